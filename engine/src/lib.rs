@@ -9,9 +9,15 @@
 //! Data flows one way: `ptx` (lexer, parser, AST) -> `lower` (typed IR in `ir`) -> `analysis`
 //! (CFG, post-dominators for reconvergence) -> `exec` (warp interpreter).
 
+mod analysis;
 pub mod diag;
+mod exec;
+mod ir;
+mod lower;
 pub mod mem;
 mod module;
+mod ops;
+mod ptx;
 
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
 pub use module::{Global, Kernel, Module, Param};
@@ -63,10 +69,22 @@ impl std::error::Error for ExecError {}
 
 /// Runs `kernel` to completion. `params` holds the kernel's parameter block laid out as
 /// [`Kernel::params`] describes (offsets, sizes); it must be at least [`Kernel::param_bytes`] long.
+/// CTAs run in parallel on the worker pool; the first fault stops the launch and is returned.
 pub fn launch(kernel: &Arc<Kernel>, config: &LaunchConfig, params: &[u8]) -> Result<(), ExecError> {
-    let _ = (kernel, config, params);
-    Err(ExecError {
-        kind: ExecErrorKind::Unsupported,
-        message: "the executor is not built yet".into(),
-    })
+    exec::launch(kernel, config, params)
 }
+
+/// Sets how many host threads run CTAs (0 = all cores, the default). Takes effect at the next
+/// launch; results of race-free kernels do not depend on it.
+pub fn set_worker_threads(n: usize) {
+    exec::set_worker_threads(n)
+}
+
+/// Total thread-instructions (instructions times active lanes) executed by all launches so far:
+/// a throughput counter for benchmarks.
+pub fn thread_instructions() -> u64 {
+    exec::thread_instructions()
+}
+
+#[cfg(test)]
+mod tests;

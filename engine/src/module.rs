@@ -1,6 +1,12 @@
 //! A loaded PTX module: its kernels (lowered IR, parameter layouts) and its globals.
 
 use crate::diag::{Diagnostic, LoadError, LoadErrorKind};
+use crate::ir::Program;
+use crate::lower::{self, ModCtx};
+use crate::mem;
+use crate::ptx::ast::Space;
+use crate::ptx::parser::{self, Error as PErr};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One kernel parameter as laid out in the parameter block.
@@ -27,6 +33,8 @@ pub struct Kernel {
     pub max_threads_per_block: u32,
     /// Registers per thread (as a real driver would report; an estimate from the IR).
     pub num_regs: u32,
+    /// The lowered code: this kernel plus every device function it calls.
+    pub(crate) program: Arc<Program>,
 }
 
 /// A module-scope `.global` or `.const` variable, allocated in device memory at load.
@@ -49,16 +57,102 @@ pub struct Module {
 impl Module {
     /// Parses, lowers and validates `ptx`. `name` is used in diagnostics (`name:LINE:COL`).
     pub fn load(ptx: &str, name: &str) -> Result<Module, LoadError> {
-        let _ = ptx;
-        Err(LoadError {
-            kind: LoadErrorKind::Unsupported,
+        let err = |kind, line, col, message: String| LoadError {
+            kind,
             diagnostics: vec![Diagnostic {
                 file: name.to_string(),
-                line: 1,
-                col: 1,
-                message: "the PTX front end is not built yet".into(),
+                line,
+                col,
+                message,
             }],
-        })
+        };
+        let ast = match parser::parse(ptx) {
+            Ok(m) => m,
+            Err(PErr::Parse(e)) => {
+                return Err(err(LoadErrorKind::InvalidPtx, e.line, e.col, e.message))
+            }
+            Err(PErr::Version(e)) => {
+                return Err(err(
+                    LoadErrorKind::UnsupportedVersion,
+                    e.line,
+                    e.col,
+                    e.message,
+                ))
+            }
+        };
+        let mut module = Module {
+            name: name.to_string(),
+            kernels: Vec::new(),
+            globals: Vec::new(),
+        };
+        // Globals first (kernels embed their addresses); `module` frees them if anything fails.
+        let mut addrs = HashMap::new();
+        let mut layouts = Vec::new();
+        for g in &ast.globals {
+            if !matches!(g.space, Space::Global | Space::Const) {
+                continue;
+            }
+            let lerr = |e: lower::LowerError| err(e.kind, e.pos.line, e.pos.col, e.message);
+            if g.attrs.iter().any(|a| a == "extern") {
+                return Err(err(
+                    LoadErrorKind::Unsupported,
+                    g.pos.line,
+                    g.pos.col,
+                    format!("unsupported external variable '{}' (needs linking)", g.name),
+                ));
+            }
+            let (size, _align) = lower::var_layout(g).map_err(lerr)?;
+            let address = mem::alloc(size.max(1)).map_err(|_| {
+                err(
+                    LoadErrorKind::InvalidPtx,
+                    g.pos.line,
+                    g.pos.col,
+                    format!("out of device memory for variable '{}'", g.name),
+                )
+            })?;
+            module.globals.push(Global {
+                name: g.name.clone(),
+                address,
+                size: size as usize,
+            });
+            addrs.insert(g.name.clone(), address);
+            layouts.push((g, address, size));
+        }
+        for (g, address, size) in layouts {
+            // SAFETY: `address` is a fresh allocation of `size` bytes in the device region.
+            let buf = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, size as usize) };
+            lower::write_init(g, buf, &addrs)
+                .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
+        }
+        let funcs = ast
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i))
+            .collect();
+        let mc = ModCtx {
+            m: &ast,
+            globals: addrs,
+            funcs,
+        };
+        for (i, f) in ast.functions.iter().enumerate() {
+            if !f.is_entry || f.body.is_none() {
+                continue;
+            }
+            let k = lower::lower_kernel(&mc, i)
+                .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
+            module.kernels.push(Arc::new(Kernel {
+                name: k.name,
+                params: k.params,
+                param_bytes: k.param_bytes,
+                static_shared_bytes: k.program.shared_static as usize,
+                local_bytes_per_thread: k.program.local_bytes as usize,
+                max_threads_per_block: k.max_threads,
+                num_regs: k.program.nregs.clamp(1, 255),
+                program: Arc::new(k.program),
+            }));
+        }
+        Ok(module)
     }
 
     pub fn kernel(&self, name: &str) -> Option<Arc<Kernel>> {
@@ -75,5 +169,13 @@ impl Module {
 
     pub fn globals(&self) -> &[Global] {
         &self.globals
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        for g in &self.globals {
+            let _ = mem::free(g.address);
+        }
     }
 }

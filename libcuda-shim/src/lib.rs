@@ -1,1 +1,32 @@
-//! placeholder
+//! libcuda-shim: a drop-in `libcuda.so.1` that runs CUDA programs on the CPU.
+//!
+//! Built as `libcuda.so` (soname `libcuda.so.1`) for programs, and as an rlib for the
+//! `cuda-shim` tool. Public Rust API:
+//! - [`profile::current`]: the emulated device ([`profile::Profile`] implements `Display`);
+//! - [`entry_points`]: every exported driver entry point with its status (the README's support
+//!   table is generated from it).
+//!
+//! Layout: `exports` (the one table of entry points) -> the modules named for what they do
+//! (`device`, `context`, `memory`, `module` + `fatbin`, `launch`, `stream`, `event`), with
+//! `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
+//! NVIDIA's cudart needs), `trace`, `config` and `errors`.
+
+pub mod config;
+pub mod context;
+pub mod device;
+pub mod errors;
+pub mod event;
+pub mod export_tables;
+pub mod exports;
+pub mod fatbin;
+pub mod handles;
+pub mod integrity;
+pub mod launch;
+pub mod memory;
+pub mod module;
+pub mod proc_address;
+pub mod profile;
+pub mod stream;
+pub mod trace;
+
+pub use exports::{entry_points, EntryPoint};

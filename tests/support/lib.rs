@@ -1,1 +1,145 @@
-//! placeholder
+//! Support for the end-to-end tests: the pinned toolkit, the shim built in release mode, and
+//! CUDA programs compiled by nvcc with a virtual architecture only (so their fatbins hold PTX).
+//!
+//! Every program runs as a separate process with the shim preloaded, exactly as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The cargo target directory (honours CARGO_TARGET_DIR, like cargo itself).
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                repo().join(dir)
+            }
+        }
+        None => repo().join("target"),
+    }
+}
+
+/// Root of the pinned NVIDIA toolkit (bin/nvcc, include/, lib/), installed on first use by
+/// `scripts/install-toolkit.sh`. The tests need it; CI always installs it, so none is skipped.
+pub fn toolkit() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let out = Command::new("bash")
+            .arg(repo().join("scripts/install-toolkit.sh"))
+            .output()
+            .expect("cannot run scripts/install-toolkit.sh");
+        assert!(
+            out.status.success(),
+            "these tests need NVIDIA's pip toolkit and scripts/install-toolkit.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    })
+}
+
+/// The shim as users get it: `target/release/libcuda.so` and `target/release/cuda-shim`.
+pub struct Shim {
+    pub library: PathBuf,
+    pub cli: PathBuf,
+}
+
+/// Builds the shim in release mode once per test process. The emulator's speed matters for the
+/// bigger programs, so the tests always run the release build, as users do. Building
+/// `target/release` from inside `cargo test` is safe: cargo locks each profile directory apart.
+pub fn shim() -> &'static Shim {
+    static SHIM: OnceLock<Shim> = OnceLock::new();
+    SHIM.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .current_dir(repo())
+            .args(["build", "--release", "-p", "libcuda-shim"])
+            .status()
+            .expect("cannot run cargo");
+        assert!(status.success(), "cargo build --release -p libcuda-shim failed");
+        let release = target_dir().join("release");
+        Shim {
+            library: release.join("libcuda.so"),
+            cli: release.join("cuda-shim"),
+        }
+    })
+}
+
+/// Where compiled test programs go.
+pub fn build_dir() -> PathBuf {
+    let dir = target_dir().join("cuda-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A directory holding `libcuda.so`, `libcuda.so.1` (links to the shim) and `libcudart.so`
+/// (link to the toolkit's shared cudart), for linking `-lcuda` / `-cudart shared` and for
+/// running a program with the shim on its library path instead of preloaded.
+pub fn lib_dir() -> PathBuf {
+    let dir = build_dir().join("lib");
+    std::fs::create_dir_all(&dir).unwrap();
+    let links = [
+        ("libcuda.so", shim().library.clone()),
+        ("libcuda.so.1", shim().library.clone()),
+        ("libcudart.so", toolkit().join("lib/libcudart.so.13")),
+    ];
+    for (name, target) in links {
+        let link = dir.join(name);
+        let _ = std::fs::remove_file(&link);
+        // Parallel tests may race to create the same link; either winner is right.
+        let _ = std::os::unix::fs::symlink(&target, &link);
+    }
+    dir
+}
+
+/// Compiles `tests/cuda/NAME.cu` with the pinned nvcc for a virtual architecture only, so the
+/// fatbin holds PTX (plus `extra` arguments), into `target/cuda-tests/OUTPUT`.
+pub fn nvcc(name: &str, output: &str, extra: &[&str]) -> PathBuf {
+    let source = repo().join("tests/cuda").join(format!("{name}.cu"));
+    let exe = build_dir().join(output);
+    let mut cmd = Command::new(toolkit().join("bin/nvcc"));
+    cmd.arg("-gencode")
+        .arg("arch=compute_80,code=compute_80")
+        .arg("-O2")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&source)
+        .args(extra);
+    let out = cmd.output().expect("cannot run nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc failed for {}:\n{}{}",
+        source.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Runs `exe` with the shim preloaded (`LD_PRELOAD`), as `cuda-shim run` does.
+pub fn run_preloaded(exe: &Path, envs: &[(&str, &str)]) -> Output {
+    Command::new(exe)
+        .env("LD_PRELOAD", &shim().library)
+        .envs(envs.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()))
+}
+
+/// Asserts that a test program exited 0 and printed its `PASS` line; shows its output if not.
+pub fn assert_pass(what: &str, out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.starts_with("PASS"),
+        "{what} failed ({}):\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        out.status
+    );
+    stdout
+}

@@ -1,1 +1,130 @@
-fn main() {}
+//! `cuda-shim`: the command-line face of libcuda-shim.
+//!
+//! - `cuda-shim run -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver;
+//! - `cuda-shim check FILE.ptx...` loads PTX files as the driver would and prints diagnostics;
+//! - `cuda-shim info` prints the emulated device and its profile.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "\
+usage: cuda-shim run [--] PROGRAM [ARGS...]   run PROGRAM with libcuda-shim as its CUDA driver
+       cuda-shim check FILE.ptx...          load PTX files as the driver would, print diagnostics
+       cuda-shim info                       print the emulated device and its profile
+";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let Some(command) = args.next() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest: Vec<OsString> = args.collect();
+    match command.to_str() {
+        Some("run") => run(rest),
+        Some("check") => check(rest),
+        Some("info") => {
+            println!("{}", cuda::profile::current());
+            ExitCode::SUCCESS
+        }
+        Some("help" | "-h" | "--help") => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprint!("cuda-shim: unknown command {command:?}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The driver library built beside this executable (`target/<profile>/libcuda.so`).
+fn driver_library() -> Result<PathBuf, String> {
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot locate cuda-shim itself: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    for name in ["libcuda.so", "libcuda.so.1"] {
+        let candidate = dir.join(name);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    Err(format!(
+        "no libcuda.so beside {}: build it with `cargo build --release`",
+        exe.display()
+    ))
+}
+
+fn run(mut args: Vec<OsString>) -> ExitCode {
+    if args.first().is_some_and(|a| a == "--") {
+        args.remove(0);
+    }
+    let Some(program) = args.first().cloned() else {
+        eprint!("cuda-shim run: no program given\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let library = match driver_library() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("cuda-shim run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // LD_PRELOAD makes the loader satisfy the program's later dlopen("libcuda.so.1") (cudart) or
+    // DT_NEEDED libcuda.so.1 (driver-API programs) with our library, matched by its soname.
+    let mut preload = OsString::from(library.as_os_str());
+    if let Some(existing) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
+        preload.push(":");
+        preload.push(existing);
+    }
+    let err = Command::new(&program)
+        .args(&args[1..])
+        .env("LD_PRELOAD", preload)
+        .exec();
+    eprintln!(
+        "cuda-shim run: cannot run {}: {err}",
+        Path::new(&program).display()
+    );
+    ExitCode::from(127)
+}
+
+fn check(args: Vec<OsString>) -> ExitCode {
+    if args.is_empty() {
+        eprint!("cuda-shim check: no PTX file given\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let mut failed = 0usize;
+    for file in &args {
+        let path = Path::new(file);
+        let name = path.display().to_string();
+        let text = match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => {
+                eprintln!("{name}: error: cannot read: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        match engine::Module::load(&text, &name) {
+            Ok(module) => {
+                println!(
+                    "{name}: ok: {} kernel(s), {} global(s)",
+                    module.kernels().len(),
+                    module.globals().len()
+                );
+            }
+            Err(error) => {
+                eprintln!("{error}");
+                println!("{name}: failed: {} error(s)", error.diagnostics.len());
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

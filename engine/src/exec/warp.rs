@@ -1,0 +1,767 @@
+//! The warp interpreter: one IR op at a time over the warp's active lanes, with the
+//! reconvergence stack driven by the immediate post-dominators computed at load.
+
+use super::cta::{Cta, Fault};
+use crate::ir::*;
+use crate::mem;
+
+pub const FULL: u32 = u32::MAX;
+
+/// One entry of the reconvergence stack: lanes `mask` run from `pc` until they reach `rpc`.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub pc: u32,
+    pub mask: u32,
+    pub rpc: u32,
+}
+
+pub struct Warp {
+    pub id: u32,
+    /// Lanes that hold a thread of the block.
+    pub valid: u32,
+    pub exited: u32,
+    pub stack: Vec<Entry>,
+    /// The last global allocation hit, `[lo, hi)`: most accesses of a warp hit the same one.
+    pub cache: (u64, u64),
+}
+
+/// Why a warp stopped running.
+pub enum Stop {
+    Done,
+    /// Arrived at barrier `id` with `lanes` threads; `count` is the expected thread count.
+    Barrier {
+        id: u32,
+        count: Option<u32>,
+        lanes: u32,
+        arrive_only: bool,
+    },
+}
+
+#[inline(always)]
+fn fetch(regs: &[u64], s: Src, out: &mut Lanes) {
+    match s {
+        Src::Reg(r) => out.copy_from_slice(&regs[r as usize * 32..r as usize * 32 + 32]),
+        Src::Imm(v) => *out = [v; 32],
+    }
+}
+
+#[inline(always)]
+fn get(regs: &[u64], s: Src, lane: usize) -> u64 {
+    match s {
+        Src::Reg(r) => regs[r as usize * 32 + lane],
+        Src::Imm(v) => v,
+    }
+}
+
+#[inline(always)]
+fn write(regs: &mut [u64], d: Reg, o: &Lanes, mask: u32) {
+    let dst = &mut regs[d as usize * 32..d as usize * 32 + 32];
+    if mask == FULL {
+        dst.copy_from_slice(o);
+    } else {
+        for (l, v) in dst.iter_mut().enumerate() {
+            if mask >> l & 1 != 0 {
+                *v = o[l];
+            }
+        }
+    }
+}
+
+fn ftz32(a: &mut Lanes) {
+    for v in a.iter_mut() {
+        if *v as u32 & 0x7f80_0000 == 0 {
+            *v &= 0x8000_0000;
+        }
+    }
+}
+
+fn sat32(a: &mut Lanes) {
+    for v in a.iter_mut() {
+        let x = f32::from_bits(*v as u32);
+        // NaN saturates to +0.
+        let y = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+        *v = y.to_bits() as u64;
+    }
+}
+
+#[inline(always)]
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
+impl Warp {
+    /// Runs until the warp finishes or stops at a barrier. `regs` is this warp's register file.
+    pub fn run(&mut self, cta: &mut Cta, regs: &mut [u64]) -> Result<Stop, Fault> {
+        let prog = cta.prog;
+        let mut count: u64 = 0;
+        let r = loop {
+            let Some(top) = self.stack.last_mut() else {
+                break Ok(Stop::Done);
+            };
+            if top.pc == top.rpc || top.mask == 0 {
+                self.stack.pop();
+                continue;
+            }
+            let pc = top.pc;
+            let mask = top.mask;
+            top.pc = pc + 1;
+            let inst = &prog.insts[pc as usize];
+            let em = match inst.guard {
+                None => mask,
+                Some((r, neg)) => {
+                    let p = &regs[r as usize * 32..r as usize * 32 + 32];
+                    let mut pm = 0u32;
+                    for (l, v) in p.iter().enumerate() {
+                        pm |= ((*v & 1) as u32) << l;
+                    }
+                    mask & if neg { !pm } else { pm }
+                }
+            };
+            count += em.count_ones() as u64;
+            if em == 0 && !matches!(inst.op, Op::End) {
+                continue;
+            }
+            match &inst.op {
+                Op::Un { f, fl, d, a } => {
+                    let (mut x, mut o) = ([0; 32], [0; 32]);
+                    fetch(regs, *a, &mut x);
+                    if fl & FL_FTZ != 0 {
+                        ftz32(&mut x);
+                    }
+                    f(&x, &mut o);
+                    self.post(*fl, &mut o);
+                    write(regs, *d, &o, em);
+                }
+                Op::Bin { f, fl, d, a, b } => {
+                    let (mut x, mut y, mut o) = ([0; 32], [0; 32], [0; 32]);
+                    fetch(regs, *a, &mut x);
+                    fetch(regs, *b, &mut y);
+                    if fl & FL_FTZ != 0 {
+                        ftz32(&mut x);
+                        ftz32(&mut y);
+                    }
+                    f(&x, &y, &mut o);
+                    self.post(*fl, &mut o);
+                    write(regs, *d, &o, em);
+                }
+                Op::Ter { f, fl, d, a, b, c } => {
+                    let (mut x, mut y, mut z, mut o) = ([0; 32], [0; 32], [0; 32], [0; 32]);
+                    fetch(regs, *a, &mut x);
+                    fetch(regs, *b, &mut y);
+                    fetch(regs, *c, &mut z);
+                    if fl & FL_FTZ != 0 {
+                        ftz32(&mut x);
+                        ftz32(&mut y);
+                        ftz32(&mut z);
+                    }
+                    f(&x, &y, &z, &mut o);
+                    self.post(*fl, &mut o);
+                    write(regs, *d, &o, em);
+                }
+                Op::Quad { f, d, a, b, c, e } => {
+                    let (mut x, mut y, mut z, mut w, mut o) =
+                        ([0; 32], [0; 32], [0; 32], [0; 32], [0; 32]);
+                    fetch(regs, *a, &mut x);
+                    fetch(regs, *b, &mut y);
+                    fetch(regs, *c, &mut z);
+                    fetch(regs, *e, &mut w);
+                    f(&x, &y, &z, &w, &mut o);
+                    write(regs, *d, &o, em);
+                }
+                Op::Setp {
+                    f,
+                    fl,
+                    a,
+                    b,
+                    d,
+                    dn,
+                    comb,
+                } => {
+                    let (mut x, mut y, mut o) = ([0; 32], [0; 32], [0; 32]);
+                    fetch(regs, *a, &mut x);
+                    fetch(regs, *b, &mut y);
+                    if fl & FL_FTZ != 0 {
+                        ftz32(&mut x);
+                        ftz32(&mut y);
+                    }
+                    f(&x, &y, &mut o);
+                    let mut on = [0u64; 32];
+                    for l in 0..32 {
+                        on[l] = o[l] ^ 1;
+                    }
+                    if let Some((bop, c, neg)) = comb {
+                        let mut cv = [0; 32];
+                        fetch(regs, *c, &mut cv);
+                        for l in 0..32 {
+                            let c = (cv[l] & 1) ^ (*neg as u64);
+                            let comb = |t: u64| match bop {
+                                BoolOp::And => t & c,
+                                BoolOp::Or => t | c,
+                                BoolOp::Xor => t ^ c,
+                            };
+                            o[l] = comb(o[l]);
+                            on[l] = comb(on[l]);
+                        }
+                    }
+                    if let Some(d) = d {
+                        write(regs, *d, &o, em);
+                    }
+                    if let Some(dn) = dn {
+                        write(regs, *dn, &on, em);
+                    }
+                }
+                Op::Cvt {
+                    d,
+                    a,
+                    dst,
+                    src,
+                    rnd,
+                    sat,
+                    ftz,
+                } => {
+                    let mut x = [0; 32];
+                    fetch(regs, *a, &mut x);
+                    for l in lanes(em) {
+                        regs[*d as usize * 32 + l] = cvt(x[l], *dst, *src, *rnd, *sat, *ftz);
+                    }
+                }
+                Op::Pack { d, parts, bits } => {
+                    let m = if *bits >= 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << bits) - 1
+                    };
+                    for l in lanes(em) {
+                        let mut v = 0u64;
+                        for (k, p) in parts.iter().enumerate() {
+                            v |= (get(regs, *p, l) & m) << (k as u32 * bits);
+                        }
+                        regs[*d as usize * 32 + l] = v;
+                    }
+                }
+                Op::Unpack { ds, a, bits } => {
+                    let m = if *bits >= 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << bits) - 1
+                    };
+                    for l in lanes(em) {
+                        let v = get(regs, *a, l);
+                        for (k, d) in ds.iter().enumerate() {
+                            if let Some(d) = d {
+                                regs[*d as usize * 32 + l] = (v >> (k as u32 * bits)) & m;
+                            }
+                        }
+                    }
+                }
+                Op::Sreg { d, s } => {
+                    for l in lanes(em) {
+                        regs[*d as usize * 32 + l] = cta.sreg(*s, self.id, l as u32);
+                    }
+                }
+                Op::Ld {
+                    space,
+                    size,
+                    sext,
+                    n,
+                    d,
+                    addr,
+                } => {
+                    let len = *size as u64 * *n as u64;
+                    for l in lanes(em) {
+                        let a = addr
+                            .base
+                            .map_or(0, |r| regs[r as usize * 32 + l])
+                            .wrapping_add(addr.off as u64);
+                        let p = cta.resolve(self, *space, a, len, l, pc, false)?;
+                        for (k, dk) in d.iter().enumerate().take(*n as usize) {
+                            // SAFETY: resolve checked that [a, a+len) is inside one live
+                            // allocation or window; reads are unaligned-safe.
+                            let v = unsafe { read_sized(p.add(k * *size as usize), *size, *sext) };
+                            if let Some(r) = *dk {
+                                regs[r as usize * 32 + l] = v;
+                            }
+                        }
+                    }
+                }
+                Op::St {
+                    space,
+                    size,
+                    n,
+                    s,
+                    addr,
+                } => {
+                    let len = *size as u64 * *n as u64;
+                    for l in lanes(em) {
+                        let a = addr
+                            .base
+                            .map_or(0, |r| regs[r as usize * 32 + l])
+                            .wrapping_add(addr.off as u64);
+                        let p = cta.resolve(self, *space, a, len, l, pc, true)?;
+                        for (k, sk) in s.iter().enumerate().take(*n as usize) {
+                            let v = get(regs, *sk, l);
+                            // SAFETY: as for loads; the range is writable device memory.
+                            unsafe { write_sized(p.add(k * *size as usize), *size, v) };
+                        }
+                    }
+                }
+                Op::Atom {
+                    space,
+                    op,
+                    ty,
+                    d,
+                    addr,
+                    a,
+                    b,
+                } => {
+                    let size = match ty {
+                        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => 4,
+                        _ => 8,
+                    };
+                    for l in lanes(em) {
+                        let ad = addr
+                            .base
+                            .map_or(0, |r| regs[r as usize * 32 + l])
+                            .wrapping_add(addr.off as u64);
+                        let p = cta.resolve(self, *space, ad, size, l, pc, true)?;
+                        let old = atomic(p, *op, *ty, get(regs, *a, l), get(regs, *b, l));
+                        if let Some(d) = d {
+                            regs[*d as usize * 32 + l] = old;
+                        }
+                    }
+                }
+                Op::Bra { target, rpc } => {
+                    let top = self.stack.last_mut().unwrap();
+                    if em == mask {
+                        top.pc = *target;
+                    } else {
+                        // Divergence: both sides run to the reconvergence point, then the
+                        // entry below resumes there with all lanes.
+                        top.pc = *rpc;
+                        let nt = mask & !em;
+                        self.stack.push(Entry {
+                            pc: pc + 1,
+                            mask: nt,
+                            rpc: *rpc,
+                        });
+                        self.stack.push(Entry {
+                            pc: *target,
+                            mask: em,
+                            rpc: *rpc,
+                        });
+                    }
+                }
+                Op::Call {
+                    entry,
+                    exit,
+                    copies,
+                } => {
+                    cta.copy_local(copies, em, self.id);
+                    self.stack.push(Entry {
+                        pc: *entry,
+                        mask: em,
+                        rpc: *exit,
+                    });
+                }
+                Op::CopyLocal { copies } => cta.copy_local(copies, em, self.id),
+                Op::Exit => {
+                    self.exited |= em;
+                    for e in self.stack.iter_mut() {
+                        e.mask &= !em;
+                    }
+                }
+                Op::End => {
+                    return Err(cta.fault_internal(self, pc, "fell off the end of a function"))
+                }
+                Op::Bar {
+                    id,
+                    count: c,
+                    arrive,
+                } => {
+                    let l = em.trailing_zeros() as usize;
+                    let id = get(regs, *id, l) as u32;
+                    let c = c.map(|c| get(regs, c, l) as u32);
+                    if id >= 16 {
+                        return Err(cta.fault_internal(self, pc, "barrier id out of range"));
+                    }
+                    break Ok(Stop::Barrier {
+                        id,
+                        count: c,
+                        lanes: em.count_ones(),
+                        arrive_only: *arrive,
+                    });
+                }
+                Op::Shfl {
+                    mode,
+                    d,
+                    p,
+                    a,
+                    b,
+                    c,
+                } => {
+                    let mut x = [0; 32];
+                    fetch(regs, *a, &mut x);
+                    for l in lanes(em) {
+                        let bv = get(regs, *b, l) as u32 & 0x1f;
+                        let cv = get(regs, *c, l) as u32;
+                        let segmask = (cv >> 8) & 0x1f;
+                        let lane = l as u32;
+                        let max_lane = (lane & segmask) | (cv & 0x1f & !segmask);
+                        let min_lane = lane & segmask;
+                        let (j, ok) = match mode {
+                            ShflMode::Up => {
+                                let j = lane as i32 - bv as i32;
+                                (j, j >= max_lane as i32)
+                            }
+                            ShflMode::Down => {
+                                let j = (lane + bv) as i32;
+                                (j, j <= max_lane as i32)
+                            }
+                            ShflMode::Bfly => {
+                                let j = (lane ^ bv) as i32;
+                                (j, j <= max_lane as i32)
+                            }
+                            ShflMode::Idx => {
+                                let j = (min_lane | (bv & !segmask)) as i32;
+                                (j, j <= max_lane as i32)
+                            }
+                        };
+                        let src = if ok { j as usize } else { l };
+                        regs[*d as usize * 32 + l] = x[src] as u32 as u64;
+                        if let Some(p) = p {
+                            regs[*p as usize * 32 + l] = ok as u64;
+                        }
+                    }
+                }
+                Op::Vote { mode, d, a, neg } => {
+                    let mut ballot = 0u32;
+                    for l in lanes(em) {
+                        if (get(regs, *a, l) & 1 != 0) != *neg {
+                            ballot |= 1 << l;
+                        }
+                    }
+                    let v = match mode {
+                        VoteMode::Ballot => ballot as u64,
+                        VoteMode::All => (ballot == em) as u64,
+                        VoteMode::Any => (ballot != 0) as u64,
+                        VoteMode::Uni => (ballot == em || ballot == 0) as u64,
+                    };
+                    for l in lanes(em) {
+                        regs[*d as usize * 32 + l] = v;
+                    }
+                }
+                Op::Activemask { d } => {
+                    for l in lanes(em) {
+                        regs[*d as usize * 32 + l] = mask as u64;
+                    }
+                }
+                Op::Isspacep { d, a, space } => {
+                    for l in lanes(em) {
+                        let v = get(regs, *a, l);
+                        let in_sh = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&v);
+                        let in_lo = (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&v);
+                        let r = match space {
+                            MSpace::Shared => in_sh,
+                            MSpace::Local => in_lo,
+                            _ => !in_sh && !in_lo && mem::find(v).is_some(),
+                        };
+                        regs[*d as usize * 32 + l] = r as u64;
+                    }
+                }
+                Op::Nop => {}
+                Op::Trap => return Err(cta.fault_trap(self, pc, em)),
+            }
+        };
+        cta.thread_instructions += count;
+        r
+    }
+
+    #[inline(always)]
+    fn post(&self, fl: u8, o: &mut Lanes) {
+        if fl & FL_FTZ != 0 {
+            ftz32(o);
+        }
+        if fl & FL_SAT != 0 {
+            sat32(o);
+        }
+    }
+}
+
+/// # Safety
+/// `p` must be valid for reading `size` bytes.
+unsafe fn read_sized(p: *const u8, size: u8, sext: bool) -> u64 {
+    // SAFETY: the caller guarantees the range; unaligned reads are allowed by read_unaligned.
+    unsafe {
+        match size {
+            1 => {
+                let v = p.read_unaligned();
+                if sext {
+                    v as i8 as i64 as u64
+                } else {
+                    v as u64
+                }
+            }
+            2 => {
+                let v = (p as *const u16).read_unaligned();
+                if sext {
+                    v as i16 as i64 as u64
+                } else {
+                    v as u64
+                }
+            }
+            4 => {
+                let v = (p as *const u32).read_unaligned();
+                if sext {
+                    v as i32 as i64 as u64
+                } else {
+                    v as u64
+                }
+            }
+            _ => (p as *const u64).read_unaligned(),
+        }
+    }
+}
+
+/// # Safety
+/// `p` must be valid for writing `size` bytes.
+unsafe fn write_sized(p: *mut u8, size: u8, v: u64) {
+    // SAFETY: the caller guarantees the range.
+    unsafe {
+        match size {
+            1 => p.write_unaligned(v as u8),
+            2 => (p as *mut u16).write_unaligned(v as u16),
+            4 => (p as *mut u32).write_unaligned(v as u32),
+            _ => (p as *mut u64).write_unaligned(v),
+        }
+    }
+}
+
+/// Performs one atomic read-modify-write at `p` (checked, naturally aligned) and returns the old
+/// value. Global memory is shared between host threads, so these are real host atomics.
+fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
+    use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
+    match ty {
+        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => {
+            // SAFETY: p is 4-byte aligned (checked by resolve) and inside live device memory.
+            let at = unsafe { AtomicU32::from_ptr(p as *mut u32) };
+            let (a, b) = (a as u32, b as u32);
+            let f = |old: u32| -> u32 {
+                match (op, ty) {
+                    (AtomOp::Add, AtomTy::F32) => {
+                        (f32::from_bits(old) + f32::from_bits(a)).to_bits()
+                    }
+                    (AtomOp::Add, _) => old.wrapping_add(a),
+                    (AtomOp::Min, AtomTy::S32) => (old as i32).min(a as i32) as u32,
+                    (AtomOp::Max, AtomTy::S32) => (old as i32).max(a as i32) as u32,
+                    (AtomOp::Min, _) => old.min(a),
+                    (AtomOp::Max, _) => old.max(a),
+                    (AtomOp::Inc, _) => {
+                        if old >= a {
+                            0
+                        } else {
+                            old + 1
+                        }
+                    }
+                    (AtomOp::Dec, _) => {
+                        if old == 0 || old > a {
+                            a
+                        } else {
+                            old - 1
+                        }
+                    }
+                    (AtomOp::And, _) => old & a,
+                    (AtomOp::Or, _) => old | a,
+                    (AtomOp::Xor, _) => old ^ a,
+                    (AtomOp::Exch, _) => a,
+                    (AtomOp::Cas, _) => {
+                        if old == a {
+                            b
+                        } else {
+                            old
+                        }
+                    }
+                }
+            };
+            at.fetch_update(SeqCst, SeqCst, |o| Some(f(o))).unwrap() as u64
+        }
+        _ => {
+            // SAFETY: p is 8-byte aligned (checked by resolve) and inside live device memory.
+            let at = unsafe { AtomicU64::from_ptr(p as *mut u64) };
+            let f = |old: u64| -> u64 {
+                match (op, ty) {
+                    (AtomOp::Add, AtomTy::F64) => {
+                        (f64::from_bits(old) + f64::from_bits(a)).to_bits()
+                    }
+                    (AtomOp::Add, _) => old.wrapping_add(a),
+                    (AtomOp::Min, AtomTy::S64) => (old as i64).min(a as i64) as u64,
+                    (AtomOp::Max, AtomTy::S64) => (old as i64).max(a as i64) as u64,
+                    (AtomOp::Min, _) => old.min(a),
+                    (AtomOp::Max, _) => old.max(a),
+                    (AtomOp::Inc, _) => {
+                        if old >= a {
+                            0
+                        } else {
+                            old + 1
+                        }
+                    }
+                    (AtomOp::Dec, _) => {
+                        if old == 0 || old > a {
+                            a
+                        } else {
+                            old - 1
+                        }
+                    }
+                    (AtomOp::And, _) => old & a,
+                    (AtomOp::Or, _) => old | a,
+                    (AtomOp::Xor, _) => old ^ a,
+                    (AtomOp::Exch, _) => a,
+                    (AtomOp::Cas, _) => {
+                        if old == a {
+                            b
+                        } else {
+                            old
+                        }
+                    }
+                }
+            };
+            at.fetch_update(SeqCst, SeqCst, |o| Some(f(o))).unwrap()
+        }
+    }
+}
+
+/// cvt for one lane: integer <-> integer (extension, truncation, saturation), float <-> integer
+/// with integer rounding, float <-> float.
+pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
+    let flush32 = |x: f32| {
+        if ftz && x.is_subnormal() {
+            0.0f32.copysign(x)
+        } else {
+            x
+        }
+    };
+    if !src.float() {
+        // Source value as i128 with its own extension.
+        let sb = src.bits();
+        let m = if sb == 64 { u64::MAX } else { (1u64 << sb) - 1 };
+        let x = v & m;
+        let iv: i128 = if src.signed() {
+            ((x << (64 - sb)) as i64 >> (64 - sb)) as i128
+        } else {
+            x as i128
+        };
+        return match dst {
+            Ty::F32 => {
+                let f = if src.signed() {
+                    iv as i64 as f32
+                } else {
+                    iv as u64 as f32
+                };
+                let f = if sat { f.clamp(0.0, 1.0) } else { f };
+                f.to_bits() as u64
+            }
+            Ty::F64 => {
+                let f = if src.signed() {
+                    iv as i64 as f64
+                } else {
+                    iv as u64 as f64
+                };
+                let f = if sat { f.clamp(0.0, 1.0) } else { f };
+                f.to_bits()
+            }
+            _ => int_result(iv, dst, sat),
+        };
+    }
+    let f: f64 = match src {
+        Ty::F32 => flush32(f32::from_bits(v as u32)) as f64,
+        _ => f64::from_bits(v),
+    };
+    let rounded = |f: f64| match rnd {
+        Rnd::Rni => f.round_ties_even(),
+        Rnd::Rzi => f.trunc(),
+        Rnd::Rmi => f.floor(),
+        Rnd::Rpi => f.ceil(),
+        _ => f,
+    };
+    match dst {
+        Ty::F32 => {
+            let x = if src == Ty::F32 {
+                let x = f32::from_bits(v as u32);
+                let x = flush32(x);
+                match rnd {
+                    Rnd::Rni => x.round_ties_even(),
+                    Rnd::Rzi => x.trunc(),
+                    Rnd::Rmi => x.floor(),
+                    Rnd::Rpi => x.ceil(),
+                    _ => x,
+                }
+            } else {
+                f as f32
+            };
+            let x = if sat {
+                if x.is_nan() {
+                    0.0
+                } else {
+                    x.clamp(0.0, 1.0)
+                }
+            } else {
+                x
+            };
+            flush32(x).to_bits() as u64
+        }
+        Ty::F64 => {
+            let x = rounded(f);
+            let x = if sat {
+                if x.is_nan() {
+                    0.0
+                } else {
+                    x.clamp(0.0, 1.0)
+                }
+            } else {
+                x
+            };
+            x.to_bits()
+        }
+        _ => {
+            // Float to integer saturates (NaN -> 0) as the ISA states.
+            let r = rounded(f);
+            if r.is_nan() {
+                return 0;
+            }
+            let iv = if r >= 1.8e19 {
+                u64::MAX as i128
+            } else if r <= -1e19 {
+                i64::MIN as i128
+            } else {
+                r as i128
+            };
+            int_result(iv, dst, true)
+        }
+    }
+}
+
+fn int_result(iv: i128, dst: Ty, sat: bool) -> u64 {
+    let b = dst.bits();
+    let (lo, hi): (i128, i128) = if dst.signed() {
+        (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+    } else {
+        (0, (1i128 << b) - 1)
+    };
+    let v = if sat { iv.clamp(lo, hi) } else { iv };
+    let m = if b == 64 { u64::MAX } else { (1u64 << b) - 1 };
+    let t = (v as u64) & m;
+    if dst.signed() {
+        // Sign-extend so a wider register read sees the value as the ISA specifies.
+        ((t << (64 - b)) as i64 >> (64 - b)) as u64
+    } else {
+        t
+    }
+}

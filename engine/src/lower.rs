@@ -1,0 +1,2084 @@
+//! Lowering: AST -> IR, one program per kernel (the kernel plus every device function it calls).
+//! Modifiers are resolved to enums and lane functions here, registers to dense indices, symbols
+//! to addresses or offsets in their state space. Anything the executor cannot run is rejected
+//! here, naming the instruction and its line.
+
+use crate::analysis;
+use crate::diag::LoadErrorKind;
+use crate::ir::*;
+use crate::ops::{self, Cmp, FBin, FUn, IBin, IUn, IntTy};
+use crate::ptx::ast::{
+    self, Init, Instruction, Operand as O, Pos, Space as AS, Statement, VarDecl,
+};
+use std::collections::HashMap;
+
+pub struct LowerError {
+    pub kind: LoadErrorKind,
+    pub pos: Pos,
+    pub message: String,
+}
+type R<T> = Result<T, LowerError>;
+
+fn invalid<T>(pos: Pos, m: impl Into<String>) -> R<T> {
+    Err(LowerError {
+        kind: LoadErrorKind::InvalidPtx,
+        pos,
+        message: m.into(),
+    })
+}
+fn unsupported<T>(i: &Instruction) -> R<T> {
+    Err(LowerError {
+        kind: LoadErrorKind::Unsupported,
+        pos: i.pos,
+        message: format!("unsupported instruction '{}'", i.full_name()),
+    })
+}
+
+/// A scalar type word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum T {
+    B(u32),
+    U(u32),
+    S(u32),
+    F(u32),
+    Pred,
+    /// Parses but is not run yet (f16x2, bf16, tf32, b128, fp8 ...).
+    Other,
+}
+
+impl T {
+    pub fn bits(self) -> u32 {
+        match self {
+            T::B(b) | T::U(b) | T::S(b) | T::F(b) => b,
+            T::Pred => 1,
+            T::Other => 0,
+        }
+    }
+    fn int(self) -> Option<IntTy> {
+        match self {
+            T::B(b) | T::U(b) => Some(IntTy {
+                bits: b,
+                signed: false,
+            }),
+            T::S(b) => Some(IntTy {
+                bits: b,
+                signed: true,
+            }),
+            _ => None,
+        }
+    }
+    fn cvt_ty(self) -> Option<Ty> {
+        Some(match self {
+            T::U(8) | T::B(8) => Ty::U8,
+            T::U(16) | T::B(16) => Ty::U16,
+            T::U(32) | T::B(32) => Ty::U32,
+            T::U(64) | T::B(64) => Ty::U64,
+            T::S(8) => Ty::S8,
+            T::S(16) => Ty::S16,
+            T::S(32) => Ty::S32,
+            T::S(64) => Ty::S64,
+            T::F(32) => Ty::F32,
+            T::F(64) => Ty::F64,
+            _ => return None,
+        })
+    }
+}
+
+pub fn ty_word(s: &str) -> Option<T> {
+    Some(match s {
+        "pred" => T::Pred,
+        "b8" => T::B(8),
+        "b16" => T::B(16),
+        "b32" => T::B(32),
+        "b64" => T::B(64),
+        "u8" => T::U(8),
+        "u16" => T::U(16),
+        "u32" => T::U(32),
+        "u64" => T::U(64),
+        "s8" => T::S(8),
+        "s16" => T::S(16),
+        "s32" => T::S(32),
+        "s64" => T::S(64),
+        "f32" => T::F(32),
+        "f64" => T::F(64),
+        "f16" | "f16x2" | "bf16" | "bf16x2" | "tf32" | "b128" | "e4m3" | "e5m2" | "e4m3x2"
+        | "e5m2x2" | "s4" | "u4" | "b1" | "s2" | "u2" | "e2m1" | "e3m2" | "e2m3" | "f8x4" => {
+            T::Other
+        }
+        _ => return None,
+    })
+}
+
+/// Bytes of one element of a variable's type.
+fn elem_bytes(ty: &str) -> Option<u64> {
+    Some(match ty {
+        "b8" | "u8" | "s8" | "pred" => 1,
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
+        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" | "tf32" => 4,
+        "b64" | "u64" | "s64" | "f64" | "texref" | "samplerref" | "surfref" => 8,
+        "b128" => 16,
+        _ => return None,
+    })
+}
+
+/// Size and alignment of a variable (elements x vector x array dimensions).
+pub fn var_layout(v: &VarDecl) -> R<(u64, u64)> {
+    let eb = match elem_bytes(&v.ty) {
+        Some(b) => b,
+        None => return invalid(v.pos, format!("unknown type '.{}'", v.ty)),
+    };
+    let el = eb * v.vec as u64;
+    let mut n = 1u64;
+    for d in &v.dims {
+        match d {
+            Some(k) => n = n.saturating_mul(*k),
+            None => {
+                // Unsized array: its initializer gives the length, else it is 0 (extern).
+                n = match &v.init {
+                    Some(Init::List(l)) => flat_len(l) as u64 / v.vec as u64,
+                    _ => 0,
+                };
+            }
+        }
+    }
+    let align = v.align.map(|a| a as u64).unwrap_or(el).max(1);
+    Ok((el.saturating_mul(n), align))
+}
+
+fn flat_len(l: &[Init]) -> usize {
+    l.iter()
+        .map(|i| {
+            if let Init::List(x) = i {
+                flat_len(x)
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+/// Module-scope facts shared by every kernel's lowering.
+pub struct ModCtx<'a> {
+    pub m: &'a ast::Module,
+    /// `.global` / `.const` variables: name -> device address.
+    pub globals: HashMap<String, u64>,
+    pub funcs: HashMap<String, usize>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Sym {
+    Reg(Reg),
+    Global(u64),
+    Shared(u32),
+    Local(u32),
+    KParam(u32),
+    Func(usize),
+}
+
+#[derive(Clone, Copy)]
+enum Formal {
+    Local(u32, u32),
+    Reg(Reg, u32),
+}
+
+struct Sig {
+    params: Vec<Formal>,
+    rets: Vec<Formal>,
+}
+
+pub struct KernelOut {
+    pub name: String,
+    pub params: Vec<crate::Param>,
+    pub param_bytes: usize,
+    pub max_threads: u32,
+    pub program: Program,
+}
+
+struct FnCtx {
+    scopes: Vec<HashMap<String, Sym>>,
+    labels: HashMap<String, u32>,
+    fixups: Vec<(usize, String, Pos)>,
+    is_kernel: bool,
+    fidx: usize,
+}
+
+struct Prog<'a> {
+    mc: &'a ModCtx<'a>,
+    insts: Vec<Inst>,
+    info: Vec<InstInfo>,
+    nregs: u32,
+    /// Static shared layout, computed before lowering so dynamic shared memory can follow it:
+    /// module variables by name, function variables by declaration position.
+    shared_mod: HashMap<String, u32>,
+    shared_fn: HashMap<(u32, u32), u32>,
+    shared_size: u64,
+    dyn_off: u32,
+    local_mod: HashMap<String, u32>,
+    local_size: u64,
+    sigs: HashMap<usize, Sig>,
+    code: HashMap<usize, (u32, u32)>,
+    queue: Vec<usize>,
+    /// Call sites to patch: (pc, callee, position).
+    calls: Vec<(usize, usize, Pos)>,
+    edges: Vec<(usize, usize, Pos)>,
+}
+
+/// Lowers kernel `fidx` of the module.
+pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
+    let f = &mc.m.functions[fidx];
+    let mut p = Prog {
+        mc,
+        insts: Vec::new(),
+        info: Vec::new(),
+        nregs: 0,
+        shared_mod: HashMap::new(),
+        shared_fn: HashMap::new(),
+        shared_size: 0,
+        dyn_off: 0,
+        local_mod: HashMap::new(),
+        local_size: 0,
+        sigs: HashMap::new(),
+        code: HashMap::new(),
+        queue: Vec::new(),
+        calls: Vec::new(),
+        edges: Vec::new(),
+    };
+    p.layout_shared(fidx)?;
+    for g in &mc.m.globals {
+        if g.space == AS::Local {
+            let (size, align) = var_layout(g)?;
+            let off = p.alloc_local(size, align);
+            p.local_mod.insert(g.name.clone(), off);
+        }
+    }
+    // Kernel parameters: natural alignment unless `.align` says otherwise.
+    let mut params = Vec::new();
+    let mut scope = HashMap::new();
+    let mut off = 0u64;
+    for d in &f.params {
+        let (size, align) = var_layout(d)?;
+        off = align_up(off, align);
+        scope.insert(d.name.clone(), Sym::KParam(off as u32));
+        params.push(crate::Param {
+            name: d.name.clone(),
+            offset: off as usize,
+            size: size as usize,
+            align: align as usize,
+        });
+        off += size;
+    }
+    let max_threads = f
+        .directives
+        .iter()
+        .find(|(n, _)| n == "maxntid" || n == "reqntid")
+        .map(|(_, v)| v.iter().map(|&x| x as u32).product())
+        .unwrap_or(0);
+    let (entry, exit) = p.lower_fn(fidx, scope, true)?;
+    while let Some(fi) = p.queue.pop() {
+        if p.code.contains_key(&fi) {
+            continue;
+        }
+        let scope = p.formal_scope(fi);
+        let r = p.lower_fn(fi, scope, false)?;
+        p.code.insert(fi, r);
+    }
+    p.check_recursion(fidx)?;
+    for &(pc, fi, _) in &p.calls {
+        let (e, x) = p.code[&fi];
+        if let Op::Call {
+            ref mut entry,
+            ref mut exit,
+            ..
+        } = p.insts[pc].op
+        {
+            *entry = e;
+            *exit = x;
+        }
+    }
+    let program = Program {
+        insts: p.insts,
+        info: p.info,
+        entry,
+        exit,
+        nregs: p.nregs.max(1),
+        shared_static: p.shared_size as u32,
+        dyn_shared_off: p.dyn_off,
+        local_bytes: align_up(p.local_size, 16) as u32,
+    };
+    Ok(KernelOut {
+        name: f.name.clone(),
+        params,
+        param_bytes: off as usize,
+        max_threads,
+        program,
+    })
+}
+
+impl<'a> Prog<'a> {
+    fn layout_shared(&mut self, kidx: usize) -> R<()> {
+        let mut size = 0u64;
+        let mut max_align = 16u64;
+        for g in &self.mc.m.globals {
+            if g.space == AS::Shared && !g.attrs.iter().any(|a| a == "extern") {
+                let (s, a) = var_layout(g)?;
+                size = align_up(size, a);
+                self.shared_mod.insert(g.name.clone(), size as u32);
+                size += s;
+            } else if g.space == AS::Shared {
+                max_align = max_align.max(g.align.unwrap_or(1) as u64);
+            }
+        }
+        fn walk(
+            st: &[Statement],
+            size: &mut u64,
+            max_align: &mut u64,
+            out: &mut HashMap<(u32, u32), u32>,
+        ) -> R<()> {
+            for s in st {
+                match s {
+                    Statement::Var(v) if v.space == AS::Shared => {
+                        if v.attrs.iter().any(|a| a == "extern") {
+                            *max_align = (*max_align).max(v.align.unwrap_or(1) as u64);
+                        } else {
+                            let (sz, a) = var_layout(v)?;
+                            *size = align_up(*size, a);
+                            out.insert((v.pos.line, v.pos.col), *size as u32);
+                            *size += sz;
+                        }
+                    }
+                    Statement::Block(b) => walk(b, size, max_align, out)?,
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+        for (i, f) in self.mc.m.functions.iter().enumerate() {
+            if i == kidx || !f.is_entry {
+                if let Some(b) = &f.body {
+                    walk(b, &mut size, &mut max_align, &mut self.shared_fn)?;
+                }
+            }
+        }
+        self.shared_size = size;
+        self.dyn_off = align_up(size, max_align) as u32;
+        if size >= WINDOW_SIZE {
+            return invalid(
+                self.mc.m.functions[kidx].pos,
+                "static shared memory too large",
+            );
+        }
+        Ok(())
+    }
+
+    fn alloc_local(&mut self, size: u64, align: u64) -> u32 {
+        self.local_size = align_up(self.local_size, align);
+        let off = self.local_size as u32;
+        self.local_size += size;
+        off
+    }
+
+    fn new_reg(&mut self) -> Reg {
+        self.nregs += 1;
+        self.nregs - 1
+    }
+
+    /// The formal parameters of device function `fi`: `.param` ones live in local memory,
+    /// `.reg` ones in registers. Allocated once per program, at the first call.
+    fn sig(&mut self, fi: usize) -> R<()> {
+        if self.sigs.contains_key(&fi) {
+            return Ok(());
+        }
+        let f = &self.mc.m.functions[fi];
+        let mk = |p: &mut Prog, d: &VarDecl| -> R<Formal> {
+            let (size, align) = var_layout(d)?;
+            Ok(if d.space == AS::Reg {
+                Formal::Reg(p.new_reg(), (size * 8) as u32)
+            } else {
+                Formal::Local(p.alloc_local(size, align), size as u32)
+            })
+        };
+        let mut params = Vec::new();
+        for d in &f.params {
+            params.push(mk(self, d)?);
+        }
+        let mut rets = Vec::new();
+        for d in &f.ret_params {
+            rets.push(mk(self, d)?);
+        }
+        self.sigs.insert(fi, Sig { params, rets });
+        Ok(())
+    }
+
+    fn formal_scope(&self, fi: usize) -> HashMap<String, Sym> {
+        let f = &self.mc.m.functions[fi];
+        let sig = &self.sigs[&fi];
+        let mut s = HashMap::new();
+        for (d, fm) in f
+            .params
+            .iter()
+            .zip(&sig.params)
+            .chain(f.ret_params.iter().zip(&sig.rets))
+        {
+            let sym = match *fm {
+                Formal::Local(o, _) => Sym::Local(o),
+                Formal::Reg(r, _) => Sym::Reg(r),
+            };
+            s.insert(d.name.clone(), sym);
+        }
+        s
+    }
+
+    fn check_recursion(&self, root: usize) -> R<()> {
+        // Registers and locals of device functions are allocated statically per program, which
+        // is only sound without recursion.
+        fn dfs(p: &Prog, v: usize, on: &mut Vec<usize>) -> R<()> {
+            on.push(v);
+            for &(a, b, pos) in &p.edges {
+                if a == v {
+                    if on.contains(&b) {
+                        return Err(LowerError {
+                            kind: LoadErrorKind::Unsupported,
+                            pos,
+                            message: format!(
+                                "unsupported recursive call to '{}'",
+                                p.mc.m.functions[b].name
+                            ),
+                        });
+                    }
+                    dfs(p, b, on)?;
+                }
+            }
+            on.pop();
+            Ok(())
+        }
+        dfs(self, root, &mut Vec::new())
+    }
+
+    fn lower_fn(
+        &mut self,
+        fidx: usize,
+        scope: HashMap<String, Sym>,
+        is_kernel: bool,
+    ) -> R<(u32, u32)> {
+        let f = &self.mc.m.functions[fidx];
+        let body = match &f.body {
+            Some(b) => b,
+            None => {
+                return Err(LowerError {
+                    kind: LoadErrorKind::Unsupported,
+                    pos: f.pos,
+                    message: format!("unsupported call of external function '{}'", f.name),
+                })
+            }
+        };
+        let entry = self.insts.len() as u32;
+        let mut fc = FnCtx {
+            scopes: vec![scope],
+            labels: HashMap::new(),
+            fixups: Vec::new(),
+            is_kernel,
+            fidx,
+        };
+        self.stmts(&mut fc, body)?;
+        let exit = self.insts.len();
+        self.insts.push(Inst {
+            op: Op::End,
+            guard: None,
+        });
+        self.info.push(InstInfo {
+            line: 0,
+            name: "end".into(),
+        });
+        for (pc, label, pos) in std::mem::take(&mut fc.fixups) {
+            let t = if label.is_empty() {
+                exit as u32
+            } else {
+                match fc.labels.get(&label) {
+                    Some(&t) => t,
+                    None => return invalid(pos, format!("undefined label '{label}'")),
+                }
+            };
+            if let Op::Bra { ref mut target, .. } = self.insts[pc].op {
+                *target = t;
+            }
+        }
+        analysis::set_reconvergence(&mut self.insts, entry as usize, exit);
+        Ok((entry, exit as u32))
+    }
+
+    fn stmts(&mut self, fc: &mut FnCtx, st: &[Statement]) -> R<()> {
+        // Labels are function-scoped: collect this level's first so forward branches resolve.
+        for s in st {
+            match s {
+                Statement::Inst(i) => self.inst(fc, i)?,
+                Statement::Label(l, pos) => {
+                    if fc
+                        .labels
+                        .insert(l.clone(), self.insts.len() as u32)
+                        .is_some()
+                    {
+                        return invalid(*pos, format!("duplicate label '{l}'"));
+                    }
+                }
+                Statement::Var(v) => self.declare(fc, v)?,
+                Statement::Block(b) => {
+                    fc.scopes.push(HashMap::new());
+                    self.stmts(fc, b)?;
+                    fc.scopes.pop();
+                }
+                Statement::Other(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn declare(&mut self, fc: &mut FnCtx, v: &VarDecl) -> R<()> {
+        let scope = fc.scopes.last_mut().unwrap();
+        match v.space {
+            AS::Reg => {
+                if elem_bytes(&v.ty).is_none() {
+                    return invalid(v.pos, format!("unknown register type '.{}'", v.ty));
+                }
+                let comps = ["x", "y", "z", "w"];
+                let mk = |p: &mut Prog, scope: &mut HashMap<String, Sym>, name: String| {
+                    if v.vec > 1 {
+                        for c in comps.iter().take(v.vec as usize) {
+                            let r = p.new_reg();
+                            scope.insert(format!("{name}.{c}"), Sym::Reg(r));
+                        }
+                    } else {
+                        let r = p.new_reg();
+                        scope.insert(name, Sym::Reg(r));
+                    }
+                };
+                match v.count {
+                    Some(n) => {
+                        for k in 0..n {
+                            mk(self, scope, format!("{}{k}", v.name));
+                        }
+                    }
+                    None => mk(self, scope, v.name.clone()),
+                }
+            }
+            AS::Shared => {
+                let off = if v.attrs.iter().any(|a| a == "extern") {
+                    self.dyn_off
+                } else {
+                    self.shared_fn[&(v.pos.line, v.pos.col)]
+                };
+                fc.scopes
+                    .last_mut()
+                    .unwrap()
+                    .insert(v.name.clone(), Sym::Shared(off));
+            }
+            AS::Local | AS::Param => {
+                let (size, align) = var_layout(v)?;
+                let off = self.alloc_local(size, align);
+                fc.scopes
+                    .last_mut()
+                    .unwrap()
+                    .insert(v.name.clone(), Sym::Local(off));
+            }
+            _ => {
+                return Err(LowerError {
+                    kind: LoadErrorKind::Unsupported,
+                    pos: v.pos,
+                    message: format!(
+                        "unsupported function-scope {:?} variable '{}'",
+                        v.space, v.name
+                    ),
+                })
+            }
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, fc: &FnCtx, name: &str) -> Option<Sym> {
+        for s in fc.scopes.iter().rev() {
+            if let Some(&x) = s.get(name) {
+                return Some(x);
+            }
+        }
+        if let Some(&a) = self.mc.globals.get(name) {
+            return Some(Sym::Global(a));
+        }
+        if let Some(&o) = self.shared_mod.get(name) {
+            return Some(Sym::Shared(o));
+        }
+        if let Some(&o) = self.local_mod.get(name) {
+            return Some(Sym::Local(o));
+        }
+        if self
+            .mc
+            .m
+            .globals
+            .iter()
+            .any(|g| g.space == AS::Shared && g.name == name)
+        {
+            return Some(Sym::Shared(self.dyn_off));
+        }
+        self.mc.funcs.get(name).map(|&f| Sym::Func(f))
+    }
+
+    fn emit(&mut self, i: &Instruction, guard: Option<(Reg, bool)>, op: Op) -> usize {
+        self.insts.push(Inst { op, guard });
+        self.info.push(InstInfo {
+            line: i.pos.line,
+            name: i.full_name(),
+        });
+        self.insts.len() - 1
+    }
+
+    fn guard(&self, fc: &FnCtx, i: &Instruction) -> R<Option<(Reg, bool)>> {
+        match &i.guard {
+            None => Ok(None),
+            Some((g, neg)) => match self.lookup(fc, g) {
+                Some(Sym::Reg(r)) => Ok(Some((r, *neg))),
+                _ => invalid(i.pos, format!("guard '{g}' is not a predicate register")),
+            },
+        }
+    }
+
+    /// A destination register (`_` gives a scratch register).
+    fn dreg(&mut self, fc: &FnCtx, i: &Instruction, o: &O) -> R<Reg> {
+        match o {
+            O::Name { name, comp } => {
+                if name == "_" {
+                    return Ok(self.new_reg());
+                }
+                let full = comp.as_ref().map(|c| format!("{name}.{c}"));
+                match full
+                    .as_deref()
+                    .and_then(|n| self.lookup(fc, n))
+                    .or_else(|| self.lookup(fc, name))
+                {
+                    Some(Sym::Reg(r)) => Ok(r),
+                    _ => invalid(i.pos, format!("'{name}' is not a register")),
+                }
+            }
+            _ => invalid(
+                i.pos,
+                format!("expected a destination register in '{}'", i.full_name()),
+            ),
+        }
+    }
+
+    /// A source operand of type `t`. Special registers and symbol addresses become registers or
+    /// immediates here.
+    fn src(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, o: &O, t: T) -> R<Src> {
+        match o {
+            O::Int(v) => Ok(Src::Imm(match t {
+                T::F(32) => (*v as f32).to_bits() as u64,
+                T::F(64) => (*v as f64).to_bits(),
+                _ => *v as u64,
+            })),
+            O::Float { bits, single } => match t {
+                T::F(32) => Ok(Src::Imm((f64::from_bits(*bits) as f32).to_bits() as u64)),
+                T::F(64) => Ok(Src::Imm(*bits)),
+                // A 0f literal used as raw bits of a 32-bit operand.
+                T::B(32) | T::U(32) | T::S(32) if *single => {
+                    Ok(Src::Imm((f64::from_bits(*bits) as f32).to_bits() as u64))
+                }
+                T::B(64) if !*single => Ok(Src::Imm(*bits)),
+                _ => invalid(i.pos, "float literal used with a non-float type"),
+            },
+            O::Name { name, comp } => {
+                if let Some(s) = sreg(name, comp.as_deref()) {
+                    let d = self.new_reg();
+                    self.emit(i, g, Op::Sreg { d, s });
+                    return Ok(Src::Reg(d));
+                }
+                let full = comp.as_ref().map(|c| format!("{name}.{c}"));
+                let sym = full
+                    .as_deref()
+                    .and_then(|n| self.lookup(fc, n))
+                    .or_else(|| self.lookup(fc, name));
+                match sym {
+                    Some(Sym::Reg(r)) => Ok(Src::Reg(r)),
+                    Some(s) => self.sym_addr(i, s, 0),
+                    None => invalid(i.pos, format!("undefined symbol '{name}'")),
+                }
+            }
+            O::SymOff { name, offset } => match self.lookup(fc, name) {
+                Some(s) => self.sym_addr(i, s, *offset),
+                None => invalid(i.pos, format!("undefined symbol '{name}'")),
+            },
+            O::Not(inner) => {
+                let s = self.src(fc, i, g, inner, T::Pred)?;
+                let d = self.new_reg();
+                self.emit(
+                    i,
+                    g,
+                    Op::Un {
+                        f: ops::not_pred(),
+                        fl: 0,
+                        d,
+                        a: s,
+                    },
+                );
+                Ok(Src::Reg(d))
+            }
+            _ => invalid(i.pos, format!("unexpected operand in '{}'", i.full_name())),
+        }
+    }
+
+    /// The address of a symbol in its own state space (what `mov r, sym` yields).
+    fn sym_addr(&self, i: &Instruction, s: Sym, off: i64) -> R<Src> {
+        Ok(Src::Imm(match s {
+            Sym::Global(a) => a.wrapping_add(off as u64),
+            Sym::Shared(o) | Sym::Local(o) | Sym::KParam(o) => (o as i64 + off) as u64,
+            Sym::Func(_) => return unsupported(i),
+            Sym::Reg(_) => return invalid(i.pos, "register used as an address"),
+        }))
+    }
+
+    /// `[base+off]` in state space `space` (None = generic).
+    fn addr(&mut self, fc: &FnCtx, i: &Instruction, o: &O, space: Option<AS>) -> R<(MSpace, Addr)> {
+        let (base, off) = match o {
+            O::Addr { base, offset } => (base.clone(), *offset),
+            _ => return invalid(i.pos, format!("expected an address in '{}'", i.full_name())),
+        };
+        let reg_space = |fc: &FnCtx| match space {
+            None => MSpace::Generic,
+            Some(AS::Global) | Some(AS::Const) => MSpace::Global,
+            Some(AS::Shared) => MSpace::Shared,
+            Some(AS::Local) => MSpace::Local,
+            Some(AS::Param) if fc.is_kernel => MSpace::KParam,
+            Some(_) => MSpace::Local,
+        };
+        let Some(name) = base else {
+            return Ok((reg_space(fc), Addr { base: None, off }));
+        };
+        match self.lookup(fc, &name) {
+            Some(Sym::Reg(r)) => Ok((reg_space(fc), Addr { base: Some(r), off })),
+            Some(Sym::Global(a)) => Ok((
+                MSpace::Global,
+                Addr {
+                    base: None,
+                    off: a as i64 + off,
+                },
+            )),
+            Some(Sym::Shared(o)) => Ok(match space {
+                None => (
+                    MSpace::Generic,
+                    Addr {
+                        base: None,
+                        off: (SHARED_WINDOW + o as u64) as i64 + off,
+                    },
+                ),
+                _ => (
+                    MSpace::Shared,
+                    Addr {
+                        base: None,
+                        off: o as i64 + off,
+                    },
+                ),
+            }),
+            Some(Sym::Local(o)) => Ok(match space {
+                None => (
+                    MSpace::Generic,
+                    Addr {
+                        base: None,
+                        off: (LOCAL_WINDOW + o as u64) as i64 + off,
+                    },
+                ),
+                _ => (
+                    MSpace::Local,
+                    Addr {
+                        base: None,
+                        off: o as i64 + off,
+                    },
+                ),
+            }),
+            Some(Sym::KParam(o)) => Ok((
+                MSpace::KParam,
+                Addr {
+                    base: None,
+                    off: o as i64 + off,
+                },
+            )),
+            _ => invalid(i.pos, format!("undefined symbol '{name}'")),
+        }
+    }
+
+    fn inst(&mut self, fc: &mut FnCtx, i: &Instruction) -> R<()> {
+        let g = self.guard(fc, i)?;
+        let mut m = Mods::new(i);
+        let ops_ = &i.operands;
+        let n = ops_.len();
+        let need = |k: usize| -> R<()> {
+            if n < k {
+                invalid(i.pos, format!("'{}' needs {k} operands", i.full_name()))
+            } else {
+                Ok(())
+            }
+        };
+        match i.opcode.as_str() {
+            "mov" => {
+                let t = m.ty()?;
+                m.done()?;
+                need(2)?;
+                let bits = t.bits();
+                if t == T::Other {
+                    return unsupported(i);
+                }
+                match (&ops_[0], &ops_[1]) {
+                    (O::Vector(ds), a) => {
+                        let a = self.src(fc, i, g, a, T::B(bits))?;
+                        let mut regs = Vec::new();
+                        for d in ds {
+                            regs.push(if matches!(d, O::Name { name, .. } if name == "_") {
+                                None
+                            } else {
+                                Some(self.dreg(fc, i, d)?)
+                            });
+                        }
+                        let pb = bits / ds.len() as u32;
+                        self.emit(
+                            i,
+                            g,
+                            Op::Unpack {
+                                ds: regs,
+                                a,
+                                bits: pb,
+                            },
+                        );
+                    }
+                    (d, O::Vector(parts)) => {
+                        let d = self.dreg(fc, i, d)?;
+                        let pb = bits / parts.len() as u32;
+                        let mut ss = Vec::new();
+                        for p in parts {
+                            ss.push(self.src(fc, i, g, p, T::B(pb))?);
+                        }
+                        self.emit(
+                            i,
+                            g,
+                            Op::Pack {
+                                d,
+                                parts: ss,
+                                bits: pb,
+                            },
+                        );
+                    }
+                    (d, O::Name { name, comp }) if sreg(name, comp.as_deref()).is_some() => {
+                        let d = self.dreg(fc, i, d)?;
+                        let s = sreg(name, comp.as_deref()).unwrap();
+                        self.emit(i, g, Op::Sreg { d, s });
+                    }
+                    (d, a) => {
+                        let d = self.dreg(fc, i, d)?;
+                        let a = self.src(fc, i, g, a, t)?;
+                        self.emit(
+                            i,
+                            g,
+                            Op::Un {
+                                f: ops::mov(bits),
+                                fl: 0,
+                                d,
+                                a,
+                            },
+                        );
+                    }
+                }
+            }
+            "ld" | "ldu" | "st" => {
+                let space = m.space();
+                m.ignore(&[
+                    "weak",
+                    "volatile",
+                    "relaxed",
+                    "acquire",
+                    "release",
+                    "mmio",
+                    "cta",
+                    "gpu",
+                    "sys",
+                    "cluster",
+                    "nc",
+                    "ca",
+                    "cg",
+                    "cs",
+                    "lu",
+                    "cv",
+                    "wb",
+                    "wt",
+                    "L1::evict_normal",
+                    "L1::evict_unchanged",
+                    "L1::evict_first",
+                    "L1::evict_last",
+                    "L1::no_allocate",
+                    "L2::evict_normal",
+                    "L2::evict_first",
+                    "L2::evict_last",
+                    "L2::64B",
+                    "L2::128B",
+                    "L2::256B",
+                    "L2::cache_hint",
+                    "unified",
+                ]);
+                let vn = m.vec();
+                let t = m.ty()?;
+                m.done()?;
+                if t == T::Other || t == T::Pred || vn > 4 {
+                    return unsupported(i);
+                }
+                let size = (t.bits() / 8) as u8;
+                let is_ld = i.opcode != "st";
+                need(2)?;
+                let (ao, vo) = if is_ld {
+                    (&ops_[1], &ops_[0])
+                } else {
+                    (&ops_[0], &ops_[1])
+                };
+                let (ms, addr) = self.addr(fc, i, ao, space)?;
+                if ms == MSpace::KParam && !is_ld {
+                    return invalid(i.pos, "store to a kernel parameter");
+                }
+                let items: Vec<&O> = match vo {
+                    O::Vector(v) if v.len() == vn as usize => v.iter().collect(),
+                    O::Vector(_) => return invalid(i.pos, "vector operand length mismatch"),
+                    x if vn == 1 => vec![x],
+                    _ => return invalid(i.pos, "expected a vector operand"),
+                };
+                if is_ld {
+                    let mut d = [None; 4];
+                    for (k, o) in items.iter().enumerate() {
+                        d[k] = Some(self.dreg(fc, i, o)?);
+                    }
+                    let sext = matches!(t, T::S(_));
+                    self.emit(
+                        i,
+                        g,
+                        Op::Ld {
+                            space: ms,
+                            size,
+                            sext,
+                            n: vn,
+                            d,
+                            addr,
+                        },
+                    );
+                } else {
+                    let mut s = [Src::Imm(0); 4];
+                    for (k, o) in items.iter().enumerate() {
+                        s[k] = self.src(fc, i, g, o, t)?;
+                    }
+                    self.emit(
+                        i,
+                        g,
+                        Op::St {
+                            space: ms,
+                            size,
+                            n: vn,
+                            s,
+                            addr,
+                        },
+                    );
+                }
+            }
+            "cvta" => {
+                let to = m.take("to");
+                let space = m.space();
+                let t = m.ty()?;
+                m.done()?;
+                need(2)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let f: UnFn = match (space, to) {
+                    (Some(AS::Global) | Some(AS::Const), _) => ops::mov(t.bits()),
+                    (Some(AS::Shared), false) => |a, o| {
+                        for k in 0..32 {
+                            o[k] = SHARED_WINDOW | (a[k] as u32 as u64)
+                        }
+                    },
+                    (Some(AS::Local), false) => |a, o| {
+                        for k in 0..32 {
+                            o[k] = LOCAL_WINDOW | (a[k] as u32 as u64)
+                        }
+                    },
+                    (Some(AS::Shared) | Some(AS::Local), true) => ops::mov(32),
+                    _ => return unsupported(i),
+                };
+                self.emit(i, g, Op::Un { f, fl: 0, d, a });
+            }
+            "isspacep" => {
+                let space = m.space();
+                m.done()?;
+                need(2)?;
+                let ms = match space {
+                    Some(AS::Global) | Some(AS::Const) => MSpace::Global,
+                    Some(AS::Shared) => MSpace::Shared,
+                    Some(AS::Local) => MSpace::Local,
+                    _ => return unsupported(i),
+                };
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = self.src(fc, i, g, &ops_[1], T::U(64))?;
+                self.emit(i, g, Op::Isspacep { d, a, space: ms });
+            }
+            "cvt" => {
+                let rnd = m.rnd();
+                let ftz = m.take("ftz");
+                let sat = m.take("sat");
+                let dt = m.ty()?;
+                let st = m.ty()?;
+                m.done()?;
+                need(2)?;
+                let (Some(dst), Some(src)) = (dt.cvt_ty(), st.cvt_ty()) else {
+                    return unsupported(i);
+                };
+                let ok = match (dst.float(), src.float()) {
+                    (false, false) => rnd == Rnd::None,
+                    (false, true) => matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi),
+                    // Only round-to-nearest is exact with host conversions.
+                    (true, false) => matches!(rnd, Rnd::Rn),
+                    (true, true) => {
+                        if dst.bits() < src.bits() {
+                            rnd == Rnd::Rn
+                        } else if dst.bits() > src.bits() {
+                            rnd == Rnd::None
+                        } else {
+                            matches!(rnd, Rnd::None | Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi)
+                        }
+                    }
+                };
+                if !ok {
+                    return unsupported(i);
+                }
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = self.src(fc, i, g, &ops_[1], st)?;
+                self.emit(
+                    i,
+                    g,
+                    Op::Cvt {
+                        d,
+                        a,
+                        dst,
+                        src,
+                        rnd,
+                        sat,
+                        ftz,
+                    },
+                );
+            }
+            "setp" => {
+                let cmp = m.cmp();
+                let bop = m.boolop();
+                let ftz = m.take("ftz");
+                let t = m.ty()?;
+                m.done()?;
+                need(3)?;
+                let Some(cmp) = cmp else {
+                    return unsupported(i);
+                };
+                let f = match t {
+                    T::F(b) => ops::cmp_float(cmp, b),
+                    T::B(_) if !matches!(cmp, Cmp::Eq | Cmp::Ne) => None,
+                    _ => t.int().and_then(|it| ops::cmp_int(cmp, it)),
+                };
+                let Some(f) = f else { return unsupported(i) };
+                let (d, dn) = match &ops_[0] {
+                    O::Pair(a, b) => (self.opt_dreg(fc, i, a)?, self.opt_dreg(fc, i, b)?),
+                    o => (self.opt_dreg(fc, i, o)?, None),
+                };
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let b = self.src(fc, i, g, &ops_[2], t)?;
+                let comb = match bop {
+                    Some(bo) => {
+                        need(4)?;
+                        let (neg, o) = match &ops_[3] {
+                            O::Not(x) => (true, &**x),
+                            o => (false, o),
+                        };
+                        Some((bo, self.src(fc, i, g, o, T::Pred)?, neg))
+                    }
+                    None => None,
+                };
+                let fl = if ftz && t == T::F(32) { FL_FTZ } else { 0 };
+                self.emit(
+                    i,
+                    g,
+                    Op::Setp {
+                        f,
+                        fl,
+                        a,
+                        b,
+                        d,
+                        dn,
+                        comb,
+                    },
+                );
+            }
+            "selp" => {
+                let t = m.ty()?;
+                m.done()?;
+                need(4)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let b = self.src(fc, i, g, &ops_[2], t)?;
+                let c = self.src(fc, i, g, &ops_[3], T::Pred)?;
+                self.emit(
+                    i,
+                    g,
+                    Op::Ter {
+                        f: ops::selp(t.bits()),
+                        fl: 0,
+                        d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
+            }
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
+            | "shl" | "shr" | "copysign" => self.binary(fc, i, g, &mut m)?,
+            "mad" | "fma" => self.mad(fc, i, g, &mut m)?,
+            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt"
+            | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "testp" => self.unary(fc, i, g, &mut m)?,
+            "bfe" | "prmt" | "shf" => {
+                let f = match i.opcode.as_str() {
+                    "bfe" => {
+                        let t = m.ty()?;
+                        t.int().and_then(ops::bfe)
+                    }
+                    "prmt" => {
+                        let t = m.ty()?;
+                        (t == T::B(32)).then(ops::prmt)
+                    }
+                    _ => {
+                        let left = m.take("l");
+                        let right = m.take("r");
+                        let clamp = m.take("clamp");
+                        let wrap = m.take("wrap");
+                        let t = m.ty()?;
+                        (left != right && clamp != wrap && t == T::B(32))
+                            .then(|| ops::shf(left, clamp))
+                    }
+                };
+                m.done()?;
+                let Some(f) = f else { return unsupported(i) };
+                need(4)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = self.src(fc, i, g, &ops_[1], T::B(64))?;
+                let b = self.src(fc, i, g, &ops_[2], T::B(64))?;
+                let c = self.src(fc, i, g, &ops_[3], T::B(64))?;
+                self.emit(
+                    i,
+                    g,
+                    Op::Ter {
+                        f,
+                        fl: 0,
+                        d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
+            }
+            "bfi" | "lop3" => {
+                let t = m.ty()?;
+                m.done()?;
+                need(5)?;
+                let f = match (i.opcode.as_str(), t) {
+                    ("bfi", T::B(b)) => ops::bfi(b),
+                    ("lop3", T::B(32)) => Some(ops::lop3(32)),
+                    _ => None,
+                };
+                let Some(f) = f else { return unsupported(i) };
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let b = self.src(fc, i, g, &ops_[2], t)?;
+                let c = self.src(fc, i, g, &ops_[3], T::U(32))?;
+                let e = self.src(fc, i, g, &ops_[4], T::U(32))?;
+                self.emit(i, g, Op::Quad { f, d, a, b, c, e });
+            }
+            "bra" | "brx" => {
+                m.take("uni");
+                m.done()?;
+                if i.opcode == "brx" {
+                    return unsupported(i);
+                }
+                need(1)?;
+                let O::Name { name, .. } = &ops_[0] else {
+                    return invalid(i.pos, "branch target must be a label");
+                };
+                let pc = self.emit(i, g, Op::Bra { target: 0, rpc: 0 });
+                fc.fixups.push((pc, name.clone(), i.pos));
+            }
+            "ret" => {
+                m.take("uni");
+                m.done()?;
+                let pc = self.emit(i, g, Op::Bra { target: 0, rpc: 0 });
+                fc.fixups.push((pc, String::new(), i.pos));
+            }
+            "exit" => {
+                m.done()?;
+                self.emit(i, g, Op::Exit);
+            }
+            "trap" => {
+                m.done()?;
+                self.emit(i, g, Op::Trap);
+            }
+            "call" => self.call(fc, i, g, &mut m)?,
+            "bar" | "barrier" => {
+                m.take("cta");
+                m.take("aligned");
+                let sync = m.take("sync");
+                let arrive = m.take("arrive");
+                let warp = m.take("warp");
+                m.done()?;
+                if warp {
+                    // bar.warp.sync: warps execute in lockstep here.
+                    self.emit(i, g, Op::Nop);
+                    return Ok(());
+                }
+                if sync == arrive {
+                    return unsupported(i);
+                }
+                need(1)?;
+                let id = self.src(fc, i, g, &ops_[0], T::U(32))?;
+                let count = if n > 1 {
+                    Some(self.src(fc, i, g, &ops_[1], T::U(32))?)
+                } else {
+                    None
+                };
+                if arrive && count.is_none() {
+                    return invalid(i.pos, "bar.arrive needs a thread count");
+                }
+                self.emit(i, g, Op::Bar { id, count, arrive });
+            }
+            "membar" | "fence" => {
+                // Host atomics are sequentially consistent and a CTA runs on one host thread, so
+                // fences order nothing further. Proxy and async fences are not run yet.
+                for w in [
+                    "cta", "gl", "sys", "gpu", "cluster", "sc", "acq_rel", "acquire", "release",
+                ] {
+                    m.take(w);
+                }
+                m.done()?;
+                self.emit(i, g, Op::Nop);
+            }
+            "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "brkpt" => {
+                m.ignore(&[
+                    "global",
+                    "local",
+                    "L1",
+                    "L2",
+                    "uni",
+                    "L2::evict_last",
+                    "L2::evict_normal",
+                    "mask",
+                ]);
+                m.done()?;
+                self.emit(i, g, Op::Nop);
+            }
+            "atom" | "red" => self.atom(fc, i, g, &mut m)?,
+            "shfl" => {
+                m.take("sync");
+                let mode = if m.take("up") {
+                    ShflMode::Up
+                } else if m.take("down") {
+                    ShflMode::Down
+                } else if m.take("bfly") {
+                    ShflMode::Bfly
+                } else if m.take("idx") {
+                    ShflMode::Idx
+                } else {
+                    return unsupported(i);
+                };
+                let t = m.ty()?;
+                m.done()?;
+                if t != T::B(32) {
+                    return unsupported(i);
+                }
+                need(4)?;
+                let (d, p) = match &ops_[0] {
+                    O::Pair(a, b) => (self.dreg(fc, i, a)?, self.opt_dreg(fc, i, b)?),
+                    o => (self.dreg(fc, i, o)?, None),
+                };
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let b = self.src(fc, i, g, &ops_[2], T::U(32))?;
+                let c = self.src(fc, i, g, &ops_[3], T::U(32))?;
+                self.emit(
+                    i,
+                    g,
+                    Op::Shfl {
+                        mode,
+                        d,
+                        p,
+                        a,
+                        b,
+                        c,
+                    },
+                );
+            }
+            "vote" => {
+                m.take("sync");
+                let mode = if m.take("all") {
+                    VoteMode::All
+                } else if m.take("any") {
+                    VoteMode::Any
+                } else if m.take("uni") {
+                    VoteMode::Uni
+                } else if m.take("ballot") {
+                    VoteMode::Ballot
+                } else {
+                    return unsupported(i);
+                };
+                let t = m.ty()?;
+                m.done()?;
+                if (mode == VoteMode::Ballot) != (t == T::B(32)) {
+                    return unsupported(i);
+                }
+                need(2)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let (neg, o) = match &ops_[1] {
+                    O::Not(x) => (true, &**x),
+                    o => (false, o),
+                };
+                let a = self.src(fc, i, g, o, T::Pred)?;
+                self.emit(i, g, Op::Vote { mode, d, a, neg });
+            }
+            "activemask" => {
+                m.ty()?;
+                m.done()?;
+                need(1)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                self.emit(i, g, Op::Activemask { d });
+            }
+            _ => return unsupported(i),
+        }
+        Ok(())
+    }
+
+    fn opt_dreg(&mut self, fc: &FnCtx, i: &Instruction, o: &O) -> R<Option<Reg>> {
+        if matches!(o, O::Name { name, .. } if name == "_") {
+            return Ok(None);
+        }
+        Ok(Some(self.dreg(fc, i, o)?))
+    }
+
+    fn binary(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let op = i.opcode.as_str();
+        let rnd = m.rnd();
+        let ftz = m.take("ftz");
+        let sat = m.take("sat");
+        let approx = m.take("approx");
+        let full = m.take("full");
+        let lo = m.take("lo");
+        let hi = m.take("hi");
+        let wide = m.take("wide");
+        let t = m.ty()?;
+        m.done()?;
+        let ops_ = &i.operands;
+        if ops_.len() < 3 {
+            return invalid(i.pos, format!("'{}' needs 3 operands", i.full_name()));
+        }
+        let mut fl = 0;
+        let f: Option<BinFn> = match t {
+            T::F(b) => {
+                let fop = match op {
+                    "add" => FBin::Add,
+                    "sub" => FBin::Sub,
+                    "mul" => FBin::Mul,
+                    "div" => FBin::Div,
+                    "min" => FBin::Min,
+                    "max" => FBin::Max,
+                    "copysign" => FBin::Copysign,
+                    _ => return unsupported(i),
+                };
+                let rnd_ok = match fop {
+                    FBin::Add | FBin::Sub | FBin::Mul => {
+                        matches!(rnd, Rnd::None | Rnd::Rn) && !approx && !full
+                    }
+                    // div.approx/div.full are within 2 ulp of the exact quotient; we return it.
+                    FBin::Div => {
+                        (rnd == Rnd::Rn && !approx && !full)
+                            || (b == 32 && rnd == Rnd::None && (approx || full))
+                    }
+                    _ => rnd == Rnd::None && !approx && !full,
+                };
+                if !rnd_ok || lo || hi || wide || (sat && b == 64) || (ftz && b == 64) {
+                    return unsupported(i);
+                }
+                if ftz {
+                    fl |= FL_FTZ;
+                }
+                if sat {
+                    fl |= FL_SAT;
+                }
+                Some(if b == 64 {
+                    ops::f64_bin(fop)
+                } else {
+                    ops::f32_bin(fop)
+                })
+            }
+            T::Pred if matches!(op, "and" | "or" | "xor") => {
+                let it = IntTy {
+                    bits: 32,
+                    signed: false,
+                };
+                ops::int_bin(
+                    match op {
+                        "and" => IBin::And,
+                        "or" => IBin::Or,
+                        _ => IBin::Xor,
+                    },
+                    it,
+                )
+            }
+            _ => {
+                let Some(it) = t.int() else {
+                    return unsupported(i);
+                };
+                if rnd != Rnd::None || ftz || approx || full || it.bits == 8 {
+                    return unsupported(i);
+                }
+                let is_b = matches!(t, T::B(_));
+                let bop = match (op, lo, hi, wide, sat) {
+                    ("add", false, false, false, false) => IBin::Add,
+                    ("sub", false, false, false, false) => IBin::Sub,
+                    ("add", false, false, false, true) if t == T::S(32) => IBin::AddSat,
+                    ("sub", false, false, false, true) if t == T::S(32) => IBin::SubSat,
+                    ("mul", true, false, false, false) => IBin::MulLo,
+                    ("mul", false, true, false, false) => IBin::MulHi,
+                    ("mul", false, false, true, false) => {
+                        let d = self.dreg(fc, i, &ops_[0])?;
+                        let a = self.src(fc, i, g, &ops_[1], t)?;
+                        let b = self.src(fc, i, g, &ops_[2], t)?;
+                        let Some(f) = ops::mul_wide(it) else {
+                            return unsupported(i);
+                        };
+                        self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
+                        return Ok(());
+                    }
+                    ("div", false, false, false, false) if !is_b => IBin::Div,
+                    ("rem", false, false, false, false) if !is_b => IBin::Rem,
+                    ("min", false, false, false, false) if !is_b => IBin::Min,
+                    ("max", false, false, false, false) if !is_b => IBin::Max,
+                    ("and", false, false, false, false) if is_b => IBin::And,
+                    ("or", false, false, false, false) if is_b => IBin::Or,
+                    ("xor", false, false, false, false) if is_b => IBin::Xor,
+                    ("shl", false, false, false, false) if is_b => IBin::Shl,
+                    ("shr", false, false, false, false) => IBin::Shr,
+                    _ => return unsupported(i),
+                };
+                ops::int_bin(bop, it)
+            }
+        };
+        let Some(f) = f else { return unsupported(i) };
+        let d = self.dreg(fc, i, &ops_[0])?;
+        let a = self.src(fc, i, g, &ops_[1], t)?;
+        let bt = if matches!(op, "shl" | "shr") {
+            T::U(32)
+        } else {
+            t
+        };
+        let b = self.src(fc, i, g, &ops_[2], bt)?;
+        self.emit(i, g, Op::Bin { f, fl, d, a, b });
+        Ok(())
+    }
+
+    fn mad(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, m: &mut Mods) -> R<()> {
+        let rnd = m.rnd();
+        let ftz = m.take("ftz");
+        let sat = m.take("sat");
+        let lo = m.take("lo");
+        let hi = m.take("hi");
+        let wide = m.take("wide");
+        let t = m.ty()?;
+        m.done()?;
+        let ops_ = &i.operands;
+        if ops_.len() < 4 {
+            return invalid(i.pos, format!("'{}' needs 4 operands", i.full_name()));
+        }
+        let mut fl = 0;
+        let (f, ct) = match t {
+            T::F(b) => {
+                // fma.rn and mad.rn (mad.f32 without rounding is fma on sm_20+).
+                let ok = rnd == Rnd::Rn || (i.opcode == "mad" && rnd == Rnd::None);
+                if !ok || lo || hi || wide || (b == 64 && (ftz || sat)) {
+                    return unsupported(i);
+                }
+                fl |= if ftz { FL_FTZ } else { 0 } | if sat { FL_SAT } else { 0 };
+                (Some(ops::fma(b)), t)
+            }
+            _ => {
+                let Some(it) = t.int() else {
+                    return unsupported(i);
+                };
+                if i.opcode != "mad" || rnd != Rnd::None || ftz || matches!(t, T::B(_)) {
+                    return unsupported(i);
+                }
+                match (lo, hi, wide, sat) {
+                    (true, false, false, false) => (ops::mad_lo(it), t),
+                    (false, true, false, false) => (ops::mad_hi(it), t),
+                    (false, true, false, true) if t == T::S(32) => (Some(ops::mad_hi_sat_s32()), t),
+                    (false, false, true, false) => (
+                        ops::mad_wide(it),
+                        if it.signed {
+                            T::S(it.bits * 2)
+                        } else {
+                            T::U(it.bits * 2)
+                        },
+                    ),
+                    _ => return unsupported(i),
+                }
+            }
+        };
+        let Some(f) = f else { return unsupported(i) };
+        let d = self.dreg(fc, i, &ops_[0])?;
+        let a = self.src(fc, i, g, &ops_[1], t)?;
+        let b = self.src(fc, i, g, &ops_[2], t)?;
+        let c = self.src(fc, i, g, &ops_[3], ct)?;
+        self.emit(i, g, Op::Ter { f, fl, d, a, b, c });
+        Ok(())
+    }
+
+    fn unary(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let op = i.opcode.as_str();
+        let rnd = m.rnd();
+        let ftz = m.take("ftz");
+        let approx = m.take("approx");
+        let full = m.take("full");
+        let tp = if op == "testp" {
+            Some(if m.take("finite") {
+                ops::Testp::Finite
+            } else if m.take("infinite") {
+                ops::Testp::Infinite
+            } else if m.take("number") {
+                ops::Testp::Number
+            } else if m.take("notanumber") {
+                ops::Testp::NotANumber
+            } else if m.take("normal") {
+                ops::Testp::Normal
+            } else if m.take("subnormal") {
+                ops::Testp::Subnormal
+            } else {
+                return unsupported(i);
+            })
+        } else {
+            None
+        };
+        let t = m.ty()?;
+        m.done()?;
+        let ops_ = &i.operands;
+        if ops_.len() < 2 {
+            return invalid(i.pos, format!("'{}' needs 2 operands", i.full_name()));
+        }
+        let mut fl = 0;
+        let f: Option<UnFn> = match t {
+            T::F(b) => {
+                if let Some(tp) = tp {
+                    Some(ops::testp(tp, b))
+                } else {
+                    let fop = match op {
+                        "neg" => FUn::Neg,
+                        "abs" => FUn::Abs,
+                        "sqrt" => FUn::Sqrt,
+                        "rcp" => FUn::Rcp,
+                        "rsqrt" => FUn::Rsqrt,
+                        "ex2" => FUn::Ex2,
+                        "lg2" => FUn::Lg2,
+                        "sin" => FUn::Sin,
+                        "cos" => FUn::Cos,
+                        "tanh" => FUn::Tanh,
+                        _ => return unsupported(i),
+                    };
+                    let ok = match fop {
+                        FUn::Neg | FUn::Abs => rnd == Rnd::None && !approx,
+                        // Exact with .rn; .approx forms are within their documented bounds.
+                        FUn::Sqrt | FUn::Rcp => {
+                            (rnd == Rnd::Rn && !approx)
+                                || (rnd == Rnd::None && approx && (b == 32 || ftz))
+                        }
+                        FUn::Rsqrt => rnd == Rnd::None && approx,
+                        FUn::Ex2 | FUn::Lg2 | FUn::Sin | FUn::Cos | FUn::Tanh => {
+                            rnd == Rnd::None && approx && b == 32
+                        }
+                    };
+                    if !ok
+                        || full
+                        || (ftz && b == 64 && !(approx && matches!(fop, FUn::Rcp | FUn::Rsqrt)))
+                    {
+                        return unsupported(i);
+                    }
+                    if ftz && b == 32 {
+                        fl = FL_FTZ;
+                    }
+                    Some(if b == 64 {
+                        ops::f64_un(fop)
+                    } else {
+                        ops::f32_un(fop)
+                    })
+                }
+            }
+            T::Pred if op == "not" => Some(ops::not_pred()),
+            _ => {
+                let Some(it) = t.int() else {
+                    return unsupported(i);
+                };
+                if rnd != Rnd::None || ftz || approx || full || tp.is_some() {
+                    return unsupported(i);
+                }
+                let is_b = matches!(t, T::B(_));
+                let uop = match op {
+                    "neg" if matches!(t, T::S(_)) => IUn::Neg,
+                    "abs" if matches!(t, T::S(_)) => IUn::Abs,
+                    "not" if is_b => IUn::Not,
+                    "cnot" if is_b => IUn::Cnot,
+                    "popc" if is_b && it.bits >= 32 => IUn::Popc,
+                    "clz" if is_b && it.bits >= 32 => IUn::Clz,
+                    "brev" if is_b && it.bits >= 32 => IUn::Brev,
+                    _ => return unsupported(i),
+                };
+                ops::int_un(uop, it)
+            }
+        };
+        let Some(f) = f else { return unsupported(i) };
+        let d = self.dreg(fc, i, &ops_[0])?;
+        let a = self.src(fc, i, g, &ops_[1], t)?;
+        self.emit(i, g, Op::Un { f, fl, d, a });
+        Ok(())
+    }
+
+    fn atom(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, m: &mut Mods) -> R<()> {
+        let is_red = i.opcode == "red";
+        let space = m.space();
+        m.ignore(&[
+            "relaxed",
+            "acquire",
+            "release",
+            "acq_rel",
+            "sc",
+            "cta",
+            "gpu",
+            "sys",
+            "cluster",
+            "L2::cache_hint",
+        ]);
+        let ops = [
+            ("add", AtomOp::Add),
+            ("min", AtomOp::Min),
+            ("max", AtomOp::Max),
+            ("inc", AtomOp::Inc),
+            ("dec", AtomOp::Dec),
+            ("and", AtomOp::And),
+            ("or", AtomOp::Or),
+            ("xor", AtomOp::Xor),
+            ("exch", AtomOp::Exch),
+            ("cas", AtomOp::Cas),
+        ];
+        let mut op = None;
+        for (w, o) in ops {
+            if m.take(w) {
+                op = Some(o);
+            }
+        }
+        let t = m.ty()?;
+        m.done()?;
+        let Some(op) = op else { return unsupported(i) };
+        let ty = match (t, op) {
+            (T::U(32), _) => AtomTy::U32,
+            (T::S(32), _) => AtomTy::S32,
+            (T::U(64), _) => AtomTy::U64,
+            (T::S(64), _) => AtomTy::S64,
+            (T::B(32), AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Exch | AtomOp::Cas) => {
+                AtomTy::U32
+            }
+            (T::B(64), AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Exch | AtomOp::Cas) => {
+                AtomTy::U64
+            }
+            (T::F(32), AtomOp::Add | AtomOp::Exch) => AtomTy::F32,
+            (T::F(64), AtomOp::Add) => AtomTy::F64,
+            _ => return unsupported(i),
+        };
+        if matches!(op, AtomOp::Inc | AtomOp::Dec) && ty != AtomTy::U32 {
+            return unsupported(i);
+        }
+        if !matches!(space, None | Some(AS::Global) | Some(AS::Shared)) {
+            return unsupported(i);
+        }
+        let ops_ = &i.operands;
+        let k = if is_red { 0 } else { 1 };
+        let want = k + 2 + (op == AtomOp::Cas) as usize;
+        if ops_.len() < want {
+            return invalid(i.pos, format!("'{}' needs {want} operands", i.full_name()));
+        }
+        let d = if is_red {
+            None
+        } else {
+            self.opt_dreg(fc, i, &ops_[0])?
+        };
+        let (ms, addr) = self.addr(fc, i, &ops_[k], space)?;
+        let a = self.src(fc, i, g, &ops_[k + 1], t)?;
+        let b = if op == AtomOp::Cas {
+            self.src(fc, i, g, &ops_[k + 2], t)?
+        } else {
+            Src::Imm(0)
+        };
+        self.emit(
+            i,
+            g,
+            Op::Atom {
+                space: ms,
+                op,
+                ty,
+                d,
+                addr,
+                a,
+                b,
+            },
+        );
+        Ok(())
+    }
+
+    fn call(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, m: &mut Mods) -> R<()> {
+        m.take("uni");
+        m.done()?;
+        let ops_ = &i.operands;
+        let (rets, rest) = match ops_.first() {
+            Some(O::List(r)) => (r.as_slice(), &ops_[1..]),
+            _ => (&[][..], &ops_[..]),
+        };
+        let Some(O::Name { name, .. }) = rest.first() else {
+            return invalid(i.pos, "call needs a function name");
+        };
+        let args: &[O] = match rest.get(1) {
+            Some(O::List(a)) => a,
+            None => &[],
+            // call with a prototype (indirect call).
+            Some(_) => return unsupported(i),
+        };
+        let callee = match self.lookup(fc, name) {
+            Some(Sym::Func(f)) => f,
+            Some(Sym::Reg(_)) => return unsupported(i),
+            _ => return invalid(i.pos, format!("call of undefined function '{name}'")),
+        };
+        if self.mc.m.functions[callee].is_entry {
+            return invalid(i.pos, "call of a kernel");
+        }
+        if self.mc.m.functions[callee].body.is_none() {
+            // printf (vprintf), malloc, __assertfail ... need the runtime; not run yet.
+            return Err(LowerError {
+                kind: LoadErrorKind::Unsupported,
+                pos: i.pos,
+                message: format!("unsupported call of external function '{name}'"),
+            });
+        }
+        self.sig(callee)?;
+        let (params, retf) = {
+            let s = &self.sigs[&callee];
+            (s.params.clone(), s.rets.clone())
+        };
+        if params.len() != args.len() || retf.len() != rets.len() {
+            return invalid(
+                i.pos,
+                format!("call of '{name}' with the wrong number of arguments"),
+            );
+        }
+        let mut copies = Vec::new();
+        for (a, f) in args.iter().zip(&params) {
+            match *f {
+                Formal::Local(off, size) => match a {
+                    O::Name { name: an, .. } => match self.lookup(fc, an) {
+                        Some(Sym::Local(src)) => copies.push((src, off, size)),
+                        _ => {
+                            return invalid(
+                                i.pos,
+                                format!("argument '{an}' is not a .param variable"),
+                            )
+                        }
+                    },
+                    _ => return invalid(i.pos, "argument must be a .param variable"),
+                },
+                Formal::Reg(r, bits) => {
+                    let s = self.src(fc, i, g, a, T::B(bits.max(8)))?;
+                    self.emit(
+                        i,
+                        g,
+                        Op::Un {
+                            f: ops::mov(bits),
+                            fl: 0,
+                            d: r,
+                            a: s,
+                        },
+                    );
+                }
+            }
+        }
+        let pc = self.emit(
+            i,
+            g,
+            Op::Call {
+                entry: 0,
+                exit: 0,
+                copies,
+            },
+        );
+        self.calls.push((pc, callee, i.pos));
+        self.edges.push((fc.fidx, callee, i.pos));
+        if !self.code.contains_key(&callee) {
+            self.queue.push(callee);
+        }
+        let mut back = Vec::new();
+        for (r, f) in rets.iter().zip(&retf) {
+            match *f {
+                Formal::Local(off, size) => match r {
+                    O::Name { name: rn, .. } => match self.lookup(fc, rn) {
+                        Some(Sym::Local(dst)) => back.push((off, dst, size)),
+                        _ => {
+                            return invalid(
+                                i.pos,
+                                format!("return '{rn}' is not a .param variable"),
+                            )
+                        }
+                    },
+                    _ => return invalid(i.pos, "return value must be a .param variable"),
+                },
+                Formal::Reg(reg, bits) => {
+                    let d = self.dreg(fc, i, r)?;
+                    self.emit(
+                        i,
+                        g,
+                        Op::Un {
+                            f: ops::mov(bits),
+                            fl: 0,
+                            d,
+                            a: Src::Reg(reg),
+                        },
+                    );
+                }
+            }
+        }
+        if !back.is_empty() {
+            self.emit(i, g, Op::CopyLocal { copies: back });
+        }
+        Ok(())
+    }
+}
+
+/// Special registers by name.
+fn sreg(name: &str, comp: Option<&str>) -> Option<SReg> {
+    let dim = || match comp {
+        Some("x") => Some(0u8),
+        Some("y") => Some(1),
+        Some("z") => Some(2),
+        _ => None,
+    };
+    Some(match name {
+        "%tid" => SReg::Tid(dim()?),
+        "%ntid" => SReg::Ntid(dim()?),
+        "%ctaid" => SReg::Ctaid(dim()?),
+        "%nctaid" => SReg::Nctaid(dim()?),
+        "%laneid" => SReg::Laneid,
+        "%warpid" => SReg::Warpid,
+        "%nwarpid" => SReg::Nwarpid,
+        "%smid" => SReg::Smid,
+        "%nsmid" => SReg::Nsmid,
+        "%gridid" => SReg::Gridid,
+        "%lanemask_eq" => SReg::LanemaskEq,
+        "%lanemask_le" => SReg::LanemaskLe,
+        "%lanemask_lt" => SReg::LanemaskLt,
+        "%lanemask_ge" => SReg::LanemaskGe,
+        "%lanemask_gt" => SReg::LanemaskGt,
+        "%clock" => SReg::Clock,
+        "%clock64" => SReg::Clock64,
+        "%globaltimer" => SReg::Globaltimer,
+        "%dynamic_smem_size" => SReg::DynamicSmemSize,
+        "%total_smem_size" => SReg::TotalSmemSize,
+        _ => return None,
+    })
+}
+
+/// The modifiers of one instruction: each is taken once by lowering; any left over makes the
+/// instruction unsupported (never silently ignored).
+struct Mods<'a> {
+    i: &'a Instruction,
+    used: Vec<bool>,
+}
+
+impl<'a> Mods<'a> {
+    fn new(i: &'a Instruction) -> Self {
+        Mods {
+            i,
+            used: vec![false; i.mods.len()],
+        }
+    }
+    fn take(&mut self, w: &str) -> bool {
+        for (k, m) in self.i.mods.iter().enumerate() {
+            if !self.used[k] && m == w {
+                self.used[k] = true;
+                return true;
+            }
+        }
+        false
+    }
+    fn ignore(&mut self, ws: &[&str]) {
+        for w in ws {
+            while self.take(w) {}
+        }
+    }
+    /// The next unused type word.
+    fn ty(&mut self) -> R<T> {
+        for (k, m) in self.i.mods.iter().enumerate() {
+            if !self.used[k] {
+                if let Some(t) = ty_word(m) {
+                    self.used[k] = true;
+                    return Ok(t);
+                }
+            }
+        }
+        invalid(self.i.pos, format!("'{}' lacks a type", self.i.full_name()))
+    }
+    fn vec(&mut self) -> u8 {
+        if self.take("v2") {
+            2
+        } else if self.take("v4") {
+            4
+        } else if self.take("v8") {
+            8
+        } else {
+            1
+        }
+    }
+    fn space(&mut self) -> Option<AS> {
+        for (w, s) in [
+            ("global", AS::Global),
+            ("shared", AS::Shared),
+            ("shared::cta", AS::Shared),
+            ("local", AS::Local),
+            ("param", AS::Param),
+            ("param::entry", AS::Param),
+            ("param::func", AS::Param),
+            ("const", AS::Const),
+        ] {
+            if self.take(w) {
+                return Some(s);
+            }
+        }
+        None
+    }
+    fn rnd(&mut self) -> Rnd {
+        for (w, r) in [
+            ("rn", Rnd::Rn),
+            ("rz", Rnd::Rz),
+            ("rm", Rnd::Rm),
+            ("rp", Rnd::Rp),
+            ("rni", Rnd::Rni),
+            ("rzi", Rnd::Rzi),
+            ("rmi", Rnd::Rmi),
+            ("rpi", Rnd::Rpi),
+        ] {
+            if self.take(w) {
+                return r;
+            }
+        }
+        Rnd::None
+    }
+    fn cmp(&mut self) -> Option<Cmp> {
+        for (w, c) in [
+            ("eq", Cmp::Eq),
+            ("ne", Cmp::Ne),
+            ("lt", Cmp::Lt),
+            ("le", Cmp::Le),
+            ("gt", Cmp::Gt),
+            ("ge", Cmp::Ge),
+            ("lo", Cmp::Lt),
+            ("ls", Cmp::Le),
+            ("hi", Cmp::Gt),
+            ("hs", Cmp::Ge),
+            ("equ", Cmp::Equ),
+            ("neu", Cmp::Neu),
+            ("ltu", Cmp::Ltu),
+            ("leu", Cmp::Leu),
+            ("gtu", Cmp::Gtu),
+            ("geu", Cmp::Geu),
+            ("num", Cmp::Num),
+            ("nan", Cmp::Nan),
+        ] {
+            if self.take(w) {
+                // lo/ls/hi/hs compare unsigned: the type word must be unsigned (checked by the
+                // integer type the caller picks), so they map onto the ordered forms.
+                return Some(c);
+            }
+        }
+        None
+    }
+    fn boolop(&mut self) -> Option<BoolOp> {
+        if self.take("and") {
+            Some(BoolOp::And)
+        } else if self.take("or") {
+            Some(BoolOp::Or)
+        } else if self.take("xor") {
+            Some(BoolOp::Xor)
+        } else {
+            None
+        }
+    }
+    fn done(&self) -> R<()> {
+        if self.used.iter().all(|&u| u) {
+            Ok(())
+        } else {
+            unsupported(self.i)
+        }
+    }
+}
+
+/// Writes a variable's initializer into `buf` (device memory of the variable), resolving symbol
+/// addresses through `globals`.
+pub fn write_init(v: &VarDecl, buf: &mut [u8], globals: &HashMap<String, u64>) -> R<()> {
+    let Some(init) = &v.init else { return Ok(()) };
+    let eb = elem_bytes(&v.ty).unwrap_or(1) as usize;
+    let is_float = v.ty.starts_with('f');
+    let mut flat = Vec::new();
+    fn fl<'b>(i: &'b Init, out: &mut Vec<&'b Init>) {
+        match i {
+            Init::List(l) => l.iter().for_each(|x| fl(x, out)),
+            x => out.push(x),
+        }
+    }
+    fl(init, &mut flat);
+    for (k, it) in flat.iter().enumerate() {
+        let off = k * eb;
+        if off + eb > buf.len() {
+            return invalid(v.pos, format!("initializer of '{}' is too long", v.name));
+        }
+        let bits: u64 = match it {
+            Init::Int(x) if is_float && eb == 4 => (*x as f32).to_bits() as u64,
+            Init::Int(x) if is_float => (*x as f64).to_bits(),
+            Init::Int(x) => *x as u64,
+            Init::Float { bits, .. } if eb == 4 => (f64::from_bits(*bits) as f32).to_bits() as u64,
+            Init::Float { bits, .. } => *bits,
+            Init::Sym { name, offset, .. } => match globals.get(name) {
+                Some(a) => a.wrapping_add(*offset as u64),
+                None => {
+                    return Err(LowerError {
+                        kind: LoadErrorKind::Unsupported,
+                        pos: v.pos,
+                        message: format!("unsupported initializer: address of '{name}'"),
+                    })
+                }
+            },
+            Init::List(_) => unreachable!(),
+        };
+        buf[off..off + eb].copy_from_slice(&bits.to_le_bytes()[..eb]);
+    }
+    Ok(())
+}

@@ -1,0 +1,749 @@
+//! Lane functions: for each (operation, type) the function that computes all 32 lanes of one
+//! instruction. Lowering picks one per instruction; the executor calls it once per instruction.
+//! Values live in 64-bit slots; a function reads the width it needs and writes its result
+//! zero-extended, so no op depends on stale upper bits.
+
+use crate::ir::{BinFn, Lanes, QuadFn, TerFn, UnFn};
+
+/// A scalar as stored in a 64-bit register slot.
+pub trait Val: Copy {
+    fn get(v: u64) -> Self;
+    fn put(self) -> u64;
+}
+
+macro_rules! val_int {
+    ($($t:ty => $u:ty),*) => {$(
+        impl Val for $t {
+            #[inline(always)]
+            fn get(v: u64) -> Self { v as $t }
+            #[inline(always)]
+            fn put(self) -> u64 { self as $u as u64 }
+        }
+    )*};
+}
+val_int!(u8 => u8, i8 => u8, u16 => u16, i16 => u16, u32 => u32, i32 => u32, u64 => u64, i64 => u64);
+
+impl Val for f32 {
+    #[inline(always)]
+    fn get(v: u64) -> Self {
+        f32::from_bits(v as u32)
+    }
+    #[inline(always)]
+    fn put(self) -> u64 {
+        self.to_bits() as u64
+    }
+}
+impl Val for f64 {
+    #[inline(always)]
+    fn get(v: u64) -> Self {
+        f64::from_bits(v)
+    }
+    #[inline(always)]
+    fn put(self) -> u64 {
+        self.to_bits()
+    }
+}
+impl Val for bool {
+    #[inline(always)]
+    fn get(v: u64) -> Self {
+        v & 1 != 0
+    }
+    #[inline(always)]
+    fn put(self) -> u64 {
+        self as u64
+    }
+}
+
+#[inline(always)]
+pub fn map1<A: Val, R: Val>(x: &Lanes, o: &mut Lanes, f: impl Fn(A) -> R) {
+    for i in 0..32 {
+        o[i] = f(A::get(x[i])).put();
+    }
+}
+#[inline(always)]
+pub fn map2<A: Val, B: Val, R: Val>(x: &Lanes, y: &Lanes, o: &mut Lanes, f: impl Fn(A, B) -> R) {
+    for i in 0..32 {
+        o[i] = f(A::get(x[i]), B::get(y[i])).put();
+    }
+}
+#[inline(always)]
+pub fn map3<A: Val, B: Val, C: Val, R: Val>(
+    x: &Lanes,
+    y: &Lanes,
+    z: &Lanes,
+    o: &mut Lanes,
+    f: impl Fn(A, B, C) -> R,
+) {
+    for i in 0..32 {
+        o[i] = f(A::get(x[i]), B::get(y[i]), C::get(z[i])).put();
+    }
+}
+
+macro_rules! f1 {
+    ($t:ty, |$a:ident| $e:expr) => {
+        (|x: &Lanes, o: &mut Lanes| map1(x, o, |$a: $t| $e)) as UnFn
+    };
+}
+macro_rules! f2 {
+    ($t:ty, $t2:ty, |$a:ident, $b:ident| $e:expr) => {
+        (|x: &Lanes, y: &Lanes, o: &mut Lanes| map2(x, y, o, |$a: $t, $b: $t2| $e)) as BinFn
+    };
+    ($t:ty, |$a:ident, $b:ident| $e:expr) => {
+        f2!($t, $t, |$a, $b| $e)
+    };
+}
+macro_rules! f3 {
+    ($t:ty, $t2:ty, $t3:ty, |$a:ident, $b:ident, $c:ident| $e:expr) => {
+        (|x: &Lanes, y: &Lanes, z: &Lanes, o: &mut Lanes| {
+            map3(x, y, z, o, |$a: $t, $b: $t2, $c: $t3| $e)
+        }) as TerFn
+    };
+    ($t:ty, |$a:ident, $b:ident, $c:ident| $e:expr) => {
+        f3!($t, $t, $t, |$a, $b, $c| $e)
+    };
+}
+
+/// Integer kinds for selecting functions: width in bits and signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntTy {
+    pub bits: u32,
+    pub signed: bool,
+}
+
+macro_rules! by_int {
+    ($it:expr, $m:ident!($($args:tt)*)) => {
+        match ($it.bits, $it.signed) {
+            (16, false) => Some($m!(u16 $($args)*)),
+            (16, true) => Some($m!(i16 $($args)*)),
+            (32, false) => Some($m!(u32 $($args)*)),
+            (32, true) => Some($m!(i32 $($args)*)),
+            (64, false) => Some($m!(u64 $($args)*)),
+            (64, true) => Some($m!(i64 $($args)*)),
+            _ => None,
+        }
+    };
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IBin {
+    Add,
+    Sub,
+    AddSat,
+    SubSat,
+    MulLo,
+    MulHi,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+/// Upper half of the full product, for every width (the widening is exact in i128/u128).
+pub trait MulHi: Copy {
+    fn mul_hi(self, o: Self) -> Self;
+}
+macro_rules! mulhi {
+    ($($t:ty => $w:ty, $bits:expr);*) => {$(
+        impl MulHi for $t {
+            #[inline(always)]
+            fn mul_hi(self, o: Self) -> Self { ((self as $w * o as $w) >> $bits) as $t }
+        }
+    )*};
+}
+mulhi!(u16 => u32, 16; i16 => i32, 16; u32 => u64, 32; i32 => i64, 32; u64 => u128, 64; i64 => i128, 64);
+
+macro_rules! ib_add {
+    ($t:ty) => {
+        f2!($t, |a, b| a.wrapping_add(b))
+    };
+}
+macro_rules! ib_sub {
+    ($t:ty) => {
+        f2!($t, |a, b| a.wrapping_sub(b))
+    };
+}
+macro_rules! ib_adds {
+    ($t:ty) => {
+        f2!($t, |a, b| a.saturating_add(b))
+    };
+}
+macro_rules! ib_subs {
+    ($t:ty) => {
+        f2!($t, |a, b| a.saturating_sub(b))
+    };
+}
+macro_rules! ib_mul {
+    ($t:ty) => {
+        f2!($t, |a, b| a.wrapping_mul(b))
+    };
+}
+macro_rules! ib_mulhi {
+    ($t:ty) => {
+        f2!($t, |a, b| a.mul_hi(b))
+    };
+}
+// Division by zero is undefined in PTX; hardware yields all ones for unsigned. Never trap.
+macro_rules! ib_div {
+    ($t:ty) => {
+        f2!($t, |a, b| if b == 0 { !0 } else { a.wrapping_div(b) })
+    };
+}
+macro_rules! ib_rem {
+    ($t:ty) => {
+        f2!($t, |a, b| if b == 0 { a } else { a.wrapping_rem(b) })
+    };
+}
+macro_rules! ib_min {
+    ($t:ty) => {
+        f2!($t, |a, b| a.min(b))
+    };
+}
+macro_rules! ib_max {
+    ($t:ty) => {
+        f2!($t, |a, b| a.max(b))
+    };
+}
+macro_rules! ib_and {
+    ($t:ty) => {
+        f2!($t, |a, b| a & b)
+    };
+}
+macro_rules! ib_or {
+    ($t:ty) => {
+        f2!($t, |a, b| a | b)
+    };
+}
+macro_rules! ib_xor {
+    ($t:ty) => {
+        f2!($t, |a, b| a ^ b)
+    };
+}
+// Shift amounts are unsigned 32-bit; amounts past the width give 0 (or the sign for shr.s).
+macro_rules! ib_shl {
+    ($t:ty) => {
+        f2!($t, u32, |a, b| if b >= <$t>::BITS { 0 } else { a << b })
+    };
+}
+macro_rules! ib_shr {
+    ($t:ty) => {
+        f2!($t, u32, |a, b| a
+            >> b.min(<$t>::BITS - 1)
+            >> ((b >= <$t>::BITS) as u32))
+    };
+}
+
+pub fn int_bin(op: IBin, t: IntTy) -> Option<BinFn> {
+    match op {
+        IBin::Add => by_int!(t, ib_add!()),
+        IBin::Sub => by_int!(t, ib_sub!()),
+        IBin::AddSat => by_int!(t, ib_adds!()),
+        IBin::SubSat => by_int!(t, ib_subs!()),
+        IBin::MulLo => by_int!(t, ib_mul!()),
+        IBin::MulHi => by_int!(t, ib_mulhi!()),
+        IBin::Div => by_int!(t, ib_div!()),
+        IBin::Rem => by_int!(t, ib_rem!()),
+        IBin::Min => by_int!(t, ib_min!()),
+        IBin::Max => by_int!(t, ib_max!()),
+        IBin::And => by_int!(t, ib_and!()),
+        IBin::Or => by_int!(t, ib_or!()),
+        IBin::Xor => by_int!(t, ib_xor!()),
+        IBin::Shl => by_int!(t, ib_shl!()),
+        IBin::Shr => by_int!(t, ib_shr!()),
+    }
+}
+
+/// `mul.wide`: the full product of two `bits`-wide values, in twice the width.
+pub fn mul_wide(t: IntTy) -> Option<BinFn> {
+    Some(match (t.bits, t.signed) {
+        (16, false) => f2!(u16, |a, b| a as u32 * b as u32),
+        (16, true) => f2!(i16, |a, b| a as i32 * b as i32),
+        (32, false) => f2!(u32, |a, b| a as u64 * b as u64),
+        (32, true) => f2!(i32, |a, b| a as i64 * b as i64),
+        _ => return None,
+    })
+}
+
+/// `mad.wide`: full product plus a double-width addend.
+pub fn mad_wide(t: IntTy) -> Option<TerFn> {
+    Some(match (t.bits, t.signed) {
+        (16, false) => f3!(u16, u16, u32, |a, b, c| (a as u32 * b as u32)
+            .wrapping_add(c)),
+        (16, true) => f3!(i16, i16, i32, |a, b, c| (a as i32 * b as i32)
+            .wrapping_add(c)),
+        (32, false) => f3!(u32, u32, u64, |a, b, c| (a as u64 * b as u64)
+            .wrapping_add(c)),
+        (32, true) => f3!(i32, i32, i64, |a, b, c| (a as i64 * b as i64)
+            .wrapping_add(c)),
+        _ => return None,
+    })
+}
+
+macro_rules! it_madlo {
+    ($t:ty) => {
+        f3!($t, |a, b, c| a.wrapping_mul(b).wrapping_add(c))
+    };
+}
+macro_rules! it_madhi {
+    ($t:ty) => {
+        f3!($t, |a, b, c| a.mul_hi(b).wrapping_add(c))
+    };
+}
+pub fn mad_lo(t: IntTy) -> Option<TerFn> {
+    by_int!(t, it_madlo!())
+}
+pub fn mad_hi(t: IntTy) -> Option<TerFn> {
+    by_int!(t, it_madhi!())
+}
+/// `mad.hi.sat.s32`: saturate the 32-bit sum.
+pub fn mad_hi_sat_s32() -> TerFn {
+    f3!(i32, |a, b, c| a.mul_hi(b).saturating_add(c))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IUn {
+    Neg,
+    Abs,
+    Not,
+    Cnot,
+    Popc,
+    Clz,
+    Brev,
+}
+macro_rules! iu_neg {
+    ($t:ty) => {
+        f1!($t, |a| a.wrapping_neg())
+    };
+}
+macro_rules! iu_abs {
+    ($t:ty) => {
+        f1!($t, |a| if a < (0 as $t) { a.wrapping_neg() } else { a })
+    };
+}
+macro_rules! iu_not {
+    ($t:ty) => {
+        f1!($t, |a| !a)
+    };
+}
+macro_rules! iu_cnot {
+    ($t:ty) => {
+        f1!($t, |a| (a == 0) as $t)
+    };
+}
+macro_rules! iu_popc {
+    ($t:ty) => {
+        f1!($t, |a| a.count_ones())
+    };
+}
+macro_rules! iu_clz {
+    ($t:ty) => {
+        f1!($t, |a| a.leading_zeros())
+    };
+}
+macro_rules! iu_brev {
+    ($t:ty) => {
+        f1!($t, |a| a.reverse_bits())
+    };
+}
+pub fn int_un(op: IUn, t: IntTy) -> Option<UnFn> {
+    match op {
+        IUn::Neg => by_int!(t, iu_neg!()),
+        IUn::Abs => by_int!(t, iu_abs!()),
+        IUn::Not => by_int!(t, iu_not!()),
+        IUn::Cnot => by_int!(t, iu_cnot!()),
+        IUn::Popc => by_int!(t, iu_popc!()),
+        IUn::Clz => by_int!(t, iu_clz!()),
+        IUn::Brev => by_int!(t, iu_brev!()),
+    }
+}
+pub fn not_pred() -> UnFn {
+    f1!(bool, |a| !a)
+}
+/// Copies the low `bits` bits (mov): zero-extends so upper bits never leak.
+pub fn mov(bits: u32) -> UnFn {
+    match bits {
+        1 => f1!(bool, |a| a),
+        8 => f1!(u8, |a| a),
+        16 => f1!(u16, |a| a),
+        32 => f1!(u32, |a| a),
+        _ => f1!(u64, |a| a),
+    }
+}
+pub fn selp(bits: u32) -> TerFn {
+    match bits {
+        16 => f3!(u16, u16, bool, |a, b, c| if c { a } else { b }),
+        32 => f3!(u32, u32, bool, |a, b, c| if c { a } else { b }),
+        _ => f3!(u64, u64, bool, |a, b, c| if c { a } else { b }),
+    }
+}
+
+/// bfe: extract `len` bits from `pos` (both clamped to 0..=255), sign-extended when signed.
+pub fn bfe(t: IntTy) -> Option<TerFn> {
+    fn ext<const BITS: u32, const SIGNED: bool>(a: u64, pos: u32, len: u32) -> u64 {
+        let (pos, len) = (pos & 0xff, len & 0xff);
+        let msb = if len == 0 {
+            0
+        } else {
+            (pos + len - 1).min(BITS - 1)
+        };
+        let sbit = if SIGNED {
+            if len == 0 {
+                false
+            } else {
+                (a >> msb) & 1 != 0
+            }
+        } else {
+            false
+        };
+        let mut d = 0u64;
+        for i in 0..BITS {
+            let bit = if i < len && pos + i < BITS {
+                (a >> (pos + i)) & 1 != 0
+            } else {
+                sbit
+            };
+            d |= (bit as u64) << i;
+        }
+        d
+    }
+    Some(match (t.bits, t.signed) {
+        (32, false) => f3!(u32, u32, u32, |a, b, c| ext::<32, false>(a as u64, b, c)
+            as u32),
+        (32, true) => f3!(u32, u32, u32, |a, b, c| ext::<32, true>(a as u64, b, c)
+            as u32),
+        (64, false) => f3!(u64, u32, u32, |a, b, c| ext::<64, false>(a, b, c)),
+        (64, true) => f3!(u64, u32, u32, |a, b, c| ext::<64, true>(a, b, c)),
+        _ => return None,
+    })
+}
+
+/// bfi: insert the low `len` bits of `a` into `b` at `pos`.
+pub fn bfi(bits: u32) -> Option<QuadFn> {
+    fn ins(bits: u32, a: u64, b: u64, pos: u32, len: u32) -> u64 {
+        let (pos, len) = (pos & 0xff, len & 0xff);
+        let mut f = b;
+        for i in 0..len {
+            if pos + i >= bits {
+                break;
+            }
+            f = (f & !(1 << (pos + i))) | (((a >> i) & 1) << (pos + i));
+        }
+        f
+    }
+    fn q32(a: &Lanes, b: &Lanes, c: &Lanes, d: &Lanes, o: &mut Lanes) {
+        for i in 0..32 {
+            o[i] = ins(
+                32,
+                a[i] as u32 as u64,
+                b[i] as u32 as u64,
+                c[i] as u32,
+                d[i] as u32,
+            );
+        }
+    }
+    fn q64(a: &Lanes, b: &Lanes, c: &Lanes, d: &Lanes, o: &mut Lanes) {
+        for i in 0..32 {
+            o[i] = ins(64, a[i], b[i], c[i] as u32, d[i] as u32);
+        }
+    }
+    match bits {
+        32 => Some(q32),
+        64 => Some(q64),
+        _ => None,
+    }
+}
+
+/// prmt (default mode): pick 4 bytes of {b, a} by the selector nibbles of c; bit 3 of a nibble
+/// replicates the sign of the chosen byte.
+pub fn prmt() -> TerFn {
+    f3!(u32, |a, b, c| {
+        let x = ((b as u64) << 32) | a as u64;
+        let mut d = 0u32;
+        for i in 0..4 {
+            let sel = (c >> (4 * i)) & 0xf;
+            let byte = (x >> (8 * (sel & 7))) as u8;
+            let v = if sel & 8 != 0 {
+                if byte & 0x80 != 0 {
+                    0xff
+                } else {
+                    0
+                }
+            } else {
+                byte
+            };
+            d |= (v as u32) << (8 * i);
+        }
+        d
+    })
+}
+
+/// shf.l / shf.r on the 64-bit concatenation {b, a}; `clamp` limits the amount to 32, else it
+/// wraps modulo 32.
+pub fn shf(left: bool, clamp: bool) -> TerFn {
+    match (left, clamp) {
+        (true, true) => f3!(u32, |a, b, c| {
+            let n = c.min(32);
+            ((((b as u64) << 32 | a as u64) << n) >> 32) as u32
+        }),
+        (true, false) => f3!(u32, |a, b, c| {
+            let n = c & 31;
+            ((((b as u64) << 32 | a as u64) << n) >> 32) as u32
+        }),
+        (false, true) => f3!(u32, |a, b, c| {
+            let n = c.min(32);
+            (((b as u64) << 32 | a as u64) >> n) as u32
+        }),
+        (false, false) => f3!(u32, |a, b, c| {
+            let n = c & 31;
+            (((b as u64) << 32 | a as u64) >> n) as u32
+        }),
+    }
+}
+
+/// lop3: the truth table `lut` applied bitwise to a, b, c (the LUT is a per-instruction
+/// immediate, so the op takes it as a fourth operand).
+pub fn lop3(bits: u32) -> QuadFn {
+    fn l(a: u64, b: u64, c: u64, lut: u64) -> u64 {
+        let mut r = 0;
+        for k in 0..8u64 {
+            if (lut >> k) & 1 != 0 {
+                let ma = if k & 4 != 0 { a } else { !a };
+                let mb = if k & 2 != 0 { b } else { !b };
+                let mc = if k & 1 != 0 { c } else { !c };
+                r |= ma & mb & mc;
+            }
+        }
+        r
+    }
+    fn q32(a: &Lanes, b: &Lanes, c: &Lanes, d: &Lanes, o: &mut Lanes) {
+        for i in 0..32 {
+            o[i] = l(a[i], b[i], c[i], d[i]) as u32 as u64;
+        }
+    }
+    fn q64(a: &Lanes, b: &Lanes, c: &Lanes, d: &Lanes, o: &mut Lanes) {
+        for i in 0..32 {
+            o[i] = l(a[i], b[i], c[i], d[i]);
+        }
+    }
+    if bits == 64 {
+        q64
+    } else {
+        q32
+    }
+}
+
+// ---- floating point ----
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FBin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+    Copysign,
+}
+
+/// IEEE minNum/maxNum as PTX defines min/max: a NaN operand yields the other; -0 < +0.
+macro_rules! fmin {
+    ($t:ty, $a:ident, $b:ident) => {
+        if $a.is_nan() {
+            $b
+        } else if $b.is_nan() {
+            $a
+        } else if $a == $b {
+            <$t>::from_bits($a.to_bits() | $b.to_bits())
+        } else {
+            $a.min($b)
+        }
+    };
+}
+macro_rules! fmax {
+    ($t:ty, $a:ident, $b:ident) => {
+        if $a.is_nan() {
+            $b
+        } else if $b.is_nan() {
+            $a
+        } else if $a == $b {
+            <$t>::from_bits($a.to_bits() & $b.to_bits())
+        } else {
+            $a.max($b)
+        }
+    };
+}
+
+pub fn f32_bin(op: FBin) -> BinFn {
+    match op {
+        FBin::Add => f2!(f32, |a, b| a + b),
+        FBin::Sub => f2!(f32, |a, b| a - b),
+        FBin::Mul => f2!(f32, |a, b| a * b),
+        FBin::Div => f2!(f32, |a, b| a / b),
+        FBin::Min => f2!(f32, |a, b| fmin!(f32, a, b)),
+        FBin::Max => f2!(f32, |a, b| fmax!(f32, a, b)),
+        FBin::Copysign => f2!(f32, |a, b| b.copysign(a)),
+    }
+}
+pub fn f64_bin(op: FBin) -> BinFn {
+    match op {
+        FBin::Add => f2!(f64, |a, b| a + b),
+        FBin::Sub => f2!(f64, |a, b| a - b),
+        FBin::Mul => f2!(f64, |a, b| a * b),
+        FBin::Div => f2!(f64, |a, b| a / b),
+        FBin::Min => f2!(f64, |a, b| fmin!(f64, a, b)),
+        FBin::Max => f2!(f64, |a, b| fmax!(f64, a, b)),
+        FBin::Copysign => f2!(f64, |a, b| b.copysign(a)),
+    }
+}
+pub fn fma(bits: u32) -> TerFn {
+    if bits == 64 {
+        f3!(f64, |a, b, c| a.mul_add(b, c))
+    } else {
+        f3!(f32, |a, b, c| a.mul_add(b, c))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FUn {
+    Neg,
+    Abs,
+    Sqrt,
+    Rcp,
+    Rsqrt,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Tanh,
+}
+pub fn f32_un(op: FUn) -> UnFn {
+    match op {
+        FUn::Neg => f1!(f32, |a| -a),
+        FUn::Abs => f1!(f32, |a| a.abs()),
+        FUn::Sqrt => f1!(f32, |a| a.sqrt()),
+        FUn::Rcp => f1!(f32, |a| 1.0 / a),
+        // Computed in f64 and rounded once: well inside the .approx bounds.
+        FUn::Rsqrt => f1!(f32, |a| (1.0 / (a as f64).sqrt()) as f32),
+        FUn::Ex2 => f1!(f32, |a| (a as f64).exp2() as f32),
+        FUn::Lg2 => f1!(f32, |a| (a as f64).log2() as f32),
+        FUn::Sin => f1!(f32, |a| (a as f64).sin() as f32),
+        FUn::Cos => f1!(f32, |a| (a as f64).cos() as f32),
+        FUn::Tanh => f1!(f32, |a| (a as f64).tanh() as f32),
+    }
+}
+pub fn f64_un(op: FUn) -> UnFn {
+    match op {
+        FUn::Neg => f1!(f64, |a| -a),
+        FUn::Abs => f1!(f64, |a| a.abs()),
+        FUn::Sqrt => f1!(f64, |a| a.sqrt()),
+        FUn::Rcp => f1!(f64, |a| 1.0 / a),
+        FUn::Rsqrt => f1!(f64, |a| 1.0 / a.sqrt()),
+        FUn::Ex2 => f1!(f64, |a| a.exp2()),
+        FUn::Lg2 => f1!(f64, |a| a.log2()),
+        FUn::Sin => f1!(f64, |a| a.sin()),
+        FUn::Cos => f1!(f64, |a| a.cos()),
+        FUn::Tanh => f1!(f64, |a| a.tanh()),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Testp {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
+}
+pub fn testp(t: Testp, bits: u32) -> UnFn {
+    macro_rules! tp {
+        ($ft:ty) => {
+            match t {
+                Testp::Finite => f1!($ft, |a| a.is_finite()),
+                Testp::Infinite => f1!($ft, |a| a.is_infinite()),
+                Testp::Number => f1!($ft, |a| !a.is_nan()),
+                Testp::NotANumber => f1!($ft, |a| a.is_nan()),
+                Testp::Normal => f1!($ft, |a| a.is_normal()),
+                Testp::Subnormal => f1!($ft, |a| a.is_subnormal()),
+            }
+        };
+    }
+    if bits == 64 {
+        tp!(f64)
+    } else {
+        tp!(f32)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+macro_rules! cmp_ord {
+    ($t:ty, $c:expr) => {
+        match $c {
+            Cmp::Eq => f2!($t, |a, b| a == b),
+            Cmp::Ne => f2!($t, |a, b| a != b),
+            Cmp::Lt => f2!($t, |a, b| a < b),
+            Cmp::Le => f2!($t, |a, b| a <= b),
+            Cmp::Gt => f2!($t, |a, b| a > b),
+            Cmp::Ge => f2!($t, |a, b| a >= b),
+            _ => return None,
+        }
+    };
+}
+macro_rules! cmp_int {
+    ($t:ty, $c:expr) => {
+        cmp_ord!($t, $c)
+    };
+}
+
+/// Integer comparison (`lo/ls/hi/hs` arrive here as Lt/Le/Gt/Ge on an unsigned type).
+pub fn cmp_int(c: Cmp, t: IntTy) -> Option<BinFn> {
+    by_int!(t, cmp_int!(, c))
+}
+
+/// Float comparison: ordered ones are false on NaN, the `u` forms are true on NaN (written as
+/// negated ordered comparisons on purpose).
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+pub fn cmp_float(c: Cmp, bits: u32) -> Option<BinFn> {
+    macro_rules! fc {
+        ($t:ty) => {
+            match c {
+                Cmp::Eq => f2!($t, |a, b| a == b),
+                Cmp::Ne => f2!($t, |a, b| a != b && !a.is_nan() && !b.is_nan()),
+                Cmp::Lt => f2!($t, |a, b| a < b),
+                Cmp::Le => f2!($t, |a, b| a <= b),
+                Cmp::Gt => f2!($t, |a, b| a > b),
+                Cmp::Ge => f2!($t, |a, b| a >= b),
+                Cmp::Equ => f2!($t, |a, b| a == b || a.is_nan() || b.is_nan()),
+                Cmp::Neu => f2!($t, |a, b| a != b),
+                Cmp::Ltu => f2!($t, |a, b| !(a >= b)),
+                Cmp::Leu => f2!($t, |a, b| !(a > b)),
+                Cmp::Gtu => f2!($t, |a, b| !(a <= b)),
+                Cmp::Geu => f2!($t, |a, b| !(a < b)),
+                Cmp::Num => f2!($t, |a, b| !a.is_nan() && !b.is_nan()),
+                Cmp::Nan => f2!($t, |a, b| a.is_nan() || b.is_nan()),
+            }
+        };
+    }
+    Some(if bits == 64 { fc!(f64) } else { fc!(f32) })
+}

@@ -1,0 +1,484 @@
+//! Unit tests of the whole engine on hand-written PTX. Expected values follow from the ISA's
+//! arithmetic, computed by hand in each test (not by running the implementation).
+
+use crate::{launch, mem, LaunchConfig, LoadErrorKind, Module};
+
+fn upload<T: Copy>(v: &[T]) -> u64 {
+    let bytes = std::mem::size_of_val(v) as u64;
+    let p = mem::alloc(bytes.max(1)).unwrap();
+    // SAFETY: p is a fresh allocation of `bytes` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr() as *const u8, p as *mut u8, bytes as usize) };
+    p
+}
+
+fn download<T: Copy + Default>(p: u64, n: usize) -> Vec<T> {
+    let mut v = vec![T::default(); n];
+    // SAFETY: p is a live allocation of at least n elements.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            p as *const u8,
+            v.as_mut_ptr() as *mut u8,
+            n * std::mem::size_of::<T>(),
+        )
+    };
+    v
+}
+
+fn cfg(grid: u32, block: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        dynamic_shared_bytes: 0,
+    }
+}
+
+const HEAD: &str = ".version 9.5\n.target sm_80\n.address_size 64\n";
+
+/// Runs a one-pointer kernel `k(u64 out)` over `grid` x `block` and returns `n` u32 of `out`.
+fn run_out(body: &str, grid: u32, block: u32, n: usize) -> Vec<u32> {
+    let src = format!("{HEAD}.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n");
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&vec![0u32; n]);
+    launch(
+        &m.kernel("k").unwrap(),
+        &cfg(grid, block),
+        &out.to_le_bytes(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let r = download(out, n);
+    mem::free(out).unwrap();
+    r
+}
+
+/// Prologue: %rd1 = &out[global thread id], %r1 = tid.x, %r2 = global id.
+const PRO: &str = r#"
+    .reg .pred %p<8>;
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<8>;
+    .reg .f32 %f<8>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mad.lo.s32 %r2, %r3, %r4, %r1;
+    mul.wide.u32 %rd2, %r2, 4;
+    add.s64 %rd1, %rd1, %rd2;
+"#;
+
+#[test]
+fn parser_declarations_and_operands() {
+    let src = format!(
+        "{HEAD}
+        // comment
+        /* block
+           comment */
+        .file 1 \"x.cu\"
+        .global .align 4 .b32 tab[4] = {{1, 2, 3, -4}};
+        .const .f32 cf = 0f3F800000;
+        .global .u64 ptr = tab;
+        .extern .shared .align 16 .b8 dyn[];
+        .visible .func (.param .b32 r) f(.param .b32 a) {{ .reg .b32 %x; ld.param.b32 %x, [a]; st.param.b32 [r], %x; ret; }}
+        .visible .entry k(.param .u64 p, .param .align 8 .b8 s[12]) .maxntid 128, 1, 1 .minnctapersm 2
+        {{
+            .reg .pred %p<2>; .reg .b32 %r<100>; .reg .v2 .f32 %v; .reg .b64 %rd<3>; .reg .f64 %fd1;
+            .local .align 8 .b8 buf[16];
+            .shared .align 4 .f32 sh[32];
+            .loc 1 10 3
+            .pragma \"nounroll\";
+            mov.u32 %r99, 0x10;
+            mov.f64 %fd1, 0d3FF0000000000000;
+            mov.b32 %r1, -5;
+            mov.u64 %rd1, tab;
+            ld.global.u32 %r2, [tab+4];
+            ld.global.u32 %r3, [%rd1+-4+8];
+            mov.b64 %rd2, {{%r1, %r2}};
+            mov.b64 {{%r4, _}}, %rd2;
+            {{ .reg .b32 %inner; mov.u32 %inner, 1; }}
+            @%p1 bra $L_x;
+            @!%p1 bra.uni $L_x;
+        $L_x:
+            ret;
+        }}"
+    );
+    let m = Module::load(&src, "p.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let k = m.kernel("k").unwrap();
+    assert_eq!(k.params.len(), 2);
+    assert_eq!(
+        (k.params[1].offset, k.params[1].size, k.params[1].align),
+        (8, 12, 8)
+    );
+    assert_eq!(k.param_bytes, 20);
+    assert_eq!(k.max_threads_per_block, 128);
+    assert_eq!(k.static_shared_bytes, 128);
+    let tab = m.global("tab").unwrap();
+    assert_eq!(download::<i32>(tab.address, 4), vec![1, 2, 3, -4]);
+    assert_eq!(
+        download::<f32>(m.global("cf").unwrap().address, 1),
+        vec![1.0]
+    );
+    assert_eq!(
+        download::<u64>(m.global("ptr").unwrap().address, 1),
+        vec![tab.address]
+    );
+}
+
+#[test]
+fn malformed_input_reports_line_and_column() {
+    let src = format!("{HEAD}.visible .entry k()\n{{\n  mov.u32 %r1, ;\n}}\n");
+    let e = Module::load(&src, "bad.ptx").unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::InvalidPtx);
+    assert_eq!((e.diagnostics[0].line, e.diagnostics[0].col), (6, 16));
+    assert!(e.to_string().starts_with("bad.ptx:6:16: error:"), "{e}");
+    // Garbage, truncated and empty input never panic.
+    for s in [
+        "",
+        "\u{0}",
+        ".version",
+        ".version 9.5 .target",
+        "{{{{",
+        "/* open",
+        ".version 9.5\n.entry k( {",
+    ] {
+        assert!(Module::load(s, "x").is_err());
+    }
+    let e = Module::load(".version 9.6\n.target sm_80\n", "v.ptx").unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::UnsupportedVersion);
+    // An undefined register is invalid PTX, with its line.
+    let src =
+        format!("{HEAD}.visible .entry k()\n{{\n  .reg .b32 %r<2>;\n  add.s32 %r1, %r1, %q;\n}}\n");
+    let e = Module::load(&src, "u.ptx").unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::InvalidPtx);
+    assert_eq!(e.diagnostics[0].line, 7);
+}
+
+#[test]
+fn unsupported_instruction_is_named_with_its_line() {
+    let src = format!(
+        "{HEAD}.visible .entry k()\n{{\n  .reg .f32 %f<3>;\n  add.rz.f32 %f1, %f2, %f2;\n}}\n"
+    );
+    let e = Module::load(&src, "u.ptx").unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::Unsupported);
+    assert_eq!(
+        e.to_string(),
+        "u.ptx:7:3: error: unsupported instruction 'add.rz.f32'"
+    );
+    let src = format!("{HEAD}.visible .entry k()\n{{\n  .reg .b32 %r<3>;\n  mov.u32 %r1, 0;\n  frobnicate.b32 %r1, %r2;\n}}\n");
+    let e = Module::load(&src, "u.ptx").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "u.ptx:8:3: error: unsupported instruction 'frobnicate.b32'"
+    );
+}
+
+#[test]
+fn integer_and_float_arithmetic() {
+    // Each thread writes one result; values computed by hand from the ISA definitions.
+    let body = format!(
+        "{PRO}
+        mov.u32 %r5, 0xFFFFFFFF;
+        mul.hi.u32 %r6, %r5, %r5;          // (2^32-1)^2 >> 32 = 0xFFFFFFFE
+        st.global.u32 [%rd1], %r6;
+        bfe.s32 %r7, 0x000000F0, 4, 4;     // field 0xF sign-extended = -1
+        st.global.u32 [%rd1+4], %r7;
+        prmt.b32 %r8, 0x44332211, 0x88776655, 0x7351; // bytes 1,5,3,7 -> 0x88446622... see below
+        st.global.u32 [%rd1+8], %r8;
+        cvt.rni.s32.f32 %r9, 0f40200000;   // 2.5 -> 2 (ties to even)
+        st.global.u32 [%rd1+12], %r9;
+        cvt.rzi.s32.f32 %r10, 0fC0600000;  // -3.5 -> -3
+        st.global.u32 [%rd1+16], %r10;
+        cvt.sat.u8.s32 %r11, 300;          // saturates to 255
+        st.global.u32 [%rd1+20], %r11;
+        min.f32 %f1, 0f7FC00000, 0f40000000; // min(NaN, 2) = 2
+        st.global.f32 [%rd1+24], %f1;
+        setp.ltu.f32 %p1, 0f7FC00000, 0f00000000; // unordered: true
+        selp.u32 %r12, 7, 9, %p1;
+        st.global.u32 [%rd1+28], %r12;
+        shr.s32 %r13, -16, 40;             // clamped shift: all sign bits
+        st.global.u32 [%rd1+32], %r13;
+        lop3.b32 %r14, 0xF0F0F0F0, 0xCCCCCCCC, 0xAAAAAAAA, 0x96; // a^b^c
+        st.global.u32 [%rd1+36], %r14;
+        div.s32 %r15, -7, 2;               // truncates: -3
+        rem.s32 %r16, -7, 2;               // -1
+        st.global.u32 [%rd1+40], %r15;
+        st.global.u32 [%rd1+44], %r16;
+        clz.b32 %r17, 0x00010000;          // 15
+        popc.b32 %r18, 0xF00F0001;         // 9
+        brev.b32 %r19, 1;                  // 0x80000000
+        st.global.u32 [%rd1+48], %r17;
+        st.global.u32 [%rd1+52], %r18;
+        st.global.u32 [%rd1+56], %r19;
+        fma.rn.f32 %f2, 0f3F800001, 0f3F800001, 0fBF800002; // (1+u)^2-(1+2u) = u^2 = 2^-46 exactly
+        st.global.f32 [%rd1+60], %f2;
+        ret;"
+    );
+    let r = run_out(&body, 1, 1, 16);
+    assert_eq!(r[0], 0xFFFF_FFFE);
+    assert_eq!(r[1] as i32, -1);
+    // prmt selectors 1,5,3,7 (low nibble first) pick bytes b0=0x22 b1=0x66 b2=0x44 b3=0x88.
+    assert_eq!(r[2], 0x8844_6622);
+    assert_eq!(r[3] as i32, 2);
+    assert_eq!(r[4] as i32, -3);
+    assert_eq!(r[5], 255);
+    assert_eq!(f32::from_bits(r[6]), 2.0);
+    assert_eq!(r[7], 7);
+    assert_eq!(r[8], 0xFFFF_FFFF);
+    assert_eq!(r[9], 0xF0F0_F0F0 ^ 0xCCCC_CCCC ^ 0xAAAA_AAAA);
+    assert_eq!((r[10] as i32, r[11] as i32), (-3, -1));
+    assert_eq!((r[12], r[13], r[14]), (15, 9, 0x8000_0000));
+    assert_eq!(f32::from_bits(r[15]), 2f32.powi(-46));
+}
+
+#[test]
+fn divergence_nested_if_else_loops_and_early_exit() {
+    // out[i] = (i%2==0 ? (i%4==0 ? 1 : 2) : 3) * 100 + (number of loop trips: min(i, 5))
+    // and lanes with i >= 40 exit early without writing.
+    let body = format!(
+        "{PRO}
+        setp.ge.u32 %p5, %r2, 40;
+        @%p5 exit;
+        and.b32 %r5, %r2, 1;
+        setp.ne.u32 %p1, %r5, 0;
+        @%p1 bra ODD;
+        and.b32 %r6, %r2, 3;
+        setp.ne.u32 %p2, %r6, 0;
+        @%p2 bra TWO;
+        mov.u32 %r7, 100;
+        bra.uni JOIN;
+    TWO:
+        mov.u32 %r7, 200;
+        bra.uni JOIN;
+    ODD:
+        mov.u32 %r7, 300;
+    JOIN:
+        mov.u32 %r8, 0;
+    LOOP:
+        setp.ge.u32 %p3, %r8, %r2;
+        @%p3 bra DONE;
+        setp.eq.u32 %p4, %r8, 5;
+        @%p4 bra DONE;             // break
+        add.u32 %r8, %r8, 1;
+        bra.uni LOOP;
+    DONE:
+        add.u32 %r9, %r7, %r8;
+        st.global.u32 [%rd1], %r9;
+        ret;"
+    );
+    let r = run_out(&body, 2, 32, 64);
+    for i in 0..64u32 {
+        let want = if i >= 40 {
+            0
+        } else {
+            let a = if i % 2 == 1 {
+                300
+            } else if i % 4 == 0 {
+                100
+            } else {
+                200
+            };
+            a + i.min(5)
+        };
+        assert_eq!(r[i as usize], want, "thread {i}");
+    }
+}
+
+#[test]
+fn barrier_shared_reduction_with_dynamic_shared() {
+    // Block-wide tree sum of tid (0..255) in dynamic shared memory: 255*256/2 = 32640.
+    let src = format!(
+        "{HEAD}.extern .shared .align 4 .b8 smem[];
+        .visible .entry k(.param .u64 out)
+        {{
+            .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<4>;
+            mov.u32 %r1, %tid.x;
+            mov.u32 %r2, smem;
+            shl.b32 %r3, %r1, 2;
+            add.u32 %r4, %r2, %r3;
+            st.shared.u32 [%r4], %r1;
+            barrier.sync 0;
+            mov.u32 %r5, 128;
+        L:
+            setp.ge.u32 %p1, %r1, %r5;
+            @%p1 bra SKIP;
+            shl.b32 %r6, %r5, 2;
+            add.u32 %r7, %r4, %r6;
+            ld.shared.u32 %r8, [%r4];
+            ld.shared.u32 %r9, [%r7];
+            add.u32 %r8, %r8, %r9;
+            st.shared.u32 [%r4], %r8;
+        SKIP:
+            bar.sync 0;
+            shr.u32 %r5, %r5, 1;
+            setp.ne.u32 %p2, %r5, 0;
+            @%p2 bra L;
+            setp.ne.u32 %p1, %r1, 0;
+            @%p1 bra END;
+            ld.shared.u32 %r10, [smem];
+            ld.param.u64 %rd1, [out];
+            mov.u32 %r11, %ctaid.x;
+            mul.wide.u32 %rd2, %r11, 4;
+            add.s64 %rd1, %rd1, %rd2;
+            st.global.u32 [%rd1], %r10;
+        END:
+            ret;
+        }}"
+    );
+    let m = Module::load(&src, "b.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 3]);
+    let c = LaunchConfig {
+        grid: [3, 1, 1],
+        block: [256, 1, 1],
+        dynamic_shared_bytes: 1024,
+    };
+    launch(&m.kernel("k").unwrap(), &c, &out.to_le_bytes()).unwrap();
+    assert_eq!(download::<u32>(out, 3), vec![32640; 3]);
+    mem::free(out).unwrap();
+}
+
+#[test]
+fn atomics_global_and_shared_and_warp_collectives() {
+    // 8 blocks x 128 threads: global atom.add of 1 -> 1024; atom.max of global id -> 1023;
+    // shared atom.add per block then one global add of the block sum (128 each) -> 1024;
+    // vote.ballot of (lane odd) = 0xAAAAAAAA; shfl.bfly 1 of lane id = lane ^ 1.
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out, .param .u64 per)
+        {{
+            .reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<6>;
+            .shared .align 4 .u32 cnt;
+            ld.param.u64 %rd1, [out];
+            ld.param.u64 %rd4, [per];
+            mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x;
+            mad.lo.s32 %r4, %r2, %r3, %r1;
+            setp.ne.u32 %p1, %r1, 0;
+            @%p1 bra A;
+            st.shared.u32 [cnt], 0;
+        A:
+            bar.sync 0;
+            atom.global.add.u32 %r5, [%rd1], 1;
+            atom.global.max.s32 %r6, [%rd1+4], %r4;
+            atom.shared.add.u32 %r7, [cnt], 1;
+            bar.sync 0;
+            @%p1 bra B;
+            ld.shared.u32 %r8, [cnt];
+            red.global.add.u32 [%rd1+8], %r8;
+        B:
+            mov.u32 %r9, %laneid;
+            and.b32 %r10, %r9, 1;
+            setp.eq.u32 %p2, %r10, 1;
+            vote.sync.ballot.b32 %r11, %p2, 0xffffffff;
+            shfl.sync.bfly.b32 %r12, %r9, 1, 31, 0xffffffff;
+            mul.wide.u32 %rd2, %r4, 8;
+            add.s64 %rd3, %rd4, %rd2;
+            st.global.v2.u32 [%rd3], {{%r11, %r12}};
+            ret;
+        }}"
+    );
+    let m = Module::load(&src, "a.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 3]);
+    let per = upload(&vec![0u32; 2048]);
+    let mut params = out.to_le_bytes().to_vec();
+    params.extend_from_slice(&per.to_le_bytes());
+    launch(&m.kernel("k").unwrap(), &cfg(8, 128), &params).unwrap();
+    assert_eq!(download::<u32>(out, 3), vec![1024, 1023, 1024]);
+    let p: Vec<u32> = download(per, 2048);
+    for t in 0..1024 {
+        assert_eq!(p[2 * t], 0xAAAA_AAAA);
+        assert_eq!(p[2 * t + 1], (t as u32 % 32) ^ 1);
+    }
+    mem::free(out).unwrap();
+    mem::free(per).unwrap();
+}
+
+#[test]
+fn illegal_address_is_reported_with_block_thread_line() {
+    // Thread 17 of block 3 stores one element past the end of a 4-byte allocation.
+    let src = format!(
+        "{HEAD}.visible .entry oob(.param .u64 out)
+        {{
+            .reg .pred %p1; .reg .b32 %r<4>; .reg .b64 %rd<3>;
+            ld.param.u64 %rd1, [out];
+            mov.u32 %r1, %tid.x;
+            mov.u32 %r2, %ctaid.x;
+            setp.ne.u32 %p1, %r1, 17;
+            @%p1 bra END;
+            setp.ne.u32 %p1, %r2, 3;
+            @%p1 bra END;
+            st.global.u32 [%rd1+4096], %r1;
+        END:
+            ret;
+        }}"
+    );
+    let m = Module::load(&src, "o.ptx").unwrap();
+    let out = upload(&[0u32; 1]);
+    let e = launch(&m.kernel("oob").unwrap(), &cfg(4, 32), &out.to_le_bytes()).unwrap_err();
+    assert_eq!(e.kind, crate::ExecErrorKind::IllegalAddress);
+    let want = format!(
+        "illegal address {:#x} in kernel 'oob' at block (3,0,0) thread (17,0,0), PTX line 14: \
+         st.global.u32 of 4 bytes outside every allocation",
+        out + 4096
+    );
+    assert_eq!(e.message, want);
+    // Shared window overrun.
+    let src = format!(
+        "{HEAD}.visible .entry s()\n{{ .reg .b32 %r1; .shared .b32 x[4]; mov.u32 %r1, 64; ld.shared.u32 %r1, [%r1]; ret; }}"
+    );
+    let m = Module::load(&src, "s.ptx").unwrap();
+    let e = launch(&m.kernel("s").unwrap(), &cfg(1, 1), &[]).unwrap_err();
+    assert_eq!(e.kind, crate::ExecErrorKind::IllegalAddress);
+    assert!(
+        e.message.contains("outside the shared memory window"),
+        "{}",
+        e.message
+    );
+    mem::free(out).unwrap();
+}
+
+#[test]
+fn device_function_call_with_param_abi() {
+    // nvcc-style call: out[i] = sq(i) + 1 through .param variables in a { } block.
+    let src = format!(
+        "{HEAD}.func (.param .b32 func_retval0) sq(.param .b32 sq_param_0)
+        {{
+            .reg .b32 %r<3>;
+            ld.param.u32 %r1, [sq_param_0];
+            mul.lo.s32 %r2, %r1, %r1;
+            st.param.b32 [func_retval0], %r2;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            {{
+            .param .b32 param0;
+            st.param.b32 [param0], %r2;
+            .param .b32 retval0;
+            call.uni (retval0), sq, (param0);
+            ld.param.b32 %r5, [retval0];
+            }}
+            add.s32 %r5, %r5, 1;
+            st.global.u32 [%rd1], %r5;
+            ret;
+        }}"
+    );
+    let m = Module::load(&src, "c.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 64]);
+    launch(&m.kernel("k").unwrap(), &cfg(2, 32), &out.to_le_bytes()).unwrap();
+    let r: Vec<u32> = download(out, 64);
+    for i in 0..64 {
+        assert_eq!(r[i as usize], i * i + 1);
+    }
+    mem::free(out).unwrap();
+}
+
+#[test]
+fn results_do_not_depend_on_thread_count() {
+    let body =
+        format!("{PRO}\n mul.lo.u32 %r5, %r2, 2654435761;\n st.global.u32 [%rd1], %r5;\n ret;");
+    crate::set_worker_threads(1);
+    let a = run_out(&body, 16, 64, 1024);
+    crate::set_worker_threads(4);
+    let b = run_out(&body, 16, 64, 1024);
+    crate::set_worker_threads(0);
+    assert_eq!(a, b);
+    assert_eq!(a[5], 5u32.wrapping_mul(2654435761));
+}

@@ -1,0 +1,92 @@
+//! The environment variables, parsed once on first use (never at load: loading the library
+//! must do nothing). A bad value is reported on stderr and the default is used.
+//!
+//! - `CUDA_SHIM_DEVICE` = `h100` (default) | `a100` | `b200`: the emulated device profile.
+//! - `CUDA_SHIM_TRACE` = unset/`0` (default, off) | `1` (stderr) | a file path: log every driver
+//!   call with its arguments and result.
+
+use once_cell::sync::Lazy;
+
+/// Where the trace goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceTarget {
+    Off,
+    Stderr,
+    File(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Index into [`crate::profile::PROFILES`].
+    pub device: usize,
+    pub trace: TraceTarget,
+}
+
+static CONFIG: Lazy<Config> = Lazy::new(|| {
+    let (config, complaints) = parse(
+        std::env::var("CUDA_SHIM_DEVICE").ok().as_deref(),
+        std::env::var("CUDA_SHIM_TRACE").ok().as_deref(),
+    );
+    for c in complaints {
+        eprintln!("libcuda-shim: {c}");
+    }
+    config
+});
+
+/// The configuration of this process.
+pub fn get() -> &'static Config {
+    &CONFIG
+}
+
+/// Pure parsing, so it can be tested: the configuration and the complaints about bad values.
+pub fn parse(device: Option<&str>, trace: Option<&str>) -> (Config, Vec<String>) {
+    let mut complaints = Vec::new();
+    let device = match device.map(str::trim).filter(|d| !d.is_empty()) {
+        None => 0,
+        Some(d) => crate::profile::by_key(d).unwrap_or_else(|| {
+            let known: Vec<_> = crate::profile::PROFILES.iter().map(|p| p.key).collect();
+            complaints.push(format!(
+                "CUDA_SHIM_DEVICE={d:?} is not a known device (known: {}); using {}",
+                known.join(", "),
+                known[0]
+            ));
+            0
+        }),
+    };
+    let trace = match trace.map(str::trim) {
+        None | Some("") | Some("0") => TraceTarget::Off,
+        Some("1") | Some("stderr") => TraceTarget::Stderr,
+        Some(path) if path.contains('/') || path.contains('.') => TraceTarget::File(path.into()),
+        Some(other) => {
+            complaints.push(format!(
+                "CUDA_SHIM_TRACE={other:?} is neither 0, 1 nor a file path (write ./{other} \
+                 for a file in the current directory); tracing to stderr"
+            ));
+            TraceTarget::Stderr
+        }
+    };
+    (Config { device, trace }, complaints)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_values_and_complains_about_bad_ones() {
+        assert_eq!(
+            parse(None, None).0,
+            Config {
+                device: 0,
+                trace: TraceTarget::Off
+            }
+        );
+        let (c, e) = parse(Some("A100"), Some("/tmp/t.log"));
+        assert_eq!(c.trace, TraceTarget::File("/tmp/t.log".into()));
+        assert_eq!(crate::profile::PROFILES[c.device].key, "a100");
+        assert!(e.is_empty());
+        let (c, e) = parse(Some("v100"), Some("yes"));
+        assert_eq!((c.device, c.trace), (0, TraceTarget::Stderr));
+        assert_eq!(e.len(), 2);
+    }
+}

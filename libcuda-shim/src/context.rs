@@ -1,0 +1,487 @@
+//! Contexts: the device's primary context, created contexts, the per-thread context stack,
+//! context-local storage (for cudart's export table) and the sticky error a kernel fault leaves.
+//!
+//! There is one device and one address space, so modules and memory are process-wide; a
+//! context carries what CUDA makes per context and observable: flags, limits, the CLS map and
+//! the sticky error.
+
+use crate::device;
+use crate::errors::{CuResult, INVALID_CONTEXT, INVALID_VALUE};
+use crate::handles::{self, Object};
+use abi::*;
+use once_cell::sync::OnceCell;
+use parking_lot::Mutex;
+use std::cell::RefCell;
+use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The destructor cudart registers with a CLS value: `dtor(ctx, key, value)`.
+pub type ClsDtor = unsafe extern "C" fn(CUcontext, *mut c_void, *mut c_void);
+
+struct ClsEntry {
+    key: usize,
+    value: usize,
+    dtor: Option<ClsDtor>,
+}
+
+pub struct Context {
+    pub id: u64,
+    pub device: CUdevice,
+    pub primary: bool,
+    pub flags: AtomicU32,
+    /// Primary context: retain count (active when > 0).
+    refcount: AtomicU32,
+    /// The first fault of asynchronous work; returned by every later call until reset.
+    sticky: Mutex<Option<CUresult>>,
+    cls: Mutex<Vec<ClsEntry>>,
+    limits: Mutex<[usize; 11]>,
+    cache_config: AtomicU32,
+}
+
+impl Context {
+    fn new(primary: bool, flags: u32) -> Context {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        Context {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            device: device::DEVICE,
+            primary,
+            flags: AtomicU32::new(flags),
+            refcount: AtomicU32::new(0),
+            sticky: Mutex::new(None),
+            cls: Mutex::new(Vec::new()),
+            // Stack 1 KiB, printf FIFO 1 MiB, malloc heap 8 MiB, sync depth 2, pending
+            // launches 2048, L2 fetch 64: the real driver's defaults.
+            limits: Mutex::new([1024, 1 << 20, 8 << 20, 2, 2048, 64, 0, 0, 0, 0, 0]),
+            cache_config: AtomicU32::new(0),
+        }
+    }
+
+    pub fn handle(self: &Arc<Self>) -> CUcontext {
+        Arc::as_ptr(self) as CUcontext
+    }
+
+    /// The sticky error, if asynchronous work of this context has faulted.
+    pub fn check(&self) -> CuResult {
+        match *self.sticky.lock() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Records a fault of asynchronous work (the first one wins, as on a GPU).
+    pub fn set_sticky(&self, error: CUresult) {
+        self.sticky.lock().get_or_insert(error);
+    }
+
+    /// Runs the CLS destructors and clears the sticky error: what resetting/destroying does.
+    fn teardown(self: &Arc<Self>) {
+        let entries = std::mem::take(&mut *self.cls.lock());
+        for e in entries {
+            if let Some(dtor) = e.dtor {
+                // SAFETY: cudart registered `dtor` with this value for this context, to be
+                // called when the context goes away; it is called once, after removal.
+                unsafe { dtor(self.handle(), e.key as *mut c_void, e.value as *mut c_void) };
+            }
+        }
+        *self.sticky.lock() = None;
+    }
+
+    pub fn cls_put(&self, key: usize, value: usize, dtor: Option<ClsDtor>) {
+        let mut cls = self.cls.lock();
+        cls.retain(|e| e.key != key);
+        cls.push(ClsEntry { key, value, dtor });
+    }
+
+    pub fn cls_get(&self, key: usize) -> Option<usize> {
+        self.cls
+            .lock()
+            .iter()
+            .find(|e| e.key == key)
+            .map(|e| e.value)
+    }
+
+    /// Removes a value without running its destructor (cudart deletes what it cleans itself).
+    pub fn cls_delete(&self, key: usize) -> bool {
+        let mut cls = self.cls.lock();
+        let before = cls.len();
+        cls.retain(|e| e.key != key);
+        cls.len() != before
+    }
+}
+
+static PRIMARY: OnceCell<Arc<Context>> = OnceCell::new();
+
+/// Creates the primary context object (inactive) at `cuInit`; its handle never changes, so
+/// CUDART_INTERFACE[2] can hand it out before it is retained.
+pub fn init_primary() {
+    PRIMARY.get_or_init(|| {
+        let ctx = Arc::new(Context::new(true, 0));
+        handles::insert(Object::Context(ctx.clone()));
+        ctx
+    });
+}
+
+pub fn primary() -> &'static Arc<Context> {
+    init_primary();
+    PRIMARY.get().expect("initialised above")
+}
+
+thread_local! {
+    /// This thread's context stack; the top is the current context.
+    static STACK: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+fn top() -> Option<usize> {
+    STACK.with(|s| s.borrow().last().copied())
+}
+
+/// The current context, without the sticky-error check.
+pub fn current() -> CuResult<Arc<Context>> {
+    let h = top().ok_or(INVALID_CONTEXT)?;
+    handles::context(h as *mut c_void)
+}
+
+/// The current context, failing with its sticky error if asynchronous work faulted: what
+/// almost every call that works in a context does first.
+pub fn active() -> CuResult<Arc<Context>> {
+    let ctx = current()?;
+    ctx.check()?;
+    Ok(ctx)
+}
+
+/// Checks that `dev` is the device and `pctx` non-null, the order of the real driver.
+pub(crate) unsafe fn primary_retain(pctx: *mut CUcontext, dev: CUdevice) -> CuResult {
+    if pctx.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    device::check(dev)?;
+    let ctx = primary();
+    ctx.refcount.fetch_add(1, Ordering::AcqRel);
+    // SAFETY: checked non-null.
+    unsafe { *pctx = ctx.handle() };
+    Ok(())
+}
+
+pub(crate) unsafe fn primary_release(dev: CUdevice) -> CuResult {
+    device::check(dev)?;
+    let ctx = primary();
+    let old = ctx
+        .refcount
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+        .map_err(|_| CUresult::CUDA_ERROR_INVALID_CONTEXT)?;
+    if old == 1 {
+        ctx.teardown();
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn primary_reset(dev: CUdevice) -> CuResult {
+    device::check(dev)?;
+    let ctx = primary();
+    ctx.refcount.store(0, Ordering::Release);
+    ctx.teardown();
+    Ok(())
+}
+
+pub(crate) unsafe fn primary_set_flags(dev: CUdevice, flags: c_uint) -> CuResult {
+    device::check(dev)?;
+    // Scheduling flags (0..=4 | blocking sync) plus LMEM_RESIZE_TO_MAX (0x10) and
+    // CU_CTX_SYNC_MEMOPS (0x80) are valid.
+    if flags & !0x9f != 0 {
+        return Err(INVALID_VALUE);
+    }
+    primary().flags.store(flags, Ordering::Release);
+    Ok(())
+}
+
+pub(crate) unsafe fn primary_get_state(
+    dev: CUdevice,
+    flags: *mut c_uint,
+    active: *mut c_int,
+) -> CuResult {
+    if flags.is_null() || active.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    device::check(dev)?;
+    let ctx = primary();
+    // SAFETY: both checked non-null.
+    unsafe {
+        *flags = ctx.flags.load(Ordering::Acquire);
+        *active = c_int::from(ctx.refcount.load(Ordering::Acquire) > 0);
+    }
+    Ok(())
+}
+
+/// Creates a context and pushes it on this thread's stack.
+unsafe fn create(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CuResult {
+    if pctx.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    device::check(dev)?;
+    if flags & !0x9f != 0 {
+        return Err(INVALID_VALUE);
+    }
+    let ctx = Arc::new(Context::new(false, flags));
+    let h = handles::insert(Object::Context(ctx));
+    STACK.with(|s| s.borrow_mut().push(h));
+    // SAFETY: checked non-null.
+    unsafe { *pctx = h as CUcontext };
+    Ok(())
+}
+
+pub(crate) unsafe fn create_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { create(pctx, flags, dev) }
+}
+
+pub(crate) unsafe fn create_v3(
+    pctx: *mut CUcontext,
+    params: *mut CUexecAffinityParam,
+    num_params: c_int,
+    flags: c_uint,
+    dev: CUdevice,
+) -> CuResult {
+    if num_params < 0 || (num_params > 0 && params.is_null()) {
+        return Err(INVALID_VALUE);
+    }
+    // Execution affinity (an SM count limit) changes nothing observable here.
+    // SAFETY: forwarded contract.
+    unsafe { create(pctx, flags, dev) }
+}
+
+pub(crate) unsafe fn create_v4(
+    pctx: *mut CUcontext,
+    params: *mut CUctxCreateParams,
+    flags: c_uint,
+    dev: CUdevice,
+) -> CuResult {
+    if !params.is_null() {
+        // SAFETY: checked non-null; the caller passes a CUctxCreateParams.
+        let p = unsafe { &*params };
+        if p.numExecAffinityParams < 0
+            || (p.numExecAffinityParams > 0 && p.execAffinityParams.is_null())
+        {
+            return Err(INVALID_VALUE);
+        }
+        if !p.cigParams.is_null() {
+            return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { create(pctx, flags, dev) }
+}
+
+pub(crate) unsafe fn destroy(ctx: CUcontext) -> CuResult {
+    let c = handles::context(ctx)?;
+    if c.primary {
+        // The primary context is released, never destroyed, through the context API.
+        return Err(INVALID_CONTEXT);
+    }
+    c.teardown();
+    handles::remove(ctx as usize);
+    // Unbind it from this thread's stack (other threads find the handle dead on use).
+    STACK.with(|s| s.borrow_mut().retain(|&h| h != ctx as usize));
+    Ok(())
+}
+
+pub(crate) unsafe fn push_current(ctx: CUcontext) -> CuResult {
+    handles::context(ctx)?;
+    STACK.with(|s| s.borrow_mut().push(ctx as usize));
+    Ok(())
+}
+
+pub(crate) unsafe fn pop_current(pctx: *mut CUcontext) -> CuResult {
+    let h = STACK
+        .with(|s| s.borrow_mut().pop())
+        .ok_or(INVALID_CONTEXT)?;
+    if !pctx.is_null() {
+        // SAFETY: checked non-null (the out-pointer is optional).
+        unsafe { *pctx = h as CUcontext };
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn set_current(ctx: CUcontext) -> CuResult {
+    if ctx.is_null() {
+        STACK.with(|s| s.borrow_mut().pop());
+        return Ok(());
+    }
+    handles::context(ctx)?;
+    STACK.with(|s| {
+        let mut s = s.borrow_mut();
+        s.pop();
+        s.push(ctx as usize);
+    });
+    Ok(())
+}
+
+pub(crate) unsafe fn get_current(pctx: *mut CUcontext) -> CuResult {
+    if pctx.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // A destroyed context still on the stack reads as none.
+    let h = top()
+        .filter(|&h| handles::context(h as *mut c_void).is_ok())
+        .unwrap_or(0);
+    // SAFETY: checked non-null.
+    unsafe { *pctx = h as CUcontext };
+    Ok(())
+}
+
+pub(crate) unsafe fn get_device(device: *mut CUdevice) -> CuResult {
+    if device.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let ctx = current()?;
+    // SAFETY: checked non-null.
+    unsafe { *device = ctx.device };
+    Ok(())
+}
+
+/// `ctx` or, when NULL, the current context.
+fn given_or_current(ctx: CUcontext) -> CuResult<Arc<Context>> {
+    if ctx.is_null() {
+        current()
+    } else {
+        handles::context(ctx)
+    }
+}
+
+pub(crate) unsafe fn get_device_v2(device: *mut CUdevice, ctx: CUcontext) -> CuResult {
+    if device.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let c = given_or_current(ctx)?;
+    // SAFETY: checked non-null.
+    unsafe { *device = c.device };
+    Ok(())
+}
+
+pub(crate) unsafe fn get_flags(flags: *mut c_uint) -> CuResult {
+    if flags.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let ctx = current()?;
+    // SAFETY: checked non-null.
+    unsafe { *flags = ctx.flags.load(Ordering::Acquire) };
+    Ok(())
+}
+
+pub(crate) unsafe fn set_flags(flags: c_uint) -> CuResult {
+    if flags & !0x9f != 0 {
+        return Err(INVALID_VALUE);
+    }
+    current()?.flags.store(flags, Ordering::Release);
+    Ok(())
+}
+
+pub(crate) unsafe fn get_id(ctx: CUcontext, id: *mut c_ulonglong) -> CuResult {
+    if id.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let c = given_or_current(ctx)?;
+    // SAFETY: checked non-null.
+    unsafe { *id = c.id };
+    Ok(())
+}
+
+/// Work runs when it is enqueued, so synchronising only reports a fault of earlier work.
+pub(crate) unsafe fn synchronize() -> CuResult {
+    active().map(|_| ())
+}
+
+pub(crate) unsafe fn synchronize_v2(ctx: CUcontext) -> CuResult {
+    given_or_current(ctx)?.check()
+}
+
+pub(crate) unsafe fn set_limit(limit: CUlimit, value: usize) -> CuResult {
+    let ctx = active()?;
+    let i = limit.0 as usize;
+    if i > 6 {
+        return Err(CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT);
+    }
+    ctx.limits.lock()[i] = value;
+    Ok(())
+}
+
+pub(crate) unsafe fn get_limit(value: *mut usize, limit: CUlimit) -> CuResult {
+    if value.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let ctx = current()?;
+    let i = limit.0 as usize;
+    if i > 6 {
+        return Err(CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT);
+    }
+    // SAFETY: checked non-null.
+    unsafe { *value = ctx.limits.lock()[i] };
+    Ok(())
+}
+
+pub(crate) unsafe fn get_cache_config(config: *mut CUfunc_cache) -> CuResult {
+    if config.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let ctx = current()?;
+    // SAFETY: checked non-null.
+    unsafe { *config = CUfunc_cache(ctx.cache_config.load(Ordering::Acquire)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn set_cache_config(config: CUfunc_cache) -> CuResult {
+    if config.0 > 3 {
+        return Err(INVALID_VALUE);
+    }
+    current()?.cache_config.store(config.0, Ordering::Release);
+    Ok(())
+}
+
+pub(crate) unsafe fn get_shared_mem_config(config: *mut CUsharedconfig) -> CuResult {
+    if config.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    current()?;
+    // SAFETY: checked non-null.
+    unsafe { *config = CUsharedconfig::CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE };
+    Ok(())
+}
+
+pub(crate) unsafe fn set_shared_mem_config(config: CUsharedconfig) -> CuResult {
+    if config.0 > 2 {
+        return Err(INVALID_VALUE);
+    }
+    current().map(|_| ())
+}
+
+pub(crate) unsafe fn get_api_version(ctx: CUcontext, version: *mut c_uint) -> CuResult {
+    if version.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    given_or_current(ctx)?;
+    // The API version of contexts created by this driver (3020 since the _v2 API).
+    // SAFETY: checked non-null.
+    unsafe { *version = 3020 };
+    Ok(())
+}
+
+pub(crate) unsafe fn get_stream_priority_range(
+    least: *mut c_int,
+    greatest: *mut c_int,
+) -> CuResult {
+    // Both pointers are optional.
+    // SAFETY: each is written only when non-null.
+    unsafe {
+        if !least.is_null() {
+            *least = 0;
+        }
+        if !greatest.is_null() {
+            *greatest = -5;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn reset_persisting_l2() -> CuResult {
+    active().map(|_| ())
+}

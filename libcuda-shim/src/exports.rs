@@ -1,0 +1,703 @@
+//! Every driver entry point, declared once.
+//!
+//! One line per ABI symbol generates: the `#[no_mangle] extern "C"` function, its
+//! `cuGetProcAddress` entry (base name, introduction version, per-thread variant when the symbol
+//! ends in `_ptds`/`_ptsz`), the trace line (arguments and result) and panic catching. Adding an
+//! entry point is one line here plus its body in the module named on that line; bodies are
+//! `unsafe fn(args) -> CuResult`.
+//!
+//! Symbols cudart 12.9/13.5 look up that are not implemented yet are listed in the second table:
+//! each is exported, answers `cuGetProcAddress`, and returns `CUDA_ERROR_NOT_SUPPORTED` with a
+//! trace line and a one-time message on stderr.
+
+#![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
+
+use crate::errors::CuResult;
+use crate::*;
+use abi::*;
+use std::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
+use std::fmt::Write as _;
+
+/// One exported driver symbol, as the support table and `cuGetProcAddress` see it.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryPoint {
+    /// The ABI symbol (`cuMemAlloc_v2`, `cuMemcpyHtoD_v2_ptds`).
+    pub symbol: &'static str,
+    /// The name `cuGetProcAddress` is asked for (`cuMemAlloc`).
+    pub base: &'static str,
+    /// The CUDA version that introduced this variant (`cuMemAlloc_v2`: 3020).
+    pub version: u32,
+    /// The per-thread-default-stream variant (`_ptds`/`_ptsz`).
+    pub per_thread: bool,
+    /// False for the entries that only return `CUDA_ERROR_NOT_SUPPORTED`.
+    pub implemented: bool,
+    /// The function's address.
+    pub(crate) address: fn() -> usize,
+}
+
+impl EntryPoint {
+    pub fn address(&self) -> *mut c_void {
+        (self.address)() as *mut c_void
+    }
+}
+
+/// Every exported entry point: the implemented ones first, then the NOT_SUPPORTED ones.
+pub fn entry_points() -> impl Iterator<Item = &'static EntryPoint> {
+    IMPLEMENTED.iter().chain(NOT_SUPPORTED.iter())
+}
+
+fn is_per_thread(symbol: &str) -> bool {
+    symbol.ends_with("_ptds") || symbol.ends_with("_ptsz")
+}
+
+static INITIALIZED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `cuInit` has succeeded.
+pub fn initialized() -> bool {
+    INITIALIZED.load(std::sync::atomic::Ordering::Acquire)
+}
+
+pub(crate) fn set_initialized() {
+    INITIALIZED.store(true, std::sync::atomic::Ordering::Release)
+}
+
+/// The common body of every implemented export: the init check, panic catching, the trace.
+#[inline]
+pub(crate) fn call(
+    name: &'static str,
+    needs_init: bool,
+    args: impl FnOnce(&mut String),
+    body: impl FnOnce() -> CuResult,
+) -> CUresult {
+    let result = if needs_init && !initialized() {
+        CUresult::CUDA_ERROR_NOT_INITIALIZED
+    } else {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+            Ok(Ok(())) => CUresult::CUDA_SUCCESS,
+            Ok(Err(e)) => e,
+            Err(panic) => {
+                let msg = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                trace::warn(&format!("internal error in {name}: {msg}"));
+                CUresult::CUDA_ERROR_UNKNOWN
+            }
+        }
+    };
+    if trace::enabled() {
+        let mut text = String::new();
+        args(&mut text);
+        trace::line(format_args!("{name}({text}) -> {}", errors::name(result)));
+    }
+    result
+}
+
+/// The body of every NOT_SUPPORTED export.
+#[cold]
+pub(crate) fn not_supported(name: &'static str) -> CUresult {
+    static WARNED: once_cell::sync::Lazy<parking_lot::Mutex<std::collections::HashSet<&str>>> =
+        once_cell::sync::Lazy::new(Default::default);
+    if WARNED.lock().insert(name) {
+        trace::warn(&format!(
+            "{name} is not implemented yet; it returns CUDA_ERROR_NOT_SUPPORTED"
+        ));
+    }
+    trace::trace!("{name}(...) -> CUDA_ERROR_NOT_SUPPORTED (not implemented)");
+    CUresult::CUDA_ERROR_NOT_SUPPORTED
+}
+
+macro_rules! implemented {
+    ($( $sym:ident $base:literal $ver:literal $([$any:ident])?
+        ( $($arg:ident : $ty:ty),* $(,)? ) => $imp:path ; )*) => {
+        $(
+            #[no_mangle]
+            #[doc = concat!("`", stringify!($sym), "` (C ABI). # Safety: pointers as `cuda.h` documents.")]
+            pub unsafe extern "C" fn $sym($($arg: $ty),*) -> CUresult {
+                let needs_init = true $(&& { let _ = stringify!($any); false })?;
+                call(
+                    stringify!($sym),
+                    needs_init,
+                    |_out: &mut String| {
+                        let mut _sep = "";
+                        $(
+                            let _ = write!(_out, "{_sep}{}={:?}", stringify!($arg), $arg);
+                            _sep = ", ";
+                        )*
+                    },
+                    // SAFETY: the caller passes arguments as the driver API documents; every
+                    // body checks pointers for null and handles against the registry before use.
+                    || unsafe { $imp($($arg),*) },
+                )
+            }
+        )*
+        static IMPLEMENTED: &[EntryPoint] = &[
+            $(EntryPoint {
+                symbol: stringify!($sym),
+                base: $base,
+                version: $ver,
+                per_thread: false,
+                implemented: true,
+                address: || $sym as unsafe extern "C" fn($($ty),*) -> CUresult as usize,
+            },)*
+        ];
+    };
+}
+
+macro_rules! not_supported {
+    ($( $sym:ident $base:literal $ver:literal ; )*) => {
+        $(
+            #[no_mangle]
+            #[doc = concat!("`", stringify!($sym), "`: not implemented, returns CUDA_ERROR_NOT_SUPPORTED.")]
+            // Declared without parameters: under the C calling convention the caller owns its
+            // arguments, so ignoring them is sound whatever the real signature is.
+            pub extern "C" fn $sym() -> CUresult {
+                not_supported(stringify!($sym))
+            }
+        )*
+        static NOT_SUPPORTED: &[EntryPoint] = &[
+            $(EntryPoint {
+                symbol: stringify!($sym),
+                base: $base,
+                version: $ver,
+                per_thread: false,
+                implemented: false,
+                address: || $sym as extern "C" fn() -> CUresult as usize,
+            },)*
+        ];
+    };
+}
+
+/// All entries with `per_thread` computed from the symbol (a `const` table cannot call functions).
+pub(crate) fn table() -> &'static [EntryPoint] {
+    static ALL: once_cell::sync::Lazy<Vec<EntryPoint>> = once_cell::sync::Lazy::new(|| {
+        entry_points()
+            .map(|e| EntryPoint {
+                per_thread: is_per_thread(e.symbol),
+                ..*e
+            })
+            .collect()
+    });
+    &ALL
+}
+
+implemented! {
+    // Errors, version, initialisation, lookup.
+    cuGetErrorString "cuGetErrorString" 6000 [any] (error: CUresult, p_str: *mut *const c_char) => errors::get_error_string;
+    cuGetErrorName "cuGetErrorName" 6000 [any] (error: CUresult, p_str: *mut *const c_char) => errors::get_error_name;
+    cuInit "cuInit" 2000 [any] (flags: c_uint) => device::init;
+    cuDriverGetVersion "cuDriverGetVersion" 2020 [any] (version: *mut c_int) => device::driver_get_version;
+    cuGetProcAddress "cuGetProcAddress" 11030 [any] (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t) => proc_address::get_proc_address;
+    cuGetProcAddress_v2 "cuGetProcAddress" 12000 [any] (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t, status: *mut CUdriverProcAddressQueryResult) => proc_address::get_proc_address_v2;
+    cuGetExportTable "cuGetExportTable" 3000 [any] (table: *mut *const c_void, id: *const CUuuid) => export_tables::get_export_table;
+    // Devices.
+    cuDeviceGet "cuDeviceGet" 2000 (device: *mut CUdevice, ordinal: c_int) => device::get;
+    cuDeviceGetCount "cuDeviceGetCount" 2000 (count: *mut c_int) => device::get_count;
+    cuDeviceGetName "cuDeviceGetName" 2000 (name: *mut c_char, len: c_int, dev: CUdevice) => device::get_name;
+    cuDeviceGetUuid "cuDeviceGetUuid" 9020 (uuid: *mut CUuuid, dev: CUdevice) => device::get_uuid;
+    cuDeviceGetUuid_v2 "cuDeviceGetUuid" 11040 (uuid: *mut CUuuid, dev: CUdevice) => device::get_uuid;
+    cuDeviceTotalMem_v2 "cuDeviceTotalMem" 3020 (bytes: *mut usize, dev: CUdevice) => device::total_mem;
+    cuDeviceGetAttribute "cuDeviceGetAttribute" 2000 (value: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) => device::get_attribute;
+    cuDeviceGetProperties "cuDeviceGetProperties" 2000 (prop: *mut CUdevprop, dev: CUdevice) => device::get_properties;
+    cuDeviceComputeCapability "cuDeviceComputeCapability" 2000 (major: *mut c_int, minor: *mut c_int, dev: CUdevice) => device::compute_capability;
+    cuDeviceGetPCIBusId "cuDeviceGetPCIBusId" 4010 (bus_id: *mut c_char, len: c_int, dev: CUdevice) => device::get_pci_bus_id;
+    cuDeviceGetByPCIBusId "cuDeviceGetByPCIBusId" 4010 (dev: *mut CUdevice, bus_id: *const c_char) => device::get_by_pci_bus_id;
+    cuModuleGetLoadingMode "cuModuleGetLoadingMode" 11070 (mode: *mut CUmoduleLoadingMode) => device::module_loading_mode;
+    // Primary contexts.
+    cuDevicePrimaryCtxRetain "cuDevicePrimaryCtxRetain" 7000 (pctx: *mut CUcontext, dev: CUdevice) => context::primary_retain;
+    cuDevicePrimaryCtxRelease "cuDevicePrimaryCtxRelease" 7000 (dev: CUdevice) => context::primary_release;
+    cuDevicePrimaryCtxRelease_v2 "cuDevicePrimaryCtxRelease" 11000 (dev: CUdevice) => context::primary_release;
+    cuDevicePrimaryCtxReset "cuDevicePrimaryCtxReset" 7000 (dev: CUdevice) => context::primary_reset;
+    cuDevicePrimaryCtxReset_v2 "cuDevicePrimaryCtxReset" 11000 (dev: CUdevice) => context::primary_reset;
+    cuDevicePrimaryCtxSetFlags "cuDevicePrimaryCtxSetFlags" 7000 (dev: CUdevice, flags: c_uint) => context::primary_set_flags;
+    cuDevicePrimaryCtxSetFlags_v2 "cuDevicePrimaryCtxSetFlags" 11000 (dev: CUdevice, flags: c_uint) => context::primary_set_flags;
+    cuDevicePrimaryCtxGetState "cuDevicePrimaryCtxGetState" 7000 (dev: CUdevice, flags: *mut c_uint, active: *mut c_int) => context::primary_get_state;
+    // Contexts.
+    cuCtxCreate_v2 "cuCtxCreate" 3020 (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::create_v2;
+    cuCtxCreate_v3 "cuCtxCreate" 11040 (pctx: *mut CUcontext, params: *mut CUexecAffinityParam, num_params: c_int, flags: c_uint, dev: CUdevice) => context::create_v3;
+    cuCtxCreate_v4 "cuCtxCreate" 12050 (pctx: *mut CUcontext, params: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) => context::create_v4;
+    cuCtxDestroy_v2 "cuCtxDestroy" 4000 (ctx: CUcontext) => context::destroy;
+    cuCtxPushCurrent_v2 "cuCtxPushCurrent" 4000 (ctx: CUcontext) => context::push_current;
+    cuCtxPopCurrent_v2 "cuCtxPopCurrent" 4000 (pctx: *mut CUcontext) => context::pop_current;
+    cuCtxSetCurrent "cuCtxSetCurrent" 4000 (ctx: CUcontext) => context::set_current;
+    cuCtxGetCurrent "cuCtxGetCurrent" 4000 (pctx: *mut CUcontext) => context::get_current;
+    cuCtxGetDevice "cuCtxGetDevice" 2000 (device: *mut CUdevice) => context::get_device;
+    cuCtxGetDevice_v2 "cuCtxGetDevice" 13000 (device: *mut CUdevice, ctx: CUcontext) => context::get_device_v2;
+    cuCtxGetFlags "cuCtxGetFlags" 7000 (flags: *mut c_uint) => context::get_flags;
+    cuCtxSetFlags "cuCtxSetFlags" 12010 (flags: c_uint) => context::set_flags;
+    cuCtxGetId "cuCtxGetId" 12000 (ctx: CUcontext, id: *mut c_ulonglong) => context::get_id;
+    cuCtxSynchronize "cuCtxSynchronize" 2000 () => context::synchronize;
+    cuCtxSynchronize_v2 "cuCtxSynchronize" 13000 (ctx: CUcontext) => context::synchronize_v2;
+    cuCtxSetLimit "cuCtxSetLimit" 3010 (limit: CUlimit, value: usize) => context::set_limit;
+    cuCtxGetLimit "cuCtxGetLimit" 3010 (value: *mut usize, limit: CUlimit) => context::get_limit;
+    cuCtxGetCacheConfig "cuCtxGetCacheConfig" 3020 (config: *mut CUfunc_cache) => context::get_cache_config;
+    cuCtxSetCacheConfig "cuCtxSetCacheConfig" 3020 (config: CUfunc_cache) => context::set_cache_config;
+    cuCtxGetSharedMemConfig "cuCtxGetSharedMemConfig" 4020 (config: *mut CUsharedconfig) => context::get_shared_mem_config;
+    cuCtxSetSharedMemConfig "cuCtxSetSharedMemConfig" 4020 (config: CUsharedconfig) => context::set_shared_mem_config;
+    cuCtxGetApiVersion "cuCtxGetApiVersion" 3020 (ctx: CUcontext, version: *mut c_uint) => context::get_api_version;
+    cuCtxGetStreamPriorityRange "cuCtxGetStreamPriorityRange" 5050 (least: *mut c_int, greatest: *mut c_int) => context::get_stream_priority_range;
+    cuCtxResetPersistingL2Cache "cuCtxResetPersistingL2Cache" 11000 () => context::reset_persisting_l2;
+    // Memory.
+    cuMemGetInfo_v2 "cuMemGetInfo" 3020 (free: *mut usize, total: *mut usize) => memory::get_info;
+    cuMemAlloc_v2 "cuMemAlloc" 3020 (dptr: *mut CUdeviceptr, bytesize: usize) => memory::alloc;
+    cuMemAllocPitch_v2 "cuMemAllocPitch" 3020 (dptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, element_size: c_uint) => memory::alloc_pitch;
+    cuMemAllocManaged "cuMemAllocManaged" 6000 (dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) => memory::alloc_managed;
+    cuMemFree_v2 "cuMemFree" 3020 (dptr: CUdeviceptr) => memory::free;
+    cuMemGetAddressRange_v2 "cuMemGetAddressRange" 3020 (base: *mut CUdeviceptr, size: *mut usize, dptr: CUdeviceptr) => memory::get_address_range;
+    cuMemAllocHost_v2 "cuMemAllocHost" 3020 (pp: *mut *mut c_void, bytesize: usize) => memory::alloc_host;
+    cuMemHostAlloc "cuMemHostAlloc" 2020 (pp: *mut *mut c_void, bytesize: usize, flags: c_uint) => memory::host_alloc;
+    cuMemFreeHost "cuMemFreeHost" 2000 (p: *mut c_void) => memory::free_host;
+    cuMemHostGetDevicePointer_v2 "cuMemHostGetDevicePointer" 3020 (pdptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) => memory::host_get_device_pointer;
+    cuMemHostGetFlags "cuMemHostGetFlags" 2030 (flags: *mut c_uint, p: *mut c_void) => memory::host_get_flags;
+    cuMemHostRegister_v2 "cuMemHostRegister" 6050 (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host_register;
+    cuMemHostUnregister "cuMemHostUnregister" 4000 (p: *mut c_void) => memory::host_unregister;
+    cuMemcpy "cuMemcpy" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy;
+    cuMemcpy_ptds "cuMemcpy" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy;
+    cuMemcpyAsync "cuMemcpyAsync" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_async;
+    cuMemcpyAsync_ptsz "cuMemcpyAsync" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_async;
+    cuMemcpyHtoD_v2 "cuMemcpyHtoD" 3020 (dst: CUdeviceptr, src: *const c_void, n: usize) => memory::copy_htod;
+    cuMemcpyHtoD_v2_ptds "cuMemcpyHtoD" 7000 (dst: CUdeviceptr, src: *const c_void, n: usize) => memory::copy_htod;
+    cuMemcpyDtoH_v2 "cuMemcpyDtoH" 3020 (dst: *mut c_void, src: CUdeviceptr, n: usize) => memory::copy_dtoh;
+    cuMemcpyDtoH_v2_ptds "cuMemcpyDtoH" 7000 (dst: *mut c_void, src: CUdeviceptr, n: usize) => memory::copy_dtoh;
+    cuMemcpyDtoD_v2 "cuMemcpyDtoD" 3020 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy_dtod;
+    cuMemcpyDtoD_v2_ptds "cuMemcpyDtoD" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy_dtod;
+    cuMemcpyHtoDAsync_v2 "cuMemcpyHtoDAsync" 3020 (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => memory::copy_htod_async;
+    cuMemcpyHtoDAsync_v2_ptsz "cuMemcpyHtoDAsync" 7000 (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => memory::copy_htod_async;
+    cuMemcpyDtoHAsync_v2 "cuMemcpyDtoHAsync" 3020 (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_dtoh_async;
+    cuMemcpyDtoHAsync_v2_ptsz "cuMemcpyDtoHAsync" 7000 (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_dtoh_async;
+    cuMemcpyDtoDAsync_v2 "cuMemcpyDtoDAsync" 3020 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_dtod_async;
+    cuMemcpyDtoDAsync_v2_ptsz "cuMemcpyDtoDAsync" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_dtod_async;
+    cuMemsetD8_v2 "cuMemsetD8" 3020 (dst: CUdeviceptr, value: c_uchar, n: usize) => memory::set_d8;
+    cuMemsetD8_v2_ptds "cuMemsetD8" 7000 (dst: CUdeviceptr, value: c_uchar, n: usize) => memory::set_d8;
+    cuMemsetD16_v2 "cuMemsetD16" 3020 (dst: CUdeviceptr, value: c_ushort, n: usize) => memory::set_d16;
+    cuMemsetD16_v2_ptds "cuMemsetD16" 7000 (dst: CUdeviceptr, value: c_ushort, n: usize) => memory::set_d16;
+    cuMemsetD32_v2 "cuMemsetD32" 3020 (dst: CUdeviceptr, value: c_uint, n: usize) => memory::set_d32;
+    cuMemsetD32_v2_ptds "cuMemsetD32" 7000 (dst: CUdeviceptr, value: c_uint, n: usize) => memory::set_d32;
+    cuMemsetD8Async "cuMemsetD8Async" 3020 (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => memory::set_d8_async;
+    cuMemsetD8Async_ptsz "cuMemsetD8Async" 7000 (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => memory::set_d8_async;
+    cuMemsetD16Async "cuMemsetD16Async" 3020 (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => memory::set_d16_async;
+    cuMemsetD16Async_ptsz "cuMemsetD16Async" 7000 (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => memory::set_d16_async;
+    cuMemsetD32Async "cuMemsetD32Async" 3020 (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => memory::set_d32_async;
+    cuMemsetD32Async_ptsz "cuMemsetD32Async" 7000 (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => memory::set_d32_async;
+    cuPointerGetAttribute "cuPointerGetAttribute" 4000 (data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) => memory::pointer_get_attribute;
+    cuPointerGetAttributes "cuPointerGetAttributes" 7000 (count: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) => memory::pointer_get_attributes;
+    // Modules, libraries, functions, kernels.
+    cuModuleLoad "cuModuleLoad" 2000 (module: *mut CUmodule, fname: *const c_char) => module::load_file;
+    cuModuleLoadData "cuModuleLoadData" 2000 (module: *mut CUmodule, image: *const c_void) => module::load_data;
+    cuModuleLoadDataEx "cuModuleLoadDataEx" 2010 (module: *mut CUmodule, image: *const c_void, num_options: c_uint, options: *mut CUjit_option, values: *mut *mut c_void) => module::load_data_ex;
+    cuModuleLoadFatBinary "cuModuleLoadFatBinary" 2000 (module: *mut CUmodule, image: *const c_void) => module::load_data;
+    cuModuleUnload "cuModuleUnload" 2000 (module: CUmodule) => module::unload;
+    cuModuleGetFunction "cuModuleGetFunction" 2000 (func: *mut CUfunction, module: CUmodule, name: *const c_char) => module::get_function;
+    cuModuleGetGlobal_v2 "cuModuleGetGlobal" 3020 (dptr: *mut CUdeviceptr, bytes: *mut usize, module: CUmodule, name: *const c_char) => module::get_global;
+    cuModuleGetFunctionCount "cuModuleGetFunctionCount" 12040 (count: *mut c_uint, module: CUmodule) => module::get_function_count;
+    cuLibraryLoadData "cuLibraryLoadData" 12000 (library: *mut CUlibrary, code: *const c_void, jit_options: *mut CUjit_option, jit_values: *mut *mut c_void, num_jit_options: c_uint, lib_options: *mut CUlibraryOption, lib_values: *mut *mut c_void, num_lib_options: c_uint) => module::library_load_data;
+    cuLibraryUnload "cuLibraryUnload" 12000 (library: CUlibrary) => module::library_unload;
+    cuLibraryGetKernel "cuLibraryGetKernel" 12000 (kernel: *mut CUkernel, library: CUlibrary, name: *const c_char) => module::library_get_kernel;
+    cuLibraryGetModule "cuLibraryGetModule" 12000 (module: *mut CUmodule, library: CUlibrary) => module::library_get_module;
+    cuLibraryGetGlobal "cuLibraryGetGlobal" 12000 (dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) => module::library_get_global;
+    cuLibraryGetKernelCount "cuLibraryGetKernelCount" 12040 (count: *mut c_uint, library: CUlibrary) => module::library_get_kernel_count;
+    cuKernelGetFunction "cuKernelGetFunction" 12000 (func: *mut CUfunction, kernel: CUkernel) => module::kernel_get_function;
+    cuKernelGetAttribute "cuKernelGetAttribute" 12000 (value: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) => module::kernel_get_attribute;
+    cuKernelSetAttribute "cuKernelSetAttribute" 12000 (attrib: CUfunction_attribute, value: c_int, kernel: CUkernel, dev: CUdevice) => module::kernel_set_attribute;
+    cuKernelSetCacheConfig "cuKernelSetCacheConfig" 12000 (kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) => module::kernel_set_cache_config;
+    cuKernelGetName "cuKernelGetName" 12030 (name: *mut *const c_char, kernel: CUkernel) => module::kernel_get_name;
+    cuKernelGetParamInfo "cuKernelGetParamInfo" 12040 (kernel: CUkernel, index: usize, offset: *mut usize, size: *mut usize) => module::kernel_get_param_info;
+    cuKernelGetParamCount "cuKernelGetParamCount" 13020 (kernel: CUkernel, count: *mut usize) => module::kernel_get_param_count;
+    cuFuncGetAttribute "cuFuncGetAttribute" 2020 (value: *mut c_int, attrib: CUfunction_attribute, func: CUfunction) => module::func_get_attribute;
+    cuFuncSetAttribute "cuFuncSetAttribute" 9000 (func: CUfunction, attrib: CUfunction_attribute, value: c_int) => module::func_set_attribute;
+    cuFuncSetCacheConfig "cuFuncSetCacheConfig" 3000 (func: CUfunction, config: CUfunc_cache) => module::func_set_cache_config;
+    cuFuncSetSharedMemConfig "cuFuncSetSharedMemConfig" 4020 (func: CUfunction, config: CUsharedconfig) => module::func_set_shared_mem_config;
+    cuFuncGetName "cuFuncGetName" 12030 (name: *mut *const c_char, func: CUfunction) => module::func_get_name;
+    cuFuncGetModule "cuFuncGetModule" 11000 (module: *mut CUmodule, func: CUfunction) => module::func_get_module;
+    cuFuncGetParamInfo "cuFuncGetParamInfo" 12040 (func: CUfunction, index: usize, offset: *mut usize, size: *mut usize) => module::func_get_param_info;
+    cuFuncGetParamCount "cuFuncGetParamCount" 13020 (func: CUfunction, count: *mut usize) => module::func_get_param_count;
+    cuFuncIsLoaded "cuFuncIsLoaded" 12040 (state: *mut CUfunctionLoadingState, func: CUfunction) => module::func_is_loaded;
+    cuFuncLoad "cuFuncLoad" 12040 (func: CUfunction) => module::func_load;
+    // Launches and occupancy.
+    cuLaunchKernel "cuLaunchKernel" 4000 (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel;
+    cuLaunchKernel_ptsz "cuLaunchKernel" 7000 (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel;
+    cuLaunchKernelEx "cuLaunchKernelEx" 11060 (config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel_ex;
+    cuLaunchKernelEx_ptsz "cuLaunchKernelEx" 11060 (config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel_ex;
+    cuOccupancyMaxActiveBlocksPerMultiprocessor "cuOccupancyMaxActiveBlocksPerMultiprocessor" 6050 (blocks: *mut c_int, f: CUfunction, block_size: c_int, dynamic_shared: usize) => launch::occupancy_max_active_blocks;
+    cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags" 7000 (blocks: *mut c_int, f: CUfunction, block_size: c_int, dynamic_shared: usize, flags: c_uint) => launch::occupancy_max_active_blocks_with_flags;
+    cuOccupancyAvailableDynamicSMemPerBlock "cuOccupancyAvailableDynamicSMemPerBlock" 10020 (bytes: *mut usize, f: CUfunction, blocks_per_sm: c_int, block_size: c_int) => launch::occupancy_available_dynamic_smem;
+    // Streams.
+    cuStreamCreate "cuStreamCreate" 2000 (stream: *mut CUstream, flags: c_uint) => stream::create;
+    cuStreamCreateWithPriority "cuStreamCreateWithPriority" 5050 (stream: *mut CUstream, flags: c_uint, priority: c_int) => stream::create_with_priority;
+    cuStreamDestroy_v2 "cuStreamDestroy" 4000 (stream: CUstream) => stream::destroy;
+    cuStreamSynchronize "cuStreamSynchronize" 2000 (stream: CUstream) => stream::synchronize;
+    cuStreamSynchronize_ptsz "cuStreamSynchronize" 7000 (stream: CUstream) => stream::synchronize;
+    cuStreamQuery "cuStreamQuery" 2000 (stream: CUstream) => stream::query;
+    cuStreamQuery_ptsz "cuStreamQuery" 7000 (stream: CUstream) => stream::query;
+    cuStreamWaitEvent "cuStreamWaitEvent" 3020 (stream: CUstream, event: CUevent, flags: c_uint) => stream::wait_event;
+    cuStreamWaitEvent_ptsz "cuStreamWaitEvent" 7000 (stream: CUstream, event: CUevent, flags: c_uint) => stream::wait_event;
+    cuStreamGetPriority "cuStreamGetPriority" 5050 (stream: CUstream, priority: *mut c_int) => stream::get_priority;
+    cuStreamGetPriority_ptsz "cuStreamGetPriority" 7000 (stream: CUstream, priority: *mut c_int) => stream::get_priority;
+    cuStreamGetFlags "cuStreamGetFlags" 5050 (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
+    cuStreamGetFlags_ptsz "cuStreamGetFlags" 7000 (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
+    cuStreamGetCtx "cuStreamGetCtx" 9020 (stream: CUstream, pctx: *mut CUcontext) => stream::get_ctx;
+    cuStreamGetId "cuStreamGetId" 12000 (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
+    cuStreamGetId_ptsz "cuStreamGetId" 12000 (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
+    cuStreamGetDevice "cuStreamGetDevice" 12080 (stream: CUstream, device: *mut CUdevice) => stream::get_device;
+    cuStreamGetDevice_ptsz "cuStreamGetDevice" 12080 (stream: CUstream, device: *mut CUdevice) => stream::get_device;
+    cuStreamAddCallback "cuStreamAddCallback" 5000 (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::add_callback;
+    cuStreamAddCallback_ptsz "cuStreamAddCallback" 7000 (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::add_callback;
+    cuLaunchHostFunc "cuLaunchHostFunc" 10000 (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::launch_host_func;
+    cuLaunchHostFunc_ptsz "cuLaunchHostFunc" 10000 (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::launch_host_func;
+    cuLaunchHostFunc_v2 "cuLaunchHostFunc" 13010 (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::launch_host_func_v2;
+    cuLaunchHostFunc_v2_ptsz "cuLaunchHostFunc" 13010 (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::launch_host_func_v2;
+    cuStreamIsCapturing "cuStreamIsCapturing" 10000 (stream: CUstream, status: *mut CUstreamCaptureStatus) => stream::is_capturing;
+    cuStreamIsCapturing_ptsz "cuStreamIsCapturing" 10000 (stream: CUstream, status: *mut CUstreamCaptureStatus) => stream::is_capturing;
+    cuThreadExchangeStreamCaptureMode "cuThreadExchangeStreamCaptureMode" 10010 (mode: *mut CUstreamCaptureMode) => stream::exchange_capture_mode;
+    // Events.
+    cuEventCreate "cuEventCreate" 2000 (event: *mut CUevent, flags: c_uint) => event::create;
+    cuEventDestroy_v2 "cuEventDestroy" 4000 (event: CUevent) => event::destroy;
+    cuEventRecord "cuEventRecord" 2000 (event: CUevent, stream: CUstream) => event::record;
+    cuEventRecord_ptsz "cuEventRecord" 7000 (event: CUevent, stream: CUstream) => event::record;
+    cuEventRecordWithFlags "cuEventRecordWithFlags" 11010 (event: CUevent, stream: CUstream, flags: c_uint) => event::record_with_flags;
+    cuEventRecordWithFlags_ptsz "cuEventRecordWithFlags" 11010 (event: CUevent, stream: CUstream, flags: c_uint) => event::record_with_flags;
+    cuEventSynchronize "cuEventSynchronize" 2000 (event: CUevent) => event::synchronize;
+    cuEventQuery "cuEventQuery" 2000 (event: CUevent) => event::query;
+    cuEventElapsedTime "cuEventElapsedTime" 2000 (ms: *mut f32, start: CUevent, end: CUevent) => event::elapsed_time;
+    cuEventElapsedTime_v2 "cuEventElapsedTime" 12080 (ms: *mut f32, start: CUevent, end: CUevent) => event::elapsed_time;
+}
+
+not_supported! {
+    cuArray3DCreate_v2 "cuArray3DCreate" 3020;
+    cuArray3DGetDescriptor_v2 "cuArray3DGetDescriptor" 3020;
+    cuArrayCreate_v2 "cuArrayCreate" 3020;
+    cuArrayDestroy "cuArrayDestroy" 2000;
+    cuArrayGetDescriptor_v2 "cuArrayGetDescriptor" 3020;
+    cuArrayGetMemoryRequirements "cuArrayGetMemoryRequirements" 11060;
+    cuArrayGetPlane "cuArrayGetPlane" 11020;
+    cuArrayGetSparseProperties "cuArrayGetSparseProperties" 11010;
+    cuCtxDetach "cuCtxDetach" 2000;
+    cuCtxDisablePeerAccess "cuCtxDisablePeerAccess" 4000;
+    cuCtxEnablePeerAccess "cuCtxEnablePeerAccess" 4000;
+    cuCtxFromGreenCtx "cuCtxFromGreenCtx" 12040;
+    cuCtxGetDevResource "cuCtxGetDevResource" 12040;
+    cuCtxRecordEvent "cuCtxRecordEvent" 12050;
+    cuCtxWaitEvent "cuCtxWaitEvent" 12050;
+    cuDestroyExternalMemory "cuDestroyExternalMemory" 10000;
+    cuDestroyExternalSemaphore "cuDestroyExternalSemaphore" 10000;
+    cuDevResourceGenerateDesc "cuDevResourceGenerateDesc" 12040;
+    cuDevSmResourceSplit "cuDevSmResourceSplit" 13010;
+    cuDevSmResourceSplitByCount "cuDevSmResourceSplitByCount" 12040;
+    cuDeviceCanAccessPeer "cuDeviceCanAccessPeer" 4000;
+    cuDeviceGetDefaultMemPool "cuDeviceGetDefaultMemPool" 11020;
+    cuDeviceGetDevResource "cuDeviceGetDevResource" 12040;
+    cuDeviceGetGraphMemAttribute "cuDeviceGetGraphMemAttribute" 11040;
+    cuDeviceGetHostAtomicCapabilities "cuDeviceGetHostAtomicCapabilities" 13000;
+    cuDeviceGetMemPool "cuDeviceGetMemPool" 11020;
+    cuDeviceGetNvSciSyncAttributes "cuDeviceGetNvSciSyncAttributes" 10020;
+    cuDeviceGetP2PAtomicCapabilities "cuDeviceGetP2PAtomicCapabilities" 13000;
+    cuDeviceGetP2PAttribute "cuDeviceGetP2PAttribute" 8000;
+    cuDeviceGetTexture1DLinearMaxWidth "cuDeviceGetTexture1DLinearMaxWidth" 11010;
+    cuDeviceGraphMemTrim "cuDeviceGraphMemTrim" 11040;
+    cuDeviceRegisterAsyncNotification "cuDeviceRegisterAsyncNotification" 12040;
+    cuDeviceSetGraphMemAttribute "cuDeviceSetGraphMemAttribute" 11040;
+    cuDeviceSetMemPool "cuDeviceSetMemPool" 11020;
+    cuDeviceUnregisterAsyncNotification "cuDeviceUnregisterAsyncNotification" 12040;
+    cuEGLStreamConsumerAcquireFrame "cuEGLStreamConsumerAcquireFrame" 7000;
+    cuEGLStreamConsumerConnect "cuEGLStreamConsumerConnect" 7000;
+    cuEGLStreamConsumerConnectWithFlags "cuEGLStreamConsumerConnectWithFlags" 8000;
+    cuEGLStreamConsumerDisconnect "cuEGLStreamConsumerDisconnect" 7000;
+    cuEGLStreamConsumerReleaseFrame "cuEGLStreamConsumerReleaseFrame" 7000;
+    cuEGLStreamProducerConnect "cuEGLStreamProducerConnect" 7000;
+    cuEGLStreamProducerDisconnect "cuEGLStreamProducerDisconnect" 7000;
+    cuEGLStreamProducerPresentFrame "cuEGLStreamProducerPresentFrame" 7000;
+    cuEGLStreamProducerReturnFrame "cuEGLStreamProducerReturnFrame" 7000;
+    cuExternalMemoryGetMappedBuffer "cuExternalMemoryGetMappedBuffer" 10000;
+    cuExternalMemoryGetMappedMipmappedArray "cuExternalMemoryGetMappedMipmappedArray" 10000;
+    cuFlushGPUDirectRDMAWrites "cuFlushGPUDirectRDMAWrites" 11030;
+    cuGLCtxCreate_v2 "cuGLCtxCreate" 3020;
+    cuGLGetDevices "cuGLGetDevices" 4010;
+    cuGLInit "cuGLInit" 2000;
+    cuGLMapBufferObject_v2 "cuGLMapBufferObject" 3020;
+    cuGLMapBufferObject_v2_ptds "cuGLMapBufferObject" 7000;
+    cuGLMapBufferObjectAsync_v2 "cuGLMapBufferObjectAsync" 3020;
+    cuGLMapBufferObjectAsync_v2_ptsz "cuGLMapBufferObjectAsync" 7000;
+    cuGLRegisterBufferObject "cuGLRegisterBufferObject" 2000;
+    cuGLSetBufferObjectMapFlags "cuGLSetBufferObjectMapFlags" 2030;
+    cuGLUnmapBufferObject "cuGLUnmapBufferObject" 2000;
+    cuGLUnmapBufferObjectAsync "cuGLUnmapBufferObjectAsync" 2030;
+    cuGLUnregisterBufferObject "cuGLUnregisterBufferObject" 2000;
+    cuGraphAddChildGraphNode "cuGraphAddChildGraphNode" 10000;
+    cuGraphAddDependencies "cuGraphAddDependencies" 10000;
+    cuGraphAddDependencies_v2 "cuGraphAddDependencies" 12030;
+    cuGraphAddEmptyNode "cuGraphAddEmptyNode" 10000;
+    cuGraphAddEventRecordNode "cuGraphAddEventRecordNode" 11010;
+    cuGraphAddEventWaitNode "cuGraphAddEventWaitNode" 11010;
+    cuGraphAddExternalSemaphoresSignalNode "cuGraphAddExternalSemaphoresSignalNode" 11020;
+    cuGraphAddExternalSemaphoresWaitNode "cuGraphAddExternalSemaphoresWaitNode" 11020;
+    cuGraphAddHostNode "cuGraphAddHostNode" 10000;
+    cuGraphAddKernelNode_v2 "cuGraphAddKernelNode" 12000;
+    cuGraphAddMemAllocNode "cuGraphAddMemAllocNode" 11040;
+    cuGraphAddMemFreeNode "cuGraphAddMemFreeNode" 11040;
+    cuGraphAddMemcpyNode "cuGraphAddMemcpyNode" 10000;
+    cuGraphAddMemsetNode "cuGraphAddMemsetNode" 10000;
+    cuGraphAddNode "cuGraphAddNode" 12020;
+    cuGraphAddNode_v2 "cuGraphAddNode" 12030;
+    cuGraphChildGraphNodeGetGraph "cuGraphChildGraphNodeGetGraph" 10000;
+    cuGraphClone "cuGraphClone" 10000;
+    cuGraphConditionalHandleCreate "cuGraphConditionalHandleCreate" 12030;
+    cuGraphCreate "cuGraphCreate" 10000;
+    cuGraphDebugDotPrint "cuGraphDebugDotPrint" 11030;
+    cuGraphDestroy "cuGraphDestroy" 10000;
+    cuGraphDestroyNode "cuGraphDestroyNode" 10000;
+    cuGraphEventRecordNodeGetEvent "cuGraphEventRecordNodeGetEvent" 11010;
+    cuGraphEventRecordNodeSetEvent "cuGraphEventRecordNodeSetEvent" 11010;
+    cuGraphEventWaitNodeGetEvent "cuGraphEventWaitNodeGetEvent" 11010;
+    cuGraphEventWaitNodeSetEvent "cuGraphEventWaitNodeSetEvent" 11010;
+    cuGraphExecChildGraphNodeSetParams "cuGraphExecChildGraphNodeSetParams" 11010;
+    cuGraphExecDestroy "cuGraphExecDestroy" 10000;
+    cuGraphExecEventRecordNodeSetEvent "cuGraphExecEventRecordNodeSetEvent" 11010;
+    cuGraphExecEventWaitNodeSetEvent "cuGraphExecEventWaitNodeSetEvent" 11010;
+    cuGraphExecExternalSemaphoresSignalNodeSetParams "cuGraphExecExternalSemaphoresSignalNodeSetParams" 11020;
+    cuGraphExecExternalSemaphoresWaitNodeSetParams "cuGraphExecExternalSemaphoresWaitNodeSetParams" 11020;
+    cuGraphExecGetFlags "cuGraphExecGetFlags" 12000;
+    cuGraphExecGetId "cuGraphExecGetId" 13010;
+    cuGraphExecHostNodeSetParams "cuGraphExecHostNodeSetParams" 10020;
+    cuGraphExecKernelNodeSetParams_v2 "cuGraphExecKernelNodeSetParams" 12000;
+    cuGraphExecMemcpyNodeSetParams "cuGraphExecMemcpyNodeSetParams" 10020;
+    cuGraphExecMemsetNodeSetParams "cuGraphExecMemsetNodeSetParams" 10020;
+    cuGraphExecNodeSetParams "cuGraphExecNodeSetParams" 12020;
+    cuGraphExecUpdate_v2 "cuGraphExecUpdate" 12000;
+    cuGraphExternalSemaphoresSignalNodeGetParams "cuGraphExternalSemaphoresSignalNodeGetParams" 11020;
+    cuGraphExternalSemaphoresSignalNodeSetParams "cuGraphExternalSemaphoresSignalNodeSetParams" 11020;
+    cuGraphExternalSemaphoresWaitNodeGetParams "cuGraphExternalSemaphoresWaitNodeGetParams" 11020;
+    cuGraphExternalSemaphoresWaitNodeSetParams "cuGraphExternalSemaphoresWaitNodeSetParams" 11020;
+    cuGraphGetEdges "cuGraphGetEdges" 10000;
+    cuGraphGetEdges_v2 "cuGraphGetEdges" 12030;
+    cuGraphGetId "cuGraphGetId" 13010;
+    cuGraphGetNodes "cuGraphGetNodes" 10000;
+    cuGraphGetRootNodes "cuGraphGetRootNodes" 10000;
+    cuGraphHostNodeGetParams "cuGraphHostNodeGetParams" 10000;
+    cuGraphHostNodeSetParams "cuGraphHostNodeSetParams" 10000;
+    cuGraphInstantiate "cuGraphInstantiate" 10000;
+    cuGraphInstantiate_v2 "cuGraphInstantiate" 11000;
+    cuGraphInstantiateWithFlags "cuGraphInstantiateWithFlags" 11040;
+    cuGraphInstantiateWithParams "cuGraphInstantiateWithParams" 12000;
+    cuGraphInstantiateWithParams_ptsz "cuGraphInstantiateWithParams" 12000;
+    cuGraphKernelNodeCopyAttributes "cuGraphKernelNodeCopyAttributes" 11000;
+    cuGraphKernelNodeGetAttribute "cuGraphKernelNodeGetAttribute" 11000;
+    cuGraphKernelNodeGetParams_v2 "cuGraphKernelNodeGetParams" 12000;
+    cuGraphKernelNodeSetAttribute "cuGraphKernelNodeSetAttribute" 11000;
+    cuGraphKernelNodeSetParams_v2 "cuGraphKernelNodeSetParams" 12000;
+    cuGraphLaunch "cuGraphLaunch" 10000;
+    cuGraphLaunch_ptsz "cuGraphLaunch" 10000;
+    cuGraphMemAllocNodeGetParams "cuGraphMemAllocNodeGetParams" 11040;
+    cuGraphMemFreeNodeGetParams "cuGraphMemFreeNodeGetParams" 11040;
+    cuGraphMemcpyNodeGetParams "cuGraphMemcpyNodeGetParams" 10000;
+    cuGraphMemcpyNodeSetParams "cuGraphMemcpyNodeSetParams" 10000;
+    cuGraphMemsetNodeGetParams "cuGraphMemsetNodeGetParams" 10000;
+    cuGraphMemsetNodeSetParams "cuGraphMemsetNodeSetParams" 10000;
+    cuGraphNodeFindInClone "cuGraphNodeFindInClone" 10000;
+    cuGraphNodeGetContainingGraph "cuGraphNodeGetContainingGraph" 13010;
+    cuGraphNodeGetDependencies "cuGraphNodeGetDependencies" 10000;
+    cuGraphNodeGetDependencies_v2 "cuGraphNodeGetDependencies" 12030;
+    cuGraphNodeGetDependentNodes "cuGraphNodeGetDependentNodes" 10000;
+    cuGraphNodeGetDependentNodes_v2 "cuGraphNodeGetDependentNodes" 12030;
+    cuGraphNodeGetEnabled "cuGraphNodeGetEnabled" 11060;
+    cuGraphNodeGetLocalId "cuGraphNodeGetLocalId" 13010;
+    cuGraphNodeGetParams "cuGraphNodeGetParams" 13020;
+    cuGraphNodeGetToolsId "cuGraphNodeGetToolsId" 13010;
+    cuGraphNodeGetType "cuGraphNodeGetType" 10000;
+    cuGraphNodeSetEnabled "cuGraphNodeSetEnabled" 11060;
+    cuGraphNodeSetParams "cuGraphNodeSetParams" 12020;
+    cuGraphReleaseUserObject "cuGraphReleaseUserObject" 11030;
+    cuGraphRemoveDependencies "cuGraphRemoveDependencies" 10000;
+    cuGraphRemoveDependencies_v2 "cuGraphRemoveDependencies" 12030;
+    cuGraphRetainUserObject "cuGraphRetainUserObject" 11030;
+    cuGraphUpload "cuGraphUpload" 11010;
+    cuGraphUpload_ptsz "cuGraphUpload" 11010;
+    cuGraphicsEGLRegisterImage "cuGraphicsEGLRegisterImage" 7000;
+    cuGraphicsGLRegisterBuffer "cuGraphicsGLRegisterBuffer" 3000;
+    cuGraphicsGLRegisterImage "cuGraphicsGLRegisterImage" 3000;
+    cuGraphicsMapResources "cuGraphicsMapResources" 3000;
+    cuGraphicsMapResources_ptsz "cuGraphicsMapResources" 7000;
+    cuGraphicsResourceGetMappedEglFrame "cuGraphicsResourceGetMappedEglFrame" 7000;
+    cuGraphicsResourceGetMappedMipmappedArray "cuGraphicsResourceGetMappedMipmappedArray" 5000;
+    cuGraphicsResourceGetMappedPointer_v2 "cuGraphicsResourceGetMappedPointer" 3020;
+    cuGraphicsResourceSetMapFlags_v2 "cuGraphicsResourceSetMapFlags" 6050;
+    cuGraphicsSubResourceGetMappedArray "cuGraphicsSubResourceGetMappedArray" 3000;
+    cuGraphicsUnmapResources "cuGraphicsUnmapResources" 3000;
+    cuGraphicsUnmapResources_ptsz "cuGraphicsUnmapResources" 7000;
+    cuGraphicsUnregisterResource "cuGraphicsUnregisterResource" 3000;
+    cuGraphicsVDPAURegisterOutputSurface "cuGraphicsVDPAURegisterOutputSurface" 3010;
+    cuGraphicsVDPAURegisterVideoSurface "cuGraphicsVDPAURegisterVideoSurface" 3010;
+    cuGreenCtxCreate "cuGreenCtxCreate" 12040;
+    cuGreenCtxDestroy "cuGreenCtxDestroy" 12040;
+    cuGreenCtxGetDevResource "cuGreenCtxGetDevResource" 12040;
+    cuGreenCtxGetId "cuGreenCtxGetId" 12090;
+    cuGreenCtxRecordEvent "cuGreenCtxRecordEvent" 12040;
+    cuGreenCtxStreamCreate "cuGreenCtxStreamCreate" 12050;
+    cuGreenCtxWaitEvent "cuGreenCtxWaitEvent" 12040;
+    cuImportExternalMemory "cuImportExternalMemory" 10000;
+    cuImportExternalSemaphore "cuImportExternalSemaphore" 10000;
+    cuIpcCloseMemHandle "cuIpcCloseMemHandle" 4010;
+    cuIpcGetEventHandle "cuIpcGetEventHandle" 4010;
+    cuIpcGetMemHandle "cuIpcGetMemHandle" 4010;
+    cuIpcOpenEventHandle "cuIpcOpenEventHandle" 4010;
+    cuIpcOpenMemHandle "cuIpcOpenMemHandle" 4010;
+    cuIpcOpenMemHandle_v2 "cuIpcOpenMemHandle" 11000;
+    cuLaunchCooperativeKernel "cuLaunchCooperativeKernel" 9000;
+    cuLaunchCooperativeKernel_ptsz "cuLaunchCooperativeKernel" 9000;
+    cuLaunchCooperativeKernelMultiDevice "cuLaunchCooperativeKernelMultiDevice" 9000;
+    cuLibraryEnumerateKernels "cuLibraryEnumerateKernels" 12040;
+    cuLibraryGetManaged "cuLibraryGetManaged" 12000;
+    cuLibraryGetUnifiedFunction "cuLibraryGetUnifiedFunction" 12000;
+    cuLibraryLoadFromFile "cuLibraryLoadFromFile" 12000;
+    cuLinkAddData "cuLinkAddData" 5050;
+    cuLinkAddFile "cuLinkAddFile" 5050;
+    cuLinkComplete "cuLinkComplete" 5050;
+    cuLinkCreate "cuLinkCreate" 5050;
+    cuLinkDestroy "cuLinkDestroy" 5050;
+    cuLogsCurrent "cuLogsCurrent" 12090;
+    cuLogsDumpToFile "cuLogsDumpToFile" 12090;
+    cuLogsDumpToMemory "cuLogsDumpToMemory" 12090;
+    cuLogsRegisterCallback "cuLogsRegisterCallback" 12090;
+    cuLogsUnregisterCallback "cuLogsUnregisterCallback" 12090;
+    cuMemAdvise "cuMemAdvise" 8000;
+    cuMemAdvise_v2 "cuMemAdvise" 12020;
+    cuMemAllocAsync "cuMemAllocAsync" 11020;
+    cuMemAllocAsync_ptsz "cuMemAllocAsync" 11020;
+    cuMemAllocFromPoolAsync "cuMemAllocFromPoolAsync" 11020;
+    cuMemAllocFromPoolAsync_ptsz "cuMemAllocFromPoolAsync" 11020;
+    cuMemDiscardAndPrefetchBatchAsync "cuMemDiscardAndPrefetchBatchAsync" 13000;
+    cuMemDiscardAndPrefetchBatchAsync_ptsz "cuMemDiscardAndPrefetchBatchAsync" 13000;
+    cuMemDiscardBatchAsync "cuMemDiscardBatchAsync" 13000;
+    cuMemDiscardBatchAsync_ptsz "cuMemDiscardBatchAsync" 13000;
+    cuMemFreeAsync "cuMemFreeAsync" 11020;
+    cuMemFreeAsync_ptsz "cuMemFreeAsync" 11020;
+    cuMemGetDefaultMemPool "cuMemGetDefaultMemPool" 13000;
+    cuMemGetLocationInfo "cuMemGetLocationInfo" 13040;
+    cuMemGetMemPool "cuMemGetMemPool" 13000;
+    cuMemPoolCreate "cuMemPoolCreate" 11020;
+    cuMemPoolDestroy "cuMemPoolDestroy" 11020;
+    cuMemPoolExportPointer "cuMemPoolExportPointer" 11020;
+    cuMemPoolExportToShareableHandle "cuMemPoolExportToShareableHandle" 11020;
+    cuMemPoolGetAccess "cuMemPoolGetAccess" 11020;
+    cuMemPoolGetAttribute "cuMemPoolGetAttribute" 11020;
+    cuMemPoolImportFromShareableHandle "cuMemPoolImportFromShareableHandle" 11020;
+    cuMemPoolImportPointer "cuMemPoolImportPointer" 11020;
+    cuMemPoolSetAccess "cuMemPoolSetAccess" 11020;
+    cuMemPoolSetAttribute "cuMemPoolSetAttribute" 11020;
+    cuMemPoolTrimTo "cuMemPoolTrimTo" 11020;
+    cuMemPrefetchAsync "cuMemPrefetchAsync" 8000;
+    cuMemPrefetchAsync_ptsz "cuMemPrefetchAsync" 8000;
+    cuMemPrefetchAsync_v2 "cuMemPrefetchAsync" 12020;
+    cuMemPrefetchAsync_v2_ptsz "cuMemPrefetchAsync" 12020;
+    cuMemPrefetchBatchAsync "cuMemPrefetchBatchAsync" 13000;
+    cuMemPrefetchBatchAsync_ptsz "cuMemPrefetchBatchAsync" 13000;
+    cuMemRangeGetAttribute "cuMemRangeGetAttribute" 8000;
+    cuMemRangeGetAttributes "cuMemRangeGetAttributes" 8000;
+    cuMemSetMemPool "cuMemSetMemPool" 13000;
+    cuMemcpy2DAsync_v2 "cuMemcpy2DAsync" 3020;
+    cuMemcpy2DAsync_v2_ptsz "cuMemcpy2DAsync" 7000;
+    cuMemcpy2DUnaligned_v2 "cuMemcpy2DUnaligned" 3020;
+    cuMemcpy2DUnaligned_v2_ptds "cuMemcpy2DUnaligned" 7000;
+    cuMemcpy3D_v2 "cuMemcpy3D" 3020;
+    cuMemcpy3D_v2_ptds "cuMemcpy3D" 7000;
+    cuMemcpy3DAsync_v2 "cuMemcpy3DAsync" 3020;
+    cuMemcpy3DAsync_v2_ptsz "cuMemcpy3DAsync" 7000;
+    cuMemcpy3DBatchAsync "cuMemcpy3DBatchAsync" 12080;
+    cuMemcpy3DBatchAsync_ptsz "cuMemcpy3DBatchAsync" 12080;
+    cuMemcpy3DBatchAsync_v2 "cuMemcpy3DBatchAsync" 13000;
+    cuMemcpy3DBatchAsync_v2_ptsz "cuMemcpy3DBatchAsync" 13000;
+    cuMemcpy3DPeer "cuMemcpy3DPeer" 4000;
+    cuMemcpy3DPeer_ptds "cuMemcpy3DPeer" 7000;
+    cuMemcpy3DPeerAsync "cuMemcpy3DPeerAsync" 4000;
+    cuMemcpy3DPeerAsync_ptsz "cuMemcpy3DPeerAsync" 7000;
+    cuMemcpy3DWithAttributesAsync "cuMemcpy3DWithAttributesAsync" 13020;
+    cuMemcpy3DWithAttributesAsync_ptsz "cuMemcpy3DWithAttributesAsync" 13020;
+    cuMemcpyBatchAsync "cuMemcpyBatchAsync" 12080;
+    cuMemcpyBatchAsync_ptsz "cuMemcpyBatchAsync" 12080;
+    cuMemcpyBatchAsync_v2 "cuMemcpyBatchAsync" 13000;
+    cuMemcpyBatchAsync_v2_ptsz "cuMemcpyBatchAsync" 13000;
+    cuMemcpyPeer "cuMemcpyPeer" 4000;
+    cuMemcpyPeer_ptds "cuMemcpyPeer" 7000;
+    cuMemcpyPeerAsync "cuMemcpyPeerAsync" 4000;
+    cuMemcpyPeerAsync_ptsz "cuMemcpyPeerAsync" 7000;
+    cuMemcpyWithAttributesAsync "cuMemcpyWithAttributesAsync" 13020;
+    cuMemcpyWithAttributesAsync_ptsz "cuMemcpyWithAttributesAsync" 13020;
+    cuMemsetD2D8_v2 "cuMemsetD2D8" 3020;
+    cuMemsetD2D8_v2_ptds "cuMemsetD2D8" 7000;
+    cuMemsetD2D8Async "cuMemsetD2D8Async" 3020;
+    cuMemsetD2D8Async_ptsz "cuMemsetD2D8Async" 7000;
+    cuMipmappedArrayCreate "cuMipmappedArrayCreate" 5000;
+    cuMipmappedArrayDestroy "cuMipmappedArrayDestroy" 5000;
+    cuMipmappedArrayGetLevel "cuMipmappedArrayGetLevel" 5000;
+    cuMipmappedArrayGetMemoryRequirements "cuMipmappedArrayGetMemoryRequirements" 11060;
+    cuMipmappedArrayGetSparseProperties "cuMipmappedArrayGetSparseProperties" 11010;
+    cuModuleGetSurfRef "cuModuleGetSurfRef" 3000;
+    cuModuleGetTexRef "cuModuleGetTexRef" 2000;
+    cuOccupancyMaxActiveClusters "cuOccupancyMaxActiveClusters" 11070;
+    cuOccupancyMaxPotentialClusterSize "cuOccupancyMaxPotentialClusterSize" 11070;
+    cuProfilerInitialize "cuProfilerInitialize" 4000;
+    cuProfilerStart "cuProfilerStart" 4000;
+    cuProfilerStop "cuProfilerStop" 4000;
+    cuSignalExternalSemaphoresAsync "cuSignalExternalSemaphoresAsync" 10000;
+    cuSignalExternalSemaphoresAsync_ptsz "cuSignalExternalSemaphoresAsync" 10000;
+    cuStreamAttachMemAsync "cuStreamAttachMemAsync" 6000;
+    cuStreamAttachMemAsync_ptsz "cuStreamAttachMemAsync" 7000;
+    cuStreamBatchMemOp "cuStreamBatchMemOp" 8000;
+    cuStreamBatchMemOp_ptsz "cuStreamBatchMemOp" 8000;
+    cuStreamBeginCapture "cuStreamBeginCapture" 10000;
+    cuStreamBeginCapture_ptsz "cuStreamBeginCapture" 10000;
+    cuStreamBeginCapture_v2 "cuStreamBeginCapture" 10010;
+    cuStreamBeginCapture_v2_ptsz "cuStreamBeginCapture" 10010;
+    cuStreamBeginCaptureToGraph "cuStreamBeginCaptureToGraph" 12030;
+    cuStreamBeginCaptureToGraph_ptsz "cuStreamBeginCaptureToGraph" 12030;
+    cuStreamBeginRecaptureToGraph "cuStreamBeginRecaptureToGraph" 13030;
+    cuStreamBeginRecaptureToGraph_ptsz "cuStreamBeginRecaptureToGraph" 13030;
+    cuStreamCopyAttributes "cuStreamCopyAttributes" 11000;
+    cuStreamCopyAttributes_ptsz "cuStreamCopyAttributes" 11000;
+    cuStreamEndCapture "cuStreamEndCapture" 10000;
+    cuStreamEndCapture_ptsz "cuStreamEndCapture" 10000;
+    cuStreamGetAttribute "cuStreamGetAttribute" 11000;
+    cuStreamGetAttribute_ptsz "cuStreamGetAttribute" 11000;
+    cuStreamGetCaptureInfo "cuStreamGetCaptureInfo" 10010;
+    cuStreamGetCaptureInfo_ptsz "cuStreamGetCaptureInfo" 10010;
+    cuStreamGetCaptureInfo_v2 "cuStreamGetCaptureInfo" 11030;
+    cuStreamGetCaptureInfo_v2_ptsz "cuStreamGetCaptureInfo" 11030;
+    cuStreamGetCaptureInfo_v3 "cuStreamGetCaptureInfo" 12030;
+    cuStreamGetCaptureInfo_v3_ptsz "cuStreamGetCaptureInfo" 12030;
+    cuStreamGetCtx_v2 "cuStreamGetCtx" 12050;
+    cuStreamGetCtx_v2_ptsz "cuStreamGetCtx" 12050;
+    cuStreamGetDevResource "cuStreamGetDevResource" 13010;
+    cuStreamGetDevResource_ptsz "cuStreamGetDevResource" 13010;
+    cuStreamSetAttribute "cuStreamSetAttribute" 11000;
+    cuStreamSetAttribute_ptsz "cuStreamSetAttribute" 11000;
+    cuStreamUpdateCaptureDependencies "cuStreamUpdateCaptureDependencies" 11030;
+    cuStreamUpdateCaptureDependencies_ptsz "cuStreamUpdateCaptureDependencies" 11030;
+    cuStreamUpdateCaptureDependencies_v2 "cuStreamUpdateCaptureDependencies" 12030;
+    cuStreamUpdateCaptureDependencies_v2_ptsz "cuStreamUpdateCaptureDependencies" 12030;
+    cuStreamWaitValue32 "cuStreamWaitValue32" 8000;
+    cuStreamWaitValue32_ptsz "cuStreamWaitValue32" 8000;
+    cuStreamWaitValue64 "cuStreamWaitValue64" 9000;
+    cuStreamWaitValue64_ptsz "cuStreamWaitValue64" 9000;
+    cuStreamWriteValue32 "cuStreamWriteValue32" 8000;
+    cuStreamWriteValue32_ptsz "cuStreamWriteValue32" 8000;
+    cuStreamWriteValue64 "cuStreamWriteValue64" 9000;
+    cuStreamWriteValue64_ptsz "cuStreamWriteValue64" 9000;
+    cuSubgridCreate "cuSubgridCreate" 13030;
+    cuSubgridWorkerGridCreate "cuSubgridWorkerGridCreate" 13030;
+    cuSubgridWorksetCreate "cuSubgridWorksetCreate" 13030;
+    cuSurfObjectCreate "cuSurfObjectCreate" 5000;
+    cuSurfObjectDestroy "cuSurfObjectDestroy" 5000;
+    cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000;
+    cuTexObjectCreate "cuTexObjectCreate" 5000;
+    cuTexObjectDestroy "cuTexObjectDestroy" 5000;
+    cuTexObjectGetResourceDesc "cuTexObjectGetResourceDesc" 5000;
+    cuTexObjectGetResourceViewDesc "cuTexObjectGetResourceViewDesc" 5000;
+    cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000;
+    cuUserObjectCreate "cuUserObjectCreate" 11030;
+    cuUserObjectRelease "cuUserObjectRelease" 11030;
+    cuUserObjectRetain "cuUserObjectRetain" 11030;
+    cuVDPAUCtxCreate_v2 "cuVDPAUCtxCreate" 3020;
+    cuVDPAUGetDevice "cuVDPAUGetDevice" 3010;
+    cuWaitExternalSemaphoresAsync "cuWaitExternalSemaphoresAsync" 10000;
+    cuWaitExternalSemaphoresAsync_ptsz "cuWaitExternalSemaphoresAsync" 10000;
+}

@@ -1,0 +1,279 @@
+//! Kernel launches: validation against the profile (the real driver's error codes), the
+//! parameter block (from `kernelParams` or the `extra` buffer), execution on the engine, and the
+//! sticky error a fault leaves in the context. Occupancy queries use the same limits.
+
+use crate::errors::{CuResult, INVALID_VALUE};
+use crate::module::Function;
+use crate::{handles, profile, stream, trace};
+use abi::*;
+use engine::{ExecErrorKind, LaunchConfig};
+use std::ffi::{c_int, c_uint, c_void};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+const PARAM_END: usize = 0;
+const PARAM_BUFFER_POINTER: usize = 1;
+const PARAM_BUFFER_SIZE: usize = 2;
+
+/// Checks the launch shape and resources, in the order the driver reports them.
+fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32) -> CuResult {
+    let p = profile::current();
+    let max_grid = [i32::MAX as u32, 65535, 65535];
+    let max_block = [1024, 1024, 64];
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(INVALID_VALUE);
+    }
+    if grid.iter().zip(max_grid).any(|(&g, m)| g > m)
+        || block.iter().zip(max_block).any(|(&b, m)| b > m)
+    {
+        return Err(INVALID_VALUE);
+    }
+    let threads = block.iter().map(|&b| b as u64).product::<u64>();
+    let k = &f.kernel;
+    if threads > p.max_threads_per_block as u64
+        || (k.max_threads_per_block > 0 && threads > k.max_threads_per_block as u64)
+    {
+        return Err(INVALID_VALUE);
+    }
+    if shared as i64 > f.max_dynamic_shared.load(Ordering::Acquire) as i64
+        || shared as u64 + k.static_shared_bytes as u64 > p.shared_per_block_optin as u64
+    {
+        return Err(INVALID_VALUE);
+    }
+    if k.num_regs as u64 * threads.div_ceil(32) * 32 > p.regs_per_block as u64 {
+        return Err(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    }
+    Ok(())
+}
+
+/// The parameter block: each `kernelParams[i]` points to parameter i's bytes; or the `extra`
+/// list carries one packed buffer and its size.
+unsafe fn param_block(
+    f: &Function,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CuResult<Vec<u8>> {
+    let k = &f.kernel;
+    let mut block = vec![0u8; k.param_bytes];
+    if !params.is_null() && !extra.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    if !params.is_null() {
+        for (i, p) in k.params.iter().enumerate() {
+            // SAFETY: kernelParams has one pointer per kernel parameter (API contract).
+            let src = unsafe { *params.add(i) } as *const u8;
+            if src.is_null() {
+                return Err(INVALID_VALUE);
+            }
+            // SAFETY: src points to the parameter's `size` bytes (API contract); the offset and
+            // size come from the kernel's layout, within `block`.
+            unsafe { std::ptr::copy_nonoverlapping(src, block.as_mut_ptr().add(p.offset), p.size) };
+        }
+        return Ok(block);
+    }
+    if !extra.is_null() {
+        let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+        let mut i = 0;
+        loop {
+            // SAFETY: `extra` is a key/value list ending with CU_LAUNCH_PARAM_END.
+            let key = unsafe { *extra.add(i) } as usize;
+            match key {
+                PARAM_END => break,
+                // SAFETY: each key is followed by its value.
+                PARAM_BUFFER_POINTER => buf = unsafe { *extra.add(i + 1) } as *const u8,
+                PARAM_BUFFER_SIZE => {
+                    // SAFETY: the value points to a size_t.
+                    let sp = unsafe { *extra.add(i + 1) } as *const usize;
+                    if sp.is_null() {
+                        return Err(INVALID_VALUE);
+                    }
+                    // SAFETY: checked non-null.
+                    size = Some(unsafe { *sp });
+                }
+                _ => return Err(INVALID_VALUE),
+            }
+            i += 2;
+        }
+        if k.param_bytes == 0 {
+            return Ok(block);
+        }
+        let size = size.ok_or(INVALID_VALUE)?;
+        if buf.is_null() || size < k.param_bytes {
+            return Err(INVALID_VALUE);
+        }
+        // SAFETY: the buffer holds `size` >= param_bytes bytes.
+        unsafe { std::ptr::copy_nonoverlapping(buf, block.as_mut_ptr(), k.param_bytes) };
+        return Ok(block);
+    }
+    if k.params.is_empty() {
+        Ok(block)
+    } else {
+        Err(INVALID_VALUE)
+    }
+}
+
+/// Validates and runs a launch. A fault while running becomes the context's sticky error (the
+/// launch itself succeeds, as an asynchronous launch does on a GPU).
+unsafe fn launch(
+    func: CUfunction,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    s: CUstream,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CuResult {
+    let ctx = stream::resolve(s)?;
+    let f: Arc<Function> = handles::function(func)?;
+    validate(&f, grid, block, shared)?;
+    // SAFETY: forwarded contract.
+    let bytes = unsafe { param_block(&f, params, extra) }?;
+    let config = LaunchConfig {
+        grid,
+        block,
+        dynamic_shared_bytes: shared,
+    };
+    trace::trace!(
+        "  launch {} grid {grid:?} block {block:?} shared {shared} params {} bytes",
+        f.kernel.name,
+        bytes.len()
+    );
+    match engine::launch(&f.kernel, &config, &bytes) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let code = match e.kind {
+                ExecErrorKind::InvalidLaunch => return Err(INVALID_VALUE),
+                ExecErrorKind::OutOfResources => {
+                    return Err(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+                }
+                ExecErrorKind::IllegalAddress => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+                ExecErrorKind::MisalignedAddress => CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
+                ExecErrorKind::Trap => CUresult::CUDA_ERROR_LAUNCH_FAILED,
+                ExecErrorKind::Assert => CUresult::CUDA_ERROR_ASSERT,
+                ExecErrorKind::Unsupported => CUresult::CUDA_ERROR_NOT_SUPPORTED,
+            };
+            if ctx.check().is_ok() {
+                trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
+            }
+            ctx.set_sticky(code);
+            Ok(())
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn launch_kernel(
+    f: CUfunction,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared: c_uint,
+    s: CUstream,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { launch(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra) }
+}
+
+pub(crate) unsafe fn launch_kernel_ex(
+    config: *const CUlaunchConfig,
+    f: CUfunction,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CuResult {
+    if config.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null.
+    let c = unsafe { &*config };
+    if c.numAttrs > 0 && c.attrs.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    for i in 0..c.numAttrs as usize {
+        // SAFETY: `attrs` holds numAttrs entries.
+        let a = unsafe { &*c.attrs.add(i) };
+        // Every attribute cuda.h defines is accepted; none changes what a CPU run computes
+        // (cluster dimensions and cooperative launches are scheduling properties here).
+        if a.id.0 == 0 || a.id.0 > 64 {
+            return Err(INVALID_VALUE);
+        }
+    }
+    let grid = [c.gridDimX, c.gridDimY, c.gridDimZ];
+    let block = [c.blockDimX, c.blockDimY, c.blockDimZ];
+    // SAFETY: forwarded contract.
+    unsafe { launch(f, grid, block, c.sharedMemBytes, c.hStream, params, extra) }
+}
+
+/// Blocks of `block_size` threads that fit on one SM at once.
+fn active_blocks(f: &Function, block_size: i32, dynamic_shared: usize) -> i32 {
+    let p = profile::current();
+    let k = &f.kernel;
+    let warps = (block_size as i64 + 31) / 32;
+    let mut n = p.max_blocks_per_sm as i64;
+    n = n.min(p.max_threads_per_sm as i64 / (warps * 32));
+    if k.num_regs > 0 {
+        n = n.min(p.regs_per_sm as i64 / (k.num_regs as i64 * warps * 32).max(1));
+    }
+    let smem = k.static_shared_bytes as i64 + dynamic_shared as i64;
+    if smem > 0 {
+        n = n.min(p.shared_per_sm as i64 / (smem + p.reserved_shared_per_block as i64));
+    }
+    n.max(0) as i32
+}
+
+pub(crate) unsafe fn occupancy_max_active_blocks(
+    blocks: *mut c_int,
+    func: CUfunction,
+    block_size: c_int,
+    dynamic_shared: usize,
+) -> CuResult {
+    if blocks.is_null() || block_size <= 0 {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::function(func)?;
+    let n = active_blocks(&f, block_size, dynamic_shared);
+    // SAFETY: checked non-null.
+    unsafe { *blocks = n };
+    Ok(())
+}
+
+pub(crate) unsafe fn occupancy_max_active_blocks_with_flags(
+    blocks: *mut c_int,
+    func: CUfunction,
+    block_size: c_int,
+    dynamic_shared: usize,
+    flags: c_uint,
+) -> CuResult {
+    if flags > 1 {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: forwarded contract.
+    unsafe { occupancy_max_active_blocks(blocks, func, block_size, dynamic_shared) }
+}
+
+pub(crate) unsafe fn occupancy_available_dynamic_smem(
+    bytes: *mut usize,
+    func: CUfunction,
+    blocks_per_sm: c_int,
+    block_size: c_int,
+) -> CuResult {
+    if bytes.is_null() || blocks_per_sm <= 0 || block_size <= 0 {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::function(func)?;
+    let p = profile::current();
+    let per_block = p.shared_per_sm as i64 / blocks_per_sm as i64
+        - p.reserved_shared_per_block as i64
+        - f.kernel.static_shared_bytes as i64;
+    let v = per_block.clamp(
+        0,
+        p.shared_per_block_optin as i64 - f.kernel.static_shared_bytes as i64,
+    );
+    // SAFETY: checked non-null.
+    unsafe { *bytes = v.max(0) as usize };
+    Ok(())
+}

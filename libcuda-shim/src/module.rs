@@ -1,0 +1,763 @@
+//! Modules (`cuModule*`), libraries (`cuLibrary*`, what cudart 12+/13 use), functions and
+//! kernels. An image is PTX text, a fatbin or a fatbin wrapper; the PTX is handed to
+//! `engine::Module::load`. Load diagnostics go to stderr and, when given, to the JIT error log.
+
+use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE, NOT_FOUND};
+use crate::fatbin::{self, FatbinError};
+use crate::handles::{self, Object};
+use crate::{context, device, profile, trace};
+use abi::*;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+
+pub struct Module {
+    pub engine: engine::Module,
+    /// The sm of the PTX entry used (the device's for bare PTX text).
+    pub ptx_sm: u32,
+    /// Function handles already handed out, by name (the same name gives the same handle).
+    functions: Mutex<HashMap<String, usize>>,
+}
+
+pub struct Function {
+    pub module: Arc<Module>,
+    pub kernel: Arc<engine::Kernel>,
+    pub name: CString,
+    /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (raised by cudaFuncSetAttribute).
+    pub max_dynamic_shared: AtomicI32,
+    pub carveout: AtomicI32,
+}
+
+/// A `CUkernel`: a library's kernel; launching it launches its function.
+pub struct Kernel {
+    pub function: Arc<Function>,
+}
+
+pub struct Library {
+    pub module: Arc<Module>,
+    pub module_handle: usize,
+    kernels: Mutex<HashMap<String, usize>>,
+}
+
+/// Why an image did not load, mapped to a CUresult once.
+enum LoadFailure {
+    Image(FatbinError),
+    Ptx(engine::LoadError),
+    Unsupported(String),
+}
+
+impl LoadFailure {
+    fn code(&self) -> CUresult {
+        match self {
+            LoadFailure::Image(FatbinError::NoPtx { .. }) => CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU,
+            LoadFailure::Image(_) => CUresult::CUDA_ERROR_INVALID_IMAGE,
+            LoadFailure::Ptx(e) => match e.kind {
+                engine::LoadErrorKind::UnsupportedVersion => {
+                    CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                }
+                _ => CUresult::CUDA_ERROR_INVALID_PTX,
+            },
+            LoadFailure::Unsupported(_) => CUresult::CUDA_ERROR_NOT_SUPPORTED,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            LoadFailure::Image(e) => e.to_string(),
+            LoadFailure::Ptx(e) => e.to_string(),
+            LoadFailure::Unsupported(m) => m.clone(),
+        }
+    }
+}
+
+/// Reads `n` bytes at `p`.
+///
+/// # Safety
+/// `p` must point to `n` readable bytes.
+unsafe fn bytes<'a>(p: *const c_void, n: usize) -> &'a [u8] {
+    // SAFETY: the caller's guarantee.
+    unsafe { std::slice::from_raw_parts(p as *const u8, n) }
+}
+
+/// The fatbin at `p` (its header tells its length).
+///
+/// # Safety
+/// `p` must point to a fatbin header; cudart and the API promise the whole fatbin follows.
+unsafe fn fatbin_at<'a>(p: *const c_void) -> Result<&'a [u8], FatbinError> {
+    if p.is_null() {
+        return Err(FatbinError::Malformed("NULL fatbin pointer".into()));
+    }
+    // SAFETY: a fatbin starts with a 16-byte header.
+    let len = fatbin::fatbin_len(unsafe { bytes(p, fatbin::FATBIN_HEADER_BYTES) })?;
+    // SAFETY: the header states the length of what follows it.
+    Ok(unsafe { bytes(p, len) })
+}
+
+/// The PTX text of an image and a name for diagnostics.
+///
+/// # Safety
+/// `image` must be non-null and point to PTX text, a fatbin or a fatbin wrapper.
+unsafe fn image_ptx(image: *const c_void) -> Result<(String, u32, String), LoadFailure> {
+    // SAFETY: every image kind is at least 4 bytes (PTX text is longer than its NUL).
+    let magic = u32::from_le_bytes(unsafe { bytes(image, 4) }.try_into().unwrap());
+    let sm = profile::current().sm();
+    let from_fatbin = |f: &[u8]| {
+        fatbin::ptx_for_device(f, sm)
+            .map(|(t, s)| (t, s, format!("fatbin@{:p}#sm_{s}", f.as_ptr())))
+            .map_err(LoadFailure::Image)
+    };
+    match magic {
+        fatbin::WRAPPER_MAGIC => {
+            // SAFETY: the wrapper is 24 bytes: magic, version, fatbin pointer, prelinked list.
+            let w = unsafe { bytes(image, 24) };
+            let version = u32::from_le_bytes(w[4..8].try_into().unwrap());
+            let fb = u64::from_le_bytes(w[8..16].try_into().unwrap()) as *const c_void;
+            if version == 2 {
+                return Err(LoadFailure::Unsupported(
+                    "this program was built with -rdc=true (relocatable device code); linking \
+                     relocatable PTX is not supported yet: build without -rdc"
+                        .into(),
+                ));
+            }
+            // SAFETY: the wrapper's second field points to the fatbin.
+            from_fatbin(unsafe { fatbin_at(fb) }.map_err(LoadFailure::Image)?)
+        }
+        // SAFETY: the magic says a fatbin starts here.
+        fatbin::FATBIN_MAGIC => {
+            from_fatbin(unsafe { fatbin_at(image) }.map_err(LoadFailure::Image)?)
+        }
+        0x464c457f => Err(LoadFailure::Image(FatbinError::NoPtx {
+            sass: vec![],
+            ptx: vec![],
+            device_sm: sm,
+        })),
+        _ => {
+            // SAFETY: anything else must be NUL-terminated PTX text (the API's contract).
+            let text = unsafe { CStr::from_ptr(image as *const c_char) };
+            let text = text.to_str().map_err(|_| {
+                LoadFailure::Image(FatbinError::Malformed(
+                    "image is neither a fatbin nor PTX text".into(),
+                ))
+            })?;
+            Ok((text.to_string(), sm, format!("ptx@{image:p}")))
+        }
+    }
+}
+
+/// Loads an image into a registered module; reports failures on stderr.
+unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Module>, usize)> {
+    // SAFETY: forwarded contract.
+    let result = unsafe { image_ptx(image) }.and_then(|(ptx, sm, name)| {
+        engine::Module::load(&ptx, &name)
+            .map(|m| (m, sm))
+            .map_err(LoadFailure::Ptx)
+    });
+    match result {
+        Ok((engine, ptx_sm)) => {
+            log.info = format!(
+                "libcuda-shim: loaded {} kernel(s) from sm_{ptx_sm} PTX",
+                engine.kernels().len()
+            );
+            let module = Arc::new(Module {
+                engine,
+                ptx_sm,
+                functions: Mutex::new(HashMap::new()),
+            });
+            let h = handles::insert(Object::Module(module.clone()));
+            Ok((module, h))
+        }
+        Err(f) => {
+            let msg = f.message();
+            trace::warn(&format!("cannot load module: {msg}"));
+            log.error = msg;
+            Err(f.code())
+        }
+    }
+}
+
+/// The JIT log buffers of cuModuleLoadDataEx / cuLibraryLoadData.
+#[derive(Default)]
+struct JitLog {
+    error: String,
+    info: String,
+}
+
+/// Writes the logs into the option buffers and the sizes back, as the driver does.
+unsafe fn write_jit_log(
+    log: &JitLog,
+    n: c_uint,
+    options: *mut CUjit_option,
+    values: *mut *mut c_void,
+) {
+    if n == 0 || options.is_null() || values.is_null() {
+        return;
+    }
+    // SAFETY (whole function): both arrays hold `n` entries (API contract); log buffers are
+    // `size` bytes as the matching *_SIZE_BYTES option says.
+    unsafe {
+        let opts = std::slice::from_raw_parts(options, n as usize);
+        let vals = std::slice::from_raw_parts_mut(values, n as usize);
+        for (buf_opt, size_opt, text) in [
+            (
+                CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+                CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                &log.error,
+            ),
+            (
+                CUjit_option::CU_JIT_INFO_LOG_BUFFER,
+                CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                &log.info,
+            ),
+        ] {
+            let Some(bi) = opts.iter().position(|&o| o == buf_opt) else {
+                continue;
+            };
+            let buf = vals[bi] as *mut u8;
+            let Some(si) = opts.iter().position(|&o| o == size_opt) else {
+                continue;
+            };
+            let size = vals[si] as usize;
+            if buf.is_null() || size == 0 {
+                continue;
+            }
+            let k = text.len().min(size - 1);
+            std::ptr::copy_nonoverlapping(text.as_ptr(), buf, k);
+            *buf.add(k) = 0;
+            vals[si] = k as *mut c_void;
+        }
+        if let Some(i) = opts
+            .iter()
+            .position(|&o| o == CUjit_option::CU_JIT_WALL_TIME)
+        {
+            *(&mut vals[i] as *mut *mut c_void as *mut f32) = 0.0;
+        }
+    }
+}
+
+unsafe fn load_with_options(
+    module: *mut CUmodule,
+    image: *const c_void,
+    n: c_uint,
+    options: *mut CUjit_option,
+    values: *mut *mut c_void,
+) -> CuResult {
+    if module.is_null() || image.is_null() || (n > 0 && (options.is_null() || values.is_null())) {
+        return Err(INVALID_VALUE);
+    }
+    context::active()?;
+    let mut log = JitLog::default();
+    // SAFETY: forwarded contract.
+    let r = unsafe { load_image(image, &mut log) };
+    // SAFETY: forwarded contract.
+    unsafe { write_jit_log(&log, n, options, values) };
+    let (_, h) = r?;
+    // SAFETY: checked non-null.
+    unsafe { *module = h as CUmodule };
+    Ok(())
+}
+
+pub(crate) unsafe fn load_data(module: *mut CUmodule, image: *const c_void) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { load_with_options(module, image, 0, std::ptr::null_mut(), std::ptr::null_mut()) }
+}
+
+pub(crate) unsafe fn load_data_ex(
+    module: *mut CUmodule,
+    image: *const c_void,
+    n: c_uint,
+    options: *mut CUjit_option,
+    values: *mut *mut c_void,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { load_with_options(module, image, n, options, values) }
+}
+
+pub(crate) unsafe fn load_file(module: *mut CUmodule, fname: *const c_char) -> CuResult {
+    if module.is_null() || fname.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    context::active()?;
+    // SAFETY: checked non-null; a NUL-terminated path.
+    let path = unsafe { CStr::from_ptr(fname) }
+        .to_string_lossy()
+        .into_owned();
+    let mut data = std::fs::read(&path).map_err(|_| CUresult::CUDA_ERROR_FILE_NOT_FOUND)?;
+    data.push(0);
+    // SAFETY: `data` is a NUL-terminated copy of the file, alive during the load.
+    unsafe { load_data(module, data.as_ptr() as *const c_void) }
+}
+
+/// Unregisters a module and every function handle into it.
+fn drop_module(m: &Arc<Module>) {
+    handles::remove_where(|o| match o {
+        Object::Module(x) => Arc::ptr_eq(x, m),
+        Object::Function(f) => Arc::ptr_eq(&f.module, m),
+        Object::Kernel(k) => Arc::ptr_eq(&k.function.module, m),
+        _ => false,
+    });
+}
+
+pub(crate) unsafe fn unload(module: CUmodule) -> CuResult {
+    let m = handles::module(module)?;
+    drop_module(&m);
+    Ok(())
+}
+
+fn c_name<'a>(name: *const c_char) -> CuResult<&'a str> {
+    if name.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the API takes NUL-terminated names.
+    unsafe { CStr::from_ptr(name) }
+        .to_str()
+        .map_err(|_| NOT_FOUND)
+}
+
+/// The function handle for `name` in `m` (created once).
+fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
+    let mut fns = m.functions.lock();
+    if let Some(&h) = fns.get(name) {
+        return Ok(h);
+    }
+    let kernel = m.engine.kernel(name).ok_or(NOT_FOUND)?;
+    let p = profile::current();
+    let f = Arc::new(Function {
+        module: m.clone(),
+        max_dynamic_shared: AtomicI32::new(
+            (p.shared_per_block - kernel.static_shared_bytes as i32).max(0),
+        ),
+        carveout: AtomicI32::new(-1),
+        name: CString::new(name).map_err(|_| NOT_FOUND)?,
+        kernel,
+    });
+    let h = handles::insert(Object::Function(f));
+    fns.insert(name.to_string(), h);
+    Ok(h)
+}
+
+pub(crate) unsafe fn get_function(
+    func: *mut CUfunction,
+    module: CUmodule,
+    name: *const c_char,
+) -> CuResult {
+    if func.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    context::active()?;
+    let m = handles::module(module)?;
+    let h = function_handle(&m, c_name(name)?)?;
+    // SAFETY: checked non-null.
+    unsafe { *func = h as CUfunction };
+    Ok(())
+}
+
+fn global(m: &Module, name: &str, dptr: *mut CUdeviceptr, bytes: *mut usize) -> CuResult {
+    let g = m.engine.global(name).ok_or(NOT_FOUND)?;
+    // SAFETY: each out-pointer is optional and written only when non-null.
+    unsafe {
+        if !dptr.is_null() {
+            *dptr = g.address;
+        }
+        if !bytes.is_null() {
+            *bytes = g.size;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn get_global(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    module: CUmodule,
+    name: *const c_char,
+) -> CuResult {
+    context::active()?;
+    let m = handles::module(module)?;
+    global(&m, c_name(name)?, dptr, bytes)
+}
+
+pub(crate) unsafe fn get_function_count(count: *mut c_uint, module: CUmodule) -> CuResult {
+    if count.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let m = handles::module(module)?;
+    // SAFETY: checked non-null.
+    unsafe { *count = m.engine.kernels().len() as c_uint };
+    Ok(())
+}
+
+// ---- Libraries.
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn library_load_data(
+    library: *mut CUlibrary,
+    code: *const c_void,
+    jit_options: *mut CUjit_option,
+    jit_values: *mut *mut c_void,
+    num_jit_options: c_uint,
+    lib_options: *mut CUlibraryOption,
+    lib_values: *mut *mut c_void,
+    num_lib_options: c_uint,
+) -> CuResult {
+    if library.is_null() || code.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    if (num_jit_options > 0 && (jit_options.is_null() || jit_values.is_null()))
+        || (num_lib_options > 0 && (lib_options.is_null() || lib_values.is_null()))
+    {
+        return Err(INVALID_VALUE);
+    }
+    // A library is context-independent, but loading one needs an initialised device; the
+    // real driver loads into the current context when there is one.
+    let mut log = JitLog::default();
+    // SAFETY: forwarded contract.
+    let r = unsafe { load_image(code, &mut log) };
+    // SAFETY: forwarded contract.
+    unsafe { write_jit_log(&log, num_jit_options, jit_options, jit_values) };
+    let (module, module_handle) = r?;
+    let lib = Arc::new(Library {
+        module,
+        module_handle,
+        kernels: Mutex::new(HashMap::new()),
+    });
+    let h = handles::insert(Object::Library(lib));
+    // SAFETY: checked non-null.
+    unsafe { *library = h as CUlibrary };
+    Ok(())
+}
+
+pub(crate) unsafe fn library_unload(library: CUlibrary) -> CuResult {
+    let lib = handles::library(library)?;
+    handles::remove(library as usize);
+    drop_module(&lib.module);
+    Ok(())
+}
+
+pub(crate) unsafe fn library_get_kernel(
+    kernel: *mut CUkernel,
+    library: CUlibrary,
+    name: *const c_char,
+) -> CuResult {
+    if kernel.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let lib = handles::library(library)?;
+    let name = c_name(name)?;
+    let mut kernels = lib.kernels.lock();
+    let h = match kernels.get(name) {
+        Some(&h) => h,
+        None => {
+            let fh = function_handle(&lib.module, name)?;
+            let function = handles::function(fh as *mut c_void)?;
+            let h = handles::insert(Object::Kernel(Arc::new(Kernel { function })));
+            kernels.insert(name.to_string(), h);
+            h
+        }
+    };
+    // SAFETY: checked non-null.
+    unsafe { *kernel = h as CUkernel };
+    Ok(())
+}
+
+pub(crate) unsafe fn library_get_module(module: *mut CUmodule, library: CUlibrary) -> CuResult {
+    if module.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let lib = handles::library(library)?;
+    context::active()?;
+    // SAFETY: checked non-null.
+    unsafe { *module = lib.module_handle as CUmodule };
+    Ok(())
+}
+
+pub(crate) unsafe fn library_get_global(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    library: CUlibrary,
+    name: *const c_char,
+) -> CuResult {
+    let lib = handles::library(library)?;
+    context::active()?;
+    global(&lib.module, c_name(name)?, dptr, bytes)
+}
+
+pub(crate) unsafe fn library_get_kernel_count(count: *mut c_uint, library: CUlibrary) -> CuResult {
+    if count.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let lib = handles::library(library)?;
+    // SAFETY: checked non-null.
+    unsafe { *count = lib.module.engine.kernels().len() as c_uint };
+    Ok(())
+}
+
+// ---- Kernels and functions.
+
+pub(crate) unsafe fn kernel_get_function(func: *mut CUfunction, kernel: CUkernel) -> CuResult {
+    if func.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    context::active()?;
+    let f = handles::kernel(kernel)?;
+    let h = function_handle(&f.module, f.name.to_str().unwrap_or_default())?;
+    // SAFETY: checked non-null.
+    unsafe { *func = h as CUfunction };
+    Ok(())
+}
+
+fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
+    use CUfunction_attribute as F;
+    let p = profile::current();
+    let k = &f.kernel;
+    Ok(match attrib {
+        F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => {
+            let by_regs = if k.num_regs > 0 {
+                (p.regs_per_block as u32 / k.num_regs) / 32 * 32
+            } else {
+                p.max_threads_per_block as u32
+            };
+            let mut v = (p.max_threads_per_block as u32).min(by_regs.max(32));
+            if k.max_threads_per_block > 0 {
+                v = v.min(k.max_threads_per_block);
+            }
+            v as c_int
+        }
+        F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => k.static_shared_bytes as c_int,
+        F::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES => 0,
+        F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES => k.local_bytes_per_thread as c_int,
+        F::CU_FUNC_ATTRIBUTE_NUM_REGS => k.num_regs as c_int,
+        F::CU_FUNC_ATTRIBUTE_PTX_VERSION => f.module.ptx_sm as c_int,
+        F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => p.sm() as c_int,
+        F::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA => 0,
+        F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+            f.max_dynamic_shared.load(Ordering::Acquire)
+        }
+        F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => f.carveout.load(Ordering::Acquire),
+        a if a.0 < F::CU_FUNC_ATTRIBUTE_MAX.0 => 0,
+        _ => return Err(INVALID_VALUE),
+    })
+}
+
+fn set_attribute(f: &Function, attrib: CUfunction_attribute, value: c_int) -> CuResult {
+    use CUfunction_attribute as F;
+    let p = profile::current();
+    match attrib {
+        F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+            if value < 0
+                || value as i64 + f.kernel.static_shared_bytes as i64
+                    > p.shared_per_block_optin as i64
+            {
+                return Err(INVALID_VALUE);
+            }
+            f.max_dynamic_shared.store(value, Ordering::Release);
+        }
+        F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => {
+            if !(-1..=100).contains(&value) {
+                return Err(INVALID_VALUE);
+            }
+            f.carveout.store(value, Ordering::Release);
+        }
+        F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
+        | F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
+        | F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH
+        | F::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+        | F::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => {}
+        _ => return Err(INVALID_VALUE),
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn kernel_get_attribute(
+    value: *mut c_int,
+    attrib: CUfunction_attribute,
+    kernel: CUkernel,
+    dev: CUdevice,
+) -> CuResult {
+    if value.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    device::check(dev)?;
+    let v = attribute(&*handles::kernel(kernel)?, attrib)?;
+    // SAFETY: checked non-null.
+    unsafe { *value = v };
+    Ok(())
+}
+
+pub(crate) unsafe fn kernel_set_attribute(
+    attrib: CUfunction_attribute,
+    value: c_int,
+    kernel: CUkernel,
+    dev: CUdevice,
+) -> CuResult {
+    device::check(dev)?;
+    set_attribute(&*handles::kernel(kernel)?, attrib, value)
+}
+
+pub(crate) unsafe fn kernel_set_cache_config(
+    kernel: CUkernel,
+    config: CUfunc_cache,
+    dev: CUdevice,
+) -> CuResult {
+    device::check(dev)?;
+    handles::kernel(kernel)?;
+    if config.0 > 3 {
+        return Err(INVALID_VALUE);
+    }
+    Ok(())
+}
+
+unsafe fn write_name(out: *mut *const c_char, f: &Function) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // The CString lives as long as the function object, which the registry keeps alive
+    // until its module is unloaded, as the API promises for the returned name.
+    // SAFETY: checked non-null.
+    unsafe { *out = f.name.as_ptr() };
+    Ok(())
+}
+
+pub(crate) unsafe fn kernel_get_name(name: *mut *const c_char, kernel: CUkernel) -> CuResult {
+    if name.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::kernel(kernel)?;
+    // SAFETY: forwarded contract.
+    unsafe { write_name(name, &f) }
+}
+
+unsafe fn param_info(f: &Function, index: usize, offset: *mut usize, size: *mut usize) -> CuResult {
+    let p = f.kernel.params.get(index).ok_or(INVALID_VALUE)?;
+    // SAFETY: each out-pointer is optional and written only when non-null.
+    unsafe {
+        if !offset.is_null() {
+            *offset = p.offset;
+        }
+        if !size.is_null() {
+            *size = p.size;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn kernel_get_param_info(
+    kernel: CUkernel,
+    index: usize,
+    offset: *mut usize,
+    size: *mut usize,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { param_info(&*handles::kernel(kernel)?, index, offset, size) }
+}
+
+pub(crate) unsafe fn kernel_get_param_count(kernel: CUkernel, count: *mut usize) -> CuResult {
+    if count.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::kernel(kernel)?;
+    // SAFETY: checked non-null.
+    unsafe { *count = f.kernel.params.len() };
+    Ok(())
+}
+
+pub(crate) unsafe fn func_get_attribute(
+    value: *mut c_int,
+    attrib: CUfunction_attribute,
+    func: CUfunction,
+) -> CuResult {
+    if value.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::function(func)?;
+    let v = attribute(&f, attrib)?;
+    // SAFETY: checked non-null.
+    unsafe { *value = v };
+    Ok(())
+}
+
+pub(crate) unsafe fn func_set_attribute(
+    func: CUfunction,
+    attrib: CUfunction_attribute,
+    value: c_int,
+) -> CuResult {
+    set_attribute(&*handles::function(func)?, attrib, value)
+}
+
+pub(crate) unsafe fn func_set_cache_config(func: CUfunction, config: CUfunc_cache) -> CuResult {
+    handles::function(func)?;
+    if config.0 > 3 {
+        return Err(INVALID_VALUE);
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn func_set_shared_mem_config(
+    func: CUfunction,
+    config: CUsharedconfig,
+) -> CuResult {
+    handles::function(func)?;
+    if config.0 > 2 {
+        return Err(INVALID_VALUE);
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn func_get_name(name: *mut *const c_char, func: CUfunction) -> CuResult {
+    if name.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::function(func)?;
+    // SAFETY: forwarded contract.
+    unsafe { write_name(name, &f) }
+}
+
+pub(crate) unsafe fn func_get_module(module: *mut CUmodule, func: CUfunction) -> CuResult {
+    if module.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::function(func)?;
+    let h = Arc::as_ptr(&f.module) as usize;
+    handles::module(h as *mut c_void).map_err(|_| INVALID_HANDLE)?;
+    // SAFETY: checked non-null.
+    unsafe { *module = h as CUmodule };
+    Ok(())
+}
+
+pub(crate) unsafe fn func_get_param_info(
+    func: CUfunction,
+    index: usize,
+    offset: *mut usize,
+    size: *mut usize,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { param_info(&*handles::function(func)?, index, offset, size) }
+}
+
+pub(crate) unsafe fn func_get_param_count(func: CUfunction, count: *mut usize) -> CuResult {
+    if count.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::function(func)?;
+    // SAFETY: checked non-null.
+    unsafe { *count = f.kernel.params.len() };
+    Ok(())
+}
+
+pub(crate) unsafe fn func_is_loaded(
+    state: *mut CUfunctionLoadingState,
+    func: CUfunction,
+) -> CuResult {
+    if state.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    handles::function(func)?;
+    // SAFETY: checked non-null.
+    unsafe { *state = CUfunctionLoadingState::CU_FUNCTION_LOADING_STATE_LOADED };
+    Ok(())
+}
+
+pub(crate) unsafe fn func_load(func: CUfunction) -> CuResult {
+    handles::function(func).map(|_| ())
+}

@@ -1,0 +1,221 @@
+//! `cuGetProcAddress(_v2)`: maps (name, CUDA version, flags) to the ABI variant with the highest
+//! introduction version <= the requested one; `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`
+//! prefers the `_ptds`/`_ptsz` variant where one exists.
+
+use crate::errors::{CuResult, INVALID_VALUE, NOT_FOUND};
+use crate::exports::{self, EntryPoint};
+use crate::trace::trace;
+use abi::*;
+use std::ffi::{c_char, c_int, c_void, CStr};
+
+const PER_THREAD_DEFAULT_STREAM: u64 = 2;
+
+#[derive(Debug)]
+pub enum Lookup {
+    Found(&'static EntryPoint),
+    NotFound,
+    VersionNotSufficient,
+}
+
+/// The pure lookup over a table (tests pass their own).
+pub fn lookup_in(table: &'static [EntryPoint], name: &str, version: i32, flags: u64) -> Lookup {
+    let mut any = false;
+    let mut best: [Option<&'static EntryPoint>; 2] = [None, None];
+    for e in table.iter().filter(|e| e.base == name) {
+        any = true;
+        if e.version as i64 <= version as i64 {
+            let slot = &mut best[usize::from(e.per_thread)];
+            if slot.is_none_or(|b| e.version > b.version) {
+                *slot = Some(e);
+            }
+        }
+    }
+    let pick = if flags & PER_THREAD_DEFAULT_STREAM != 0 {
+        best[1].or(best[0])
+    } else {
+        best[0]
+    };
+    match (pick, any) {
+        (Some(e), _) => Lookup::Found(e),
+        (None, true) => Lookup::VersionNotSufficient,
+        (None, false) => Lookup::NotFound,
+    }
+}
+
+pub fn lookup(name: &str, version: i32, flags: u64) -> Lookup {
+    lookup_in(exports::table(), name, version, flags)
+}
+
+unsafe fn resolve(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    version: c_int,
+    flags: u64,
+) -> CuResult<CUdriverProcAddressQueryResult> {
+    if symbol.is_null() || pfn.is_null() || flags > 2 {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the API takes a NUL-terminated name.
+    let name = unsafe { CStr::from_ptr(symbol) }.to_string_lossy();
+    let found = lookup(&name, version, flags);
+    let (ptr, status) = match found {
+        Lookup::Found(e) => {
+            trace!(
+                "  lookup {name:?} v{version} flags {flags} -> {}{}",
+                e.symbol,
+                if e.implemented {
+                    ""
+                } else {
+                    " (not implemented)"
+                }
+            );
+            (
+                e.address(),
+                CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS,
+            )
+        }
+        Lookup::NotFound => {
+            trace!("  lookup {name:?} v{version} flags {flags} -> not found");
+            (
+                std::ptr::null_mut(),
+                CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND,
+            )
+        }
+        Lookup::VersionNotSufficient => {
+            trace!("  lookup {name:?} v{version} flags {flags} -> version not sufficient");
+            (
+                std::ptr::null_mut(),
+                CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT,
+            )
+        }
+    };
+    // SAFETY: checked non-null.
+    unsafe { *pfn = ptr };
+    Ok(status)
+}
+
+pub(crate) unsafe fn get_proc_address(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    version: c_int,
+    flags: u64,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    let status = unsafe { resolve(symbol, pfn, version, flags) }?;
+    if status == CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS {
+        Ok(())
+    } else {
+        Err(NOT_FOUND)
+    }
+}
+
+pub(crate) unsafe fn get_proc_address_v2(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    version: c_int,
+    flags: u64,
+    status: *mut CUdriverProcAddressQueryResult,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    let s = unsafe { resolve(symbol, pfn, version, flags) }?;
+    if !status.is_null() {
+        // SAFETY: checked non-null (the status pointer is optional).
+        unsafe { *status = s };
+    }
+    if s == CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS {
+        Ok(())
+    } else {
+        Err(NOT_FOUND)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(symbol: &'static str, base: &'static str, version: u32, per_thread: bool) -> EntryPoint {
+        EntryPoint {
+            symbol,
+            base,
+            version,
+            per_thread,
+            implemented: true,
+            address: || 0,
+        }
+    }
+
+    #[test]
+    fn picks_highest_version_not_above_request() {
+        let t: &'static [EntryPoint] = Box::leak(Box::new([
+            e("cuMemcpyHtoD_v2", "cuMemcpyHtoD", 3020, false),
+            e("cuMemcpyHtoD_v2_ptds", "cuMemcpyHtoD", 7000, true),
+            e("cuCtxSynchronize", "cuCtxSynchronize", 2000, false),
+            e("cuCtxSynchronize_v2", "cuCtxSynchronize", 13000, false),
+            e("cuNew", "cuNew", 13000, false),
+        ]));
+        let sym = |l| match l {
+            Lookup::Found(e) => e.symbol,
+            Lookup::NotFound => "not found",
+            Lookup::VersionNotSufficient => "too low",
+        };
+        assert_eq!(
+            sym(lookup_in(t, "cuCtxSynchronize", 12090, 0)),
+            "cuCtxSynchronize"
+        );
+        assert_eq!(
+            sym(lookup_in(t, "cuCtxSynchronize", 13000, 0)),
+            "cuCtxSynchronize_v2"
+        );
+        assert_eq!(
+            sym(lookup_in(t, "cuMemcpyHtoD", 3020, 0)),
+            "cuMemcpyHtoD_v2"
+        );
+        assert_eq!(
+            sym(lookup_in(t, "cuMemcpyHtoD", 7000, 2)),
+            "cuMemcpyHtoD_v2_ptds"
+        );
+        assert_eq!(
+            sym(lookup_in(t, "cuMemcpyHtoD", 13050, 0)),
+            "cuMemcpyHtoD_v2"
+        );
+        // A function without a per-thread variant answers the per-thread request too.
+        assert_eq!(
+            sym(lookup_in(t, "cuCtxSynchronize", 13050, 2)),
+            "cuCtxSynchronize_v2"
+        );
+        assert_eq!(sym(lookup_in(t, "cuNew", 12000, 0)), "too low");
+        assert_eq!(sym(lookup_in(t, "", 13050, 0)), "not found");
+    }
+
+    #[test]
+    fn real_table_answers_every_cudart_lookup() {
+        // The reference lists live beside the repository (shared/reference); skip when absent.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference");
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        let (Some(t13), Some(t12)) = (
+            read("cudart13.5-getprocaddress.tsv"),
+            read("cudart12.9-getprocaddress.tsv"),
+        ) else {
+            eprintln!("skipped: no cudart lookup lists in {}", dir.display());
+            return;
+        };
+        for (tsv, has_abi) in [(t13.as_str(), true), (t12.as_str(), false)] {
+            for line in tsv.lines().skip(1) {
+                let f: Vec<&str> = line.split('\t').collect();
+                if f[1] == "(empty string)" {
+                    continue;
+                }
+                let flags = u64::from_str_radix(f[3].trim_start_matches("0x"), 16).unwrap();
+                let v: i32 = f[2].parse().unwrap();
+                match lookup(f[1], v, flags) {
+                    Lookup::Found(e) => {
+                        if has_abi {
+                            assert_eq!(e.symbol, f[4], "{line}");
+                        }
+                    }
+                    other => panic!("{line}: {other:?}"),
+                }
+            }
+        }
+    }
+}
