@@ -24,7 +24,9 @@ fn mem_error(e: MemError) -> CUresult {
 
 /// Page-locked host allocations (ours) and registrations (the program's): base -> (size, flags,
 /// allocated by us).
-static HOST: Lazy<Mutex<HashMap<usize, (usize, u32, bool)>>> = Lazy::new(Default::default);
+/// (size, flags, allocated by us).
+type HostEntry = (usize, u32, bool);
+static HOST: Lazy<Mutex<HashMap<usize, HostEntry>>> = Lazy::new(Default::default);
 /// Bases of managed allocations (for CU_POINTER_ATTRIBUTE_IS_MANAGED).
 static MANAGED: Lazy<Mutex<std::collections::HashSet<u64>>> = Lazy::new(Default::default);
 
@@ -369,7 +371,7 @@ fn fill(dst: CUdeviceptr, pattern: u32, size: usize, n: usize) -> CuResult {
     if n == 0 {
         return Ok(());
     }
-    if dst % size as u64 != 0 {
+    if !dst.is_multiple_of(size as u64) {
         return Err(INVALID_VALUE);
     }
     let bytes = n.checked_mul(size).ok_or(INVALID_VALUE)?;

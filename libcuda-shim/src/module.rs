@@ -513,11 +513,10 @@ fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
     let k = &f.kernel;
     Ok(match attrib {
         F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => {
-            let by_regs = if k.num_regs > 0 {
-                (p.regs_per_block as u32 / k.num_regs) / 32 * 32
-            } else {
-                p.max_threads_per_block as u32
-            };
+            // Registers cap the block size: whole warps that fit in the register file.
+            let by_regs = (p.regs_per_block as u32)
+                .checked_div(k.num_regs)
+                .map_or(p.max_threads_per_block as u32, |t| t / 32 * 32);
             let mut v = (p.max_threads_per_block as u32).min(by_regs.max(32));
             if k.max_threads_per_block > 0 {
                 v = v.min(k.max_threads_per_block);
