@@ -79,8 +79,8 @@ pub fn build_dir() -> PathBuf {
     dir
 }
 
-/// A directory holding `libcuda.so`, `libcuda.so.1` (links to the shim) and `libcudart.so`
-/// (link to the toolkit's shared cudart), for linking `-lcuda` / `-cudart shared` and for
+/// A directory holding `libcuda.so`, `libcuda.so.1` (links to the shim) and `libcudart.so`,
+/// `libcudart.so.13` (links to the toolkit's shared cudart), for linking `-lcuda` / `-cudart shared` and for
 /// running a program with the shim on its library path instead of preloaded.
 pub fn lib_dir() -> PathBuf {
     let dir = build_dir().join("lib");
@@ -89,6 +89,7 @@ pub fn lib_dir() -> PathBuf {
         ("libcuda.so", shim().library.clone()),
         ("libcuda.so.1", shim().library.clone()),
         ("libcudart.so", toolkit().join("lib/libcudart.so.13")),
+        ("libcudart.so.13", toolkit().join("lib/libcudart.so.13")),
     ];
     for (name, target) in links {
         let link = dir.join(name);
