@@ -13,6 +13,7 @@ const USAGE: &str = "\
 usage: cuda-shim run [--] PROGRAM [ARGS...]   run PROGRAM with libcuda-shim as its CUDA driver
        cuda-shim check FILE.ptx...          load PTX files as the driver would, print diagnostics
        cuda-shim info                       print the emulated device and its profile
+       cuda-shim support-table              print the README's table of driver entry points
 ";
 
 fn main() -> ExitCode {
@@ -27,6 +28,10 @@ fn main() -> ExitCode {
         Some("check") => check(rest),
         Some("info") => {
             println!("{}", cuda::profile::current());
+            ExitCode::SUCCESS
+        }
+        Some("support-table") => {
+            print!("{}", support_table());
             ExitCode::SUCCESS
         }
         Some("help" | "-h" | "--help") => {
@@ -127,4 +132,39 @@ fn check(args: Vec<OsString>) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The README's table of driver entry points, generated from the export table itself so that it
+/// cannot drift: one row per name `cuGetProcAddress` knows, with every ABI symbol exported for it.
+fn support_table() -> String {
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
+    let mut by_base: BTreeMap<&str, (Vec<&str>, usize, usize)> = BTreeMap::new();
+    for entry in cuda::entry_points() {
+        let row = by_base.entry(entry.base).or_default();
+        row.0.push(entry.symbol);
+        row.1 += 1;
+        row.2 += usize::from(entry.implemented);
+    }
+    let implemented = by_base.values().filter(|r| r.2 == r.1).count();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} entry points, {} implemented; the others return `CUDA_ERROR_NOT_SUPPORTED` \
+         (and show in the trace).\n",
+        by_base.len(),
+        implemented
+    );
+    out.push_str("| entry point | exported symbols | status |\n|---|---|---|\n");
+    for (base, (mut symbols, total, done)) in by_base {
+        symbols.sort_unstable();
+        let status = match done {
+            0 => "not supported",
+            d if d == total => "implemented",
+            _ => "partial",
+        };
+        let symbols: Vec<String> = symbols.iter().map(|s| format!("`{s}`")).collect();
+        let _ = writeln!(out, "| `{base}` | {} | {status} |", symbols.join(" "));
+    }
+    out
 }
