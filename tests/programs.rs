@@ -89,7 +89,10 @@ fn wild_store_is_a_sticky_illegal_address() {
     );
     // The report names the kernel, the faulting thread, the PTX line and the address.
     for needle in ["_Z4pokePi", "thread (5,0,0)", "0x1014", "line"] {
-        assert!(stderr.contains(needle), "report lacks {needle:?}:\n{stderr}");
+        assert!(
+            stderr.contains(needle),
+            "report lacks {needle:?}:\n{stderr}"
+        );
     }
 }
 
@@ -165,9 +168,21 @@ fn cli_check_reports_file_line_column() {
         ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tfrobnicate.b32 %r1;\n\tret;\n}\n",
     )
     .unwrap();
-    let ok = Command::new(&shim().cli).arg("check").arg(&good).output().unwrap();
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
-    let fail = Command::new(&shim().cli).arg("check").arg(&bad).output().unwrap();
+    let ok = Command::new(&shim().cli)
+        .arg("check")
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let fail = Command::new(&shim().cli)
+        .arg("check")
+        .arg(&bad)
+        .output()
+        .unwrap();
     assert!(!fail.status.success());
     let stderr = String::from_utf8_lossy(&fail.stderr);
     let want = format!("{}:6:2: error:", bad.display());

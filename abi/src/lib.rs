@@ -5,7 +5,12 @@
 //! libclang nor the toolkit. `functions` holds the declarations as `cuda.h` states them (the
 //! versioned `_v2`/`_v3` names the header's macros select); they are never called from Rust and
 //! exist so that the exports' signatures can be checked against the header.
-#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]
+#![allow(
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    clippy::all
+)]
 #![allow(rustdoc::all, unpredictable_function_pointer_comparisons)]
 
 pub mod types;

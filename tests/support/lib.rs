@@ -9,7 +9,10 @@ use std::sync::OnceLock;
 
 /// The repository root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The cargo target directory (honours CARGO_TARGET_DIR, like cargo itself).
@@ -63,7 +66,10 @@ pub fn shim() -> &'static Shim {
             .args(["build", "--release", "-p", "libcuda-shim"])
             .status()
             .expect("cannot run cargo");
-        assert!(status.success(), "cargo build --release -p libcuda-shim failed");
+        assert!(
+            status.success(),
+            "cargo build --release -p libcuda-shim failed"
+        );
         let release = target_dir().join("release");
         Shim {
             library: release.join("libcuda.so"),
