@@ -168,6 +168,51 @@ pub enum Rnd {
     Rpi,
 }
 
+impl Rnd {
+    /// The directed IEEE modes (`.rz/.rm/.rp`), which need exact arithmetic; None otherwise.
+    pub fn directed(self) -> Option<crate::softfloat::Mode> {
+        use crate::softfloat::Mode;
+        match self {
+            Rnd::Rz => Some(Mode::Rz),
+            Rnd::Rm => Some(Mode::Rm),
+            Rnd::Rp => Some(Mode::Rp),
+            _ => None,
+        }
+    }
+}
+
+/// Extended-precision arithmetic (add.cc, addc, sub.cc, subc, mad.cc, madc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CarryOp {
+    Add,
+    Sub,
+    MadLo,
+    MadHi,
+}
+
+/// The extern functions the runtime provides (nvcc calls them by name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SysCall {
+    Vprintf,
+    AssertFail,
+    Malloc,
+    Free,
+}
+
+/// An argument of a system call: a `.param` variable in local memory (offset, bytes), or a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SysArg {
+    Local(u32, u32),
+    Reg(Reg),
+    Imm(u64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SysRet {
+    Local(u32, u32),
+    Reg(Reg),
+}
+
 pub enum Op {
     Un {
         f: UnFn,
@@ -217,6 +262,20 @@ pub enum Op {
         rnd: Rnd,
         sat: bool,
         ftz: bool,
+    },
+    /// Arithmetic with the condition-code carry flag, kept per lane in the hidden register `cc`:
+    /// `cin` reads it (addc/subc/madc), `cout` writes the carry (or borrow) out (`.cc`).
+    Carry {
+        op: CarryOp,
+        bits: u32,
+        signed: bool,
+        cin: bool,
+        cout: bool,
+        cc: Reg,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
     },
     /// `mov.b64 d, {a, b}`: concatenates `parts` of `bits` each, first part lowest.
     Pack {
@@ -274,6 +333,12 @@ pub enum Op {
     /// Copies return values back after a call: `(from, to, bytes)` in local memory.
     CopyLocal {
         copies: Vec<(u32, u32, u32)>,
+    },
+    /// A call of a runtime-provided extern function.
+    Sys {
+        call: SysCall,
+        args: Vec<SysArg>,
+        ret: Option<SysRet>,
     },
     Exit,
     /// The end of a function: never executed (reaching it pops the reconvergence entry).

@@ -18,6 +18,7 @@ pub mod mem;
 mod module;
 mod ops;
 mod ptx;
+pub mod softfloat;
 
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
 pub use module::{Global, Kernel, Module, Param};
@@ -84,6 +85,40 @@ pub fn set_worker_threads(n: usize) {
 /// a throughput counter for benchmarks.
 pub fn thread_instructions() -> u64 {
     exec::thread_instructions()
+}
+
+/// Sets the device heap that device-side `malloc` draws from (CUDA's
+/// `cudaLimitMallocHeapSize`; default 8 MiB). Takes effect for later allocations.
+pub fn set_heap_size(bytes: usize) {
+    exec::sys::set_heap_size(bytes)
+}
+
+/// The device heap size ([`set_heap_size`]).
+pub fn heap_size() -> usize {
+    exec::sys::heap_size()
+}
+
+/// Bounds the device printf FIFO (CUDA's `cudaLimitPrintfFifoSize`; default 1 MiB): output past
+/// it, until the next [`flush_printf`], is dropped as CUDA drops it.
+pub fn set_printf_fifo_size(bytes: usize) {
+    exec::sys::set_printf_fifo_size(bytes)
+}
+
+/// The device printf FIFO size ([`set_printf_fifo_size`]).
+pub fn printf_fifo_size() -> usize {
+    exec::sys::printf_fifo_size()
+}
+
+/// Writes pending device printf output, in launch order, through C stdio's `stdout` and flushes
+/// it. The driver calls this where CUDA flushes: synchronisation, blocking copies, module
+/// unload, context destroy.
+pub fn flush_printf() {
+    exec::sys::flush_printf()
+}
+
+/// Takes the pending device printf output instead of writing it (tests, custom sinks).
+pub fn take_printf() -> Vec<u8> {
+    exec::sys::take_printf()
 }
 
 #[cfg(test)]

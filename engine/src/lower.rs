@@ -7,6 +7,7 @@ use crate::analysis;
 use crate::diag::LoadErrorKind;
 use crate::ir::*;
 use crate::ops::{self, Cmp, FBin, FUn, IBin, IUn, IntTy};
+use crate::softfloat::Mode;
 use crate::ptx::ast::{
     self, Init, Instruction, Operand as O, Pos, Space as AS, Statement, VarDecl,
 };
@@ -225,6 +226,8 @@ struct Prog<'a> {
     /// Call sites to patch: (pc, callee, position).
     calls: Vec<(usize, usize, Pos)>,
     edges: Vec<(usize, usize, Pos)>,
+    /// The hidden per-lane carry flag register (CC.CF), allocated at its first use.
+    cc_reg: Option<Reg>,
 }
 
 /// Lowers kernel `fidx` of the module.
@@ -246,6 +249,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         queue: Vec::new(),
         calls: Vec::new(),
         edges: Vec::new(),
+        cc_reg: None,
     };
     p.layout_shared(fidx)?;
     for g in &mc.m.globals {
@@ -817,7 +821,13 @@ impl<'a> Prog<'a> {
                 Ok(())
             }
         };
-        match i.opcode.as_str() {
+        let op_s = i.opcode.as_str();
+        if matches!(op_s, "addc" | "subc" | "madc")
+            || (matches!(op_s, "add" | "sub" | "mad") && i.mods.iter().any(|x| x == "cc"))
+        {
+            return self.carry(fc, i, g, &mut m);
+        }
+        match op_s {
             "mov" => {
                 let t = m.ty()?;
                 m.done()?;
@@ -1034,11 +1044,10 @@ impl<'a> Prog<'a> {
                 let ok = match (dst.float(), src.float()) {
                     (false, false) => rnd == Rnd::None,
                     (false, true) => matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi),
-                    // Only round-to-nearest is exact with host conversions.
-                    (true, false) => matches!(rnd, Rnd::Rn),
+                    (true, false) => ieee_mode(rnd).is_some(),
                     (true, true) => {
                         if dst.bits() < src.bits() {
-                            rnd == Rnd::Rn
+                            ieee_mode(rnd).is_some()
                         } else if dst.bits() > src.bits() {
                             rnd == Rnd::None
                         } else {
@@ -1147,7 +1156,20 @@ impl<'a> Prog<'a> {
                     }
                     "prmt" => {
                         let t = m.ty()?;
-                        (t == T::B(32)).then(ops::prmt)
+                        let mode = [
+                            ("f4e", ops::PrmtMode::F4e),
+                            ("b4e", ops::PrmtMode::B4e),
+                            ("rc8", ops::PrmtMode::Rc8),
+                            ("ecl", ops::PrmtMode::Ecl),
+                            // The ISA's PDF renders `.ecl` as `.ec1`: accept both spellings.
+                            ("ec1", ops::PrmtMode::Ecl),
+                            ("ecr", ops::PrmtMode::Ecr),
+                            ("rc16", ops::PrmtMode::Rc16),
+                        ]
+                        .into_iter()
+                        .find(|(w, _)| m.take(w))
+                        .map(|(_, md)| md);
+                        (t == T::B(32)).then(|| mode.map_or(ops::prmt(), ops::prmt_mode))
                     }
                     _ => {
                         let left = m.take("l");
@@ -1178,6 +1200,9 @@ impl<'a> Prog<'a> {
                         c,
                     },
                 );
+            }
+            "mul24" | "mad24" | "sad" | "bfind" | "fns" | "szext" | "bmsk" | "dp4a" | "dp2a" => {
+                self.int_misc(fc, i, g, &mut m)?
             }
             "bfi" | "lop3" => {
                 let t = m.ty()?;
@@ -1399,11 +1424,11 @@ impl<'a> Prog<'a> {
                 };
                 let rnd_ok = match fop {
                     FBin::Add | FBin::Sub | FBin::Mul => {
-                        matches!(rnd, Rnd::None | Rnd::Rn) && !approx && !full
+                        (rnd == Rnd::None || ieee_mode(rnd).is_some()) && !approx && !full
                     }
                     // div.approx/div.full are within 2 ulp of the exact quotient; we return it.
                     FBin::Div => {
-                        (rnd == Rnd::Rn && !approx && !full)
+                        (ieee_mode(rnd).is_some() && !approx && !full)
                             || (b == 32 && rnd == Rnd::None && (approx || full))
                     }
                     _ => rnd == Rnd::None && !approx && !full,
@@ -1417,10 +1442,12 @@ impl<'a> Prog<'a> {
                 if sat {
                     fl |= FL_SAT;
                 }
-                Some(if b == 64 {
-                    ops::f64_bin(fop)
-                } else {
-                    ops::f32_bin(fop)
+                Some(match directed(rnd) {
+                    // Directed rounding: exact arithmetic, rounded once.
+                    Some(md) => ops::soft_bin(fop, fmt_index(b), md).unwrap(),
+                    // Round-to-nearest: the host's IEEE arithmetic is already exact.
+                    None if b == 64 => ops::f64_bin(fop),
+                    None => ops::f32_bin(fop),
                 })
             }
             T::Pred if matches!(op, "and" | "or" | "xor") => {
@@ -1489,6 +1516,271 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
+    /// A call of a runtime-provided extern function: arguments are `.param` variables of the
+    /// caller (read from local memory) or plain operands.
+    #[allow(clippy::too_many_arguments)]
+    fn sys_call(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        callee: usize,
+        call: SysCall,
+        args: &[O],
+        rets: &[O],
+    ) -> R<()> {
+        let f = &self.mc.m.functions[callee];
+        let want = match call {
+            SysCall::Vprintf => (2, 1),
+            SysCall::AssertFail => (5, 0),
+            SysCall::Malloc => (1, 1),
+            SysCall::Free => (1, 0),
+        };
+        if args.len() != want.0 || rets.len() > want.1 || f.params.len() != want.0 {
+            return invalid(
+                i.pos,
+                format!("call of '{}' with the wrong number of arguments", f.name),
+            );
+        }
+        let mut sargs = Vec::new();
+        for (a, d) in args.iter().zip(&f.params) {
+            let (size, _) = var_layout(d)?;
+            let arg = match a {
+                O::Name { name, .. } => match self.lookup(fc, name) {
+                    Some(Sym::Local(off)) => SysArg::Local(off, size.min(8) as u32),
+                    _ => match self.src(fc, i, g, a, T::B(64))? {
+                        Src::Reg(r) => SysArg::Reg(r),
+                        Src::Imm(v) => SysArg::Imm(v),
+                    },
+                },
+                _ => match self.src(fc, i, g, a, T::B(64))? {
+                    Src::Reg(r) => SysArg::Reg(r),
+                    Src::Imm(v) => SysArg::Imm(v),
+                },
+            };
+            sargs.push(arg);
+        }
+        let ret = match rets.first() {
+            None => None,
+            Some(r @ O::Name { name, .. }) => match self.lookup(fc, name) {
+                Some(Sym::Local(off)) => {
+                    let size = f.ret_params.first().map_or(Ok((8, 8)), var_layout)?.0;
+                    Some(SysRet::Local(off, size.min(8) as u32))
+                }
+                _ => Some(SysRet::Reg(self.dreg(fc, i, r)?)),
+            },
+            Some(_) => return invalid(i.pos, "return value must be a .param variable"),
+        };
+        self.emit(
+            i,
+            g,
+            Op::Sys {
+                call,
+                args: sargs,
+                ret,
+            },
+        );
+        Ok(())
+    }
+
+    /// mul24, mad24, sad, bfind, fns, szext, bmsk, dp4a, dp2a.
+    fn int_misc(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let op = i.opcode.as_str();
+        let hi = m.take("hi");
+        let lo = m.take("lo");
+        let shiftamt = m.take("shiftamt");
+        let clamp = m.take("clamp");
+        let wrap = m.take("wrap");
+        let t = m.ty()?;
+        let t2 = if matches!(op, "dp4a" | "dp2a") {
+            Some(m.ty()?)
+        } else {
+            None
+        };
+        m.done()?;
+        let s32 = |t: T| match t {
+            T::U(32) => Some(false),
+            T::S(32) => Some(true),
+            _ => None,
+        };
+        let ops_ = &i.operands;
+        let nops = match op {
+            "mad24" | "sad" | "fns" | "dp4a" | "dp2a" => 4,
+            "bfind" => 2,
+            _ => 3,
+        };
+        if ops_.len() < nops {
+            return invalid(i.pos, format!("'{}' needs {nops} operands", i.full_name()));
+        }
+        let no_mods = !hi && !lo && !shiftamt && !clamp && !wrap;
+        let d = self.dreg(fc, i, &ops_[0])?;
+        match op {
+            "mul24" | "mad24" => {
+                let (Some(sg), true) = (s32(t), hi != lo && !shiftamt && !clamp && !wrap) else {
+                    return unsupported(i);
+                };
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let b = self.src(fc, i, g, &ops_[2], t)?;
+                if op == "mul24" {
+                    let f = ops::mul24(hi, sg);
+                    self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
+                } else {
+                    let c = self.src(fc, i, g, &ops_[3], t)?;
+                    let f = ops::mad24(hi, sg);
+                    self.emit(i, g, Op::Ter { f, fl: 0, d, a, b, c });
+                }
+            }
+            "sad" => {
+                let Some(f) = t.int().filter(|_| no_mods && !matches!(t, T::B(_))).and_then(ops::sad)
+                else {
+                    return unsupported(i);
+                };
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let b = self.src(fc, i, g, &ops_[2], t)?;
+                let c = self.src(fc, i, g, &ops_[3], t)?;
+                self.emit(i, g, Op::Ter { f, fl: 0, d, a, b, c });
+            }
+            "bfind" => {
+                let f = match t {
+                    T::U(32 | 64) | T::S(32 | 64) if !hi && !lo && !clamp && !wrap => {
+                        ops::bfind(t.int().unwrap(), shiftamt)
+                    }
+                    _ => None,
+                };
+                let Some(f) = f else { return unsupported(i) };
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                self.emit(i, g, Op::Un { f, fl: 0, d, a });
+            }
+            "fns" => {
+                if t != T::B(32) || !no_mods {
+                    return unsupported(i);
+                }
+                let a = self.src(fc, i, g, &ops_[1], T::B(32))?;
+                let b = self.src(fc, i, g, &ops_[2], T::U(32))?;
+                let c = self.src(fc, i, g, &ops_[3], T::S(32))?;
+                let f = ops::fns();
+                self.emit(i, g, Op::Ter { f, fl: 0, d, a, b, c });
+            }
+            "szext" | "bmsk" => {
+                let ok = clamp != wrap
+                    && !hi
+                    && !lo
+                    && !shiftamt
+                    && if op == "szext" {
+                        s32(t).is_some()
+                    } else {
+                        t == T::B(32)
+                    };
+                if !ok {
+                    return unsupported(i);
+                }
+                let f = if op == "szext" {
+                    ops::szext(s32(t).unwrap(), clamp)
+                } else {
+                    ops::bmsk(clamp)
+                };
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let b = self.src(fc, i, g, &ops_[2], T::U(32))?;
+                self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
+            }
+            _ => {
+                // dp4a / dp2a: c is unsigned only when both inputs are.
+                let (Some(sa), Some(sb)) = (s32(t), t2.and_then(s32)) else {
+                    return unsupported(i);
+                };
+                let f = if op == "dp4a" {
+                    if !no_mods {
+                        return unsupported(i);
+                    }
+                    ops::dp4a(sa, sb)
+                } else {
+                    if hi == lo || shiftamt || clamp || wrap {
+                        return unsupported(i);
+                    }
+                    ops::dp2a(sa, sb, hi)
+                };
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let b = self.src(fc, i, g, &ops_[2], t2.unwrap())?;
+                let ct = if sa || sb { T::S(32) } else { T::U(32) };
+                let c = self.src(fc, i, g, &ops_[3], ct)?;
+                self.emit(i, g, Op::Ter { f, fl: 0, d, a, b, c });
+            }
+        }
+        Ok(())
+    }
+
+    /// add.cc, addc, sub.cc, subc, mad.cc, madc on u32/s32/u64/s64.
+    fn carry(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let op = i.opcode.as_str();
+        let cin = op.ends_with('c');
+        let cout = m.take("cc");
+        let lo = m.take("lo");
+        let hi = m.take("hi");
+        let t = m.ty()?;
+        m.done()?;
+        let (bits, signed) = match t {
+            T::U(b @ (32 | 64)) => (b, false),
+            T::S(b @ (32 | 64)) => (b, true),
+            _ => return unsupported(i),
+        };
+        let cop = match (op, lo, hi) {
+            ("add" | "addc", false, false) => CarryOp::Add,
+            ("sub" | "subc", false, false) => CarryOp::Sub,
+            ("mad" | "madc", true, false) => CarryOp::MadLo,
+            ("mad" | "madc", false, true) => CarryOp::MadHi,
+            _ => return unsupported(i),
+        };
+        let nops = if matches!(cop, CarryOp::MadLo | CarryOp::MadHi) {
+            4
+        } else {
+            3
+        };
+        if i.operands.len() < nops {
+            return invalid(i.pos, format!("'{}' needs {nops} operands", i.full_name()));
+        }
+        let cc = *self.cc_reg.get_or_insert_with(|| {
+            self.nregs += 1;
+            self.nregs - 1
+        });
+        let d = self.dreg(fc, i, &i.operands[0])?;
+        let a = self.src(fc, i, g, &i.operands[1], t)?;
+        let b = self.src(fc, i, g, &i.operands[2], t)?;
+        let c = if nops == 4 {
+            self.src(fc, i, g, &i.operands[3], t)?
+        } else {
+            Src::Imm(0)
+        };
+        self.emit(
+            i,
+            g,
+            Op::Carry {
+                op: cop,
+                bits,
+                signed,
+                cin,
+                cout,
+                cc,
+                d,
+                a,
+                b,
+                c,
+            },
+        );
+        Ok(())
+    }
+
     fn mad(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, m: &mut Mods) -> R<()> {
         let rnd = m.rnd();
         let ftz = m.take("ftz");
@@ -1506,12 +1798,16 @@ impl<'a> Prog<'a> {
         let (f, ct) = match t {
             T::F(b) => {
                 // fma.rn and mad.rn (mad.f32 without rounding is fma on sm_20+).
-                let ok = rnd == Rnd::Rn || (i.opcode == "mad" && rnd == Rnd::None);
+                let ok = ieee_mode(rnd).is_some() || (i.opcode == "mad" && rnd == Rnd::None);
                 if !ok || lo || hi || wide || (b == 64 && (ftz || sat)) {
                     return unsupported(i);
                 }
                 fl |= if ftz { FL_FTZ } else { 0 } | if sat { FL_SAT } else { 0 };
-                (Some(ops::fma(b)), t)
+                let f = match directed(rnd) {
+                    Some(md) => ops::soft_fma(fmt_index(b), md),
+                    None => ops::fma(b),
+                };
+                (Some(f), t)
             }
             _ => {
                 let Some(it) = t.int() else {
@@ -1605,7 +1901,7 @@ impl<'a> Prog<'a> {
                         FUn::Neg | FUn::Abs => rnd == Rnd::None && !approx,
                         // Exact with .rn; .approx forms are within their documented bounds.
                         FUn::Sqrt | FUn::Rcp => {
-                            (rnd == Rnd::Rn && !approx)
+                            (ieee_mode(rnd).is_some() && !approx)
                                 || (rnd == Rnd::None && approx && (b == 32 || ftz))
                         }
                         FUn::Rsqrt => rnd == Rnd::None && approx,
@@ -1622,10 +1918,11 @@ impl<'a> Prog<'a> {
                     if ftz && b == 32 {
                         fl = FL_FTZ;
                     }
-                    Some(if b == 64 {
-                        ops::f64_un(fop)
-                    } else {
-                        ops::f32_un(fop)
+                    Some(match (directed(rnd), fop) {
+                        (Some(md), FUn::Sqrt) => ops::soft_sqrt(fmt_index(b), md),
+                        (Some(md), FUn::Rcp) => ops::soft_rcp(fmt_index(b), md),
+                        _ if b == 64 => ops::f64_un(fop),
+                        _ => ops::f32_un(fop),
                     })
                 }
             }
@@ -1775,7 +2072,16 @@ impl<'a> Prog<'a> {
             return invalid(i.pos, "call of a kernel");
         }
         if self.mc.m.functions[callee].body.is_none() {
-            // printf (vprintf), malloc, __assertfail ... need the runtime; not run yet.
+            let sc = match name.as_str() {
+                "vprintf" => Some(SysCall::Vprintf),
+                "__assertfail" => Some(SysCall::AssertFail),
+                "malloc" => Some(SysCall::Malloc),
+                "free" => Some(SysCall::Free),
+                _ => None,
+            };
+            if let Some(sc) = sc {
+                return self.sys_call(fc, i, g, callee, sc, args, rets);
+            }
             return Err(LowerError {
                 kind: LoadErrorKind::Unsupported,
                 pos: i.pos,
@@ -1871,6 +2177,31 @@ impl<'a> Prog<'a> {
             self.emit(i, g, Op::CopyLocal { copies: back });
         }
         Ok(())
+    }
+}
+
+/// The IEEE rounding of `.rn/.rz/.rm/.rp`.
+fn ieee_mode(r: Rnd) -> Option<Mode> {
+    Some(match r {
+        Rnd::Rn => Mode::Rn,
+        Rnd::Rz => Mode::Rz,
+        Rnd::Rm => Mode::Rm,
+        Rnd::Rp => Mode::Rp,
+        _ => return None,
+    })
+}
+
+/// A directed rounding (the host cannot do these; round-to-nearest it can).
+fn directed(r: Rnd) -> Option<Mode> {
+    ieee_mode(r).filter(|&m| m != Mode::Rn)
+}
+
+/// Format index of a float width for [`ops::soft_bin`] and friends.
+fn fmt_index(bits: u32) -> u8 {
+    match bits {
+        16 => 0,
+        32 => 2,
+        _ => 3,
     }
 }
 

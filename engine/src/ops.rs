@@ -747,3 +747,344 @@ pub fn cmp_float(c: Cmp, bits: u32) -> Option<BinFn> {
     }
     Some(if bits == 64 { fc!(f64) } else { fc!(f32) })
 }
+
+// ---- exact arithmetic in any rounding mode (directed modes, half precision) ----
+
+use crate::softfloat::{self as sf, fmt_of, Mode};
+
+/// The low `width` bits of a slot: the encoding of format `F`.
+#[inline(always)]
+fn enc<const F: u8>(v: u64) -> u64 {
+    v & (u64::MAX >> (64 - fmt_of(F).width()))
+}
+
+fn sf_add<const F: u8, const M: u8>(x: &Lanes, y: &Lanes, o: &mut Lanes) {
+    for i in 0..32 {
+        o[i] = sf::add(fmt_of(F), enc::<F>(x[i]), enc::<F>(y[i]), Mode::from_u8(M));
+    }
+}
+fn sf_sub<const F: u8, const M: u8>(x: &Lanes, y: &Lanes, o: &mut Lanes) {
+    for i in 0..32 {
+        o[i] = sf::sub(fmt_of(F), enc::<F>(x[i]), enc::<F>(y[i]), Mode::from_u8(M));
+    }
+}
+fn sf_mul<const F: u8, const M: u8>(x: &Lanes, y: &Lanes, o: &mut Lanes) {
+    for i in 0..32 {
+        o[i] = sf::mul(fmt_of(F), enc::<F>(x[i]), enc::<F>(y[i]), Mode::from_u8(M));
+    }
+}
+fn sf_div<const F: u8, const M: u8>(x: &Lanes, y: &Lanes, o: &mut Lanes) {
+    for i in 0..32 {
+        o[i] = sf::div(fmt_of(F), enc::<F>(x[i]), enc::<F>(y[i]), Mode::from_u8(M));
+    }
+}
+fn sf_fma<const F: u8, const M: u8>(x: &Lanes, y: &Lanes, z: &Lanes, o: &mut Lanes) {
+    for i in 0..32 {
+        o[i] = sf::fma(
+            fmt_of(F),
+            enc::<F>(x[i]),
+            enc::<F>(y[i]),
+            enc::<F>(z[i]),
+            Mode::from_u8(M),
+        );
+    }
+}
+fn sf_sqrt<const F: u8, const M: u8>(x: &Lanes, o: &mut Lanes) {
+    for i in 0..32 {
+        o[i] = sf::sqrt(fmt_of(F), enc::<F>(x[i]), Mode::from_u8(M));
+    }
+}
+fn sf_rcp<const F: u8, const M: u8>(x: &Lanes, o: &mut Lanes) {
+    let one = sf::from_int(fmt_of(F), false, 1, Mode::Rn);
+    for i in 0..32 {
+        o[i] = sf::div(fmt_of(F), one, enc::<F>(x[i]), Mode::from_u8(M));
+    }
+}
+
+/// Picks the instance of a `<format, mode>` lane function (format index as in [`fmt_of`]).
+macro_rules! sel {
+    ($f:ident, $fmt:expr, $mode:expr, $ty:ty) => {
+        match ($fmt, $mode) {
+            (0, Mode::Rn) => $f::<0, 0> as $ty,
+            (0, Mode::Rz) => $f::<0, 1> as $ty,
+            (0, Mode::Rm) => $f::<0, 2> as $ty,
+            (0, Mode::Rp) => $f::<0, 3> as $ty,
+            (1, Mode::Rn) => $f::<1, 0> as $ty,
+            (1, Mode::Rz) => $f::<1, 1> as $ty,
+            (1, Mode::Rm) => $f::<1, 2> as $ty,
+            (1, Mode::Rp) => $f::<1, 3> as $ty,
+            (2, Mode::Rn) => $f::<2, 0> as $ty,
+            (2, Mode::Rz) => $f::<2, 1> as $ty,
+            (2, Mode::Rm) => $f::<2, 2> as $ty,
+            (2, Mode::Rp) => $f::<2, 3> as $ty,
+            (_, Mode::Rn) => $f::<3, 0> as $ty,
+            (_, Mode::Rz) => $f::<3, 1> as $ty,
+            (_, Mode::Rm) => $f::<3, 2> as $ty,
+            (_, Mode::Rp) => $f::<3, 3> as $ty,
+        }
+    };
+}
+
+/// Exact add/sub/mul/div in `mode` for format index `fmt` (0 f16, 1 bf16, 2 f32, 3 f64).
+pub fn soft_bin(op: FBin, fmt: u8, mode: Mode) -> Option<BinFn> {
+    Some(match op {
+        FBin::Add => sel!(sf_add, fmt, mode, BinFn),
+        FBin::Sub => sel!(sf_sub, fmt, mode, BinFn),
+        FBin::Mul => sel!(sf_mul, fmt, mode, BinFn),
+        FBin::Div => sel!(sf_div, fmt, mode, BinFn),
+        _ => return None,
+    })
+}
+pub fn soft_fma(fmt: u8, mode: Mode) -> TerFn {
+    sel!(sf_fma, fmt, mode, TerFn)
+}
+pub fn soft_sqrt(fmt: u8, mode: Mode) -> UnFn {
+    sel!(sf_sqrt, fmt, mode, UnFn)
+}
+pub fn soft_rcp(fmt: u8, mode: Mode) -> UnFn {
+    sel!(sf_rcp, fmt, mode, UnFn)
+}
+
+// ---- integer family: mul24, sad, bfind, fns, szext, bmsk, dp4a, dp2a, prmt modes ----
+
+/// The low 24 bits of a 32-bit register, sign-extended for signed types.
+#[inline(always)]
+fn low24(v: u32, signed: bool) -> i64 {
+    if signed {
+        ((v << 8) as i32 >> 8) as i64
+    } else {
+        (v & 0xff_ffff) as i64
+    }
+}
+
+/// mul24 / mad24: the 48-bit product of 24-bit operands; `.hi` takes bits 47..16, `.lo` 31..0.
+pub fn mul24(hi: bool, signed: bool) -> BinFn {
+    match (hi, signed) {
+        (false, false) => f2!(u32, |a, b| (low24(a, false) * low24(b, false)) as u32),
+        (false, true) => f2!(u32, |a, b| (low24(a, true) * low24(b, true)) as u32),
+        (true, false) => f2!(u32, |a, b| ((low24(a, false) * low24(b, false)) >> 16) as u32),
+        (true, true) => f2!(u32, |a, b| ((low24(a, true) * low24(b, true)) >> 16) as u32),
+    }
+}
+pub fn mad24(hi: bool, signed: bool) -> TerFn {
+    match (hi, signed) {
+        (false, false) => f3!(u32, |a, b, c| ((low24(a, false) * low24(b, false)) as u32)
+            .wrapping_add(c)),
+        (false, true) => f3!(u32, |a, b, c| ((low24(a, true) * low24(b, true)) as u32)
+            .wrapping_add(c)),
+        (true, false) => f3!(u32, |a, b, c| (((low24(a, false) * low24(b, false)) >> 16)
+            as u32)
+            .wrapping_add(c)),
+        (true, true) => f3!(u32, |a, b, c| (((low24(a, true) * low24(b, true)) >> 16) as u32)
+            .wrapping_add(c)),
+    }
+}
+
+macro_rules! it_sad {
+    ($t:ty) => {
+        f3!($t, |a, b, c| c.wrapping_add(if a < b {
+            b.wrapping_sub(a)
+        } else {
+            a.wrapping_sub(b)
+        }))
+    };
+}
+/// sad: `c + |a - b|`.
+pub fn sad(t: IntTy) -> Option<TerFn> {
+    by_int!(t, it_sad!())
+}
+
+/// bfind: the position of the most significant non-sign bit (0xffffffff if none); `.shiftamt`
+/// returns the left shift that would bring it to the top instead.
+pub fn bfind(t: IntTy, shiftamt: bool) -> Option<UnFn> {
+    fn f(a: u64, bits: u32, signed: bool, shiftamt: bool) -> u32 {
+        let msb = bits - 1;
+        let mut a = a & (u64::MAX >> (64 - bits));
+        if signed && (a >> msb) & 1 != 0 {
+            a = !a & (u64::MAX >> (64 - bits));
+        }
+        if a == 0 {
+            return u32::MAX;
+        }
+        let d = 63 - a.leading_zeros();
+        if shiftamt {
+            msb - d
+        } else {
+            d
+        }
+    }
+    Some(match (t.bits, t.signed, shiftamt) {
+        (32, false, false) => f1!(u64, |a| f(a, 32, false, false)),
+        (32, false, true) => f1!(u64, |a| f(a, 32, false, true)),
+        (32, true, false) => f1!(u64, |a| f(a, 32, true, false)),
+        (32, true, true) => f1!(u64, |a| f(a, 32, true, true)),
+        (64, false, false) => f1!(u64, |a| f(a, 64, false, false)),
+        (64, false, true) => f1!(u64, |a| f(a, 64, false, true)),
+        (64, true, false) => f1!(u64, |a| f(a, 64, true, false)),
+        (64, true, true) => f1!(u64, |a| f(a, 64, true, true)),
+        _ => return None,
+    })
+}
+
+/// fns: the position of the `offset`-th set bit of `mask` counting from `base` (up for positive
+/// offsets, down for negative), 0xffffffff if there is none.
+pub fn fns() -> TerFn {
+    f3!(u32, u32, i32, |mask, base, offset| {
+        let bit = |p: i64| (0..32).contains(&p) && (mask >> p) & 1 != 0;
+        let base = base as i64;
+        if offset == 0 {
+            return if bit(base) { base as u32 } else { u32::MAX };
+        }
+        let inc = if offset > 0 { 1 } else { -1 };
+        let mut count = offset.unsigned_abs() - 1;
+        let mut pos = base;
+        while (0..32).contains(&pos) {
+            if bit(pos) {
+                if count == 0 {
+                    return pos as u32;
+                }
+                count -= 1;
+            }
+            pos += inc;
+        }
+        u32::MAX
+    })
+}
+
+/// szext: sign- or zero-extend the low `b` bits of `a` (`.clamp`: b >= 32 keeps `a`; `.wrap`:
+/// b is taken modulo 32).
+pub fn szext(signed: bool, clamp: bool) -> BinFn {
+    fn f(a: u32, b: u32, signed: bool, clamp: bool) -> u32 {
+        let b1 = b & 0x1f;
+        let too_large = b >= 32 && clamp;
+        let mask = if too_large { 0 } else { !0u32 << b1 };
+        let sign_pos = b1.wrapping_sub(1) & 0x1f;
+        let sign = !(b1 == 0 || too_large || !signed) && (a >> sign_pos) & 1 != 0;
+        (a & !mask) | if sign { mask } else { 0 }
+    }
+    match (signed, clamp) {
+        (false, false) => f2!(u32, |a, b| f(a, b, false, false)),
+        (false, true) => f2!(u32, |a, b| f(a, b, false, true)),
+        (true, false) => f2!(u32, |a, b| f(a, b, true, false)),
+        (true, true) => f2!(u32, |a, b| f(a, b, true, true)),
+    }
+}
+
+/// bmsk: a mask of `b` ones starting at bit `a`, by the ISA's semantics.
+pub fn bmsk(clamp: bool) -> BinFn {
+    fn f(a: u32, b: u32, clamp: bool) -> u32 {
+        let a1 = a & 0x1f;
+        let mut mask0 = !0u32 << a1;
+        let b1 = b & 0x1f;
+        let sum = a1 + b1;
+        let mut mask1 = if sum >= 32 { 0 } else { !0u32 << sum };
+        let (mut pos_ovf, mut width_ovf) = (false, false);
+        if clamp {
+            if a >= 32 {
+                pos_ovf = true;
+                mask0 = 0;
+            }
+            if b >= 32 {
+                width_ovf = true;
+            }
+        }
+        if sum >= 32 || pos_ovf || width_ovf {
+            mask1 = 0;
+        } else if b1 == 0 {
+            mask1 = !0;
+        }
+        mask0 & !mask1
+    }
+    if clamp {
+        f2!(u32, |a, b| f(a, b, true))
+    } else {
+        f2!(u32, |a, b| f(a, b, false))
+    }
+}
+
+/// dp4a: `c` plus the dot product of the four bytes of `a` and of `b` (each sign- or
+/// zero-extended by its type); dp2a: two 16-bit halves of `a` with bytes 0-1 (`.lo`) or 2-3
+/// (`.hi`) of `b`. The sum wraps modulo 2^32.
+pub fn dp4a(sa: bool, sb: bool) -> TerFn {
+    fn f(a: u32, b: u32, c: u32, sa: bool, sb: bool) -> u32 {
+        let mut d = c;
+        for i in 0..4 {
+            let x = (a >> (8 * i)) as u8;
+            let y = (b >> (8 * i)) as u8;
+            let x = if sa { x as i8 as i32 } else { x as i32 };
+            let y = if sb { y as i8 as i32 } else { y as i32 };
+            d = d.wrapping_add((x * y) as u32);
+        }
+        d
+    }
+    match (sa, sb) {
+        (false, false) => f3!(u32, |a, b, c| f(a, b, c, false, false)),
+        (false, true) => f3!(u32, |a, b, c| f(a, b, c, false, true)),
+        (true, false) => f3!(u32, |a, b, c| f(a, b, c, true, false)),
+        (true, true) => f3!(u32, |a, b, c| f(a, b, c, true, true)),
+    }
+}
+pub fn dp2a(sa: bool, sb: bool, hi: bool) -> TerFn {
+    fn f(a: u32, b: u32, c: u32, sa: bool, sb: bool, hi: bool) -> u32 {
+        let mut d = c;
+        let sel = if hi { 2 } else { 0 };
+        for i in 0..2 {
+            let x = (a >> (16 * i)) as u16;
+            let y = (b >> (8 * (sel + i))) as u8;
+            let x = if sa { x as i16 as i64 } else { x as i64 };
+            let y = if sb { y as i8 as i64 } else { y as i64 };
+            d = d.wrapping_add((x * y) as u32);
+        }
+        d
+    }
+    macro_rules! g {
+        ($($sa:literal $sb:literal $hi:literal),*) => {
+            match (sa, sb, hi) {
+                $(($sa, $sb, $hi) => f3!(u32, |a, b, c| f(a, b, c, $sa, $sb, $hi)),)*
+            }
+        };
+    }
+    g!(false false false, false false true, false true false, false true true,
+       true false false, true false true, true true false, true true true)
+}
+
+/// prmt with a mode: the two low bits of `c` pick one of four fixed byte selections of {b, a}.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrmtMode {
+    F4e,
+    B4e,
+    Rc8,
+    Ecl,
+    Ecr,
+    Rc16,
+}
+pub fn prmt_mode(m: PrmtMode) -> TerFn {
+    /// Source byte for result byte `i` given selector `s` (the ISA's tables as formulas).
+    fn src(m: PrmtMode, s: u32, i: u32) -> u32 {
+        match m {
+            PrmtMode::F4e => (s + i) & 7,
+            PrmtMode::B4e => (s.wrapping_sub(i)) & 7,
+            PrmtMode::Rc8 => s,
+            PrmtMode::Ecl => s.max(i),
+            PrmtMode::Ecr => s.min(i),
+            PrmtMode::Rc16 => (s & 1) * 2 + (i & 1),
+        }
+    }
+    fn f(a: u32, b: u32, c: u32, m: PrmtMode) -> u32 {
+        let x = ((b as u64) << 32) | a as u64;
+        let s = c & 3;
+        let mut d = 0u32;
+        for i in 0..4 {
+            d |= ((x >> (8 * src(m, s, i))) as u8 as u32) << (8 * i);
+        }
+        d
+    }
+    match m {
+        PrmtMode::F4e => f3!(u32, |a, b, c| f(a, b, c, PrmtMode::F4e)),
+        PrmtMode::B4e => f3!(u32, |a, b, c| f(a, b, c, PrmtMode::B4e)),
+        PrmtMode::Rc8 => f3!(u32, |a, b, c| f(a, b, c, PrmtMode::Rc8)),
+        PrmtMode::Ecl => f3!(u32, |a, b, c| f(a, b, c, PrmtMode::Ecl)),
+        PrmtMode::Ecr => f3!(u32, |a, b, c| f(a, b, c, PrmtMode::Ecr)),
+        PrmtMode::Rc16 => f3!(u32, |a, b, c| f(a, b, c, PrmtMode::Rc16)),
+    }
+}

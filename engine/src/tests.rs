@@ -482,3 +482,5 @@ fn results_do_not_depend_on_thread_count() {
     assert_eq!(a, b);
     assert_eq!(a[5], 5u32.wrapping_mul(2654435761));
 }
+
+mod isa;

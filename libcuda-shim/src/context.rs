@@ -3,18 +3,21 @@
 //!
 //! There is one device and one address space, so modules and memory are process-wide; a
 //! context carries what CUDA makes per context and observable: flags, limits, the CLS map and
-//! the sticky error.
+//! the sticky error, and its queues: the legacy default stream's and those of its other
+//! streams (created streams and per-thread default streams), for implicit synchronisation and
+//! `cuCtxSynchronize`.
 
 use crate::device;
 use crate::errors::{CuResult, INVALID_CONTEXT, INVALID_VALUE};
 use crate::handles::{self, Object};
+use crate::queue::Queue;
 use abi::*;
 use once_cell::sync::OnceCell;
 use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// The destructor cudart registers with a CLS value: `dtor(ctx, key, value)`.
 pub type ClsDtor = unsafe extern "C" fn(CUcontext, *mut c_void, *mut c_void);
@@ -37,6 +40,12 @@ pub struct Context {
     cls: Mutex<Vec<ClsEntry>>,
     limits: Mutex<[usize; 11]>,
     cache_config: AtomicU32,
+    /// The legacy default stream's queue, created at its first use.
+    legacy: OnceCell<Arc<Queue>>,
+    /// The queues of this context's other streams (dead ones are pruned as found).
+    streams: Mutex<Vec<Weak<Queue>>>,
+    /// Held while work is submitted, so implicit dependencies are captured atomically.
+    pub(crate) submission: Mutex<()>,
 }
 
 impl Context {
@@ -54,7 +63,49 @@ impl Context {
             // launches 2048, L2 fetch 64: the real driver's defaults.
             limits: Mutex::new([1024, 1 << 20, 8 << 20, 2, 2048, 64, 0, 0, 0, 0, 0]),
             cache_config: AtomicU32::new(0),
+            legacy: OnceCell::new(),
+            streams: Mutex::new(Vec::new()),
+            submission: Mutex::new(()),
         }
+    }
+
+    /// A context outside the registry, for unit tests of the queue machinery.
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> Arc<Context> {
+        Arc::new(Context::new(false, 0))
+    }
+
+    /// The legacy default stream's queue.
+    pub fn legacy(self: &Arc<Self>) -> Arc<Queue> {
+        self.legacy
+            .get_or_init(|| Queue::new(true, Arc::downgrade(self)))
+            .clone()
+    }
+
+    /// Creates the queue of a new stream of this context.
+    pub fn new_queue(self: &Arc<Self>, blocking: bool) -> Arc<Queue> {
+        let q = Queue::new(blocking, Arc::downgrade(self));
+        let mut streams = self.streams.lock();
+        streams.retain(|w| w.strong_count() > 0);
+        streams.push(Arc::downgrade(&q));
+        q
+    }
+
+    /// The live queues of this context's streams other than the legacy default stream.
+    pub fn stream_queues(&self) -> Vec<Arc<Queue>> {
+        self.streams.lock().iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// Waits for all work submitted to this context so far (every stream), then flushes
+    /// device printf output: what `cuCtxSynchronize` does. Does not check the sticky error.
+    pub fn wait_idle(self: &Arc<Self>) {
+        if let Some(l) = self.legacy.get() {
+            l.wait_all();
+        }
+        for q in self.stream_queues() {
+            q.wait_all();
+        }
+        crate::printf::flush();
     }
 
     pub fn handle(self: &Arc<Self>) -> CUcontext {
@@ -74,8 +125,16 @@ impl Context {
         self.sticky.lock().get_or_insert(error);
     }
 
-    /// Runs the CLS destructors and clears the sticky error: what resetting/destroying does.
+    /// Waits for outstanding work, runs the CLS destructors and clears the sticky error: what
+    /// resetting/destroying does. The context's created streams and events die with it.
     fn teardown(self: &Arc<Self>) {
+        self.wait_idle();
+        let me = Arc::as_ptr(self);
+        handles::remove_where(|o| match o {
+            Object::Stream(s) => Arc::as_ptr(&s.ctx) == me,
+            Object::Event(e) => Arc::as_ptr(&e.ctx) == me,
+            _ => false,
+        });
         let entries = std::mem::take(&mut *self.cls.lock());
         for e in entries {
             if let Some(dtor) = e.dtor {
@@ -386,13 +445,17 @@ pub(crate) unsafe fn get_id(ctx: CUcontext, id: *mut c_ulonglong) -> CuResult {
     Ok(())
 }
 
-/// Work runs when it is enqueued, so synchronising only reports a fault of earlier work.
+/// Waits for every stream of the current context; reports a fault of the work waited for.
 pub(crate) unsafe fn synchronize() -> CuResult {
-    active().map(|_| ())
+    let ctx = current()?;
+    ctx.wait_idle();
+    ctx.check()
 }
 
 pub(crate) unsafe fn synchronize_v2(ctx: CUcontext) -> CuResult {
-    given_or_current(ctx)?.check()
+    let ctx = given_or_current(ctx)?;
+    ctx.wait_idle();
+    ctx.check()
 }
 
 pub(crate) unsafe fn set_limit(limit: CUlimit, value: usize) -> CuResult {

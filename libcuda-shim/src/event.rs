@@ -1,9 +1,13 @@
-//! Events. Work runs at enqueue, so recording an event timestamps the moment every earlier
-//! piece of work of its stream has completed, which is what the GPU records.
+//! Events. Recording submits a marker to the stream; the marker runs once every piece of work
+//! the event captures has completed and stamps the time then, so elapsed times are real times
+//! of completion. Query, synchronize and `cuStreamWaitEvent` look at the completion of the
+//! latest record's marker; later records overwrite earlier ones, as the driver documents.
 
+use crate::context::{self, Context};
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
 use crate::handles::{self, Object};
-use crate::{context, stream};
+use crate::queue::Dep;
+use crate::stream;
 use abi::*;
 use parking_lot::Mutex;
 use std::ffi::c_uint;
@@ -12,19 +16,45 @@ use std::time::Instant;
 
 pub struct Event {
     pub flags: u32,
-    pub recorded: Mutex<Option<Instant>>,
+    pub ctx: Arc<Context>,
+    state: Mutex<Recording>,
 }
 
+#[derive(Default)]
+struct Recording {
+    /// Incremented by every record, so a stale marker does not stamp a newer record.
+    generation: u64,
+    /// The latest record's marker (None: never recorded).
+    marker: Option<Dep>,
+    /// When the latest record's marker ran.
+    time: Option<Instant>,
+}
+
+impl Event {
+    /// The completion the latest record captured, if it was ever recorded.
+    pub fn captured(&self) -> Option<Dep> {
+        self.state.lock().marker.clone()
+    }
+}
+
+/// CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS; the last needs
+/// DISABLE_TIMING, as the driver requires.
+const BLOCKING_SYNC: u32 = 0x1;
 const DISABLE_TIMING: u32 = 0x2;
+const INTERPROCESS: u32 = 0x4;
 
 pub(crate) unsafe fn create(event: *mut CUevent, flags: c_uint) -> CuResult {
-    if event.is_null() || flags & !0xf != 0 {
+    if event.is_null() || flags & !(BLOCKING_SYNC | DISABLE_TIMING | INTERPROCESS) != 0 {
         return Err(INVALID_VALUE);
     }
-    context::active()?;
+    if flags & INTERPROCESS != 0 && flags & DISABLE_TIMING == 0 {
+        return Err(INVALID_VALUE);
+    }
+    let ctx = context::active()?;
     let e = Arc::new(Event {
         flags,
-        recorded: Mutex::new(None),
+        ctx,
+        state: Mutex::new(Recording::default()),
     });
     let h = handles::insert(Object::Event(e));
     // SAFETY: checked non-null.
@@ -32,6 +62,8 @@ pub(crate) unsafe fn create(event: *mut CUevent, flags: c_uint) -> CuResult {
     Ok(())
 }
 
+/// The handle dies now; a record still pending completes harmlessly (its marker holds the
+/// event), as the driver documents for an event destroyed before it completes.
 pub(crate) unsafe fn destroy(event: CUevent) -> CuResult {
     handles::event(event)?;
     handles::remove(event as usize);
@@ -40,12 +72,36 @@ pub(crate) unsafe fn destroy(event: CUevent) -> CuResult {
 
 pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
     let e = handles::event(event)?;
-    stream::resolve(s)?;
-    *e.recorded.lock() = Some(Instant::now());
+    let t = stream::target(s)?;
+    if !Arc::ptr_eq(&t.ctx, &e.ctx) {
+        return Err(INVALID_HANDLE);
+    }
+    let generation = {
+        let mut st = e.state.lock();
+        st.generation += 1;
+        st.time = None;
+        st.generation
+    };
+    let stamp = e.clone();
+    let marker = stream::submit(
+        &t,
+        Vec::new(),
+        Box::new(move |_| {
+            let mut st = stamp.state.lock();
+            if st.generation == generation {
+                st.time = Some(Instant::now());
+            }
+        }),
+    );
+    let mut st = e.state.lock();
+    if st.generation == generation {
+        st.marker = Some(marker);
+    }
     Ok(())
 }
 
 pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uint) -> CuResult {
+    // CU_EVENT_RECORD_DEFAULT or CU_EVENT_RECORD_EXTERNAL (graphs only; same effect here).
     if flags > 1 {
         return Err(INVALID_VALUE);
     }
@@ -54,13 +110,33 @@ pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uin
 }
 
 pub(crate) unsafe fn synchronize(event: CUevent) -> CuResult {
-    handles::event(event)?;
-    context::active().map(|_| ())
+    let e = handles::event(event)?;
+    if let Some(m) = e.captured() {
+        m.wait();
+    }
+    crate::printf::flush();
+    e.ctx.check()
 }
 
 pub(crate) unsafe fn query(event: CUevent) -> CuResult {
-    handles::event(event)?;
-    context::active().map(|_| ())
+    let e = handles::event(event)?;
+    e.ctx.check()?;
+    // Before its first record an event stands for no work: complete.
+    match e.captured() {
+        Some(m) if !m.done() => Err(CUresult::CUDA_ERROR_NOT_READY),
+        _ => Ok(()),
+    }
+}
+
+/// What elapsed time needs of an event: recorded (else INVALID_HANDLE), complete (else
+/// NOT_READY), and its completion time.
+fn completion_time(e: &Event) -> CuResult<Instant> {
+    let st = e.state.lock();
+    let marker = st.marker.as_ref().ok_or(INVALID_HANDLE)?;
+    if !marker.done() {
+        return Err(CUresult::CUDA_ERROR_NOT_READY);
+    }
+    st.time.ok_or(CUresult::CUDA_ERROR_NOT_READY)
 }
 
 pub(crate) unsafe fn elapsed_time(ms: *mut f32, start: CUevent, end: CUevent) -> CuResult {
@@ -71,9 +147,7 @@ pub(crate) unsafe fn elapsed_time(ms: *mut f32, start: CUevent, end: CUevent) ->
     if (s.flags | e.flags) & DISABLE_TIMING != 0 {
         return Err(INVALID_HANDLE);
     }
-    let (Some(t0), Some(t1)) = (*s.recorded.lock(), *e.recorded.lock()) else {
-        return Err(INVALID_HANDLE);
-    };
+    let (t0, t1) = (completion_time(&s)?, completion_time(&e)?);
     let v = if t1 >= t0 {
         (t1 - t0).as_secs_f64() * 1e3
     } else {

@@ -69,6 +69,8 @@ pub(crate) fn call(
     args: impl FnOnce(&mut String),
     body: impl FnOnce() -> CuResult,
 ) -> CUresult {
+    // The `_ptds`/`_ptsz` variants give the NULL stream the per-thread meaning.
+    stream::set_per_thread_call(is_per_thread(name));
     let result = if needs_init && !initialized() {
         CUresult::CUDA_ERROR_NOT_INITIALIZED
     } else {

@@ -112,8 +112,24 @@ unsafe fn param_block(
     }
 }
 
-/// Validates and runs a launch. A fault while running becomes the context's sticky error (the
-/// launch itself succeeds, as an asynchronous launch does on a GPU).
+/// The sticky error a fault of a running kernel leaves in its context.
+fn fault_code(kind: ExecErrorKind) -> CUresult {
+    match kind {
+        ExecErrorKind::IllegalAddress => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+        ExecErrorKind::MisalignedAddress => CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
+        ExecErrorKind::Trap => CUresult::CUDA_ERROR_LAUNCH_FAILED,
+        ExecErrorKind::Assert => CUresult::CUDA_ERROR_ASSERT,
+        ExecErrorKind::Unsupported => CUresult::CUDA_ERROR_NOT_SUPPORTED,
+        // `validate` rejects bad shapes at enqueue, so these mean the engine found a limit
+        // the driver did not check: the launch fails on the device.
+        ExecErrorKind::InvalidLaunch => CUresult::CUDA_ERROR_LAUNCH_FAILED,
+        ExecErrorKind::OutOfResources => CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+    }
+}
+
+/// Validates a launch and submits it to its stream. The parameter block is copied now (the
+/// caller's argument storage may be gone when the kernel runs). A fault while running becomes
+/// the context's sticky error, reported by the next synchronising call, as on a GPU.
 unsafe fn launch(
     func: CUfunction,
     grid: [u32; 3],
@@ -123,7 +139,7 @@ unsafe fn launch(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CuResult {
-    let ctx = stream::resolve(s)?;
+    let target = stream::target(s)?;
     let f: Arc<Function> = handles::function(func)?;
     validate(&f, grid, block, shared)?;
     // SAFETY: forwarded contract.
@@ -138,27 +154,15 @@ unsafe fn launch(
         f.kernel.name,
         bytes.len()
     );
-    match engine::launch(&f.kernel, &config, &bytes) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let code = match e.kind {
-                ExecErrorKind::InvalidLaunch => return Err(INVALID_VALUE),
-                ExecErrorKind::OutOfResources => {
-                    return Err(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
-                }
-                ExecErrorKind::IllegalAddress => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
-                ExecErrorKind::MisalignedAddress => CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
-                ExecErrorKind::Trap => CUresult::CUDA_ERROR_LAUNCH_FAILED,
-                ExecErrorKind::Assert => CUresult::CUDA_ERROR_ASSERT,
-                ExecErrorKind::Unsupported => CUresult::CUDA_ERROR_NOT_SUPPORTED,
-            };
+    stream::submit_unless_faulted(&target, move |ctx| {
+        if let Err(e) = engine::launch(&f.kernel, &config, &bytes) {
             if ctx.check().is_ok() {
                 trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
             }
-            ctx.set_sticky(code);
-            Ok(())
+            ctx.set_sticky(fault_code(e.kind));
         }
-    }
+    });
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

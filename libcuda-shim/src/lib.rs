@@ -8,7 +8,8 @@
 //!
 //! Layout: `exports` (the one table of entry points) -> the modules named for what they do
 //! (`device`, `context`, `memory`, `module` + `fatbin`, `launch`, `stream`, `event`), with
-//! `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
+//! `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
+//! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
 //! NVIDIA's cudart needs), `trace`, `config` and `errors`.
 
 pub mod config;
@@ -24,7 +25,9 @@ pub mod integrity;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod printf;
 pub mod proc_address;
+pub mod queue;
 pub mod profile;
 pub mod stream;
 pub mod trace;

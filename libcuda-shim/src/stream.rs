@@ -1,12 +1,20 @@
-//! Streams. Work is executed synchronously when it is enqueued, which keeps every stream in
-//! order and makes the legacy default stream's implicit synchronisation hold trivially; what
-//! stays asynchronous is the error reporting: a kernel fault is recorded as the context's sticky
-//! error and returned by the next synchronising call (see `launch`).
+//! Streams: created streams, the legacy default stream and the per-thread default stream, each
+//! a [`Queue`] served by its own worker thread (see `queue`). Launches, asynchronous copies and
+//! memsets, event records, waits and host functions are submitted here with [`submit`], which
+//! adds the implicit synchronisation of the legacy default stream: its work waits for all
+//! earlier work of the context's blocking streams, and their work waits for its earlier work;
+//! `CU_STREAM_NON_BLOCKING` streams take no part. The per-thread default stream is a blocking
+//! stream of its (thread, context).
+//!
+//! A fault of asynchronous work becomes the context's sticky error (see `launch`); work queued
+//! after it is skipped, as a faulted GPU context runs nothing more.
 
 use crate::context::{self, Context};
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::handles::{self, Object};
+use crate::queue::{Dep, Queue, Work};
 use abi::*;
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -16,21 +24,123 @@ pub struct Stream {
     pub flags: u32,
     pub priority: i32,
     pub ctx: Arc<Context>,
+    pub queue: Arc<Queue>,
 }
 
 /// `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`, the special handles.
 const LEGACY: usize = 0x1;
 const PER_THREAD: usize = 0x2;
+const NON_BLOCKING: u32 = 0x1;
 
-/// Validates a stream argument and returns its context (the current one for the default
-/// streams), failing with the sticky error if its work has faulted.
-pub fn resolve(s: CUstream) -> CuResult<Arc<Context>> {
-    let ctx = match s as usize {
-        0 | LEGACY | PER_THREAD => context::current()?,
-        _ => handles::stream(s)?.ctx.clone(),
+thread_local! {
+    /// Whether the entry point running on this thread is a `_ptds`/`_ptsz` variant (set by
+    /// `exports::call`), which makes the NULL stream mean the per-thread default stream.
+    static PER_THREAD_CALL: Cell<bool> = const { Cell::new(false) };
+    /// This thread's per-thread default streams, one per context id.
+    static PER_THREAD_QUEUES: RefCell<Vec<(u64, Arc<Queue>)>> = const { RefCell::new(Vec::new()) };
+}
+
+pub(crate) fn set_per_thread_call(on: bool) {
+    PER_THREAD_CALL.with(|c| c.set(on));
+}
+
+fn per_thread_queue(ctx: &Arc<Context>) -> Arc<Queue> {
+    PER_THREAD_QUEUES.with(|m| {
+        let mut m = m.borrow_mut();
+        if let Some((_, q)) = m.iter().find(|(id, _)| *id == ctx.id) {
+            return q.clone();
+        }
+        let q = ctx.new_queue(true);
+        m.push((ctx.id, q.clone()));
+        q
+    })
+}
+
+/// Where work for a stream argument goes.
+#[derive(Clone)]
+pub struct Target {
+    pub ctx: Arc<Context>,
+    pub queue: Arc<Queue>,
+}
+
+/// Resolves a stream argument without the sticky-error check: NULL is the legacy default
+/// stream (the per-thread one in a `_ptsz` call), `CU_STREAM_LEGACY`/`CU_STREAM_PER_THREAD`
+/// name theirs, anything else must be a live created stream.
+pub fn lookup(s: CUstream) -> CuResult<Target> {
+    let special = |per_thread: bool| -> CuResult<Target> {
+        let ctx = context::current()?;
+        let queue = if per_thread {
+            per_thread_queue(&ctx)
+        } else {
+            ctx.legacy()
+        };
+        Ok(Target { ctx, queue })
     };
-    ctx.check()?;
-    Ok(ctx)
+    match s as usize {
+        0 => special(PER_THREAD_CALL.with(Cell::get)),
+        LEGACY => special(false),
+        PER_THREAD => special(true),
+        _ => {
+            let st = handles::stream(s)?;
+            Ok(Target {
+                ctx: st.ctx.clone(),
+                queue: st.queue.clone(),
+            })
+        }
+    }
+}
+
+/// Resolves a stream argument, failing with the sticky error if its context has faulted.
+pub fn target(s: CUstream) -> CuResult<Target> {
+    let t = lookup(s)?;
+    t.ctx.check()?;
+    Ok(t)
+}
+
+/// Validates a stream argument and returns its context (see [`target`]).
+pub fn resolve(s: CUstream) -> CuResult<Arc<Context>> {
+    target(s).map(|t| t.ctx)
+}
+
+/// Submits `work` to `t`'s queue after `deps` and the legacy default stream's implicit
+/// dependencies; returns its completion.
+pub fn submit(t: &Target, deps: Vec<Dep>, work: Work) -> Dep {
+    let _order = t.ctx.submission.lock();
+    let mut deps = deps;
+    let legacy = t.ctx.legacy();
+    if Arc::ptr_eq(&t.queue, &legacy) {
+        deps.extend(
+            t.ctx
+                .stream_queues()
+                .iter()
+                .filter(|q| q.blocking)
+                .filter_map(|q| q.pending()),
+        );
+    } else if t.queue.blocking {
+        deps.extend(legacy.pending());
+    }
+    t.queue.push(deps, work)
+}
+
+/// Submits `work` that runs only while the context has no sticky error.
+pub fn submit_unless_faulted(t: &Target, work: impl FnOnce(&Arc<Context>) + Send + 'static) -> Dep {
+    submit(
+        t,
+        Vec::new(),
+        Box::new(move |ctx| {
+            if ctx.check().is_ok() {
+                work(ctx)
+            }
+        }),
+    )
+}
+
+/// Waits for `dep`, flushes device printf output and reports the context's sticky error: the
+/// end of every call that blocks the host on stream work.
+pub fn wait(t: &Target, dep: &Dep) -> CuResult {
+    dep.wait();
+    crate::printf::flush();
+    t.ctx.check()
 }
 
 fn next_id() -> u64 {
@@ -44,16 +154,18 @@ pub(crate) unsafe fn create_with_priority(
     flags: c_uint,
     priority: c_int,
 ) -> CuResult {
-    if stream.is_null() || flags > 1 {
+    if stream.is_null() || flags & !NON_BLOCKING != 0 {
         return Err(INVALID_VALUE);
     }
     let ctx = context::active()?;
+    let queue = ctx.new_queue(flags & NON_BLOCKING == 0);
     // Clamped to the range cuCtxGetStreamPriorityRange reports, as the driver does.
     let s = Arc::new(Stream {
         id: next_id(),
         flags,
         priority: priority.clamp(-5, 0),
         ctx,
+        queue,
     });
     let h = handles::insert(Object::Stream(s));
     // SAFETY: checked non-null.
@@ -66,6 +178,8 @@ pub(crate) unsafe fn create(stream: *mut CUstream, flags: c_uint) -> CuResult {
     unsafe { create_with_priority(stream, flags, 0) }
 }
 
+/// The handle dies now; work already queued still runs (the worker holds the queue), as the
+/// driver documents for a stream destroyed while busy.
 pub(crate) unsafe fn destroy(stream: CUstream) -> CuResult {
     handles::stream(stream)?;
     handles::remove(stream as usize);
@@ -73,19 +187,31 @@ pub(crate) unsafe fn destroy(stream: CUstream) -> CuResult {
 }
 
 pub(crate) unsafe fn synchronize(stream: CUstream) -> CuResult {
-    resolve(stream).map(|_| ())
+    let t = lookup(stream)?;
+    t.queue.wait_all();
+    crate::printf::flush();
+    t.ctx.check()
 }
 
 pub(crate) unsafe fn query(stream: CUstream) -> CuResult {
-    // Everything enqueued has already run.
-    resolve(stream).map(|_| ())
+    let t = target(stream)?;
+    if t.queue.idle() {
+        Ok(())
+    } else {
+        Err(CUresult::CUDA_ERROR_NOT_READY)
+    }
 }
 
 pub(crate) unsafe fn wait_event(stream: CUstream, event: CUevent, flags: c_uint) -> CuResult {
-    resolve(stream)?;
-    handles::event(event)?;
+    let t = target(stream)?;
+    let e = handles::event(event)?;
     if flags > 1 {
         return Err(INVALID_VALUE);
+    }
+    // Waiting for a never-recorded event is a no-op; otherwise later work of the stream waits
+    // for the work the event's latest record captured.
+    if let Some(dep) = e.captured() {
+        submit(&t, vec![dep], Box::new(|_| {}));
     }
     Ok(())
 }
@@ -120,10 +246,7 @@ pub(crate) unsafe fn get_ctx(stream: CUstream, pctx: *mut CUcontext) -> CuResult
     if pctx.is_null() {
         return Err(INVALID_VALUE);
     }
-    let ctx = match stream as usize {
-        0 | LEGACY | PER_THREAD => context::current()?,
-        _ => handles::stream(stream)?.ctx.clone(),
-    };
+    let ctx = lookup(stream)?.ctx;
     // SAFETY: checked non-null.
     unsafe { *pctx = ctx.handle() };
     Ok(())
@@ -133,7 +256,9 @@ pub(crate) unsafe fn get_id(stream: CUstream, id: *mut c_ulonglong) -> CuResult 
     if id.is_null() {
         return Err(INVALID_VALUE);
     }
+    let per_thread = PER_THREAD_CALL.with(Cell::get);
     let v = match stream as usize {
+        0 if per_thread => 2,
         0 | LEGACY => 1,
         PER_THREAD => 2,
         _ => handles::stream(stream)?.id,
@@ -147,14 +272,14 @@ pub(crate) unsafe fn get_device(stream: CUstream, device: *mut CUdevice) -> CuRe
     if device.is_null() {
         return Err(INVALID_VALUE);
     }
-    let ctx = match stream as usize {
-        0 | LEGACY | PER_THREAD => context::current()?,
-        _ => handles::stream(stream)?.ctx.clone(),
-    };
+    let ctx = lookup(stream)?.ctx;
     // SAFETY: checked non-null.
     unsafe { *device = ctx.device };
     Ok(())
 }
+
+/// A raw pointer handed back to the program's callback on a worker thread.
+struct UserData(usize);
 
 pub(crate) unsafe fn add_callback(
     stream: CUstream,
@@ -166,17 +291,19 @@ pub(crate) unsafe fn add_callback(
     if flags != 0 {
         return Err(INVALID_VALUE);
     }
-    // The callback learns about a fault of earlier work through its status argument.
-    let status = match stream as usize {
-        0 | LEGACY | PER_THREAD => context::current()?,
-        _ => handles::stream(stream)?.ctx.clone(),
-    }
-    .check()
-    .err()
-    .unwrap_or(CUresult::CUDA_SUCCESS);
-    // SAFETY: the program registered this callback for this stream with this user data;
-    // earlier work of the stream is complete.
-    unsafe { callback(stream, status, user_data) };
+    let t = lookup(stream)?;
+    let (handle, data) = (UserData(stream as usize), UserData(user_data as usize));
+    submit(
+        &t,
+        Vec::new(),
+        Box::new(move |ctx| {
+            // The callback learns about a fault of earlier work through its status argument.
+            let status = ctx.check().err().unwrap_or(CUresult::CUDA_SUCCESS);
+            // SAFETY: the program registered this callback for this stream with this user
+            // data; every earlier item of the stream has completed.
+            unsafe { callback(handle.0 as CUstream, status, data.0 as *mut c_void) };
+        }),
+    );
     Ok(())
 }
 
@@ -186,9 +313,13 @@ pub(crate) unsafe fn launch_host_func(
     user_data: *mut c_void,
 ) -> CuResult {
     let func = func.ok_or(INVALID_VALUE)?;
-    resolve(stream)?;
-    // SAFETY: as for add_callback: earlier work of the stream is complete.
-    unsafe { func(user_data) };
+    let t = target(stream)?;
+    let data = UserData(user_data as usize);
+    // Unlike a stream callback, a host function is not called once the context has faulted.
+    submit_unless_faulted(&t, move |_| {
+        // SAFETY: as for add_callback: earlier work of the stream is complete.
+        unsafe { func(data.0 as *mut c_void) }
+    });
     Ok(())
 }
 
@@ -210,7 +341,7 @@ pub(crate) unsafe fn is_capturing(
     if status.is_null() {
         return Err(INVALID_VALUE);
     }
-    resolve(stream)?;
+    target(stream)?;
     // Stream capture is not supported, so no stream is ever capturing.
     // SAFETY: checked non-null.
     unsafe { *status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE };

@@ -74,6 +74,10 @@ impl<'a> Cta<'a> {
         }) as u64
     }
 
+    pub fn tid_pub(&self, warp: u32, lane: u32) -> [u32; 3] {
+        self.tid(warp, lane)
+    }
+
     fn where_(&self, warp: &Warp, lane: usize, pc: u32) -> String {
         let t = self.tid(warp.id, lane as u32);
         let info = &self.prog.info[pc as usize];

@@ -3,6 +3,7 @@
 //! thread, which keeps barriers and shared memory simple and runs deterministic.
 
 pub mod cta;
+pub mod sys;
 pub mod warp;
 
 use crate::{ExecError, ExecErrorKind, Kernel, LaunchConfig};

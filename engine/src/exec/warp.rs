@@ -4,6 +4,7 @@
 use super::cta::{Cta, Fault};
 use crate::ir::*;
 use crate::mem;
+use crate::softfloat as sf;
 
 pub const FULL: u32 = u32::MAX;
 
@@ -234,6 +235,56 @@ impl Warp {
                         regs[*d as usize * 32 + l] = cvt(x[l], *dst, *src, *rnd, *sat, *ftz);
                     }
                 }
+                Op::Carry {
+                    op,
+                    bits,
+                    signed,
+                    cin,
+                    cout,
+                    cc,
+                    d,
+                    a,
+                    b,
+                    c,
+                } => {
+                    let m = u64::MAX >> (64 - bits);
+                    for l in lanes(em) {
+                        let (x, y) = (get(regs, *a, l) & m, get(regs, *b, l) & m);
+                        let cf = if *cin {
+                            regs[*cc as usize * 32 + l] & 1
+                        } else {
+                            0
+                        } as u128;
+                        let (r, co) = match op {
+                            CarryOp::Add => {
+                                let s = x as u128 + y as u128 + cf;
+                                (s, (s >> bits) & 1)
+                            }
+                            CarryOp::Sub => {
+                                let t = y as u128 + cf;
+                                ((x as u128).wrapping_sub(t), (t > x as u128) as u128)
+                            }
+                            CarryOp::MadLo | CarryOp::MadHi => {
+                                // The full 2*bits product of the operands as their type reads
+                                // them, then its half plus c plus the carry-in.
+                                let t = if *signed {
+                                    let sx = ((x << (64 - bits)) as i64 >> (64 - bits)) as i128;
+                                    let sy = ((y << (64 - bits)) as i64 >> (64 - bits)) as i128;
+                                    (sx * sy) as u128
+                                } else {
+                                    x as u128 * y as u128
+                                };
+                                let half = if *op == CarryOp::MadHi { t >> bits } else { t } as u64 & m;
+                                let s = half as u128 + (get(regs, *c, l) & m) as u128 + cf;
+                                (s, (s >> bits) & 1)
+                            }
+                        };
+                        regs[*d as usize * 32 + l] = r as u64 & m;
+                        if *cout {
+                            regs[*cc as usize * 32 + l] = co as u64;
+                        }
+                    }
+                }
                 Op::Pack { d, parts, bits } => {
                     let m = if *bits >= 64 {
                         u64::MAX
@@ -373,6 +424,12 @@ impl Warp {
                     });
                 }
                 Op::CopyLocal { copies } => cta.copy_local(copies, em, self.id),
+                Op::Sys { call, args, ret } => {
+                    if let Err(e) = super::sys::run(cta, self, regs, pc, em, *call, args, *ret) {
+                        cta.thread_instructions += count;
+                        return Err(e);
+                    }
+                }
                 Op::Exit => {
                     self.exited |= em;
                     for e in self.stack.iter_mut() {
@@ -658,6 +715,19 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
         } else {
             x as i128
         };
+        if let (true, Some(md)) = (dst.float(), rnd.directed()) {
+            let fmt = if dst == Ty::F32 { sf::F32 } else { sf::F64 };
+            let mut r = sf::from_int(fmt, iv < 0, iv.unsigned_abs(), md);
+            if sat {
+                // Integers are never in (0, 1): saturation clamps to 0 or 1.
+                r = if iv <= 0 {
+                    0
+                } else {
+                    sf::from_int(fmt, false, 1, sf::Mode::Rn)
+                };
+            }
+            return r;
+        }
         return match dst {
             Ty::F32 => {
                 let f = if src.signed() {
@@ -703,6 +773,8 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
                     Rnd::Rpi => x.ceil(),
                     _ => x,
                 }
+            } else if let Some(md) = rnd.directed() {
+                f32::from_bits(sf::convert(sf::F64, sf::F32, v, md) as u32)
             } else {
                 f as f32
             };

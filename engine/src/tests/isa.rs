@@ -1,0 +1,306 @@
+//! ISA coverage: directed rounding, extended precision, integer gaps, half precision, system
+//! calls. Every expected value is worked out from the ISA's arithmetic in the comment beside it.
+
+use super::*;
+
+/// Runs `body` in one thread (after [`PRO`]) and returns `n` u32 words of `out`.
+fn one(body: &str, n: usize) -> Vec<u32> {
+    run_out(&format!("{PRO}\n.reg .f64 %fd<8>;\n.reg .b16 %h<8>;\n{body}"), 1, 1, n)
+}
+
+/// `st.global.b32 [%rd1+4k], reg` for each register in order.
+fn stores(regs: &[&str]) -> String {
+    regs.iter()
+        .enumerate()
+        .map(|(k, r)| format!("st.global.b32 [%rd1+{}], {r};\n", 4 * k))
+        .collect()
+}
+
+#[test]
+fn directed_rounding_f32_add_mul_div_fma_sqrt_rcp() {
+    let body = r#"
+    mov.b32 %f1, 0f3F800000;          // 1
+    mov.b32 %f2, 0f33800000;          // 2^-24: 1 + 2^-24 is halfway to 1 + 2^-23
+    add.rn.f32 %r10, %f1, %f2;
+    add.rz.f32 %r11, %f1, %f2;
+    add.rm.f32 %r12, %f1, %f2;
+    add.rp.f32 %r13, %f1, %f2;
+    mov.b32 %f3, 0f40400000;          // 3
+    div.rz.f32 %r14, %f1, %f3;        // 1/3 = 0x3eaaaaaa.aa..
+    div.rp.f32 %r15, %f1, %f3;
+    mov.b32 %f4, 0f7F7FFFFF;          // MAX
+    mov.b32 %f5, 0f40000000;          // 2
+    mul.rz.f32 %r16, %f4, %f5;        // overflow: rz -> MAX
+    mul.rp.f32 %r17, %f4, %f5;        // rp -> +inf
+    mov.b32 %f6, 0fB0800000;          // -2^-30
+    fma.rm.f32 %r18, %f1, %f1, %f6;   // 1 - 2^-30: rm -> 0x3f7fffff
+    fma.rn.f32 %r19, %f1, %f1, %f6;   // rn -> 1
+    sqrt.rp.f32 %r20, %f5;            // sqrt 2 = 0x3fb504f3.3.. -> rp 0x3fb504f4
+    rcp.rz.f32 %r21, %f3;             // 1/3 toward zero
+    sub.rm.f32 %r22, %f1, %f1;        // exact zero under rm is -0
+    mov.b32 %f7, 0f00000001;          // least subnormal
+    add.rz.f32 %r23, %f7, %f7;        // 2^-148 = 0x00000002
+    add.rz.ftz.f32 %r24, %f7, %f7;    // inputs flushed: +0
+    mul.rz.sat.f32 %r25, %f5, %f3;    // 6 saturates to 1
+    mad.rp.f32 %r26, %f1, %f2, %f1;   // 1 + 2^-24 rounded up
+    "#;
+    let regs: Vec<String> = (10..27).map(|r| format!("%r{r}")).collect();
+    let rr: Vec<&str> = regs.iter().map(|s| s.as_str()).collect();
+    let out = one(&format!("{body}{}", stores(&rr)), rr.len());
+    assert_eq!(
+        out,
+        vec![
+            0x3f80_0000,
+            0x3f80_0000,
+            0x3f80_0000,
+            0x3f80_0001,
+            0x3eaa_aaaa,
+            0x3eaa_aaab,
+            0x7f7f_ffff,
+            0x7f80_0000,
+            0x3f7f_ffff,
+            0x3f80_0000,
+            0x3fb5_04f4,
+            0x3eaa_aaaa,
+            0x8000_0000,
+            0x0000_0002,
+            0x0000_0000,
+            0x3f80_0000,
+            0x3f80_0001,
+        ]
+    );
+}
+
+#[test]
+fn directed_rounding_f64_and_cvt() {
+    let body = r#"
+    mov.b64 %fd1, 0d3FF0000000000000;   // 1
+    mov.b64 %fd2, 0d3C30000000000000;   // 2^-60: far below half an ulp (2^-53)
+    add.rp.f64 %fd3, %fd1, %fd2;        // -> 1 + 2^-52
+    add.rm.f64 %fd4, %fd1, %fd2;        // -> 1
+    sub.rz.f64 %fd5, %fd1, %fd2;        // -> 1 - 2^-53 = 0x3fefffffffffffff
+    mov.b64 {%r10, %r11}, %fd3;
+    mov.b64 {%r12, %r13}, %fd4;
+    mov.b64 {%r14, %r15}, %fd5;
+    mov.u32 %r5, 16777217;              // 2^24 + 1: halfway between two f32
+    cvt.rn.f32.s32 %f1, %r5;            // ties to even: 2^24
+    cvt.rp.f32.s32 %f2, %r5;            // 2^24 + 2
+    neg.s32 %r6, %r5;
+    cvt.rm.f32.s32 %f3, %r6;            // -(2^24 + 2)
+    cvt.rz.f32.s32 %f4, %r6;            // -2^24
+    mov.b64 %fd6, 0d480B5E8A5BD8CC8F;   // ~1.17e39 > f32 MAX
+    cvt.rz.f32.f64 %f5, %fd6;           // MAX
+    cvt.rn.f32.f64 %f6, %fd6;           // inf
+    cvt.rzi.s32.f32 %r16, %f1;          // 16777216
+    mov.b64 %rd3, -1;
+    cvt.rz.f32.u64 %f7, %rd3;           // 2^64 - 1 toward zero: 0x5f7fffff
+    "#;
+    let out = one(
+        &format!(
+            "{body}{}",
+            stores(&[
+                "%r10", "%r11", "%r12", "%r13", "%r14", "%r15", "%f1", "%f2", "%f3", "%f4", "%f5",
+                "%f6", "%r16", "%f7"
+            ])
+        ),
+        14,
+    );
+    assert_eq!(
+        out,
+        vec![
+            1,
+            0x3ff0_0000,
+            0,
+            0x3ff0_0000,
+            0xffff_ffff,
+            0x3fef_ffff,
+            0x4b80_0000,
+            0x4b80_0001,
+            0xcb80_0001,
+            0xcb80_0000,
+            0x7f7f_ffff,
+            0x7f80_0000,
+            16_777_216,
+            0x5f7f_ffff,
+        ]
+    );
+}
+
+#[test]
+fn extended_precision_carry_chains() {
+    let body = r#"
+    // 128-bit add: (2^96 - 1) + 1 = 2^96, words low to high.
+    add.cc.u32  %r10, 0xffffffff, 1;
+    addc.cc.u32 %r11, 0xffffffff, 0;
+    addc.cc.u32 %r12, 0xffffffff, 0;
+    addc.u32    %r13, 0, 0;
+    // 128-bit subtract: 2^96 - 1 = (ffffffff, ffffffff, ffffffff, 0).
+    sub.cc.u32  %r14, 0, 1;
+    subc.cc.u32 %r15, 0, 0;
+    subc.cc.u32 %r16, 0, 0;
+    subc.u32    %r17, 1, 0;
+    // 0xffffffff * 2 = 0x1_fffffffe; lo + 5 = 0x1_00000003 (carry 1); hi + 7 + 1 = 9.
+    mad.lo.cc.u32 %r18, 0xffffffff, 2, 5;
+    madc.hi.u32   %r19, 0xffffffff, 2, 7;
+    // signed: -1 * 2 = -2, hi word 0xffffffff; + 1 = 2^32: d = 0 and carry 1.
+    mad.hi.cc.s32 %r20, -1, 2, 1;
+    addc.u32      %r21, 0, 0;
+    // 64-bit: (2^64 - 1) + 1 carries into the next word.
+    add.cc.u64    %rd3, -1, 1;
+    addc.u64      %rd4, 0, 0;
+    cvt.u32.u64   %r22, %rd3;
+    cvt.u32.u64   %r23, %rd4;
+    // madc.lo without .cc leaves the flag alone: carry from this add.cc is consumed twice.
+    add.cc.u32    %r24, 0x80000000, 0x80000000;
+    madc.lo.u32   %r25, 3, 4, 0;      // 12 + 1
+    addc.u32      %r26, 0, 0;         // 1
+    "#;
+    let regs: Vec<String> = (10..27).map(|r| format!("%r{r}")).collect();
+    let rr: Vec<&str> = regs.iter().map(|s| s.as_str()).collect();
+    let out = one(&format!("{body}{}", stores(&rr)), rr.len());
+    assert_eq!(
+        out,
+        vec![
+            0,
+            0,
+            0,
+            1,
+            0xffff_ffff,
+            0xffff_ffff,
+            0xffff_ffff,
+            0,
+            3,
+            9,
+            0,
+            1,
+            0,
+            1,
+            0,
+            13,
+            1
+        ]
+    );
+}
+
+#[test]
+fn carry_flag_is_per_lane_under_divergence() {
+    // Odd lanes produce a carry, even lanes none; addc then yields tid & 1 in each lane.
+    let body = format!(
+        r#"{PRO}
+    and.b32 %r5, %r1, 1;
+    setp.eq.u32 %p1, %r5, 1;
+    @%p1 bra ODD;
+    add.cc.u32 %r6, 1, 1;
+    bra.uni JOIN;
+ODD:
+    add.cc.u32 %r6, 0xffffffff, 1;
+JOIN:
+    addc.u32 %r7, 0, 0;
+    st.global.u32 [%rd1], %r7;
+    "#
+    );
+    let out = run_out(&body, 1, 64, 64);
+    for (t, v) in out.iter().enumerate() {
+        assert_eq!(*v, t as u32 & 1, "thread {t}");
+    }
+}
+
+#[test]
+fn integer_family_mul24_sad_bfind_fns_szext_bmsk_dp_prmt() {
+    let body = r#"
+    mul24.lo.u32 %r10, 0x00ffffff, 0x00ffffff;  // (2^24-1)^2 = 0xfffffe000001: lo 0xfe000001
+    mul24.hi.u32 %r11, 0x00ffffff, 0x00ffffff;  // bits 47..16: 0xfffffe00
+    mul24.lo.u32 %r12, 0x12000003, 5;           // bits 31..24 ignored: 15
+    mul24.hi.s32 %r13, 0x00ffffff, 2;           // -1 * 2 = -2 (48 bits): bits 47..16 all ones
+    mad24.lo.s32 %r14, 0x00ffffff, 2, 7;        // -2 + 7 = 5
+    sad.u32 %r15, 3, 10, 100;                   // 100 + 7
+    sad.s32 %r16, -3, 4, 1;                     // 1 + 7
+    bfind.u32 %r17, 0;                          // none: 0xffffffff
+    bfind.u32 %r18, 0x00010000;                 // 16
+    bfind.shiftamt.u32 %r19, 0x00010000;        // 31 - 16
+    bfind.s32 %r20, -16;                        // ~0xfffffff0 = 15: bit 3
+    bfind.u64 %r21, 0x10000000000;              // 2^40: 40
+    fns.b32 %r22, 0x16, 0, 1;                   // 0b10110: first set bit from 0 up: 1
+    fns.b32 %r23, 0x16, 0, 3;                   // third: 4
+    fns.b32 %r24, 0x16, 4, -2;                  // from 4 down: 4, 2 -> 2
+    fns.b32 %r25, 0x16, 0, 4;                   // only three set bits: none
+    szext.wrap.s32 %r26, 0xf0, 8;               // bit 7 set: 0xfffffff0
+    szext.clamp.s32 %r27, 0xf0, 40;             // N >= 32 clamps: a
+    szext.wrap.s32 %r28, 0xf0, 40;              // N = 40 mod 32 = 8: 0xfffffff0
+    szext.clamp.u32 %r29, 0xfff, 4;             // 0xf
+    "#;
+    let regs: Vec<String> = (10..30).map(|r| format!("%r{r}")).collect();
+    let rr: Vec<&str> = regs.iter().map(|s| s.as_str()).collect();
+    let out = one(&format!("{body}{}", stores(&rr)), rr.len());
+    assert_eq!(
+        out,
+        vec![
+            0xfe00_0001,
+            0xffff_fe00,
+            15,
+            0xffff_ffff,
+            5,
+            107,
+            8,
+            0xffff_ffff,
+            16,
+            15,
+            3,
+            40,
+            1,
+            4,
+            2,
+            0xffff_ffff,
+            0xffff_fff0,
+            0xf0,
+            0xffff_fff0,
+            0xf,
+        ]
+    );
+    let body = r#"
+    bmsk.clamp.b32 %r10, 4, 8;                  // bits 4..11: 0xff0
+    bmsk.wrap.b32 %r11, 4, 0;                   // width 0: 0
+    bmsk.clamp.b32 %r12, 28, 8;                 // 28 + 8 >= 32: bits 28..31
+    bmsk.clamp.b32 %r13, 40, 1;                 // position >= 32 clamps: 0
+    bmsk.wrap.b32 %r14, 40, 1;                  // position 40 mod 32 = 8: 0x100
+    dp4a.u32.u32 %r15, 0x01020304, 0x01010101, 10;   // 4+3+2+1+10
+    dp4a.s32.s32 %r16, 0xff0000ff, 0x02000003, 0;    // (-1)(3) + (-1)(2) = -5
+    dp4a.u32.s32 %r17, 0xff, 0xff, 0;                // 255 * (-1)
+    dp2a.lo.s32.u32 %r18, 0xffff0002, 0x04030201, 0; // 2*1 + (-1)*2 = 0
+    dp2a.hi.s32.u32 %r19, 0xffff0002, 0x04030201, 0; // 2*3 + (-1)*4 = 2
+    prmt.b32.f4e %r20, 0x33221100, 0x77665544, 1;    // bytes 4,3,2,1
+    prmt.b32.b4e %r21, 0x33221100, 0x77665544, 0;    // bytes 5,6,7,0
+    prmt.b32.rc8 %r22, 0x33221100, 0x77665544, 2;    // byte 2 four times
+    prmt.b32.ecl %r23, 0x33221100, 0x77665544, 2;    // 3,2,2,2
+    prmt.b32.ecr %r24, 0x33221100, 0x77665544, 1;    // 1,1,1,0
+    prmt.b32.rc16 %r25, 0x33221100, 0x77665544, 1;   // 3,2,3,2
+    prmt.b32 %r26, 0x33221100, 0xf7665544, 0x7531;   // bytes 7,5,3,1
+    prmt.b32 %r27, 0x33221100, 0xf7665544, 0x00f8;   // byte 7 sign (1) then byte 0 sign (0)
+    "#;
+    let regs: Vec<String> = (10..28).map(|r| format!("%r{r}")).collect();
+    let rr: Vec<&str> = regs.iter().map(|s| s.as_str()).collect();
+    let out = one(&format!("{body}{}", stores(&rr)), rr.len());
+    assert_eq!(
+        out,
+        vec![
+            0xff0,
+            0,
+            0xf000_0000,
+            0,
+            0x100,
+            20,
+            0xffff_fffb,
+            (-255i32) as u32,
+            0,
+            2,
+            0x4433_2211,
+            0x5566_7700,
+            0x2222_2222,
+            0x3322_2222,
+            0x1111_1100,
+            0x3322_3322,
+            0xf755_3311,
+            0x0000_ff00,
+        ]
+    );
+}
