@@ -133,6 +133,7 @@ pub enum Ty {
     S16,
     S32,
     S64,
+    F16,
     F32,
     F64,
 }
@@ -141,7 +142,7 @@ impl Ty {
     pub fn bits(self) -> u32 {
         match self {
             Ty::U8 | Ty::S8 => 8,
-            Ty::U16 | Ty::S16 => 16,
+            Ty::U16 | Ty::S16 | Ty::F16 => 16,
             Ty::U32 | Ty::S32 | Ty::F32 => 32,
             Ty::U64 | Ty::S64 | Ty::F64 => 64,
         }
@@ -150,7 +151,7 @@ impl Ty {
         matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
     }
     pub fn float(self) -> bool {
-        matches!(self, Ty::F32 | Ty::F64)
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
     }
 }
 

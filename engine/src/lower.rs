@@ -7,10 +7,10 @@ use crate::analysis;
 use crate::diag::LoadErrorKind;
 use crate::ir::*;
 use crate::ops::{self, Cmp, FBin, FUn, IBin, IUn, IntTy};
-use crate::softfloat::Mode;
 use crate::ptx::ast::{
     self, Init, Instruction, Operand as O, Pos, Space as AS, Statement, VarDecl,
 };
+use crate::softfloat::Mode;
 use std::collections::HashMap;
 
 pub struct LowerError {
@@ -78,6 +78,7 @@ impl T {
             T::S(16) => Ty::S16,
             T::S(32) => Ty::S32,
             T::S(64) => Ty::S64,
+            T::F(16) => Ty::F16,
             T::F(32) => Ty::F32,
             T::F(64) => Ty::F64,
             _ => return None,
@@ -102,7 +103,8 @@ pub fn ty_word(s: &str) -> Option<T> {
         "s64" => T::S(64),
         "f32" => T::F(32),
         "f64" => T::F(64),
-        "f16" | "f16x2" | "bf16" | "bf16x2" | "tf32" | "b128" | "e4m3" | "e5m2" | "e4m3x2"
+        "f16" => T::F(16),
+        "f16x2" | "bf16" | "bf16x2" | "tf32" | "b128" | "e4m3" | "e5m2" | "e4m3x2"
         | "e5m2x2" | "s4" | "u4" | "b1" | "s2" | "u2" | "e2m1" | "e3m2" | "e2m3" | "f8x4" => {
             T::Other
         }
@@ -1633,18 +1635,43 @@ impl<'a> Prog<'a> {
                 } else {
                     let c = self.src(fc, i, g, &ops_[3], t)?;
                     let f = ops::mad24(hi, sg);
-                    self.emit(i, g, Op::Ter { f, fl: 0, d, a, b, c });
+                    self.emit(
+                        i,
+                        g,
+                        Op::Ter {
+                            f,
+                            fl: 0,
+                            d,
+                            a,
+                            b,
+                            c,
+                        },
+                    );
                 }
             }
             "sad" => {
-                let Some(f) = t.int().filter(|_| no_mods && !matches!(t, T::B(_))).and_then(ops::sad)
+                let Some(f) = t
+                    .int()
+                    .filter(|_| no_mods && !matches!(t, T::B(_)))
+                    .and_then(ops::sad)
                 else {
                     return unsupported(i);
                 };
                 let a = self.src(fc, i, g, &ops_[1], t)?;
                 let b = self.src(fc, i, g, &ops_[2], t)?;
                 let c = self.src(fc, i, g, &ops_[3], t)?;
-                self.emit(i, g, Op::Ter { f, fl: 0, d, a, b, c });
+                self.emit(
+                    i,
+                    g,
+                    Op::Ter {
+                        f,
+                        fl: 0,
+                        d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
             }
             "bfind" => {
                 let f = match t {
@@ -1665,7 +1692,18 @@ impl<'a> Prog<'a> {
                 let b = self.src(fc, i, g, &ops_[2], T::U(32))?;
                 let c = self.src(fc, i, g, &ops_[3], T::S(32))?;
                 let f = ops::fns();
-                self.emit(i, g, Op::Ter { f, fl: 0, d, a, b, c });
+                self.emit(
+                    i,
+                    g,
+                    Op::Ter {
+                        f,
+                        fl: 0,
+                        d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
             }
             "szext" | "bmsk" => {
                 let ok = clamp != wrap
@@ -1709,7 +1747,18 @@ impl<'a> Prog<'a> {
                 let b = self.src(fc, i, g, &ops_[2], t2.unwrap())?;
                 let ct = if sa || sb { T::S(32) } else { T::U(32) };
                 let c = self.src(fc, i, g, &ops_[3], ct)?;
-                self.emit(i, g, Op::Ter { f, fl: 0, d, a, b, c });
+                self.emit(
+                    i,
+                    g,
+                    Op::Ter {
+                        f,
+                        fl: 0,
+                        d,
+                        a,
+                        b,
+                        c,
+                    },
+                );
             }
         }
         Ok(())

@@ -862,7 +862,8 @@ pub fn mul24(hi: bool, signed: bool) -> BinFn {
     match (hi, signed) {
         (false, false) => f2!(u32, |a, b| (low24(a, false) * low24(b, false)) as u32),
         (false, true) => f2!(u32, |a, b| (low24(a, true) * low24(b, true)) as u32),
-        (true, false) => f2!(u32, |a, b| ((low24(a, false) * low24(b, false)) >> 16) as u32),
+        (true, false) => f2!(u32, |a, b| ((low24(a, false) * low24(b, false)) >> 16)
+            as u32),
         (true, true) => f2!(u32, |a, b| ((low24(a, true) * low24(b, true)) >> 16) as u32),
     }
 }
@@ -875,7 +876,8 @@ pub fn mad24(hi: bool, signed: bool) -> TerFn {
         (true, false) => f3!(u32, |a, b, c| (((low24(a, false) * low24(b, false)) >> 16)
             as u32)
             .wrapping_add(c)),
-        (true, true) => f3!(u32, |a, b, c| (((low24(a, true) * low24(b, true)) >> 16) as u32)
+        (true, true) => f3!(u32, |a, b, c| (((low24(a, true) * low24(b, true)) >> 16)
+            as u32)
             .wrapping_add(c)),
     }
 }

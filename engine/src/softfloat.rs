@@ -41,10 +41,7 @@ pub const F16: Fmt = Fmt {
     ebits: 5,
     mbits: 10,
 };
-pub const BF16: Fmt = Fmt {
-    ebits: 8,
-    mbits: 7,
-};
+pub const BF16: Fmt = Fmt { ebits: 8, mbits: 7 };
 pub const F32: Fmt = Fmt {
     ebits: 8,
     mbits: 23,
@@ -342,7 +339,9 @@ pub fn fma(f: Fmt, a: u64, b: u64, c: u64, mode: Mode) -> u64 {
         (C::Inf(_), C::Zero(_)) | (C::Zero(_), C::Inf(_)) => return nan_of(f, &[]),
         (C::Inf(x), C::Inf(y) | C::Fin(y, ..)) | (C::Fin(x, ..), C::Inf(y)) => P::Inf(x != y),
         (C::Zero(x), C::Zero(y) | C::Fin(y, ..)) | (C::Fin(x, ..), C::Zero(y)) => P::Zero(x != y),
-        (C::Fin(sa, ma, ea), C::Fin(sb, mb, eb)) => P::Fin(sa != sb, ma as u128 * mb as u128, ea + eb),
+        (C::Fin(sa, ma, ea), C::Fin(sb, mb, eb)) => {
+            P::Fin(sa != sb, ma as u128 * mb as u128, ea + eb)
+        }
         _ => unreachable!(),
     };
     match (p, uc) {
@@ -357,7 +356,9 @@ pub fn fma(f: Fmt, a: u64, b: u64, c: u64, mode: Mode) -> u64 {
         (P::Zero(x), C::Zero(y)) => f.zero(if x == y { x } else { mode == Mode::Rm }),
         (P::Zero(_), _) => c,
         (P::Fin(s, m, e), C::Zero(_)) => round(f, s, m, e, mode),
-        (P::Fin(s, m, e), C::Fin(sc, mc, ec)) => add_terms(f, (s, m, e), (sc, mc as u128, ec), mode),
+        (P::Fin(s, m, e), C::Fin(sc, mc, ec)) => {
+            add_terms(f, (s, m, e), (sc, mc as u128, ec), mode)
+        }
         (_, C::Nan) => unreachable!(),
     }
 }

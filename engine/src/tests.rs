@@ -155,13 +155,13 @@ fn malformed_input_reports_line_and_column() {
 #[test]
 fn unsupported_instruction_is_named_with_its_line() {
     let src = format!(
-        "{HEAD}.visible .entry k()\n{{\n  .reg .f32 %f<3>;\n  add.rz.f32 %f1, %f2, %f2;\n}}\n"
+        "{HEAD}.visible .entry k()\n{{\n  .reg .b32 %r<3>;\n  match.any.sync.b32 %r1, %r2, -1;\n}}\n"
     );
     let e = Module::load(&src, "u.ptx").unwrap_err();
     assert_eq!(e.kind, LoadErrorKind::Unsupported);
     assert_eq!(
         e.to_string(),
-        "u.ptx:7:3: error: unsupported instruction 'add.rz.f32'"
+        "u.ptx:7:3: error: unsupported instruction 'match.any.sync.b32'"
     );
     let src = format!("{HEAD}.visible .entry k()\n{{\n  .reg .b32 %r<3>;\n  mov.u32 %r1, 0;\n  frobnicate.b32 %r1, %r2;\n}}\n");
     let e = Module::load(&src, "u.ptx").unwrap_err();

@@ -235,8 +235,11 @@ __global__ void k1(float* o, const double* d, int n){ int i=blockIdx.x*blockDim.
 
 fn ulps32(a: f32, b: f64) -> f64 {
     let b32 = b as f32;
-    ((a as f64 - b) / (b32.next_up() as f64 - b32 as f64).abs().max(f32::from_bits(1) as f64))
-        .abs()
+    ((a as f64 - b)
+        / (b32.next_up() as f64 - b32 as f64)
+            .abs()
+            .max(f32::from_bits(1) as f64))
+    .abs()
 }
 
 /// The CUDA math library inlines directed-rounding fma (`fma.rm.f32`), integer-rounding cvt and,
@@ -281,7 +284,13 @@ extern "C" __global__ void k(float* o, const float* x, double* od, const double*
     launch(
         &m.kernel("k").unwrap(),
         &cfg,
-        &Params::new().push(o).push(dx).push(od).push(dxd).push(n as i32).0,
+        &Params::new()
+            .push(o)
+            .push(dx)
+            .push(od)
+            .push(dxd)
+            .push(n as i32)
+            .0,
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let r: Vec<f32> = download(o, 4 * n);
@@ -290,24 +299,158 @@ extern "C" __global__ void k(float* o, const float* x, double* od, const double*
         let v = x[i] as f64;
         let e = v.exp();
         if e < f32::MAX as f64 {
-            assert!(ulps32(r[4 * i], e) <= 2.0, "expf({v}) = {} vs {e}", r[4 * i]);
+            assert!(
+                ulps32(r[4 * i], e) <= 2.0,
+                "expf({v}) = {} vs {e}",
+                r[4 * i]
+            );
         } else {
             assert_eq!(r[4 * i], f32::INFINITY);
         }
-        assert!(ulps32(r[4 * i + 1], v.ln()) <= 1.0, "logf({v}) = {}", r[4 * i + 1]);
-        assert!(ulps32(r[4 * i + 2], v.sin()) <= 2.0, "sinf({v}) = {} vs {}", r[4 * i + 2], v.sin());
+        assert!(
+            ulps32(r[4 * i + 1], v.ln()) <= 1.0,
+            "logf({v}) = {}",
+            r[4 * i + 1]
+        );
+        assert!(
+            ulps32(r[4 * i + 2], v.sin()) <= 2.0,
+            "sinf({v}) = {} vs {}",
+            r[4 * i + 2],
+            v.sin()
+        );
         let p = v.powf(1.7f32 as f64);
         if p < f32::MAX as f64 && p > 1e-37 {
-            assert!(ulps32(r[4 * i + 3], p) <= 4.0, "powf({v}) = {} vs {p}", r[4 * i + 3]);
+            assert!(
+                ulps32(r[4 * i + 3], p) <= 4.0,
+                "powf({v}) = {} vs {p}",
+                r[4 * i + 3]
+            );
         }
         let w = xd[i];
-        let ulp64 = |a: f64, b: f64| ((a - b) / (b.next_up() - b).abs().max(f64::MIN_POSITIVE)).abs();
+        let ulp64 =
+            |a: f64, b: f64| ((a - b) / (b.next_up() - b).abs().max(f64::MIN_POSITIVE)).abs();
         if w.exp().is_finite() && w.exp() > 1e-300 {
-            assert!(ulp64(rd[2 * i], w.exp()) <= 1.0, "exp({w}) = {} vs {}", rd[2 * i], w.exp());
+            assert!(
+                ulp64(rd[2 * i], w.exp()) <= 1.0,
+                "exp({w}) = {} vs {}",
+                rd[2 * i],
+                w.exp()
+            );
         }
-        assert!(ulp64(rd[2 * i + 1], w.sin()) <= 2.0, "sin({w}) = {} vs {}", rd[2 * i + 1], w.sin());
+        assert!(
+            ulp64(rd[2 * i + 1], w.sin()) <= 2.0,
+            "sin({w}) = {} vs {}",
+            rd[2 * i + 1],
+            w.sin()
+        );
     }
     for p in [dx, dxd, o, od] {
+        mem::free(p).unwrap();
+    }
+}
+
+/// Device printf, assert and the device heap, as nvcc emits them (vprintf with a local argument
+/// buffer, __assertfail, malloc/free). Expected printf text is C's formatting of the same values.
+#[test]
+fn nvcc_printf_assert_malloc() {
+    let src = r#"
+#include <cstdio>
+#include <cassert>
+extern "C" __global__ void p(int base) {
+  int t = threadIdx.x + base;
+  printf("t=%d x=%5.2f u=%u hex=%#x ll=%lld s=%s c=%c %%\n", t, t * 0.5, (unsigned)t * 3u, t + 255,
+         (long long)t << 40, "str", 'A' + t);
+}
+extern "C" __global__ void a(const int* o) { assert(o[threadIdx.x] == 0); }
+extern "C" __global__ void h(int** slot, int n) {
+  int* q = (int*)malloc(n * sizeof(int));
+  for (int i = 0; i < n; i++) q[i] = i * i;
+  slot[threadIdx.x] = q;
+}
+extern "C" __global__ void hp(void** slot, unsigned long long n) { slot[0] = malloc(n); }
+extern "C" __global__ void hsum(int** slot, int* out, int n) {
+  int* q = slot[threadIdx.x]; int s = 0;
+  for (int i = 0; i < n; i++) s += q[i];
+  out[threadIdx.x] = s; free(q);
+}
+"#;
+    let Some(ptx) = compile("sys", src) else {
+        return;
+    };
+    let m = Module::load(&ptx, "sys.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let cfg = |n: u32| LaunchConfig {
+        grid: [1, 1, 1],
+        block: [n, 1, 1],
+        dynamic_shared_bytes: 0,
+    };
+    engine::take_printf();
+    launch(
+        &m.kernel("p").unwrap(),
+        &cfg(4),
+        &Params::new().push(0i32).0,
+    )
+    .unwrap();
+    launch(
+        &m.kernel("p").unwrap(),
+        &cfg(1),
+        &Params::new().push(10i32).0,
+    )
+    .unwrap();
+    let mut want = String::new();
+    for t in (0..4).chain(10..11) {
+        want += &format!(
+            "t={t} x={:5.2} u={} hex={:#x} ll={} s=str c={} %\n",
+            t as f64 * 0.5,
+            t * 3,
+            t + 255,
+            (t as i64) << 40,
+            (b'A' + t as u8) as char
+        );
+    }
+    assert_eq!(String::from_utf8(engine::take_printf()).unwrap(), want);
+
+    // assert: thread 1 sees a nonzero value.
+    let o = upload(&[0i32, 7, 0, 0]);
+    let e = launch(&m.kernel("a").unwrap(), &cfg(4), &Params::new().push(o).0).unwrap_err();
+    assert_eq!(e.kind, engine::ExecErrorKind::Assert);
+    assert!(
+        e.message
+            .contains("block: [0,0,0], thread: [1,0,0] Assertion `o[threadIdx.x] == 0` failed."),
+        "{}",
+        e.message
+    );
+
+    // malloc in one launch, read and free in the next: the heap outlives launches.
+    let n = 100i32;
+    let slot = upload(&[0u64; 32]);
+    let out = upload(&[0i32; 32]);
+    launch(
+        &m.kernel("h").unwrap(),
+        &cfg(32),
+        &Params::new().push(slot).push(n).0,
+    )
+    .unwrap();
+    let ptrs: Vec<u64> = download(slot, 32);
+    assert!(ptrs.iter().all(|&p| p != 0 && p % 16 == 0));
+    launch(
+        &m.kernel("hsum").unwrap(),
+        &cfg(32),
+        &Params::new().push(slot).push(out).push(n).0,
+    )
+    .unwrap();
+    // sum of i^2 for i < 100 = 99*100*199/6.
+    assert_eq!(download::<i32>(out, 32), vec![328_350; 32]);
+    // A request beyond the heap returns NULL.
+    engine::set_heap_size(1 << 10);
+    launch(
+        &m.kernel("hp").unwrap(),
+        &cfg(1),
+        &Params::new().push(slot).push(4096u64).0,
+    )
+    .unwrap();
+    assert_eq!(download::<u64>(slot, 1), vec![0]);
+    engine::set_heap_size(8 << 20);
+    for p in [o, slot, out] {
         mem::free(p).unwrap();
     }
 }

@@ -156,7 +156,9 @@ pub fn run(
             }
         };
         match ret {
-            Some(SysRet::Local(off, size)) => ln.write(MSpace::Local, off as u64, size as u64, r)?,
+            Some(SysRet::Local(off, size)) => {
+                ln.write(MSpace::Local, off as u64, size as u64, r)?
+            }
             Some(SysRet::Reg(d)) => regs[d as usize * 32 + l] = r,
             None => {}
         }
@@ -331,19 +333,40 @@ fn snprintf_ll(buf: &mut [u8], spec: &[u8], v: libc::c_longlong) -> usize {
     let s = cspec(spec);
     // SAFETY: `s` is NUL-terminated and has exactly one `ll` integer conversion matching `v`;
     // snprintf writes at most buf.len() bytes.
-    let n = unsafe { libc::snprintf(buf.as_mut_ptr() as *mut _, buf.len(), s.as_ptr() as *const _, v) };
+    let n = unsafe {
+        libc::snprintf(
+            buf.as_mut_ptr() as *mut _,
+            buf.len(),
+            s.as_ptr() as *const _,
+            v,
+        )
+    };
     n.max(0) as usize
 }
 fn snprintf_int(buf: &mut [u8], spec: &[u8], v: libc::c_int) -> usize {
     let s = cspec(spec);
     // SAFETY: one `%c` conversion taking an int; bounded by buf.len().
-    let n = unsafe { libc::snprintf(buf.as_mut_ptr() as *mut _, buf.len(), s.as_ptr() as *const _, v) };
+    let n = unsafe {
+        libc::snprintf(
+            buf.as_mut_ptr() as *mut _,
+            buf.len(),
+            s.as_ptr() as *const _,
+            v,
+        )
+    };
     n.max(0) as usize
 }
 fn snprintf_f64(buf: &mut [u8], spec: &[u8], v: f64) -> usize {
     let s = cspec(spec);
     // SAFETY: one floating conversion taking a double; bounded by buf.len().
-    let n = unsafe { libc::snprintf(buf.as_mut_ptr() as *mut _, buf.len(), s.as_ptr() as *const _, v) };
+    let n = unsafe {
+        libc::snprintf(
+            buf.as_mut_ptr() as *mut _,
+            buf.len(),
+            s.as_ptr() as *const _,
+            v,
+        )
+    };
     n.max(0) as usize
 }
 fn snprintf_str(buf: &mut [u8], spec: &[u8], v: &[u8]) -> usize {

@@ -274,7 +274,8 @@ impl Warp {
                                 } else {
                                     x as u128 * y as u128
                                 };
-                                let half = if *op == CarryOp::MadHi { t >> bits } else { t } as u64 & m;
+                                let half =
+                                    if *op == CarryOp::MadHi { t >> bits } else { t } as u64 & m;
                                 let s = half as u128 + (get(regs, *c, l) & m) as u128 + cf;
                                 (s, (s >> bits) & 1)
                             }
@@ -698,6 +699,9 @@ fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
 /// cvt for one lane: integer <-> integer (extension, truncation, saturation), float <-> integer
 /// with integer rounding, float <-> float.
 pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
+    if dst == Ty::F16 || src == Ty::F16 {
+        return cvt_f16(v, dst, src, rnd, sat, ftz);
+    }
     let flush32 = |x: f32| {
         if ftz && x.is_subnormal() {
             0.0f32.copysign(x)
@@ -818,6 +822,70 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
             int_result(iv, dst, true)
         }
     }
+}
+
+/// cvt with an f16 operand: f16 values are exact in f64, so an f16 source is widened first;
+/// an f16 destination is rounded once, in the instruction's mode, by the exact arithmetic.
+fn cvt_f16(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
+    let one16 = 0x3c00;
+    let sat16 = |r: u64| {
+        if !sat {
+            r
+        } else if sf::F16.is_nan(r) || sf::F16.is_neg(r) {
+            0
+        } else if sf::to_f64(sf::F16, r) > 1.0 {
+            one16
+        } else {
+            r
+        }
+    };
+    if src == Ty::F16 {
+        let x = sf::to_f64(sf::F16, v & 0xffff);
+        if dst == Ty::F16 {
+            // Integer rounding within f16: the rounded value is an f16 again.
+            let r = match rnd {
+                Rnd::Rni => x.round_ties_even(),
+                Rnd::Rzi => x.trunc(),
+                Rnd::Rmi => x.floor(),
+                Rnd::Rpi => x.ceil(),
+                _ => x,
+            };
+            let r = if x.is_nan() {
+                sf::F16.nan()
+            } else {
+                sf::convert(sf::F64, sf::F16, r.to_bits(), sf::Mode::Rn)
+            };
+            return sat16(r);
+        }
+        return cvt(x.to_bits(), dst, Ty::F64, rnd, sat, ftz);
+    }
+    let mode = match rnd {
+        Rnd::Rz => sf::Mode::Rz,
+        Rnd::Rm => sf::Mode::Rm,
+        Rnd::Rp => sf::Mode::Rp,
+        _ => sf::Mode::Rn,
+    };
+    let r = match src {
+        Ty::F32 => {
+            let mut x = v & 0xffff_ffff;
+            if ftz && sf::F32.is_subnormal(x) {
+                x &= 0x8000_0000;
+            }
+            sf::convert(sf::F32, sf::F16, x, mode)
+        }
+        Ty::F64 => sf::convert(sf::F64, sf::F16, v, mode),
+        _ => {
+            let sb = src.bits();
+            let x = v & (u64::MAX >> (64 - sb));
+            let iv: i128 = if src.signed() {
+                ((x << (64 - sb)) as i64 >> (64 - sb)) as i128
+            } else {
+                x as i128
+            };
+            sf::from_int(sf::F16, iv < 0, iv.unsigned_abs(), mode)
+        }
+    };
+    sat16(r)
 }
 
 fn int_result(iv: i128, dst: Ty, sat: bool) -> u64 {

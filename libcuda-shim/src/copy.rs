@@ -1,0 +1,629 @@
+//! Copies and memsets (1D, 2D, 3D, peer), submitted to streams in order, with the host
+//! synchronisation the driver documents ("API synchronization behavior"):
+//! - synchronous copies go to the default stream (legacy, or per-thread in `_ptds` calls); one
+//!   with host memory on either side returns once the copy has completed; device to device
+//!   returns at once;
+//! - asynchronous copies return at once, except that a source in pageable host memory is staged
+//!   (copied aside at the call, as the driver stages into pinned memory), a destination in
+//!   pageable memory makes the call wait, and host to host is fully synchronous;
+//! - memsets are asynchronous unless their target is host or managed memory.
+//!
+//! Every device range is validated at the call: a copy from or to unallocated device memory is
+//! CUDA_ERROR_INVALID_VALUE, never a segfault.
+
+use crate::errors::{CuResult, INVALID_VALUE};
+use crate::memory;
+use crate::stream::{self, Target};
+use abi::*;
+use engine::mem as dmem;
+use std::ffi::{c_uchar, c_uint, c_ushort, c_void};
+
+/// Where one side of a copy lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Device,
+    Managed,
+    /// Page-locked: allocated by cuMemHostAlloc or registered.
+    Pinned,
+    Pageable,
+}
+
+impl Side {
+    fn of(p: u64) -> Side {
+        if memory::host_range(p as usize).is_some() {
+            Side::Pinned
+        } else if let Some(a) = dmem::find(p) {
+            if memory::is_managed(a.base) {
+                Side::Managed
+            } else {
+                Side::Device
+            }
+        } else {
+            Side::Pageable
+        }
+    }
+
+    fn host(self) -> bool {
+        matches!(self, Side::Pinned | Side::Pageable)
+    }
+}
+
+/// One contiguous piece of a copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Row {
+    dst: u64,
+    src: u64,
+    len: usize,
+}
+
+/// Checks one side of a row: device memory must hold the whole range; host memory is the
+/// program's, non-null by contract.
+fn check_side(p: u64, len: usize, side: Side) -> CuResult {
+    if p == 0 {
+        return Err(INVALID_VALUE);
+    }
+    match side {
+        Side::Device | Side::Managed => memory::check_device(p, len),
+        Side::Pinned | Side::Pageable => Ok(()),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// cuMemcpy*, cuMemset* without `Async`.
+    Sync,
+    Async,
+}
+
+/// Submits validated rows to `t` and synchronises the host as the rules above say.
+fn submit_copy(t: &Target, rows: Vec<Row>, dst: Side, src: Side, mode: Mode) -> CuResult {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let wait = match mode {
+        Mode::Sync => dst.host() || src.host() || dst == Side::Managed || src == Side::Managed,
+        Mode::Async => dst == Side::Pageable || (dst.host() && src.host()),
+    };
+    let dep = if !wait && src == Side::Pageable {
+        // SAFETY: each source row was checked (non-null, the program's readable memory for
+        // `len` bytes by the API contract); it is read now, before the call returns.
+        let staged: Vec<(u64, Vec<u8>)> = rows
+            .iter()
+            .map(|r| {
+                let bytes = unsafe { std::slice::from_raw_parts(r.src as *const u8, r.len) };
+                (r.dst, bytes.to_vec())
+            })
+            .collect();
+        stream::submit_unless_faulted(t, move |_| {
+            for (dst, bytes) in staged {
+                // SAFETY: the destination range was validated as device memory at the call.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len())
+                };
+            }
+        })
+    } else {
+        stream::submit_unless_faulted(t, move |_| {
+            for r in rows {
+                // SAFETY: device ranges were validated at the call; host ranges are the
+                // program's, valid until the copy completes (the API's contract for
+                // asynchronous copies). `copy` tolerates overlap.
+                unsafe { std::ptr::copy(r.src as *const u8, r.dst as *mut u8, r.len) };
+            }
+        })
+    };
+    if wait {
+        stream::wait(t, &dep)
+    } else {
+        Ok(())
+    }
+}
+
+/// A 1D copy between pointers of known or inferred kinds.
+fn copy_1d(
+    t: &Target,
+    dst: u64,
+    src: u64,
+    n: usize,
+    dst_side: Option<Side>,
+    src_side: Option<Side>,
+    mode: Mode,
+) -> CuResult {
+    if n == 0 {
+        return Ok(());
+    }
+    let dst_side = dst_side.unwrap_or_else(|| Side::of(dst));
+    let src_side = src_side.unwrap_or_else(|| Side::of(src));
+    check_side(dst, n, dst_side)?;
+    check_side(src, n, src_side)?;
+    submit_copy(
+        t,
+        vec![Row { dst, src, len: n }],
+        dst_side,
+        src_side,
+        mode,
+    )
+}
+
+/// The default stream of a synchronous call (legacy, or per-thread in a `_ptds` call).
+fn default_stream() -> CuResult<Target> {
+    stream::target(std::ptr::null_mut())
+}
+
+/// A device-memory side: the pointer must lie in a device allocation (not host memory).
+fn device_side(p: u64) -> Side {
+    match Side::of(p) {
+        Side::Managed => Side::Managed,
+        // Checked by check_side: a host pointer fails the device range check.
+        _ => Side::Device,
+    }
+}
+
+/// A host-memory side (pinned or pageable), as the HtoD/DtoH forms declare.
+fn host_side(p: u64) -> Side {
+    if memory::host_range(p as usize).is_some() {
+        Side::Pinned
+    } else {
+        Side::Pageable
+    }
+}
+
+pub(crate) unsafe fn copy(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CuResult {
+    copy_1d(&default_stream()?, dst, src, n, None, None, Mode::Sync)
+}
+
+pub(crate) unsafe fn copy_async(
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    n: usize,
+    s: CUstream,
+) -> CuResult {
+    copy_1d(&stream::target(s)?, dst, src, n, None, None, Mode::Async)
+}
+
+unsafe fn htod(t: &Target, dst: CUdeviceptr, src: *const c_void, n: usize, m: Mode) -> CuResult {
+    let src = src as u64;
+    copy_1d(
+        t,
+        dst,
+        src,
+        n,
+        Some(device_side(dst)),
+        Some(host_side(src)),
+        m,
+    )
+}
+
+unsafe fn dtoh(t: &Target, dst: *mut c_void, src: CUdeviceptr, n: usize, m: Mode) -> CuResult {
+    let dst = dst as u64;
+    copy_1d(
+        t,
+        dst,
+        src,
+        n,
+        Some(host_side(dst)),
+        Some(device_side(src)),
+        m,
+    )
+}
+
+pub(crate) unsafe fn copy_htod(dst: CUdeviceptr, src: *const c_void, n: usize) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { htod(&default_stream()?, dst, src, n, Mode::Sync) }
+}
+
+pub(crate) unsafe fn copy_htod_async(
+    dst: CUdeviceptr,
+    src: *const c_void,
+    n: usize,
+    s: CUstream,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { htod(&stream::target(s)?, dst, src, n, Mode::Async) }
+}
+
+pub(crate) unsafe fn copy_dtoh(dst: *mut c_void, src: CUdeviceptr, n: usize) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { dtoh(&default_stream()?, dst, src, n, Mode::Sync) }
+}
+
+pub(crate) unsafe fn copy_dtoh_async(
+    dst: *mut c_void,
+    src: CUdeviceptr,
+    n: usize,
+    s: CUstream,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { dtoh(&stream::target(s)?, dst, src, n, Mode::Async) }
+}
+
+pub(crate) unsafe fn copy_dtod(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CuResult {
+    let t = default_stream()?;
+    copy_1d(
+        &t,
+        dst,
+        src,
+        n,
+        Some(device_side(dst)),
+        Some(device_side(src)),
+        Mode::Sync,
+    )
+}
+
+pub(crate) unsafe fn copy_dtod_async(
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    n: usize,
+    s: CUstream,
+) -> CuResult {
+    let t = stream::target(s)?;
+    copy_1d(
+        &t,
+        dst,
+        src,
+        n,
+        Some(device_side(dst)),
+        Some(device_side(src)),
+        Mode::Async,
+    )
+}
+
+/// Peer copies: with one device both contexts are on it, so this is a device-to-device copy;
+/// the contexts must be valid.
+unsafe fn peer(
+    t: &Target,
+    dst: CUdeviceptr,
+    dst_ctx: CUcontext,
+    src: CUdeviceptr,
+    src_ctx: CUcontext,
+    n: usize,
+    mode: Mode,
+) -> CuResult {
+    crate::handles::context(dst_ctx)?;
+    crate::handles::context(src_ctx)?;
+    copy_1d(
+        t,
+        dst,
+        src,
+        n,
+        Some(device_side(dst)),
+        Some(device_side(src)),
+        mode,
+    )
+}
+
+pub(crate) unsafe fn copy_peer(
+    dst: CUdeviceptr,
+    dst_ctx: CUcontext,
+    src: CUdeviceptr,
+    src_ctx: CUcontext,
+    n: usize,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { peer(&default_stream()?, dst, dst_ctx, src, src_ctx, n, Mode::Sync) }
+}
+
+pub(crate) unsafe fn copy_peer_async(
+    dst: CUdeviceptr,
+    dst_ctx: CUcontext,
+    src: CUdeviceptr,
+    src_ctx: CUcontext,
+    n: usize,
+    s: CUstream,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { peer(&stream::target(s)?, dst, dst_ctx, src, src_ctx, n, Mode::Async) }
+}
+
+// ---- 2D and 3D copies.
+
+/// One side of a 2D/3D copy, from the descriptor.
+struct Region {
+    memory_type: CUmemorytype,
+    host: u64,
+    device: u64,
+    array: bool,
+    x: usize,
+    y: usize,
+    z: usize,
+    pitch: usize,
+    /// Rows per slice (3D only).
+    height: usize,
+}
+
+impl Region {
+    /// The base pointer and its side, as the memory type says.
+    fn base(&self) -> CuResult<(u64, Option<Side>)> {
+        use CUmemorytype as M;
+        match self.memory_type {
+            M::CU_MEMORYTYPE_HOST => Ok((self.host, Some(host_side(self.host)))),
+            M::CU_MEMORYTYPE_DEVICE => Ok((self.device, Some(device_side(self.device)))),
+            // Unified addressing: the pointer is in the device field and tells its own kind.
+            M::CU_MEMORYTYPE_UNIFIED => Ok((self.device, None)),
+            // CUDA arrays are not supported yet.
+            M::CU_MEMORYTYPE_ARRAY => Err(CUresult::CUDA_ERROR_NOT_SUPPORTED),
+            _ => Err(INVALID_VALUE),
+        }
+    }
+}
+
+/// Validates a 2D/3D copy and lists its rows; returns the sides.
+fn plan(
+    src: &Region,
+    dst: &Region,
+    width: usize,
+    height: usize,
+    depth: usize,
+) -> CuResult<(Vec<Row>, Side, Side)> {
+    if src.array || dst.array {
+        return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
+    }
+    let (sbase, sside) = src.base()?;
+    let (dbase, dside) = dst.base()?;
+    if width == 0 || height == 0 || depth == 0 {
+        return Ok((Vec::new(), Side::Device, Side::Device));
+    }
+    // Pitches narrower than a row are invalid for more than one row (the driver's rule).
+    if (height > 1 || depth > 1) && (src.pitch < src.x + width || dst.pitch < dst.x + width) {
+        return Err(INVALID_VALUE);
+    }
+    if depth > 1 && (src.height < src.y + height || dst.height < dst.y + height) {
+        return Err(INVALID_VALUE);
+    }
+    let offset = |r: &Region, y: usize, z: usize| -> CuResult<u64> {
+        let slice = r.pitch.checked_mul(r.height.max(1)).ok_or(INVALID_VALUE)?;
+        let off = (r.z + z)
+            .checked_mul(slice)
+            .and_then(|s| s.checked_add((r.y + y).checked_mul(r.pitch)?))
+            .and_then(|s| s.checked_add(r.x))
+            .ok_or(INVALID_VALUE)?;
+        Ok(off as u64)
+    };
+    if sbase == 0 || dbase == 0 {
+        return Err(INVALID_VALUE);
+    }
+    let sside = sside.unwrap_or_else(|| Side::of(sbase));
+    let dside = dside.unwrap_or_else(|| Side::of(dbase));
+    let mut rows = Vec::with_capacity(height * depth);
+    for z in 0..depth {
+        for y in 0..height {
+            let row = Row {
+                dst: dbase + offset(dst, y, z)?,
+                src: sbase + offset(src, y, z)?,
+                len: width,
+            };
+            check_side(row.dst, width, dside)?;
+            check_side(row.src, width, sside)?;
+            rows.push(row);
+        }
+    }
+    Ok((rows, dside, sside))
+}
+
+fn regions_2d(c: &CUDA_MEMCPY2D) -> (Region, Region) {
+    let src = Region {
+        memory_type: c.srcMemoryType,
+        host: c.srcHost as u64,
+        device: c.srcDevice,
+        array: c.srcMemoryType == CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        x: c.srcXInBytes,
+        y: c.srcY,
+        z: 0,
+        pitch: c.srcPitch,
+        height: 0,
+    };
+    let dst = Region {
+        memory_type: c.dstMemoryType,
+        host: c.dstHost as u64,
+        device: c.dstDevice,
+        array: c.dstMemoryType == CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        x: c.dstXInBytes,
+        y: c.dstY,
+        z: 0,
+        pitch: c.dstPitch,
+        height: 0,
+    };
+    (src, dst)
+}
+
+unsafe fn copy_2d_on(t: &Target, p: *const CUDA_MEMCPY2D, mode: Mode) -> CuResult {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the caller passes a CUDA_MEMCPY2D.
+    let c = unsafe { &*p };
+    let (src, dst) = regions_2d(c);
+    let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, 1)?;
+    submit_copy(t, rows, dside, sside, mode)
+}
+
+pub(crate) unsafe fn copy_2d(p: *const CUDA_MEMCPY2D) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { copy_2d_on(&default_stream()?, p, Mode::Sync) }
+}
+
+pub(crate) unsafe fn copy_2d_async(p: *const CUDA_MEMCPY2D, s: CUstream) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { copy_2d_on(&stream::target(s)?, p, Mode::Async) }
+}
+
+unsafe fn copy_3d_on(t: &Target, p: *const CUDA_MEMCPY3D, mode: Mode) -> CuResult {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the caller passes a CUDA_MEMCPY3D.
+    let c = unsafe { &*p };
+    // Mipmap levels only apply to arrays; the reserved fields must be zero.
+    if !c.reserved0.is_null() || !c.reserved1.is_null() || c.srcLOD != 0 || c.dstLOD != 0 {
+        return Err(INVALID_VALUE);
+    }
+    let src = Region {
+        memory_type: c.srcMemoryType,
+        host: c.srcHost as u64,
+        device: c.srcDevice,
+        array: c.srcMemoryType == CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        x: c.srcXInBytes,
+        y: c.srcY,
+        z: c.srcZ,
+        pitch: c.srcPitch,
+        height: c.srcHeight,
+    };
+    let dst = Region {
+        memory_type: c.dstMemoryType,
+        host: c.dstHost as u64,
+        device: c.dstDevice,
+        array: c.dstMemoryType == CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        x: c.dstXInBytes,
+        y: c.dstY,
+        z: c.dstZ,
+        pitch: c.dstPitch,
+        height: c.dstHeight,
+    };
+    let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, c.Depth)?;
+    submit_copy(t, rows, dside, sside, mode)
+}
+
+pub(crate) unsafe fn copy_3d(p: *const CUDA_MEMCPY3D) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { copy_3d_on(&default_stream()?, p, Mode::Sync) }
+}
+
+pub(crate) unsafe fn copy_3d_async(p: *const CUDA_MEMCPY3D, s: CUstream) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { copy_3d_on(&stream::target(s)?, p, Mode::Async) }
+}
+
+// ---- Memsets.
+
+/// Fills `height` rows of `width` elements of `size` bytes, `pitch` bytes apart, with
+/// `pattern` (little-endian).
+fn fill(
+    t: &Target,
+    dst: CUdeviceptr,
+    pitch: usize,
+    pattern: u32,
+    size: usize,
+    width: usize,
+    height: usize,
+    mode: Mode,
+) -> CuResult {
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    if dst == 0 || !dst.is_multiple_of(size as u64) {
+        return Err(INVALID_VALUE);
+    }
+    let row = width.checked_mul(size).ok_or(INVALID_VALUE)?;
+    if height > 1 && (pitch < row || !pitch.is_multiple_of(size)) {
+        return Err(INVALID_VALUE);
+    }
+    let side = Side::of(dst);
+    let mut rows = Vec::with_capacity(height);
+    for y in 0..height {
+        let start = (y as u64)
+            .checked_mul(pitch as u64)
+            .and_then(|o| dst.checked_add(o))
+            .ok_or(INVALID_VALUE)?;
+        check_side(start, row, side)?;
+        rows.push(start);
+    }
+    let dep = stream::submit_unless_faulted(t, move |_| {
+        for start in rows {
+            // SAFETY: each row was validated at the call (device allocation, or host memory
+            // the program owns) and is aligned to `size`.
+            unsafe {
+                match size {
+                    1 => std::ptr::write_bytes(start as *mut u8, pattern as u8, width),
+                    2 => std::slice::from_raw_parts_mut(start as *mut u16, width)
+                        .fill(pattern as u16),
+                    _ => std::slice::from_raw_parts_mut(start as *mut u32, width).fill(pattern),
+                }
+            }
+        }
+    });
+    let wait = side != Side::Device && (mode == Mode::Sync || side == Side::Pageable);
+    if wait {
+        stream::wait(t, &dep)
+    } else {
+        Ok(())
+    }
+}
+
+macro_rules! memsets {
+    ($( $name:ident $name_async:ident $name2:ident $name2_async:ident $ty:ty, $size:literal; )*) => {
+        $(
+            pub(crate) unsafe fn $name(dst: CUdeviceptr, value: $ty, n: usize) -> CuResult {
+                fill(&default_stream()?, dst, 0, value.into(), $size, n, 1, Mode::Sync)
+            }
+            pub(crate) unsafe fn $name_async(
+                dst: CUdeviceptr,
+                value: $ty,
+                n: usize,
+                s: CUstream,
+            ) -> CuResult {
+                fill(&stream::target(s)?, dst, 0, value.into(), $size, n, 1, Mode::Async)
+            }
+            pub(crate) unsafe fn $name2(
+                dst: CUdeviceptr,
+                pitch: usize,
+                value: $ty,
+                width: usize,
+                height: usize,
+            ) -> CuResult {
+                fill(&default_stream()?, dst, pitch, value.into(), $size, width, height, Mode::Sync)
+            }
+            pub(crate) unsafe fn $name2_async(
+                dst: CUdeviceptr,
+                pitch: usize,
+                value: $ty,
+                width: usize,
+                height: usize,
+                s: CUstream,
+            ) -> CuResult {
+                fill(&stream::target(s)?, dst, pitch, value.into(), $size, width, height, Mode::Async)
+            }
+        )*
+    };
+}
+
+memsets! {
+    set_d8 set_d8_async set_d2d8 set_d2d8_async c_uchar, 1;
+    set_d16 set_d16_async set_d2d16 set_d2d16_async c_ushort, 2;
+    set_d32 set_d32_async set_d2d32 set_d2d32_async c_uint, 4;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(pitch: usize, height: usize, x: usize, y: usize, z: usize, p: u64) -> Region {
+        Region {
+            memory_type: CUmemorytype::CU_MEMORYTYPE_HOST,
+            host: p,
+            device: 0,
+            array: false,
+            x,
+            y,
+            z,
+            pitch,
+            height,
+        }
+    }
+
+    #[test]
+    fn plans_rows_of_a_3d_copy() {
+        // Host to host so no device memory is needed: 2 slices of 3 rows of 4 bytes.
+        let src = region(16, 5, 1, 1, 1, 0x10000);
+        let dst = region(8, 3, 0, 0, 0, 0x20000);
+        let (rows, d, s) = plan(&src, &dst, 4, 3, 2).unwrap();
+        assert_eq!((d, s), (Side::Pageable, Side::Pageable));
+        assert_eq!(rows.len(), 6);
+        // Source: slice (1 + 0) * 80 + row (1 + 0) * 16 + 1.
+        assert_eq!(rows[0], Row { dst: 0x20000, src: 0x10000 + 80 + 16 + 1, len: 4 });
+        // Last: slice 2 * 80, row 3 * 16, x 1; destination slice 1 * 24, row 2 * 8.
+        assert_eq!(rows[5], Row { dst: 0x20000 + 24 + 16, src: 0x10000 + 160 + 48 + 1, len: 4 });
+        // A pitch narrower than the row is invalid.
+        let narrow = region(3, 5, 0, 0, 0, 0x10000);
+        assert_eq!(plan(&narrow, &dst, 4, 3, 1).err(), Some(INVALID_VALUE));
+    }
+}
