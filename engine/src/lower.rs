@@ -104,10 +104,8 @@ pub fn ty_word(s: &str) -> Option<T> {
         "f32" => T::F(32),
         "f64" => T::F(64),
         "f16" => T::F(16),
-        "f16x2" | "bf16" | "bf16x2" | "tf32" | "b128" | "e4m3" | "e5m2" | "e4m3x2"
-        | "e5m2x2" | "s4" | "u4" | "b1" | "s2" | "u2" | "e2m1" | "e3m2" | "e2m3" | "f8x4" => {
-            T::Other
-        }
+        "f16x2" | "bf16" | "bf16x2" | "tf32" | "b128" | "e4m3" | "e5m2" | "e4m3x2" | "e5m2x2"
+        | "s4" | "u4" | "b1" | "s2" | "u2" | "e2m1" | "e3m2" | "e2m3" | "f8x4" => T::Other,
         _ => return None,
     })
 }
@@ -1087,6 +1085,8 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 };
                 let f = match t {
+                    T::F(16) if !ftz => ops::cmp_f16(cmp),
+                    T::F(16) => None,
                     T::F(b) => ops::cmp_float(cmp, b),
                     T::B(_) if !matches!(cmp, Cmp::Eq | Cmp::Ne) => None,
                     _ => t.int().and_then(|it| ops::cmp_int(cmp, it)),
@@ -1437,6 +1437,22 @@ impl<'a> Prog<'a> {
                 };
                 if !rnd_ok || lo || hi || wide || (sat && b == 64) || (ftz && b == 64) {
                     return unsupported(i);
+                }
+                if b == 16 {
+                    // f16: add/sub/mul round to nearest through the exact arithmetic (.ftz and
+                    // .sat on f16 are not run yet).
+                    if ftz || sat || rnd == Rnd::Rz || rnd == Rnd::Rm || rnd == Rnd::Rp {
+                        return unsupported(i);
+                    }
+                    let Some(f) = ops::soft_bin(fop, 0, Mode::Rn).filter(|_| fop != FBin::Div)
+                    else {
+                        return unsupported(i);
+                    };
+                    let d = self.dreg(fc, i, &ops_[0])?;
+                    let a = self.src(fc, i, g, &ops_[1], t)?;
+                    let b = self.src(fc, i, g, &ops_[2], t)?;
+                    self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
+                    return Ok(());
                 }
                 if ftz {
                     fl |= FL_FTZ;
@@ -1852,8 +1868,12 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 }
                 fl |= if ftz { FL_FTZ } else { 0 } | if sat { FL_SAT } else { 0 };
+                if b == 16 && (ftz || sat || rnd != Rnd::Rn) {
+                    return unsupported(i);
+                }
                 let f = match directed(rnd) {
                     Some(md) => ops::soft_fma(fmt_index(b), md),
+                    None if b == 16 => ops::soft_fma(0, Mode::Rn),
                     None => ops::fma(b),
                 };
                 (Some(f), t)
@@ -1929,6 +1949,11 @@ impl<'a> Prog<'a> {
         }
         let mut fl = 0;
         let f: Option<UnFn> = match t {
+            T::F(16) => match op {
+                "neg" if rnd == Rnd::None && !ftz && !approx && !full => Some(ops::neg_f16()),
+                "abs" if rnd == Rnd::None && !ftz && !approx && !full => Some(ops::abs_f16()),
+                _ => return unsupported(i),
+            },
             T::F(b) => {
                 if let Some(tp) = tp {
                     Some(ops::testp(tp, b))

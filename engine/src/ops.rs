@@ -1090,3 +1090,45 @@ pub fn prmt_mode(m: PrmtMode) -> TerFn {
         PrmtMode::Rc16 => f3!(u32, |a, b, c| f(a, b, c, PrmtMode::Rc16)),
     }
 }
+
+// ---- f16 scalar helpers ----
+
+pub fn neg_f16() -> UnFn {
+    f1!(u16, |a| a ^ 0x8000)
+}
+pub fn abs_f16() -> UnFn {
+    f1!(u16, |a| a & 0x7fff)
+}
+
+/// The f16 value as f32 (exact: every f16 is an f32).
+#[inline(always)]
+fn h2f(a: u16) -> f32 {
+    sf::to_f64(sf::F16, a as u64) as f32
+}
+
+/// setp on f16: compare the exact f32 values (same ordered/unordered rules as f32).
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+pub fn cmp_f16(c: Cmp) -> Option<BinFn> {
+    Some(match c {
+        Cmp::Eq => f2!(u16, |a, b| h2f(a) == h2f(b)),
+        Cmp::Ne => f2!(u16, |a, b| {
+            let (x, y) = (h2f(a), h2f(b));
+            x != y && !x.is_nan() && !y.is_nan()
+        }),
+        Cmp::Lt => f2!(u16, |a, b| h2f(a) < h2f(b)),
+        Cmp::Le => f2!(u16, |a, b| h2f(a) <= h2f(b)),
+        Cmp::Gt => f2!(u16, |a, b| h2f(a) > h2f(b)),
+        Cmp::Ge => f2!(u16, |a, b| h2f(a) >= h2f(b)),
+        Cmp::Equ => f2!(u16, |a, b| {
+            let (x, y) = (h2f(a), h2f(b));
+            x == y || x.is_nan() || y.is_nan()
+        }),
+        Cmp::Neu => f2!(u16, |a, b| h2f(a) != h2f(b)),
+        Cmp::Ltu => f2!(u16, |a, b| !(h2f(a) >= h2f(b))),
+        Cmp::Leu => f2!(u16, |a, b| !(h2f(a) > h2f(b))),
+        Cmp::Gtu => f2!(u16, |a, b| !(h2f(a) <= h2f(b))),
+        Cmp::Geu => f2!(u16, |a, b| !(h2f(a) < h2f(b))),
+        Cmp::Num => f2!(u16, |a, b| !h2f(a).is_nan() && !h2f(b).is_nan()),
+        Cmp::Nan => f2!(u16, |a, b| h2f(a).is_nan() || h2f(b).is_nan()),
+    })
+}

@@ -192,7 +192,11 @@ thread_local! {
 }
 
 fn top() -> Option<usize> {
-    STACK.with(|s| s.borrow().last().copied())
+    // At process exit (cudart unloads from an atexit handler) the stack may be gone already.
+    STACK
+        .try_with(|s| s.borrow().last().copied())
+        .ok()
+        .flatten()
 }
 
 /// The current context, without the sticky-error check.

@@ -205,6 +205,30 @@ mod tests {
     }
 
     #[test]
+    fn every_code_of_the_pinned_header_has_its_name() {
+        // abi/src/types.rs is bindgen's rendering of cuda.h's `cudaError_enum`.
+        let text = include_str!("../../abi/src/types.rs");
+        let mut codes = 0;
+        for line in text.lines() {
+            let line = line.trim();
+            let Some(rest) = line.strip_prefix("pub const ") else {
+                continue;
+            };
+            let Some((name, value)) = rest.split_once(": cudaError_enum = cudaError_enum(") else {
+                continue;
+            };
+            let value: u32 = value.trim_end_matches(");").parse().unwrap();
+            codes += 1;
+            let (n, s) = describe(CUresult(value)).unwrap_or_else(|| panic!("{name} has no entry"));
+            assert_eq!(n, name, "code {value}");
+            assert!(!s.is_empty());
+            let (cn, cs) = c_strings(CUresult(value)).unwrap();
+            assert_eq!((cn.to_str().unwrap(), cs.to_str().unwrap()), (n, s));
+        }
+        assert_eq!(codes, ERRORS.len(), "the table has codes the header lacks");
+    }
+
+    #[test]
     fn error_name_entry_point() {
         let mut p = std::ptr::null();
         // SAFETY: `p` is a valid out-pointer.

@@ -44,13 +44,10 @@ stubs! {
     ci_10 = "CUDART_INTERFACE" [10];
     ci_11 = "CUDART_INTERFACE" [11];
     ci_13 = "CUDART_INTERFACE" [13];
-    hooks_1 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [1];
     hooks_3 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [3];
-    hooks_4 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [4];
     hooks_5 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [5];
     hooks_7 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [7];
     tls_1 = "TOOLS_TLS" [1];
-    tls_2 = "TOOLS_TLS" [2];
     t5_1 = "TABLE_21318c60" [1];
     t5_2 = "TABLE_21318c60" [2];
     checks_1 = "CONTEXT_CHECKS" [1];
@@ -148,9 +145,35 @@ static HOOKS: Table<8> = Table([
     hooks_7 as _,
 ]);
 
+/// Slots cudart 13 calls around `cudaLaunchHostFunc` (tools notifications; a host function
+/// on a created stream also asks TABLE_21318c60 slots 51 and 39). Declining them is what
+/// cudart handles: it skips what it would have done with the answer.
+macro_rules! declined {
+    ($($name:ident = $table:literal [$slot:literal];)*) => {
+        $(
+            unsafe extern "C" fn $name() -> CUresult {
+                trace!(concat!("export ", $table, "[", $slot, "] -> CUDA_ERROR_NOT_SUPPORTED (declined)"));
+                CUresult::CUDA_ERROR_NOT_SUPPORTED
+            }
+        )*
+    };
+}
+declined! {
+    hooks_1 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [1];
+    hooks_4 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [4];
+    tls_2 = "TOOLS_TLS" [2];
+    t5_other = "TABLE_21318c60" ["3 and above"];
+}
 // ---- #4 TOOLS_TLS and #5 (13.x): must exist, never read.
 static TOOLS_TLS: Table<3> = Table([size::<3>(), tls_1 as _, tls_2 as _]);
-static TABLE_5: Table<3> = Table([size::<3>(), t5_1 as _, t5_2 as _]);
+/// Slots beyond 2 exist because cudart 13.5 reads slots 39 and 51 (see `declined!`).
+static TABLE_5: Table<64> = {
+    let mut slots = [t5_other as *const c_void; 64];
+    slots[0] = size::<64>();
+    slots[1] = t5_1 as _;
+    slots[2] = t5_2 as _;
+    Table(slots)
+};
 
 // ---- #6 CONTEXT_LOCAL_STORAGE (no size slot): put, delete, get.
 fn cls_context(ctx: CUcontext) -> CuResult<std::sync::Arc<context::Context>> {

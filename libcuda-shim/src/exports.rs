@@ -6,9 +6,12 @@
 //! entry point is one line here plus its body in the module named on that line; bodies are
 //! `unsafe fn(args) -> CuResult`.
 //!
-//! Symbols cudart 12.9/13.5 look up that are not implemented yet are listed in the second table:
-//! each is exported, answers `cuGetProcAddress`, and returns `CUDA_ERROR_NOT_SUPPORTED` with a
-//! trace line and a one-time message on stderr.
+//! Every other function the pinned `cuda.h` declares, under each ABI name (versioned and
+//! `_ptds`/`_ptsz`), is listed in the second table (names from `abi/src/functions.rs` and
+//! cuda.h's per-thread macros, introduction versions from `cudaTypedefs.h`'s `PFN_` names; a
+//! unit test checks the table covers `abi/src/functions.rs`): each is exported, answers
+//! `cuGetProcAddress`, and returns `CUDA_ERROR_NOT_SUPPORTED` with a trace line and a one-time
+//! message on stderr.
 
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
@@ -254,34 +257,60 @@ implemented! {
     cuMemHostGetFlags "cuMemHostGetFlags" 2030 (flags: *mut c_uint, p: *mut c_void) => memory::host_get_flags;
     cuMemHostRegister_v2 "cuMemHostRegister" 6050 (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host_register;
     cuMemHostUnregister "cuMemHostUnregister" 4000 (p: *mut c_void) => memory::host_unregister;
-    cuMemcpy "cuMemcpy" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy;
-    cuMemcpy_ptds "cuMemcpy" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy;
-    cuMemcpyAsync "cuMemcpyAsync" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_async;
-    cuMemcpyAsync_ptsz "cuMemcpyAsync" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_async;
-    cuMemcpyHtoD_v2 "cuMemcpyHtoD" 3020 (dst: CUdeviceptr, src: *const c_void, n: usize) => memory::copy_htod;
-    cuMemcpyHtoD_v2_ptds "cuMemcpyHtoD" 7000 (dst: CUdeviceptr, src: *const c_void, n: usize) => memory::copy_htod;
-    cuMemcpyDtoH_v2 "cuMemcpyDtoH" 3020 (dst: *mut c_void, src: CUdeviceptr, n: usize) => memory::copy_dtoh;
-    cuMemcpyDtoH_v2_ptds "cuMemcpyDtoH" 7000 (dst: *mut c_void, src: CUdeviceptr, n: usize) => memory::copy_dtoh;
-    cuMemcpyDtoD_v2 "cuMemcpyDtoD" 3020 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy_dtod;
-    cuMemcpyDtoD_v2_ptds "cuMemcpyDtoD" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy_dtod;
-    cuMemcpyHtoDAsync_v2 "cuMemcpyHtoDAsync" 3020 (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => memory::copy_htod_async;
-    cuMemcpyHtoDAsync_v2_ptsz "cuMemcpyHtoDAsync" 7000 (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => memory::copy_htod_async;
-    cuMemcpyDtoHAsync_v2 "cuMemcpyDtoHAsync" 3020 (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_dtoh_async;
-    cuMemcpyDtoHAsync_v2_ptsz "cuMemcpyDtoHAsync" 7000 (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_dtoh_async;
-    cuMemcpyDtoDAsync_v2 "cuMemcpyDtoDAsync" 3020 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_dtod_async;
-    cuMemcpyDtoDAsync_v2_ptsz "cuMemcpyDtoDAsync" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy_dtod_async;
-    cuMemsetD8_v2 "cuMemsetD8" 3020 (dst: CUdeviceptr, value: c_uchar, n: usize) => memory::set_d8;
-    cuMemsetD8_v2_ptds "cuMemsetD8" 7000 (dst: CUdeviceptr, value: c_uchar, n: usize) => memory::set_d8;
-    cuMemsetD16_v2 "cuMemsetD16" 3020 (dst: CUdeviceptr, value: c_ushort, n: usize) => memory::set_d16;
-    cuMemsetD16_v2_ptds "cuMemsetD16" 7000 (dst: CUdeviceptr, value: c_ushort, n: usize) => memory::set_d16;
-    cuMemsetD32_v2 "cuMemsetD32" 3020 (dst: CUdeviceptr, value: c_uint, n: usize) => memory::set_d32;
-    cuMemsetD32_v2_ptds "cuMemsetD32" 7000 (dst: CUdeviceptr, value: c_uint, n: usize) => memory::set_d32;
-    cuMemsetD8Async "cuMemsetD8Async" 3020 (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => memory::set_d8_async;
-    cuMemsetD8Async_ptsz "cuMemsetD8Async" 7000 (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => memory::set_d8_async;
-    cuMemsetD16Async "cuMemsetD16Async" 3020 (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => memory::set_d16_async;
-    cuMemsetD16Async_ptsz "cuMemsetD16Async" 7000 (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => memory::set_d16_async;
-    cuMemsetD32Async "cuMemsetD32Async" 3020 (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => memory::set_d32_async;
-    cuMemsetD32Async_ptsz "cuMemsetD32Async" 7000 (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => memory::set_d32_async;
+    cuMemcpy "cuMemcpy" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy;
+    cuMemcpy_ptds "cuMemcpy" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy;
+    cuMemcpyAsync "cuMemcpyAsync" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_async;
+    cuMemcpyAsync_ptsz "cuMemcpyAsync" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_async;
+    cuMemcpyHtoD_v2 "cuMemcpyHtoD" 3020 (dst: CUdeviceptr, src: *const c_void, n: usize) => copy::copy_htod;
+    cuMemcpyHtoD_v2_ptds "cuMemcpyHtoD" 7000 (dst: CUdeviceptr, src: *const c_void, n: usize) => copy::copy_htod;
+    cuMemcpyDtoH_v2 "cuMemcpyDtoH" 3020 (dst: *mut c_void, src: CUdeviceptr, n: usize) => copy::copy_dtoh;
+    cuMemcpyDtoH_v2_ptds "cuMemcpyDtoH" 7000 (dst: *mut c_void, src: CUdeviceptr, n: usize) => copy::copy_dtoh;
+    cuMemcpyDtoD_v2 "cuMemcpyDtoD" 3020 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy_dtod;
+    cuMemcpyDtoD_v2_ptds "cuMemcpyDtoD" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy_dtod;
+    cuMemcpyHtoDAsync_v2 "cuMemcpyHtoDAsync" 3020 (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => copy::copy_htod_async;
+    cuMemcpyHtoDAsync_v2_ptsz "cuMemcpyHtoDAsync" 7000 (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => copy::copy_htod_async;
+    cuMemcpyDtoHAsync_v2 "cuMemcpyDtoHAsync" 3020 (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtoh_async;
+    cuMemcpyDtoHAsync_v2_ptsz "cuMemcpyDtoHAsync" 7000 (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtoh_async;
+    cuMemcpyDtoDAsync_v2 "cuMemcpyDtoDAsync" 3020 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtod_async;
+    cuMemcpyDtoDAsync_v2_ptsz "cuMemcpyDtoDAsync" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtod_async;
+    cuMemsetD8_v2 "cuMemsetD8" 3020 (dst: CUdeviceptr, value: c_uchar, n: usize) => copy::set_d8;
+    cuMemsetD8_v2_ptds "cuMemsetD8" 7000 (dst: CUdeviceptr, value: c_uchar, n: usize) => copy::set_d8;
+    cuMemsetD16_v2 "cuMemsetD16" 3020 (dst: CUdeviceptr, value: c_ushort, n: usize) => copy::set_d16;
+    cuMemsetD16_v2_ptds "cuMemsetD16" 7000 (dst: CUdeviceptr, value: c_ushort, n: usize) => copy::set_d16;
+    cuMemsetD32_v2 "cuMemsetD32" 3020 (dst: CUdeviceptr, value: c_uint, n: usize) => copy::set_d32;
+    cuMemsetD32_v2_ptds "cuMemsetD32" 7000 (dst: CUdeviceptr, value: c_uint, n: usize) => copy::set_d32;
+    cuMemsetD8Async "cuMemsetD8Async" 3020 (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => copy::set_d8_async;
+    cuMemsetD8Async_ptsz "cuMemsetD8Async" 7000 (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => copy::set_d8_async;
+    cuMemsetD16Async "cuMemsetD16Async" 3020 (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => copy::set_d16_async;
+    cuMemsetD16Async_ptsz "cuMemsetD16Async" 7000 (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => copy::set_d16_async;
+    cuMemsetD32Async "cuMemsetD32Async" 3020 (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => copy::set_d32_async;
+    cuMemsetD32Async_ptsz "cuMemsetD32Async" 7000 (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => copy::set_d32_async;
+    cuMemcpyPeer "cuMemcpyPeer" 4000 (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize) => copy::copy_peer;
+    cuMemcpyPeer_ptds "cuMemcpyPeer" 7000 (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize) => copy::copy_peer;
+    cuMemcpyPeerAsync "cuMemcpyPeerAsync" 4000 (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize, stream: CUstream) => copy::copy_peer_async;
+    cuMemcpyPeerAsync_ptsz "cuMemcpyPeerAsync" 7000 (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize, stream: CUstream) => copy::copy_peer_async;
+    cuMemcpy2D_v2 "cuMemcpy2D" 3020 (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
+    cuMemcpy2D_v2_ptds "cuMemcpy2D" 7000 (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
+    cuMemcpy2DUnaligned_v2 "cuMemcpy2DUnaligned" 3020 (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
+    cuMemcpy2DUnaligned_v2_ptds "cuMemcpy2DUnaligned" 7000 (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
+    cuMemcpy2DAsync_v2 "cuMemcpy2DAsync" 3020 (copy: *const CUDA_MEMCPY2D, stream: CUstream) => copy::copy_2d_async;
+    cuMemcpy2DAsync_v2_ptsz "cuMemcpy2DAsync" 7000 (copy: *const CUDA_MEMCPY2D, stream: CUstream) => copy::copy_2d_async;
+    cuMemcpy3D_v2 "cuMemcpy3D" 3020 (copy: *const CUDA_MEMCPY3D) => copy::copy_3d;
+    cuMemcpy3D_v2_ptds "cuMemcpy3D" 7000 (copy: *const CUDA_MEMCPY3D) => copy::copy_3d;
+    cuMemcpy3DAsync_v2 "cuMemcpy3DAsync" 3020 (copy: *const CUDA_MEMCPY3D, stream: CUstream) => copy::copy_3d_async;
+    cuMemcpy3DAsync_v2_ptsz "cuMemcpy3DAsync" 7000 (copy: *const CUDA_MEMCPY3D, stream: CUstream) => copy::copy_3d_async;
+    cuMemsetD2D8_v2 "cuMemsetD2D8" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize) => copy::set_d2d8;
+    cuMemsetD2D8_v2_ptds "cuMemsetD2D8" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize) => copy::set_d2d8;
+    cuMemsetD2D16_v2 "cuMemsetD2D16" 3020 (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize) => copy::set_d2d16;
+    cuMemsetD2D16_v2_ptds "cuMemsetD2D16" 7000 (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize) => copy::set_d2d16;
+    cuMemsetD2D32_v2 "cuMemsetD2D32" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize) => copy::set_d2d32;
+    cuMemsetD2D32_v2_ptds "cuMemsetD2D32" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize) => copy::set_d2d32;
+    cuMemsetD2D8Async "cuMemsetD2D8Async" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize, stream: CUstream) => copy::set_d2d8_async;
+    cuMemsetD2D8Async_ptsz "cuMemsetD2D8Async" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize, stream: CUstream) => copy::set_d2d8_async;
+    cuMemsetD2D16Async "cuMemsetD2D16Async" 3020 (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize, stream: CUstream) => copy::set_d2d16_async;
+    cuMemsetD2D16Async_ptsz "cuMemsetD2D16Async" 7000 (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize, stream: CUstream) => copy::set_d2d16_async;
+    cuMemsetD2D32Async "cuMemsetD2D32Async" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: CUstream) => copy::set_d2d32_async;
+    cuMemsetD2D32Async_ptsz "cuMemsetD2D32Async" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: CUstream) => copy::set_d2d32_async;
     cuPointerGetAttribute "cuPointerGetAttribute" 4000 (data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) => memory::pointer_get_attribute;
     cuPointerGetAttributes "cuPointerGetAttributes" 7000 (count: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) => memory::pointer_get_attributes;
     // Modules, libraries, functions, kernels.
@@ -339,6 +368,7 @@ implemented! {
     cuStreamGetFlags "cuStreamGetFlags" 5050 (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
     cuStreamGetFlags_ptsz "cuStreamGetFlags" 7000 (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
     cuStreamGetCtx "cuStreamGetCtx" 9020 (stream: CUstream, pctx: *mut CUcontext) => stream::get_ctx;
+    cuStreamGetCtx_ptsz "cuStreamGetCtx" 9020 (stream: CUstream, pctx: *mut CUcontext) => stream::get_ctx;
     cuStreamGetId "cuStreamGetId" 12000 (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
     cuStreamGetId_ptsz "cuStreamGetId" 12000 (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
     cuStreamGetDevice "cuStreamGetDevice" 12080 (stream: CUstream, device: *mut CUdevice) => stream::get_device;
@@ -374,23 +404,42 @@ not_supported! {
     cuArrayGetMemoryRequirements "cuArrayGetMemoryRequirements" 11060;
     cuArrayGetPlane "cuArrayGetPlane" 11020;
     cuArrayGetSparseProperties "cuArrayGetSparseProperties" 11010;
+    cuCheckpointOperationComplete "cuCheckpointOperationComplete" 13040;
+    cuCheckpointProcessCheckpoint "cuCheckpointProcessCheckpoint" 12080;
+    cuCheckpointProcessGetRestoreThreadId "cuCheckpointProcessGetRestoreThreadId" 12080;
+    cuCheckpointProcessGetState "cuCheckpointProcessGetState" 12080;
+    cuCheckpointProcessLock "cuCheckpointProcessLock" 12080;
+    cuCheckpointProcessRestore "cuCheckpointProcessRestore" 12080;
+    cuCheckpointProcessUnlock "cuCheckpointProcessUnlock" 12080;
+    cuCoredumpDeregisterCompleteCallback "cuCoredumpDeregisterCompleteCallback" 13020;
+    cuCoredumpDeregisterStartCallback "cuCoredumpDeregisterStartCallback" 13020;
+    cuCoredumpGetAttribute "cuCoredumpGetAttribute" 12010;
+    cuCoredumpGetAttributeGlobal "cuCoredumpGetAttributeGlobal" 12010;
+    cuCoredumpRegisterCompleteCallback "cuCoredumpRegisterCompleteCallback" 13020;
+    cuCoredumpRegisterStartCallback "cuCoredumpRegisterStartCallback" 13020;
+    cuCoredumpSetAttribute "cuCoredumpSetAttribute" 12010;
+    cuCoredumpSetAttributeGlobal "cuCoredumpSetAttributeGlobal" 12010;
+    cuCtxAttach "cuCtxAttach" 2000;
     cuCtxDetach "cuCtxDetach" 2000;
     cuCtxDisablePeerAccess "cuCtxDisablePeerAccess" 4000;
     cuCtxEnablePeerAccess "cuCtxEnablePeerAccess" 4000;
     cuCtxFromGreenCtx "cuCtxFromGreenCtx" 12040;
     cuCtxGetDevResource "cuCtxGetDevResource" 12040;
+    cuCtxGetExecAffinity "cuCtxGetExecAffinity" 11040;
     cuCtxRecordEvent "cuCtxRecordEvent" 12050;
     cuCtxWaitEvent "cuCtxWaitEvent" 12050;
     cuDestroyExternalMemory "cuDestroyExternalMemory" 10000;
     cuDestroyExternalSemaphore "cuDestroyExternalSemaphore" 10000;
-    cuDevResourceGenerateDesc "cuDevResourceGenerateDesc" 12040;
-    cuDevSmResourceSplit "cuDevSmResourceSplit" 13010;
-    cuDevSmResourceSplitByCount "cuDevSmResourceSplitByCount" 12040;
     cuDeviceCanAccessPeer "cuDeviceCanAccessPeer" 4000;
+    cuDeviceGetCliqueCount "cuDeviceGetCliqueCount" 13040;
+    cuDeviceGetCliqueInfo "cuDeviceGetCliqueInfo" 13040;
     cuDeviceGetDefaultMemPool "cuDeviceGetDefaultMemPool" 11020;
     cuDeviceGetDevResource "cuDeviceGetDevResource" 12040;
+    cuDeviceGetExecAffinitySupport "cuDeviceGetExecAffinitySupport" 11040;
+    cuDeviceGetFabricClusterUuid "cuDeviceGetFabricClusterUuid" 13040;
     cuDeviceGetGraphMemAttribute "cuDeviceGetGraphMemAttribute" 11040;
     cuDeviceGetHostAtomicCapabilities "cuDeviceGetHostAtomicCapabilities" 13000;
+    cuDeviceGetLuid "cuDeviceGetLuid" 10000;
     cuDeviceGetMemPool "cuDeviceGetMemPool" 11020;
     cuDeviceGetNvSciSyncAttributes "cuDeviceGetNvSciSyncAttributes" 10020;
     cuDeviceGetP2PAtomicCapabilities "cuDeviceGetP2PAtomicCapabilities" 13000;
@@ -401,6 +450,9 @@ not_supported! {
     cuDeviceSetGraphMemAttribute "cuDeviceSetGraphMemAttribute" 11040;
     cuDeviceSetMemPool "cuDeviceSetMemPool" 11020;
     cuDeviceUnregisterAsyncNotification "cuDeviceUnregisterAsyncNotification" 12040;
+    cuDevResourceGenerateDesc "cuDevResourceGenerateDesc" 12040;
+    cuDevSmResourceSplit "cuDevSmResourceSplit" 13010;
+    cuDevSmResourceSplitByCount "cuDevSmResourceSplitByCount" 12040;
     cuEGLStreamConsumerAcquireFrame "cuEGLStreamConsumerAcquireFrame" 7000;
     cuEGLStreamConsumerConnect "cuEGLStreamConsumerConnect" 7000;
     cuEGLStreamConsumerConnectWithFlags "cuEGLStreamConsumerConnectWithFlags" 8000;
@@ -412,7 +464,11 @@ not_supported! {
     cuEGLStreamProducerReturnFrame "cuEGLStreamProducerReturnFrame" 7000;
     cuExternalMemoryGetMappedBuffer "cuExternalMemoryGetMappedBuffer" 10000;
     cuExternalMemoryGetMappedMipmappedArray "cuExternalMemoryGetMappedMipmappedArray" 10000;
+    cuFabricCpyBatchAsync "cuFabricCpyBatchAsync" 13050;
+    cuFabricCpyBatchAsync_ptsz "cuFabricCpyBatchAsync" 13050;
     cuFlushGPUDirectRDMAWrites "cuFlushGPUDirectRDMAWrites" 11030;
+    cuFuncSetBlockShape "cuFuncSetBlockShape" 2000;
+    cuFuncSetSharedSize "cuFuncSetSharedSize" 2000;
     cuGLCtxCreate_v2 "cuGLCtxCreate" 3020;
     cuGLGetDevices "cuGLGetDevices" 4010;
     cuGLInit "cuGLInit" 2000;
@@ -425,6 +481,7 @@ not_supported! {
     cuGLUnmapBufferObject "cuGLUnmapBufferObject" 2000;
     cuGLUnmapBufferObjectAsync "cuGLUnmapBufferObjectAsync" 2030;
     cuGLUnregisterBufferObject "cuGLUnregisterBufferObject" 2000;
+    cuGraphAddBatchMemOpNode "cuGraphAddBatchMemOpNode" 11070;
     cuGraphAddChildGraphNode "cuGraphAddChildGraphNode" 10000;
     cuGraphAddDependencies "cuGraphAddDependencies" 10000;
     cuGraphAddDependencies_v2 "cuGraphAddDependencies" 12030;
@@ -436,11 +493,14 @@ not_supported! {
     cuGraphAddHostNode "cuGraphAddHostNode" 10000;
     cuGraphAddKernelNode_v2 "cuGraphAddKernelNode" 12000;
     cuGraphAddMemAllocNode "cuGraphAddMemAllocNode" 11040;
-    cuGraphAddMemFreeNode "cuGraphAddMemFreeNode" 11040;
     cuGraphAddMemcpyNode "cuGraphAddMemcpyNode" 10000;
+    cuGraphAddMemFreeNode "cuGraphAddMemFreeNode" 11040;
     cuGraphAddMemsetNode "cuGraphAddMemsetNode" 10000;
     cuGraphAddNode "cuGraphAddNode" 12020;
     cuGraphAddNode_v2 "cuGraphAddNode" 12030;
+    cuGraphAddNode_v3 "cuGraphAddNode" 13040;
+    cuGraphBatchMemOpNodeGetParams "cuGraphBatchMemOpNodeGetParams" 11070;
+    cuGraphBatchMemOpNodeSetParams "cuGraphBatchMemOpNodeSetParams" 11070;
     cuGraphChildGraphNodeGetGraph "cuGraphChildGraphNodeGetGraph" 10000;
     cuGraphClone "cuGraphClone" 10000;
     cuGraphConditionalHandleCreate "cuGraphConditionalHandleCreate" 12030;
@@ -452,6 +512,7 @@ not_supported! {
     cuGraphEventRecordNodeSetEvent "cuGraphEventRecordNodeSetEvent" 11010;
     cuGraphEventWaitNodeGetEvent "cuGraphEventWaitNodeGetEvent" 11010;
     cuGraphEventWaitNodeSetEvent "cuGraphEventWaitNodeSetEvent" 11010;
+    cuGraphExecBatchMemOpNodeSetParams "cuGraphExecBatchMemOpNodeSetParams" 11070;
     cuGraphExecChildGraphNodeSetParams "cuGraphExecChildGraphNodeSetParams" 11010;
     cuGraphExecDestroy "cuGraphExecDestroy" 10000;
     cuGraphExecEventRecordNodeSetEvent "cuGraphExecEventRecordNodeSetEvent" 11010;
@@ -477,43 +538,6 @@ not_supported! {
     cuGraphGetRootNodes "cuGraphGetRootNodes" 10000;
     cuGraphHostNodeGetParams "cuGraphHostNodeGetParams" 10000;
     cuGraphHostNodeSetParams "cuGraphHostNodeSetParams" 10000;
-    cuGraphInstantiate "cuGraphInstantiate" 10000;
-    cuGraphInstantiate_v2 "cuGraphInstantiate" 11000;
-    cuGraphInstantiateWithFlags "cuGraphInstantiateWithFlags" 11040;
-    cuGraphInstantiateWithParams "cuGraphInstantiateWithParams" 12000;
-    cuGraphInstantiateWithParams_ptsz "cuGraphInstantiateWithParams" 12000;
-    cuGraphKernelNodeCopyAttributes "cuGraphKernelNodeCopyAttributes" 11000;
-    cuGraphKernelNodeGetAttribute "cuGraphKernelNodeGetAttribute" 11000;
-    cuGraphKernelNodeGetParams_v2 "cuGraphKernelNodeGetParams" 12000;
-    cuGraphKernelNodeSetAttribute "cuGraphKernelNodeSetAttribute" 11000;
-    cuGraphKernelNodeSetParams_v2 "cuGraphKernelNodeSetParams" 12000;
-    cuGraphLaunch "cuGraphLaunch" 10000;
-    cuGraphLaunch_ptsz "cuGraphLaunch" 10000;
-    cuGraphMemAllocNodeGetParams "cuGraphMemAllocNodeGetParams" 11040;
-    cuGraphMemFreeNodeGetParams "cuGraphMemFreeNodeGetParams" 11040;
-    cuGraphMemcpyNodeGetParams "cuGraphMemcpyNodeGetParams" 10000;
-    cuGraphMemcpyNodeSetParams "cuGraphMemcpyNodeSetParams" 10000;
-    cuGraphMemsetNodeGetParams "cuGraphMemsetNodeGetParams" 10000;
-    cuGraphMemsetNodeSetParams "cuGraphMemsetNodeSetParams" 10000;
-    cuGraphNodeFindInClone "cuGraphNodeFindInClone" 10000;
-    cuGraphNodeGetContainingGraph "cuGraphNodeGetContainingGraph" 13010;
-    cuGraphNodeGetDependencies "cuGraphNodeGetDependencies" 10000;
-    cuGraphNodeGetDependencies_v2 "cuGraphNodeGetDependencies" 12030;
-    cuGraphNodeGetDependentNodes "cuGraphNodeGetDependentNodes" 10000;
-    cuGraphNodeGetDependentNodes_v2 "cuGraphNodeGetDependentNodes" 12030;
-    cuGraphNodeGetEnabled "cuGraphNodeGetEnabled" 11060;
-    cuGraphNodeGetLocalId "cuGraphNodeGetLocalId" 13010;
-    cuGraphNodeGetParams "cuGraphNodeGetParams" 13020;
-    cuGraphNodeGetToolsId "cuGraphNodeGetToolsId" 13010;
-    cuGraphNodeGetType "cuGraphNodeGetType" 10000;
-    cuGraphNodeSetEnabled "cuGraphNodeSetEnabled" 11060;
-    cuGraphNodeSetParams "cuGraphNodeSetParams" 12020;
-    cuGraphReleaseUserObject "cuGraphReleaseUserObject" 11030;
-    cuGraphRemoveDependencies "cuGraphRemoveDependencies" 10000;
-    cuGraphRemoveDependencies_v2 "cuGraphRemoveDependencies" 12030;
-    cuGraphRetainUserObject "cuGraphRetainUserObject" 11030;
-    cuGraphUpload "cuGraphUpload" 11010;
-    cuGraphUpload_ptsz "cuGraphUpload" 11010;
     cuGraphicsEGLRegisterImage "cuGraphicsEGLRegisterImage" 7000;
     cuGraphicsGLRegisterBuffer "cuGraphicsGLRegisterBuffer" 3000;
     cuGraphicsGLRegisterImage "cuGraphicsGLRegisterImage" 3000;
@@ -529,6 +553,44 @@ not_supported! {
     cuGraphicsUnregisterResource "cuGraphicsUnregisterResource" 3000;
     cuGraphicsVDPAURegisterOutputSurface "cuGraphicsVDPAURegisterOutputSurface" 3010;
     cuGraphicsVDPAURegisterVideoSurface "cuGraphicsVDPAURegisterVideoSurface" 3010;
+    cuGraphInstantiate "cuGraphInstantiate" 10000;
+    cuGraphInstantiate_v2 "cuGraphInstantiate" 11000;
+    cuGraphInstantiateWithFlags "cuGraphInstantiateWithFlags" 11040;
+    cuGraphInstantiateWithParams "cuGraphInstantiateWithParams" 12000;
+    cuGraphInstantiateWithParams_ptsz "cuGraphInstantiateWithParams" 12000;
+    cuGraphKernelNodeCopyAttributes "cuGraphKernelNodeCopyAttributes" 11000;
+    cuGraphKernelNodeGetAttribute "cuGraphKernelNodeGetAttribute" 11000;
+    cuGraphKernelNodeGetParams_v2 "cuGraphKernelNodeGetParams" 12000;
+    cuGraphKernelNodeSetAttribute "cuGraphKernelNodeSetAttribute" 11000;
+    cuGraphKernelNodeSetParams_v2 "cuGraphKernelNodeSetParams" 12000;
+    cuGraphLaunch "cuGraphLaunch" 10000;
+    cuGraphLaunch_ptsz "cuGraphLaunch" 10000;
+    cuGraphMemAllocNodeGetParams "cuGraphMemAllocNodeGetParams" 11040;
+    cuGraphMemcpyNodeGetParams "cuGraphMemcpyNodeGetParams" 10000;
+    cuGraphMemcpyNodeSetParams "cuGraphMemcpyNodeSetParams" 10000;
+    cuGraphMemFreeNodeGetParams "cuGraphMemFreeNodeGetParams" 11040;
+    cuGraphMemsetNodeGetParams "cuGraphMemsetNodeGetParams" 10000;
+    cuGraphMemsetNodeSetParams "cuGraphMemsetNodeSetParams" 10000;
+    cuGraphNodeFindInClone "cuGraphNodeFindInClone" 10000;
+    cuGraphNodeGetContainingGraph "cuGraphNodeGetContainingGraph" 13010;
+    cuGraphNodeGetDependencies "cuGraphNodeGetDependencies" 10000;
+    cuGraphNodeGetDependencies_v2 "cuGraphNodeGetDependencies" 12030;
+    cuGraphNodeGetDependentNodes "cuGraphNodeGetDependentNodes" 10000;
+    cuGraphNodeGetDependentNodes_v2 "cuGraphNodeGetDependentNodes" 12030;
+    cuGraphNodeGetEnabled "cuGraphNodeGetEnabled" 11060;
+    cuGraphNodeGetLocalId "cuGraphNodeGetLocalId" 13010;
+    cuGraphNodeGetParams "cuGraphNodeGetParams" 13020;
+    cuGraphNodeGetToolsId "cuGraphNodeGetToolsId" 13010;
+    cuGraphNodeGetType "cuGraphNodeGetType" 10000;
+    cuGraphNodeSetEnabled "cuGraphNodeSetEnabled" 11060;
+    cuGraphNodeSetParams "cuGraphNodeSetParams" 12020;
+    cuGraphNodeSetParams_v2 "cuGraphNodeSetParams" 13040;
+    cuGraphReleaseUserObject "cuGraphReleaseUserObject" 11030;
+    cuGraphRemoveDependencies "cuGraphRemoveDependencies" 10000;
+    cuGraphRemoveDependencies_v2 "cuGraphRemoveDependencies" 12030;
+    cuGraphRetainUserObject "cuGraphRetainUserObject" 11030;
+    cuGraphUpload "cuGraphUpload" 11010;
+    cuGraphUpload_ptsz "cuGraphUpload" 11010;
     cuGreenCtxCreate "cuGreenCtxCreate" 12040;
     cuGreenCtxDestroy "cuGreenCtxDestroy" 12040;
     cuGreenCtxGetDevResource "cuGreenCtxGetDevResource" 12040;
@@ -544,38 +606,101 @@ not_supported! {
     cuIpcOpenEventHandle "cuIpcOpenEventHandle" 4010;
     cuIpcOpenMemHandle "cuIpcOpenMemHandle" 4010;
     cuIpcOpenMemHandle_v2 "cuIpcOpenMemHandle" 11000;
+    cuKernelGetLibrary "cuKernelGetLibrary" 12050;
+    cuLaunch "cuLaunch" 2000;
     cuLaunchCooperativeKernel "cuLaunchCooperativeKernel" 9000;
     cuLaunchCooperativeKernel_ptsz "cuLaunchCooperativeKernel" 9000;
     cuLaunchCooperativeKernelMultiDevice "cuLaunchCooperativeKernelMultiDevice" 9000;
+    cuLaunchGrid "cuLaunchGrid" 2000;
+    cuLaunchGridAsync "cuLaunchGridAsync" 2000;
     cuLibraryEnumerateKernels "cuLibraryEnumerateKernels" 12040;
     cuLibraryGetManaged "cuLibraryGetManaged" 12000;
     cuLibraryGetUnifiedFunction "cuLibraryGetUnifiedFunction" 12000;
     cuLibraryLoadFromFile "cuLibraryLoadFromFile" 12000;
     cuLinkAddData "cuLinkAddData" 5050;
+    cuLinkAddData_v2 "cuLinkAddData" 6050;
     cuLinkAddFile "cuLinkAddFile" 5050;
+    cuLinkAddFile_v2 "cuLinkAddFile" 6050;
     cuLinkComplete "cuLinkComplete" 5050;
     cuLinkCreate "cuLinkCreate" 5050;
+    cuLinkCreate_v2 "cuLinkCreate" 6050;
     cuLinkDestroy "cuLinkDestroy" 5050;
+    cuLogicalEndpointAddDevice "cuLogicalEndpointAddDevice" 13030;
+    cuLogicalEndpointBindAddr "cuLogicalEndpointBindAddr" 13030;
+    cuLogicalEndpointBindMem "cuLogicalEndpointBindMem" 13030;
+    cuLogicalEndpointCreate "cuLogicalEndpointCreate" 13030;
+    cuLogicalEndpointDestroy "cuLogicalEndpointDestroy" 13030;
+    cuLogicalEndpointExport "cuLogicalEndpointExport" 13030;
+    cuLogicalEndpointGetLimits "cuLogicalEndpointGetLimits" 13030;
+    cuLogicalEndpointIdRelease "cuLogicalEndpointIdRelease" 13030;
+    cuLogicalEndpointIdReserve "cuLogicalEndpointIdReserve" 13030;
+    cuLogicalEndpointImport "cuLogicalEndpointImport" 13030;
+    cuLogicalEndpointQuery "cuLogicalEndpointQuery" 13030;
+    cuLogicalEndpointUnbind "cuLogicalEndpointUnbind" 13030;
     cuLogsCurrent "cuLogsCurrent" 12090;
     cuLogsDumpToFile "cuLogsDumpToFile" 12090;
     cuLogsDumpToMemory "cuLogsDumpToMemory" 12090;
     cuLogsRegisterCallback "cuLogsRegisterCallback" 12090;
     cuLogsUnregisterCallback "cuLogsUnregisterCallback" 12090;
+    cuMemAddressFree "cuMemAddressFree" 10020;
+    cuMemAddressReserve "cuMemAddressReserve" 10020;
     cuMemAdvise "cuMemAdvise" 8000;
     cuMemAdvise_v2 "cuMemAdvise" 12020;
     cuMemAllocAsync "cuMemAllocAsync" 11020;
     cuMemAllocAsync_ptsz "cuMemAllocAsync" 11020;
     cuMemAllocFromPoolAsync "cuMemAllocFromPoolAsync" 11020;
     cuMemAllocFromPoolAsync_ptsz "cuMemAllocFromPoolAsync" 11020;
+    cuMemBatchDecompressAsync "cuMemBatchDecompressAsync" 12060;
+    cuMemBatchDecompressAsync_ptsz "cuMemBatchDecompressAsync" 12060;
+    cuMemcpy3DBatchAsync "cuMemcpy3DBatchAsync" 12080;
+    cuMemcpy3DBatchAsync_ptsz "cuMemcpy3DBatchAsync" 12080;
+    cuMemcpy3DBatchAsync_v2 "cuMemcpy3DBatchAsync" 13000;
+    cuMemcpy3DBatchAsync_v2_ptsz "cuMemcpy3DBatchAsync" 13000;
+    cuMemcpy3DPeer "cuMemcpy3DPeer" 4000;
+    cuMemcpy3DPeer_ptds "cuMemcpy3DPeer" 7000;
+    cuMemcpy3DPeerAsync "cuMemcpy3DPeerAsync" 4000;
+    cuMemcpy3DPeerAsync_ptsz "cuMemcpy3DPeerAsync" 7000;
+    cuMemcpy3DWithAttributesAsync "cuMemcpy3DWithAttributesAsync" 13020;
+    cuMemcpy3DWithAttributesAsync_ptsz "cuMemcpy3DWithAttributesAsync" 13020;
+    cuMemcpyAtoA_v2 "cuMemcpyAtoA" 3020;
+    cuMemcpyAtoA_v2_ptds "cuMemcpyAtoA" 7000;
+    cuMemcpyAtoD_v2 "cuMemcpyAtoD" 3020;
+    cuMemcpyAtoD_v2_ptds "cuMemcpyAtoD" 7000;
+    cuMemcpyAtoH_v2 "cuMemcpyAtoH" 3020;
+    cuMemcpyAtoH_v2_ptds "cuMemcpyAtoH" 7000;
+    cuMemcpyAtoHAsync_v2 "cuMemcpyAtoHAsync" 3020;
+    cuMemcpyAtoHAsync_v2_ptsz "cuMemcpyAtoHAsync" 7000;
+    cuMemcpyBatchAsync "cuMemcpyBatchAsync" 12080;
+    cuMemcpyBatchAsync_ptsz "cuMemcpyBatchAsync" 12080;
+    cuMemcpyBatchAsync_v2 "cuMemcpyBatchAsync" 13000;
+    cuMemcpyBatchAsync_v2_ptsz "cuMemcpyBatchAsync" 13000;
+    cuMemcpyDtoA_v2 "cuMemcpyDtoA" 3020;
+    cuMemcpyDtoA_v2_ptds "cuMemcpyDtoA" 7000;
+    cuMemcpyHtoA_v2 "cuMemcpyHtoA" 3020;
+    cuMemcpyHtoA_v2_ptds "cuMemcpyHtoA" 7000;
+    cuMemcpyHtoAAsync_v2 "cuMemcpyHtoAAsync" 3020;
+    cuMemcpyHtoAAsync_v2_ptsz "cuMemcpyHtoAAsync" 7000;
+    cuMemcpyWithAttributesAsync "cuMemcpyWithAttributesAsync" 13020;
+    cuMemcpyWithAttributesAsync_ptsz "cuMemcpyWithAttributesAsync" 13020;
+    cuMemCreate "cuMemCreate" 10020;
     cuMemDiscardAndPrefetchBatchAsync "cuMemDiscardAndPrefetchBatchAsync" 13000;
     cuMemDiscardAndPrefetchBatchAsync_ptsz "cuMemDiscardAndPrefetchBatchAsync" 13000;
     cuMemDiscardBatchAsync "cuMemDiscardBatchAsync" 13000;
     cuMemDiscardBatchAsync_ptsz "cuMemDiscardBatchAsync" 13000;
+    cuMemExportToShareableHandle "cuMemExportToShareableHandle" 10020;
     cuMemFreeAsync "cuMemFreeAsync" 11020;
     cuMemFreeAsync_ptsz "cuMemFreeAsync" 11020;
+    cuMemGetAccess "cuMemGetAccess" 10020;
+    cuMemGetAllocationGranularity "cuMemGetAllocationGranularity" 10020;
+    cuMemGetAllocationPropertiesFromHandle "cuMemGetAllocationPropertiesFromHandle" 10020;
     cuMemGetDefaultMemPool "cuMemGetDefaultMemPool" 13000;
+    cuMemGetHandleForAddressRange "cuMemGetHandleForAddressRange" 11070;
     cuMemGetLocationInfo "cuMemGetLocationInfo" 13040;
     cuMemGetMemPool "cuMemGetMemPool" 13000;
+    cuMemImportFromShareableHandle "cuMemImportFromShareableHandle" 10020;
+    cuMemMap "cuMemMap" 10020;
+    cuMemMapArrayAsync "cuMemMapArrayAsync" 11010;
+    cuMemMapArrayAsync_ptsz "cuMemMapArrayAsync" 11010;
     cuMemPoolCreate "cuMemPoolCreate" 11020;
     cuMemPoolDestroy "cuMemPoolDestroy" 11020;
     cuMemPoolExportPointer "cuMemPoolExportPointer" 11020;
@@ -595,48 +720,37 @@ not_supported! {
     cuMemPrefetchBatchAsync_ptsz "cuMemPrefetchBatchAsync" 13000;
     cuMemRangeGetAttribute "cuMemRangeGetAttribute" 8000;
     cuMemRangeGetAttributes "cuMemRangeGetAttributes" 8000;
+    cuMemRelease "cuMemRelease" 10020;
+    cuMemRetainAllocationHandle "cuMemRetainAllocationHandle" 11000;
+    cuMemSetAccess "cuMemSetAccess" 10020;
     cuMemSetMemPool "cuMemSetMemPool" 13000;
-    cuMemcpy2DAsync_v2 "cuMemcpy2DAsync" 3020;
-    cuMemcpy2DAsync_v2_ptsz "cuMemcpy2DAsync" 7000;
-    cuMemcpy2DUnaligned_v2 "cuMemcpy2DUnaligned" 3020;
-    cuMemcpy2DUnaligned_v2_ptds "cuMemcpy2DUnaligned" 7000;
-    cuMemcpy3D_v2 "cuMemcpy3D" 3020;
-    cuMemcpy3D_v2_ptds "cuMemcpy3D" 7000;
-    cuMemcpy3DAsync_v2 "cuMemcpy3DAsync" 3020;
-    cuMemcpy3DAsync_v2_ptsz "cuMemcpy3DAsync" 7000;
-    cuMemcpy3DBatchAsync "cuMemcpy3DBatchAsync" 12080;
-    cuMemcpy3DBatchAsync_ptsz "cuMemcpy3DBatchAsync" 12080;
-    cuMemcpy3DBatchAsync_v2 "cuMemcpy3DBatchAsync" 13000;
-    cuMemcpy3DBatchAsync_v2_ptsz "cuMemcpy3DBatchAsync" 13000;
-    cuMemcpy3DPeer "cuMemcpy3DPeer" 4000;
-    cuMemcpy3DPeer_ptds "cuMemcpy3DPeer" 7000;
-    cuMemcpy3DPeerAsync "cuMemcpy3DPeerAsync" 4000;
-    cuMemcpy3DPeerAsync_ptsz "cuMemcpy3DPeerAsync" 7000;
-    cuMemcpy3DWithAttributesAsync "cuMemcpy3DWithAttributesAsync" 13020;
-    cuMemcpy3DWithAttributesAsync_ptsz "cuMemcpy3DWithAttributesAsync" 13020;
-    cuMemcpyBatchAsync "cuMemcpyBatchAsync" 12080;
-    cuMemcpyBatchAsync_ptsz "cuMemcpyBatchAsync" 12080;
-    cuMemcpyBatchAsync_v2 "cuMemcpyBatchAsync" 13000;
-    cuMemcpyBatchAsync_v2_ptsz "cuMemcpyBatchAsync" 13000;
-    cuMemcpyPeer "cuMemcpyPeer" 4000;
-    cuMemcpyPeer_ptds "cuMemcpyPeer" 7000;
-    cuMemcpyPeerAsync "cuMemcpyPeerAsync" 4000;
-    cuMemcpyPeerAsync_ptsz "cuMemcpyPeerAsync" 7000;
-    cuMemcpyWithAttributesAsync "cuMemcpyWithAttributesAsync" 13020;
-    cuMemcpyWithAttributesAsync_ptsz "cuMemcpyWithAttributesAsync" 13020;
-    cuMemsetD2D8_v2 "cuMemsetD2D8" 3020;
-    cuMemsetD2D8_v2_ptds "cuMemsetD2D8" 7000;
-    cuMemsetD2D8Async "cuMemsetD2D8Async" 3020;
-    cuMemsetD2D8Async_ptsz "cuMemsetD2D8Async" 7000;
+    cuMemUnmap "cuMemUnmap" 10020;
     cuMipmappedArrayCreate "cuMipmappedArrayCreate" 5000;
     cuMipmappedArrayDestroy "cuMipmappedArrayDestroy" 5000;
     cuMipmappedArrayGetLevel "cuMipmappedArrayGetLevel" 5000;
     cuMipmappedArrayGetMemoryRequirements "cuMipmappedArrayGetMemoryRequirements" 11060;
     cuMipmappedArrayGetSparseProperties "cuMipmappedArrayGetSparseProperties" 11010;
+    cuModuleEnumerateFunctions "cuModuleEnumerateFunctions" 12040;
     cuModuleGetSurfRef "cuModuleGetSurfRef" 3000;
     cuModuleGetTexRef "cuModuleGetTexRef" 2000;
+    cuMulticastAddDevice "cuMulticastAddDevice" 12010;
+    cuMulticastBindAddr "cuMulticastBindAddr" 12010;
+    cuMulticastBindAddr_v2 "cuMulticastBindAddr" 13010;
+    cuMulticastBindMem "cuMulticastBindMem" 12010;
+    cuMulticastBindMem_v2 "cuMulticastBindMem" 13010;
+    cuMulticastCreate "cuMulticastCreate" 12010;
+    cuMulticastGetGranularity "cuMulticastGetGranularity" 12010;
+    cuMulticastUnbind "cuMulticastUnbind" 12010;
     cuOccupancyMaxActiveClusters "cuOccupancyMaxActiveClusters" 11070;
+    cuOccupancyMaxPotentialBlockSize "cuOccupancyMaxPotentialBlockSize" 6050;
+    cuOccupancyMaxPotentialBlockSizeWithFlags "cuOccupancyMaxPotentialBlockSizeWithFlags" 7000;
     cuOccupancyMaxPotentialClusterSize "cuOccupancyMaxPotentialClusterSize" 11070;
+    cuParamSetf "cuParamSetf" 2000;
+    cuParamSeti "cuParamSeti" 2000;
+    cuParamSetSize "cuParamSetSize" 2000;
+    cuParamSetTexRef "cuParamSetTexRef" 2000;
+    cuParamSetv "cuParamSetv" 2000;
+    cuPointerSetAttribute "cuPointerSetAttribute" 6000;
     cuProfilerInitialize "cuProfilerInitialize" 4000;
     cuProfilerStart "cuProfilerStart" 4000;
     cuProfilerStop "cuProfilerStop" 4000;
@@ -646,10 +760,14 @@ not_supported! {
     cuStreamAttachMemAsync_ptsz "cuStreamAttachMemAsync" 7000;
     cuStreamBatchMemOp "cuStreamBatchMemOp" 8000;
     cuStreamBatchMemOp_ptsz "cuStreamBatchMemOp" 8000;
+    cuStreamBatchMemOp_v2 "cuStreamBatchMemOp" 11070;
+    cuStreamBatchMemOp_v2_ptsz "cuStreamBatchMemOp" 11070;
     cuStreamBeginCapture "cuStreamBeginCapture" 10000;
     cuStreamBeginCapture_ptsz "cuStreamBeginCapture" 10000;
     cuStreamBeginCapture_v2 "cuStreamBeginCapture" 10010;
     cuStreamBeginCapture_v2_ptsz "cuStreamBeginCapture" 10010;
+    cuStreamBeginCaptureToCig "cuStreamBeginCaptureToCig" 13010;
+    cuStreamBeginCaptureToCig_ptsz "cuStreamBeginCaptureToCig" 13010;
     cuStreamBeginCaptureToGraph "cuStreamBeginCaptureToGraph" 12030;
     cuStreamBeginCaptureToGraph_ptsz "cuStreamBeginCaptureToGraph" 12030;
     cuStreamBeginRecaptureToGraph "cuStreamBeginRecaptureToGraph" 13030;
@@ -658,6 +776,8 @@ not_supported! {
     cuStreamCopyAttributes_ptsz "cuStreamCopyAttributes" 11000;
     cuStreamEndCapture "cuStreamEndCapture" 10000;
     cuStreamEndCapture_ptsz "cuStreamEndCapture" 10000;
+    cuStreamEndCaptureToCig "cuStreamEndCaptureToCig" 13010;
+    cuStreamEndCaptureToCig_ptsz "cuStreamEndCaptureToCig" 13010;
     cuStreamGetAttribute "cuStreamGetAttribute" 11000;
     cuStreamGetAttribute_ptsz "cuStreamGetAttribute" 11000;
     cuStreamGetCaptureInfo "cuStreamGetCaptureInfo" 10010;
@@ -670,6 +790,7 @@ not_supported! {
     cuStreamGetCtx_v2_ptsz "cuStreamGetCtx" 12050;
     cuStreamGetDevResource "cuStreamGetDevResource" 13010;
     cuStreamGetDevResource_ptsz "cuStreamGetDevResource" 13010;
+    cuStreamGetGreenCtx "cuStreamGetGreenCtx" 12040;
     cuStreamSetAttribute "cuStreamSetAttribute" 11000;
     cuStreamSetAttribute_ptsz "cuStreamSetAttribute" 11000;
     cuStreamUpdateCaptureDependencies "cuStreamUpdateCaptureDependencies" 11030;
@@ -678,23 +799,65 @@ not_supported! {
     cuStreamUpdateCaptureDependencies_v2_ptsz "cuStreamUpdateCaptureDependencies" 12030;
     cuStreamWaitValue32 "cuStreamWaitValue32" 8000;
     cuStreamWaitValue32_ptsz "cuStreamWaitValue32" 8000;
+    cuStreamWaitValue32_v2 "cuStreamWaitValue32" 11070;
+    cuStreamWaitValue32_v2_ptsz "cuStreamWaitValue32" 11070;
     cuStreamWaitValue64 "cuStreamWaitValue64" 9000;
     cuStreamWaitValue64_ptsz "cuStreamWaitValue64" 9000;
+    cuStreamWaitValue64_v2 "cuStreamWaitValue64" 11070;
+    cuStreamWaitValue64_v2_ptsz "cuStreamWaitValue64" 11070;
     cuStreamWriteValue32 "cuStreamWriteValue32" 8000;
     cuStreamWriteValue32_ptsz "cuStreamWriteValue32" 8000;
+    cuStreamWriteValue32_v2 "cuStreamWriteValue32" 11070;
+    cuStreamWriteValue32_v2_ptsz "cuStreamWriteValue32" 11070;
     cuStreamWriteValue64 "cuStreamWriteValue64" 9000;
     cuStreamWriteValue64_ptsz "cuStreamWriteValue64" 9000;
+    cuStreamWriteValue64_v2 "cuStreamWriteValue64" 11070;
+    cuStreamWriteValue64_v2_ptsz "cuStreamWriteValue64" 11070;
     cuSubgridCreate "cuSubgridCreate" 13030;
     cuSubgridWorkerGridCreate "cuSubgridWorkerGridCreate" 13030;
     cuSubgridWorksetCreate "cuSubgridWorksetCreate" 13030;
     cuSurfObjectCreate "cuSurfObjectCreate" 5000;
     cuSurfObjectDestroy "cuSurfObjectDestroy" 5000;
     cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000;
+    cuSurfRefGetArray "cuSurfRefGetArray" 3000;
+    cuSurfRefSetArray "cuSurfRefSetArray" 3000;
+    cuTensorMapEncodeIm2col "cuTensorMapEncodeIm2col" 12000;
+    cuTensorMapEncodeIm2colWide "cuTensorMapEncodeIm2colWide" 12080;
+    cuTensorMapEncodeTiled "cuTensorMapEncodeTiled" 12000;
+    cuTensorMapReplaceAddress "cuTensorMapReplaceAddress" 12000;
+    cuTensorMapSetAllocationClass "cuTensorMapSetAllocationClass" 13050;
     cuTexObjectCreate "cuTexObjectCreate" 5000;
     cuTexObjectDestroy "cuTexObjectDestroy" 5000;
     cuTexObjectGetResourceDesc "cuTexObjectGetResourceDesc" 5000;
     cuTexObjectGetResourceViewDesc "cuTexObjectGetResourceViewDesc" 5000;
     cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000;
+    cuTexRefCreate "cuTexRefCreate" 2000;
+    cuTexRefDestroy "cuTexRefDestroy" 2000;
+    cuTexRefGetAddress_v2 "cuTexRefGetAddress" 3020;
+    cuTexRefGetAddressMode "cuTexRefGetAddressMode" 2000;
+    cuTexRefGetArray "cuTexRefGetArray" 2000;
+    cuTexRefGetBorderColor "cuTexRefGetBorderColor" 8000;
+    cuTexRefGetFilterMode "cuTexRefGetFilterMode" 2000;
+    cuTexRefGetFlags "cuTexRefGetFlags" 2000;
+    cuTexRefGetFormat "cuTexRefGetFormat" 2000;
+    cuTexRefGetMaxAnisotropy "cuTexRefGetMaxAnisotropy" 5000;
+    cuTexRefGetMipmapFilterMode "cuTexRefGetMipmapFilterMode" 5000;
+    cuTexRefGetMipmapLevelBias "cuTexRefGetMipmapLevelBias" 5000;
+    cuTexRefGetMipmapLevelClamp "cuTexRefGetMipmapLevelClamp" 5000;
+    cuTexRefGetMipmappedArray "cuTexRefGetMipmappedArray" 5000;
+    cuTexRefSetAddress2D_v3 "cuTexRefSetAddress2D" 4010;
+    cuTexRefSetAddress_v2 "cuTexRefSetAddress" 3020;
+    cuTexRefSetAddressMode "cuTexRefSetAddressMode" 2000;
+    cuTexRefSetArray "cuTexRefSetArray" 2000;
+    cuTexRefSetBorderColor "cuTexRefSetBorderColor" 8000;
+    cuTexRefSetFilterMode "cuTexRefSetFilterMode" 2000;
+    cuTexRefSetFlags "cuTexRefSetFlags" 2000;
+    cuTexRefSetFormat "cuTexRefSetFormat" 2000;
+    cuTexRefSetMaxAnisotropy "cuTexRefSetMaxAnisotropy" 5000;
+    cuTexRefSetMipmapFilterMode "cuTexRefSetMipmapFilterMode" 5000;
+    cuTexRefSetMipmapLevelBias "cuTexRefSetMipmapLevelBias" 5000;
+    cuTexRefSetMipmapLevelClamp "cuTexRefSetMipmapLevelClamp" 5000;
+    cuTexRefSetMipmappedArray "cuTexRefSetMipmappedArray" 5000;
     cuUserObjectCreate "cuUserObjectCreate" 11030;
     cuUserObjectRelease "cuUserObjectRelease" 11030;
     cuUserObjectRetain "cuUserObjectRetain" 11030;
@@ -702,4 +865,51 @@ not_supported! {
     cuVDPAUGetDevice "cuVDPAUGetDevice" 3010;
     cuWaitExternalSemaphoresAsync "cuWaitExternalSemaphoresAsync" 10000;
     cuWaitExternalSemaphoresAsync_ptsz "cuWaitExternalSemaphoresAsync" 10000;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proc_address::{lookup, Lookup};
+
+    /// The names `abi/src/functions.rs` (bindgen of the pinned cuda.h) declares.
+    fn declared() -> Vec<&'static str> {
+        let text = include_str!("../../abi/src/functions.rs");
+        text.split("pub fn ")
+            .skip(1)
+            .map(|rest| &rest[..rest.find('(').unwrap()])
+            .collect()
+    }
+
+    #[test]
+    fn every_declared_function_is_exported_and_resolvable() {
+        let names: std::collections::HashSet<_> = table().iter().map(|e| e.symbol).collect();
+        let declared = declared();
+        assert!(declared.len() > 400, "{}", declared.len());
+        for f in declared {
+            assert!(names.contains(f), "{f} is declared in cuda.h but not exported");
+            let e = table().iter().find(|e| e.symbol == f).unwrap();
+            // Asking for its own introduction version (per-thread when it is such a variant)
+            // must give a variant of the same function.
+            let flags = if e.per_thread { 2 } else { 0 };
+            match lookup(e.base, e.version as i32, flags) {
+                Lookup::Found(found) => assert_eq!(found.base, e.base, "{f}"),
+                other => panic!("{f}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_symbol_is_exported_once() {
+        let mut seen = std::collections::HashSet::new();
+        for e in table() {
+            assert!(seen.insert(e.symbol), "{} twice", e.symbol);
+            assert!(
+                e.symbol.starts_with(e.base),
+                "{} is not a variant of {}",
+                e.symbol,
+                e.base
+            );
+        }
+    }
 }

@@ -14,6 +14,7 @@
 
 pub mod config;
 pub mod context;
+pub mod copy;
 pub mod device;
 pub mod errors;
 pub mod event;

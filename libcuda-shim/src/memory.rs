@@ -1,13 +1,9 @@
-//! Device memory (on `engine::mem`: device pointers are host addresses, so copies are memcpy),
-//! page-locked host memory, copies, memsets and pointer attributes.
-//!
-//! Every device range is validated with `engine::mem::contains` before it is touched: a copy
-//! from or to unallocated device memory is CUDA_ERROR_INVALID_VALUE, never a segfault.
-//! Asynchronous forms run at enqueue (streams execute in order at enqueue, see `stream`).
+//! Device memory (on `engine::mem`: device pointers are host addresses), managed memory and its
+//! advice/prefetch, page-locked host memory and pointer attributes. Copies and memsets are in
+//! `copy`, stream-ordered allocation and pools in `pool`.
 
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::stream;
 use abi::*;
 use engine::mem::{self as dmem, MemError};
 use once_cell::sync::Lazy;
@@ -30,31 +26,25 @@ static HOST: Lazy<Mutex<HashMap<usize, HostEntry>>> = Lazy::new(Default::default
 /// Bases of managed allocations (for CU_POINTER_ATTRIBUTE_IS_MANAGED).
 static MANAGED: Lazy<Mutex<std::collections::HashSet<u64>>> = Lazy::new(Default::default);
 
-fn host_range(p: usize) -> Option<(usize, usize, u32)> {
+/// The page-locked host range containing `p`: (base, size, flags).
+pub(crate) fn host_range(p: usize) -> Option<(usize, usize, u32)> {
     HOST.lock()
         .iter()
         .find(|(&b, &(s, _, _))| p >= b && p < b + s.max(1))
         .map(|(&b, &(s, f, _))| (b, s, f))
 }
 
+/// Whether `base` is the base of a managed allocation.
+pub(crate) fn is_managed(base: u64) -> bool {
+    MANAGED.lock().contains(&base)
+}
+
 /// `[ptr, ptr + n)` must lie in one device allocation.
-fn check_device(ptr: CUdeviceptr, n: usize) -> CuResult {
+pub(crate) fn check_device(ptr: CUdeviceptr, n: usize) -> CuResult {
     if ptr == 0 || !dmem::contains(ptr, n as u64) {
         return Err(INVALID_VALUE);
     }
     Ok(())
-}
-
-/// For the unified-addressing copies: a pointer inside a device allocation must have the whole
-/// range inside it; any other pointer is host memory the program owns.
-fn check_unified(ptr: CUdeviceptr, n: usize) -> CuResult {
-    if ptr == 0 {
-        return Err(INVALID_VALUE);
-    }
-    match dmem::find(ptr) {
-        Some(_) => check_device(ptr, n),
-        None => Ok(()),
-    }
 }
 
 pub(crate) unsafe fn get_info(free: *mut usize, total: *mut usize) -> CuResult {
@@ -129,10 +119,16 @@ pub(crate) unsafe fn alloc_managed(
 }
 
 pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
-    context::active()?;
+    let ctx = context::active()?;
     if dptr == 0 {
         return Ok(());
     }
+    if dmem::find(dptr).is_none_or(|a| a.base != dptr) || host_range(dptr as usize).is_some() {
+        return Err(INVALID_VALUE);
+    }
+    // cuMemFree synchronises: queued work may still use the memory.
+    ctx.wait_idle();
+    ctx.check()?;
     dmem::free(dptr).map_err(mem_error)?;
     MANAGED.lock().remove(&dptr);
     Ok(())
@@ -190,7 +186,8 @@ pub(crate) unsafe fn host_alloc(pp: *mut *mut c_void, bytesize: usize, flags: c_
 }
 
 pub(crate) unsafe fn free_host(p: *mut c_void) -> CuResult {
-    context::active()?;
+    // Synchronises, as cuMemFree does: queued copies may still use the memory.
+    context::active()?.wait_idle();
     let entry = HOST.lock().remove(&(p as usize));
     match entry {
         Some((_, _, true)) => {
@@ -249,7 +246,7 @@ pub(crate) unsafe fn host_register(p: *mut c_void, bytesize: usize, flags: c_uin
 }
 
 pub(crate) unsafe fn host_unregister(p: *mut c_void) -> CuResult {
-    context::active()?;
+    context::active()?.wait_idle();
     let mut host = HOST.lock();
     match host.get(&(p as usize)) {
         Some(&(_, _, false)) => {
@@ -260,164 +257,6 @@ pub(crate) unsafe fn host_unregister(p: *mut c_void) -> CuResult {
         }
         _ => Err(CUresult::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED),
     }
-}
-
-/// memmove of validated ranges.
-unsafe fn raw_copy(dst: u64, src: u64, n: usize) {
-    // SAFETY: the callers validated both ranges (device ranges inside allocations, host ranges
-    // as the API contract promises); `copy` tolerates overlap.
-    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n) };
-}
-
-pub(crate) unsafe fn copy(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CuResult {
-    context::active()?;
-    if n == 0 {
-        return Ok(());
-    }
-    check_unified(dst, n)?;
-    check_unified(src, n)?;
-    // SAFETY: validated above.
-    unsafe { raw_copy(dst, src, n) };
-    Ok(())
-}
-
-pub(crate) unsafe fn copy_async(
-    dst: CUdeviceptr,
-    src: CUdeviceptr,
-    n: usize,
-    s: CUstream,
-) -> CuResult {
-    stream::resolve(s)?;
-    // SAFETY: forwarded contract.
-    unsafe { copy(dst, src, n) }
-}
-
-pub(crate) unsafe fn copy_htod(dst: CUdeviceptr, src: *const c_void, n: usize) -> CuResult {
-    context::active()?;
-    if n == 0 {
-        return Ok(());
-    }
-    if src.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    check_device(dst, n)?;
-    // SAFETY: validated above.
-    unsafe { raw_copy(dst, src as u64, n) };
-    Ok(())
-}
-
-pub(crate) unsafe fn copy_htod_async(
-    dst: CUdeviceptr,
-    src: *const c_void,
-    n: usize,
-    s: CUstream,
-) -> CuResult {
-    stream::resolve(s)?;
-    // SAFETY: forwarded contract.
-    unsafe { copy_htod(dst, src, n) }
-}
-
-pub(crate) unsafe fn copy_dtoh(dst: *mut c_void, src: CUdeviceptr, n: usize) -> CuResult {
-    context::active()?;
-    if n == 0 {
-        return Ok(());
-    }
-    if dst.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    check_device(src, n)?;
-    // SAFETY: validated above.
-    unsafe { raw_copy(dst as u64, src, n) };
-    Ok(())
-}
-
-pub(crate) unsafe fn copy_dtoh_async(
-    dst: *mut c_void,
-    src: CUdeviceptr,
-    n: usize,
-    s: CUstream,
-) -> CuResult {
-    stream::resolve(s)?;
-    // SAFETY: forwarded contract.
-    unsafe { copy_dtoh(dst, src, n) }
-}
-
-pub(crate) unsafe fn copy_dtod(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CuResult {
-    context::active()?;
-    if n == 0 {
-        return Ok(());
-    }
-    check_device(dst, n)?;
-    check_device(src, n)?;
-    // SAFETY: validated above.
-    unsafe { raw_copy(dst, src, n) };
-    Ok(())
-}
-
-pub(crate) unsafe fn copy_dtod_async(
-    dst: CUdeviceptr,
-    src: CUdeviceptr,
-    n: usize,
-    s: CUstream,
-) -> CuResult {
-    stream::resolve(s)?;
-    // SAFETY: forwarded contract.
-    unsafe { copy_dtod(dst, src, n) }
-}
-
-/// Fills `n` elements of `size` bytes at `dst` with `pattern` (little-endian).
-fn fill(dst: CUdeviceptr, pattern: u32, size: usize, n: usize) -> CuResult {
-    context::active()?;
-    if n == 0 {
-        return Ok(());
-    }
-    if !dst.is_multiple_of(size as u64) {
-        return Err(INVALID_VALUE);
-    }
-    let bytes = n.checked_mul(size).ok_or(INVALID_VALUE)?;
-    check_unified(dst, bytes)?;
-    // SAFETY: `[dst, dst + bytes)` was validated (device allocation or registered host memory)
-    // and is aligned to `size`.
-    unsafe {
-        match size {
-            1 => std::ptr::write_bytes(dst as *mut u8, pattern as u8, n),
-            2 => std::slice::from_raw_parts_mut(dst as *mut u16, n).fill(pattern as u16),
-            _ => std::slice::from_raw_parts_mut(dst as *mut u32, n).fill(pattern),
-        }
-    }
-    Ok(())
-}
-
-pub(crate) unsafe fn set_d8(dst: CUdeviceptr, value: u8, n: usize) -> CuResult {
-    fill(dst, value.into(), 1, n)
-}
-pub(crate) unsafe fn set_d16(dst: CUdeviceptr, value: u16, n: usize) -> CuResult {
-    fill(dst, value.into(), 2, n)
-}
-pub(crate) unsafe fn set_d32(dst: CUdeviceptr, value: u32, n: usize) -> CuResult {
-    fill(dst, value, 4, n)
-}
-pub(crate) unsafe fn set_d8_async(dst: CUdeviceptr, value: u8, n: usize, s: CUstream) -> CuResult {
-    stream::resolve(s)?;
-    fill(dst, value.into(), 1, n)
-}
-pub(crate) unsafe fn set_d16_async(
-    dst: CUdeviceptr,
-    value: u16,
-    n: usize,
-    s: CUstream,
-) -> CuResult {
-    stream::resolve(s)?;
-    fill(dst, value.into(), 2, n)
-}
-pub(crate) unsafe fn set_d32_async(
-    dst: CUdeviceptr,
-    value: u32,
-    n: usize,
-    s: CUstream,
-) -> CuResult {
-    stream::resolve(s)?;
-    fill(dst, value, 4, n)
 }
 
 /// What a pointer is, for the pointer attributes.

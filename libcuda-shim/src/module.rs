@@ -291,6 +291,12 @@ pub(crate) unsafe fn load_file(module: *mut CUmodule, fname: *const c_char) -> C
 
 /// Unregisters a module and every function handle into it.
 fn drop_module(m: &Arc<Module>) {
+    // Unloading waits for the work queued so far (launches keep their module alive anyway)
+    // and is a device printf flush point, as in CUDA.
+    match context::current() {
+        Ok(ctx) => ctx.wait_idle(),
+        Err(_) => crate::printf::flush(),
+    }
     handles::remove_where(|o| match o {
         Object::Module(x) => Arc::ptr_eq(x, m),
         Object::Function(f) => Arc::ptr_eq(&f.module, m),

@@ -41,11 +41,12 @@ thread_local! {
 }
 
 pub(crate) fn set_per_thread_call(on: bool) {
-    PER_THREAD_CALL.with(|c| c.set(on));
+    // At process exit this thread's storage may be gone; the flag is then moot.
+    let _ = PER_THREAD_CALL.try_with(|c| c.set(on));
 }
 
 fn per_thread_queue(ctx: &Arc<Context>) -> Arc<Queue> {
-    PER_THREAD_QUEUES.with(|m| {
+    let found = PER_THREAD_QUEUES.try_with(|m| {
         let mut m = m.borrow_mut();
         if let Some((_, q)) = m.iter().find(|(id, _)| *id == ctx.id) {
             return q.clone();
@@ -53,7 +54,9 @@ fn per_thread_queue(ctx: &Arc<Context>) -> Arc<Queue> {
         let q = ctx.new_queue(true);
         m.push((ctx.id, q.clone()));
         q
-    })
+    });
+    // Past this thread's storage (process exit): a fresh blocking queue behaves the same.
+    found.unwrap_or_else(|_| ctx.new_queue(true))
 }
 
 /// Where work for a stream argument goes.
@@ -77,7 +80,7 @@ pub fn lookup(s: CUstream) -> CuResult<Target> {
         Ok(Target { ctx, queue })
     };
     match s as usize {
-        0 => special(PER_THREAD_CALL.with(Cell::get)),
+        0 => special(PER_THREAD_CALL.try_with(Cell::get).unwrap_or(false)),
         LEGACY => special(false),
         PER_THREAD => special(true),
         _ => {
@@ -256,7 +259,7 @@ pub(crate) unsafe fn get_id(stream: CUstream, id: *mut c_ulonglong) -> CuResult 
     if id.is_null() {
         return Err(INVALID_VALUE);
     }
-    let per_thread = PER_THREAD_CALL.with(Cell::get);
+    let per_thread = PER_THREAD_CALL.try_with(Cell::get).unwrap_or(false);
     let v = match stream as usize {
         0 if per_thread => 2,
         0 | LEGACY => 1,

@@ -389,3 +389,86 @@ fn printf_fifo_drops_output_past_its_size() {
     assert_eq!(crate::printf_fifo_size(), old);
     assert_eq!(crate::heap_size(), 8 << 20);
 }
+
+#[test]
+fn half_precision_arithmetic_compare_and_cvt() {
+    let body = r#"
+    .reg .f16 %x<8>;
+    mov.b16 %x1, 0x3c00;                 // 1
+    mov.b16 %x2, 0x1000;                 // 2^-11: 1 + 2^-11 is halfway between 1 and 0x3c01
+    add.f16 %x3, %x1, %x2;               // ties to even: 0x3c00
+    mov.b16 %x4, 0x3c01;
+    add.rn.f16 %x5, %x4, %x2;            // halfway from an odd one: 0x3c02
+    cvt.u32.u16 %r10, %x3;
+    cvt.u32.u16 %r11, %x5;
+    mov.b16 %x4, 0x7bff;                 // 65504 (MAX)
+    mov.b16 %x2, 0x4000;                 // 2
+    mul.f16 %x3, %x4, %x2;               // overflow under rn: +inf 0x7c00
+    cvt.u32.u16 %r12, %x3;
+    mov.b16 %x2, 0x8400;                 // -2^-14: 1 - 2^-14 is within a quarter ulp of 1
+    fma.rn.f16 %x3, %x1, %x1, %x2;       // 0x3c00
+    cvt.u32.u16 %r13, %x3;
+    mov.b16 %x2, 0x9000;                 // -2^-11: 1 - 2^-11 = 0x3bff exactly
+    fma.rn.f16 %x3, %x1, %x1, %x2;
+    cvt.u32.u16 %r14, %x3;
+    neg.f16 %x3, %x1;                    // 0xbc00
+    cvt.u32.u16 %r15, %x3;
+    abs.f16 %x3, %x3;                    // 0x3c00
+    cvt.u32.u16 %r16, %x3;
+    mov.b16 %x2, 0x4000;
+    setp.lt.f16 %p1, %x1, %x2;           // 1 < 2
+    selp.u32 %r17, 1, 0, %p1;
+    mov.b16 %x6, 0x7e00;                 // NaN
+    setp.eq.f16 %p2, %x6, %x6;           // ordered compare with NaN: false
+    selp.u32 %r18, 1, 0, %p2;
+    setp.nan.f16 %p3, %x6, %x1;          // true
+    selp.u32 %r19, 1, 0, %p3;
+    mov.b32 %f1, 0f477FF000;             // 65520 = MAX + half an ulp: rn -> inf, rz -> MAX
+    cvt.rn.f16.f32 %x3, %f1;
+    cvt.u32.u16 %r20, %x3;
+    cvt.rz.f16.f32 %x3, %f1;
+    cvt.u32.u16 %r21, %x3;
+    mov.b16 %x3, 0x0001;                 // least f16 subnormal 2^-24
+    cvt.f32.f16 %f2, %x3;
+    mov.b32 %r22, %f2;
+    mov.u32 %r5, 2049;                   // halfway between 2048 and 2050
+    cvt.rn.f16.s32 %x3, %r5;             // 0x6800 (even)
+    cvt.u32.u16 %r23, %x3;
+    cvt.rp.f16.s32 %x3, %r5;             // 0x6801
+    cvt.u32.u16 %r24, %x3;
+    mov.b16 %x3, 0xc0e0;                 // -2.4375
+    cvt.rzi.s32.f16 %r25, %x3;           // -2
+    mov.b16 %x3, 0x3e00;                 // 1.5
+    cvt.rni.f16.f16 %x4, %x3;            // 2 (ties to even) = 0x4000
+    cvt.u32.u16 %r26, %x4;
+    mov.b32 %f3, 0f40000000;             // 2
+    cvt.rn.sat.f16.f32 %x4, %f3;         // saturates to 1
+    cvt.u32.u16 %r27, %x4;
+    "#;
+    let regs: Vec<String> = (10..28).map(|r| format!("%r{r}")).collect();
+    let rr: Vec<&str> = regs.iter().map(|s| s.as_str()).collect();
+    let out = one(&format!("{body}{}", stores(&rr)), rr.len());
+    assert_eq!(
+        out,
+        vec![
+            0x3c00,
+            0x3c02,
+            0x7c00,
+            0x3c00,
+            0x3bff,
+            0xbc00,
+            0x3c00,
+            1,
+            0,
+            1,
+            0x7c00,
+            0x7bff,
+            0x3380_0000,
+            0x6800,
+            0x6801,
+            (-2i32) as u32,
+            0x4000,
+            0x3c00,
+        ]
+    );
+}

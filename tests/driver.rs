@@ -1,0 +1,89 @@
+//! The driver surface with the real driver's semantics: streams and events (asynchronous, the
+//! default streams' synchronisation rules), memory (2D/3D copies, memsets, managed and pinned
+//! memory, stream-ordered allocation), errors (sticky faults, reset) and the export table
+//! (every function `cuda.h` declares). Expected values come from the CUDA documentation.
+
+use std::process::Command;
+use tests::*;
+
+#[test]
+fn streams_and_events_legacy_default_stream() {
+    let exe = nvcc("streams", "streams", &[]);
+    assert_pass("streams legacy", &run_preloaded(&exe, &[]));
+    let out = Command::new(&exe)
+        .arg("legacy")
+        .env("LD_PRELOAD", &shim().library)
+        .output()
+        .unwrap();
+    assert_pass("streams legacy", &out);
+}
+
+#[test]
+fn streams_and_events_per_thread_default_stream() {
+    // nvcc's per-thread mode makes cudart call the `_ptsz`/`_ptds` entry points.
+    let exe = nvcc(
+        "streams",
+        "streams_ptds",
+        &["--default-stream", "per-thread"],
+    );
+    let out = Command::new(&exe)
+        .arg("ptds")
+        .env("LD_PRELOAD", &shim().library)
+        .output()
+        .unwrap();
+    assert_pass("streams ptds", &out);
+}
+
+#[test]
+fn device_reset_clears_the_sticky_error() {
+    let exe = nvcc("sticky_reset", "sticky_reset", &[]);
+    let out = run_preloaded(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "sticky_reset crashed: {stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "launch=cudaSuccess sync=cudaErrorIllegalAddress after=cudaErrorIllegalAddress \
+         stream=cudaErrorIllegalAddress reset=cudaSuccess malloc=cudaSuccess sync2=cudaSuccess h=9",
+        "stderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn every_function_in_cuda_h_is_exported_by_the_library() {
+    // The dynamic symbol table of the built library against the names bindgen found in the
+    // pinned cuda.h (abi/src/functions.rs).
+    let functions = std::fs::read_to_string(repo().join("abi/src/functions.rs")).unwrap();
+    let declared: Vec<&str> = functions
+        .split("pub fn ")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('(').unwrap()])
+        .collect();
+    assert!(declared.len() > 400);
+    let out = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&shim().library)
+        .output()
+        .expect("cannot run nm");
+    assert!(out.status.success());
+    let symbols = String::from_utf8_lossy(&out.stdout);
+    let exported: std::collections::HashSet<&str> = symbols
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    let missing: Vec<_> = declared
+        .iter()
+        .filter(|f| !exported.contains(**f))
+        .collect();
+    assert!(missing.is_empty(), "not exported: {missing:?}");
+    // The per-thread variants cuda.h names through __CUDA_API_PTDS/__CUDA_API_PTSZ.
+    for name in [
+        "cuMemcpyHtoD_v2_ptds",
+        "cuMemcpy2DAsync_v2_ptsz",
+        "cuMemcpyAtoH_v2_ptds",
+        "cuLaunchKernel_ptsz",
+        "cuStreamGetCtx_ptsz",
+    ] {
+        assert!(exported.contains(name), "{name} not exported");
+    }
+}
