@@ -24,7 +24,8 @@ CONTINUED = "(continued from previous page)"
 
 def slug(title):
     s = re.sub(r"[`*]", "", title)
-    s = s.split(":")[-1] if ":" in s else s
+    parts = [p for p in s.split(":") if p.strip()]
+    s = parts[-1] if parts else s
     s = re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_").lower()
     return s[:40] or "untitled"
 
@@ -76,6 +77,13 @@ def main():
         per_section[num] = n
         name = "%s_%s_%d.ptx" % ("-".join("%02d" % int(p) for p in num.split(".")), slug(title), n)
         body = "\n".join(l.rstrip() for l in code).strip("\n")
+        # The typeset text wraps long lines with a "↪" continuation mark: join them back.
+        # (a word broken at "_" joins without a space).
+        body = re.sub(
+            r"(.)\n[ \t]*[↪↳↔][ \t]*",
+            lambda m: m.group(1) + ("" if m.group(1) == "_" else " "),
+            body,
+        )
         text = "// PTX ISA 9.0, section %s %s (example %d, seed line %d)\n%s\n" % (
             num,
             re.sub(r"[`*]", "", title),

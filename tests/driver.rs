@@ -87,3 +87,9 @@ fn every_function_in_cuda_h_is_exported_by_the_library() {
         assert!(exported.contains(name), "{name} not exported");
     }
 }
+
+#[test]
+fn pitched_2d_3d_peer_managed_registered_and_pooled_memory() {
+    let exe = nvcc("memory2d", "memory2d", &[]);
+    assert_pass("memory2d", &run_preloaded(&exe, &[]));
+}

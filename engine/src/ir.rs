@@ -20,6 +20,14 @@ pub type QuadFn = fn(&Lanes, &Lanes, &Lanes, &Lanes, &mut Lanes);
 pub const SHARED_WINDOW: u64 = 0xC000_0000_0000_0000;
 pub const LOCAL_WINDOW: u64 = 0xD000_0000_0000_0000;
 pub const WINDOW_SIZE: u64 = 1 << 32;
+/// Function "addresses" (what `mov.u64 %rd, func` and vtable initializers yield): a third
+/// non-canonical window, so a function pointer can never alias data. Module-wide: function
+/// `fidx` of the module is at `FUNC_WINDOW + 16 * (fidx + 1)` (never 0, so null stays null).
+pub const FUNC_WINDOW: u64 = 0xE000_0000_0000_0000;
+
+pub fn func_addr(fidx: usize) -> u64 {
+    FUNC_WINDOW + 16 * (fidx as u64 + 1)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Src {
@@ -73,6 +81,20 @@ pub enum SReg {
     Globaltimer,
     DynamicSmemSize,
     TotalSmemSize,
+    /// `%aggr_smem_size`: shared memory including the reserved region (none here).
+    AggrSmemSize,
+    /// `%reserved_smem_offset_begin/end/_0/_1`: the reserved region is empty and sits after
+    /// the CTA's shared memory.
+    ReservedSmemEnd,
+    /// `%clock_hi`: the upper half of `%clock64`.
+    ClockHi,
+    /// Registers that read as zero here: `%envreg<32>` (the driver sets none),
+    /// `%reserved_smem_offset_cap`, `%current_graph_exec` (not launched from a graph),
+    /// `%pm0..7(_64)` (no performance monitor events are counted), `%is_explicit_cluster`,
+    /// `%cluster_ctarank`, `%cluster_ctaid.*`.
+    Zero,
+    /// `%cluster_nctarank` and `%cluster_nctaid.*`: every launch is a grid of 1x1x1 clusters.
+    One,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +134,19 @@ pub enum ShflMode {
     Down,
     Bfly,
     Idx,
+}
+
+/// `redux.sync` operations; the float forms carry `.abs` and `.NaN`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    Add,
+    Min { signed: bool },
+    Max { signed: bool },
+    And,
+    Or,
+    Xor,
+    FMin { abs: bool, nan: bool },
+    FMax { abs: bool, nan: bool },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -324,16 +359,32 @@ pub enum Op {
         target: u32,
         rpc: u32,
     },
-    /// Call of a device function (lowered into this kernel's code): copy argument bytes in local
-    /// memory, then run from `entry` until its exit `exit`.
+    /// Call of a device function (direct, or indirect through a function pointer): pushes a
+    /// [`CallSite`] frame (saving the caller's registers and locals when the callee may
+    /// re-enter it), copies the arguments into each lane's callee's formals and runs the callees,
+    /// one group of lanes per distinct target. Executed even with no active lane, so that the
+    /// `CallRet` that follows always finds its frame.
     Call {
-        entry: u32,
-        exit: u32,
-        copies: Vec<(u32, u32, u32)>,
+        site: u32,
     },
-    /// Copies return values back after a call: `(from, to, bytes)` in local memory.
-    CopyLocal {
-        copies: Vec<(u32, u32, u32)>,
+    /// Right after a `Call` (unguarded): pops the frame, reads the return values, restores the
+    /// caller's saved state and stack pointer, writes the return values to their destinations.
+    CallRet {
+        site: u32,
+    },
+    /// `stacksave`: the lane's stack pointer (a `.local` address).
+    StackSave {
+        d: Reg,
+    },
+    /// `stackrestore`.
+    StackRestore {
+        a: Src,
+    },
+    /// `alloca`: lowers the stack pointer by `size` (aligned down to `align`) and returns it.
+    Alloca {
+        d: Reg,
+        size: Src,
+        align: u32,
     },
     /// A call of a runtime-provided extern function.
     Sys {
@@ -349,6 +400,7 @@ pub enum Op {
         count: Option<Src>,
         arrive: bool,
     },
+    /// `mask`: the membermask of `.sync` forms (an executing lane outside it is reported).
     Shfl {
         mode: ShflMode,
         d: Reg,
@@ -356,12 +408,39 @@ pub enum Op {
         a: Src,
         b: Src,
         c: Src,
+        mask: Option<Src>,
     },
     Vote {
         mode: VoteMode,
         d: Reg,
         a: Src,
         neg: bool,
+        mask: Option<Src>,
+    },
+    /// `bar.warp.sync`: lanes run in lockstep here, so only the membermask is checked.
+    WarpSync {
+        mask: Src,
+    },
+    /// `match.any/all.sync` on 32 or 64-bit values.
+    Match {
+        all: bool,
+        bits: u32,
+        d: Option<Reg>,
+        p: Option<Reg>,
+        a: Src,
+        mask: Src,
+    },
+    Redux {
+        op: ReduxOp,
+        d: Reg,
+        a: Src,
+        mask: Src,
+    },
+    /// `elect.sync d|p`: the lowest active lane of the mask is the leader.
+    Elect {
+        d: Option<Reg>,
+        p: Option<Reg>,
+        mask: Src,
     },
     Activemask {
         d: Reg,
@@ -374,6 +453,67 @@ pub enum Op {
     },
     Nop,
     Trap,
+    /// `brkpt`: with no debugger attached, a launch error.
+    Brkpt,
+}
+
+/// Where a formal parameter, an argument or a return value lives: a register of `bits`, or
+/// `bytes` of local memory at an offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loc {
+    Reg(Reg, u32),
+    Local(u32, u32),
+}
+
+impl Loc {
+    pub fn bytes(self) -> usize {
+        match self {
+            Loc::Reg(_, bits) => bits.div_ceil(8).clamp(1, 8) as usize,
+            Loc::Local(_, n) => n as usize,
+        }
+    }
+}
+
+/// An actual argument: a value (register or immediate) or a `.param` variable of the caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actual {
+    Val(Src),
+    Local(u32),
+}
+
+/// A function lowered into a program (the kernel is function 0).
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    /// Its function-pointer value ([`func_addr`]).
+    pub addr: u64,
+    pub entry: u32,
+    pub exit: u32,
+    pub params: Vec<Loc>,
+    pub rets: Vec<Loc>,
+    /// Its registers (`[start, end)` ranges) and local memory (`(offset, bytes)`): the state a
+    /// re-entrant call must save.
+    pub regs: Vec<(Reg, Reg)>,
+    pub locals: Vec<(u32, u32)>,
+    /// Stack bytes per thread one saved activation is charged against the stack limit: its
+    /// locals, 16 bytes, and a quarter of its declared register bytes (an estimate of what a
+    /// hardware ABI frame spills).
+    pub frame_bytes: u32,
+}
+
+/// One call instruction.
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    /// The function pointer of an indirect call; None for a direct call of `callees[0]`.
+    pub sel: Option<Src>,
+    /// Indices into [`Program::funcs`]: the callee, or every candidate of an indirect call.
+    pub callees: Vec<u32>,
+    pub args: Vec<Actual>,
+    /// Destinations of the return values in the caller.
+    pub rets: Vec<Loc>,
+    /// The caller (index into `funcs`) whose registers and locals are saved around the call,
+    /// when the callee may reach it again (recursion).
+    pub save: Option<u32>,
 }
 
 pub struct Inst {
@@ -400,6 +540,13 @@ pub struct Program {
     /// Offset of dynamic (`extern .shared`) memory in the shared window.
     pub dyn_shared_off: u32,
     pub local_bytes: u32,
+    pub funcs: Vec<Func>,
+    pub sites: Vec<CallSite>,
+    /// Hidden per-lane register: bytes of the thread's stack in use (frames of re-entrant calls
+    /// and `alloca`s), present when the program calls functions or allocates on the stack.
+    pub sp: Option<Reg>,
+    /// Whether `alloca` is used: then each thread's local memory is followed by its stack.
+    pub uses_alloca: bool,
 }
 
 impl fmt::Debug for Program {

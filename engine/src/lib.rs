@@ -17,7 +17,8 @@ mod lower;
 pub mod mem;
 mod module;
 mod ops;
-mod ptx;
+#[doc(hidden)] // public for the parser tests and benchmarks; not a stable API
+pub mod ptx;
 pub mod softfloat;
 
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
@@ -85,6 +86,19 @@ pub fn set_worker_threads(n: usize) {
 /// a throughput counter for benchmarks.
 pub fn thread_instructions() -> u64 {
     exec::thread_instructions()
+}
+
+/// Sets the per-thread stack size (CUDA's `cudaLimitStackSize`; default 1 KiB as in CUDA).
+/// Frames of recursive or indirect calls and `alloca` draw from it; running past it is a
+/// launch error naming kernel, thread and PTX line. Raise it for deep recursion; takes effect at
+/// the next launch.
+pub fn set_stack_size(bytes: usize) {
+    exec::set_stack_size(bytes)
+}
+
+/// The per-thread stack size ([`set_stack_size`]).
+pub fn stack_size() -> usize {
+    exec::stack_size()
 }
 
 /// Sets the device heap that device-side `malloc` draws from (CUDA's

@@ -186,6 +186,86 @@ enum Formal {
     Reg(Reg, u32),
 }
 
+impl Formal {
+    fn loc(self) -> Loc {
+        match self {
+            Formal::Local(o, n) => Loc::Local(o, n),
+            Formal::Reg(r, bits) => Loc::Reg(r, bits),
+        }
+    }
+}
+
+/// Which functions of the module have their address taken (named outside the callee position
+/// of a call, or in a variable initializer): the candidates of indirect calls.
+fn address_taken(mc: &ModCtx) -> Vec<bool> {
+    let mut t = vec![false; mc.m.functions.len()];
+    let mut mark = |name: &str| {
+        if let Some(&f) = mc.funcs.get(name) {
+            t[f] = true;
+        }
+    };
+    fn init_names<'b>(i: &'b Init, out: &mut Vec<&'b str>) {
+        match i {
+            Init::Sym { name, .. } => out.push(name),
+            Init::List(l) => l.iter().for_each(|x| init_names(x, out)),
+            _ => {}
+        }
+    }
+    fn op_names<'b>(o: &'b O, out: &mut Vec<&'b str>) {
+        match o {
+            O::Name { name, .. } | O::SymOff { name, .. } => out.push(name),
+            O::Vector(v) | O::List(v) => v.iter().for_each(|x| op_names(x, out)),
+            O::Not(x) => op_names(x, out),
+            O::Pair(a, b) => {
+                op_names(a, out);
+                op_names(b, out);
+            }
+            _ => {}
+        }
+    }
+    fn stmts<'b>(st: &'b [Statement], out: &mut Vec<&'b str>) {
+        for s in st {
+            match s {
+                Statement::Inst(i) => {
+                    for (k, o) in i.operands.iter().enumerate() {
+                        // The callee position of `call` is a call, not an address use.
+                        let callee_pos = match i.operands.first() {
+                            Some(O::List(_)) => 1,
+                            _ => 0,
+                        };
+                        if i.opcode == "call" && k == callee_pos {
+                            continue;
+                        }
+                        op_names(o, out);
+                    }
+                }
+                Statement::Var(v) => {
+                    if let Some(i) = &v.init {
+                        init_names(i, out);
+                    }
+                }
+                Statement::Block(b) => stmts(b, out),
+                _ => {}
+            }
+        }
+    }
+    let mut names = Vec::new();
+    for g in &mc.m.globals {
+        if let Some(i) = &g.init {
+            init_names(i, &mut names);
+        }
+    }
+    for f in &mc.m.functions {
+        if let Some(b) = &f.body {
+            stmts(b, &mut names);
+        }
+    }
+    for n in names {
+        mark(n);
+    }
+    t
+}
+
 struct Sig {
     params: Vec<Formal>,
     rets: Vec<Formal>,
@@ -223,11 +303,22 @@ struct Prog<'a> {
     sigs: HashMap<usize, Sig>,
     code: HashMap<usize, (u32, u32)>,
     queue: Vec<usize>,
-    /// Call sites to patch: (pc, callee, position).
-    calls: Vec<(usize, usize, Pos)>,
-    edges: Vec<(usize, usize, Pos)>,
+    /// Direct call edges (caller, callee) of the call graph.
+    edges: Vec<(usize, usize)>,
     /// The hidden per-lane carry flag register (CC.CF), allocated at its first use.
     cc_reg: Option<Reg>,
+    /// The function whose registers and locals are being allocated (usize::MAX: none).
+    owner: usize,
+    fn_regs: HashMap<usize, Vec<Reg>>,
+    fn_locals: HashMap<usize, Vec<(u32, u32)>>,
+    /// Declared bytes of each register (4 unless declared 64-bit), for frame sizes.
+    reg_bytes: Vec<u8>,
+    /// Call sites; `callees` hold module function indices until the end of lowering.
+    sites: Vec<CallSite>,
+    /// Functions that contain an indirect call.
+    indirect_callers: Vec<usize>,
+    sp_reg: Option<Reg>,
+    uses_alloca: bool,
 }
 
 /// Lowers kernel `fidx` of the module.
@@ -247,9 +338,16 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         sigs: HashMap::new(),
         code: HashMap::new(),
         queue: Vec::new(),
-        calls: Vec::new(),
         edges: Vec::new(),
         cc_reg: None,
+        owner: usize::MAX,
+        fn_regs: HashMap::new(),
+        fn_locals: HashMap::new(),
+        reg_bytes: Vec::new(),
+        sites: Vec::new(),
+        indirect_callers: Vec::new(),
+        sp_reg: None,
+        uses_alloca: false,
     };
     p.layout_shared(fidx)?;
     for g in &mc.m.globals {
@@ -282,27 +380,20 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         .map(|(_, v)| v.iter().map(|&x| x as u32).product())
         .unwrap_or(0);
     let (entry, exit) = p.lower_fn(fidx, scope, true)?;
-    while let Some(fi) = p.queue.pop() {
-        if p.code.contains_key(&fi) {
-            continue;
+    p.code.insert(fidx, (entry, exit));
+    p.drain_queue()?;
+    // An indirect call may reach any function whose address is taken: lower them all.
+    let taken = address_taken(mc);
+    if !p.indirect_callers.is_empty() {
+        for (fi, f) in mc.m.functions.iter().enumerate() {
+            if taken[fi] && !f.is_entry && f.body.is_some() && !p.code.contains_key(&fi) {
+                p.sig(fi)?;
+                p.queue.push(fi);
+            }
         }
-        let scope = p.formal_scope(fi);
-        let r = p.lower_fn(fi, scope, false)?;
-        p.code.insert(fi, r);
+        p.drain_queue()?;
     }
-    p.check_recursion(fidx)?;
-    for &(pc, fi, _) in &p.calls {
-        let (e, x) = p.code[&fi];
-        if let Op::Call {
-            ref mut entry,
-            ref mut exit,
-            ..
-        } = p.insts[pc].op
-        {
-            *entry = e;
-            *exit = x;
-        }
-    }
+    let (funcs, sites) = p.finish_calls(fidx, &taken);
     let program = Program {
         insts: p.insts,
         info: p.info,
@@ -312,6 +403,10 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         shared_static: p.shared_size as u32,
         dyn_shared_off: p.dyn_off,
         local_bytes: align_up(p.local_size, 16) as u32,
+        funcs,
+        sites,
+        sp: p.sp_reg,
+        uses_alloca: p.uses_alloca,
     };
     Ok(KernelOut {
         name: f.name.clone(),
@@ -382,12 +477,161 @@ impl<'a> Prog<'a> {
         self.local_size = align_up(self.local_size, align);
         let off = self.local_size as u32;
         self.local_size += size;
+        if self.owner != usize::MAX && size > 0 {
+            self.fn_locals
+                .entry(self.owner)
+                .or_default()
+                .push((off, size as u32));
+        }
         off
     }
 
     fn new_reg(&mut self) -> Reg {
         self.nregs += 1;
+        self.reg_bytes.push(4);
+        if self.owner != usize::MAX {
+            self.fn_regs
+                .entry(self.owner)
+                .or_default()
+                .push(self.nregs - 1);
+        }
         self.nregs - 1
+    }
+
+    /// A hidden register of the program (carry flag, stack pointer): owned by no function, so
+    /// never saved or restored by calls.
+    fn hidden_reg(&mut self) -> Reg {
+        self.nregs += 1;
+        self.reg_bytes.push(0);
+        self.nregs - 1
+    }
+
+    fn drain_queue(&mut self) -> R<()> {
+        while let Some(fi) = self.queue.pop() {
+            if self.code.contains_key(&fi) {
+                continue;
+            }
+            let scope = self.formal_scope(fi);
+            let r = self.lower_fn(fi, scope, false)?;
+            self.code.insert(fi, r);
+        }
+        Ok(())
+    }
+
+    /// Builds the program's function table and resolves call sites: callee indices, the
+    /// candidates of indirect calls (address-taken functions of the same arity), and which
+    /// calls must save their caller's frame (those whose callee can reach the caller again).
+    fn finish_calls(&mut self, kernel: usize, taken: &[bool]) -> (Vec<Func>, Vec<CallSite>) {
+        let mut order: Vec<usize> = vec![kernel];
+        let mut rest: Vec<usize> = self.code.keys().copied().filter(|&f| f != kernel).collect();
+        rest.sort_unstable();
+        order.extend(rest);
+        let index: HashMap<usize, u32> = order
+            .iter()
+            .enumerate()
+            .map(|(k, &f)| (f, k as u32))
+            .collect();
+        let ranges = |v: Option<&Vec<Reg>>| {
+            let mut v = v.cloned().unwrap_or_default();
+            v.sort_unstable();
+            let mut out: Vec<(Reg, Reg)> = Vec::new();
+            for r in v {
+                match out.last_mut() {
+                    Some((_, e)) if *e == r => *e += 1,
+                    _ => out.push((r, r + 1)),
+                }
+            }
+            out
+        };
+        let mut funcs = Vec::new();
+        for &fi in &order {
+            let f = &self.mc.m.functions[fi];
+            let (entry, exit) = self.code[&fi];
+            let regs = ranges(self.fn_regs.get(&fi));
+            let locals = self.fn_locals.get(&fi).cloned().unwrap_or_default();
+            let rb: u32 = regs
+                .iter()
+                .flat_map(|&(a, b)| a..b)
+                .map(|r| self.reg_bytes[r as usize] as u32)
+                .sum();
+            let lb: u32 = locals.iter().map(|&(_, n)| n).sum();
+            // What a hardware ABI frame would hold: the function's local and parameter memory,
+            // a return address and saved state (16 bytes), and the callee-saved registers it
+            // spills, estimated as a quarter of its declared register bytes (most registers
+            // are not live across a call). We save all of them; only the charge is estimated.
+            let rb = rb.div_ceil(4) + 16;
+            let (params, rets) = match self.sigs.get(&fi) {
+                Some(s) => (
+                    s.params.iter().map(|x| x.loc()).collect(),
+                    s.rets.iter().map(|x| x.loc()).collect(),
+                ),
+                None => (Vec::new(), Vec::new()),
+            };
+            funcs.push(Func {
+                name: f.name.clone(),
+                addr: func_addr(fi),
+                entry,
+                exit,
+                params,
+                rets,
+                regs,
+                locals,
+                frame_bytes: rb + lb,
+            });
+        }
+        // Call graph over module indices: direct edges, and indirect callers to every
+        // address-taken function in the program.
+        let mut succ: HashMap<usize, Vec<usize>> = HashMap::new();
+        for &(a, b) in &self.edges {
+            succ.entry(a).or_default().push(b);
+        }
+        for &a in &self.indirect_callers {
+            for &b in &order {
+                if taken[b] && b != kernel {
+                    succ.entry(a).or_default().push(b);
+                }
+            }
+        }
+        let reaches = |from: usize, to: usize| {
+            let mut seen = vec![from];
+            let mut stack = vec![from];
+            while let Some(v) = stack.pop() {
+                if v == to {
+                    return true;
+                }
+                for &w in succ.get(&v).map(|x| x.as_slice()).unwrap_or(&[]) {
+                    if !seen.contains(&w) {
+                        seen.push(w);
+                        stack.push(w);
+                    }
+                }
+            }
+            false
+        };
+        let mut sites = std::mem::take(&mut self.sites);
+        for s in sites.iter_mut() {
+            // `save` holds the caller's module index here, `callees` the callee's (direct).
+            let caller = s.save.unwrap() as usize;
+            let cands: Vec<usize> = if s.sel.is_some() {
+                order
+                    .iter()
+                    .copied()
+                    .filter(|&f| {
+                        let fu = &funcs[index[&f] as usize];
+                        f != kernel
+                            && taken[f]
+                            && fu.params.len() == s.args.len()
+                            && fu.rets.len() == s.rets.len()
+                    })
+                    .collect()
+            } else {
+                vec![s.callees[0] as usize]
+            };
+            let recursive = cands.iter().any(|&c| reaches(c, caller));
+            s.save = recursive.then(|| index[&caller]);
+            s.callees = cands.iter().map(|c| index[c]).collect();
+        }
+        (funcs, sites)
     }
 
     /// The formal parameters of device function `fi`: `.param` ones live in local memory,
@@ -397,6 +641,7 @@ impl<'a> Prog<'a> {
             return Ok(());
         }
         let f = &self.mc.m.functions[fi];
+        let saved_owner = std::mem::replace(&mut self.owner, fi);
         let mk = |p: &mut Prog, d: &VarDecl| -> R<Formal> {
             let (size, align) = var_layout(d)?;
             Ok(if d.space == AS::Reg {
@@ -414,6 +659,7 @@ impl<'a> Prog<'a> {
             rets.push(mk(self, d)?);
         }
         self.sigs.insert(fi, Sig { params, rets });
+        self.owner = saved_owner;
         Ok(())
     }
 
@@ -436,32 +682,6 @@ impl<'a> Prog<'a> {
         s
     }
 
-    fn check_recursion(&self, root: usize) -> R<()> {
-        // Registers and locals of device functions are allocated statically per program, which
-        // is only sound without recursion.
-        fn dfs(p: &Prog, v: usize, on: &mut Vec<usize>) -> R<()> {
-            on.push(v);
-            for &(a, b, pos) in &p.edges {
-                if a == v {
-                    if on.contains(&b) {
-                        return Err(LowerError {
-                            kind: LoadErrorKind::Unsupported,
-                            pos,
-                            message: format!(
-                                "unsupported recursive call to '{}'",
-                                p.mc.m.functions[b].name
-                            ),
-                        });
-                    }
-                    dfs(p, b, on)?;
-                }
-            }
-            on.pop();
-            Ok(())
-        }
-        dfs(self, root, &mut Vec::new())
-    }
-
     fn lower_fn(
         &mut self,
         fidx: usize,
@@ -480,6 +700,7 @@ impl<'a> Prog<'a> {
             }
         };
         let entry = self.insts.len() as u32;
+        let saved_owner = std::mem::replace(&mut self.owner, fidx);
         let mut fc = FnCtx {
             scopes: vec![scope],
             labels: HashMap::new(),
@@ -511,6 +732,7 @@ impl<'a> Prog<'a> {
             }
         }
         analysis::set_reconvergence(&mut self.insts, entry as usize, exit);
+        self.owner = saved_owner;
         Ok((entry, exit as u32))
     }
 
@@ -548,14 +770,22 @@ impl<'a> Prog<'a> {
                     return invalid(v.pos, format!("unknown register type '.{}'", v.ty));
                 }
                 let comps = ["x", "y", "z", "w"];
+                let wide = elem_bytes(&v.ty) == Some(8);
                 let mk = |p: &mut Prog, scope: &mut HashMap<String, Sym>, name: String| {
+                    let new = |p: &mut Prog| {
+                        let r = p.new_reg();
+                        if wide {
+                            p.reg_bytes[r as usize] = 8;
+                        }
+                        r
+                    };
                     if v.vec > 1 {
                         for c in comps.iter().take(v.vec as usize) {
-                            let r = p.new_reg();
+                            let r = new(p);
                             scope.insert(format!("{name}.{c}"), Sym::Reg(r));
                         }
                     } else {
-                        let r = p.new_reg();
+                        let r = new(p);
                         scope.insert(name, Sym::Reg(r));
                     }
                 };
@@ -735,7 +965,7 @@ impl<'a> Prog<'a> {
         Ok(Src::Imm(match s {
             Sym::Global(a) => a.wrapping_add(off as u64),
             Sym::Shared(o) | Sym::Local(o) | Sym::KParam(o) => (o as i64 + off) as u64,
-            Sym::Func(_) => return unsupported(i),
+            Sym::Func(f) => func_addr(f).wrapping_add(off as u64),
             Sym::Reg(_) => return invalid(i.pos, "register used as an address"),
         }))
     }
@@ -1251,6 +1481,51 @@ impl<'a> Prog<'a> {
                 self.emit(i, g, Op::Trap);
             }
             "call" => self.call(fc, i, g, &mut m)?,
+            "stacksave" | "stackrestore" | "alloca" => {
+                m.take("local");
+                let has_ty = i.mods.iter().any(|w| matches!(w.as_str(), "u32" | "u64"));
+                let t = if has_ty { m.ty()? } else { T::U(64) };
+                m.done()?;
+                if !matches!(t, T::U(32 | 64)) {
+                    return unsupported(i);
+                }
+                if self.sp_reg.is_none() {
+                    self.sp_reg = Some(self.hidden_reg());
+                }
+                need(if op_s == "alloca" { 2 } else { 1 })?;
+                match op_s {
+                    "stacksave" => {
+                        let d = self.dreg(fc, i, &ops_[0])?;
+                        self.emit(i, g, Op::StackSave { d });
+                    }
+                    "stackrestore" => {
+                        let a = self.src(fc, i, g, &ops_[0], t)?;
+                        self.emit(i, g, Op::StackRestore { a });
+                    }
+                    _ => {
+                        self.uses_alloca = true;
+                        let d = self.dreg(fc, i, &ops_[0])?;
+                        let size = self.src(fc, i, g, &ops_[1], t)?;
+                        // The ISA's default and minimum alignment is 8; immAlign is a power of 2
+                        // of at most 2^23.
+                        let align = match ops_.get(2) {
+                            None => 8,
+                            Some(O::Int(a))
+                                if *a > 0 && (*a as u64).is_power_of_two() && *a <= 1 << 23 =>
+                            {
+                                (*a as u32).max(8)
+                            }
+                            Some(_) => {
+                                return invalid(
+                                    i.pos,
+                                    "alloca alignment must be a power of 2 up to 2^23",
+                                )
+                            }
+                        };
+                        self.emit(i, g, Op::Alloca { d, size, align });
+                    }
+                }
+            }
             "bar" | "barrier" => {
                 m.take("cta");
                 m.take("aligned");
@@ -1259,8 +1534,10 @@ impl<'a> Prog<'a> {
                 let warp = m.take("warp");
                 m.done()?;
                 if warp {
-                    // bar.warp.sync: warps execute in lockstep here.
-                    self.emit(i, g, Op::Nop);
+                    // bar.warp.sync: warps execute in lockstep here; the membermask is checked.
+                    need(1)?;
+                    let mask = self.src(fc, i, g, &ops_[0], T::B(32))?;
+                    self.emit(i, g, Op::WarpSync { mask });
                     return Ok(());
                 }
                 if sync == arrive {
@@ -1289,7 +1566,11 @@ impl<'a> Prog<'a> {
                 m.done()?;
                 self.emit(i, g, Op::Nop);
             }
-            "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "brkpt" => {
+            "brkpt" => {
+                m.done()?;
+                self.emit(i, g, Op::Brkpt);
+            }
+            "nanosleep" | "prefetch" | "prefetchu" | "pmevent" => {
                 m.ignore(&[
                     "global",
                     "local",
@@ -1305,7 +1586,7 @@ impl<'a> Prog<'a> {
             }
             "atom" | "red" => self.atom(fc, i, g, &mut m)?,
             "shfl" => {
-                m.take("sync");
+                let sync = m.take("sync");
                 let mode = if m.take("up") {
                     ShflMode::Up
                 } else if m.take("down") {
@@ -1330,6 +1611,12 @@ impl<'a> Prog<'a> {
                 let a = self.src(fc, i, g, &ops_[1], t)?;
                 let b = self.src(fc, i, g, &ops_[2], T::U(32))?;
                 let c = self.src(fc, i, g, &ops_[3], T::U(32))?;
+                let mask = if sync {
+                    need(5)?;
+                    Some(self.src(fc, i, g, &ops_[4], T::B(32))?)
+                } else {
+                    None
+                };
                 self.emit(
                     i,
                     g,
@@ -1340,11 +1627,12 @@ impl<'a> Prog<'a> {
                         a,
                         b,
                         c,
+                        mask,
                     },
                 );
             }
             "vote" => {
-                m.take("sync");
+                let sync = m.take("sync");
                 let mode = if m.take("all") {
                     VoteMode::All
                 } else if m.take("any") {
@@ -1368,7 +1656,102 @@ impl<'a> Prog<'a> {
                     o => (false, o),
                 };
                 let a = self.src(fc, i, g, o, T::Pred)?;
-                self.emit(i, g, Op::Vote { mode, d, a, neg });
+                let mask = if sync {
+                    need(3)?;
+                    Some(self.src(fc, i, g, &ops_[2], T::B(32))?)
+                } else {
+                    None
+                };
+                self.emit(
+                    i,
+                    g,
+                    Op::Vote {
+                        mode,
+                        d,
+                        a,
+                        neg,
+                        mask,
+                    },
+                );
+            }
+            "match" => {
+                let any = m.take("any");
+                let all = m.take("all");
+                let sync = m.take("sync");
+                let t = m.ty()?;
+                m.done()?;
+                let bits = match t {
+                    T::B(b @ (32 | 64)) => b,
+                    _ => return unsupported(i),
+                };
+                if any == all || !sync {
+                    return unsupported(i);
+                }
+                need(3)?;
+                let (d, p) = match &ops_[0] {
+                    O::Pair(a, b) if all => (self.opt_dreg(fc, i, a)?, self.opt_dreg(fc, i, b)?),
+                    o => (self.opt_dreg(fc, i, o)?, None),
+                };
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let mask = self.src(fc, i, g, &ops_[2], T::B(32))?;
+                self.emit(
+                    i,
+                    g,
+                    Op::Match {
+                        all,
+                        bits,
+                        d,
+                        p,
+                        a,
+                        mask,
+                    },
+                );
+            }
+            "redux" => {
+                let sync = m.take("sync");
+                let abs = m.take("abs");
+                let nan = m.take("NaN");
+                let word = ["add", "min", "max", "and", "or", "xor"]
+                    .into_iter()
+                    .find(|w| m.take(w));
+                let t = m.ty()?;
+                m.done()?;
+                let op = match (word, t) {
+                    (_, _) if !sync => None,
+                    (Some("add"), T::U(32) | T::S(32)) if !abs && !nan => Some(ReduxOp::Add),
+                    (Some("min"), T::U(32) | T::S(32)) if !abs && !nan => Some(ReduxOp::Min {
+                        signed: t == T::S(32),
+                    }),
+                    (Some("max"), T::U(32) | T::S(32)) if !abs && !nan => Some(ReduxOp::Max {
+                        signed: t == T::S(32),
+                    }),
+                    (Some("and"), T::B(32)) if !abs && !nan => Some(ReduxOp::And),
+                    (Some("or"), T::B(32)) if !abs && !nan => Some(ReduxOp::Or),
+                    (Some("xor"), T::B(32)) if !abs && !nan => Some(ReduxOp::Xor),
+                    (Some("min"), T::F(32)) => Some(ReduxOp::FMin { abs, nan }),
+                    (Some("max"), T::F(32)) => Some(ReduxOp::FMax { abs, nan }),
+                    _ => None,
+                };
+                let Some(op) = op else { return unsupported(i) };
+                need(3)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let mask = self.src(fc, i, g, &ops_[2], T::B(32))?;
+                self.emit(i, g, Op::Redux { op, d, a, mask });
+            }
+            "elect" => {
+                let sync = m.take("sync");
+                m.done()?;
+                if !sync {
+                    return unsupported(i);
+                }
+                need(2)?;
+                let (d, p) = match &ops_[0] {
+                    O::Pair(a, b) => (self.opt_dreg(fc, i, a)?, self.opt_dreg(fc, i, b)?),
+                    o => (self.opt_dreg(fc, i, o)?, None),
+                };
+                let mask = self.src(fc, i, g, &ops_[1], T::B(32))?;
+                self.emit(i, g, Op::Elect { d, p, mask });
             }
             "activemask" => {
                 m.ty()?;
@@ -1815,10 +2198,14 @@ impl<'a> Prog<'a> {
         if i.operands.len() < nops {
             return invalid(i.pos, format!("'{}' needs {nops} operands", i.full_name()));
         }
-        let cc = *self.cc_reg.get_or_insert_with(|| {
-            self.nregs += 1;
-            self.nregs - 1
-        });
+        let cc = match self.cc_reg {
+            Some(r) => r,
+            None => {
+                let r = self.hidden_reg();
+                self.cc_reg = Some(r);
+                r
+            }
+        };
         let d = self.dreg(fc, i, &i.operands[0])?;
         let a = self.src(fc, i, g, &i.operands[1], t)?;
         let b = self.src(fc, i, g, &i.operands[2], t)?;
@@ -2134,13 +2521,37 @@ impl<'a> Prog<'a> {
         let args: &[O] = match rest.get(1) {
             Some(O::List(a)) => a,
             None => &[],
-            // call with a prototype (indirect call).
-            Some(_) => return unsupported(i),
+            Some(_) => return invalid(i.pos, "call arguments must be a parenthesized list"),
         };
         let callee = match self.lookup(fc, name) {
-            Some(Sym::Func(f)) => f,
-            Some(Sym::Reg(_)) => return unsupported(i),
+            Some(Sym::Func(f)) => Some(f),
+            // Indirect call through a function pointer (with a `.callprototype` or a
+            // `.calltargets` label as the last operand).
+            Some(Sym::Reg(_)) => None,
             _ => return invalid(i.pos, format!("call of undefined function '{name}'")),
+        };
+        let Some(callee) = callee else {
+            let sel = self.src(fc, i, g, &rest[0], T::U(64))?;
+            let mut actuals = Vec::new();
+            for a in args {
+                actuals.push(self.actual(fc, i, g, a, None)?);
+            }
+            let mut dests = Vec::new();
+            for r in rets {
+                dests.push(self.ret_dest(fc, i, r, None)?);
+            }
+            self.indirect_callers.push(fc.fidx);
+            return self.emit_call(
+                i,
+                g,
+                CallSite {
+                    sel: Some(sel),
+                    callees: Vec::new(),
+                    args: actuals,
+                    rets: dests,
+                    save: Some(fc.fidx as u32),
+                },
+            );
         };
         if self.mc.m.functions[callee].is_entry {
             return invalid(i.pos, "call of a kernel");
@@ -2173,84 +2584,83 @@ impl<'a> Prog<'a> {
                 format!("call of '{name}' with the wrong number of arguments"),
             );
         }
-        let mut copies = Vec::new();
+        let mut actuals = Vec::new();
         for (a, f) in args.iter().zip(&params) {
-            match *f {
-                Formal::Local(off, size) => match a {
-                    O::Name { name: an, .. } => match self.lookup(fc, an) {
-                        Some(Sym::Local(src)) => copies.push((src, off, size)),
-                        _ => {
-                            return invalid(
-                                i.pos,
-                                format!("argument '{an}' is not a .param variable"),
-                            )
-                        }
-                    },
-                    _ => return invalid(i.pos, "argument must be a .param variable"),
-                },
-                Formal::Reg(r, bits) => {
-                    let s = self.src(fc, i, g, a, T::B(bits.max(8)))?;
-                    self.emit(
-                        i,
-                        g,
-                        Op::Un {
-                            f: ops::mov(bits),
-                            fl: 0,
-                            d: r,
-                            a: s,
-                        },
-                    );
-                }
-            }
+            actuals.push(self.actual(fc, i, g, a, Some(*f))?);
         }
-        let pc = self.emit(
-            i,
-            g,
-            Op::Call {
-                entry: 0,
-                exit: 0,
-                copies,
-            },
-        );
-        self.calls.push((pc, callee, i.pos));
-        self.edges.push((fc.fidx, callee, i.pos));
+        let mut dests = Vec::new();
+        for (r, f) in rets.iter().zip(&retf) {
+            dests.push(self.ret_dest(fc, i, r, Some(*f))?);
+        }
+        self.edges.push((fc.fidx, callee));
         if !self.code.contains_key(&callee) {
             self.queue.push(callee);
         }
-        let mut back = Vec::new();
-        for (r, f) in rets.iter().zip(&retf) {
-            match *f {
-                Formal::Local(off, size) => match r {
-                    O::Name { name: rn, .. } => match self.lookup(fc, rn) {
-                        Some(Sym::Local(dst)) => back.push((off, dst, size)),
-                        _ => {
-                            return invalid(
-                                i.pos,
-                                format!("return '{rn}' is not a .param variable"),
-                            )
-                        }
-                    },
-                    _ => return invalid(i.pos, "return value must be a .param variable"),
-                },
-                Formal::Reg(reg, bits) => {
-                    let d = self.dreg(fc, i, r)?;
-                    self.emit(
-                        i,
-                        g,
-                        Op::Un {
-                            f: ops::mov(bits),
-                            fl: 0,
-                            d,
-                            a: Src::Reg(reg),
-                        },
-                    );
-                }
+        self.emit_call(
+            i,
+            g,
+            CallSite {
+                sel: None,
+                callees: vec![callee as u32],
+                args: actuals,
+                rets: dests,
+                save: Some(fc.fidx as u32),
+            },
+        )
+    }
+
+    /// Emits `Call` (guarded) and its `CallRet` (unguarded: it pops the frame the call pushed).
+    fn emit_call(&mut self, i: &Instruction, g: Option<(Reg, bool)>, site: CallSite) -> R<()> {
+        if self.sp_reg.is_none() {
+            self.sp_reg = Some(self.hidden_reg());
+        }
+        let k = self.sites.len() as u32;
+        self.sites.push(site);
+        self.emit(i, g, Op::Call { site: k });
+        self.emit(i, None, Op::CallRet { site: k });
+        Ok(())
+    }
+
+    /// An actual argument: a `.param` variable of the caller, or a value for a `.reg` formal.
+    fn actual(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        a: &O,
+        formal: Option<Formal>,
+    ) -> R<Actual> {
+        if let O::Name { name: an, .. } = a {
+            if let Some(Sym::Local(src)) = self.lookup(fc, an) {
+                return Ok(Actual::Local(src));
             }
         }
-        if !back.is_empty() {
-            self.emit(i, g, Op::CopyLocal { copies: back });
+        match formal {
+            Some(Formal::Local(..)) => invalid(i.pos, "argument must be a .param variable"),
+            Some(Formal::Reg(_, bits)) => {
+                Ok(Actual::Val(self.src(fc, i, g, a, T::B(bits.max(8)))?))
+            }
+            None => Ok(Actual::Val(self.src(fc, i, g, a, T::B(64))?)),
         }
-        Ok(())
+    }
+
+    /// Where a return value goes in the caller.
+    fn ret_dest(&mut self, fc: &FnCtx, i: &Instruction, r: &O, formal: Option<Formal>) -> R<Loc> {
+        if let O::Name { name: rn, .. } = r {
+            if let Some(Sym::Local(dst)) = self.lookup(fc, rn) {
+                let n = match formal {
+                    Some(f) => f.loc().bytes() as u32,
+                    // Indirect: the callee's formal decides how many bytes are copied.
+                    None => u32::MAX,
+                };
+                return Ok(Loc::Local(dst, n));
+            }
+        }
+        match formal {
+            Some(Formal::Local(..)) => invalid(i.pos, "return value must be a .param variable"),
+            Some(Formal::Reg(_, bits)) => Ok(Loc::Reg(self.dreg(fc, i, r)?, bits)),
+            None => Ok(Loc::Reg(self.dreg(fc, i, r)?, 64)),
+        }
     }
 }
 
@@ -2308,7 +2718,47 @@ fn sreg(name: &str, comp: Option<&str>) -> Option<SReg> {
         "%globaltimer" => SReg::Globaltimer,
         "%dynamic_smem_size" => SReg::DynamicSmemSize,
         "%total_smem_size" => SReg::TotalSmemSize,
-        _ => return None,
+        "%aggr_smem_size" => SReg::AggrSmemSize,
+        "%reserved_smem_offset_begin"
+        | "%reserved_smem_offset_end"
+        | "%reserved_smem_offset_0"
+        | "%reserved_smem_offset_1" => SReg::ReservedSmemEnd,
+        "%clock_hi" => SReg::ClockHi,
+        "%reserved_smem_offset_cap"
+        | "%current_graph_exec"
+        | "%is_explicit_cluster"
+        | "%cluster_ctarank" => SReg::Zero,
+        "%cluster_nctarank" => SReg::One,
+        // Without explicit clusters each CTA is its own cluster.
+        "%clusterid" => SReg::Ctaid(dim()?),
+        "%nclusterid" => SReg::Nctaid(dim()?),
+        "%cluster_ctaid" => {
+            dim()?;
+            SReg::Zero
+        }
+        "%cluster_nctaid" => {
+            dim()?;
+            SReg::One
+        }
+        _ => {
+            let num = |p: &str, max: u32| {
+                name.strip_prefix(p)
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .filter(|&n| n < max)
+            };
+            if num("%envreg", 32).is_some()
+                || num("%pm", 8).is_some()
+                || name
+                    .strip_suffix("_64")
+                    .and_then(|n| n.strip_prefix("%pm"))
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .is_some_and(|n| n < 8)
+            {
+                SReg::Zero
+            } else {
+                return None;
+            }
+        }
     })
 }
 

@@ -118,18 +118,29 @@ impl Module {
             addrs.insert(g.name.clone(), address);
             layouts.push((g, address, size));
         }
+        // A name maps to its definition when there is one, else to its (last) declaration.
+        let mut funcs: HashMap<String, usize> = HashMap::new();
+        for (i, f) in ast.functions.iter().enumerate() {
+            let keep = funcs
+                .get(&f.name)
+                .is_some_and(|&j| ast.functions[j].body.is_some() && f.body.is_none());
+            if !keep {
+                funcs.insert(f.name.clone(), i);
+            }
+        }
+        // Initializers may also name functions (vtables, tables of function pointers).
+        let mut init_addrs = addrs.clone();
+        for (name, &i) in &funcs {
+            if !ast.functions[i].is_entry {
+                init_addrs.insert(name.clone(), crate::ir::func_addr(i));
+            }
+        }
         for (g, address, size) in layouts {
             // SAFETY: `address` is a fresh allocation of `size` bytes in the device region.
             let buf = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, size as usize) };
-            lower::write_init(g, buf, &addrs)
+            lower::write_init(g, buf, &init_addrs)
                 .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
         }
-        let funcs = ast
-            .functions
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.name.clone(), i))
-            .collect();
         let mc = ModCtx {
             m: &ast,
             globals: addrs,

@@ -454,3 +454,125 @@ extern "C" __global__ void hsum(int** slot, int* out, int n) {
         mem::free(p).unwrap();
     }
 }
+
+const CALLS: &str = r#"
+__device__ int fib(int n){ return n<2?n:fib(n-1)+fib(n-2); }
+__device__ int ack(int m, int n){ if(m==0) return n+1; if(n==0) return ack(m-1,1); return ack(m-1, ack(m, n-1)); }
+struct Node{int v; int l; int r;};
+__device__ int tsum(const Node* t, int i){ if(i<0) return 0; return t[i].v + tsum(t,t[i].l) + tsum(t,t[i].r); }
+// A local array that must survive the recursive call (each activation has its own).
+__device__ int deep(int n, volatile int* buf){ int a[4]; for(int k=0;k<4;k++) a[k]=buf[(n+k)&7]+n; if(n==0) return a[0]; return a[n&3] + deep(n-1, buf); }
+struct Shape { __device__ virtual int area(int x) const = 0; };
+struct Sq : Shape { __device__ int area(int x) const override { return x*x; } };
+struct Tri : Shape { __device__ int area(int x) const override { return x*x/2; } };
+typedef int (*fp)(int);
+__device__ int twice(int x){return 2*x;}
+__device__ int plus3(int x){return x+3;}
+__device__ int rec_fp(int x);
+__device__ fp table[3] = {twice, plus3, rec_fp};
+// Recursion through a function pointer.
+__device__ int rec_fp(int x){ return x <= 0 ? 100 : 1 + table[2](x-1); }
+extern "C" __global__ void calls(int* out, const Node* t, volatile int* buf){
+  int i = threadIdx.x;
+  out[i] = fib(i%12);
+  out[32+i] = tsum(t, i%7);
+  out[64+i] = (i & 1) ? deep(i, buf) : -1;   // divergent recursion
+  Sq s; Tri tr; const Shape* sh = (i%3==0)? (const Shape*)&s : (const Shape*)&tr;
+  out[96+i] = sh->area(i);                   // virtual call, lanes split between targets
+  out[128+i] = table[i%3](i);                // function pointers, three targets in one warp
+  out[160+i] = ack(2, i%4);
+}
+extern "C" __global__ void deep_rec(int* out, int n, volatile int* buf){ out[threadIdx.x] = deep(n, buf); }
+"#;
+
+#[test]
+fn nvcc_recursion_function_pointers_virtual_calls() {
+    let Some(ptx) = compile("calls", CALLS) else {
+        return;
+    };
+    let m = Module::load(&ptx, "calls.ptx").unwrap_or_else(|e| panic!("{e}"));
+    fn fib(n: i32) -> i32 {
+        if n < 2 {
+            n
+        } else {
+            fib(n - 1) + fib(n - 2)
+        }
+    }
+    // Ackermann: A(2, n) = 2n + 3.
+    // A tree: 0 -> (1, 2), 1 -> (3, 4), 2 -> (5, -1), 5 -> (6, -1); values 1, 10, 100, ...
+    let tree: Vec<[i32; 3]> = vec![
+        [1, 1, 2],
+        [10, 3, 4],
+        [100, 5, -1],
+        [1000, -1, -1],
+        [10000, -1, -1],
+        [100000, 6, -1],
+        [1000000, -1, -1],
+    ];
+    let tsum = |i: usize| -> i32 {
+        // Subtree sums written out from the shape above.
+        [1111111, 11010, 1100100, 1000, 10000, 1100000, 1000000][i]
+    };
+    let bufv: Vec<i32> = vec![3, 1, 4, 1, 5, 9, 2, 6];
+    fn deep(n: i32, b: &[i32]) -> i32 {
+        let a: Vec<i32> = (0..4).map(|k| b[((n + k) & 7) as usize] + n).collect();
+        if n == 0 {
+            a[0]
+        } else {
+            a[(n & 3) as usize] + deep(n - 1, b)
+        }
+    }
+    let (out, dt, db) = (upload(&[0i32; 192]), upload(&tree), upload(&bufv));
+    let k = m.kernel("calls").unwrap();
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared_bytes: 0,
+    };
+    // 32 nested frames of `deep` (16 bytes of locals, parameters, saved registers each) need
+    // more than the default 1 KiB, as they may on hardware.
+    engine::set_stack_size(8 << 10);
+    launch(&k, &cfg, &Params::new().push(out).push(dt).push(db).0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<i32> = download(out, 192);
+    for i in 0..32i32 {
+        let u = i as usize;
+        assert_eq!(r[u], fib(i % 12), "fib lane {i}");
+        assert_eq!(r[32 + u], tsum(u % 7), "tsum lane {i}");
+        let d = if i & 1 == 1 { deep(i, &bufv) } else { -1 };
+        assert_eq!(r[64 + u], d, "deep lane {i}");
+        assert_eq!(
+            r[96 + u],
+            if i % 3 == 0 { i * i } else { i * i / 2 },
+            "virtual lane {i}"
+        );
+        let f = match i % 3 {
+            0 => 2 * i,
+            1 => i + 3,
+            _ => 100 + i,
+        };
+        assert_eq!(r[128 + u], f, "function pointer lane {i}");
+        assert_eq!(r[160 + u], 2 * (i % 4) + 3, "ackermann lane {i}");
+    }
+    // Stack overflow is a launch error naming the kernel and line, not a crash; raising the
+    // limit lets the same recursion run.
+    let k = m.kernel("deep_rec").unwrap();
+    engine::set_stack_size(1024);
+    let e = launch(&k, &cfg, &Params::new().push(out).push(5000i32).push(db).0).unwrap_err();
+    assert_eq!(e.kind, engine::ExecErrorKind::Trap);
+    assert!(
+        e.message.contains("stack overflow")
+            && e.message.contains("kernel 'deep_rec'")
+            && e.message.contains("PTX line"),
+        "{e}"
+    );
+    engine::set_stack_size(4 << 20);
+    launch(&k, &cfg, &Params::new().push(out).push(5000i32).push(db).0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<i32> = download(out, 32);
+    assert_eq!(r[0], deep(5000, &bufv));
+    engine::set_stack_size(1024);
+    for p in [out, dt, db] {
+        mem::free(p).unwrap();
+    }
+}

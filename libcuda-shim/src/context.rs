@@ -93,7 +93,11 @@ impl Context {
 
     /// The live queues of this context's streams other than the legacy default stream.
     pub fn stream_queues(&self) -> Vec<Arc<Queue>> {
-        self.streams.lock().iter().filter_map(Weak::upgrade).collect()
+        self.streams
+            .lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect()
     }
 
     /// Waits for all work submitted to this context so far (every stream), then flushes

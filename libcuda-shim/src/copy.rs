@@ -136,13 +136,7 @@ fn copy_1d(
     let src_side = src_side.unwrap_or_else(|| Side::of(src));
     check_side(dst, n, dst_side)?;
     check_side(src, n, src_side)?;
-    submit_copy(
-        t,
-        vec![Row { dst, src, len: n }],
-        dst_side,
-        src_side,
-        mode,
-    )
+    submit_copy(t, vec![Row { dst, src, len: n }], dst_side, src_side, mode)
 }
 
 /// The default stream of a synchronous call (legacy, or per-thread in a `_ptds` call).
@@ -300,7 +294,17 @@ pub(crate) unsafe fn copy_peer(
     n: usize,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { peer(&default_stream()?, dst, dst_ctx, src, src_ctx, n, Mode::Sync) }
+    unsafe {
+        peer(
+            &default_stream()?,
+            dst,
+            dst_ctx,
+            src,
+            src_ctx,
+            n,
+            Mode::Sync,
+        )
+    }
 }
 
 pub(crate) unsafe fn copy_peer_async(
@@ -312,7 +316,17 @@ pub(crate) unsafe fn copy_peer_async(
     s: CUstream,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { peer(&stream::target(s)?, dst, dst_ctx, src, src_ctx, n, Mode::Async) }
+    unsafe {
+        peer(
+            &stream::target(s)?,
+            dst,
+            dst_ctx,
+            src,
+            src_ctx,
+            n,
+            Mode::Async,
+        )
+    }
 }
 
 // ---- 2D and 3D copies.
@@ -497,6 +511,7 @@ pub(crate) unsafe fn copy_3d_async(p: *const CUDA_MEMCPY3D, s: CUstream) -> CuRe
 
 /// Fills `height` rows of `width` elements of `size` bytes, `pitch` bytes apart, with
 /// `pattern` (little-endian).
+#[allow(clippy::too_many_arguments)] // the 2D memset's own parameters plus stream and mode
 fn fill(
     t: &Target,
     dst: CUdeviceptr,
@@ -619,9 +634,23 @@ mod tests {
         assert_eq!((d, s), (Side::Pageable, Side::Pageable));
         assert_eq!(rows.len(), 6);
         // Source: slice (1 + 0) * 80 + row (1 + 0) * 16 + 1.
-        assert_eq!(rows[0], Row { dst: 0x20000, src: 0x10000 + 80 + 16 + 1, len: 4 });
+        assert_eq!(
+            rows[0],
+            Row {
+                dst: 0x20000,
+                src: 0x10000 + 80 + 16 + 1,
+                len: 4
+            }
+        );
         // Last: slice 2 * 80, row 3 * 16, x 1; destination slice 1 * 24, row 2 * 8.
-        assert_eq!(rows[5], Row { dst: 0x20000 + 24 + 16, src: 0x10000 + 160 + 48 + 1, len: 4 });
+        assert_eq!(
+            rows[5],
+            Row {
+                dst: 0x20000 + 24 + 16,
+                src: 0x10000 + 160 + 48 + 1,
+                len: 4
+            }
+        );
         // A pitch narrower than the row is invalid.
         let narrow = region(3, 5, 0, 0, 0, 0x10000);
         assert_eq!(plan(&narrow, &dst, 4, 3, 1).err(), Some(INVALID_VALUE));

@@ -313,6 +313,29 @@ implemented! {
     cuMemsetD2D32Async_ptsz "cuMemsetD2D32Async" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: CUstream) => copy::set_d2d32_async;
     cuPointerGetAttribute "cuPointerGetAttribute" 4000 (data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) => memory::pointer_get_attribute;
     cuPointerGetAttributes "cuPointerGetAttributes" 7000 (count: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) => memory::pointer_get_attributes;
+    // Stream-ordered allocation, memory pools, managed memory advice.
+    cuMemAllocAsync "cuMemAllocAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, stream: CUstream) => pool::alloc_async;
+    cuMemAllocAsync_ptsz "cuMemAllocAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, stream: CUstream) => pool::alloc_async;
+    cuMemAllocFromPoolAsync "cuMemAllocFromPoolAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, stream: CUstream) => pool::alloc_from_pool_async;
+    cuMemAllocFromPoolAsync_ptsz "cuMemAllocFromPoolAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, stream: CUstream) => pool::alloc_from_pool_async;
+    cuMemFreeAsync "cuMemFreeAsync" 11020 (dptr: CUdeviceptr, stream: CUstream) => pool::free_async;
+    cuMemFreeAsync_ptsz "cuMemFreeAsync" 11020 (dptr: CUdeviceptr, stream: CUstream) => pool::free_async;
+    cuDeviceGetDefaultMemPool "cuDeviceGetDefaultMemPool" 11020 (pool: *mut CUmemoryPool, dev: CUdevice) => pool::device_get_default_mem_pool;
+    cuDeviceGetMemPool "cuDeviceGetMemPool" 11020 (pool: *mut CUmemoryPool, dev: CUdevice) => pool::device_get_mem_pool;
+    cuDeviceSetMemPool "cuDeviceSetMemPool" 11020 (dev: CUdevice, pool: CUmemoryPool) => pool::device_set_mem_pool;
+    cuMemPoolCreate "cuMemPoolCreate" 11020 (pool: *mut CUmemoryPool, props: *const CUmemPoolProps) => pool::create;
+    cuMemPoolDestroy "cuMemPoolDestroy" 11020 (pool: CUmemoryPool) => pool::destroy;
+    cuMemPoolTrimTo "cuMemPoolTrimTo" 11020 (pool: CUmemoryPool, keep: usize) => pool::trim_to;
+    cuMemPoolGetAttribute "cuMemPoolGetAttribute" 11020 (pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) => pool::get_attribute;
+    cuMemPoolSetAttribute "cuMemPoolSetAttribute" 11020 (pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) => pool::set_attribute;
+    cuMemPoolSetAccess "cuMemPoolSetAccess" 11020 (pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) => pool::set_access;
+    cuMemPoolGetAccess "cuMemPoolGetAccess" 11020 (flags: *mut CUmemAccess_flags, pool: CUmemoryPool, location: *mut CUmemLocation) => pool::get_access;
+    cuMemAdvise "cuMemAdvise" 8000 (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, dev: CUdevice) => pool::advise;
+    cuMemAdvise_v2 "cuMemAdvise" 12020 (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, location: pool::Location) => pool::advise_v2;
+    cuMemPrefetchAsync "cuMemPrefetchAsync" 8000 (ptr: CUdeviceptr, count: usize, dev: CUdevice, stream: CUstream) => pool::prefetch;
+    cuMemPrefetchAsync_ptsz "cuMemPrefetchAsync" 8000 (ptr: CUdeviceptr, count: usize, dev: CUdevice, stream: CUstream) => pool::prefetch;
+    cuMemPrefetchAsync_v2 "cuMemPrefetchAsync" 12020 (ptr: CUdeviceptr, count: usize, location: pool::Location, flags: c_uint, stream: CUstream) => pool::prefetch_v2;
+    cuMemPrefetchAsync_v2_ptsz "cuMemPrefetchAsync" 12020 (ptr: CUdeviceptr, count: usize, location: pool::Location, flags: c_uint, stream: CUstream) => pool::prefetch_v2;
     // Modules, libraries, functions, kernels.
     cuModuleLoad "cuModuleLoad" 2000 (module: *mut CUmodule, fname: *const c_char) => module::load_file;
     cuModuleLoadData "cuModuleLoadData" 2000 (module: *mut CUmodule, image: *const c_void) => module::load_data;
@@ -433,14 +456,12 @@ not_supported! {
     cuDeviceCanAccessPeer "cuDeviceCanAccessPeer" 4000;
     cuDeviceGetCliqueCount "cuDeviceGetCliqueCount" 13040;
     cuDeviceGetCliqueInfo "cuDeviceGetCliqueInfo" 13040;
-    cuDeviceGetDefaultMemPool "cuDeviceGetDefaultMemPool" 11020;
     cuDeviceGetDevResource "cuDeviceGetDevResource" 12040;
     cuDeviceGetExecAffinitySupport "cuDeviceGetExecAffinitySupport" 11040;
     cuDeviceGetFabricClusterUuid "cuDeviceGetFabricClusterUuid" 13040;
     cuDeviceGetGraphMemAttribute "cuDeviceGetGraphMemAttribute" 11040;
     cuDeviceGetHostAtomicCapabilities "cuDeviceGetHostAtomicCapabilities" 13000;
     cuDeviceGetLuid "cuDeviceGetLuid" 10000;
-    cuDeviceGetMemPool "cuDeviceGetMemPool" 11020;
     cuDeviceGetNvSciSyncAttributes "cuDeviceGetNvSciSyncAttributes" 10020;
     cuDeviceGetP2PAtomicCapabilities "cuDeviceGetP2PAtomicCapabilities" 13000;
     cuDeviceGetP2PAttribute "cuDeviceGetP2PAttribute" 8000;
@@ -448,7 +469,6 @@ not_supported! {
     cuDeviceGraphMemTrim "cuDeviceGraphMemTrim" 11040;
     cuDeviceRegisterAsyncNotification "cuDeviceRegisterAsyncNotification" 12040;
     cuDeviceSetGraphMemAttribute "cuDeviceSetGraphMemAttribute" 11040;
-    cuDeviceSetMemPool "cuDeviceSetMemPool" 11020;
     cuDeviceUnregisterAsyncNotification "cuDeviceUnregisterAsyncNotification" 12040;
     cuDevResourceGenerateDesc "cuDevResourceGenerateDesc" 12040;
     cuDevSmResourceSplit "cuDevSmResourceSplit" 13010;
@@ -644,12 +664,6 @@ not_supported! {
     cuLogsUnregisterCallback "cuLogsUnregisterCallback" 12090;
     cuMemAddressFree "cuMemAddressFree" 10020;
     cuMemAddressReserve "cuMemAddressReserve" 10020;
-    cuMemAdvise "cuMemAdvise" 8000;
-    cuMemAdvise_v2 "cuMemAdvise" 12020;
-    cuMemAllocAsync "cuMemAllocAsync" 11020;
-    cuMemAllocAsync_ptsz "cuMemAllocAsync" 11020;
-    cuMemAllocFromPoolAsync "cuMemAllocFromPoolAsync" 11020;
-    cuMemAllocFromPoolAsync_ptsz "cuMemAllocFromPoolAsync" 11020;
     cuMemBatchDecompressAsync "cuMemBatchDecompressAsync" 12060;
     cuMemBatchDecompressAsync_ptsz "cuMemBatchDecompressAsync" 12060;
     cuMemcpy3DBatchAsync "cuMemcpy3DBatchAsync" 12080;
@@ -688,8 +702,6 @@ not_supported! {
     cuMemDiscardBatchAsync "cuMemDiscardBatchAsync" 13000;
     cuMemDiscardBatchAsync_ptsz "cuMemDiscardBatchAsync" 13000;
     cuMemExportToShareableHandle "cuMemExportToShareableHandle" 10020;
-    cuMemFreeAsync "cuMemFreeAsync" 11020;
-    cuMemFreeAsync_ptsz "cuMemFreeAsync" 11020;
     cuMemGetAccess "cuMemGetAccess" 10020;
     cuMemGetAllocationGranularity "cuMemGetAllocationGranularity" 10020;
     cuMemGetAllocationPropertiesFromHandle "cuMemGetAllocationPropertiesFromHandle" 10020;
@@ -701,21 +713,10 @@ not_supported! {
     cuMemMap "cuMemMap" 10020;
     cuMemMapArrayAsync "cuMemMapArrayAsync" 11010;
     cuMemMapArrayAsync_ptsz "cuMemMapArrayAsync" 11010;
-    cuMemPoolCreate "cuMemPoolCreate" 11020;
-    cuMemPoolDestroy "cuMemPoolDestroy" 11020;
     cuMemPoolExportPointer "cuMemPoolExportPointer" 11020;
     cuMemPoolExportToShareableHandle "cuMemPoolExportToShareableHandle" 11020;
-    cuMemPoolGetAccess "cuMemPoolGetAccess" 11020;
-    cuMemPoolGetAttribute "cuMemPoolGetAttribute" 11020;
     cuMemPoolImportFromShareableHandle "cuMemPoolImportFromShareableHandle" 11020;
     cuMemPoolImportPointer "cuMemPoolImportPointer" 11020;
-    cuMemPoolSetAccess "cuMemPoolSetAccess" 11020;
-    cuMemPoolSetAttribute "cuMemPoolSetAttribute" 11020;
-    cuMemPoolTrimTo "cuMemPoolTrimTo" 11020;
-    cuMemPrefetchAsync "cuMemPrefetchAsync" 8000;
-    cuMemPrefetchAsync_ptsz "cuMemPrefetchAsync" 8000;
-    cuMemPrefetchAsync_v2 "cuMemPrefetchAsync" 12020;
-    cuMemPrefetchAsync_v2_ptsz "cuMemPrefetchAsync" 12020;
     cuMemPrefetchBatchAsync "cuMemPrefetchBatchAsync" 13000;
     cuMemPrefetchBatchAsync_ptsz "cuMemPrefetchBatchAsync" 13000;
     cuMemRangeGetAttribute "cuMemRangeGetAttribute" 8000;
@@ -887,7 +888,10 @@ mod tests {
         let declared = declared();
         assert!(declared.len() > 400, "{}", declared.len());
         for f in declared {
-            assert!(names.contains(f), "{f} is declared in cuda.h but not exported");
+            assert!(
+                names.contains(f),
+                "{f} is declared in cuda.h but not exported"
+            );
             let e = table().iter().find(|e| e.symbol == f).unwrap();
             // Asking for its own introduction version (per-thread when it is such a variant)
             // must give a variant of the same function.

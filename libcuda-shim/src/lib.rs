@@ -26,10 +26,11 @@ pub mod integrity;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod pool;
 pub mod printf;
 pub mod proc_address;
-pub mod queue;
 pub mod profile;
+pub mod queue;
 pub mod stream;
 pub mod trace;
 

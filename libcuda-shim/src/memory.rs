@@ -131,6 +131,7 @@ pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     ctx.check()?;
     dmem::free(dptr).map_err(mem_error)?;
     MANAGED.lock().remove(&dptr);
+    crate::pool::forget(dptr);
     Ok(())
 }
 

@@ -14,7 +14,11 @@ pub struct Cta<'a> {
     pub params: &'a [u8],
     pub shared: &'a mut [u8],
     pub local: &'a mut [u8],
+    /// Bytes of local memory per thread: the program's locals, then (when it uses `alloca`)
+    /// its stack, whose top is here.
     pub local_bytes: usize,
+    /// The per-thread stack limit (`set_stack_size`).
+    pub stack_size: u32,
     pub ctaid: [u32; 3],
     pub ntid: [u32; 3],
     pub nctaid: [u32; 3],
@@ -70,7 +74,12 @@ impl<'a> Cta<'a> {
                     .map_or(0, |d| d.as_nanos() as u64)
             }
             SReg::DynamicSmemSize => self.dyn_bytes,
-            SReg::TotalSmemSize => self.shared.len() as u32,
+            SReg::TotalSmemSize | SReg::AggrSmemSize | SReg::ReservedSmemEnd => {
+                self.shared.len() as u32
+            }
+            SReg::ClockHi => (clock_ns() >> 32) as u32,
+            SReg::Zero => 0,
+            SReg::One => 1,
         }) as u64
     }
 
@@ -193,17 +202,52 @@ impl<'a> Cta<'a> {
         })
     }
 
-    pub fn copy_local(&mut self, copies: &[(u32, u32, u32)], lanes_mask: u32, warp: u32) {
-        let lb = self.local_bytes;
-        for l in 0..32 {
-            if lanes_mask >> l & 1 == 0 {
-                continue;
-            }
-            let base = (warp as usize * 32 + l) * lb;
-            for &(from, to, n) in copies {
-                let (f, t, n) = (base + from as usize, base + to as usize, n as usize);
-                self.local.copy_within(f..f + n, t);
-            }
+    /// `n` bytes of lane `l`'s local memory at `off` (offsets come from lowering, inside the
+    /// thread's local area).
+    pub fn local_at(&mut self, warp: u32, l: usize, off: u32, n: usize) -> &mut [u8] {
+        let base = (warp as usize * 32 + l) * self.local_bytes + off as usize;
+        &mut self.local[base..base + n]
+    }
+
+    pub fn fault_stack(&self, warp: &Warp, pc: u32, lane: usize, what: &str) -> Fault {
+        ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!(
+                "stack overflow {}: {what} (the limit is {} bytes per thread; raise it with \
+                 cudaLimitStackSize / engine::set_stack_size)",
+                self.where_(warp, lane, pc),
+                self.stack_size
+            ),
+        }
+    }
+
+    pub fn fault_membermask(
+        &self,
+        warp: &Warp,
+        pc: u32,
+        lane: usize,
+        mask: u32,
+        active: u32,
+    ) -> Fault {
+        let info = &self.prog.info[pc as usize];
+        ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!(
+                "{} executed by a thread outside its membermask {mask:#010x} (active lanes \
+                 {active:#010x}; undefined behaviour in the ISA) {}",
+                info.name,
+                self.where_(warp, lane, pc)
+            ),
+        }
+    }
+
+    pub fn fault_bad_call(&self, warp: &Warp, pc: u32, lane: usize, addr: u64) -> Fault {
+        ExecError {
+            kind: ExecErrorKind::IllegalAddress,
+            message: format!(
+                "indirect call to {addr:#x}, which is no function of a matching prototype {}",
+                self.where_(warp, lane, pc)
+            ),
         }
     }
 
@@ -252,6 +296,9 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
                     rpc: prog.exit,
                 }],
                 cache: (1, 0),
+                calls: Vec::new(),
+                saved: Vec::new(),
+                saved_local: Vec::new(),
             }
         })
         .collect();

@@ -15,6 +15,16 @@ use std::sync::{mpsc, Arc};
 /// 0 = all cores.
 static WORKERS: AtomicUsize = AtomicUsize::new(0);
 static THREAD_INSTRUCTIONS: AtomicU64 = AtomicU64::new(0);
+/// Per-thread stack bytes (CUDA's `cudaLimitStackSize`, 1 KiB by default).
+static STACK_SIZE: AtomicUsize = AtomicUsize::new(1024);
+
+pub fn set_stack_size(bytes: usize) {
+    STACK_SIZE.store(bytes.min(u32::MAX as usize), Ordering::Relaxed);
+}
+
+pub fn stack_size() -> usize {
+    STACK_SIZE.load(Ordering::Relaxed)
+}
 
 pub fn set_worker_threads(n: usize) {
     WORKERS.store(n, Ordering::Relaxed);
@@ -35,6 +45,7 @@ struct Job {
     kernel: Arc<Kernel>,
     cfg: LaunchConfig,
     params: Vec<u8>,
+    stack_size: u32,
     next: AtomicU64,
     total: u64,
     stop: AtomicBool,
@@ -61,7 +72,13 @@ impl Job {
         let nthreads = (ntid[0] * ntid[1] * ntid[2]) as usize;
         let shared_len = prog.dyn_shared_off as usize + self.cfg.dynamic_shared_bytes as usize;
         let shared_len = shared_len.max(prog.shared_static as usize);
-        let local_bytes = prog.local_bytes as usize;
+        // With alloca, each thread's stack follows its locals (its top is the end of the area).
+        let local_bytes = prog.local_bytes as usize
+            + if prog.uses_alloca {
+                self.stack_size as usize
+            } else {
+                0
+            };
         let mut count = 0;
         loop {
             if self.stop.load(Ordering::Relaxed) {
@@ -90,6 +107,7 @@ impl Job {
                     shared: &mut scratch.shared,
                     local: &mut scratch.local,
                     local_bytes,
+                    stack_size: self.stack_size,
                     ctaid,
                     ntid,
                     nctaid: self.cfg.grid,
@@ -213,6 +231,7 @@ pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result
         kernel: kernel.clone(),
         cfg: *cfg,
         params: params.to_vec(),
+        stack_size: stack_size() as u32,
         next: AtomicU64::new(0),
         total,
         stop: AtomicBool::new(false),

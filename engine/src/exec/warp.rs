@@ -16,6 +16,23 @@ pub struct Entry {
     pub rpc: u32,
 }
 
+/// One active call of a warp (see `Op::Call`): enough to undo it at `CallRet`.
+#[derive(Clone, Copy, Debug)]
+pub struct CallFrame {
+    pub site: u32,
+    /// Lanes that made the call.
+    pub mask: u32,
+    /// Reconvergence stack depth of the caller's entry: a frame deeper than the current stack
+    /// belongs to a caller whose lanes all exited, and is discarded.
+    pub depth: u32,
+    /// Per lane: index into the site's callees.
+    pub which: [u8; 32],
+    /// Where this frame's saved stack pointers and registers start in `Warp::saved`, and its
+    /// saved local memory in `Warp::saved_local`.
+    pub reg_off: u32,
+    pub loc_off: u32,
+}
+
 pub struct Warp {
     pub id: u32,
     /// Lanes that hold a thread of the block.
@@ -24,6 +41,9 @@ pub struct Warp {
     pub stack: Vec<Entry>,
     /// The last global allocation hit, `[lo, hi)`: most accesses of a warp hit the same one.
     pub cache: (u64, u64),
+    pub calls: Vec<CallFrame>,
+    pub saved: Vec<u64>,
+    pub saved_local: Vec<u8>,
 }
 
 /// Why a warp stopped running.
@@ -128,7 +148,7 @@ impl Warp {
                 }
             };
             count += em.count_ones() as u64;
-            if em == 0 && !matches!(inst.op, Op::End) {
+            if em == 0 && !matches!(inst.op, Op::End | Op::Call { .. }) {
                 continue;
             }
             match &inst.op {
@@ -412,19 +432,66 @@ impl Warp {
                         });
                     }
                 }
-                Op::Call {
-                    entry,
-                    exit,
-                    copies,
-                } => {
-                    cta.copy_local(copies, em, self.id);
-                    self.stack.push(Entry {
-                        pc: *entry,
-                        mask: em,
-                        rpc: *exit,
-                    });
+                Op::Call { site } => {
+                    if let Err(e) = self.call(cta, regs, pc, em, *site) {
+                        cta.thread_instructions += count;
+                        return Err(e);
+                    }
                 }
-                Op::CopyLocal { copies } => cta.copy_local(copies, em, self.id),
+                Op::CallRet { site } => {
+                    if let Err(e) = self.call_ret(cta, regs, pc, em, *site) {
+                        cta.thread_instructions += count;
+                        return Err(e);
+                    }
+                }
+                Op::StackSave { d } => {
+                    let sp = prog.sp.unwrap() as usize;
+                    for l in lanes(em) {
+                        regs[*d as usize * 32 + l] = cta.local_bytes as u64 - regs[sp * 32 + l];
+                    }
+                }
+                Op::StackRestore { a } => {
+                    let sp = prog.sp.unwrap() as usize;
+                    for l in lanes(em) {
+                        let v = get(regs, *a, l);
+                        let used = (cta.local_bytes as u64).wrapping_sub(v);
+                        if v > cta.local_bytes as u64 || used > cta.stack_size as u64 {
+                            cta.thread_instructions += count;
+                            return Err(cta.fault_stack(
+                                self,
+                                pc,
+                                l,
+                                "stackrestore to a value stacksave did not return",
+                            ));
+                        }
+                        regs[sp * 32 + l] = used;
+                    }
+                }
+                Op::Alloca { d, size, align } => {
+                    let sp = prog.sp.unwrap() as usize;
+                    let top = cta.local_bytes as u64;
+                    for l in lanes(em) {
+                        let p = top - regs[sp * 32 + l];
+                        let n = get(regs, *size, l);
+                        // The stack grows down: the block is [p', p) with p' aligned down.
+                        let np = p.checked_sub(n).map(|x| x & !(*align as u64 - 1));
+                        match np {
+                            Some(np) if top - np <= cta.stack_size as u64 => {
+                                regs[sp * 32 + l] = top - np;
+                                regs[*d as usize * 32 + l] = np;
+                            }
+                            _ => {
+                                cta.thread_instructions += count;
+                                return Err(cta.fault_stack(
+                                    self,
+                                    pc,
+                                    l,
+                                    &format!("alloca of {n} bytes overflows the stack"),
+                                ));
+                            }
+                        }
+                    }
+                }
                 Op::Sys { call, args, ret } => {
                     if let Err(e) = super::sys::run(cta, self, regs, pc, em, *call, args, *ret) {
                         cta.thread_instructions += count;
@@ -465,7 +532,14 @@ impl Warp {
                     a,
                     b,
                     c,
+                    mask: mm,
                 } => {
+                    if let Some(mm) = mm {
+                        if let Err(e) = self.members(cta, regs, pc, em, *mm) {
+                            cta.thread_instructions += count;
+                            return Err(e);
+                        }
+                    }
                     let mut x = [0; 32];
                     fetch(regs, *a, &mut x);
                     for l in lanes(em) {
@@ -500,7 +574,19 @@ impl Warp {
                         }
                     }
                 }
-                Op::Vote { mode, d, a, neg } => {
+                Op::Vote {
+                    mode,
+                    d,
+                    a,
+                    neg,
+                    mask: mm,
+                } => {
+                    if let Some(mm) = mm {
+                        if let Err(e) = self.members(cta, regs, pc, em, *mm) {
+                            cta.thread_instructions += count;
+                            return Err(e);
+                        }
+                    }
                     let mut ballot = 0u32;
                     for l in lanes(em) {
                         if (get(regs, *a, l) & 1 != 0) != *neg {
@@ -515,6 +601,81 @@ impl Warp {
                     };
                     for l in lanes(em) {
                         regs[*d as usize * 32 + l] = v;
+                    }
+                }
+                Op::WarpSync { mask: mm } => {
+                    if let Err(e) = self.members(cta, regs, pc, em, *mm) {
+                        cta.thread_instructions += count;
+                        return Err(e);
+                    }
+                }
+                Op::Match {
+                    all,
+                    bits,
+                    d,
+                    p,
+                    a,
+                    mask: mm,
+                } => {
+                    if let Err(e) = self.members(cta, regs, pc, em, *mm) {
+                        cta.thread_instructions += count;
+                        return Err(e);
+                    }
+                    let vm = if *bits == 64 {
+                        u64::MAX
+                    } else {
+                        u32::MAX as u64
+                    };
+                    // Participants: the non-exited (here: active) lanes of the mask.
+                    for l in lanes(em) {
+                        let v = get(regs, *a, l) & vm;
+                        let mut same = 0u32;
+                        for j in lanes(em) {
+                            if get(regs, *a, j) & vm == v {
+                                same |= 1 << j;
+                            }
+                        }
+                        let (dv, pv) = if *all {
+                            if same == em {
+                                (em, true)
+                            } else {
+                                (0, false)
+                            }
+                        } else {
+                            (same, true)
+                        };
+                        if let Some(d) = d {
+                            regs[*d as usize * 32 + l] = dv as u64;
+                        }
+                        if let Some(p) = p {
+                            regs[*p as usize * 32 + l] = pv as u64;
+                        }
+                    }
+                }
+                Op::Redux { op, d, a, mask: mm } => {
+                    if let Err(e) = self.members(cta, regs, pc, em, *mm) {
+                        cta.thread_instructions += count;
+                        return Err(e);
+                    }
+                    let vals = lanes(em).map(|l| get(regs, *a, l) as u32);
+                    let r = redux(*op, vals);
+                    for l in lanes(em) {
+                        regs[*d as usize * 32 + l] = r as u64;
+                    }
+                }
+                Op::Elect { d, p, mask: mm } => {
+                    if let Err(e) = self.members(cta, regs, pc, em, *mm) {
+                        cta.thread_instructions += count;
+                        return Err(e);
+                    }
+                    let leader = em.trailing_zeros() as u64;
+                    for l in lanes(em) {
+                        if let Some(d) = d {
+                            regs[*d as usize * 32 + l] = leader;
+                        }
+                        if let Some(p) = p {
+                            regs[*p as usize * 32 + l] = (l as u64 == leader) as u64;
+                        }
                     }
                 }
                 Op::Activemask { d } => {
@@ -537,10 +698,215 @@ impl Warp {
                 }
                 Op::Nop => {}
                 Op::Trap => return Err(cta.fault_trap(self, pc, em)),
+                Op::Brkpt => {
+                    let mut e = cta.fault_trap(self, pc, em);
+                    e.message = format!("brkpt with no debugger attached{}", &e.message[4..]);
+                    return Err(e);
+                }
             }
         };
         cta.thread_instructions += count;
         r
+    }
+
+    /// Checks the membermask of a `.sync` warp instruction: each executing lane must be in its
+    /// own mask (the ISA leaves anything else undefined, so it is reported, not guessed).
+    fn members(&self, cta: &Cta, regs: &[u64], pc: u32, em: u32, mask: Src) -> Result<(), Fault> {
+        for l in lanes(em) {
+            let m = get(regs, mask, l) as u32;
+            if m >> l & 1 == 0 {
+                return Err(cta.fault_membermask(self, pc, l, m, em));
+            }
+        }
+        Ok(())
+    }
+
+    /// `Op::Call`: see there.
+    fn call(
+        &mut self,
+        cta: &mut Cta,
+        regs: &mut [u64],
+        pc: u32,
+        em: u32,
+        site: u32,
+    ) -> Result<(), Fault> {
+        let prog = cta.prog;
+        let s = &prog.sites[site as usize];
+        let sp = prog.sp.expect("calls allocate the stack pointer") as usize;
+        let mut which = [0u8; 32];
+        if let Some(sel) = s.sel {
+            for l in lanes(em) {
+                let a = get(regs, sel, l);
+                match s
+                    .callees
+                    .iter()
+                    .position(|&f| prog.funcs[f as usize].addr == a)
+                {
+                    Some(k) => which[l] = k as u8,
+                    None => return Err(cta.fault_bad_call(self, pc, l, a)),
+                }
+            }
+        }
+        let bytes = s.save.map_or(0, |f| prog.funcs[f as usize].frame_bytes) as u64;
+        for l in lanes(em) {
+            if regs[sp * 32 + l] + bytes > cta.stack_size as u64 {
+                let depth = self.calls.len() + 1;
+                let callee = &prog.funcs[s.callees[which[l] as usize] as usize].name;
+                return Err(cta.fault_stack(
+                    self,
+                    pc,
+                    l,
+                    &format!("call of '{callee}' at depth {depth} needs {bytes} bytes more"),
+                ));
+            }
+        }
+        self.calls.push(CallFrame {
+            site,
+            mask: em,
+            depth: self.stack.len() as u32,
+            which,
+            reg_off: self.saved.len() as u32,
+            loc_off: self.saved_local.len() as u32,
+        });
+        self.saved.extend_from_slice(&regs[sp * 32..sp * 32 + 32]);
+        if let Some(f) = s.save {
+            let f = &prog.funcs[f as usize];
+            for &(a, b) in &f.regs {
+                self.saved
+                    .extend_from_slice(&regs[a as usize * 32..b as usize * 32]);
+            }
+            for l in lanes(em) {
+                for &(o, n) in &f.locals {
+                    let src = cta.local_at(self.id, l, o, n as usize);
+                    self.saved_local.extend_from_slice(src);
+                }
+            }
+            for l in lanes(em) {
+                regs[sp * 32 + l] += bytes;
+            }
+        }
+        // Arguments: per lane, gather every value first (an actual may be the callee's own
+        // formal under recursion), then scatter into the formals.
+        let mut buf: Vec<u8> = Vec::new();
+        for l in lanes(em) {
+            let callee = &prog.funcs[s.callees[which[l] as usize] as usize];
+            buf.clear();
+            for (a, f) in s.args.iter().zip(&callee.params) {
+                let n = f.bytes();
+                match *a {
+                    Actual::Val(v) => {
+                        buf.extend_from_slice(&get(regs, v, l).to_le_bytes());
+                        buf.resize(buf.len() - 8 + n.min(8), 0);
+                        buf.resize(buf.len() + n.saturating_sub(8), 0);
+                    }
+                    Actual::Local(o) => {
+                        buf.extend_from_slice(cta.local_at(self.id, l, o, n));
+                    }
+                }
+            }
+            let mut k = 0;
+            for f in &callee.params {
+                let n = f.bytes();
+                store_loc(cta, self.id, regs, *f, l, &buf[k..k + n]);
+                k += n;
+            }
+        }
+        // One group of lanes per distinct callee, the first on top of the stack.
+        for k in (0..s.callees.len()).rev() {
+            let mut m = 0u32;
+            for l in lanes(em) {
+                if which[l] as usize == k {
+                    m |= 1 << l;
+                }
+            }
+            if m != 0 {
+                let f = &prog.funcs[s.callees[k] as usize];
+                self.stack.push(Entry {
+                    pc: f.entry,
+                    mask: m,
+                    rpc: f.exit,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `Op::CallRet`: see there.
+    fn call_ret(
+        &mut self,
+        cta: &mut Cta,
+        regs: &mut [u64],
+        pc: u32,
+        em: u32,
+        site: u32,
+    ) -> Result<(), Fault> {
+        let prog = cta.prog;
+        let sp = prog.sp.unwrap() as usize;
+        while self
+            .calls
+            .last()
+            .is_some_and(|f| f.depth as usize > self.stack.len())
+        {
+            let f = self.calls.pop().unwrap();
+            self.saved.truncate(f.reg_off as usize);
+            self.saved_local.truncate(f.loc_off as usize);
+        }
+        let f = match self.calls.pop() {
+            Some(f) if f.site == site => f,
+            _ => return Err(cta.fault_internal(self, pc, "call frames out of step")),
+        };
+        let s = &prog.sites[site as usize];
+        let live = f.mask & em;
+        // Return values, gathered per lane before the caller's state comes back.
+        let mut buf: Vec<u8> = Vec::new();
+        let mut offs = [0usize; 33];
+        for l in lanes(live) {
+            offs[l] = buf.len();
+            let callee = &prog.funcs[s.callees[f.which[l] as usize] as usize];
+            for r in &callee.rets {
+                let n = r.bytes();
+                load_loc(cta, self.id, regs, *r, l, n, &mut buf);
+            }
+        }
+        let mut k = f.reg_off as usize;
+        regs[sp * 32..sp * 32 + 32].copy_from_slice(&self.saved[k..k + 32]);
+        k += 32;
+        if let Some(fi) = s.save {
+            let fu = &prog.funcs[fi as usize];
+            for &(a, b) in &fu.regs {
+                let n = (b - a) as usize * 32;
+                regs[a as usize * 32..b as usize * 32].copy_from_slice(&self.saved[k..k + n]);
+                k += n;
+            }
+            let mut j = f.loc_off as usize;
+            for l in lanes(f.mask) {
+                for &(o, n) in &fu.locals {
+                    let n = n as usize;
+                    cta.local_at(self.id, l, o, n)
+                        .copy_from_slice(&self.saved_local[j..j + n]);
+                    j += n;
+                }
+            }
+        }
+        self.saved.truncate(f.reg_off as usize);
+        self.saved_local.truncate(f.loc_off as usize);
+        for l in lanes(live) {
+            let callee = &prog.funcs[s.callees[f.which[l] as usize] as usize];
+            let mut k = offs[l];
+            for (d, r) in s.rets.iter().zip(&callee.rets) {
+                let n = r.bytes();
+                let v = &buf[k..k + n];
+                k += n;
+                let m = d.bytes().min(n);
+                match *d {
+                    Loc::Reg(..) => store_loc(cta, self.id, regs, *d, l, v),
+                    Loc::Local(o, _) => {
+                        store_loc(cta, self.id, regs, Loc::Local(o, m as u32), l, &v[..m])
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     #[inline(always)]
@@ -551,6 +917,87 @@ impl Warp {
         if fl & FL_SAT != 0 {
             sat32(o);
         }
+    }
+}
+
+/// `redux.sync` over the participating lanes' values (32-bit).
+fn redux(op: ReduxOp, vals: impl Iterator<Item = u32>) -> u32 {
+    match op {
+        ReduxOp::Add => vals.fold(0u32, |a, v| a.wrapping_add(v)),
+        ReduxOp::Min { signed: true } => vals.map(|v| v as i32).min().unwrap_or(0) as u32,
+        ReduxOp::Max { signed: true } => vals.map(|v| v as i32).max().unwrap_or(0) as u32,
+        ReduxOp::Min { signed: false } => vals.min().unwrap_or(0),
+        ReduxOp::Max { signed: false } => vals.max().unwrap_or(0),
+        ReduxOp::And => vals.fold(u32::MAX, |a, v| a & v),
+        ReduxOp::Or => vals.fold(0, |a, v| a | v),
+        ReduxOp::Xor => vals.fold(0, |a, v| a ^ v),
+        ReduxOp::FMin { abs, nan } | ReduxOp::FMax { abs, nan } => {
+            let is_max = matches!(op, ReduxOp::FMax { .. });
+            const CANON: u32 = 0x7fff_ffff;
+            let mut best: Option<u32> = None;
+            for v in vals {
+                let v = if abs { v & 0x7fff_ffff } else { v };
+                if f32::from_bits(v).is_nan() {
+                    if nan {
+                        return CANON;
+                    }
+                    continue;
+                }
+                // Total order on non-NaN values with -0.0 < +0.0, as the ISA states.
+                let key = |x: u32| {
+                    if x >> 31 == 1 {
+                        // -0.0 maps to -1, below +0.0 at 0.
+                        -((x & 0x7fff_ffff) as i64) - 1
+                    } else {
+                        x as i64
+                    }
+                };
+                best = Some(match best {
+                    None => v,
+                    Some(b) if (key(v) > key(b)) == is_max && key(v) != key(b) => v,
+                    Some(b) => b,
+                });
+            }
+            // Only NaN inputs: the canonical NaN.
+            best.unwrap_or(CANON)
+        }
+    }
+}
+
+/// Writes `v` (little-endian bytes) to a formal or destination of lane `l`: a register takes
+/// up to 8 bytes (zero-extended), local memory exactly the location's bytes.
+fn store_loc(cta: &mut Cta, warp: u32, regs: &mut [u64], loc: Loc, l: usize, v: &[u8]) {
+    match loc {
+        Loc::Reg(r, _) => {
+            let mut b = [0u8; 8];
+            let n = v.len().min(8);
+            b[..n].copy_from_slice(&v[..n]);
+            regs[r as usize * 32 + l] = u64::from_le_bytes(b);
+        }
+        Loc::Local(o, n) => {
+            let n = (n as usize).min(v.len());
+            cta.local_at(warp, l, o, n).copy_from_slice(&v[..n]);
+        }
+    }
+}
+
+/// Appends `n` bytes of a location of lane `l` to `out`.
+fn load_loc(
+    cta: &mut Cta,
+    warp: u32,
+    regs: &[u64],
+    loc: Loc,
+    l: usize,
+    n: usize,
+    out: &mut Vec<u8>,
+) {
+    match loc {
+        Loc::Reg(r, _) => {
+            let b = regs[r as usize * 32 + l].to_le_bytes();
+            out.extend_from_slice(&b[..n.min(8)]);
+            out.resize(out.len() + n.saturating_sub(8), 0);
+        }
+        Loc::Local(o, _) => out.extend_from_slice(cta.local_at(warp, l, o, n)),
     }
 }
 

@@ -29,7 +29,7 @@ pub enum Operand {
     Vector(Vec<Operand>),
     /// `!%p`.
     Not(Box<Operand>),
-    /// `%p|%q` (setp's second destination).
+    /// `%p|%q` (setp's second destination), `{a,b,c,d}|p` (tex/tld4 with a predicate).
     Pair(Box<Operand>, Box<Operand>),
     /// `(a, b)` in call syntax.
     List(Vec<Operand>),
@@ -37,6 +37,16 @@ pub enum Operand {
     SymOff {
         name: String,
         offset: i64,
+    },
+    /// `[tex, sampler, {c0, c1}]`, `[tensorMap, {x, y}]`: a bracketed operand tuple of texture,
+    /// surface and tensor instructions.
+    Tuple(Vec<Operand>),
+    /// `-r`: a negated register source (`vmad`).
+    Neg(Box<Operand>),
+    /// `sym[index]`: an element of an array variable.
+    Index {
+        name: String,
+        index: Box<Operand>,
     },
 }
 
@@ -46,6 +56,8 @@ pub struct Instruction {
     /// `(register, negated)` of an `@p` / `@!p` guard.
     pub guard: Option<(String, bool)>,
     pub opcode: String,
+    /// Dotted modifiers in order. A modifier written after an address operand (`[a].unified`,
+    /// ISA 9.7.9.8) is appended here too.
     pub mods: Vec<String>,
     pub operands: Vec<Operand>,
 }
@@ -82,10 +94,13 @@ pub enum Init {
         bits: u64,
         single: bool,
     },
+    /// `sym`, `sym+off`, `generic(sym)+off`; `mask(...)` (ISA 5.4.4, `0xFF00(generic(sym))`)
+    /// extracts the masked bits of the address, shifted down to bit 0.
     Sym {
         name: String,
         offset: i64,
         generic: bool,
+        mask: Option<u64>,
     },
     List(Vec<Init>),
 }
@@ -108,8 +123,63 @@ pub struct VarDecl {
     pub dims: Vec<Option<u64>>,
     pub init: Option<Init>,
     #[allow(dead_code)] // kept so the tree is complete; lowering does not need it yet
-    /// `.ptr` attributes of kernel parameters (`.ptr.global.align 16`); kept for completeness.
+    /// `.ptr` attributes of kernel parameters (`.ptr.global.align 16` gives `["global",
+    /// "align 16"]`); kept for completeness.
     pub ptr_attrs: Vec<String>,
+    /// `.samplerref` initializer fields: `{ filter_mode = nearest }` gives
+    /// `[("filter_mode", "nearest")]`.
+    pub fields: Vec<(String, String)>,
+}
+
+/// A `.callprototype`: the signature of an indirect call.
+#[derive(Clone, Debug)]
+pub struct Prototype {
+    pub pos: Pos,
+    pub ret_params: Vec<VarDecl>,
+    pub params: Vec<VarDecl>,
+    /// `.noreturn`, `.abi_preserve N`, ...
+    pub directives: Vec<(String, Vec<u64>)>,
+}
+
+/// A `.loc` directive: file, line, column, and the inlining context if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+    /// `function_name SYM[+off]`.
+    pub function_name: Option<(String, i64)>,
+    /// `inlined_at FILE LINE COL`.
+    pub inlined_at: Option<(u32, u32, u32)>,
+}
+
+/// One value of a `.section` data directive: `c`, `sym`, `sym+c`, `a-b`, `a-b+c`, ...
+#[derive(Clone, Debug, PartialEq)]
+pub struct SectionValue {
+    /// Symbols (labels, section names, variables) added (`true`) or subtracted (`false`).
+    pub syms: Vec<(String, bool)>,
+    pub offset: i64,
+}
+
+/// An item of a `.section` body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SectionItem {
+    Label(String),
+    /// `.b8` / `.b16` / `.b32` / `.b64` with its values (`bits` = 8, 16, 32, 64).
+    Data {
+        bits: u32,
+        values: Vec<SectionValue>,
+    },
+}
+
+/// A `.section NAME { ... }` debug section, or an `@@DWARF` line (`raw`).
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub pos: Pos,
+    pub name: String,
+    pub items: Vec<SectionItem>,
+    /// The text of an `@@DWARF` line.
+    pub raw: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -136,6 +206,16 @@ pub struct Function {
     pub directives: Vec<(String, Vec<u64>)>,
     /// `None` for a declaration without a body.
     pub body: Option<Vec<Statement>>,
+    /// `.pragma` strings of the header and body.
+    pub pragmas: Vec<String>,
+    /// `label: .branchtargets L1, L2;` of the body (any scope).
+    pub branch_targets: Vec<(String, Vec<String>)>,
+    /// `label: .calltargets f1, f2;` of the body (any scope).
+    pub call_targets: Vec<(String, Vec<String>)>,
+    /// `label: .callprototype ...;` of the body (any scope).
+    pub prototypes: Vec<(String, Prototype)>,
+    /// `.loc` directives of the body with the position of the statement that follows each.
+    pub locs: Vec<(Pos, Loc)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -145,4 +225,12 @@ pub struct Module {
     pub address_size: u32,
     pub functions: Vec<Function>,
     pub globals: Vec<VarDecl>,
+    /// `.alias alias, aliasee;`
+    pub aliases: Vec<(String, String)>,
+    /// `.file N "name" [, timestamp, size]`.
+    pub files: Vec<(u32, String)>,
+    /// `.section` bodies and `@@DWARF` lines.
+    pub sections: Vec<Section>,
+    /// Module-scope `.pragma` strings.
+    pub pragmas: Vec<String>,
 }

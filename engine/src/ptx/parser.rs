@@ -1,8 +1,15 @@
-//! Recursive-descent parser for PTX modules. It knows the grammar of directives and the generic
-//! shape of instructions; it never decides whether an instruction is valid (lowering does).
+//! Recursive-descent parser for PTX modules (ISA 9.0 chapters 4, 5, 7, 9 and 11). It knows the
+//! grammar of every directive and the generic shape of instructions (guard, opcode, dotted
+//! modifiers, operands); it never decides whether an instruction is valid (lowering does).
+//!
+//! Constant expressions (ISA 4.5.4-4.5.6) are evaluated here with the ISA's 64-bit signed and
+//! unsigned rules, so the tree holds plain numbers.
+//!
+//! Malformed input never panics: every error is a [`ParseError`] with a line and column, nesting
+//! is bounded, and every loop consumes a token or stops at the end of the text.
 
 use super::ast::*;
-use super::lexer::{lex, Tok, Token};
+use super::lexer::{Lexer, Tok, Token};
 
 #[derive(Debug)]
 pub struct ParseError {
@@ -14,6 +21,13 @@ pub struct ParseError {
 /// The newest `.version` the engine accepts (nvcc 13.5 emits 9.5).
 pub const MAX_VERSION: (u32, u32) = (9, 5);
 
+/// How deep braces, parentheses and expressions may nest.
+const MAX_DEPTH: u32 = 200;
+
+/// The most registers one parameterized declaration (`%r<N>`) may declare.
+const MAX_REG_COUNT: u64 = 1 << 24;
+
+#[derive(Debug)]
 pub enum Error {
     Parse(ParseError),
     /// `.version` newer than [`MAX_VERSION`], at the given position.
@@ -22,9 +36,15 @@ pub enum Error {
 
 type R<T> = Result<T, ParseError>;
 
-struct Parser {
-    toks: Vec<Token>,
-    i: usize,
+/// Lookahead of the token stream (the grammar needs at most 3 tokens).
+const LA: usize = 4;
+
+struct Parser<'a> {
+    lex: Lexer<'a>,
+    /// Ring of the next `LA` tokens; `buf[head]` is the current one.
+    buf: [Token<'a>; LA],
+    head: usize,
+    depth: u32,
 }
 
 fn space_of(w: &str) -> Option<Space> {
@@ -43,50 +63,134 @@ fn space_of(w: &str) -> Option<Space> {
 
 const LINKING: &[&str] = &["visible", "extern", "weak", "common"];
 
-impl Parser {
-    fn peek(&self) -> &Tok {
-        &self.toks[self.i].tok
+/// Function directives that take no value.
+const FLAG_DIRECTIVES: &[&str] = &["noreturn", "explicitcluster", "blocksareclusters"];
+
+/// Function directives that take a list of values.
+const VALUE_DIRECTIVES: &[&str] = &[
+    "maxnreg",
+    "maxntid",
+    "reqntid",
+    "minnctapersm",
+    "maxnctapersm",
+    "maxclusterrank",
+    "reqnctapercluster",
+    "abi_preserve",
+    "abi_preserve_control",
+];
+
+/// A constant-expression value (ISA 4.5.5): `.s64`, `.u64`, `.f64`, or an exact `0f` single.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CV {
+    S(i64),
+    U(u64),
+    F(f64),
+    F32(f32),
+}
+
+impl CV {
+    fn is_int(self) -> bool {
+        matches!(self, CV::S(_) | CV::U(_))
     }
-    fn peek_at(&self, k: usize) -> &Tok {
-        &self.toks[(self.i + k).min(self.toks.len() - 1)].tok
+    fn bits(self) -> u64 {
+        match self {
+            CV::S(v) => v as u64,
+            CV::U(v) => v,
+            CV::F(f) => f.to_bits(),
+            CV::F32(f) => (f as f64).to_bits(),
+        }
+    }
+    fn truth(self) -> bool {
+        self.bits() != 0
+    }
+}
+
+fn b2s(b: bool) -> CV {
+    CV::S(b as i64)
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str) -> Parser<'a> {
+        let mut lex = Lexer::new(src);
+        let buf = std::array::from_fn(|_| lex.next_token());
+        Parser {
+            lex,
+            buf,
+            head: 0,
+            depth: 0,
+        }
+    }
+
+    #[inline]
+    fn tok(&self) -> &Token<'a> {
+        &self.buf[self.head]
+    }
+    #[inline]
+    fn peek(&self) -> Tok<'a> {
+        self.buf[self.head].tok
+    }
+    #[inline]
+    fn peek_at(&self, k: usize) -> Tok<'a> {
+        self.buf[(self.head + k) % LA].tok
     }
     fn pos(&self) -> Pos {
-        let t = &self.toks[self.i];
+        let t = self.tok();
         Pos {
             line: t.line,
             col: t.col,
         }
     }
-    fn bump(&mut self) -> Tok {
-        let t = self.toks[self.i].tok.clone();
-        if self.i + 1 < self.toks.len() {
-            self.i += 1;
+    /// Consumes the current token and returns it.
+    fn bump(&mut self) -> Tok<'a> {
+        let t = self.buf[self.head].tok;
+        if t != Tok::Eof {
+            self.buf[self.head] = self.lex.next_token();
+            self.head = (self.head + 1) % LA;
         }
         t
     }
-    fn err<T>(&self, msg: impl Into<String>) -> R<T> {
-        let p = self.pos();
-        Err(ParseError {
+    /// The source text of the current token.
+    fn text(&self) -> &'a str {
+        let t = self.tok();
+        self.lex
+            .src()
+            .get(t.start as usize..t.end as usize)
+            .unwrap_or("")
+    }
+    fn at_err(&self, p: Pos, msg: impl Into<String>) -> ParseError {
+        ParseError {
             line: p.line,
             col: p.col,
             message: msg.into(),
-        })
+        }
+    }
+    /// An error at the current token (a malformed token reports itself).
+    fn err<T>(&self, msg: impl Into<String>) -> R<T> {
+        let msg = match self.peek() {
+            Tok::Error(m) => m.to_string(),
+            _ => msg.into(),
+        };
+        Err(self.at_err(self.pos(), msg))
     }
     fn describe(&self) -> String {
         match self.peek() {
             Tok::Ident(s) => format!("'{s}'"),
             Tok::Dot(s) => format!("'.{s}'"),
-            Tok::Int(v) => format!("'{v}'"),
-            Tok::Float { .. } => "a float literal".into(),
+            Tok::Int(..) | Tok::Float { .. } => format!("'{}'", self.text()),
             Tok::Str(s) => format!("\"{s}\""),
             Tok::Punct(c) => format!("'{c}'"),
+            Tok::Error(m) => m.to_string(),
             Tok::Eof => "end of file".into(),
         }
     }
-    fn is_punct(&self, c: char) -> bool {
-        *self.peek() == Tok::Punct(c)
+    fn expected<T>(&self, what: &str) -> R<T> {
+        self.err(format!("expected {what}, found {}", self.describe()))
     }
-    fn eat_punct(&mut self, c: char) -> bool {
+    #[inline]
+    fn is_punct(&self, c: &str) -> bool {
+        matches!(self.peek(), Tok::Punct(p) if p == c)
+    }
+    fn eat_punct(&mut self, c: &str) -> bool {
         if self.is_punct(c) {
             self.bump();
             true
@@ -94,65 +198,345 @@ impl Parser {
             false
         }
     }
-    fn expect_punct(&mut self, c: char) -> R<()> {
+    fn expect_punct(&mut self, c: &str) -> R<()> {
         if self.eat_punct(c) {
             Ok(())
         } else {
-            self.err(format!("expected '{c}', found {}", self.describe()))
+            self.expected(&format!("'{c}'"))
         }
     }
-    fn ident(&mut self) -> R<String> {
-        match self.peek().clone() {
+    fn is_dot(&self, w: &str) -> bool {
+        matches!(self.peek(), Tok::Dot(d) if d == w)
+    }
+    fn ident(&mut self) -> R<&'a str> {
+        match self.peek() {
             Tok::Ident(s) => {
                 self.bump();
                 Ok(s)
             }
-            _ => self.err(format!("expected an identifier, found {}", self.describe())),
+            _ => self.expected("an identifier"),
         }
     }
-    fn int(&mut self) -> R<i64> {
-        let neg = self.eat_punct('-');
-        match *self.peek() {
-            Tok::Int(v) => {
+    fn string(&mut self) -> R<&'a str> {
+        match self.peek() {
+            Tok::Str(s) => {
                 self.bump();
-                Ok(if neg {
-                    (v as i64).wrapping_neg()
+                Ok(s)
+            }
+            _ => self.expected("a string"),
+        }
+    }
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err("nesting too deep");
+        }
+        Ok(())
+    }
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    // ---------------------------------------------------------------- constant expressions
+
+    /// Whether the current token can start a constant expression.
+    fn starts_cexpr(&self) -> bool {
+        match self.peek() {
+            Tok::Int(..) | Tok::Float { .. } => true,
+            Tok::Ident(s) => s == "WARP_SZ",
+            Tok::Punct(p) => matches!(p, "-" | "+" | "~" | "!" | "("),
+            _ => false,
+        }
+    }
+
+    /// A constant expression (ISA 4.5.4): C precedence, 64-bit signed/unsigned rules.
+    fn cexpr(&mut self) -> R<CV> {
+        self.enter()?;
+        let r = self.ternary();
+        self.leave();
+        r
+    }
+
+    fn ternary(&mut self) -> R<CV> {
+        let pos = self.pos();
+        let c = self.binary(0)?;
+        if !self.eat_punct("?") {
+            return Ok(c);
+        }
+        if !c.is_int() {
+            return Err(self.at_err(pos, "the condition of '?:' must be an integer"));
+        }
+        let a = self.cexpr()?;
+        self.expect_punct(":")?;
+        let b = self.cexpr()?;
+        let (a, b) = self.convert(pos, a, b)?;
+        Ok(if c.truth() { a } else { b })
+    }
+
+    /// The usual arithmetic conversions (ISA 4.5.5): both unsigned if either is; floats stay
+    /// floats; mixing integers and floats is an error (PTX has no such casts).
+    fn convert(&self, pos: Pos, a: CV, b: CV) -> R<(CV, CV)> {
+        Ok(match (a, b) {
+            (CV::S(x), CV::S(y)) => (CV::S(x), CV::S(y)),
+            (CV::S(_) | CV::U(_), CV::S(_) | CV::U(_)) => (CV::U(a.bits()), CV::U(b.bits())),
+            (CV::F(x), CV::F(y)) => (CV::F(x), CV::F(y)),
+            (CV::F32(_), _) | (_, CV::F32(_)) => {
+                return Err(self.at_err(
+                    pos,
+                    "a 0f single-precision literal cannot be used in a constant expression",
+                ))
+            }
+            _ => {
+                return Err(self.at_err(
+                    pos,
+                    "constant expression mixes integer and floating-point operands",
+                ))
+            }
+        })
+    }
+
+    fn binop_prec(&self) -> Option<(&'static str, u32)> {
+        let Tok::Punct(p) = self.peek() else {
+            return None;
+        };
+        let prec = match p {
+            "||" => 1,
+            "&&" => 2,
+            "|" => 3,
+            "^" => 4,
+            "&" => 5,
+            "==" | "!=" => 6,
+            "<" | ">" | "<=" | ">=" => 7,
+            "<<" | ">>" => 8,
+            "+" | "-" => 9,
+            "*" | "/" | "%" => 10,
+            _ => return None,
+        };
+        Some((p, prec))
+    }
+
+    /// Precedence climbing over the binary operators of Table 4 (all left-associative).
+    fn binary(&mut self, min: u32) -> R<CV> {
+        let mut lhs = self.unary()?;
+        while let Some((op, prec)) = self.binop_prec() {
+            if prec <= min {
+                break;
+            }
+            let pos = self.pos();
+            self.bump();
+            self.enter()?;
+            let rhs = self.binary(prec);
+            self.leave();
+            lhs = self.apply(pos, op, lhs, rhs?)?;
+        }
+        Ok(lhs)
+    }
+
+    fn apply(&self, pos: Pos, op: &str, a: CV, b: CV) -> R<CV> {
+        let int_only = |s: &Self| -> R<()> {
+            if a.is_int() && b.is_int() {
+                Ok(())
+            } else {
+                Err(s.at_err(pos, format!("operator '{op}' needs integer operands")))
+            }
+        };
+        match op {
+            "<<" | ">>" => {
+                int_only(self)?;
+                let n = b.bits();
+                return Ok(match (op, a) {
+                    ("<<", CV::S(x)) => CV::S(if n >= 64 { 0 } else { x << n }),
+                    ("<<", _) => CV::U(if n >= 64 { 0 } else { a.bits() << n }),
+                    (_, CV::S(x)) => CV::S(x >> n.min(63)),
+                    _ => CV::U(if n >= 64 { 0 } else { a.bits() >> n }),
+                });
+            }
+            "%" => {
+                int_only(self)?;
+                if b.bits() == 0 {
+                    return Err(self.at_err(pos, "remainder by zero in constant expression"));
+                }
+                return Ok(CV::S((a.bits() % b.bits()) as i64));
+            }
+            "&&" | "||" => {
+                int_only(self)?;
+                return Ok(b2s(if op == "&&" {
+                    a.truth() && b.truth()
                 } else {
-                    v as i64
+                    a.truth() || b.truth()
+                }));
+            }
+            _ => {}
+        }
+        let (a, b) = self.convert(pos, a, b)?;
+        Ok(match (a, b) {
+            (CV::S(x), CV::S(y)) => match op {
+                "+" => CV::S(x.wrapping_add(y)),
+                "-" => CV::S(x.wrapping_sub(y)),
+                "*" => CV::S(x.wrapping_mul(y)),
+                "/" if y == 0 => {
+                    return Err(self.at_err(pos, "division by zero in constant expression"))
+                }
+                "/" => CV::S(x.wrapping_div(y)),
+                "&" => CV::S(x & y),
+                "|" => CV::S(x | y),
+                "^" => CV::S(x ^ y),
+                "<" => b2s(x < y),
+                ">" => b2s(x > y),
+                "<=" => b2s(x <= y),
+                ">=" => b2s(x >= y),
+                "==" => b2s(x == y),
+                _ => b2s(x != y),
+            },
+            (CV::U(x), CV::U(y)) => match op {
+                "+" => CV::U(x.wrapping_add(y)),
+                "-" => CV::U(x.wrapping_sub(y)),
+                "*" => CV::U(x.wrapping_mul(y)),
+                "/" if y == 0 => {
+                    return Err(self.at_err(pos, "division by zero in constant expression"))
+                }
+                "/" => CV::U(x / y),
+                "&" => CV::U(x & y),
+                "|" => CV::U(x | y),
+                "^" => CV::U(x ^ y),
+                "<" => b2s(x < y),
+                ">" => b2s(x > y),
+                "<=" => b2s(x <= y),
+                ">=" => b2s(x >= y),
+                "==" => b2s(x == y),
+                _ => b2s(x != y),
+            },
+            (CV::F(x), CV::F(y)) => match op {
+                "+" => CV::F(x + y),
+                "-" => CV::F(x - y),
+                "*" => CV::F(x * y),
+                "/" => CV::F(x / y),
+                "<" => b2s(x < y),
+                ">" => b2s(x > y),
+                "<=" => b2s(x <= y),
+                ">=" => b2s(x >= y),
+                "==" => b2s(x == y),
+                "!=" => b2s(x != y),
+                _ => return Err(self.at_err(pos, format!("operator '{op}' needs integers"))),
+            },
+            _ => unreachable!("convert returns matching kinds"),
+        })
+    }
+
+    fn unary(&mut self) -> R<CV> {
+        let pos = self.pos();
+        match self.peek() {
+            Tok::Punct(p @ ("-" | "+" | "!" | "~")) => {
+                self.bump();
+                self.enter()?;
+                let v = self.unary();
+                self.leave();
+                let v = v?;
+                Ok(match (p, v) {
+                    ("+", v) => v,
+                    ("-", CV::S(x)) => CV::S(x.wrapping_neg()),
+                    ("-", CV::U(x)) => CV::U(x.wrapping_neg()),
+                    ("-", CV::F(x)) => CV::F(-x),
+                    // Negating an exact single keeps it exact (compilers write `-0f...`).
+                    ("-", CV::F32(x)) => CV::F32(-x),
+                    ("!", v) if v.is_int() => b2s(!v.truth()),
+                    ("~", v) if v.is_int() => CV::U(!v.bits()),
+                    _ => return Err(self.at_err(pos, format!("operator '{p}' needs an integer"))),
                 })
             }
-            _ => self.err(format!("expected an integer, found {}", self.describe())),
-        }
-    }
-    /// Skips the rest of the current line (for `.loc`, `.file`: no terminating `;`).
-    fn skip_line(&mut self) {
-        let line = self.toks[self.i].line;
-        while self.toks[self.i].line == line && *self.peek() != Tok::Eof {
-            self.bump();
-        }
-    }
-    fn skip_to_semi(&mut self) -> R<()> {
-        while !self.eat_punct(';') {
-            if *self.peek() == Tok::Eof {
-                return self.err("expected ';' before end of file");
+            // Casts `(.s64)` / `(.u64)`.
+            Tok::Punct("(") if matches!(self.peek_at(1), Tok::Dot(_)) => {
+                self.bump();
+                let Tok::Dot(t) = self.bump() else {
+                    unreachable!()
+                };
+                if t != "s64" && t != "u64" {
+                    return Err(self.at_err(pos, format!("invalid cast to '.{t}'")));
+                }
+                self.expect_punct(")")?;
+                self.enter()?;
+                let v = self.unary();
+                self.leave();
+                let v = v?;
+                if !v.is_int() {
+                    return Err(self.at_err(pos, "casts apply to integers only"));
+                }
+                Ok(if t == "s64" {
+                    CV::S(v.bits() as i64)
+                } else {
+                    CV::U(v.bits())
+                })
             }
-            self.bump();
-        }
-        Ok(())
-    }
-    fn skip_braces(&mut self) -> R<()> {
-        self.expect_punct('{')?;
-        let mut depth = 1;
-        while depth > 0 {
-            match self.bump() {
-                Tok::Punct('{') => depth += 1,
-                Tok::Punct('}') => depth -= 1,
-                Tok::Eof => return self.err("unterminated '{'"),
-                _ => {}
+            Tok::Punct("(") => {
+                self.bump();
+                let v = self.cexpr()?;
+                self.expect_punct(")")?;
+                Ok(v)
             }
+            Tok::Int(v, unsigned) => {
+                self.bump();
+                Ok(if unsigned { CV::U(v) } else { CV::S(v as i64) })
+            }
+            Tok::Float { bits, single } => {
+                self.bump();
+                Ok(if single {
+                    CV::F32(f64::from_bits(bits) as f32)
+                } else {
+                    CV::F(f64::from_bits(bits))
+                })
+            }
+            Tok::Ident("WARP_SZ") => {
+                self.bump();
+                Ok(CV::S(32))
+            }
+            _ => self.expected("a constant expression"),
         }
-        Ok(())
     }
+
+    /// An integer constant expression.
+    fn int_expr(&mut self) -> R<i64> {
+        let pos = self.pos();
+        let v = self.cexpr()?;
+        if !v.is_int() {
+            return Err(self.at_err(pos, "expected an integer constant expression"));
+        }
+        Ok(v.bits() as i64)
+    }
+
+    /// A non-negative integer constant expression no larger than `max`.
+    fn uint_expr(&mut self, what: &str, max: u64) -> R<u64> {
+        self.uint_expr_above(what, max, 0)
+    }
+
+    /// [`Self::uint_expr`] with only operators binding tighter than precedence `min` (inside
+    /// `<N>`, where `>` closes the count).
+    fn uint_expr_above(&mut self, what: &str, max: u64, min: u32) -> R<u64> {
+        let pos = self.pos();
+        self.enter()?;
+        let v = if min == 0 {
+            self.ternary()
+        } else {
+            self.binary(min)
+        };
+        self.leave();
+        let v = v?;
+        match v {
+            CV::S(x) if x >= 0 && x as u64 <= max => Ok(x as u64),
+            CV::U(x) if x <= max => Ok(x),
+            _ => Err(self.at_err(pos, format!("invalid {what}"))),
+        }
+    }
+
+    /// A comma-separated list of unsigned integers (directive values).
+    fn uint_list(&mut self, what: &str) -> R<Vec<u64>> {
+        let mut v = vec![self.uint_expr(what, u64::MAX)?];
+        while self.eat_punct(",") {
+            v.push(self.uint_expr(what, u64::MAX)?);
+        }
+        Ok(v)
+    }
+
+    // ---------------------------------------------------------------- module scope
 
     fn module(&mut self) -> Result<Module, Error> {
         let mut m = Module {
@@ -162,172 +546,394 @@ impl Parser {
         let mut saw_version = false;
         loop {
             let pos = self.pos();
-            match self.peek().clone() {
+            match self.peek() {
                 Tok::Eof => break,
-                Tok::Dot(d) => match d.as_str() {
-                    "version" => {
-                        self.bump();
-                        let (maj, min) = match self.bump() {
-                            Tok::Float {
-                                bits,
-                                single: false,
-                            } => {
-                                let v = f64::from_bits(bits);
-                                (v.trunc() as u32, ((v - v.trunc()) * 10.0).round() as u32)
-                            }
-                            Tok::Int(v) => (v as u32, 0),
-                            _ => return Err(Error::Parse(self.mkerr(pos, "malformed .version"))),
-                        };
-                        if (maj, min) > MAX_VERSION {
-                            return Err(Error::Version(self.mkerr(
-                                pos,
-                                &format!(
-                                    "PTX version {maj}.{min} is newer than the supported {}.{}",
-                                    MAX_VERSION.0, MAX_VERSION.1
-                                ),
-                            )));
-                        }
-                        m.version = (maj, min);
-                        saw_version = true;
+                Tok::Dot("version") => {
+                    if saw_version {
+                        return Err(Error::Parse(
+                            self.at_err(pos, "duplicate .version directive"),
+                        ));
                     }
-                    "target" => {
-                        self.bump();
-                        loop {
-                            m.target.push(self.ident().map_err(Error::Parse)?);
-                            if !self.eat_punct(',') {
-                                break;
-                            }
-                        }
+                    self.bump();
+                    m.version = self.version().map_err(Error::Parse)?;
+                    if m.version > MAX_VERSION {
+                        return Err(Error::Version(self.at_err(
+                            pos,
+                            format!(
+                                "PTX version {}.{} is newer than the supported {}.{}",
+                                m.version.0, m.version.1, MAX_VERSION.0, MAX_VERSION.1
+                            ),
+                        )));
                     }
-                    "address_size" => {
-                        self.bump();
-                        m.address_size = self.int().map_err(Error::Parse)? as u32;
-                        if m.address_size != 64 && m.address_size != 32 {
-                            return Err(Error::Parse(self.mkerr(pos, "bad .address_size")));
-                        }
-                    }
-                    "file" | "loc" => self.skip_line(),
-                    "section" => {
-                        self.bump();
-                        self.bump();
-                        self.skip_braces().map_err(Error::Parse)?;
-                    }
-                    "pragma" | "alias" => self.skip_to_semi().map_err(Error::Parse)?,
-                    _ => {
-                        if !saw_version {
-                            return Err(Error::Parse(
-                                self.mkerr(pos, "a PTX module must begin with .version"),
-                            ));
-                        }
-                        self.top_decl(&mut m).map_err(Error::Parse)?
-                    }
-                },
-                _ => {
-                    return Err(Error::Parse(self.mkerr(
-                        pos,
-                        &format!("unexpected {} at module scope", self.describe()),
-                    )))
+                    saw_version = true;
                 }
+                _ if !saw_version => {
+                    return Err(Error::Parse(
+                        self.at_err(pos, "a PTX module must begin with .version"),
+                    ))
+                }
+                _ => self.module_item(&mut m).map_err(Error::Parse)?,
             }
         }
         if !saw_version {
             return Err(Error::Parse(
-                self.mkerr(self.pos(), "missing .version directive"),
+                self.at_err(self.pos(), "missing .version directive"),
             ));
         }
         Ok(m)
     }
 
-    fn mkerr(&self, p: Pos, m: &str) -> ParseError {
-        ParseError {
-            line: p.line,
-            col: p.col,
-            message: m.to_string(),
+    /// `.version major.minor`: the digits as written (`9.10` is not `9.1`).
+    fn version(&mut self) -> R<(u32, u32)> {
+        let text = self.text();
+        if !matches!(self.peek(), Tok::Float { .. } | Tok::Int(..)) {
+            return self.expected("a version number 'major.minor'");
+        }
+        let (a, b) = text.split_once('.').unwrap_or((text, "0"));
+        match (a.parse::<u32>(), b.parse::<u32>()) {
+            (Ok(a), Ok(b)) => {
+                self.bump();
+                Ok((a, b))
+            }
+            _ => self.expected("a version number 'major.minor'"),
         }
     }
 
-    fn top_decl(&mut self, m: &mut Module) -> R<()> {
+    fn module_item(&mut self, m: &mut Module) -> R<()> {
         let pos = self.pos();
+        match self.peek() {
+            Tok::Dot("target") => {
+                self.bump();
+                m.target.clear();
+                loop {
+                    m.target.push(self.ident()?.to_string());
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+            }
+            Tok::Dot("address_size") => {
+                self.bump();
+                let v = self.uint_expr("address size", 64)?;
+                if v != 32 && v != 64 {
+                    return Err(self.at_err(pos, "bad .address_size (must be 32 or 64)"));
+                }
+                m.address_size = v as u32;
+            }
+            Tok::Dot("file") => {
+                self.bump();
+                let f = self.file()?;
+                m.files.push(f);
+            }
+            Tok::Dot("loc") => return self.err(".loc is only allowed inside a function body"),
+            Tok::Dot("section") => {
+                self.bump();
+                let s = self.section(pos)?;
+                m.sections.push(s);
+            }
+            Tok::Punct("@") if self.peek_at(1) == Tok::Punct("@") => {
+                // `@@DWARF dwarf-string`: the rest of the line.
+                self.bump();
+                self.bump();
+                if !matches!(self.peek(), Tok::Ident(w) if w.eq_ignore_ascii_case("dwarf")) {
+                    return self.expected("'DWARF' after '@@'");
+                }
+                let line = self.tok().line;
+                let start = self.tok().end as usize;
+                self.bump();
+                let mut end = start;
+                while self.tok().line == line && self.peek() != Tok::Eof {
+                    if let Tok::Error(_) = self.peek() {
+                        return self.err("");
+                    }
+                    end = self.tok().end as usize;
+                    self.bump();
+                }
+                let raw = self.lex.src().get(start..end).unwrap_or("").trim();
+                m.sections.push(Section {
+                    pos,
+                    name: String::new(),
+                    items: Vec::new(),
+                    raw: Some(raw.to_string()),
+                });
+            }
+            Tok::Dot("pragma") => {
+                self.bump();
+                let p = self.pragma()?;
+                m.pragmas.extend(p);
+            }
+            Tok::Dot("alias") => {
+                self.bump();
+                let a = self.ident()?.to_string();
+                self.expect_punct(",")?;
+                let b = self.ident()?.to_string();
+                self.expect_punct(";")?;
+                m.aliases.push((a, b));
+            }
+            Tok::Dot(_) => self.top_decl(m)?,
+            _ => return self.err(format!("unexpected {} at module scope", self.describe())),
+        }
+        Ok(())
+    }
+
+    /// `.pragma "a" {, "b"} ;` (after `.pragma`).
+    fn pragma(&mut self) -> R<Vec<String>> {
+        let mut v = vec![self.string()?.to_string()];
+        while self.eat_punct(",") {
+            v.push(self.string()?.to_string());
+        }
+        self.expect_punct(";")?;
+        Ok(v)
+    }
+
+    /// `.file N "name" [, timestamp, size]` (after `.file`).
+    fn file(&mut self) -> R<(u32, String)> {
+        let n = self.uint_expr("file number", u32::MAX as u64)? as u32;
+        let name = self.string()?.to_string();
+        if self.eat_punct(",") {
+            self.uint_expr("file timestamp", u64::MAX)?;
+            if self.eat_punct(",") {
+                self.uint_expr("file size", u64::MAX)?;
+            }
+        }
+        Ok((n, name))
+    }
+
+    /// `.loc file line col [, function_name sym[+off], inlined_at file line col]`.
+    fn loc(&mut self) -> R<Loc> {
+        let mut l = Loc {
+            file: self.uint_expr("file number", u32::MAX as u64)? as u32,
+            line: self.uint_expr("line number", u32::MAX as u64)? as u32,
+            col: self.uint_expr("column number", u32::MAX as u64)? as u32,
+            function_name: None,
+            inlined_at: None,
+        };
+        while self.eat_punct(",") {
+            match self.peek() {
+                Tok::Ident("function_name") => {
+                    self.bump();
+                    let name = match self.bump() {
+                        Tok::Ident(s) | Tok::Dot(s) => s.to_string(),
+                        _ => return self.expected("a symbol after function_name"),
+                    };
+                    let off = if self.is_punct("+") || self.is_punct("-") {
+                        self.int_expr()?
+                    } else {
+                        0
+                    };
+                    l.function_name = Some((name, off));
+                }
+                Tok::Ident("inlined_at") => {
+                    self.bump();
+                    let f = self.uint_expr("file number", u32::MAX as u64)? as u32;
+                    let ln = self.uint_expr("line number", u32::MAX as u64)? as u32;
+                    let c = self.uint_expr("column number", u32::MAX as u64)? as u32;
+                    l.inlined_at = Some((f, ln, c));
+                }
+                _ => return self.expected("'function_name' or 'inlined_at'"),
+            }
+        }
+        Ok(l)
+    }
+
+    /// `.section name [, "flags", @type] { items }` (after `.section`).
+    fn section(&mut self, pos: Pos) -> R<Section> {
+        let name = match self.bump() {
+            Tok::Dot(s) => format!(".{s}"),
+            Tok::Ident(s) => s.to_string(),
+            _ => return self.err("expected a section name"),
+        };
+        let mut items = Vec::new();
+        self.expect_punct("{")?;
+        loop {
+            match self.peek() {
+                Tok::Punct("}") => {
+                    self.bump();
+                    break;
+                }
+                Tok::Ident(l) if self.peek_at(1) == Tok::Punct(":") => {
+                    self.bump();
+                    self.bump();
+                    items.push(SectionItem::Label(l.to_string()));
+                }
+                Tok::Dot(w @ ("b8" | "b16" | "b32" | "b64")) => {
+                    self.bump();
+                    let bits = w[1..].parse().unwrap_or(8);
+                    let mut values = vec![self.section_value()?];
+                    while self.eat_punct(",") {
+                        values.push(self.section_value()?);
+                    }
+                    // Items end at the line end; a `;` is tolerated.
+                    self.eat_punct(";");
+                    items.push(SectionItem::Data { bits, values });
+                }
+                Tok::Eof => return self.err("unterminated .section body"),
+                _ => return self.expected("'.b8', '.b16', '.b32', '.b64', a label or '}'"),
+            }
+        }
+        Ok(Section {
+            pos,
+            name,
+            items,
+            raw: None,
+        })
+    }
+
+    /// `c`, `sym`, `.debug_abbrev`, `sym+c`, `a-b`, `a-b+c`: symbols and a constant offset.
+    fn section_value(&mut self) -> R<SectionValue> {
+        let mut v = SectionValue {
+            syms: Vec::new(),
+            offset: 0,
+        };
+        let mut sign = true;
+        loop {
+            match self.peek() {
+                Tok::Ident(s) if s != "WARP_SZ" => {
+                    self.bump();
+                    v.syms.push((s.to_string(), sign));
+                }
+                Tok::Dot(s) => {
+                    self.bump();
+                    v.syms.push((format!(".{s}"), sign));
+                }
+                _ => {
+                    // A constant term: parse it at multiplicative precedence so that `a-b+4`
+                    // splits into symbols and constants.
+                    let t = self.binary(9)?;
+                    if !t.is_int() {
+                        return self.err("expected an integer in a .section value");
+                    }
+                    let t = t.bits() as i64;
+                    v.offset = v
+                        .offset
+                        .wrapping_add(if sign { t } else { t.wrapping_neg() });
+                }
+            }
+            if self.eat_punct("+") {
+                sign = true;
+            } else if self.eat_punct("-") {
+                sign = false;
+            } else {
+                return Ok(v);
+            }
+        }
+    }
+
+    fn linking_attrs(&mut self) -> Vec<String> {
         let mut attrs = Vec::new();
         while let Tok::Dot(d) = self.peek() {
-            if LINKING.contains(&d.as_str()) {
-                attrs.push(d.clone());
+            if LINKING.contains(&d) {
+                attrs.push(d.to_string());
                 self.bump();
             } else {
                 break;
             }
         }
-        match self.peek().clone() {
-            Tok::Dot(d) if d == "entry" || d == "func" => {
+        attrs
+    }
+
+    fn top_decl(&mut self, m: &mut Module) -> R<()> {
+        let pos = self.pos();
+        let attrs = self.linking_attrs();
+        match self.peek() {
+            Tok::Dot(d @ ("entry" | "func")) => {
                 self.bump();
                 let f = self.function(pos, d == "entry", attrs)?;
                 m.functions.push(f);
                 Ok(())
             }
-            Tok::Dot(d) if space_of(&d).is_some() => {
-                let vars = self.var_decl(attrs)?;
-                self.expect_punct(';')?;
+            Tok::Dot(d) if space_of(d).is_some() => {
+                let vars = self.var_decl(attrs, true)?;
+                self.expect_punct(";")?;
                 m.globals.extend(vars);
                 Ok(())
             }
+            Tok::Dot(d) => self.err(format!("unknown directive '.{d}' at module scope")),
             _ => self.err(format!("unexpected {} at module scope", self.describe())),
         }
     }
 
+    /// `( decl {, decl} )` of a function, entry or prototype.
     fn param_list(&mut self) -> R<Vec<VarDecl>> {
-        self.expect_punct('(')?;
+        self.expect_punct("(")?;
         let mut v = Vec::new();
-        if self.eat_punct(')') {
+        if self.eat_punct(")") {
             return Ok(v);
         }
         loop {
-            let mut d = self.var_decl(Vec::new())?;
+            let mut d = self.var_decl(Vec::new(), false)?;
             v.append(&mut d);
-            if self.eat_punct(')') {
+            if self.eat_punct(")") {
                 return Ok(v);
             }
-            self.expect_punct(',')?;
+            self.expect_punct(",")?;
         }
     }
 
-    fn function(&mut self, pos: Pos, is_entry: bool, attrs: Vec<String>) -> R<Function> {
-        let mut ret_params = Vec::new();
-        if !is_entry && self.is_punct('(') {
-            ret_params = self.param_list()?;
-        }
-        let name = self.ident()?;
-        let mut params = Vec::new();
-        if self.is_punct('(') {
-            params = self.param_list()?;
-        }
-        let mut directives = Vec::new();
-        loop {
-            match self.peek().clone() {
-                Tok::Dot(d) if d == "pragma" => {
-                    self.skip_to_semi()?;
-                }
-                Tok::Dot(d) => {
-                    self.bump();
-                    let mut vals = Vec::new();
-                    while let Tok::Int(v) = *self.peek() {
-                        self.bump();
-                        vals.push(v);
-                        if !self.eat_punct(',') {
-                            break;
-                        }
-                    }
-                    directives.push((d, vals));
-                }
-                _ => break,
+    /// `.attribute(...)`, returning the attribute words (`managed`, `unified`).
+    fn attribute(&mut self, out: &mut Vec<String>) -> R<()> {
+        self.expect_punct("(")?;
+        let mut depth = 1;
+        while depth > 0 {
+            match self.bump() {
+                Tok::Punct("(") => depth += 1,
+                Tok::Punct(")") => depth -= 1,
+                Tok::Dot(w) if depth == 1 => out.push(w.to_string()),
+                Tok::Eof => return self.err("unterminated '.attribute('"),
+                Tok::Error(m) => return self.err(m),
+                _ => {}
             }
         }
-        let body = if self.eat_punct(';') {
-            None
-        } else {
-            self.expect_punct('{')?;
-            Some(self.statements()?)
-        };
-        Ok(Function {
+        Ok(())
+    }
+
+    /// Performance-tuning and other directives after a function or prototype signature.
+    fn fn_directives(
+        &mut self,
+        directives: &mut Vec<(String, Vec<u64>)>,
+        pragmas: &mut Vec<String>,
+    ) -> R<()> {
+        loop {
+            match self.peek() {
+                Tok::Dot("pragma") => {
+                    self.bump();
+                    pragmas.extend(self.pragma()?);
+                }
+                Tok::Dot(d) if FLAG_DIRECTIVES.contains(&d) => {
+                    self.bump();
+                    directives.push((d.to_string(), Vec::new()));
+                }
+                Tok::Dot(d) if VALUE_DIRECTIVES.contains(&d) => {
+                    self.bump();
+                    let vals = self.uint_list(&format!(".{d} value"))?;
+                    directives.push((d.to_string(), vals));
+                }
+                Tok::Dot(d) => return self.err(format!("unknown function directive '.{d}'")),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn function(&mut self, pos: Pos, is_entry: bool, mut attrs: Vec<String>) -> R<Function> {
+        while self.is_dot("attribute") {
+            self.bump();
+            attrs.push("attribute".into());
+            self.attribute(&mut attrs)?;
+        }
+        let mut ret_params = Vec::new();
+        if !is_entry && self.is_punct("(") {
+            ret_params = self.param_list()?;
+        }
+        let name = self.ident()?.to_string();
+        let mut params = Vec::new();
+        let (mut directives, mut pragmas) = (Vec::new(), Vec::new());
+        // `.noreturn` and friends may also come before the parameter list.
+        self.fn_directives(&mut directives, &mut pragmas)?;
+        if self.is_punct("(") {
+            params = self.param_list()?;
+        }
+        self.fn_directives(&mut directives, &mut pragmas)?;
+        let mut f = Function {
             pos,
             is_entry,
             attrs,
@@ -335,260 +941,442 @@ impl Parser {
             ret_params,
             params,
             directives,
-            body,
-        })
+            body: None,
+            pragmas,
+            branch_targets: Vec::new(),
+            call_targets: Vec::new(),
+            prototypes: Vec::new(),
+            locs: Vec::new(),
+        };
+        if !self.eat_punct(";") {
+            if !self.is_punct("{") {
+                return self.expected("'{' or ';' after the function signature");
+            }
+            self.bump();
+            f.body = Some(self.statements(&mut f)?);
+        }
+        Ok(f)
     }
 
+    // ---------------------------------------------------------------- function bodies
+
     /// Statements up to and including the closing `}`.
-    fn statements(&mut self) -> R<Vec<Statement>> {
+    fn statements(&mut self, f: &mut Function) -> R<Vec<Statement>> {
+        self.enter()?;
+        let r = self.statements_inner(f);
+        self.leave();
+        r
+    }
+
+    fn statements_inner(&mut self, f: &mut Function) -> R<Vec<Statement>> {
         let mut out = Vec::new();
         loop {
             let pos = self.pos();
-            match self.peek().clone() {
-                Tok::Punct('}') => {
+            match self.peek() {
+                Tok::Punct("}") => {
                     self.bump();
                     return Ok(out);
                 }
-                Tok::Punct('{') => {
+                Tok::Punct("{") => {
                     self.bump();
-                    out.push(Statement::Block(self.statements()?));
+                    out.push(Statement::Block(self.statements(f)?));
                 }
                 Tok::Eof => return self.err("unexpected end of file inside a function body"),
-                Tok::Dot(d) => match d.as_str() {
-                    "loc" | "file" => {
-                        self.skip_line();
-                        out.push(Statement::Other(pos));
+                Tok::Dot("loc") => {
+                    self.bump();
+                    let l = self.loc()?;
+                    f.locs.push((self.pos(), l));
+                    out.push(Statement::Other(pos));
+                }
+                Tok::Dot("file") => {
+                    self.bump();
+                    self.file()?;
+                    out.push(Statement::Other(pos));
+                }
+                Tok::Dot("pragma") => {
+                    self.bump();
+                    f.pragmas.extend(self.pragma()?);
+                    out.push(Statement::Other(pos));
+                }
+                Tok::Dot(_) => {
+                    let attrs = self.linking_attrs();
+                    match self.peek() {
+                        Tok::Dot(d) if space_of(d).is_some() => {}
+                        Tok::Dot(d) => {
+                            return self.err(format!("unknown directive '.{d}' in a function body"))
+                        }
+                        _ => return self.expected("a state space"),
                     }
-                    "pragma" => {
-                        self.skip_to_semi()?;
-                        out.push(Statement::Other(pos));
+                    for v in self.var_decl(attrs, true)? {
+                        out.push(Statement::Var(v));
                     }
-                    _ => {
-                        let mut attrs = Vec::new();
-                        while let Tok::Dot(d) = self.peek() {
-                            if LINKING.contains(&d.as_str()) {
-                                attrs.push(d.clone());
-                                self.bump();
+                    self.expect_punct(";")?;
+                }
+                Tok::Ident(name) if self.peek_at(1) == Tok::Punct(":") => {
+                    self.bump();
+                    self.bump();
+                    match self.peek() {
+                        Tok::Dot("callprototype") => {
+                            self.bump();
+                            let p = self.prototype(pos)?;
+                            f.prototypes.push((name.to_string(), p));
+                            out.push(Statement::Other(pos));
+                        }
+                        Tok::Dot(d @ ("branchtargets" | "calltargets")) => {
+                            self.bump();
+                            let list = self.name_list()?;
+                            self.expect_punct(";")?;
+                            if d == "branchtargets" {
+                                f.branch_targets.push((name.to_string(), list));
                             } else {
-                                break;
+                                f.call_targets.push((name.to_string(), list));
                             }
+                            out.push(Statement::Other(pos));
                         }
-                        match self.peek() {
-                            Tok::Dot(d) if space_of(d).is_some() => {}
-                            _ => {
-                                return self
-                                    .err(format!("unexpected directive {}", self.describe()))
-                            }
-                        }
-                        for v in self.var_decl(attrs)? {
-                            out.push(Statement::Var(v));
-                        }
-                        self.expect_punct(';')?;
-                    }
-                },
-                Tok::Ident(name) if *self.peek_at(1) == Tok::Punct(':') => {
-                    self.bump();
-                    self.bump();
-                    if matches!(self.peek(), Tok::Dot(d) if d == "callprototype") {
-                        self.skip_to_semi()?;
-                        out.push(Statement::Other(pos));
-                    } else {
-                        out.push(Statement::Label(name, pos));
+                        _ => out.push(Statement::Label(name.to_string(), pos)),
                     }
                 }
-                Tok::Punct('@') | Tok::Ident(_) => out.push(Statement::Inst(self.instruction()?)),
+                Tok::Punct("@") | Tok::Ident(_) => out.push(Statement::Inst(self.instruction()?)),
                 _ => return self.err(format!("unexpected {}", self.describe())),
             }
         }
     }
 
+    /// `L1, L2, N<5>` (a parameterized name stands for `N0` .. `N4`).
+    fn name_list(&mut self) -> R<Vec<String>> {
+        let mut v = Vec::new();
+        loop {
+            let name = self.ident()?;
+            if self.eat_punct("<") {
+                let n = self.uint_expr_above("name count", MAX_REG_COUNT, 7)?;
+                self.expect_punct(">")?;
+                v.extend((0..n).map(|k| format!("{name}{k}")));
+            } else {
+                v.push(name.to_string());
+            }
+            if !self.eat_punct(",") {
+                return Ok(v);
+            }
+        }
+    }
+
+    /// `.callprototype [(ret)] _ [(params)] [directives];` (after `.callprototype`).
+    fn prototype(&mut self, pos: Pos) -> R<Prototype> {
+        let mut p = Prototype {
+            pos,
+            ret_params: Vec::new(),
+            params: Vec::new(),
+            directives: Vec::new(),
+        };
+        if self.is_punct("(") {
+            p.ret_params = self.param_list()?;
+        }
+        if self.ident()? != "_" {
+            return self.err("a .callprototype is named '_'");
+        }
+        if self.is_punct("(") {
+            p.params = self.param_list()?;
+        }
+        let mut pragmas = Vec::new();
+        self.fn_directives(&mut p.directives, &mut pragmas)?;
+        self.expect_punct(";")?;
+        Ok(p)
+    }
+
     fn instruction(&mut self) -> R<Instruction> {
         let mut guard = None;
-        if self.eat_punct('@') {
-            let neg = self.eat_punct('!');
-            guard = Some((self.ident()?, neg));
+        if self.eat_punct("@") {
+            let neg = self.eat_punct("!");
+            guard = Some((self.ident()?.to_string(), neg));
         }
         let pos = self.pos();
         let opcode = self.ident()?;
         let mut mods = Vec::new();
         while let Tok::Dot(d) = self.peek() {
-            mods.push(d.clone());
+            mods.push(d.to_string());
             self.bump();
         }
         let mut operands = Vec::new();
-        if !self.eat_punct(';') {
+        let is_call = opcode == "call";
+        if !self.eat_punct(";") {
             loop {
-                operands.push(self.operand()?);
-                if self.eat_punct(';') {
+                let o = self.operand(is_call)?;
+                if matches!(o, Operand::Addr { .. }) {
+                    // `[a].unified`
+                    while let Tok::Dot(d) = self.peek() {
+                        mods.push(d.to_string());
+                        self.bump();
+                    }
+                }
+                operands.push(o);
+                if self.eat_punct(";") {
                     break;
                 }
-                self.expect_punct(',')?;
+                if !self.is_punct(",") {
+                    return self.expected("',' or ';' after an operand");
+                }
+                self.bump();
             }
         }
         Ok(Instruction {
             pos,
             guard,
-            opcode,
+            opcode: opcode.to_string(),
             mods,
             operands,
         })
     }
 
-    fn operand(&mut self) -> R<Operand> {
-        match self.peek().clone() {
-            Tok::Punct('!') => {
+    fn cv_operand(v: CV) -> Operand {
+        match v {
+            CV::S(x) => Operand::Int(x),
+            CV::U(x) => Operand::Int(x as i64),
+            CV::F(x) => Operand::Float {
+                bits: x.to_bits(),
+                single: false,
+            },
+            CV::F32(x) => Operand::Float {
+                bits: (x as f64).to_bits(),
+                single: true,
+            },
+        }
+    }
+
+    fn operand(&mut self, is_call: bool) -> R<Operand> {
+        self.enter()?;
+        let r = self.operand_inner(is_call);
+        self.leave();
+        r
+    }
+
+    fn operand_inner(&mut self, is_call: bool) -> R<Operand> {
+        match self.peek() {
+            Tok::Punct("!") if matches!(self.peek_at(1), Tok::Ident(s) if s != "WARP_SZ") => {
                 self.bump();
-                Ok(Operand::Not(Box::new(self.operand()?)))
+                Ok(Operand::Not(Box::new(self.operand(is_call)?)))
             }
-            Tok::Punct('-') => {
+            Tok::Punct("-") if matches!(self.peek_at(1), Tok::Ident(s) if s != "WARP_SZ") => {
                 self.bump();
-                match self.bump() {
-                    Tok::Int(v) => Ok(Operand::Int((v as i64).wrapping_neg())),
-                    Tok::Float { bits, single } => Ok(Operand::Float {
-                        bits: bits ^ (1 << 63),
-                        single,
-                    }),
-                    _ => self.err("expected a number after '-'"),
+                Ok(Operand::Neg(Box::new(self.operand(is_call)?)))
+            }
+            Tok::Punct("[") => {
+                self.bump();
+                let first = self.address_or_operand()?;
+                if self.eat_punct("]") {
+                    return Ok(first);
                 }
-            }
-            Tok::Int(v) => {
-                self.bump();
-                Ok(Operand::Int(v as i64))
-            }
-            Tok::Float { bits, single } => {
-                self.bump();
-                Ok(Operand::Float { bits, single })
-            }
-            Tok::Punct('[') => {
-                self.bump();
-                let mut base = None;
-                let mut offset = 0i64;
-                match self.peek().clone() {
-                    Tok::Ident(s) => {
-                        self.bump();
-                        base = Some(s);
-                    }
-                    Tok::Int(_) | Tok::Punct('-') => offset = self.int()?,
-                    _ => return self.err(format!("malformed address: {}", self.describe())),
+                // A tuple: `[tex, sampler, {coords}]`, `[tmap, {x, y}]`.
+                let first = match first {
+                    Operand::Addr {
+                        base: Some(name),
+                        offset: 0,
+                    } => Operand::Name { name, comp: None },
+                    other => other,
+                };
+                let mut v = vec![first];
+                while self.eat_punct(",") {
+                    v.push(self.operand(is_call)?);
                 }
-                while self.is_punct('+') || self.is_punct('-') {
-                    let neg = self.bump() == Tok::Punct('-');
-                    let v = self.int()?;
-                    offset = offset.wrapping_add(if neg { v.wrapping_neg() } else { v });
-                }
-                self.expect_punct(']')?;
-                Ok(Operand::Addr { base, offset })
+                self.expect_punct("]")?;
+                Ok(Operand::Tuple(v))
             }
-            Tok::Punct('{') => {
+            Tok::Punct("{") => {
                 self.bump();
                 let mut v = Vec::new();
-                loop {
-                    v.push(self.operand()?);
-                    if self.eat_punct('}') {
-                        break;
+                if !self.eat_punct("}") {
+                    loop {
+                        v.push(self.operand(is_call)?);
+                        if self.eat_punct("}") {
+                            break;
+                        }
+                        self.expect_punct(",")?;
                     }
-                    self.expect_punct(',')?;
+                }
+                if self.eat_punct("|") {
+                    // `{r1,r2,r3,r4}|p`
+                    let p = self.operand(is_call)?;
+                    return Ok(Operand::Pair(Box::new(Operand::Vector(v)), Box::new(p)));
                 }
                 Ok(Operand::Vector(v))
             }
-            Tok::Punct('(') => {
+            Tok::Punct("(")
+                if is_call
+                    || !matches!(
+                        self.peek_at(1),
+                        Tok::Int(..)
+                            | Tok::Float { .. }
+                            | Tok::Dot(_)
+                            | Tok::Punct("-" | "+" | "~" | "(" | "!")
+                            | Tok::Ident("WARP_SZ")
+                    ) =>
+            {
                 self.bump();
                 let mut v = Vec::new();
-                if !self.eat_punct(')') {
+                if !self.eat_punct(")") {
                     loop {
-                        v.push(self.operand()?);
-                        if self.eat_punct(')') {
+                        v.push(self.operand(is_call)?);
+                        if self.eat_punct(")") {
                             break;
                         }
-                        self.expect_punct(',')?;
+                        self.expect_punct(",")?;
                     }
                 }
                 Ok(Operand::List(v))
             }
-            Tok::Ident(name) => {
+            Tok::Ident(name) if name != "WARP_SZ" => {
                 self.bump();
                 let mut comp = None;
                 if let Tok::Dot(c) = self.peek() {
-                    comp = Some(c.clone());
+                    comp = Some(c.to_string());
                     self.bump();
                 }
-                let op = Operand::Name {
-                    name: name.clone(),
+                if self.eat_punct("|") {
+                    let op = Operand::Name {
+                        name: name.to_string(),
+                        comp,
+                    };
+                    return Ok(Operand::Pair(
+                        Box::new(op),
+                        Box::new(self.operand(is_call)?),
+                    ));
+                }
+                if comp.is_none() && (self.is_punct("+") || self.is_punct("-")) {
+                    let off = self.int_expr()?;
+                    return Ok(Operand::SymOff {
+                        name: name.to_string(),
+                        offset: off,
+                    });
+                }
+                if comp.is_none() && self.eat_punct("[") {
+                    let index = self.operand(is_call)?;
+                    self.expect_punct("]")?;
+                    return Ok(Operand::Index {
+                        name: name.to_string(),
+                        index: Box::new(index),
+                    });
+                }
+                Ok(Operand::Name {
+                    name: name.to_string(),
                     comp,
-                };
-                if self.eat_punct('|') {
-                    return Ok(Operand::Pair(Box::new(op), Box::new(self.operand()?)));
-                }
-                if self.is_punct('+') {
-                    self.bump();
-                    let off = self.int()?;
-                    return Ok(Operand::SymOff { name, offset: off });
-                }
-                Ok(op)
+                })
             }
-            _ => self.err(format!("expected an operand, found {}", self.describe())),
+            _ if self.starts_cexpr() => Ok(Self::cv_operand(self.cexpr()?)),
+            _ => self.expected("an operand"),
         }
     }
 
-    /// `[attrs] .space [.align N] [.ptr ...] [.vN] .type name[<N>][dims] [= init] {, name ...}`
-    fn var_decl(&mut self, mut attrs: Vec<String>) -> R<Vec<VarDecl>> {
+    /// Inside `[`: `reg`, `sym`, `reg+off`, `sym-off`, `off` (an address), or the first element
+    /// of a tuple (`tex`, `{...}`).
+    fn address_or_operand(&mut self) -> R<Operand> {
+        match self.peek() {
+            Tok::Ident(name) if name != "WARP_SZ" => {
+                self.bump();
+                let offset = if self.is_punct("+") || self.is_punct("-") {
+                    self.int_expr()?
+                } else {
+                    0
+                };
+                Ok(Operand::Addr {
+                    base: Some(name.to_string()),
+                    offset,
+                })
+            }
+            Tok::Punct("{") => self.operand(false),
+            _ if self.starts_cexpr() => Ok(Operand::Addr {
+                base: None,
+                offset: self.int_expr()?,
+            }),
+            _ => self.err(format!("malformed address: {}", self.describe())),
+        }
+    }
+
+    // ---------------------------------------------------------------- variables
+
+    /// `[attrs] .space [.attribute(...)] [.align N] [.ptr[.space][.align N]] [.vN] .type
+    ///  name[<N>][dims] [= init] {, name ...}`; `multi` allows several names (not in parameter
+    /// lists).
+    fn var_decl(&mut self, mut attrs: Vec<String>, multi: bool) -> R<Vec<VarDecl>> {
         let pos = self.pos();
-        let space = match self.bump() {
-            Tok::Dot(d) => match space_of(&d) {
-                Some(s) => s,
+        let space = match self.peek() {
+            Tok::Dot(d) => match space_of(d) {
+                Some(s) => {
+                    self.bump();
+                    s
+                }
                 None => return self.err(format!("expected a state space, found '.{d}'")),
             },
-            _ => return self.err("expected a state space"),
+            _ => return self.expected("a state space"),
         };
-        let (mut align, mut vec, mut ty, mut ptr_attrs) = (None, 1, None::<String>, Vec::new());
-        while let Tok::Dot(d) = self.peek().clone() {
+        let (mut align, mut vec, mut ty, mut ptr_attrs) = (None, 1, None::<&str>, Vec::new());
+        let mut in_ptr = false;
+        while let Tok::Dot(d) = self.peek() {
             self.bump();
-            match d.as_str() {
-                "align" => align = Some(self.int()? as u32),
+            match d {
+                "align" if in_ptr => {
+                    let a = self.uint_expr("alignment", 1 << 31)?;
+                    ptr_attrs.push(format!("align {a}"));
+                }
+                "align" => {
+                    let apos = self.pos();
+                    let a = self.uint_expr("alignment", 1 << 31)?;
+                    if !a.is_power_of_two() {
+                        return Err(self.at_err(apos, "alignment must be a power of two"));
+                    }
+                    align = Some(a as u32);
+                }
                 "v2" => vec = 2,
                 "v4" => vec = 4,
                 "v8" => vec = 8,
-                "ptr" => ptr_attrs.push(d),
-                "global" | "const" | "local" | "shared" if !ptr_attrs.is_empty() => {
-                    ptr_attrs.push(d)
+                "ptr" => in_ptr = true,
+                "global" | "const" | "local" | "shared" if in_ptr => ptr_attrs.push(d.to_string()),
+                "attribute" => {
+                    attrs.push(d.to_string());
+                    self.attribute(&mut attrs)?;
                 }
-                _ if LINKING.contains(&d.as_str()) || d == "attribute" => attrs.push(d),
-                _ => ty = Some(d),
-            }
-            // `.attribute(.managed)`: skip the parenthesised list.
-            if self.is_punct('(') {
-                while !self.eat_punct(')') {
-                    if *self.peek() == Tok::Eof {
-                        return self.err("unterminated '('");
+                _ if LINKING.contains(&d) => attrs.push(d.to_string()),
+                _ => {
+                    if ty.is_some() {
+                        return self.err(format!("unexpected '.{d}' after the type"));
                     }
-                    self.bump();
+                    ty = Some(d)
                 }
             }
         }
-        let ty = match ty {
-            Some(t) => t,
-            None => return self.err("variable declaration without a type"),
+        let Some(ty) = ty else {
+            return self.err("variable declaration without a type");
         };
+        if in_ptr && ptr_attrs.is_empty() {
+            ptr_attrs.push("generic".into());
+        }
         let mut out = Vec::new();
         loop {
             let vpos = self.pos();
             let name = self.ident()?;
             let mut count = None;
-            if self.eat_punct('<') {
-                count = Some(self.int()? as u32);
-                self.expect_punct('>')?;
+            if self.eat_punct("<") {
+                count = Some(self.uint_expr_above("register count", MAX_REG_COUNT, 7)? as u32);
+                self.expect_punct(">")?;
             }
             let mut dims = Vec::new();
-            while self.eat_punct('[') {
-                if self.eat_punct(']') {
+            while self.eat_punct("[") {
+                if self.eat_punct("]") {
                     dims.push(None);
                 } else {
-                    dims.push(Some(self.int()? as u64));
-                    self.expect_punct(']')?;
+                    dims.push(Some(self.uint_expr("array dimension", u64::MAX)?));
+                    self.expect_punct("]")?;
                 }
             }
-            let init = if self.eat_punct('=') {
-                Some(self.init()?)
+            let mut fields = Vec::new();
+            let init = if self.eat_punct("=") {
+                if self.is_punct("{")
+                    && matches!(self.peek_at(1), Tok::Ident(_))
+                    && self.peek_at(2) == Tok::Punct("=")
+                {
+                    fields = self.fields()?;
+                    None
+                } else {
+                    Some(self.init()?)
+                }
             } else {
                 None
             };
@@ -598,86 +1386,218 @@ impl Parser {
                 attrs: attrs.clone(),
                 align,
                 vec,
-                ty: ty.clone(),
-                name,
+                ty: ty.to_string(),
+                name: name.to_string(),
                 count,
                 dims,
                 init,
                 ptr_attrs: ptr_attrs.clone(),
+                fields,
             });
-            if !(space == Space::Reg && self.eat_punct(',')) {
+            if !(multi && self.eat_punct(",")) {
                 break;
             }
         }
         Ok(out)
     }
 
+    /// `{ name = value, ... }` of a `.samplerref` / `.texref` initializer.
+    fn fields(&mut self) -> R<Vec<(String, String)>> {
+        self.expect_punct("{")?;
+        let mut v = Vec::new();
+        loop {
+            let k = self.ident()?.to_string();
+            self.expect_punct("=")?;
+            let val = match self.peek() {
+                Tok::Ident(s) => {
+                    self.bump();
+                    s.to_string()
+                }
+                _ => self.int_expr()?.to_string(),
+            };
+            v.push((k, val));
+            if self.eat_punct("}") {
+                return Ok(v);
+            }
+            self.expect_punct(",")?;
+        }
+    }
+
     fn init(&mut self) -> R<Init> {
-        match self.peek().clone() {
-            Tok::Punct('{') => {
+        self.enter()?;
+        let r = self.init_inner();
+        self.leave();
+        r
+    }
+
+    fn init_inner(&mut self) -> R<Init> {
+        match self.peek() {
+            Tok::Punct("{") => {
                 self.bump();
                 let mut v = Vec::new();
-                if !self.eat_punct('}') {
+                if !self.eat_punct("}") {
                     loop {
                         v.push(self.init()?);
-                        if self.eat_punct('}') {
+                        if self.eat_punct("}") {
                             break;
                         }
-                        self.expect_punct(',')?;
+                        self.expect_punct(",")?;
                     }
                 }
                 Ok(Init::List(v))
             }
-            Tok::Float { bits, single } => {
-                self.bump();
-                Ok(Init::Float { bits, single })
-            }
-            Tok::Punct('-') if matches!(self.peek_at(1), Tok::Float { .. }) => {
-                self.bump();
-                match self.bump() {
-                    Tok::Float { bits, single } => Ok(Init::Float {
-                        bits: bits ^ (1 << 63),
-                        single,
-                    }),
-                    _ => unreachable!(),
+            // `mask(expr)`: `0xFF00(generic(foo)+4)`, `0xFF(1000 + 546)`.
+            Tok::Int(mask, _) if self.peek_at(1) == Tok::Punct("(") => {
+                let pos = self.pos();
+                if mask == 0 {
+                    return Err(self.at_err(pos, "invalid mask() operator"));
                 }
-            }
-            Tok::Int(_) | Tok::Punct('-') => Ok(Init::Int(self.int()?)),
-            Tok::Ident(s) => {
                 self.bump();
-                let (name, generic) = if (s == "generic" || s == "mask") && self.eat_punct('(') {
-                    let n = self.ident()?;
-                    self.expect_punct(')')?;
-                    (n, s == "generic")
+                self.bump();
+                let inner = if matches!(self.peek(), Tok::Ident(s) if s != "WARP_SZ") {
+                    let mut s = self.sym_init()?;
+                    if let Init::Sym { mask: m, .. } = &mut s {
+                        *m = Some(mask);
+                    }
+                    s
                 } else {
-                    (s, false)
+                    let v = self.int_expr()? as u64;
+                    Init::Int(((v & mask) >> mask.trailing_zeros()) as i64)
                 };
-                let mut offset = 0;
-                while self.is_punct('+') || self.is_punct('-') {
-                    let neg = self.bump() == Tok::Punct('-');
-                    let v = self.int()?;
-                    offset += if neg { -v } else { v };
-                }
-                Ok(Init::Sym {
-                    name,
-                    offset,
-                    generic,
-                })
+                self.expect_punct(")")?;
+                Ok(inner)
             }
+            Tok::Ident(s) if s != "WARP_SZ" => self.sym_init(),
+            _ if self.starts_cexpr() => Ok(match self.cexpr()? {
+                CV::S(x) => Init::Int(x),
+                CV::U(x) => Init::Int(x as i64),
+                CV::F(x) => Init::Float {
+                    bits: x.to_bits(),
+                    single: false,
+                },
+                CV::F32(x) => Init::Float {
+                    bits: (x as f64).to_bits(),
+                    single: true,
+                },
+            }),
             _ => self.err(format!("malformed initializer: {}", self.describe())),
         }
+    }
+
+    /// `sym`, `sym+off`, `generic(sym)`, `generic(sym)+off`.
+    fn sym_init(&mut self) -> R<Init> {
+        let s = self.ident()?;
+        let (name, generic) = if s == "generic" && self.eat_punct("(") {
+            let n = self.ident()?;
+            self.expect_punct(")")?;
+            (n, true)
+        } else {
+            (s, false)
+        };
+        let offset = if self.is_punct("+") || self.is_punct("-") {
+            self.int_expr()?
+        } else {
+            0
+        };
+        Ok(Init::Sym {
+            name: name.to_string(),
+            offset,
+            generic,
+            mask: None,
+        })
     }
 }
 
 /// Parses a whole module.
 pub fn parse(src: &str) -> Result<Module, Error> {
-    let toks = lex(src).map_err(|e| {
-        Error::Parse(ParseError {
-            line: e.line,
-            col: e.col,
-            message: e.message,
-        })
-    })?;
-    let mut p = Parser { toks, i: 0 };
+    let mut p = Parser::new(src);
     p.module()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cx(s: &str) -> CV {
+        let mut p = Parser::new(s);
+        let v = p.cexpr().unwrap_or_else(|e| panic!("{s}: {}", e.message));
+        assert_eq!(p.peek(), Tok::Eof, "{s}: trailing tokens");
+        v
+    }
+
+    #[test]
+    fn constant_expressions_follow_isa_4_5() {
+        // Literal types (4.5.5): signed unless U or too large for .s64.
+        assert_eq!(cx("42"), CV::S(42));
+        assert_eq!(cx("0x1234"), CV::S(0x1234));
+        assert_eq!(cx("0123"), CV::S(0o123));
+        assert_eq!(cx("0b101"), CV::S(5));
+        assert_eq!(cx("42U"), CV::U(42));
+        assert_eq!(cx("0xfabc123400000000"), CV::U(0xfabc123400000000));
+        // Unary plus/minus preserve the type.
+        assert_eq!(cx("-(-42)"), CV::S(42));
+        assert_eq!(cx("-1U"), CV::U(u64::MAX));
+        // ! gives a signed 0/1; ~ is unsigned.
+        assert_eq!(cx("!5"), CV::S(0));
+        assert_eq!(cx("~0"), CV::U(u64::MAX));
+        // Usual conversions: unsigned if either is.
+        assert_eq!(cx("-1 / 2"), CV::S(0));
+        assert_eq!(cx("-1 / 2U"), CV::U(u64::MAX / 2));
+        assert_eq!(cx("-1 < 0"), CV::S(1));
+        assert_eq!(cx("-1 < 0U"), CV::S(0));
+        // % interprets both operands as unsigned.
+        assert_eq!(cx("-1 % 10"), CV::S((u64::MAX % 10) as i64));
+        // Shifts: type of the first operand; >> of signed is arithmetic.
+        assert_eq!(cx("-16 >> 2"), CV::S(-4));
+        assert_eq!(
+            cx("0xfffffffffffffff0U >> 2"),
+            CV::U(0xfffffffffffffff0 >> 2)
+        );
+        assert_eq!(cx("1 << 4U"), CV::S(16));
+        // Precedence as in C.
+        assert_eq!(cx("1 + 2 * 3"), CV::S(7));
+        assert_eq!(cx("(1 + 2) * 3"), CV::S(9));
+        assert_eq!(cx("1 << 2 + 1"), CV::S(8));
+        assert_eq!(cx("1 | 2 ^ 3 & 4"), CV::S(1 | (2 ^ (3 & 4))));
+        assert_eq!(cx("1 == 1 && 2 != 2 || 3 >= 3"), CV::S(1));
+        assert_eq!(cx("0 ? 1 : 2 ? 3 : 4"), CV::S(3));
+        assert_eq!(cx("1 ? 2 : 3U"), CV::U(2));
+        // Casts.
+        assert_eq!(cx("(.u64) -1"), CV::U(u64::MAX));
+        assert_eq!(cx("(.s64) 0xffffffffffffffff"), CV::S(-1));
+        assert_eq!(cx("WARP_SZ * 2"), CV::S(64));
+        // Floats: f64 arithmetic, comparisons give .s64.
+        assert_eq!(cx("1.5 * 2.0"), CV::F(3.0));
+        assert_eq!(cx(".5 + .25"), CV::F(0.75));
+        assert_eq!(cx("1e3"), CV::F(1000.0));
+        assert_eq!(cx("1.5 < 2.0"), CV::S(1));
+        assert_eq!(cx("0d3FF0000000000000"), CV::F(1.0));
+        assert_eq!(cx("0f3F800000"), CV::F32(1.0));
+        for bad in [
+            "1 / 0",
+            "1 % 0",
+            "1 + 1.0",
+            "0f3F800000 + 1.0",
+            "1.0 & 1.0",
+            "(.f32) 1",
+        ] {
+            assert!(Parser::new(bad).cexpr().is_err(), "{bad} must be rejected");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let s = format!(
+            ".version 9.0\n.target sm_90\n.global .u32 x = {}1{};",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        assert!(parse(&s).is_err());
+        let s = format!(
+            ".version 9.0\n.target sm_90\n.entry k() {}{}",
+            "{".repeat(100_000),
+            "}".repeat(100_000)
+        );
+        assert!(parse(&s).is_err());
+    }
 }
