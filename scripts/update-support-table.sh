@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p libcuda-shim >&2
+target_dir=${CARGO_TARGET_DIR:-target}
 table=$(mktemp)
-target/release/cuda-shim support-table >"$table"
+"$target_dir"/release/cuda-shim support-table >"$table"
 awk -v table="$table" '
   /<!-- BEGIN entry-points/ { print; while ((getline line < table) > 0) print line; skip = 1; next }
   /<!-- END entry-points/ { skip = 0 }

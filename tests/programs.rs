@@ -188,3 +188,40 @@ fn cli_check_reports_file_line_column() {
     let want = format!("{}:6:2: error:", bad.display());
     assert!(stderr.contains(&want), "want {want:?} in:\n{stderr}");
 }
+
+#[test]
+fn device_printf_and_malloc() {
+    let exe = nvcc("printf", "printf", &[]);
+    let out = run_preloaded(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Device output lands at the synchronisation, not at the launch; the four lanes of one warp
+    // print in lane order. The heap sum is sum(i^2, i < 1000) = 999*1000*1999/6.
+    assert_eq!(
+        stdout,
+        "before\nlaunched\n\
+         thread 0: 10 0.000 even a ff\n\
+         thread 1: 11 0.500 odd b 100\n\
+         thread 2: 12 1.000 even c 101\n\
+         thread 3: 13 1.500 odd d 102\n\
+         between\nheap sum 332833500\nafter: cudaSuccess\n"
+    );
+}
+
+#[test]
+fn device_assert_reports_and_fails_the_context() {
+    let exe = nvcc("assert", "assert", &[]);
+    let out = run_preloaded(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stdout, "sync: cudaErrorAssert\n", "stderr:\n{stderr}");
+    // CUDA's message: FILE:LINE: FUNCTION: block: [x,y,z], thread: [x,y,z] Assertion `EXPR` failed.
+    assert!(
+        stderr.contains("assert.cu:8: void check(const int *): block: [0,0,0], thread: [3,0,0] Assertion `v[threadIdx.x] != 3` failed."),
+        "{stderr}"
+    );
+}

@@ -17,56 +17,176 @@ use std::path::PathBuf;
 /// that makes one of these parse should remove it.
 const EXCLUDED: &[(&str, &str)] = &[
     // Not one module or statement list.
-    ("04-03_statements_1.ptx", "array size N is a placeholder, not a constant"),
-    ("11-01-01_version_1.ptx", "alternative .version lines, not one module"),
-    ("11-01-02_target_1.ptx", "alternative .target lines, not one module"),
-    ("11-01-03_address_size_1.ptx", "alternative .address_size lines, not one module"),
-    ("05-05-05-04_woffset_1.ptx", "a table of tensor sizes, not PTX"),
-    ("05-05-05-04_woffset_2.ptx", "a table of tensor sizes, not PTX"),
-    ("09-07-08-06_lop3_1.ptx", "pseudo-code (If F = (a & b & c);)"),
-    ("09-07-16-06-04-01_pipelined_instructions_same_thread_1.ptx", "instruction names, not PTX"),
-    ("09-07-16-06-04-02_non_pipelined_instructions_same_thread_1.ptx", "instruction names"),
-    ("09-07-16-06-04-02_non_pipelined_instructions_same_thread_2.ptx", "instruction names"),
-    ("09-07-16-12-01_tcgen05_commit_1.ptx", "prose ('Example 1:') inside the block"),
-    ("09-07-13-01_bar_barrier_1.ptx", "#define needs the C preprocessor (ptxas rejects '#')"),
+    (
+        "04-03_statements_1.ptx",
+        "array size N is a placeholder, not a constant",
+    ),
+    (
+        "11-01-01_version_1.ptx",
+        "alternative .version lines, not one module",
+    ),
+    (
+        "11-01-02_target_1.ptx",
+        "alternative .target lines, not one module",
+    ),
+    (
+        "11-01-03_address_size_1.ptx",
+        "alternative .address_size lines, not one module",
+    ),
+    (
+        "05-05-05-04_woffset_1.ptx",
+        "a table of tensor sizes, not PTX",
+    ),
+    (
+        "05-05-05-04_woffset_2.ptx",
+        "a table of tensor sizes, not PTX",
+    ),
+    (
+        "09-07-08-06_lop3_1.ptx",
+        "pseudo-code (If F = (a & b & c);)",
+    ),
+    (
+        "09-07-16-06-04-01_pipelined_instructions_same_thread_1.ptx",
+        "instruction names, not PTX",
+    ),
+    (
+        "09-07-16-06-04-02_non_pipelined_instructions_same_thread_1.ptx",
+        "instruction names",
+    ),
+    (
+        "09-07-16-06-04-02_non_pipelined_instructions_same_thread_2.ptx",
+        "instruction names",
+    ),
+    (
+        "09-07-16-12-01_tcgen05_commit_1.ptx",
+        "prose ('Example 1:') inside the block",
+    ),
+    (
+        "09-07-13-01_bar_barrier_1.ptx",
+        "#define needs the C preprocessor (ptxas rejects '#')",
+    ),
     // Missing ';' or ',' in the ISA text.
     ("09-07-03-05_mul_1.ptx", "last statement lacks ';'"),
     ("09-07-04-07_min_1.ptx", "last statement lacks ';'"),
-    ("09-07-09-25-04-01_cp_async_bulk_1.ptx", "a statement lacks ';'"),
-    ("09-07-09-25-05-03_cp_reduce_async_bulk_tensor_1.ptx", "last statement lacks ';'"),
+    (
+        "09-07-09-25-04-01_cp_async_bulk_1.ptx",
+        "a statement lacks ';'",
+    ),
+    (
+        "09-07-09-25-05-03_cp_reduce_async_bulk_tensor_1.ptx",
+        "last statement lacks ';'",
+    ),
     ("09-07-12-02_untitled_1.ptx", "a statement lacks ';'"),
     ("09-07-14-04-03_wmma_load_1.ptx", "a statement lacks ';'"),
     ("09-07-14-05-14_mma_2.ptx", "last statement lacks ';'"),
-    ("09-07-14-06-03_ordered_metadata_4.ptx", "truncated: ends with an operand and a comma"),
-    ("09-07-15-05-02_wgmma_mma_async_2.ptx", "'.reg .b32 bf16a<40>' lacks ';'"),
+    (
+        "09-07-14-06-03_ordered_metadata_4.ptx",
+        "truncated: ends with an operand and a comma",
+    ),
+    (
+        "09-07-15-05-02_wgmma_mma_async_2.ptx",
+        "'.reg .b32 bf16a<40>' lacks ';'",
+    ),
     ("10-19_lanemask_le_1.ptx", "statement lacks ';'"),
-    ("11-02-01_entry_1.ptx", "'.entry cta_fft' has neither ';' nor a body"),
-    ("11-04-08_abi_preserve_1.ptx", "'.func bar() .abi_preserve 8' lacks ';'"),
-    ("11-04-09_abi_preserve_control_1.ptx", "'.func foo() .abi_preserve_control 14' lacks ';'"),
-    ("09-07-14-04-05_wmma_mma_1.ptx", "'.reg .b32 a<8> b<8> ...' lacks commas"),
-    ("09-07-14-05-14_mma_1.ptx", "'.reg .f16x2 %Ra<2> %Rb<2> ...' lacks commas and ';'"),
-    ("09-07-14-06-03_ordered_metadata_1.ptx", "'.reg .f16x2 %Ra<2> %Rb<2> ...' lacks commas"),
-    ("09-07-09-19_isspacep_1.ptx", "'isspacep.shared::cluster ishrdany sptr' lacks a comma"),
+    (
+        "11-02-01_entry_1.ptx",
+        "'.entry cta_fft' has neither ';' nor a body",
+    ),
+    (
+        "11-04-08_abi_preserve_1.ptx",
+        "'.func bar() .abi_preserve 8' lacks ';'",
+    ),
+    (
+        "11-04-09_abi_preserve_control_1.ptx",
+        "'.func foo() .abi_preserve_control 14' lacks ';'",
+    ),
+    (
+        "09-07-14-04-05_wmma_mma_1.ptx",
+        "'.reg .b32 a<8> b<8> ...' lacks commas",
+    ),
+    (
+        "09-07-14-05-14_mma_1.ptx",
+        "'.reg .f16x2 %Ra<2> %Rb<2> ...' lacks commas and ';'",
+    ),
+    (
+        "09-07-14-06-03_ordered_metadata_1.ptx",
+        "'.reg .f16x2 %Ra<2> %Rb<2> ...' lacks commas",
+    ),
+    (
+        "09-07-09-19_isspacep_1.ptx",
+        "'isspacep.shared::cluster ishrdany sptr' lacks a comma",
+    ),
     // Typos and typesetting damage in the ISA text.
-    ("09-07-08-02_or_1.ptx", "'or.b32 mask mask, ...' (doubled operand, no comma)"),
-    ("09-07-09-09_ld_global_nc_1.ptx", "'{...}. [a]' ('.' for ',')"),
+    (
+        "09-07-08-02_or_1.ptx",
+        "'or.b32 mask mask, ...' (doubled operand, no comma)",
+    ),
+    (
+        "09-07-09-09_ld_global_nc_1.ptx",
+        "'{...}. [a]' ('.' for ',')",
+    ),
     ("09-07-09-21_cvt_1.ptx", "'.f3 2' (split type word)"),
-    ("09-07-13-04_membar_fence_1.ptx", "'membar . gl' (spaced dots)"),
-    ("09-07-13-16_tensormap_cp_fenceproxy_1.ptx", "'bra try_wait loop' (label with a space)"),
-    ("09-07-13-18_clusterlaunchcontrol_query_cancel_1.ptx", "'is_canceled pred.b128' (space)"),
-    ("09-07-16-10-09-02_tcgen05_mma_sp_1.ptx", "'.collector::a:fill' (single ':')"),
-    ("09-07-16-10-09-03_tcgen05_mma_ws_1.ptx", "'.collector::b2:use' (single ':')"),
-    ("11-07-01_cluster_dimension_directives_1.ptx", "'.reqntapercluster' (misspelt)"),
-    ("11-07-03_maxclusterrank_1.ptx", "'..maxclusterrank' (doubled dot)"),
-    ("09-07-12-04_brx_idx_1.ptx", "'.function' is not a directive (.func)"),
-    ("11-03-01_branchtargets_1.ptx", "'.function' is not a directive (.func)"),
+    (
+        "09-07-13-04_membar_fence_1.ptx",
+        "'membar . gl' (spaced dots)",
+    ),
+    (
+        "09-07-13-16_tensormap_cp_fenceproxy_1.ptx",
+        "'bra try_wait loop' (label with a space)",
+    ),
+    (
+        "09-07-13-18_clusterlaunchcontrol_query_cancel_1.ptx",
+        "'is_canceled pred.b128' (space)",
+    ),
+    (
+        "09-07-16-10-09-02_tcgen05_mma_sp_1.ptx",
+        "'.collector::a:fill' (single ':')",
+    ),
+    (
+        "09-07-16-10-09-03_tcgen05_mma_ws_1.ptx",
+        "'.collector::b2:use' (single ':')",
+    ),
+    (
+        "11-07-01_cluster_dimension_directives_1.ptx",
+        "'.reqntapercluster' (misspelt)",
+    ),
+    (
+        "11-07-03_maxclusterrank_1.ptx",
+        "'..maxclusterrank' (doubled dot)",
+    ),
+    (
+        "09-07-12-04_brx_idx_1.ptx",
+        "'.function' is not a directive (.func)",
+    ),
+    (
+        "11-03-01_branchtargets_1.ptx",
+        "'.function' is not a directive (.func)",
+    ),
     // Elisions that leave no valid PTX once removed.
-    ("05-04-04_initializers_2.ptx", "'{0xff(foo), ...}' (elided list, trailing comma)"),
-    ("09-07-13-15-10_mbarrier_inval_1.ptx", "'[shmem], ...' (elided operand)"),
-    ("09-07-14-04-04_wmma_store_1.ptx", "'{d0, ...}, ...' (elided operands)"),
-    ("09-07-16-06-04-05_register_dependencies_same_thread_1.ptx", "'%r1, ...' (elided operand)"),
-    ("09-07-12-05_call_1.ptx", "function signatures followed by '...' instead of bodies"),
-    ("07-01_function_declarations_and_definitions_2.ptx", "unbalanced '{' (truncated block)"),
+    (
+        "05-04-04_initializers_2.ptx",
+        "'{0xff(foo), ...}' (elided list, trailing comma)",
+    ),
+    (
+        "09-07-13-15-10_mbarrier_inval_1.ptx",
+        "'[shmem], ...' (elided operand)",
+    ),
+    (
+        "09-07-14-04-04_wmma_store_1.ptx",
+        "'{d0, ...}, ...' (elided operands)",
+    ),
+    (
+        "09-07-16-06-04-05_register_dependencies_same_thread_1.ptx",
+        "'%r1, ...' (elided operand)",
+    ),
+    (
+        "09-07-12-05_call_1.ptx",
+        "function signatures followed by '...' instead of bodies",
+    ),
+    (
+        "07-01_function_declarations_and_definitions_2.ptx",
+        "unbalanced '{' (truncated block)",
+    ),
 ];
 
 /// The ISA elides code with `...` / `. . .` and names some operands with hyphenated
@@ -122,8 +242,21 @@ fn prepare(text: &str) -> String {
 fn split(text: &str) -> (String, String) {
     use engine::ptx::lexer::{Lexer, Tok};
     const MODULE: &[&str] = &[
-        "version", "target", "address_size", "entry", "func", "visible", "extern", "weak",
-        "common", "alias", "section", "file", "global", "const", "tex",
+        "version",
+        "target",
+        "address_size",
+        "entry",
+        "func",
+        "visible",
+        "extern",
+        "weak",
+        "common",
+        "alias",
+        "section",
+        "file",
+        "global",
+        "const",
+        "tex",
     ];
     const LINE_BASED: &[&str] = &["version", "target", "address_size", "file"];
     let mut toks = Vec::new();
@@ -156,7 +289,8 @@ fn split(text: &str) -> (String, String) {
             {
                 k += 1;
             }
-            let braced = matches!(toks[k].tok, Tok::Dot(d) if ["entry", "func", "section"].contains(&d));
+            let braced =
+                matches!(toks[k].tok, Tok::Dot(d) if ["entry", "func", "section"].contains(&d));
             i += 1;
             let mut depth = 0;
             while i < toks.len() {
@@ -168,7 +302,9 @@ fn split(text: &str) -> (String, String) {
                     i += 1;
                     continue;
                 }
-                if depth == 0 && matches!(t, Tok::Dot(d) if ["entry", "func", "alias", "section"].contains(&d)) {
+                if depth == 0
+                    && matches!(t, Tok::Dot(d) if ["entry", "func", "alias", "section"].contains(&d))
+                {
                     break;
                 }
                 i += 1;
@@ -384,7 +520,11 @@ fn implicit_decls(f: &Function) -> String {
 /// registers they use without declaring. Returns the module text, and whether it has a body.
 fn parse_example(text: &str) -> Result<(String, bool), String> {
     let (module, body) = split(text);
-    let header = if module.contains(".version") { "" } else { HEADER };
+    let header = if module.contains(".version") {
+        ""
+    } else {
+        HEADER
+    };
     let has_body = !body.trim().is_empty();
     let assemble = |decls: &str| {
         if has_body {
@@ -394,7 +534,13 @@ fn parse_example(text: &str) -> Result<(String, bool), String> {
         }
     };
     let first = assemble("");
-    let line_of = |t: &str, l: u32| t.lines().nth(l as usize - 1).unwrap_or("").trim().to_string();
+    let line_of = |t: &str, l: u32| {
+        t.lines()
+            .nth(l as usize - 1)
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    };
     match parser::parse(&first) {
         Ok(m) if has_body => {
             let decls = implicit_decls(m.functions.last().unwrap());

@@ -14,7 +14,10 @@ use std::process::Command;
 
 /// The corpus PTX files, or None when the toolkit is unavailable.
 pub fn corpus() -> Option<Vec<PathBuf>> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/build-ptx-corpus.sh");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/build-ptx-corpus.sh"
+    );
     let out = Command::new("bash").arg(script).output().ok()?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
@@ -47,7 +50,10 @@ fn every_corpus_file_parses_and_lowering_failures_are_reported() {
             Ok(_) => {}
             Err(Error::Parse(e)) | Err(Error::Version(e)) => {
                 let line = text.lines().nth(e.line as usize - 1).unwrap_or("").trim();
-                parse_failures.push(format!("{name}:{}:{}: {} [{line}]", e.line, e.col, e.message));
+                parse_failures.push(format!(
+                    "{name}:{}:{}: {} [{line}]",
+                    e.line, e.col, e.message
+                ));
                 continue;
             }
         }

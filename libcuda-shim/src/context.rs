@@ -473,6 +473,13 @@ pub(crate) unsafe fn set_limit(limit: CUlimit, value: usize) -> CuResult {
         return Err(CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT);
     }
     ctx.limits.lock()[i] = value;
+    // The engine's device heap and printf FIFO are process-wide: with one emulated device, the
+    // last context to set a limit decides it, which is what a program with one context sees.
+    match limit {
+        CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE => engine::set_heap_size(value),
+        CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE => engine::set_printf_fifo_size(value),
+        _ => {}
+    }
     Ok(())
 }
 
