@@ -478,6 +478,7 @@ pub(crate) unsafe fn set_limit(limit: CUlimit, value: usize) -> CuResult {
     match limit {
         CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE => engine::set_heap_size(value),
         CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE => engine::set_printf_fifo_size(value),
+        CUlimit::CU_LIMIT_STACK_SIZE => engine::set_stack_size(value),
         _ => {}
     }
     Ok(())
