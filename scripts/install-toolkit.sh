@@ -4,9 +4,25 @@
 # Nothing from NVIDIA is committed to this repository; tests and .ci/run call this script.
 #
 #   scripts/install-toolkit.sh          -> prints e.g. ~/.cache/libcuda-shim/cuda-13.5.37/nvidia/cu13
+#   scripts/install-toolkit.sh --cudart12
+#       -> also installs NVIDIA's CUDA 12.9 runtime (pip nvidia-cuda-runtime-cu12, pinned: static
+#          and shared cudart 12.9 and its headers; the cu12 packages have no nvcc binary) and
+#          prints the directory that holds its include/ and lib/ instead, e.g.
+#          ~/.cache/libcuda-shim/cudart-12.9.79/nvidia/cuda_runtime. Test programs are built
+#          with the CUDA 13 nvcc against it (12.9 headers first, -cudart none, explicit link).
 #
 # CUDA_SHIM_TOOLKIT_CACHE overrides the cache root.
 set -euo pipefail
+
+want_cudart12=0
+case "${1:-}" in
+  "") ;;
+  --cudart12) want_cudart12=1 ;;
+  *)
+    echo "usage: $0 [--cudart12]" >&2
+    exit 2
+    ;;
+esac
 
 VERSION=13.5.37
 CCCL_VERSION=13.3.5.0.6
@@ -44,4 +60,31 @@ for f in bin/nvcc bin/ptxas include/cuda.h include/cuda_runtime.h; do
     exit 1
   fi
 done
-echo "$root"
+
+if [ "$want_cudart12" = 0 ]; then
+  echo "$root"
+  exit 0
+fi
+
+CUDART12_VERSION=12.9.79
+cudart12_target="$cache_root/cudart-$CUDART12_VERSION"
+cudart12_root="$cudart12_target/nvidia/cuda_runtime"
+cudart12_stamp="$cudart12_target/.complete"
+if [ ! -f "$cudart12_stamp" ]; then
+  python=$(command -v python3 || command -v python)
+  rm -rf "$cudart12_target.tmp"
+  mkdir -p "$cudart12_target.tmp"
+  echo "installing NVIDIA CUDA runtime $CUDART12_VERSION from PyPI into $cudart12_target" >&2
+  "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+    --no-deps --target "$cudart12_target.tmp" "nvidia-cuda-runtime-cu12==$CUDART12_VERSION" >&2
+  rm -rf "$cudart12_target"
+  mv "$cudart12_target.tmp" "$cudart12_target"
+  echo "nvidia-cuda-runtime-cu12==$CUDART12_VERSION" >"$cudart12_stamp"
+fi
+for f in include/cuda_runtime.h lib/libcudart_static.a lib/libcudart.so.12; do
+  if [ ! -e "$cudart12_root/$f" ]; then
+    echo "install-toolkit: $cudart12_root/$f is missing; remove $cudart12_target and rerun" >&2
+    exit 1
+  fi
+done
+echo "$cudart12_root"

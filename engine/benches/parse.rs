@@ -132,7 +132,10 @@ fn report(what: &str, texts: &[&str], reps: usize) {
 }
 
 fn main() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/build-ptx-corpus.sh");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/build-ptx-corpus.sh"
+    );
     match Command::new("bash").arg(script).output() {
         Ok(o) if o.status.success() => {
             let files: Vec<String> = String::from_utf8_lossy(&o.stdout)
@@ -145,7 +148,10 @@ fn main() {
         _ => println!("nvcc corpus: SKIPPED (the CUDA toolkit is not available)"),
     }
     let big = generated(10 << 20);
-    assert!(parser::parse(&big).is_ok(), "the generated module must parse");
+    assert!(
+        parser::parse(&big).is_ok(),
+        "the generated module must parse"
+    );
     if let Err(e) = Module::load(&big, "generated.ptx") {
         println!("generated module does not load: {e}");
     }

@@ -12,6 +12,8 @@ pub type UnFn = fn(&Lanes, &mut Lanes);
 pub type BinFn = fn(&Lanes, &Lanes, &mut Lanes);
 pub type TerFn = fn(&Lanes, &Lanes, &Lanes, &mut Lanes);
 pub type QuadFn = fn(&Lanes, &Lanes, &Lanes, &Lanes, &mut Lanes);
+/// A per-lane function with a configuration word fixed at load (see [`Op::Lane`]).
+pub type ScalarFn = fn(cfg: u64, a: u64, b: u64, c: u64) -> u64;
 
 /// Generic-address windows for shared and local memory: non-canonical on every 64-bit host, so
 /// they can never collide with a device (host) address. The low 32 bits are the offset in the
@@ -119,6 +121,12 @@ pub enum AtomTy {
     S64,
     F32,
     F64,
+    /// `.add.noftz` on f16 or bf16 (`bf`), one element or a packed pair (`x2`): rounded to
+    /// nearest even, subnormals kept.
+    Half {
+        bf: bool,
+        x2: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,6 +286,16 @@ pub enum Op {
         b: Src,
         c: Src,
         e: Src,
+    },
+    /// `d = f(cfg, a, b, c)` per active lane: families with many modifier combinations (half
+    /// precision, packed, narrow conversions, video) whose configuration is data, not code.
+    Lane {
+        f: ScalarFn,
+        cfg: u64,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
     },
     /// setp: `f` yields 0/1 per lane; `dn` receives the complement (`p|q`); `comb` combines with
     /// a predicate operand (`.and/.or/.xor`, optionally negated).

@@ -16,6 +16,7 @@ mod ir;
 mod lower;
 pub mod mem;
 mod module;
+mod narrow;
 mod ops;
 #[doc(hidden)] // public for the parser tests and benchmarks; not a stable API
 pub mod ptx;

@@ -13,6 +13,8 @@ use crate::ptx::ast::{
 use crate::softfloat::Mode;
 use std::collections::HashMap;
 
+mod half;
+
 pub struct LowerError {
     pub kind: LoadErrorKind,
     pub pos: Pos,
@@ -1057,9 +1059,31 @@ impl<'a> Prog<'a> {
         {
             return self.carry(fc, i, g, &mut m);
         }
+        let has = |f: fn(&str) -> bool| i.mods.iter().any(|w| f(w));
+        if has(half::is_half_word) {
+            match op_s {
+                "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max" | "ex2" | "tanh" => {
+                    return self.half(fc, i, g, &mut m)
+                }
+                "setp" => return self.half_setp(fc, i, g, &mut m),
+                _ => {}
+            }
+        }
+        match op_s {
+            "set" => return self.set(fc, i, g, &mut m),
+            "cvt" if has(|w| w == "pack") => return self.cvt_pack(fc, i, g, &mut m),
+            "cvt"
+                if has(|w| {
+                    matches!(w, "relu" | "satfinite" | "rna" | "bf16" | "tf32") || w.ends_with("x2")
+                }) =>
+            {
+                return self.cvt_narrow(fc, i, g, &mut m)
+            }
+            _ => {}
+        }
         match op_s {
             "mov" => {
-                let t = m.ty()?;
+                let t = m.ty_data()?;
                 m.done()?;
                 need(2)?;
                 let bits = t.bits();
@@ -1162,7 +1186,7 @@ impl<'a> Prog<'a> {
                     "unified",
                 ]);
                 let vn = m.vec();
-                let t = m.ty()?;
+                let t = m.ty_data()?;
                 m.done()?;
                 if t == T::Other || t == T::Pred || vn > 4 {
                     return unsupported(i);
@@ -2449,10 +2473,30 @@ impl<'a> Prog<'a> {
                 op = Some(o);
             }
         }
-        let t = m.ty()?;
+        let noftz = m.take("noftz");
+        let half_ty = i
+            .mods
+            .iter()
+            .find(|w| half::is_half_word(w))
+            .map(|w| (w.starts_with("bf"), w.ends_with("x2")));
+        let t = if let Some((_, x2)) = half_ty {
+            m.ignore(&["f16", "f16x2", "bf16", "bf16x2"]);
+            T::B(if x2 { 32 } else { 16 })
+        } else {
+            m.ty()?
+        };
         m.done()?;
         let Some(op) = op else { return unsupported(i) };
+        if noftz != half_ty.is_some() {
+            // .noftz is required on, and only allowed on, the half-precision adds.
+            return unsupported(i);
+        }
         let ty = match (t, op) {
+            (_, AtomOp::Add) if half_ty.is_some() => {
+                let (bf, x2) = half_ty.unwrap();
+                AtomTy::Half { bf, x2 }
+            }
+            _ if half_ty.is_some() => return unsupported(i),
             (T::U(32), _) => AtomTy::U32,
             (T::S(32), _) => AtomTy::S32,
             (T::U(64), _) => AtomTy::U64,
@@ -2789,6 +2833,24 @@ impl<'a> Mods<'a> {
         for w in ws {
             while self.take(w) {}
         }
+    }
+    /// The next unused type word, with the packed and bf16 float types read as the bit types of
+    /// their width (for data movement, which does not interpret them).
+    fn ty_data(&mut self) -> R<T> {
+        for (k, m) in self.i.mods.iter().enumerate() {
+            if !self.used[k] {
+                let t = match m.as_str() {
+                    "f16x2" | "bf16x2" => Some(T::B(32)),
+                    "bf16" => Some(T::B(16)),
+                    w => ty_word(w),
+                };
+                if let Some(t) = t {
+                    self.used[k] = true;
+                    return Ok(t);
+                }
+            }
+        }
+        invalid(self.i.pos, format!("'{}' lacks a type", self.i.full_name()))
     }
     /// The next unused type word.
     fn ty(&mut self) -> R<T> {

@@ -190,9 +190,20 @@ fn overflow(f: Fmt, neg: bool, mode: Mode) -> u64 {
 /// a sticky bit standing for nonzero bits further down; either way it must lie at least two bits
 /// below the rounding point (callers keep > p + 2 significant bits).
 pub fn round(f: Fmt, neg: bool, m: u128, e: i32, mode: Mode) -> u64 {
-    let sign = f.zero(neg);
+    let mag = round_mag(f, neg, m, e, mode);
+    if mag >> f.mbits >= f.emax_field() {
+        return overflow(f, neg, mode);
+    }
+    f.zero(neg) | mag
+}
+
+/// [`round`] with an unbounded exponent: the magnitude's encoding (exponent field above the
+/// fraction, no sign), whose exponent field may reach or pass the format's all-ones value. The
+/// narrow formats without infinities (e4m3, e2m3, ...) use their top binade for finite values
+/// and decide overflow themselves from this.
+pub fn round_mag(f: Fmt, neg: bool, m: u128, e: i32, mode: Mode) -> u64 {
     if m == 0 {
-        return sign;
+        return 0;
     }
     let p = f.mbits as i32 + 1;
     let n = 128 - m.leading_zeros() as i32;
@@ -232,13 +243,10 @@ pub fn round(f: Fmt, neg: bool, m: u128, e: i32, mode: Mode) -> u64 {
     }
     if mant >> (p - 1) == 0 {
         // Subnormal (or zero): the exponent field is 0.
-        return sign | mant;
+        return mant;
     }
     let ef = q + (p - 1) + f.bias();
-    if ef >= f.emax_field() as i32 {
-        return overflow(f, neg, mode);
-    }
-    sign | ((ef as u64) << f.mbits) | (mant & f.frac_mask())
+    ((ef as u64) << f.mbits) | (mant & f.frac_mask())
 }
 
 /// Shifts right by `k`, ORing every bit shifted out into the least significant bit.

@@ -576,3 +576,152 @@ fn nvcc_recursion_function_pointers_virtual_calls() {
         mem::free(p).unwrap();
     }
 }
+
+const HALF: &str = r#"
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void halfk(const float* x, const float* y, unsigned short* h,
+                                 unsigned short* b, unsigned* p2, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  __half a = __float2half_rn(x[i]), c = __float2half_rn(y[i]);
+  h[5 * i + 0] = __half_as_ushort(__hadd(a, c));
+  h[5 * i + 1] = __half_as_ushort(__hmul(a, c));
+  h[5 * i + 2] = __half_as_ushort(__hfma(a, c, a));
+  h[5 * i + 3] = __half_as_ushort(__hmax(a, c));
+  h[5 * i + 4] = __half_as_ushort(__hsub(a, c));
+  __nv_bfloat16 ba = __float2bfloat16(x[i]), bc = __float2bfloat16(y[i]);
+  b[5 * i + 0] = __bfloat16_as_ushort(__hadd(ba, bc));
+  b[5 * i + 1] = __bfloat16_as_ushort(__hmul(ba, bc));
+  b[5 * i + 2] = __bfloat16_as_ushort(__hfma(ba, bc, ba));
+  b[5 * i + 3] = __bfloat16_as_ushort(__hmin(ba, bc));
+  b[5 * i + 4] = __bfloat16_as_ushort(__float2bfloat16(__half2float(a) + __bfloat162float(bc)));
+  __half2 p = __floats2half2_rn(x[i], y[i]);
+  __half2 q = __hmul2(p, p);
+  p2[3 * i] = *reinterpret_cast<unsigned*>(&q);
+  __nv_bfloat162 bp = __floats2bfloat162_rn(x[i], y[i]);
+  __nv_bfloat162 bq = __hfma2(bp, bp, bp);
+  p2[3 * i + 1] = *reinterpret_cast<unsigned*>(&bq);
+  __half2 m = __hmax2(p, __hneg2(p));
+  p2[3 * i + 2] = *reinterpret_cast<unsigned*>(&m);
+}
+"#;
+
+/// Rounds `v` to nearest-even in a binary format with `ebits` exponent and `mbits` fraction bits
+/// (IEEE layout, infinities at the top), from the format's definition: quantum 2^(e - mbits) for
+/// a value in binade e, never below the subnormal quantum 2^(1 - bias - mbits).
+fn enc(v: f64, ebits: u32, mbits: u32) -> u16 {
+    let bias = (1i32 << (ebits - 1)) - 1;
+    let sign: u16 = if v.is_sign_negative() {
+        1 << (ebits + mbits)
+    } else {
+        0
+    };
+    let a = v.abs();
+    if a == 0.0 {
+        return sign;
+    }
+    let mut e = (((a.to_bits() >> 52) as i32) - 1023).max(1 - bias);
+    let m = (a / 2f64.powi(e - mbits as i32)).round_ties_even() as u32;
+    let m = if m >> (mbits + 1) != 0 {
+        e += 1;
+        m >> 1
+    } else {
+        m
+    };
+    if e > bias {
+        return sign | (((1u16 << ebits) - 1) << mbits);
+    }
+    if m >> mbits == 0 {
+        return sign | m as u16;
+    }
+    sign | (((e + bias) as u16) << mbits) | (m as u16 & ((1 << mbits) - 1))
+}
+
+/// The value of an encoding in that format (finite values only here).
+fn dec(x: u16, ebits: u32, mbits: u32) -> f64 {
+    let bias = (1i32 << (ebits - 1)) - 1;
+    let s = if x >> (ebits + mbits) & 1 != 0 {
+        -1.0
+    } else {
+        1.0
+    };
+    let ef = ((x >> mbits) & ((1 << ebits) - 1)) as i32;
+    let fr = (x & ((1 << mbits) - 1)) as f64;
+    if ef == 0 {
+        s * fr * 2f64.powi(1 - bias - mbits as i32)
+    } else {
+        s * (1.0 + fr / (1u32 << mbits) as f64) * 2f64.powi(ef - bias)
+    }
+}
+
+#[test]
+fn nvcc_cuda_fp16_bf16_arithmetic() {
+    let Some(ptx) = compile("half", HALF) else {
+        return;
+    };
+    let m = Module::load(&ptx, "half.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let n = 64usize;
+    // Values spread over several binades, both signs, with bits below half precision.
+    let x: Vec<f32> = (0..n).map(|i| (i as f32 - 21.3) * 0.731).collect();
+    let y: Vec<f32> = (0..n).map(|i| 3.7 / (i as f32 + 1.1) - 0.9).collect();
+    let (dx, dy) = (upload(&x), upload(&y));
+    let dh = upload(&vec![0u16; 5 * n]);
+    let db = upload(&vec![0u16; 5 * n]);
+    let dp = upload(&vec![0u32; 3 * n]);
+    let k = m.kernel("halfk").unwrap();
+    let cfg = LaunchConfig {
+        grid: [2, 1, 1],
+        block: [48, 1, 1],
+        dynamic_shared_bytes: 0,
+    };
+    let params = Params::new()
+        .push(dx)
+        .push(dy)
+        .push(dh)
+        .push(db)
+        .push(dp)
+        .push(n as i32);
+    launch(&k, &cfg, &params.0).unwrap();
+    let h: Vec<u16> = download(dh, 5 * n);
+    let b: Vec<u16> = download(db, 5 * n);
+    let p: Vec<u32> = download(dp, 3 * n);
+    let (f16, bf16) = (|v: f64| enc(v, 5, 10), |v: f64| enc(v, 8, 7));
+    let (d16, db16) = (|x: u16| dec(x, 5, 10), |x: u16| dec(x, 8, 7));
+    for i in 0..n {
+        // Sums, products and a*c + a of half values are exact in f64: one rounding each.
+        let (a, c) = (d16(f16(x[i] as f64)), d16(f16(y[i] as f64)));
+        let want = [
+            f16(a + c),
+            f16(a * c),
+            f16(a * c + a),
+            f16(a.max(c)),
+            f16(a - c),
+        ];
+        assert_eq!(&h[5 * i..5 * i + 5], &want, "f16 element {i}: a {a} c {c}");
+        let (ba, bc) = (db16(bf16(x[i] as f64)), db16(bf16(y[i] as f64)));
+        let want = [
+            bf16(ba + bc),
+            bf16(ba * bc),
+            bf16(ba * bc + ba),
+            bf16(ba.min(bc)),
+            // f32 sum of an f16 and a bf16 value, rounded to f32, then to bf16.
+            bf16(((a + bc) as f32) as f64),
+        ];
+        assert_eq!(
+            &b[5 * i..5 * i + 5],
+            &want,
+            "bf16 element {i}: a {ba} c {bc}"
+        );
+        // half2: low half from x, high from y.
+        let q = (f16(c * c) as u32) << 16 | f16(a * a) as u32;
+        assert_eq!(p[3 * i], q, "hmul2 element {i}");
+        let q = (bf16(bc * bc + bc) as u32) << 16 | bf16(ba * ba + ba) as u32;
+        assert_eq!(p[3 * i + 1], q, "hfma2 bf16 element {i}");
+        let q = (f16(c.abs()) as u32) << 16 | f16(a.abs()) as u32;
+        assert_eq!(p[3 * i + 2], q, "hmax2 element {i}");
+    }
+    for d in [dx, dy, dh, db, dp] {
+        mem::free(d).unwrap();
+    }
+}

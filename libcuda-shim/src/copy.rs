@@ -75,9 +75,20 @@ enum Mode {
     Async,
 }
 
-/// Submits validated rows to `t` and synchronises the host as the rules above say.
-fn submit_copy(t: &Target, rows: Vec<Row>, dst: Side, src: Side, mode: Mode) -> CuResult {
+/// Submits validated rows to `t` and synchronises the host as the rules above say. In a
+/// capturing stream the copy becomes a memcpy node described by `desc` instead.
+fn submit_copy(
+    t: &Target,
+    desc: impl FnOnce() -> CUDA_MEMCPY3D,
+    rows: Vec<Row>,
+    dst: Side,
+    src: Side,
+    mode: Mode,
+) -> CuResult {
     if rows.is_empty() {
+        return Ok(());
+    }
+    if crate::capture::intercept(t, || crate::graph::Kind::Memcpy(desc()))? {
         return Ok(());
     }
     let wait = match mode {
@@ -136,11 +147,62 @@ fn copy_1d(
     let src_side = src_side.unwrap_or_else(|| Side::of(src));
     check_side(dst, n, dst_side)?;
     check_side(src, n, src_side)?;
-    submit_copy(t, vec![Row { dst, src, len: n }], dst_side, src_side, mode)
+    let desc = || desc_1d(dst, dst_side, src, src_side, n);
+    submit_copy(t, desc, vec![Row { dst, src, len: n }], dst_side, src_side, mode)
+}
+
+/// A 1D copy as the CUDA_MEMCPY3D a memcpy node reports for it.
+fn desc_1d(dst: u64, dst_side: Side, src: u64, src_side: Side, n: usize) -> CUDA_MEMCPY3D {
+    let mut d = CUDA_MEMCPY3D::default();
+    if src_side.host() {
+        d.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        d.srcHost = src as *const c_void;
+    } else {
+        d.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        d.srcDevice = src;
+    }
+    if dst_side.host() {
+        d.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
+        d.dstHost = dst as *mut c_void;
+    } else {
+        d.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        d.dstDevice = dst;
+    }
+    d.WidthInBytes = n;
+    d.Height = 1;
+    d.Depth = 1;
+    d
+}
+
+/// A validated copy, ready to run (graph memcpy nodes).
+pub(crate) struct CopyPlan(Vec<Row>);
+
+/// Validates a CUDA_MEMCPY3D as cuMemcpy3D does and lists its rows.
+pub(crate) fn plan_3d(c: &CUDA_MEMCPY3D) -> CuResult<CopyPlan> {
+    // Mipmap levels only apply to arrays; the reserved fields must be zero.
+    if !c.reserved0.is_null() || !c.reserved1.is_null() || c.srcLOD != 0 || c.dstLOD != 0 {
+        return Err(INVALID_VALUE);
+    }
+    let (src, dst) = regions_3d(c);
+    let (rows, _, _) = plan(&src, &dst, c.WidthInBytes, c.Height, c.Depth)?;
+    Ok(CopyPlan(rows))
+}
+
+/// Queues a planned copy; host memory is read when it runs (graph semantics: no staging).
+pub(crate) fn submit_plan(t: &Target, p: CopyPlan) {
+    stream::submit_unless_faulted(t, move |_| {
+        for r in &p.0 {
+            // SAFETY: the rows were validated when the launch was prepared; host ranges are
+            // the program's, valid while the graph runs (the API's contract).
+            unsafe { std::ptr::copy(r.src as *const u8, r.dst as *mut u8, r.len) };
+        }
+    });
 }
 
 /// The default stream of a synchronous call (legacy, or per-thread in a `_ptds` call).
+/// Synchronous copies and memsets are potentially unsafe during stream capture.
 fn default_stream() -> CuResult<Target> {
+    crate::capture::check_unsafe_call()?;
     stream::target(std::ptr::null_mut())
 }
 
@@ -448,7 +510,7 @@ unsafe fn copy_2d_on(t: &Target, p: *const CUDA_MEMCPY2D, mode: Mode) -> CuResul
     let c = unsafe { &*p };
     let (src, dst) = regions_2d(c);
     let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, 1)?;
-    submit_copy(t, rows, dside, sside, mode)
+    submit_copy(t, || desc_2d(c), rows, dside, sside, mode)
 }
 
 pub(crate) unsafe fn copy_2d(p: *const CUDA_MEMCPY2D) -> CuResult {
@@ -471,6 +533,36 @@ unsafe fn copy_3d_on(t: &Target, p: *const CUDA_MEMCPY3D, mode: Mode) -> CuResul
     if !c.reserved0.is_null() || !c.reserved1.is_null() || c.srcLOD != 0 || c.dstLOD != 0 {
         return Err(INVALID_VALUE);
     }
+    let (src, dst) = regions_3d(c);
+    let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, c.Depth)?;
+    submit_copy(t, || *c, rows, dside, sside, mode)
+}
+
+/// A 2D copy as the CUDA_MEMCPY3D a memcpy node reports for it.
+fn desc_2d(c: &CUDA_MEMCPY2D) -> CUDA_MEMCPY3D {
+    CUDA_MEMCPY3D {
+        srcXInBytes: c.srcXInBytes,
+        srcY: c.srcY,
+        srcMemoryType: c.srcMemoryType,
+        srcHost: c.srcHost,
+        srcDevice: c.srcDevice,
+        srcArray: c.srcArray,
+        srcPitch: c.srcPitch,
+        dstXInBytes: c.dstXInBytes,
+        dstY: c.dstY,
+        dstMemoryType: c.dstMemoryType,
+        dstHost: c.dstHost,
+        dstDevice: c.dstDevice,
+        dstArray: c.dstArray,
+        dstPitch: c.dstPitch,
+        WidthInBytes: c.WidthInBytes,
+        Height: c.Height,
+        Depth: 1,
+        ..Default::default()
+    }
+}
+
+fn regions_3d(c: &CUDA_MEMCPY3D) -> (Region, Region) {
     let src = Region {
         memory_type: c.srcMemoryType,
         host: c.srcHost as u64,
@@ -493,8 +585,7 @@ unsafe fn copy_3d_on(t: &Target, p: *const CUDA_MEMCPY3D, mode: Mode) -> CuResul
         pitch: c.dstPitch,
         height: c.dstHeight,
     };
-    let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, c.Depth)?;
-    submit_copy(t, rows, dside, sside, mode)
+    (src, dst)
 }
 
 pub(crate) unsafe fn copy_3d(p: *const CUDA_MEMCPY3D) -> CuResult {
@@ -509,22 +600,25 @@ pub(crate) unsafe fn copy_3d_async(p: *const CUDA_MEMCPY3D, s: CUstream) -> CuRe
 
 // ---- Memsets.
 
-/// Fills `height` rows of `width` elements of `size` bytes, `pitch` bytes apart, with
-/// `pattern` (little-endian).
-#[allow(clippy::too_many_arguments)] // the 2D memset's own parameters plus stream and mode
-fn fill(
-    t: &Target,
+/// A validated memset, ready to run: rows of `width` elements of `size` bytes.
+pub(crate) struct FillPlan {
+    rows: Vec<u64>,
+    pattern: u32,
+    size: usize,
+    width: usize,
+    side: Side,
+}
+
+/// Validates a memset of `height` rows of `width` elements of `size` bytes, `pitch` bytes
+/// apart, with `pattern` (little-endian).
+fn plan_fill(
     dst: CUdeviceptr,
     pitch: usize,
     pattern: u32,
     size: usize,
     width: usize,
     height: usize,
-    mode: Mode,
-) -> CuResult {
-    if width == 0 || height == 0 {
-        return Ok(());
-    }
+) -> CuResult<FillPlan> {
     if dst == 0 || !dst.is_multiple_of(size as u64) {
         return Err(INVALID_VALUE);
     }
@@ -542,20 +636,80 @@ fn fill(
         check_side(start, row, side)?;
         rows.push(start);
     }
-    let dep = stream::submit_unless_faulted(t, move |_| {
-        for start in rows {
-            // SAFETY: each row was validated at the call (device allocation, or host memory
-            // the program owns) and is aligned to `size`.
+    Ok(FillPlan {
+        rows,
+        pattern,
+        size,
+        width,
+        side,
+    })
+}
+
+/// Validates a memset node's parameters as cuMemsetD2D* does.
+pub(crate) fn plan_memset(p: &CUDA_MEMSET_NODE_PARAMS) -> CuResult<FillPlan> {
+    if !matches!(p.elementSize, 1 | 2 | 4) || p.width == 0 || p.height == 0 {
+        return Err(INVALID_VALUE);
+    }
+    plan_fill(
+        p.dst,
+        p.pitch,
+        p.value,
+        p.elementSize as usize,
+        p.width,
+        p.height,
+    )
+}
+
+/// Queues a planned memset.
+pub(crate) fn submit_fill(t: &Target, p: FillPlan) -> crate::queue::Dep {
+    stream::submit_unless_faulted(t, move |_| {
+        for &start in &p.rows {
+            // SAFETY: each row was validated (device allocation, or host memory the program
+            // owns) and is aligned to `size`.
             unsafe {
-                match size {
-                    1 => std::ptr::write_bytes(start as *mut u8, pattern as u8, width),
-                    2 => std::slice::from_raw_parts_mut(start as *mut u16, width)
-                        .fill(pattern as u16),
-                    _ => std::slice::from_raw_parts_mut(start as *mut u32, width).fill(pattern),
+                match p.size {
+                    1 => std::ptr::write_bytes(start as *mut u8, p.pattern as u8, p.width),
+                    2 => std::slice::from_raw_parts_mut(start as *mut u16, p.width)
+                        .fill(p.pattern as u16),
+                    _ => std::slice::from_raw_parts_mut(start as *mut u32, p.width)
+                        .fill(p.pattern),
                 }
             }
         }
-    });
+    })
+}
+
+/// A memset call: validated, captured or queued, and waited for as the rules above say.
+#[allow(clippy::too_many_arguments)] // the 2D memset's own parameters plus stream and mode
+fn fill(
+    t: &Target,
+    dst: CUdeviceptr,
+    pitch: usize,
+    pattern: u32,
+    size: usize,
+    width: usize,
+    height: usize,
+    mode: Mode,
+) -> CuResult {
+    if width == 0 || height == 0 {
+        return Ok(());
+    }
+    let plan = plan_fill(dst, pitch, pattern, size, width, height)?;
+    let node = || {
+        crate::graph::Kind::Memset(CUDA_MEMSET_NODE_PARAMS {
+            dst,
+            pitch,
+            value: pattern,
+            elementSize: size as u32,
+            width,
+            height,
+        })
+    };
+    if crate::capture::intercept(t, node)? {
+        return Ok(());
+    }
+    let side = plan.side;
+    let dep = submit_fill(t, plan);
     let wait = side != Side::Device && (mode == Mode::Sync || side == Side::Pageable);
     if wait {
         stream::wait(t, &dep)

@@ -76,6 +76,16 @@ pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
     if !Arc::ptr_eq(&t.ctx, &e.ctx) {
         return Err(INVALID_HANDLE);
     }
+    // In a capturing stream the event comes to stand for the captured work instead.
+    if crate::capture::record_event(&t, event as usize)? {
+        return Ok(());
+    }
+    record_on(&e, &t);
+    Ok(())
+}
+
+/// Records `e` in `t`'s queue (also the body of a graph's event record node).
+pub(crate) fn record_on(e: &Arc<Event>, t: &stream::Target) {
     let generation = {
         let mut st = e.state.lock();
         st.generation += 1;
@@ -84,7 +94,7 @@ pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
     };
     let stamp = e.clone();
     let marker = stream::submit(
-        &t,
+        t,
         Vec::new(),
         Box::new(move |_| {
             let mut st = stamp.state.lock();
@@ -97,13 +107,20 @@ pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
     if st.generation == generation {
         st.marker = Some(marker);
     }
-    Ok(())
 }
 
 pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uint) -> CuResult {
     // CU_EVENT_RECORD_DEFAULT or CU_EVENT_RECORD_EXTERNAL (graphs only; same effect here).
     if flags > 1 {
         return Err(INVALID_VALUE);
+    }
+    if flags == 1 {
+        // CU_EVENT_RECORD_EXTERNAL: in a capture, an event record node.
+        handles::event(event)?;
+        let t = stream::target(s)?;
+        if crate::capture::intercept(&t, || crate::graph::Kind::EventRecord(event))? {
+            return Ok(());
+        }
     }
     // SAFETY: forwarded contract.
     unsafe { record(event, s) }

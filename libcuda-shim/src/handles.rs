@@ -1,11 +1,13 @@
 //! The registry of live handles. Every `CUcontext`, `CUmodule`, `CUfunction`, `CUlibrary`,
-//! `CUkernel`, `CUstream` and `CUevent` handed out is the address of an object kept alive here,
+//! `CUkernel`, `CUstream`, `CUevent`, `CUgraph`, `CUgraphNode` and `CUgraphExec` handed out is the address of an object kept alive here,
 //! so a dangling or garbage handle is detected by a map lookup (CUDA_ERROR_INVALID_HANDLE or
 //! CUDA_ERROR_INVALID_CONTEXT) instead of being dereferenced.
 
 use crate::context::Context;
-use crate::errors::{CuResult, INVALID_CONTEXT, INVALID_HANDLE};
+use crate::errors::{CuResult, INVALID_CONTEXT, INVALID_HANDLE, INVALID_VALUE};
 use crate::event::Event;
+use crate::graph::{Graph, Node};
+use crate::graph_exec::GraphExec;
 use crate::module::{Function, Kernel, Library, Module};
 use crate::stream::Stream;
 use once_cell::sync::Lazy;
@@ -22,6 +24,9 @@ pub enum Object {
     Kernel(Arc<Kernel>),
     Stream(Arc<Stream>),
     Event(Arc<Event>),
+    Graph(Arc<Graph>),
+    GraphNode(Arc<Node>),
+    GraphExec(Arc<GraphExec>),
 }
 
 static REGISTRY: Lazy<RwLock<HashMap<usize, Object>>> = Lazy::new(Default::default);
@@ -35,6 +40,9 @@ fn address(object: &Object) -> usize {
         Object::Kernel(o) => Arc::as_ptr(o) as usize,
         Object::Stream(o) => Arc::as_ptr(o) as usize,
         Object::Event(o) => Arc::as_ptr(o) as usize,
+        Object::Graph(o) => Arc::as_ptr(o) as usize,
+        Object::GraphNode(o) => Arc::as_ptr(o) as usize,
+        Object::GraphExec(o) => Arc::as_ptr(o) as usize,
     }
 }
 
@@ -104,6 +112,27 @@ pub fn stream<T>(h: *mut T) -> CuResult<Arc<Stream>> {
     match get(h as usize) {
         Some(Object::Stream(s)) => Ok(s),
         _ => Err(INVALID_HANDLE),
+    }
+}
+
+pub fn graph<T>(h: *mut T) -> CuResult<Arc<Graph>> {
+    match get(h as usize) {
+        Some(Object::Graph(g)) => Ok(g),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+pub fn graph_node<T>(h: *mut T) -> CuResult<Arc<Node>> {
+    match get(h as usize) {
+        Some(Object::GraphNode(n)) => Ok(n),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+pub fn graph_exec<T>(h: *mut T) -> CuResult<Arc<GraphExec>> {
+    match get(h as usize) {
+        Some(Object::GraphExec(e)) => Ok(e),
+        _ => Err(INVALID_VALUE),
     }
 }
 

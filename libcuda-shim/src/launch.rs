@@ -3,6 +3,7 @@
 //! sticky error a fault leaves in the context. Occupancy queries use the same limits.
 
 use crate::errors::{CuResult, INVALID_VALUE};
+use crate::graph::{KernelNode, Kind};
 use crate::module::Function;
 use crate::{handles, profile, stream, trace};
 use abi::*;
@@ -16,7 +17,7 @@ const PARAM_BUFFER_POINTER: usize = 1;
 const PARAM_BUFFER_SIZE: usize = 2;
 
 /// Checks the launch shape and resources, in the order the driver reports them.
-fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32) -> CuResult {
+pub(crate) fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32) -> CuResult {
     let p = profile::current();
     let max_grid = [i32::MAX as u32, 65535, 65535];
     let max_block = [1024, 1024, 64];
@@ -48,7 +49,7 @@ fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32) -> CuRes
 
 /// The parameter block: each `kernelParams[i]` points to parameter i's bytes; or the `extra`
 /// list carries one packed buffer and its size.
-unsafe fn param_block(
+pub(crate) unsafe fn param_block(
     f: &Function,
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
@@ -154,7 +155,32 @@ unsafe fn launch(
         f.kernel.name,
         bytes.len()
     );
-    stream::submit_unless_faulted(&target, move |ctx| {
+    // In a capturing stream the launch becomes a kernel node with the same (copied) arguments.
+    let captured = crate::capture::intercept(&target, || {
+        Kind::Kernel(KernelNode {
+            handle: func as usize,
+            via_kernel: false,
+            function: f.clone(),
+            grid,
+            block,
+            shared,
+            params: bytes.clone(),
+        })
+    })?;
+    if !captured {
+        submit_kernel(&target, f, config, bytes);
+    }
+    Ok(())
+}
+
+/// Queues a validated launch; a fault while running becomes the context's sticky error.
+pub(crate) fn submit_kernel(
+    target: &stream::Target,
+    f: Arc<Function>,
+    config: LaunchConfig,
+    bytes: Vec<u8>,
+) {
+    stream::submit_unless_faulted(target, move |ctx| {
         if let Err(e) = engine::launch(&f.kernel, &config, &bytes) {
             if ctx.check().is_ok() {
                 trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
@@ -162,7 +188,6 @@ unsafe fn launch(
             ctx.set_sticky(fault_code(e.kind));
         }
     });
-    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

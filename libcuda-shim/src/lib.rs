@@ -7,11 +7,13 @@
 //!   table is generated from it).
 //!
 //! Layout: `exports` (the one table of entry points) -> the modules named for what they do
-//! (`device`, `context`, `memory`, `module` + `fatbin`, `launch`, `stream`, `event`), with
+//! (`device`, `context`, `memory`, `module` + `fatbin`, `launch`, `stream`, `event`, `graph` +
+//! `graph_exec` + `capture`), with
 //! `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
 //! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
 //! NVIDIA's cudart needs), `trace`, `config` and `errors`.
 
+pub mod capture;
 pub mod config;
 pub mod context;
 pub mod copy;
@@ -21,6 +23,8 @@ pub mod event;
 pub mod export_tables;
 pub mod exports;
 pub mod fatbin;
+pub mod graph;
+pub mod graph_exec;
 pub mod handles;
 pub mod integrity;
 pub mod launch;

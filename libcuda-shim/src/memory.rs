@@ -66,6 +66,8 @@ pub(crate) unsafe fn alloc(dptr: *mut CUdeviceptr, bytesize: usize) -> CuResult 
         return Err(INVALID_VALUE);
     }
     context::active()?;
+    // Allocation is a potentially unsafe call during stream capture.
+    crate::capture::check_unsafe_call()?;
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
@@ -89,6 +91,7 @@ pub(crate) unsafe fn alloc_pitch(
         return Err(INVALID_VALUE);
     }
     context::active()?;
+    crate::capture::check_unsafe_call()?;
     // Rows aligned to the texture pitch alignment the profile reports (512 bytes).
     let row = width.div_ceil(512) * 512;
     let total = row.checked_mul(height).ok_or(INVALID_VALUE)?;
@@ -110,6 +113,7 @@ pub(crate) unsafe fn alloc_managed(
         return Err(INVALID_VALUE);
     }
     context::active()?;
+    crate::capture::check_unsafe_call()?;
     // Device memory is host-addressable, so managed memory is device memory.
     let p = dmem::alloc(bytesize as u64).map_err(mem_error)?;
     MANAGED.lock().insert(p);
@@ -120,6 +124,8 @@ pub(crate) unsafe fn alloc_managed(
 
 pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     let ctx = context::active()?;
+    // Freeing synchronises, which no capture may contain.
+    crate::capture::check_unsafe_call()?;
     if dptr == 0 {
         return Ok(());
     }
@@ -162,6 +168,7 @@ unsafe fn host_alloc_impl(pp: *mut *mut c_void, bytesize: usize, flags: u32) -> 
         return Err(INVALID_VALUE);
     }
     context::active()?;
+    crate::capture::check_unsafe_call()?;
     let mut p: *mut c_void = std::ptr::null_mut();
     // SAFETY: posix_memalign writes `p` on success; the size is at least 1.
     let rc = unsafe { libc::posix_memalign(&mut p, 4096, bytesize.max(1)) };
@@ -188,7 +195,9 @@ pub(crate) unsafe fn host_alloc(pp: *mut *mut c_void, bytesize: usize, flags: c_
 
 pub(crate) unsafe fn free_host(p: *mut c_void) -> CuResult {
     // Synchronises, as cuMemFree does: queued copies may still use the memory.
-    context::active()?.wait_idle();
+    let ctx = context::active()?;
+    crate::capture::check_unsafe_call()?;
+    ctx.wait_idle();
     let entry = HOST.lock().remove(&(p as usize));
     match entry {
         Some((_, _, true)) => {

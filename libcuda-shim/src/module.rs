@@ -322,7 +322,7 @@ fn c_name<'a>(name: *const c_char) -> CuResult<&'a str> {
 }
 
 /// The function handle for `name` in `m` (created once).
-fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
+pub(crate) fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
     let mut fns = m.functions.lock();
     if let Some(&h) = fns.get(name) {
         return Ok(h);

@@ -82,7 +82,9 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
     if dptr.is_null() {
         return Err(INVALID_VALUE);
     }
-    stream::target(s)?;
+    let t = stream::target(s)?;
+    // Captured allocations would be memory-allocation nodes, which graphs here lack.
+    crate::capture::refuse(&t)?;
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
@@ -114,6 +116,7 @@ pub(crate) unsafe fn alloc_from_pool_async(
 
 pub(crate) unsafe fn free_async(dptr: CUdeviceptr, s: CUstream) -> CuResult {
     let t = stream::target(s)?;
+    crate::capture::refuse(&t)?;
     let (p, size) = ALLOCATIONS.lock().remove(&dptr).ok_or(INVALID_VALUE)?;
     stream::submit(
         &t,

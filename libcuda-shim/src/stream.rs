@@ -191,6 +191,7 @@ pub(crate) unsafe fn destroy(stream: CUstream) -> CuResult {
 
 pub(crate) unsafe fn synchronize(stream: CUstream) -> CuResult {
     let t = lookup(stream)?;
+    crate::capture::check_sync(&t)?;
     t.queue.wait_all();
     crate::printf::flush();
     t.ctx.check()
@@ -198,6 +199,7 @@ pub(crate) unsafe fn synchronize(stream: CUstream) -> CuResult {
 
 pub(crate) unsafe fn query(stream: CUstream) -> CuResult {
     let t = target(stream)?;
+    crate::capture::check_sync(&t)?;
     if t.queue.idle() {
         Ok(())
     } else {
@@ -210,6 +212,10 @@ pub(crate) unsafe fn wait_event(stream: CUstream, event: CUevent, flags: c_uint)
     let e = handles::event(event)?;
     if flags > 1 {
         return Err(INVALID_VALUE);
+    }
+    // Events recorded in a capture join or extend captures instead.
+    if crate::capture::wait_event(&t, event, flags)? {
+        return Ok(());
     }
     // Waiting for a never-recorded event is a no-op; otherwise later work of the stream waits
     // for the work the event's latest record captured.
@@ -295,6 +301,8 @@ pub(crate) unsafe fn add_callback(
         return Err(INVALID_VALUE);
     }
     let t = lookup(stream)?;
+    // Stream callbacks cannot be captured (host functions can).
+    crate::capture::refuse(&t)?;
     let (handle, data) = (UserData(stream as usize), UserData(user_data as usize));
     submit(
         &t,
@@ -317,6 +325,15 @@ pub(crate) unsafe fn launch_host_func(
 ) -> CuResult {
     let func = func.ok_or(INVALID_VALUE)?;
     let t = target(stream)?;
+    let node = || {
+        crate::graph::Kind::Host(CUDA_HOST_NODE_PARAMS {
+            fn_: Some(func),
+            userData: user_data,
+        })
+    };
+    if crate::capture::intercept(&t, node)? {
+        return Ok(());
+    }
     let data = UserData(user_data as usize);
     // Unlike a stream callback, a host function is not called once the context has faulted.
     submit_unless_faulted(&t, move |_| {
@@ -335,34 +352,4 @@ pub(crate) unsafe fn launch_host_func_v2(
     let _ = sync_mode;
     // SAFETY: forwarded contract.
     unsafe { launch_host_func(stream, func, user_data) }
-}
-
-pub(crate) unsafe fn is_capturing(
-    stream: CUstream,
-    status: *mut CUstreamCaptureStatus,
-) -> CuResult {
-    if status.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    target(stream)?;
-    // Stream capture is not supported, so no stream is ever capturing.
-    // SAFETY: checked non-null.
-    unsafe { *status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE };
-    Ok(())
-}
-
-pub(crate) unsafe fn exchange_capture_mode(mode: *mut CUstreamCaptureMode) -> CuResult {
-    if mode.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    thread_local!(static MODE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) });
-    // SAFETY: checked non-null; swaps the caller's mode with this thread's.
-    unsafe {
-        let new = (*mode).0;
-        if new > 2 {
-            return Err(INVALID_VALUE);
-        }
-        (*mode).0 = MODE.with(|m| m.replace(new));
-    }
-    Ok(())
 }

@@ -198,6 +198,12 @@ impl Warp {
                     f(&x, &y, &z, &w, &mut o);
                     write(regs, *d, &o, em);
                 }
+                Op::Lane { f, cfg, d, a, b, c } => {
+                    for l in lanes(em) {
+                        let v = f(*cfg, get(regs, *a, l), get(regs, *b, l), get(regs, *c, l));
+                        regs[*d as usize * 32 + l] = v;
+                    }
+                }
                 Op::Setp {
                     f,
                     fl,
@@ -397,6 +403,8 @@ impl Warp {
                 } => {
                     let size = match ty {
                         AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => 4,
+                        AtomTy::Half { x2: false, .. } => 2,
+                        AtomTy::Half { x2: true, .. } => 4,
                         _ => 8,
                     };
                     for l in lanes(em) {
@@ -1053,8 +1061,26 @@ unsafe fn write_sized(p: *mut u8, size: u8, v: u64) {
 /// Performs one atomic read-modify-write at `p` (checked, naturally aligned) and returns the old
 /// value. Global memory is shared between host threads, so these are real host atomics.
 fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
-    use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
+    use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::SeqCst};
     match ty {
+        AtomTy::Half { bf, x2 } => {
+            let f = if bf { sf::BF16 } else { sf::F16 };
+            let add = |o: u64, a: u64| sf::add(f, o & 0xffff, a & 0xffff, sf::Mode::Rn);
+            if x2 {
+                // SAFETY: p is 4-byte aligned (checked by resolve) and inside live memory.
+                let at = unsafe { AtomicU32::from_ptr(p as *mut u32) };
+                let g = |o: u32| {
+                    let (o, a) = (o as u64, a);
+                    (add(o, a) | add(o >> 16, a >> 16) << 16) as u32
+                };
+                at.fetch_update(SeqCst, SeqCst, |o| Some(g(o))).unwrap() as u64
+            } else {
+                // SAFETY: p is 2-byte aligned (checked by resolve) and inside live memory.
+                let at = unsafe { AtomicU16::from_ptr(p as *mut u16) };
+                at.fetch_update(SeqCst, SeqCst, |o| Some(add(o as u64, a) as u16))
+                    .unwrap() as u64
+            }
+        }
         AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => {
             // SAFETY: p is 4-byte aligned (checked by resolve) and inside live device memory.
             let at = unsafe { AtomicU32::from_ptr(p as *mut u32) };

@@ -1,0 +1,448 @@
+//! Executable graphs: instantiation (a snapshot of the graph's nodes in a topological order,
+//! child graphs flattened in place), launch in stream order, whole-graph update and the
+//! per-node `cuGraphExec*SetParams` calls.
+//!
+//! A launch submits the nodes one after another to the launch stream, which is a valid
+//! schedule of the graph (every node after its dependencies) and gives the stream ordering the
+//! driver documents: the graph starts after earlier work of the stream and later work waits
+//! for all of it. Launches of one executable graph never overlap, as in the driver: each starts
+//! after the previous launch's end, whatever the streams.
+
+use crate::capture;
+use crate::copy;
+use crate::errors::{CuResult, INVALID_VALUE};
+use crate::event::{self, Event};
+use crate::graph::{self, Graph, Kind};
+use crate::handles::{self, Object};
+use crate::launch;
+use crate::module::Function;
+use crate::queue::Dep;
+use crate::stream::{self, Target};
+use abi::*;
+use parking_lot::Mutex;
+use std::ffi::{c_char, c_uint, c_ulonglong, c_void};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+#[derive(Clone)]
+struct Step {
+    /// The node of the instantiated graph (or of one of its child graphs) this step came from.
+    origin: usize,
+    kind: Kind,
+}
+
+pub struct GraphExec {
+    pub id: u32,
+    pub flags: u64,
+    steps: Mutex<Vec<Step>>,
+    /// The topology the executable was made from (cuGraphExecUpdate needs an equal one).
+    topology: String,
+    types: String,
+    /// The end of the latest launch.
+    last: Mutex<Option<Dep>>,
+}
+
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// A graph's steps in launch order, or the node that lies on a cycle.
+fn flatten(g: &Graph, out: &mut Vec<Step>) -> Result<(), usize> {
+    for n in graph::topological(g)? {
+        let kind = n.kind.lock().clone();
+        match kind {
+            Kind::Child(c) => flatten(&c, out)?,
+            kind => out.push(Step {
+                origin: n.handle(),
+                kind,
+            }),
+        }
+    }
+    Ok(())
+}
+
+/// The graph's shape (node count and edges by creation index, child graphs nested) and its
+/// node types, for cuGraphExecUpdate.
+fn shape(g: &Graph, topology: &mut String, types: &mut String) {
+    let inner = g.inner.lock();
+    let index = |h: usize| inner.nodes.iter().position(|n| n.handle() == h).unwrap_or(0);
+    let _ = write!(topology, "{}[", inner.nodes.len());
+    let mut edges: Vec<(usize, usize)> =
+        inner.edges.iter().map(|(a, b)| (index(*a), index(*b))).collect();
+    edges.sort_unstable();
+    for (a, b) in edges {
+        let _ = write!(topology, "{a}>{b},");
+    }
+    types.push('[');
+    for n in &inner.nodes {
+        let k = n.kind.lock().clone();
+        let _ = write!(types, "{},", k.node_type().0);
+        if let Kind::Child(c) = k {
+            shape(&c, topology, types);
+        }
+    }
+    topology.push(']');
+    types.push(']');
+}
+
+fn exec(h: CUgraphExec) -> CuResult<Arc<GraphExec>> {
+    handles::graph_exec(h)
+}
+
+/// Instantiates `g`; on a cycle returns the node on it.
+fn instantiate(g: &Graph, flags: u64) -> Result<Arc<GraphExec>, usize> {
+    let mut steps = Vec::new();
+    flatten(g, &mut steps)?;
+    let (mut topology, mut types) = (String::new(), String::new());
+    shape(g, &mut topology, &mut types);
+    let e = Arc::new(GraphExec {
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        flags,
+        steps: Mutex::new(steps),
+        topology,
+        types,
+        last: Mutex::new(None),
+    });
+    handles::insert(Object::GraphExec(e.clone()));
+    Ok(e)
+}
+
+/// CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | UPLOAD | DEVICE_LAUNCH | USE_NODE_PRIORITY.
+const KNOWN_FLAGS: u64 = 0x1 | 0x2 | 0x4 | 0x8;
+
+pub(crate) unsafe fn instantiate_with_flags(
+    out: *mut CUgraphExec,
+    g: CUgraph,
+    flags: c_ulonglong,
+) -> CuResult {
+    if out.is_null() || flags & !KNOWN_FLAGS != 0 {
+        return Err(INVALID_VALUE);
+    }
+    let g = handles::graph(g)?;
+    let e = instantiate(&g, flags).map_err(|_| INVALID_VALUE)?;
+    // SAFETY: checked non-null.
+    unsafe { *out = Arc::as_ptr(&e) as CUgraphExec };
+    Ok(())
+}
+
+/// `cuGraphInstantiate` (and `_v2`, the same ABI): the error node and a log on failure.
+pub(crate) unsafe fn instantiate_v1(
+    out: *mut CUgraphExec,
+    g: CUgraph,
+    error_node: *mut CUgraphNode,
+    log: *mut c_char,
+    log_size: usize,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let g = handles::graph(g)?;
+    if !log.is_null() && log_size > 0 {
+        // SAFETY: the caller's buffer holds `log_size` bytes; an empty log.
+        unsafe { *log = 0 };
+    }
+    match instantiate(&g, 0) {
+        Ok(e) => {
+            // SAFETY: checked non-null.
+            unsafe { *out = Arc::as_ptr(&e) as CUgraphExec };
+            Ok(())
+        }
+        Err(node) => {
+            if !error_node.is_null() {
+                // SAFETY: checked non-null.
+                unsafe { *error_node = node as CUgraphNode };
+            }
+            Err(INVALID_VALUE)
+        }
+    }
+}
+
+pub(crate) unsafe fn instantiate_with_params(
+    out: *mut CUgraphExec,
+    g: CUgraph,
+    params: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> CuResult {
+    if out.is_null() || params.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null.
+    let p = unsafe { &mut *params };
+    if p.flags & !KNOWN_FLAGS != 0 {
+        return Err(INVALID_VALUE);
+    }
+    let g = handles::graph(g)?;
+    p.hErrNode_out = std::ptr::null_mut();
+    match instantiate(&g, p.flags) {
+        Ok(e) => {
+            p.result_out = CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_SUCCESS;
+            // SAFETY: checked non-null.
+            unsafe { *out = Arc::as_ptr(&e) as CUgraphExec };
+            Ok(())
+        }
+        Err(node) => {
+            p.result_out = CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
+            p.hErrNode_out = node as CUgraphNode;
+            Err(INVALID_VALUE)
+        }
+    }
+}
+
+pub(crate) unsafe fn exec_destroy(h: CUgraphExec) -> CuResult {
+    exec(h)?;
+    // A launch in flight keeps what it needs (its work owns copies of the steps).
+    handles::remove(h as usize);
+    Ok(())
+}
+
+pub(crate) unsafe fn exec_get_flags(h: CUgraphExec, flags: *mut cuuint64_t) -> CuResult {
+    if flags.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let e = exec(h)?;
+    // SAFETY: checked non-null.
+    unsafe { *flags = e.flags };
+    Ok(())
+}
+
+pub(crate) unsafe fn exec_get_id(h: CUgraphExec, id: *mut c_uint) -> CuResult {
+    if id.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let e = exec(h)?;
+    // SAFETY: checked non-null.
+    unsafe { *id = e.id };
+    Ok(())
+}
+
+pub(crate) unsafe fn upload(h: CUgraphExec, s: CUstream) -> CuResult {
+    exec(h)?;
+    stream::target(s)?;
+    // Nothing to upload: device memory is host memory.
+    Ok(())
+}
+
+/// A step made ready to submit: everything it refers to looked up and validated.
+enum Ready {
+    Nothing,
+    Kernel(Arc<Function>, engine::LaunchConfig, Vec<u8>),
+    Copy(copy::CopyPlan),
+    Fill(copy::FillPlan),
+    Host(unsafe extern "C" fn(*mut c_void), usize),
+    Record(Arc<Event>),
+    Wait(Arc<Event>),
+}
+
+fn prepare(kind: &Kind) -> CuResult<Ready> {
+    Ok(match kind {
+        Kind::Empty | Kind::Child(_) => Ready::Nothing,
+        Kind::Kernel(k) => Ready::Kernel(
+            k.function.clone(),
+            engine::LaunchConfig {
+                grid: k.grid,
+                block: k.block,
+                dynamic_shared_bytes: k.shared,
+            },
+            k.params.clone(),
+        ),
+        Kind::Memcpy(d) => Ready::Copy(copy::plan_3d(d)?),
+        Kind::Memset(d) => Ready::Fill(copy::plan_memset(d)?),
+        Kind::Host(h) => Ready::Host(h.fn_.ok_or(INVALID_VALUE)?, h.userData as usize),
+        Kind::EventRecord(e) => Ready::Record(handles::event(*e)?),
+        Kind::EventWait(e) => Ready::Wait(handles::event(*e)?),
+    })
+}
+
+fn submit(t: &Target, r: Ready) {
+    match r {
+        Ready::Nothing => {}
+        Ready::Kernel(f, config, bytes) => launch::submit_kernel(t, f, config, bytes),
+        Ready::Copy(plan) => copy::submit_plan(t, plan),
+        Ready::Fill(plan) => {
+            copy::submit_fill(t, plan);
+        }
+        Ready::Host(f, data) => {
+            stream::submit_unless_faulted(t, move |_| {
+                // SAFETY: the program registered this host function and data in the graph;
+                // every earlier node has completed.
+                unsafe { f(data as *mut c_void) }
+            });
+        }
+        Ready::Record(e) => event::record_on(&e, t),
+        Ready::Wait(e) => {
+            if let Some(dep) = e.captured() {
+                stream::submit(t, vec![dep], Box::new(|_| {}));
+            }
+        }
+    }
+}
+
+/// A graph of the executable's current steps, one after another (for a launch into a
+/// capturing stream, which captures the executable graph as a child graph node).
+fn as_graph(steps: &[Step]) -> Arc<Graph> {
+    let g = Graph::create();
+    let mut prev: Vec<usize> = Vec::new();
+    for s in steps {
+        let n = g.add(s.kind.clone(), &prev, 0);
+        prev = vec![n.handle()];
+    }
+    g
+}
+
+pub(crate) unsafe fn graph_launch(h: CUgraphExec, s: CUstream) -> CuResult {
+    let e = exec(h)?;
+    let t = stream::target(s)?;
+    let steps = e.steps.lock().clone();
+    if capture::intercept(&t, || Kind::Child(as_graph(&steps)))? {
+        return Ok(());
+    }
+    // Everything is looked up before anything is submitted, so a failed launch runs nothing.
+    let ready = steps
+        .iter()
+        .map(|s| prepare(&s.kind))
+        .collect::<CuResult<Vec<_>>>()?;
+    let mut last = e.last.lock();
+    // Serialised with the previous launch of this executable, in whatever stream it ran.
+    stream::submit(&t, last.take().into_iter().collect(), Box::new(|_| {}));
+    for r in ready {
+        submit(&t, r);
+    }
+    *last = Some(stream::submit(&t, Vec::new(), Box::new(|_| {})));
+    Ok(())
+}
+
+/// Replaces the kind of the step that came from `node`, which must be of the same type.
+fn set_step(h: CUgraphExec, node: CUgraphNode, kind: Kind) -> CuResult {
+    let e = exec(h)?;
+    handles::graph_node(node)?;
+    let mut steps = e.steps.lock();
+    let step = steps
+        .iter_mut()
+        .find(|s| s.origin == node as usize)
+        .ok_or(INVALID_VALUE)?;
+    if step.kind.node_type() != kind.node_type() {
+        return Err(INVALID_VALUE);
+    }
+    step.kind = kind;
+    Ok(())
+}
+
+pub(crate) unsafe fn exec_kernel_node_set_params(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    p: *const CUDA_KERNEL_NODE_PARAMS,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    let k = unsafe { graph::kernel_node(p) }?;
+    set_step(h, node, Kind::Kernel(k))
+}
+
+pub(crate) unsafe fn exec_memcpy_node_set_params(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    p: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CuResult {
+    handles::context(ctx)?;
+    // SAFETY: forwarded contract.
+    let d = unsafe { graph::memcpy_desc(p) }?;
+    set_step(h, node, Kind::Memcpy(d))
+}
+
+pub(crate) unsafe fn exec_memset_node_set_params(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    p: *const CUDA_MEMSET_NODE_PARAMS,
+    ctx: CUcontext,
+) -> CuResult {
+    handles::context(ctx)?;
+    // SAFETY: forwarded contract.
+    let d = unsafe { graph::memset_desc(p) }?;
+    set_step(h, node, Kind::Memset(d))
+}
+
+pub(crate) unsafe fn exec_host_node_set_params(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    p: *const CUDA_HOST_NODE_PARAMS,
+) -> CuResult {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null.
+    let d = unsafe { *p };
+    if d.fn_.is_none() {
+        return Err(INVALID_VALUE);
+    }
+    set_step(h, node, Kind::Host(d))
+}
+
+pub(crate) unsafe fn exec_event_record_node_set_event(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    event: CUevent,
+) -> CuResult {
+    handles::event(event)?;
+    set_step(h, node, Kind::EventRecord(event))
+}
+
+pub(crate) unsafe fn exec_event_wait_node_set_event(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    event: CUevent,
+) -> CuResult {
+    handles::event(event)?;
+    set_step(h, node, Kind::EventWait(event))
+}
+
+/// `cuGraphExecUpdate_v2`: `g` must have the executable's topology (nodes paired in creation
+/// order, child graphs included) and node types; then every node's parameters are taken from
+/// `g`. Otherwise nothing changes and the result says why.
+pub(crate) unsafe fn exec_update(
+    h: CUgraphExec,
+    g: CUgraph,
+    info: *mut CUgraphExecUpdateResultInfo,
+) -> CuResult {
+    if info.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let e = exec(h)?;
+    let g = handles::graph(g)?;
+    let (mut topology, mut types) = (String::new(), String::new());
+    shape(&g, &mut topology, &mut types);
+    use CUgraphExecUpdateResult as R;
+    let result = if topology != e.topology {
+        R::CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED
+    } else if types != e.types {
+        R::CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED
+    } else {
+        R::CU_GRAPH_EXEC_UPDATE_SUCCESS
+    };
+    let mut fresh = Vec::new();
+    if result == R::CU_GRAPH_EXEC_UPDATE_SUCCESS && flatten(&g, &mut fresh).is_err() {
+        // SAFETY: checked non-null.
+        unsafe {
+            *info = CUgraphExecUpdateResultInfo {
+                result: R::CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED,
+                errorNode: std::ptr::null_mut(),
+                errorFromNode: std::ptr::null_mut(),
+            }
+        };
+        return Err(CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    }
+    // SAFETY: checked non-null.
+    unsafe {
+        *info = CUgraphExecUpdateResultInfo {
+            result,
+            errorNode: std::ptr::null_mut(),
+            errorFromNode: std::ptr::null_mut(),
+        }
+    };
+    if result != R::CU_GRAPH_EXEC_UPDATE_SUCCESS {
+        return Err(CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    }
+    // Same topology and creation order, so the flattened orders pair up step by step.
+    let mut steps = e.steps.lock();
+    for (s, f) in steps.iter_mut().zip(fresh) {
+        s.kind = f.kind;
+    }
+    Ok(())
+}
