@@ -46,7 +46,11 @@ enum Link {
 /// Builds `tests/cuda/NAME.cu` against cudart 12.9.
 fn build(name: &str, link: Link) -> PathBuf {
     let rt = cudart12();
-    let suffix = if link == Link::Static { "static" } else { "shared" };
+    let suffix = if link == Link::Static {
+        "static"
+    } else {
+        "shared"
+    };
     let exe = build_dir().join(format!("{name}_cudart12_{suffix}"));
     let mut cmd = Command::new(toolkit().join("bin/nvcc"));
     cmd.args(["-gencode", "arch=compute_80,code=compute_80", "-O2"])
@@ -56,13 +60,11 @@ fn build(name: &str, link: Link) -> PathBuf {
         .arg(&exe)
         .arg(repo().join("tests/cuda").join(format!("{name}.cu")));
     match link {
-        Link::Static => cmd
-            .arg(rt.join("lib/libcudart_static.a"))
-            .args(["-ldl", "-lpthread", "-lrt"]),
-        Link::Shared => cmd
-            .arg("-L")
-            .arg(rt.join("lib"))
-            .arg("-l:libcudart.so.12"),
+        Link::Static => {
+            cmd.arg(rt.join("lib/libcudart_static.a"))
+                .args(["-ldl", "-lpthread", "-lrt"])
+        }
+        Link::Shared => cmd.arg("-L").arg(rt.join("lib")).arg("-l:libcudart.so.12"),
     };
     let out = cmd.output().expect("cannot run nvcc");
     assert!(
@@ -125,7 +127,11 @@ fn printf_static_and_shared() {
     for link in [Link::Static, Link::Shared] {
         let exe = build("printf", link);
         let out = run(&exe, &[], &[]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         // The same output as with cudart 13 (tests/programs.rs).
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
@@ -155,8 +161,14 @@ fn cudart12_takes_the_module_path() {
     ] {
         assert!(log.contains(call), "cudart 12.9 trace lacks {call}");
     }
-    assert!(!log.contains("cuLibraryGetKernel("), "a cudart 13 path was taken");
+    assert!(
+        !log.contains("cuLibraryGetKernel("),
+        "a cudart 13 path was taken"
+    );
     // cudart 12.9 asks for 419 symbols (cudart 13.5: 481).
-    let lookups = log.lines().filter(|l| l.contains("cuGetProcAddress_v2(")).count();
+    let lookups = log
+        .lines()
+        .filter(|l| l.contains("cuGetProcAddress_v2("))
+        .count();
     assert_eq!(lookups, 419);
 }

@@ -129,6 +129,42 @@ pub enum AtomTy {
     },
 }
 
+/// The reductions of `barrier.red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarRed {
+    Popc,
+    And,
+    Or,
+}
+
+/// mbarrier operations (ISA 9.7.13.15). Operands `a`/`b` of [`Op::Mbar`] are given per variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbarOp {
+    /// `a` = expected arrival count.
+    Init,
+    Inval,
+    /// An arrive-on of count `a`; `drop` also lowers the expected count by `a`; `tx` performs an
+    /// expect-tx of `b` first; `no_complete` must not complete the phase.
+    Arrive {
+        drop: bool,
+        tx: bool,
+        no_complete: bool,
+    },
+    /// `a` = tx count.
+    ExpectTx,
+    CompleteTx,
+    /// `test_wait` / `try_wait` on the phase of state `a`, or (`parity`) of parity `a`.
+    Wait {
+        parity: bool,
+        try_: bool,
+    },
+    /// `cp.async.mbarrier.arrive`: copies are done at issue, so without `.noinc` the increment
+    /// and the arrive-on cancel out; with it, an arrive-on.
+    CpAsyncArrive {
+        noinc: bool,
+    },
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoolOp {
     And,
@@ -413,10 +449,35 @@ pub enum Op {
     Exit,
     /// The end of a function: never executed (reaching it pops the reconvergence entry).
     End,
+    /// `barrier{.cta}.sync/.arrive/.red`: `red` is the reduction of `barrier.red` (operator,
+    /// destination, the predicate operand, already complemented if written `!c`).
     Bar {
         id: Src,
         count: Option<Src>,
         arrive: bool,
+        red: Option<(BarRed, Reg, Src)>,
+    },
+    /// An operation on an mbarrier object in shared memory (see [`MbarOp`]); `d` receives the
+    /// state (arrive) or the completion predicate (waits).
+    Mbar {
+        op: MbarOp,
+        space: MSpace,
+        addr: Addr,
+        d: Option<Reg>,
+        a: Src,
+        b: Src,
+    },
+    /// `cp.async` from global to shared memory, performed at once (a valid execution of the
+    /// asynchronous copy: completion is only observable through the waits, which then find it
+    /// done). `src_size` bytes are read (the rest of `size` zero-filled); `ignore` set reads none.
+    CpAsync {
+        dst: Addr,
+        dspace: MSpace,
+        src: Addr,
+        sspace: MSpace,
+        size: u8,
+        src_size: Option<Src>,
+        ignore: Option<Src>,
     },
     /// `mask`: the membermask of `.sync` forms (an executing lane outside it is reported).
     Shfl {

@@ -14,6 +14,7 @@ use crate::softfloat::Mode;
 use std::collections::HashMap;
 
 mod half;
+mod sync;
 
 pub struct LowerError {
     pub kind: LoadErrorKind,
@@ -321,6 +322,9 @@ struct Prog<'a> {
     indirect_callers: Vec<usize>,
     sp_reg: Option<Reg>,
     uses_alloca: bool,
+    /// Registers declared `.pred` (operands whose meaning depends on their type: cp.async's
+    /// src-size or ignore-src).
+    pred_regs: std::collections::HashSet<Reg>,
 }
 
 /// Lowers kernel `fidx` of the module.
@@ -350,6 +354,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         indirect_callers: Vec::new(),
         sp_reg: None,
         uses_alloca: false,
+        pred_regs: Default::default(),
     };
     p.layout_shared(fidx)?;
     for g in &mc.m.globals {
@@ -773,11 +778,15 @@ impl<'a> Prog<'a> {
                 }
                 let comps = ["x", "y", "z", "w"];
                 let wide = elem_bytes(&v.ty) == Some(8);
+                let pred = v.ty == "pred";
                 let mk = |p: &mut Prog, scope: &mut HashMap<String, Sym>, name: String| {
                     let new = |p: &mut Prog| {
                         let r = p.new_reg();
                         if wide {
                             p.reg_bytes[r as usize] = 8;
+                        }
+                        if pred {
+                            p.pred_regs.insert(r);
                         }
                         r
                     };
@@ -1550,34 +1559,10 @@ impl<'a> Prog<'a> {
                     }
                 }
             }
-            "bar" | "barrier" => {
-                m.take("cta");
-                m.take("aligned");
-                let sync = m.take("sync");
-                let arrive = m.take("arrive");
-                let warp = m.take("warp");
-                m.done()?;
-                if warp {
-                    // bar.warp.sync: warps execute in lockstep here; the membermask is checked.
-                    need(1)?;
-                    let mask = self.src(fc, i, g, &ops_[0], T::B(32))?;
-                    self.emit(i, g, Op::WarpSync { mask });
-                    return Ok(());
-                }
-                if sync == arrive {
-                    return unsupported(i);
-                }
-                need(1)?;
-                let id = self.src(fc, i, g, &ops_[0], T::U(32))?;
-                let count = if n > 1 {
-                    Some(self.src(fc, i, g, &ops_[1], T::U(32))?)
-                } else {
-                    None
-                };
-                if arrive && count.is_none() {
-                    return invalid(i.pos, "bar.arrive needs a thread count");
-                }
-                self.emit(i, g, Op::Bar { id, count, arrive });
+            "bar" | "barrier" => self.bar(fc, i, g, &mut m)?,
+            "mbarrier" => self.mbarrier(fc, i, g, &mut m)?,
+            "cp" if i.mods.first().is_some_and(|w| w == "async") => {
+                self.cp_async(fc, i, g, &mut m)?
             }
             "membar" | "fence" => {
                 // Host atomics are sequentially consistent and a CTA runs on one host thread, so
@@ -1605,6 +1590,10 @@ impl<'a> Prog<'a> {
                     "L2::evict_normal",
                     "mask",
                 ]);
+                // nanosleep.u32 t: a scheduling hint, nothing to wait for here.
+                if op_s == "nanosleep" {
+                    m.take("u32");
+                }
                 m.done()?;
                 self.emit(i, g, Op::Nop);
             }

@@ -487,4 +487,5 @@ mod calls;
 mod half;
 mod isa;
 mod sreg;
+mod sync;
 mod warp;

@@ -30,14 +30,22 @@ fn toolkit() -> Option<PathBuf> {
 }
 
 fn compile(name: &str, src: &str) -> Option<String> {
+    compile_arch(name, src, "compute_80")
+}
+
+/// `compile` for another virtual architecture (`compute_90` for Hopper-only instructions).
+fn compile_arch(name: &str, src: &str, arch: &str) -> Option<String> {
     let root = toolkit()?;
-    let dir = std::env::temp_dir().join(format!("engine-nvcc-{}-{name}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("engine-nvcc-{}-{name}-{arch}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cu = dir.join(format!("{name}.cu"));
     let ptx = dir.join(format!("{name}.ptx"));
     std::fs::write(&cu, src).unwrap();
     let out = Command::new(root.join("bin/nvcc"))
-        .args(["-ptx", "-arch=compute_80", "-O3", "-o"])
+        .arg("-ptx")
+        .arg(format!("-arch={arch}"))
+        .args(["-O3", "-o"])
         .arg(&ptx)
         .arg(&cu)
         .output()
@@ -723,5 +731,247 @@ fn nvcc_cuda_fp16_bf16_arithmetic() {
     }
     for d in [dx, dy, dh, db, dp] {
         mem::free(d).unwrap();
+    }
+}
+
+const SYNC: &str = r#"
+#include <cuda/barrier>
+#include <cuda/pipeline>
+#include <cuda_pipeline.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/memcpy_async.h>
+namespace cg = cooperative_groups;
+// __syncthreads_count/_and/_or under divergence, with threads that exited before the barriers.
+extern "C" __global__ void sync_red(const int* in, int* out, int n) {
+  int t = threadIdx.x;
+  if (t >= n) return;
+  int v = in[t];
+  int c;
+  if (t & 1) c = __syncthreads_count(v > 5); else c = __syncthreads_count(v > 5);
+  int a1 = __syncthreads_and(v >= 0), a2 = __syncthreads_and(v > 0);
+  int o1 = __syncthreads_or(v == 6), o2 = __syncthreads_or(v > 100);
+  out[t] = c * 10000 + a1 * 1000 + a2 * 100 + o1 * 10 + o2;
+}
+// cuda::barrier at block scope: two phases of arrive_and_wait, then a split arrive / wait.
+extern "C" __global__ void bar(const int* in, int* out) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> b;
+  __shared__ int s[256];
+  auto blk = cg::this_thread_block();
+  int t = threadIdx.x, n = blockDim.x;
+  if (blk.thread_rank() == 0) init(&b, blk.size());
+  blk.sync();
+  s[t] = in[t] * 2;
+  b.arrive_and_wait();
+  int x = s[(t + 1) % n];
+  b.arrive_and_wait();
+  s[t] += 1;
+  auto tok = b.arrive();
+  int busy = 0;
+  for (int k = 0; k < (t & 7) * 10; k++) busy += k;   // unequal work between arrive and wait
+  b.wait(std::move(tok));
+  out[t] = x;
+  out[n + t] = s[(t + 5) % n] + (busy - (t & 7) * 10 * ((t & 7) * 10 - 1) / 2);
+}
+// Thread-scope pipeline: memcpy_async of one int per stage, consumed after consumer_wait.
+extern "C" __global__ void pipe(const int* in, int* out, int n) {
+  __shared__ int s[2][128];
+  cuda::pipeline<cuda::thread_scope_thread> p = cuda::make_pipeline();
+  int acc = 0;
+  for (int k = 0; k < n; k++) {
+    p.producer_acquire();
+    cuda::memcpy_async(&s[k & 1][threadIdx.x], &in[k * 128 + threadIdx.x], sizeof(int), p);
+    p.producer_commit();
+    p.consumer_wait();
+    acc += s[k & 1][threadIdx.x];
+    p.consumer_release();
+  }
+  out[threadIdx.x] = acc;
+}
+// Block-scope pipeline with roles: warp 0 produces 64-int tiles, warp 1 consumes them.
+extern "C" __global__ void roles(const int* in, int* out, int batches) {
+  constexpr int stages = 2;
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, stages> st;
+  __shared__ int tile[stages][64];
+  auto blk = cg::this_thread_block();
+  int t = blk.thread_rank();
+  auto role = t < 32 ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer;
+  auto p = cuda::make_pipeline(blk, &st, role);
+  int acc = 0;
+  for (int k = 0; k < batches; k++) {
+    if (role == cuda::pipeline_role::producer) {
+      p.producer_acquire();
+      cuda::memcpy_async(&tile[k % stages][2 * t], &in[k * 64 + 2 * t], sizeof(int) * 2, p);
+      p.producer_commit();
+    } else {
+      p.consumer_wait();
+      int c = t - 32;
+      acc += tile[k % stages][2 * c] * 3 + tile[k % stages][2 * c + 1];
+      p.consumer_release();
+    }
+  }
+  if (t >= 32) out[t - 32] = acc;
+}
+// __pipeline_memcpy_async of 16 bytes, odd threads zero-filling the upper 8.
+extern "C" __global__ void pm(const int4* in, int* out) {
+  __shared__ int4 s[128];
+  int t = threadIdx.x;
+  __pipeline_memcpy_async(&s[t], &in[t], sizeof(int4), (t & 1) ? 8 : 0);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  out[t] = s[t].x + s[t].y * 10 + s[t].z * 100 + s[t].w * 1000;
+}
+// Cooperative groups: block sync, warp tiles with shuffles and reductions, block memcpy_async.
+extern "C" __global__ void tiles(const int* in, int* out) {
+  __shared__ int s[256];
+  auto blk = cg::this_thread_block();
+  auto w = cg::tiled_partition<32>(blk);
+  auto q = cg::tiled_partition<8>(blk);
+  int r = blk.thread_rank();
+  int v = in[r];
+  out[r] = cg::reduce(w, v, cg::plus<int>());
+  out[256 + r] = cg::reduce(w, v, cg::greater<int>());
+  out[512 + r] = cg::reduce(q, v, cg::less<int>());
+  out[768 + r] = w.shfl_down(v, 1) + w.shfl_xor(v, 4) * 1000;
+  cg::memcpy_async(blk, s, in, sizeof(int) * blk.size());
+  cg::wait(blk);
+  blk.sync();
+  out[1024 + r] = s[blk.size() - 1 - r];
+}
+"#;
+
+#[test]
+fn nvcc_barrier_red_mbarrier_pipeline_cooperative_groups() {
+    for arch in ["compute_80", "compute_90"] {
+        let Some(ptx) = compile_arch("sync", SYNC, arch) else {
+            return;
+        };
+        let m = Module::load(&ptx, "sync.ptx").unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let cfg = |n: u32| LaunchConfig {
+            grid: [1, 1, 1],
+            block: [n, 1, 1],
+            dynamic_shared_bytes: 0,
+        };
+        let run = |k: &str, threads: u32, p: Params| {
+            launch(&m.kernel(k).unwrap(), &cfg(threads), &p.0)
+                .unwrap_or_else(|e| panic!("{arch} {k}: {e}"))
+        };
+
+        // __syncthreads_*: 80 threads launched, 70 live; v = t % 7. count(v > 5) counts
+        // t = 6, 13, ..., 69: 10. and(v >= 0) = 1, and(v > 0) = 0 (t = 0), or(v == 6) = 1,
+        // or(v > 100) = 0.
+        let inp: Vec<i32> = (0..80).map(|t| t % 7).collect();
+        let (di, dout) = (upload(&inp), upload(&[-1i32; 80]));
+        run(
+            "sync_red",
+            80,
+            Params::new().push(di).push(dout).push(70i32),
+        );
+        let o: Vec<i32> = download(dout, 80);
+        for t in 0..80 {
+            assert_eq!(
+                o[t],
+                if t < 70 { 101_010 } else { -1 },
+                "{arch} sync_red {t} {o:?}"
+            );
+        }
+        // All 80 live, values all positive and one above 100: count(v > 5) = 80,
+        // and(v >= 0) = and(v > 0) = 1, or(v == 6) = 1 (t = 6), or(v > 100) = 1.
+        let inp: Vec<i32> = (0..80)
+            .map(|t| if t == 79 { 1000 } else { t + 1 })
+            .collect();
+        let upd = upload(&inp);
+        run(
+            "sync_red",
+            80,
+            Params::new().push(upd).push(dout).push(80i32),
+        );
+        // v > 5 for t >= 5: 75 threads.
+        assert_eq!(download::<i32>(dout, 80), vec![751_111; 80], "{arch}");
+
+        // cuda::barrier over 128 threads.
+        let n = 128usize;
+        let inp: Vec<i32> = (0..n as i32).map(|t| t * 3 - 50).collect();
+        let (di2, dout2) = (upload(&inp), upload(&vec![0i32; 2 * n]));
+        run("bar", n as u32, Params::new().push(di2).push(dout2));
+        let o: Vec<i32> = download(dout2, 2 * n);
+        for t in 0..n {
+            assert_eq!(o[t], inp[(t + 1) % n] * 2, "{arch} bar phase 1, {t}");
+            assert_eq!(
+                o[n + t],
+                inp[(t + 5) % n] * 2 + 1,
+                "{arch} bar phase 3, {t}"
+            );
+        }
+
+        // Thread-scope pipeline: 5 stages of 128 ints.
+        let stages = 5usize;
+        let inp: Vec<i32> = (0..(stages * 128) as i32).map(|i| i * 7 % 101).collect();
+        let (di3, dout3) = (upload(&inp), upload(&[0i32; 128]));
+        run(
+            "pipe",
+            128,
+            Params::new().push(di3).push(dout3).push(stages as i32),
+        );
+        let o: Vec<i32> = download(dout3, 128);
+        for t in 0..128 {
+            let want: i32 = (0..stages).map(|k| inp[k * 128 + t]).sum();
+            assert_eq!(o[t], want, "{arch} pipe {t}");
+        }
+
+        // Producer and consumer warps: 6 batches of 64 ints.
+        let batches = 6usize;
+        let inp: Vec<i32> = (0..(batches * 64) as i32).map(|i| i * i % 97).collect();
+        let (di4, dout4) = (upload(&inp), upload(&[0i32; 32]));
+        run(
+            "roles",
+            64,
+            Params::new().push(di4).push(dout4).push(batches as i32),
+        );
+        let o: Vec<i32> = download(dout4, 32);
+        for c in 0..32 {
+            let want: i32 = (0..batches)
+                .map(|k| inp[k * 64 + 2 * c] * 3 + inp[k * 64 + 2 * c + 1])
+                .sum();
+            assert_eq!(o[c], want, "{arch} roles consumer {c}");
+        }
+
+        // __pipeline_memcpy_async with zero fill: odd threads keep x, y only.
+        let inp: Vec<[i32; 4]> = (0..128).map(|t| [t, t % 9, t % 5, 7]).collect();
+        let (di5, dout5) = (upload(&inp), upload(&[0i32; 128]));
+        run("pm", 128, Params::new().push(di5).push(dout5));
+        let o: Vec<i32> = download(dout5, 128);
+        for t in 0..128usize {
+            let [x, y, z, w] = inp[t];
+            let want = if t & 1 == 1 {
+                x + y * 10
+            } else {
+                x + y * 10 + z * 100 + w * 1000
+            };
+            assert_eq!(o[t], want, "{arch} pm {t}");
+        }
+
+        // Cooperative groups over 256 threads.
+        let inp: Vec<i32> = (0..256).map(|i| (i * 37 % 251) - 120).collect();
+        let (di6, dout6) = (upload(&inp), upload(&[0i32; 1280]));
+        run("tiles", 256, Params::new().push(di6).push(dout6));
+        let o: Vec<i32> = download(dout6, 1280);
+        for r in 0..256usize {
+            let w = &inp[r / 32 * 32..r / 32 * 32 + 32];
+            let q = &inp[r / 8 * 8..r / 8 * 8 + 8];
+            assert_eq!(o[r], w.iter().sum::<i32>(), "{arch} tile sum {r}");
+            assert_eq!(o[256 + r], *w.iter().max().unwrap(), "{arch} tile max {r}");
+            assert_eq!(o[512 + r], *q.iter().min().unwrap(), "{arch} tile8 min {r}");
+            // shfl_down by 1: the last lane keeps its own value; shfl_xor 4 swaps lanes.
+            let lane = r % 32;
+            let down = if lane == 31 { inp[r] } else { inp[r + 1] };
+            assert_eq!(o[768 + r], down + inp[r ^ 4] * 1000, "{arch} shuffles {r}");
+            assert_eq!(o[1024 + r], inp[255 - r], "{arch} block memcpy_async {r}");
+        }
+        for p in [
+            di, dout, upd, di2, dout2, di3, dout3, di4, dout4, di5, dout5, di6, dout6,
+        ] {
+            mem::free(p).unwrap();
+        }
     }
 }

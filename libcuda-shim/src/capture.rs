@@ -104,7 +104,11 @@ fn implicit_conflict(s: &State, t: &Target) -> bool {
     }
     let ctx = Arc::as_ptr(&t.ctx) as usize;
     let mut hit = false;
-    for m in s.streams.values().filter(|m| m.ctx == ctx && m.queue.blocking) {
+    for m in s
+        .streams
+        .values()
+        .filter(|m| m.ctx == ctx && m.queue.blocking)
+    {
         invalidate(&m.capture);
         hit = true;
     }
@@ -232,11 +236,7 @@ pub fn wait_event(t: &Target, event: CUevent, flags: c_uint) -> CuResult<bool> {
     let mut s = STATE.lock();
     let k = key(&t.queue);
     let recorded = s.events.get(&(event as usize)).cloned();
-    let live = recorded.filter(|(c, _)| {
-        s.streams
-            .values()
-            .any(|m| Arc::ptr_eq(&m.capture, c))
-    });
+    let live = recorded.filter(|(c, _)| s.streams.values().any(|m| Arc::ptr_eq(&m.capture, c)));
     match (s.streams.get_mut(&k), live) {
         (Some(m), Some((c, nodes))) => {
             if !Arc::ptr_eq(&m.capture, &c) {
@@ -416,7 +416,10 @@ fn status_of(t: &Target) -> CuResult<CUstreamCaptureStatus> {
     }
 }
 
-pub(crate) unsafe fn is_capturing(stream: CUstream, status: *mut CUstreamCaptureStatus) -> CuResult {
+pub(crate) unsafe fn is_capturing(
+    stream: CUstream,
+    status: *mut CUstreamCaptureStatus,
+) -> CuResult {
     if status.is_null() {
         return Err(INVALID_VALUE);
     }
@@ -537,7 +540,11 @@ pub(crate) unsafe fn update_capture_dependencies(
     };
     for &d in &list {
         match handles::graph_node(d as CUgraphNode) {
-            Ok(node) if node.graph.upgrade().is_some_and(|g| Arc::ptr_eq(&g, &m.capture.graph)) => {}
+            Ok(node)
+                if node
+                    .graph
+                    .upgrade()
+                    .is_some_and(|g| Arc::ptr_eq(&g, &m.capture.graph)) => {}
             _ => return Err(INVALID_VALUE),
         }
     }

@@ -148,7 +148,14 @@ fn copy_1d(
     check_side(dst, n, dst_side)?;
     check_side(src, n, src_side)?;
     let desc = || desc_1d(dst, dst_side, src, src_side, n);
-    submit_copy(t, desc, vec![Row { dst, src, len: n }], dst_side, src_side, mode)
+    submit_copy(
+        t,
+        desc,
+        vec![Row { dst, src, len: n }],
+        dst_side,
+        src_side,
+        mode,
+    )
 }
 
 /// A 1D copy as the CUDA_MEMCPY3D a memcpy node reports for it.
@@ -671,8 +678,7 @@ pub(crate) fn submit_fill(t: &Target, p: FillPlan) -> crate::queue::Dep {
                     1 => std::ptr::write_bytes(start as *mut u8, p.pattern as u8, p.width),
                     2 => std::slice::from_raw_parts_mut(start as *mut u16, p.width)
                         .fill(p.pattern as u16),
-                    _ => std::slice::from_raw_parts_mut(start as *mut u32, p.width)
-                        .fill(p.pattern),
+                    _ => std::slice::from_raw_parts_mut(start as *mut u32, p.width).fill(p.pattern),
                 }
             }
         }

@@ -157,11 +157,7 @@ impl Graph {
             let c = copy.add(kind, &[], n.handle());
             map.insert(n.handle(), c.handle());
         }
-        copy.inner.lock().edges = inner
-            .edges
-            .iter()
-            .map(|(a, b)| (map[a], map[b]))
-            .collect();
+        copy.inner.lock().edges = inner.edges.iter().map(|(a, b)| (map[a], map[b])).collect();
         copy
     }
 
@@ -418,7 +414,11 @@ pub(crate) unsafe fn add_child_graph_node(
 ) -> CuResult {
     // The child is cloned: later changes to it do not affect the node (driver semantics).
     // SAFETY: forwarded contract.
-    unsafe { add_node(out, g, deps, n, || Ok(Kind::Child(graph(child)?.deep_clone()))) }
+    unsafe {
+        add_node(out, g, deps, n, || {
+            Ok(Kind::Child(graph(child)?.deep_clone()))
+        })
+    }
 }
 
 pub(crate) unsafe fn add_event_record_node(
@@ -554,7 +554,11 @@ unsafe fn check_default_edges(data: *const CUgraphEdgeData, n: usize) -> CuResul
 }
 
 /// Runs `f` on the node's kind when it is of type `t`, else INVALID_VALUE.
-fn with_kind<R>(h: CUgraphNode, t: CUgraphNodeType, f: impl FnOnce(&Node, &mut Kind) -> CuResult<R>) -> CuResult<R> {
+fn with_kind<R>(
+    h: CUgraphNode,
+    t: CUgraphNodeType,
+    f: impl FnOnce(&Node, &mut Kind) -> CuResult<R>,
+) -> CuResult<R> {
     let n = node(h)?;
     let mut k = n.kind.lock();
     if k.node_type() != t {
@@ -574,7 +578,13 @@ pub(crate) unsafe fn kernel_node_get_params(
         let Kind::Kernel(kn) = k else { unreachable!() };
         let mut scratch = n.scratch.lock();
         let base = kn.params.as_ptr() as usize;
-        *scratch = kn.function.kernel.params.iter().map(|p| base + p.offset).collect();
+        *scratch = kn
+            .function
+            .kernel
+            .params
+            .iter()
+            .map(|p| base + p.offset)
+            .collect();
         let (func, kern) = kn.handles()?;
         let v = CUDA_KERNEL_NODE_PARAMS {
             func,
@@ -713,7 +723,9 @@ unsafe fn event_of(h: CUgraphNode, t: CUgraphNodeType, out: *mut CUevent) -> CuR
         return Err(INVALID_VALUE);
     }
     with_kind(h, t, |_, k| {
-        let (Kind::EventRecord(e) | Kind::EventWait(e)) = k else { unreachable!() };
+        let (Kind::EventRecord(e) | Kind::EventWait(e)) = k else {
+            unreachable!()
+        };
         // SAFETY: checked non-null.
         unsafe { *out = *e };
         Ok(())
@@ -764,7 +776,10 @@ pub(crate) unsafe fn node_get_containing_graph(h: CUgraphNode, out: *mut CUgraph
     if out.is_null() {
         return Err(INVALID_VALUE);
     }
-    let g = node(h)?.graph.upgrade().ok_or(CUresult::CUDA_ERROR_INVALID_HANDLE)?;
+    let g = node(h)?
+        .graph
+        .upgrade()
+        .ok_or(CUresult::CUDA_ERROR_INVALID_HANDLE)?;
     // SAFETY: checked non-null.
     unsafe { *out = g.handle() };
     Ok(())
@@ -875,7 +890,11 @@ pub(crate) unsafe fn get_edges_v2(
         return Err(INVALID_VALUE);
     }
     // SAFETY: checked non-null where needed; forwarded contract.
-    let cap = if count.is_null() { 0 } else { unsafe { *count } };
+    let cap = if count.is_null() {
+        0
+    } else {
+        unsafe { *count }
+    };
     // SAFETY: forwarded contract.
     unsafe { get_edges(h, from, to, count) }?;
     zero_edge_data(data, cap);
@@ -893,7 +912,10 @@ fn zero_edge_data(data: *mut CUgraphEdgeData, n: usize) {
 }
 
 fn neighbours(n: &Node, h: usize, upstream: bool) -> CuResult<Vec<usize>> {
-    let g = n.graph.upgrade().ok_or(CUresult::CUDA_ERROR_INVALID_HANDLE)?;
+    let g = n
+        .graph
+        .upgrade()
+        .ok_or(CUresult::CUDA_ERROR_INVALID_HANDLE)?;
     let inner = g.inner.lock();
     Ok(inner
         .edges
@@ -935,7 +957,11 @@ pub(crate) unsafe fn node_get_dependencies_v2(
     count: *mut usize,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    let cap = if count.is_null() { 0 } else { unsafe { *count } };
+    let cap = if count.is_null() {
+        0
+    } else {
+        unsafe { *count }
+    };
     // SAFETY: forwarded contract.
     unsafe { node_get_dependencies(h, out, count) }?;
     zero_edge_data(data, cap);
@@ -949,7 +975,11 @@ pub(crate) unsafe fn node_get_dependent_nodes_v2(
     count: *mut usize,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    let cap = if count.is_null() { 0 } else { unsafe { *count } };
+    let cap = if count.is_null() {
+        0
+    } else {
+        unsafe { *count }
+    };
     // SAFETY: forwarded contract.
     unsafe { node_get_dependent_nodes(h, out, count) }?;
     zero_edge_data(data, cap);
@@ -1103,13 +1133,22 @@ mod tests {
         let c = g.add(Kind::Empty, &[b.handle()], 0);
         // a after c: creation order alone would put a first.
         g.inner.lock().edges.push((c.handle(), a.handle()));
-        let order: Vec<usize> = topological(&g).unwrap().iter().map(|n| n.handle()).collect();
+        let order: Vec<usize> = topological(&g)
+            .unwrap()
+            .iter()
+            .map(|n| n.handle())
+            .collect();
         assert_eq!(order, vec![b.handle(), c.handle(), a.handle()]);
         g.inner.lock().edges.push((a.handle(), b.handle()));
         assert!(topological(&g).is_err());
         let copy = g.deep_clone();
         assert_eq!(copy.inner.lock().edges.len(), 3);
-        assert!(copy.inner.lock().nodes.iter().any(|n| n.origin == a.handle()));
+        assert!(copy
+            .inner
+            .lock()
+            .nodes
+            .iter()
+            .any(|n| n.origin == a.handle()));
         copy.unregister();
         g.unregister();
         assert!(handles::graph_node(a.handle() as CUgraphNode).is_err());

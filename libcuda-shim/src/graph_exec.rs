@@ -64,10 +64,19 @@ fn flatten(g: &Graph, out: &mut Vec<Step>) -> Result<(), usize> {
 /// node types, for cuGraphExecUpdate.
 fn shape(g: &Graph, topology: &mut String, types: &mut String) {
     let inner = g.inner.lock();
-    let index = |h: usize| inner.nodes.iter().position(|n| n.handle() == h).unwrap_or(0);
+    let index = |h: usize| {
+        inner
+            .nodes
+            .iter()
+            .position(|n| n.handle() == h)
+            .unwrap_or(0)
+    };
     let _ = write!(topology, "{}[", inner.nodes.len());
-    let mut edges: Vec<(usize, usize)> =
-        inner.edges.iter().map(|(a, b)| (index(*a), index(*b))).collect();
+    let mut edges: Vec<(usize, usize)> = inner
+        .edges
+        .iter()
+        .map(|(a, b)| (index(*a), index(*b)))
+        .collect();
     edges.sort_unstable();
     for (a, b) in edges {
         let _ = write!(topology, "{a}>{b},");

@@ -1,7 +1,7 @@
 //! One CTA: its warps, shared and local memory, barriers, and address resolution with the
 //! checks that turn wild accesses into error reports.
 
-use super::warp::{Entry, Stop, Warp, FULL};
+use super::warp::{Entry, Stop, Warp, FULL, NO_PARK};
 use crate::ir::*;
 use crate::{mem, ExecError, ExecErrorKind};
 
@@ -25,7 +25,16 @@ pub struct Cta<'a> {
     pub nwarps: u32,
     pub dyn_bytes: u32,
     pub thread_instructions: u64,
+    /// Counts changes of mbarrier objects: a scheduling round in which every warp only found
+    /// its mbarrier wait incomplete and this did not move makes no progress.
+    pub epoch: u64,
+    /// Set after many rounds without progress: `mbarrier.try_wait` returns False instead of
+    /// suspending (the ISA's system-dependent time limit).
+    pub expire_waits: bool,
 }
+
+/// Rounds without progress after which waits time out, and twice that, a deadlock is reported.
+const IDLE_LIMIT: u32 = 2000;
 
 const NSM: u32 = 108;
 
@@ -209,6 +218,47 @@ impl<'a> Cta<'a> {
         &mut self.local[base..base + n]
     }
 
+    /// The host pointer of the 8-byte mbarrier object at `addr` (a shared address, or a generic
+    /// one in the shared window): anywhere else is undefined in the ISA and reported.
+    pub fn mbar_ptr(
+        &mut self,
+        warp: &mut Warp,
+        space: MSpace,
+        addr: u64,
+        lane: usize,
+        pc: u32,
+    ) -> Result<*mut u8, Fault> {
+        let off = match space {
+            MSpace::Shared => Some(addr),
+            MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
+                Some(addr - SHARED_WINDOW)
+            }
+            _ => None,
+        };
+        match off {
+            Some(o) => self.resolve(warp, MSpace::Shared, o, 8, lane, pc, true),
+            None => Err(self.fault_mbar(
+                warp,
+                lane,
+                pc,
+                addr,
+                "the address is not in the shared memory window",
+            )),
+        }
+    }
+
+    pub fn fault_mbar(&self, warp: &Warp, lane: usize, pc: u32, addr: u64, what: &str) -> Fault {
+        let info = &self.prog.info[pc as usize];
+        ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!(
+                "{} on the mbarrier object at {addr:#x} {}: {what}",
+                info.name,
+                self.where_(warp, lane, pc)
+            ),
+        }
+    }
+
     pub fn fault_stack(&self, warp: &Warp, pc: u32, lane: usize, what: &str) -> Fault {
         ExecError {
             kind: ExecErrorKind::Trap,
@@ -273,8 +323,67 @@ impl<'a> Cta<'a> {
     }
 }
 
-/// Runs a whole CTA: warps run until they finish or stop at a barrier; a barrier releases its
-/// warps when the expected number of threads has arrived.
+/// The 16 named barriers of a CTA.
+#[derive(Default)]
+struct Bars {
+    arrived: [u32; 16],
+    expected: [Option<u32>; 16],
+    /// `barrier.red`: arrived threads with a true predicate.
+    truecnt: [u32; 16],
+    /// `barrier.red` destinations to write at completion: (barrier, warp, lanes, op, register).
+    red: Vec<(u32, usize, u32, BarRed, Reg)>,
+}
+
+impl Bars {
+    /// Completes every barrier whose expected threads have arrived: parked lanes resume and
+    /// `barrier.red` destinations receive the reduction. A warp that finished or exited lanes
+    /// lowers the count a barrier without thread count waits for.
+    fn release_ready(&mut self, warps: &mut [Warp], regs: &mut [u64], per: usize) {
+        let live: u32 = warps
+            .iter()
+            .filter(|w| !w.stack.is_empty())
+            .map(|w| (w.valid & !w.exited).count_ones())
+            .sum();
+        for id in 0..16u32 {
+            let k = id as usize;
+            if self.arrived[k] == 0 {
+                continue;
+            }
+            let need = self.expected[k].unwrap_or(live).min(live.max(1));
+            if self.arrived[k] < need {
+                continue;
+            }
+            let (n, t) = (self.arrived[k], self.truecnt[k]);
+            self.arrived[k] = 0;
+            self.expected[k] = None;
+            self.truecnt[k] = 0;
+            for w in warps.iter_mut() {
+                w.release(id);
+            }
+            self.red.retain(|&(b, w, mask, op, d)| {
+                if b != id {
+                    return true;
+                }
+                let v = match op {
+                    BarRed::Popc => t as u64,
+                    BarRed::And => (t == n) as u64,
+                    BarRed::Or => (t > 0) as u64,
+                };
+                let base = w * per + d as usize * 32;
+                for l in 0..32 {
+                    if mask >> l & 1 != 0 {
+                        regs[base + l] = v;
+                    }
+                }
+                false
+            });
+        }
+    }
+}
+
+/// Runs a whole CTA: warps run in rounds until they finish. A warp leaves the processor when all
+/// its runnable paths wait at a barrier (released when the expected number of threads arrived),
+/// when a mbarrier wait finds its phase incomplete, or after a time slice.
 pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
     let prog = cta.prog;
     let nthreads = cta.ntid[0] * cta.ntid[1] * cta.ntid[2];
@@ -294,6 +403,7 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
                     pc: prog.entry,
                     mask: valid,
                     rpc: prog.exit,
+                    park: NO_PARK,
                 }],
                 cache: (1, 0),
                 calls: Vec::new(),
@@ -302,99 +412,90 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
             }
         })
         .collect();
-    // Per warp: None = runnable, Some(id) = waiting at barrier id. Finished warps have an empty
-    // stack.
-    let mut waiting: Vec<Option<u32>> = vec![None; nwarps as usize];
-    let mut arrived = [0u32; 16];
-    let mut expected: [Option<u32>; 16] = [None; 16];
+    let mut bars = Bars::default();
+    let mut idle = 0u32;
     loop {
+        let mut ran = false;
         let mut progressed = false;
+        let epoch = cta.epoch;
         for w in 0..nwarps as usize {
-            if waiting[w].is_some() || warps[w].stack.is_empty() {
+            if !warps[w].unblock(prog.exit) {
                 continue;
             }
-            progressed = true;
-            let r = &mut regs[w * per..(w + 1) * per];
+            ran = true;
             loop {
+                let r = &mut regs[w * per..(w + 1) * per];
                 match warps[w].run(cta, r)? {
-                    Stop::Done => break,
+                    Stop::Done => {
+                        progressed = true;
+                        break;
+                    }
+                    Stop::Parked => break,
+                    Stop::Yield { wait } => {
+                        progressed |= !wait;
+                        break;
+                    }
                     Stop::Barrier {
                         id,
                         count,
-                        lanes,
+                        mask,
                         arrive_only,
+                        red,
                     } => {
-                        arrived[id as usize] += lanes;
+                        progressed = true;
+                        let k = id as usize;
+                        bars.arrived[k] += mask.count_ones();
                         if count.is_some() {
-                            expected[id as usize] = count;
+                            bars.expected[k] = count;
                         }
-                        if arrive_only {
-                            release_if_complete(
-                                id,
-                                &warps,
-                                &mut waiting,
-                                &mut arrived,
-                                &mut expected,
-                            );
-                            continue;
+                        if let Some((op, d, t)) = red {
+                            bars.truecnt[k] += t;
+                            bars.red.push((id, w, mask, op, d));
                         }
-                        waiting[w] = Some(id);
-                        release_if_complete(id, &warps, &mut waiting, &mut arrived, &mut expected);
-                        break;
+                        if !arrive_only {
+                            warps[w].park(id, prog.exit);
+                        }
+                        bars.release_ready(&mut warps, regs, per);
+                        if !warps[w].unblock(prog.exit) {
+                            break;
+                        }
                     }
                 }
             }
         }
-        // A warp that finished or exited lanes lowers the thread count barriers wait for.
-        for id in 0..16 {
-            if arrived[id] > 0 {
-                release_if_complete(id as u32, &warps, &mut waiting, &mut arrived, &mut expected);
-            }
-        }
+        bars.release_ready(&mut warps, regs, per);
         if warps.iter().all(|w| w.stack.is_empty()) {
             return Ok(());
         }
-        if !progressed {
-            let w = waiting.iter().position(|x| x.is_some()).unwrap_or(0);
+        if progressed || cta.epoch != epoch {
+            idle = 0;
+            cta.expire_waits = false;
+        } else if ran {
+            idle += 1;
+            cta.expire_waits = idle >= IDLE_LIMIT;
+        }
+        if !ran || idle >= 2 * IDLE_LIMIT {
+            let w = (0..nwarps as usize)
+                .find(|&w| !warps[w].stack.is_empty())
+                .unwrap_or(0);
             let warp = &warps[w];
-            let pc = warp.stack.last().map_or(0, |e| e.pc.saturating_sub(1));
+            let top = warp.stack.last();
+            let (pc, what) = match top {
+                Some(e) if e.park != NO_PARK => (
+                    e.pc.saturating_sub(1),
+                    "every thread waits at a barrier that cannot complete",
+                ),
+                Some(e) => (
+                    e.pc,
+                    "every thread waits on an mbarrier phase that cannot complete",
+                ),
+                None => (0, "no warp can run"),
+            };
+            let lane = top.map_or(0, |e| e.mask.trailing_zeros() as usize % 32);
             return Err(ExecError {
                 kind: ExecErrorKind::Trap,
-                message: format!(
-                    "deadlock: every thread waits at a barrier that cannot complete {}",
-                    {
-                        let lane = warp
-                            .stack
-                            .last()
-                            .map_or(0, |e| e.mask.trailing_zeros() as usize % 32);
-                        cta.where_pub(warp, lane, pc)
-                    }
-                ),
+                message: format!("deadlock: {what} {}", cta.where_pub(warp, lane, pc)),
             });
-        }
-    }
-}
-
-fn release_if_complete(
-    id: u32,
-    warps: &[Warp],
-    waiting: &mut [Option<u32>],
-    arrived: &mut [u32; 16],
-    expected: &mut [Option<u32>; 16],
-) {
-    let live: u32 = warps
-        .iter()
-        .filter(|w| !w.stack.is_empty())
-        .map(|w| (w.valid & !w.exited).count_ones())
-        .sum();
-    let need = expected[id as usize].unwrap_or(live).min(live.max(1));
-    if arrived[id as usize] >= need {
-        arrived[id as usize] = 0;
-        expected[id as usize] = None;
-        for x in waiting.iter_mut() {
-            if *x == Some(id) {
-                *x = None;
-            }
         }
     }
 }

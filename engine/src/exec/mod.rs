@@ -3,6 +3,7 @@
 //! thread, which keeps barriers and shared memory simple and runs deterministic.
 
 pub mod cta;
+pub mod mbar;
 pub mod sys;
 pub mod warp;
 
@@ -114,6 +115,8 @@ impl Job {
                     nwarps: nthreads.div_ceil(32) as u32,
                     dyn_bytes: self.cfg.dynamic_shared_bytes,
                     thread_instructions: 0,
+                    epoch: 0,
+                    expire_waits: false,
                 };
                 let r = cta::run_cta(&mut c, &mut scratch.regs);
                 (r, c.thread_instructions)

@@ -9,12 +9,22 @@ use crate::softfloat as sf;
 pub const FULL: u32 = u32::MAX;
 
 /// One entry of the reconvergence stack: lanes `mask` run from `pc` until they reach `rpc`.
+/// `park` is the barrier these lanes wait at ([`NO_PARK`] when runnable): lanes of a warp
+/// arrive at a barrier separately when they diverge (independent thread scheduling), so an
+/// entry parks and a disjoint sibling entry of the same activation runs meanwhile.
 #[derive(Clone, Copy, Debug)]
 pub struct Entry {
     pub pc: u32,
     pub mask: u32,
     pub rpc: u32,
+    pub park: u32,
 }
+
+pub const NO_PARK: u32 = u32::MAX;
+
+/// Backward branches a warp takes before it yields to the other warps of its CTA, so that a
+/// warp spinning on memory another warp writes cannot starve it.
+const SLICE: u32 = 1 << 14;
 
 /// One active call of a warp (see `Op::Call`): enough to undo it at `CallRet`.
 #[derive(Clone, Copy, Debug)]
@@ -49,12 +59,22 @@ pub struct Warp {
 /// Why a warp stopped running.
 pub enum Stop {
     Done,
-    /// Arrived at barrier `id` with `lanes` threads; `count` is the expected thread count.
+    /// Lanes `mask` arrived at barrier `id`; `count` is the expected thread count. `red`:
+    /// the `barrier.red` operator, its destination and how many of the lanes had a true
+    /// predicate. The arriving entry is still on top of the stack (its pc past the barrier).
     Barrier {
         id: u32,
         count: Option<u32>,
-        lanes: u32,
+        mask: u32,
         arrive_only: bool,
+        red: Option<(BarRed, Reg, u32)>,
+    },
+    /// Every runnable entry waits at a barrier.
+    Parked,
+    /// Gave way to the other warps: after a time slice (`wait` false) or a failed mbarrier wait
+    /// (`wait` true: the warp makes no progress until another one changes an mbarrier).
+    Yield {
+        wait: bool,
     },
 }
 
@@ -124,11 +144,23 @@ impl Warp {
     pub fn run(&mut self, cta: &mut Cta, regs: &mut [u64]) -> Result<Stop, Fault> {
         let prog = cta.prog;
         let mut count: u64 = 0;
+        let mut budget = SLICE;
         let r = loop {
             let Some(top) = self.stack.last_mut() else {
                 break Ok(Stop::Done);
             };
+            // (A parked entry may sit at its reconvergence point: a barrier ended its path.)
+            if top.park != NO_PARK {
+                if self.unblock(prog.exit) {
+                    continue;
+                }
+                break Ok(Stop::Parked);
+            }
             if top.pc == top.rpc || top.mask == 0 {
+                if top.pc == prog.exit {
+                    // Lanes at the end of the kernel are done: barriers stop waiting for them.
+                    self.exited |= top.mask;
+                }
                 self.stack.pop();
                 continue;
             }
@@ -432,12 +464,20 @@ impl Warp {
                             pc: pc + 1,
                             mask: nt,
                             rpc: *rpc,
+                            park: NO_PARK,
                         });
                         self.stack.push(Entry {
                             pc: *target,
                             mask: em,
                             rpc: *rpc,
+                            park: NO_PARK,
                         });
+                    }
+                    if *target <= pc {
+                        budget -= 1;
+                        if budget == 0 {
+                            break Ok(Stop::Yield { wait: false });
+                        }
                     }
                 }
                 Op::Call { site } => {
@@ -519,19 +559,83 @@ impl Warp {
                     id,
                     count: c,
                     arrive,
+                    red,
                 } => {
                     let l = em.trailing_zeros() as usize;
                     let id = get(regs, *id, l) as u32;
                     let c = c.map(|c| get(regs, c, l) as u32);
                     if id >= 16 {
+                        cta.thread_instructions += count;
                         return Err(cta.fault_internal(self, pc, "barrier id out of range"));
                     }
+                    let red = red.map(|(op, d, p)| {
+                        let t = lanes(em).filter(|&l| get(regs, p, l) & 1 != 0).count();
+                        (op, d, t as u32)
+                    });
                     break Ok(Stop::Barrier {
                         id,
                         count: c,
-                        lanes: em.count_ones(),
+                        mask: em,
                         arrive_only: *arrive,
+                        red,
                     });
+                }
+                Op::Mbar {
+                    op,
+                    space,
+                    addr,
+                    d,
+                    a,
+                    b,
+                } => match self.mbar(cta, regs, pc, em, *op, *space, *addr, *d, *a, *b) {
+                    Err(e) => {
+                        cta.thread_instructions += count;
+                        return Err(e);
+                    }
+                    Ok(true) => {}
+                    Ok(false) => {
+                        // A wait that found its phase incomplete: give way to the warp's other
+                        // paths and to the other warps, which are the ones that can complete it.
+                        self.rotate();
+                        break Ok(Stop::Yield { wait: true });
+                    }
+                },
+                Op::CpAsync {
+                    dst,
+                    dspace,
+                    src,
+                    sspace,
+                    size,
+                    src_size,
+                    ignore,
+                } => {
+                    for l in lanes(em) {
+                        let at = |a: &Addr| {
+                            a.base
+                                .map_or(0, |r| regs[r as usize * 32 + l])
+                                .wrapping_add(a.off as u64)
+                        };
+                        let (da, sa) = (at(dst), at(src));
+                        let n = *size as u64;
+                        let mut k = src_size.map_or(n, |s| get(regs, s, l) & 0xffff_ffff);
+                        if ignore.is_some_and(|p| get(regs, p, l) & 1 != 0) {
+                            k = 0;
+                        }
+                        let k = k.min(n);
+                        let mut buf = [0u8; 16];
+                        if k > 0 {
+                            let p = cta.resolve(self, *sspace, sa, n, l, pc, false)?;
+                            // SAFETY: resolve checked [sa, sa+n) inside one live allocation and
+                            // k <= n <= 16.
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), k as usize)
+                            };
+                        }
+                        let q = cta.resolve(self, *dspace, da, n, l, pc, true)?;
+                        // SAFETY: resolve checked [da, da+n) inside the shared window; buf is a
+                        // separate local array.
+                        unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), q, n as usize) };
+                    }
                 }
                 Op::Shfl {
                     mode,
@@ -717,6 +821,184 @@ impl Warp {
         r
     }
 
+    /// A stack entry that can run while the top one cannot (it is parked at a barrier or waits
+    /// on an mbarrier), within the current function activation. Going down the stack, entries
+    /// whose lanes all sit in blocked entries above (reconvergence points of blocked paths) are
+    /// passed over; the first entry with other lanes is either a disjoint sibling path, which
+    /// can run as it is (`false`), or the reconvergence point where those other lanes already
+    /// wait, from which they can go on alone (`true`: split it). This is independent thread
+    /// scheduling as far as barriers need it: lanes that took another path (or left early, as
+    /// `if (t >= n) return;` does) still reach the barrier or exit.
+    fn sibling(&self) -> Option<(usize, bool)> {
+        let n = self.stack.len();
+        let floor = self.calls.last().map_or(0, |f| f.depth as usize);
+        let mut blocked = self.stack.last()?.mask;
+        for j in (floor..n.saturating_sub(1)).rev() {
+            let e = &self.stack[j];
+            if e.park == NO_PARK && (e.mask == 0 || e.pc == e.rpc) {
+                continue;
+            }
+            if e.park != NO_PARK {
+                blocked |= e.mask;
+            } else if e.mask & !blocked == 0 {
+                continue;
+            } else {
+                return Some((j, e.mask & blocked != 0));
+            }
+        }
+        None
+    }
+
+    /// Puts a runnable path of the warp on top (see `sibling`); false if there is none.
+    pub fn rotate(&mut self) -> bool {
+        match self.sibling() {
+            Some((j, false)) => {
+                let e = self.stack.remove(j);
+                self.stack.push(e);
+                true
+            }
+            Some((j, true)) => {
+                // Lanes of the entry that are in no entry above it wait at its pc: they go on
+                // in an entry of their own with the same reconvergence point.
+                let mut blocked = 0;
+                for e in &self.stack[j + 1..] {
+                    if e.park != NO_PARK || (e.mask != 0 && e.pc != e.rpc) {
+                        blocked |= e.mask;
+                    }
+                }
+                let e = self.stack[j];
+                self.stack[j].mask &= blocked;
+                self.stack.push(Entry {
+                    mask: e.mask & !blocked,
+                    ..e
+                });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether the warp can run: its top entry is not parked, or a sibling was moved on top.
+    pub fn unblock(&mut self, kernel_exit: u32) -> bool {
+        // Entries that reached their reconvergence point are dropped first, as `run` would.
+        while self
+            .stack
+            .last()
+            .is_some_and(|t| t.park == NO_PARK && (t.pc == t.rpc || t.mask == 0))
+        {
+            let t = self.stack.pop().unwrap();
+            if t.pc == t.rpc && t.rpc == kernel_exit {
+                self.exited |= t.mask;
+            }
+        }
+        match self.stack.last() {
+            None => false,
+            Some(t) if t.park == NO_PARK => true,
+            Some(_) => self.rotate(),
+        }
+    }
+
+    /// Parks the top entry at barrier `id`; true if another path of the warp can run.
+    pub fn park(&mut self, id: u32, kernel_exit: u32) -> bool {
+        if let Some(t) = self.stack.last_mut() {
+            t.park = id;
+        }
+        self.unblock(kernel_exit)
+    }
+
+    /// Releases every entry parked at barrier `id`.
+    pub fn release(&mut self, id: u32) {
+        for e in self.stack.iter_mut() {
+            if e.park == id {
+                e.park = NO_PARK;
+            }
+        }
+    }
+
+    /// `Op::Mbar` over the active lanes, in lane order. Ok(false): a wait found an incomplete
+    /// phase (`try_wait` then leaves its destination alone and runs again later, as a thread
+    /// suspended by it would; once the CTA found no progress for long, the system time limit
+    /// has passed and it returns False).
+    #[allow(clippy::too_many_arguments)]
+    fn mbar(
+        &mut self,
+        cta: &mut Cta,
+        regs: &mut [u64],
+        pc: u32,
+        em: u32,
+        op: MbarOp,
+        space: MSpace,
+        addr: Addr,
+        d: Option<Reg>,
+        a: Src,
+        b: Src,
+    ) -> Result<bool, Fault> {
+        use super::mbar as mb;
+        let mut done = 0u32;
+        let mut vals = [0u64; 32];
+        for l in lanes(em) {
+            let ad = addr
+                .base
+                .map_or(0, |r| regs[r as usize * 32 + l])
+                .wrapping_add(addr.off as u64);
+            let p = cta.mbar_ptr(self, space, ad, l, pc)?;
+            // SAFETY: mbar_ptr checked an 8-byte aligned range inside this CTA's shared memory,
+            // which only this host thread accesses.
+            let w = unsafe { (p as *const u64).read() };
+            let (av, bv) = (get(regs, a, l), get(regs, b, l));
+            let r = match op {
+                MbarOp::Init => mb::init(av as u32).map(|n| (n, 0)),
+                MbarOp::Inval => mb::check(w).map(|_| (0, 0)),
+                MbarOp::Arrive {
+                    drop,
+                    tx,
+                    no_complete,
+                } => mb::arrive(w, av as u32, drop, tx.then_some(bv as u32), no_complete)
+                    .map(|n| (n, w)),
+                MbarOp::ExpectTx => mb::tx(w, av as u32 as i64).map(|n| (n, 0)),
+                MbarOp::CompleteTx => mb::tx(w, -(av as u32 as i64)).map(|n| (n, 0)),
+                MbarOp::CpAsyncArrive { noinc } => {
+                    if noinc {
+                        mb::arrive(w, 1, false, None, false).map(|n| (n, 0))
+                    } else {
+                        mb::check(w).map(|_| (w, 0))
+                    }
+                }
+                MbarOp::Wait { parity, .. } => mb::check(w).map(|_| {
+                    let c = if parity {
+                        mb::parity_complete(w, av as u32)
+                    } else {
+                        mb::state_complete(w, av)
+                    };
+                    if c {
+                        done |= 1 << l;
+                    }
+                    (w, c as u64)
+                }),
+            };
+            let (nw, v) = r.map_err(|what| cta.fault_mbar(self, l, pc, ad, what))?;
+            if nw != w {
+                // SAFETY: as for the read above.
+                unsafe { (p as *mut u64).write(nw) };
+                cta.epoch += 1;
+            }
+            vals[l] = v;
+        }
+        let wait = matches!(op, MbarOp::Wait { .. });
+        if let MbarOp::Wait { try_: true, .. } = op {
+            if done != em && !cta.expire_waits {
+                self.stack.last_mut().unwrap().pc = pc;
+                return Ok(false);
+            }
+        }
+        if let Some(d) = d {
+            for l in lanes(em) {
+                regs[d as usize * 32 + l] = vals[l];
+            }
+        }
+        Ok(!wait || done == em)
+    }
+
     /// Checks the membermask of a `.sync` warp instruction: each executing lane must be in its
     /// own mask (the ISA leaves anything else undefined, so it is reported, not guessed).
     fn members(&self, cta: &Cta, regs: &[u64], pc: u32, em: u32, mask: Src) -> Result<(), Fault> {
@@ -833,6 +1115,7 @@ impl Warp {
                     pc: f.entry,
                     mask: m,
                     rpc: f.exit,
+                    park: NO_PARK,
                 });
             }
         }

@@ -1,0 +1,436 @@
+//! CTA synchronization on hand-written PTX: `barrier.red` under divergence and exits, mbarrier
+//! phases and counts (9.7.13.15), cp.async sizes and zero fill (9.7.9.25). Expected values are
+//! worked out from the ISA's definitions in comments.
+
+use super::{cfg, download, mem, run_out, upload, PRO};
+use crate::{launch, ExecErrorKind, Module};
+
+const HEAD90: &str = ".version 8.6\n.target sm_90\n.address_size 64\n";
+
+/// Loads `src` (kernel `k(.param .u64 out, .param .u64 src)`), runs it over one CTA of `block`
+/// threads with `input` as `src`, returns `n` u32 of `out`, or the launch error.
+fn run_k(src: &str, block: u32, input: &[u32], n: usize) -> Result<Vec<u32>, crate::ExecError> {
+    let m = Module::load(src, "s.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&vec![0u32; n]);
+    let inp = upload(input);
+    let mut p = out.to_le_bytes().to_vec();
+    p.extend_from_slice(&inp.to_le_bytes());
+    let r = launch(&m.kernel("k").unwrap(), &cfg(1, block), &p);
+    let v = download(out, n);
+    mem::free(out).unwrap();
+    mem::free(inp).unwrap();
+    r.map(|_| v)
+}
+
+fn kernel(body: &str) -> String {
+    format!(
+        "{HEAD90}.visible .entry k(.param .u64 out, .param .u64 src)\n{{\n{PRO}\n\
+         .reg .b64 %rs;\n ld.param.u64 %rs, [src];\n{body}\n}}\n"
+    )
+}
+
+/// 96 threads, 90 live (90..95 exit first). Odd and even threads reach two different
+/// `bar.red.popc` instructions of barrier 0: p1 = (t % 4 == 0) holds for t = 0, 4, ..., 88:
+/// 23 threads. and(!p1) = 0 (t = 0 has p1), and(t < 90) = 1, or(p1) = 1, or(t > 1000) = 0.
+/// Barrier 5 with a thread count of 64 is reached by warps 0 and 1 only: t = 0, 4, ..., 60 give
+/// popc 16.
+#[test]
+fn barrier_red_divergent_exits_and_counts() {
+    let out = run_out(
+        &format!(
+            "{PRO}
+            and.b32 %r5, %r1, 3;
+            setp.eq.u32 %p1, %r5, 0;
+            setp.ge.u32 %p3, %r1, 90;
+            @%p3 exit;
+            and.b32 %r6, %r1, 1;
+            setp.eq.u32 %p2, %r6, 1;
+            @%p2 bra $Lodd;
+            barrier.red.popc.u32 %r7, 0, %p1;
+            bra $Ljoin;
+        $Lodd:
+            bar.red.popc.u32 %r7, 0, %p1;
+        $Ljoin:
+            bar.red.and.pred %p4, 1, !%p1;
+            setp.lt.u32 %p5, %r1, 90;
+            bar.cta.red.and.pred %p5, 2, %p5;
+            bar.red.or.pred %p6, 3, %p1;
+            setp.gt.u32 %p7, %r1, 1000;
+            barrier.cta.red.or.aligned.pred %p7, 4, %p7;
+            mul.lo.u32 %r8, %r7, 10000;
+            selp.u32 %r9, 1000, 0, %p4;
+            add.u32 %r8, %r8, %r9;
+            selp.u32 %r9, 100, 0, %p5;
+            add.u32 %r8, %r8, %r9;
+            selp.u32 %r9, 10, 0, %p6;
+            add.u32 %r8, %r8, %r9;
+            selp.u32 %r9, 1, 0, %p7;
+            add.u32 %r8, %r8, %r9;
+            st.global.u32 [%rd1], %r8;
+            mov.u32 %r10, 7;
+            setp.lt.u32 %p5, %r1, 64;
+            @!%p5 bra $Lskip;
+            bar.red.popc.u32 %r10, 5, 64, %p1;
+        $Lskip:
+            st.global.u32 [%rd1+384], %r10;
+            "
+        ),
+        1,
+        96,
+        192,
+    );
+    for t in 0..96 {
+        assert_eq!(out[t], if t < 90 { 230_110 } else { 0 }, "thread {t}");
+        let want = match t {
+            0..64 => 16,
+            64..90 => 7,
+            _ => 0,
+        };
+        assert_eq!(out[96 + t], want, "thread {t}, counted barrier");
+    }
+}
+
+/// One thread walks an mbarrier through its phases (9.7.13.15.4-7):
+/// init 5 -> arrive.noComplete 2 (state: pending 5) -> arrive.noComplete 1 (state: pending 3,
+/// now 2 pending) -> phase 0 incomplete: test_wait(state) false, parity 0 false, parity 1 (the
+/// "preceding" phase) true -> arrive_drop 2: expected 3, pending 0, phase 0 completes (pending
+/// reloads to 3) -> test_wait(state) true, parity 0 true -> arrive.expect_tx 16 (pending 2,
+/// tx 16) -> arrive 2 (pending 0, tx 16: incomplete) -> parity 1 false -> complete_tx 16:
+/// phase 1 completes -> try_wait.parity 1 true (with a suspend hint).
+#[test]
+fn mbarrier_phases_counts_tx_parity() {
+    let out = run_k(
+        &kernel(
+            "
+            .shared .align 8 .b64 mb;
+            .reg .b64 %s<8>;
+            mbarrier.init.shared::cta.b64 [mb], 5;
+            mbarrier.arrive.noComplete.shared.b64 %s1, [mb], 2;
+            mbarrier.pending_count.b64 %r5, %s1;
+            mbarrier.arrive.noComplete.release.cta.shared.b64 %s2, [mb], 1;
+            mbarrier.pending_count.b64 %r6, %s2;
+            mbarrier.test_wait.shared.b64 %p1, [mb], %s2;
+            mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 %p2, [mb], 0;
+            mbarrier.test_wait.parity.shared.b64 %p3, [mb], 1;
+            cvta.shared.u64 %rd3, mb;
+            mbarrier.arrive_drop.b64 %s3, [%rd3], 2;
+            mbarrier.test_wait.b64 %p4, [%rd3], %s2;
+            mbarrier.test_wait.parity.shared.b64 %p5, [mb], 0;
+            mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 %s4, [mb], 16;
+            mbarrier.arrive.shared::cluster.b64 _, [mb], 2;
+            mbarrier.test_wait.parity.shared.b64 %p6, [mb], 1;
+            mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [mb], 16;
+            mbarrier.try_wait.parity.shared.b64 %p7, [mb], 1, 1000;
+            mbarrier.inval.shared.b64 [mb];
+            st.global.u32 [%rd1], %r5;
+            st.global.u32 [%rd1+4], %r6;
+            selp.u32 %r7, 1, 0, %p1;  st.global.u32 [%rd1+8], %r7;
+            selp.u32 %r7, 1, 0, %p2;  st.global.u32 [%rd1+12], %r7;
+            selp.u32 %r7, 1, 0, %p3;  st.global.u32 [%rd1+16], %r7;
+            selp.u32 %r7, 1, 0, %p4;  st.global.u32 [%rd1+20], %r7;
+            selp.u32 %r7, 1, 0, %p5;  st.global.u32 [%rd1+24], %r7;
+            selp.u32 %r7, 1, 0, %p6;  st.global.u32 [%rd1+28], %r7;
+            selp.u32 %r7, 1, 0, %p7;  st.global.u32 [%rd1+32], %r7;
+            ",
+        ),
+        1,
+        &[0],
+        9,
+    )
+    .unwrap();
+    assert_eq!(out, vec![5, 3, 0, 0, 1, 1, 1, 0, 1]);
+}
+
+/// Two warps: each thread stores t * 3, arrives, and waits (warp 0 with a test_wait spin loop,
+/// warp 1 with try_wait) before reading the value of thread 63 - t: the first warp to wait must
+/// let the other run to its arrival. Then a second phase with try_wait.parity.
+#[test]
+fn mbarrier_waits_yield_to_other_warps() {
+    let out = run_k(
+        &kernel(
+            "
+            .shared .align 8 .b64 mb;
+            .shared .align 4 .b32 data[64];
+            .shared .align 4 .b32 data2[64];
+            .reg .b64 %s<4>;
+            setp.eq.u32 %p1, %r1, 0;
+            @%p1 mbarrier.init.shared.b64 [mb], 64;
+            bar.sync 0;
+            mov.u32 %r5, data;
+            shl.b32 %r6, %r1, 2;
+            add.u32 %r7, %r5, %r6;
+            mul.lo.u32 %r8, %r1, 3;
+            st.shared.u32 [%r7], %r8;
+            mbarrier.arrive.shared.b64 %s1, [mb];
+            setp.lt.u32 %p2, %r1, 32;
+            @!%p2 bra $Ltry;
+        $Lspin:
+            mbarrier.test_wait.shared.b64 %p3, [mb], %s1;
+            @!%p3 nanosleep.u32 20;
+            @!%p3 bra $Lspin;
+            bra $Ldone;
+        $Ltry:
+            mbarrier.try_wait.shared.b64 %p3, [mb], %s1;
+            @!%p3 bra $Ltry;
+        $Ldone:
+            sub.u32 %r9, 63, %r1;
+            shl.b32 %r9, %r9, 2;
+            add.u32 %r9, %r5, %r9;
+            ld.shared.u32 %r10, [%r9];
+            st.global.u32 [%rd1], %r10;
+            // Phase 1: every thread stores t * 3 + 1000 to its slot of a second array (the
+            // first may still be read by the other warp), arrives, waits on parity 1.
+            mov.u32 %r11, data2;
+            sub.u32 %r11, %r11, %r5;
+            add.u32 %r8, %r8, 1000;
+            add.u32 %r7, %r7, %r11;
+            st.shared.u32 [%r7], %r8;
+            add.u32 %r9, %r9, %r11;
+            mbarrier.arrive.shared.b64 _, [mb];
+        $Lpar:
+            mbarrier.try_wait.parity.shared.b64 %p4, [mb], 1;
+            @!%p4 bra $Lpar;
+            ld.shared.u32 %r10, [%r9];
+            st.global.u32 [%rd1+256], %r10;
+            ",
+        ),
+        64,
+        &[0],
+        128,
+    )
+    .unwrap();
+    for t in 0..64u32 {
+        assert_eq!(out[t as usize], (63 - t) * 3, "phase 0, thread {t}");
+        assert_eq!(
+            out[64 + t as usize],
+            (63 - t) * 3 + 1000,
+            "phase 1, thread {t}"
+        );
+    }
+}
+
+/// Lanes 0..15 arrive and wait while lanes 16..31 of the same warp are on the other side of a
+/// branch, arriving only after a loop: the waiting lanes must let their sibling path run.
+#[test]
+fn mbarrier_wait_lets_divergent_lanes_of_the_warp_run() {
+    let out = run_k(
+        &kernel(
+            "
+            .shared .align 8 .b64 mb;
+            .shared .align 4 .b32 flag;
+            .reg .b64 %s<4>;
+            setp.eq.u32 %p1, %r1, 0;
+            @%p1 mbarrier.init.shared.b64 [mb], 32;
+            @%p1 st.shared.u32 [flag], 0;
+            bar.sync 0;
+            setp.lt.u32 %p2, %r1, 16;
+            @%p2 bra $Lfirst;
+            mov.u32 %r5, 0;
+        $Lloop:
+            add.u32 %r5, %r5, 1;
+            setp.lt.u32 %p3, %r5, 100;
+            @%p3 bra $Lloop;
+            @%p1 st.shared.u32 [flag], 0;
+            setp.eq.u32 %p4, %r1, 31;
+            @%p4 st.shared.u32 [flag], 77;
+            mbarrier.arrive.shared.b64 %s1, [mb];
+            bra $Ljoin;
+        $Lfirst:
+            mbarrier.arrive.shared.b64 %s1, [mb];
+        $Lw:
+            mbarrier.try_wait.shared.b64 %p5, [mb], %s1, 50;
+            @!%p5 bra $Lw;
+        $Ljoin:
+            ld.shared.u32 %r6, [flag];
+            st.global.u32 [%rd1], %r6;
+            ",
+        ),
+        32,
+        &[0],
+        32,
+    )
+    .unwrap();
+    // Lanes 0..15 read the flag after the phase completed, so after lane 31 stored 77.
+    assert_eq!(out, vec![77; 32]);
+}
+
+/// An mbarrier phase that can never complete: the try_wait loop is reported as a deadlock
+/// (after the waits' time limit has passed and changed nothing), not run forever. A bounded
+/// loop of try_wait, by contrast, sees False once the time limit passed and goes on.
+#[test]
+fn mbarrier_deadlock_reported_and_try_wait_time_limit() {
+    let body = "
+            .shared .align 8 .b64 mb;
+            .reg .b64 %s<4>;
+            mbarrier.init.shared.b64 [mb], 2;
+            mbarrier.arrive.shared.b64 %s1, [mb];
+        $Lw:
+            mbarrier.try_wait.shared.b64 %p1, [mb], %s1;
+            @!%p1 bra $Lw;
+            st.global.u32 [%rd1], 1;
+            ";
+    let e = run_k(&kernel(body), 1, &[0], 1).unwrap_err();
+    assert_eq!(e.kind, ExecErrorKind::Trap);
+    assert!(
+        e.message.contains("deadlock") && e.message.contains("mbarrier"),
+        "{}",
+        e.message
+    );
+    let body = "
+            .shared .align 8 .b64 mb;
+            .reg .b64 %s<4>;
+            mbarrier.init.shared.b64 [mb], 2;
+            mbarrier.arrive.shared.b64 %s1, [mb];
+            mov.u32 %r5, 0;
+        $Lw:
+            add.u32 %r5, %r5, 1;
+            mbarrier.try_wait.shared.b64 %p1, [mb], %s1;
+            setp.lt.u32 %p2, %r5, 3;
+            @!%p1 and.pred %p1, %p2, 1;
+            @%p1 bra $Lw;
+            st.global.u32 [%rd1], %r5;
+            ";
+    assert_eq!(run_k(&kernel(body), 1, &[0], 1).unwrap(), vec![3]);
+}
+
+/// cp.async sizes 4, 8, 16; src-size (immediate and register) zero-fills the rest of cp-size;
+/// ignore-src (a predicate, possibly negated) copies zeros or the data; a cache policy operand.
+/// Shared memory is pre-filled with 0xffffffff so that zero fill shows. Source words:
+/// g[i] = 0x100 + i, except g[0] = 0x12345678.
+#[test]
+fn cp_async_sizes_zero_fill_ignore_src() {
+    let mut g: Vec<u32> = (0..16).map(|i| 0x100 + i).collect();
+    g[0] = 0x1234_5678;
+    let out = run_k(
+        &kernel(
+            "
+            .shared .align 16 .b32 sm[32];
+            .reg .b64 %pol;
+            mov.u32 %r5, 0;
+        $Lfill:
+            shl.b32 %r6, %r5, 2;
+            mov.u32 %r7, sm;
+            add.u32 %r7, %r7, %r6;
+            st.shared.u32 [%r7], -1;
+            add.u32 %r5, %r5, 1;
+            setp.lt.u32 %p1, %r5, 32;
+            @%p1 bra $Lfill;
+            setp.eq.u32 %p2, %r1, 0;
+            mov.u32 %r9, 2;
+            mov.b64 %pol, 0;
+            cp.async.ca.shared.global [sm], [%rs], 4;
+            cp.async.ca.shared.global [sm+8], [%rs+8], 8;
+            cp.async.commit_group;
+            cp.async.cg.shared.global [sm+16], [%rs+16], 16, 4;
+            cp.async.cg.shared::cta.global.L2::128B [sm+32], [%rs+32], 16, %p2;
+            cp.async.ca.shared.global [sm+48], [%rs+48], 16, !%p2;
+            cp.async.commit_group;
+            cp.async.ca.shared.global [sm+64], [%rs], 8, %r9;
+            cp.async.ca.shared.global.L2::cache_hint [sm+80], [%rs+4], 4, %pol;
+            cp.async.wait_group 1;
+            cp.async.wait_all;
+            mov.u32 %r5, 0;
+        $Lout:
+            shl.b32 %r6, %r5, 2;
+            mov.u32 %r7, sm;
+            add.u32 %r7, %r7, %r6;
+            ld.shared.u32 %r8, [%r7];
+            cvt.u64.u32 %rd3, %r6;
+            add.u64 %rd4, %rd1, %rd3;
+            st.global.u32 [%rd4], %r8;
+            add.u32 %r5, %r5, 1;
+            setp.lt.u32 %p1, %r5, 24;
+            @%p1 bra $Lout;
+            ",
+        ),
+        1,
+        &g,
+        24,
+    );
+    let out = out.unwrap_or_else(|e| panic!("{e}"));
+    let f = u32::MAX;
+    let want = [
+        0x1234_5678,
+        f,
+        0x102,
+        0x103, // 4 bytes, gap, 8 bytes
+        0x104,
+        0,
+        0,
+        0, // src-size 4 of 16
+        0,
+        0,
+        0,
+        0, // ignore-src true
+        0x10c,
+        0x10d,
+        0x10e,
+        0x10f, // ignore-src !true = false: copied
+        0x5678,
+        0,
+        f,
+        f, // src-size 2 (register) of 8
+        0x101,
+        f,
+        f,
+        f, // 4 bytes with a cache policy
+    ];
+    assert_eq!(out, want);
+}
+
+/// cp.async.mbarrier.arrive: with .noinc the arrive-on counts against the expected arrivals
+/// (init 2 = the thread's arrive + the copy's); without it the count is unchanged (init 1).
+#[test]
+fn cp_async_mbarrier_arrive() {
+    let out = run_k(
+        &kernel(
+            "
+            .shared .align 8 .b64 mb0;
+            .shared .align 8 .b64 mb1;
+            .shared .align 16 .b32 sm[4];
+            .reg .b64 %s<4>;
+            mbarrier.init.shared.b64 [mb0], 2;
+            mbarrier.init.shared.b64 [mb1], 1;
+            cp.async.ca.shared.global [sm], [%rs], 4;
+            cp.async.mbarrier.arrive.noinc.shared.b64 [mb0];
+            cp.async.mbarrier.arrive.shared::cta.b64 [mb1];
+            mbarrier.arrive.shared.b64 %s1, [mb0];
+            mbarrier.arrive.shared.b64 %s2, [mb1];
+            mbarrier.test_wait.shared.b64 %p1, [mb0], %s1;
+            mbarrier.test_wait.shared.b64 %p2, [mb1], %s2;
+            ld.shared.u32 %r5, [sm];
+            selp.u32 %r6, 10, 0, %p1;
+            selp.u32 %r7, 100, 0, %p2;
+            add.u32 %r5, %r5, %r6;
+            add.u32 %r5, %r5, %r7;
+            st.global.u32 [%rd1], %r5;
+            ",
+        ),
+        1,
+        &[5],
+        1,
+    )
+    .unwrap();
+    assert_eq!(out, vec![115]);
+}
+
+/// Operations outside the rules are reported: an arrive on an uninitialized object, an
+/// mbarrier in global memory.
+#[test]
+fn mbarrier_misuse_reported() {
+    let e = run_k(
+        &kernel(
+            "
+            .shared .align 8 .b64 mb;
+            mbarrier.arrive.shared.b64 _, [mb];
+            ",
+        ),
+        1,
+        &[0],
+        1,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("not initialized"), "{}", e.message);
+    let e = run_k(&kernel("mbarrier.init.b64 [%rd1], 1;"), 1, &[0], 2).unwrap_err();
+    assert!(e.message.contains("shared memory window"), "{}", e.message);
+}
