@@ -121,8 +121,8 @@ pub enum AtomTy {
     S64,
     F32,
     F64,
-    /// `.add.noftz` on f16 or bf16 (`bf`), one element or a packed pair (`x2`): rounded to
-    /// nearest even, subnormals kept.
+    /// `.add.noftz` (and, in vector forms, `.min/.max.noftz`) on f16 or bf16 (`bf`), one element
+    /// or a packed pair (`x2`): rounded to nearest even, subnormals kept.
     Half {
         bf: bool,
         x2: bool,
@@ -407,6 +407,17 @@ pub enum Op {
         addr: Addr,
         a: Src,
         b: Src,
+    },
+    /// Vector `atom`/`red` (sm_90): `n` adjacent elements of `ty`, each updated atomically on
+    /// its own (the ISA guarantees no more), old values to `d`.
+    AtomVec {
+        space: MSpace,
+        op: AtomOp,
+        ty: AtomTy,
+        n: u8,
+        d: [Option<Reg>; 8],
+        addr: Addr,
+        b: [Src; 8],
     },
     /// Branch to `target`; `rpc` is where divergent lanes reconverge (immediate post-dominator).
     Bra {

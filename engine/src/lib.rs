@@ -21,6 +21,7 @@ mod ops;
 #[doc(hidden)] // public for the parser tests and benchmarks; not a stable API
 pub mod ptx;
 pub mod softfloat;
+mod video;
 
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
 pub use module::{Global, Kernel, Module, Param};

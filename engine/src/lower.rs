@@ -13,8 +13,10 @@ use crate::ptx::ast::{
 use crate::softfloat::Mode;
 use std::collections::HashMap;
 
+mod atom;
 mod half;
 mod sync;
+mod video;
 
 pub struct LowerError {
     pub kind: LoadErrorKind,
@@ -1560,6 +1562,9 @@ impl<'a> Prog<'a> {
                 }
             }
             "bar" | "barrier" => self.bar(fc, i, g, &mut m)?,
+            "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" => {
+                self.video(fc, i, g, &mut m)?
+            }
             "mbarrier" => self.mbarrier(fc, i, g, &mut m)?,
             "cp" if i.mods.first().is_some_and(|w| w == "async") => {
                 self.cp_async(fc, i, g, &mut m)?
@@ -2431,7 +2436,12 @@ impl<'a> Prog<'a> {
 
     fn atom(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, m: &mut Mods) -> R<()> {
         let is_red = i.opcode == "red";
-        let space = m.space();
+        // Clusters are single CTAs here: `.shared::cluster` addresses are the CTA's own.
+        let space = if m.take("shared::cluster") {
+            Some(AS::Shared)
+        } else {
+            m.space()
+        };
         m.ignore(&[
             "relaxed",
             "acquire",
@@ -2463,6 +2473,7 @@ impl<'a> Prog<'a> {
             }
         }
         let noftz = m.take("noftz");
+        let vn = m.vec();
         let half_ty = i
             .mods
             .iter()
@@ -2476,6 +2487,9 @@ impl<'a> Prog<'a> {
         };
         m.done()?;
         let Some(op) = op else { return unsupported(i) };
+        if vn > 1 {
+            return self.atom_vec(fc, i, g, is_red, space, op, vn, half_ty, noftz, t);
+        }
         if noftz != half_ty.is_some() {
             // .noftz is required on, and only allowed on, the half-precision adds.
             return unsupported(i);

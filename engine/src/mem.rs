@@ -191,6 +191,298 @@ pub fn unregister_host(base: u64) -> Result<(), MemError> {
         .ok_or(MemError::NotAllocated)
 }
 
+// ---- Virtual memory management: address reservations, physical allocations and mappings
+// (what cuMemAddressReserve, cuMemCreate, cuMemMap and cuMemSetAccess need).
+//
+// A reservation is address space beside the device region, mapped PROT_NONE and NORESERVE: it
+// costs no memory, and nothing in it is in the allocation map, so a kernel access to it is an
+// illegal address (and a host access a fault, as on a GPU). A physical allocation is a memfd,
+// so one allocation can be mapped (MAP_SHARED) at several addresses whose views alias, and can
+// be handed to another process as a file descriptor. Its size is charged to the device
+// capacity by carving an untouched range out of the region's free list, so `info()` and
+// `alloc()` see it without any change to how they work.
+
+/// Reserves `size` bytes of address space aligned to `align` (a power of two, or 0 for the host
+/// page size), at `hint` when that range is free and aligned. Nothing in it is accessible.
+pub fn reserve_address_range(size: u64, align: u64, hint: u64) -> Result<u64, MemError> {
+    if size == 0 || (align != 0 && !align.is_power_of_two()) {
+        return Err(MemError::NotAllocated);
+    }
+    let align = align.max(4096);
+    let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+    if hint != 0 && hint % align == 0 {
+        // SAFETY: FIXED_NOREPLACE never replaces an existing mapping; a new PROT_NONE anonymous
+        // mapping aliases no Rust object.
+        let p = unsafe {
+            libc::mmap(
+                hint as *mut libc::c_void,
+                size as usize,
+                libc::PROT_NONE,
+                flags | libc::MAP_FIXED_NOREPLACE,
+                -1,
+                0,
+            )
+        };
+        if p != libc::MAP_FAILED {
+            if p as u64 == hint {
+                return Ok(hint);
+            }
+            // An old kernel that treats the flag as a plain hint put it elsewhere.
+            // SAFETY: we just created this mapping and hand it back whole.
+            unsafe { libc::munmap(p, size as usize) };
+        }
+    }
+    let total = size.checked_add(align).ok_or(MemError::OutOfMemory)?;
+    // SAFETY: as above, at an address of the kernel's choosing.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            total as usize,
+            libc::PROT_NONE,
+            flags,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(MemError::OutOfMemory);
+    }
+    let start = p as u64;
+    let base = start.next_multiple_of(align);
+    // Trim the slack before and after the aligned range.
+    // SAFETY: both pieces lie inside the mapping just created and nothing else uses them.
+    unsafe {
+        if base > start {
+            libc::munmap(start as *mut libc::c_void, (base - start) as usize);
+        }
+        let end = base + size.next_multiple_of(4096);
+        if start + total > end {
+            libc::munmap(end as *mut libc::c_void, (start + total - end) as usize);
+        }
+    }
+    Ok(base)
+}
+
+/// Gives a reservation's address space back; any mapping in it goes too (the driver unmaps
+/// first), and so do their allocation-map entries.
+pub fn free_address_range(base: u64, size: u64) -> Result<(), MemError> {
+    if base == 0 || size == 0 || base % 4096 != 0 {
+        return Err(MemError::NotAllocated);
+    }
+    unregister_range(base, size);
+    // SAFETY: the caller names a range it reserved with `reserve_address_range`; no Rust object
+    // lives there (device memory is only reached through raw pointers).
+    if unsafe { libc::munmap(base as *mut libc::c_void, size as usize) } != 0 {
+        return Err(MemError::NotAllocated);
+    }
+    Ok(())
+}
+
+/// Takes `len` bytes of the region out of use without registering them (a physical
+/// allocation's charge against the device capacity); the range is never touched.
+fn charge(len: u64) -> Result<u64, MemError> {
+    let mut r = REGION.lock();
+    reserve(&mut r)?;
+    let len = len
+        .max(1)
+        .checked_next_multiple_of(ALIGN)
+        .ok_or(MemError::OutOfMemory)?;
+    let (&start, &flen) = r
+        .free
+        .iter()
+        .find(|(_, &l)| l >= len)
+        .ok_or(MemError::OutOfMemory)?;
+    r.free.remove(&start);
+    if flen > len {
+        r.free.insert(start + len, flen - len);
+    }
+    r.used += len;
+    Ok(start)
+}
+
+/// Returns a range taken by [`charge`] to the free list.
+fn uncharge(start: u64, len: u64) {
+    let len = len.max(1).next_multiple_of(ALIGN);
+    let mut r = REGION.lock();
+    r.used -= len;
+    let (mut s, mut l) = (start, len);
+    if let Some((&ps, &pl)) = r.free.range(..s).next_back() {
+        if ps + pl == s {
+            r.free.remove(&ps);
+            s = ps;
+            l += pl;
+        }
+    }
+    if let Some(&nl) = r.free.get(&(s + l)) {
+        r.free.remove(&(s + l));
+        l += nl;
+    }
+    r.free.insert(s, l);
+}
+
+/// A physical allocation: a memfd of `size` bytes (zero-filled), charged to the device
+/// capacity while it lives when it was created here (an imported one belongs to its exporter).
+/// Mappings share its pages; dropping it closes the descriptor (pages stay while mapped).
+#[derive(Debug)]
+pub struct Physical {
+    fd: std::os::fd::OwnedFd,
+    size: u64,
+    charged: Option<u64>,
+}
+
+impl Physical {
+    /// Creates a physical allocation of `size` bytes.
+    pub fn create(size: u64) -> Result<Physical, MemError> {
+        use std::os::fd::FromRawFd;
+        if size == 0 {
+            return Err(MemError::NotAllocated);
+        }
+        let charged = charge(size)?;
+        // SAFETY: a static NUL-terminated name; the flags are valid for memfd_create.
+        let fd = unsafe { libc::memfd_create(c"cuda-shim-physical".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            uncharge(charged, size);
+            return Err(MemError::OutOfMemory);
+        }
+        // SAFETY: memfd_create returned a fresh descriptor that nothing else owns.
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+        // SAFETY: `fd` is a valid memfd; growing it allocates nothing until pages are touched.
+        if unsafe { libc::ftruncate(std::os::fd::AsRawFd::as_raw_fd(&fd), size as libc::off_t) }
+            != 0
+        {
+            uncharge(charged, size);
+            return Err(MemError::OutOfMemory);
+        }
+        Ok(Physical {
+            fd,
+            size,
+            charged: Some(charged),
+        })
+    }
+
+    /// A physical allocation shared through a file descriptor (its size is the file's).
+    pub fn from_fd(fd: std::os::fd::OwnedFd) -> Result<Physical, MemError> {
+        let file = std::fs::File::from(fd);
+        let size = file.metadata().map_err(|_| MemError::NotAllocated)?.len();
+        if size == 0 {
+            return Err(MemError::NotAllocated);
+        }
+        Ok(Physical {
+            fd: file.into(),
+            size,
+            charged: None,
+        })
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// A new descriptor for the same pages (for sharing with another process or API).
+    pub fn share(&self) -> Result<std::os::fd::OwnedFd, MemError> {
+        self.fd.try_clone().map_err(|_| MemError::OutOfMemory)
+    }
+}
+
+impl Drop for Physical {
+    fn drop(&mut self) {
+        if let Some(start) = self.charged {
+            uncharge(start, self.size);
+        }
+    }
+}
+
+/// Maps `size` bytes of `physical` from `offset` at `va` (inside a reservation), not yet
+/// accessible: [`set_access`] makes it so. Replaces the reservation's PROT_NONE pages there.
+pub fn map_physical(va: u64, size: u64, physical: &Physical, offset: u64) -> Result<(), MemError> {
+    use std::os::fd::AsRawFd;
+    if va % 4096 != 0
+        || offset % 4096 != 0
+        || size == 0
+        || offset
+            .checked_add(size)
+            .is_none_or(|end| end > physical.size)
+    {
+        return Err(MemError::NotAllocated);
+    }
+    // SAFETY: the driver maps only into its own reservations (PROT_NONE address space that no
+    // Rust object occupies); MAP_FIXED replaces exactly [va, va + size).
+    let p = unsafe {
+        libc::mmap(
+            va as *mut libc::c_void,
+            size as usize,
+            libc::PROT_NONE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            physical.fd.as_raw_fd(),
+            offset as libc::off_t,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(MemError::OutOfMemory);
+    }
+    Ok(())
+}
+
+/// Turns `[va, va + size)` back into a bare reservation (PROT_NONE, no pages, nothing
+/// registered). The physical pages stay with their other mappings and descriptors.
+pub fn unmap_physical(va: u64, size: u64) -> Result<(), MemError> {
+    if va % 4096 != 0 || size == 0 {
+        return Err(MemError::NotAllocated);
+    }
+    unregister_range(va, size);
+    // SAFETY: as in `map_physical`: our own reservation, replaced in place.
+    let p = unsafe {
+        libc::mmap(
+            va as *mut libc::c_void,
+            size as usize,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(MemError::OutOfMemory);
+    }
+    Ok(())
+}
+
+/// Makes a mapped range accessible (registered in the allocation map, read-write for the
+/// host, which performs the kernels' accesses) or not (PROT_NONE, unregistered).
+pub fn set_access(va: u64, size: u64, accessible: bool) -> Result<(), MemError> {
+    if va % 4096 != 0 || size == 0 {
+        return Err(MemError::NotAllocated);
+    }
+    let prot = if accessible {
+        libc::PROT_READ | libc::PROT_WRITE
+    } else {
+        libc::PROT_NONE
+    };
+    // SAFETY: a mapped range of our own reservation; changing its protection affects no Rust
+    // object.
+    if unsafe { libc::mprotect(va as *mut libc::c_void, size as usize, prot) } != 0 {
+        return Err(MemError::NotAllocated);
+    }
+    if accessible {
+        MAP.write().insert(va, size);
+    } else {
+        unregister_range(va, size);
+    }
+    Ok(())
+}
+
+/// Removes every allocation-map entry that starts inside `[base, base + size)`.
+fn unregister_range(base: u64, size: u64) {
+    let mut m = MAP.write();
+    let inside: Vec<u64> = m
+        .range(base..base.saturating_add(size))
+        .map(|(&b, _)| b)
+        .collect();
+    for b in inside {
+        m.remove(&b);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +519,78 @@ mod tests {
         assert!(contains(p, 64));
         unregister_host(p).unwrap();
         assert!(!contains(p, 1));
+    }
+
+    #[test]
+    fn reserve_map_twice_alias_and_access() {
+        const G: u64 = 2 << 20;
+        let va = reserve_address_range(2 * G, G, 0).unwrap();
+        assert_eq!(va % G, 0);
+        // Reserved but unmapped: not accessible.
+        assert!(!contains(va, 1));
+        let phys = Physical::create(G).unwrap();
+        assert_eq!(phys.size(), G);
+        map_physical(va, G, &phys, 0).unwrap();
+        map_physical(va + G, G, &phys, 0).unwrap();
+        // Mapped, no access granted yet.
+        assert!(!contains(va, 1));
+        set_access(va, G, true).unwrap();
+        set_access(va + G, G, true).unwrap();
+        assert!(contains(va, G) && contains(va + G, G));
+        assert!(!contains(va, G + 1), "two mappings are two allocations");
+        // SAFETY: both views are mapped read-write above; they alias the same memfd pages.
+        unsafe {
+            ((va + 4096) as *mut u32).write(0xdead_beef);
+            assert_eq!(((va + G + 4096) as *const u32).read(), 0xdead_beef);
+        }
+        // A shared descriptor sees the same pages.
+        let again = Physical::from_fd(phys.share().unwrap()).unwrap();
+        assert_eq!(again.size(), G);
+        unmap_physical(va + G, G).unwrap();
+        assert!(!contains(va + G, 1));
+        map_physical(va + G, G, &again, 0).unwrap();
+        set_access(va + G, G, true).unwrap();
+        // SAFETY: remapped read-write just above.
+        assert_eq!(
+            unsafe { ((va + G + 4096) as *const u32).read() },
+            0xdead_beef
+        );
+        set_access(va, G, false).unwrap();
+        assert!(!contains(va, 1));
+        unmap_physical(va, G).unwrap();
+        unmap_physical(va + G, G).unwrap();
+        drop((phys, again));
+        free_address_range(va, 2 * G).unwrap();
+    }
+
+    #[test]
+    fn physical_allocations_are_charged_to_the_capacity() {
+        let (total, _) = info();
+        assert_eq!(
+            Physical::create(total + ALIGN).unwrap_err(),
+            MemError::OutOfMemory
+        );
+        let p = Physical::create(4 << 20).unwrap();
+        // The charge is a range taken from the free list: an allocation never lands in it.
+        let start = p.charged.unwrap();
+        let a = alloc(100).unwrap();
+        assert!(a < start || a >= start + (4 << 20));
+        free(a).unwrap();
+        drop(p);
+        assert_eq!(Physical::create(0).unwrap_err(), MemError::NotAllocated);
+    }
+
+    #[test]
+    fn reservation_honours_alignment_and_hint() {
+        let align = 64 << 20;
+        let a = reserve_address_range(4 << 20, align, 0).unwrap();
+        assert_eq!(a % align, 0);
+        free_address_range(a, 4 << 20).unwrap();
+        // The range just freed is free again: the hint is taken.
+        let b = reserve_address_range(4 << 20, align, a).unwrap();
+        assert_eq!(b, a);
+        free_address_range(b, 4 << 20).unwrap();
+        assert!(reserve_address_range(0, 0, 0).is_err());
+        assert!(reserve_address_range(4096, 3, 0).is_err());
     }
 }

@@ -488,4 +488,5 @@ mod half;
 mod isa;
 mod sreg;
 mod sync;
+mod video;
 mod warp;

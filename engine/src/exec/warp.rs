@@ -451,6 +451,36 @@ impl Warp {
                         }
                     }
                 }
+                Op::AtomVec {
+                    space,
+                    op,
+                    ty,
+                    n,
+                    d,
+                    addr,
+                    b,
+                } => {
+                    let es = match ty {
+                        AtomTy::Half { x2: false, .. } => 2,
+                        _ => 4,
+                    };
+                    for l in lanes(em) {
+                        let ad = addr
+                            .base
+                            .map_or(0, |r| regs[r as usize * 32 + l])
+                            .wrapping_add(addr.off as u64);
+                        let p = cta.resolve(self, *space, ad, es * *n as u64, l, pc, true)?;
+                        for k in 0..*n as usize {
+                            // SAFETY: resolve checked the whole vector inside one allocation,
+                            // aligned to its size (so each element is naturally aligned).
+                            let pk = unsafe { p.add(k * es as usize) };
+                            let old = atomic(pk, *op, *ty, get(regs, b[k], l), 0);
+                            if let Some(r) = d[k] {
+                                regs[r as usize * 32 + l] = old;
+                            }
+                        }
+                    }
+                }
                 Op::Bra { target, rpc } => {
                     let top = self.stack.last_mut().unwrap();
                     if em == mask {
@@ -1348,7 +1378,14 @@ fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
     match ty {
         AtomTy::Half { bf, x2 } => {
             let f = if bf { sf::BF16 } else { sf::F16 };
-            let add = |o: u64, a: u64| sf::add(f, o & 0xffff, a & 0xffff, sf::Mode::Rn);
+            let add = |o: u64, a: u64| {
+                let (o, a) = (o & 0xffff, a & 0xffff);
+                match op {
+                    AtomOp::Min => half_minmax(f, o, a, false),
+                    AtomOp::Max => half_minmax(f, o, a, true),
+                    _ => sf::add(f, o, a, sf::Mode::Rn),
+                }
+            };
             if x2 {
                 // SAFETY: p is 4-byte aligned (checked by resolve) and inside live memory.
                 let at = unsafe { AtomicU32::from_ptr(p as *mut u32) };
@@ -1449,6 +1486,29 @@ fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
             };
             at.fetch_update(SeqCst, SeqCst, |o| Some(f(o))).unwrap()
         }
+    }
+}
+
+/// min/max of two f16 or bf16 values as `min`/`max` on half types define them: a NaN operand
+/// yields the other one, two NaNs the canonical NaN, and -0.0 is below +0.0.
+fn half_minmax(f: sf::Fmt, a: u64, b: u64, max: bool) -> u64 {
+    match (f.is_nan(a), f.is_nan(b)) {
+        (true, true) => return f.nan(),
+        (true, false) => return b,
+        (false, true) => return a,
+        _ => {}
+    }
+    let key = |x: u64| {
+        let v = sf::to_f64(f, x);
+        // -0.0 orders below +0.0.
+        (v, if f.is_neg(x) { 0 } else { 1 })
+    };
+    let (ka, kb) = (key(a), key(b));
+    let a_wins = if max { ka > kb } else { ka < kb };
+    if a_wins || ka == kb {
+        a
+    } else {
+        b
     }
 }
 
