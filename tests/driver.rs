@@ -93,3 +93,32 @@ fn pitched_2d_3d_peer_managed_registered_and_pooled_memory() {
     let exe = nvcc("memory2d", "memory2d", &[]);
     assert_pass("memory2d", &run_preloaded(&exe, &[]));
 }
+
+#[test]
+fn virtual_memory_management_aliases_views_and_faults_unmapped_access() {
+    let lib = lib_dir();
+    let exe = nvcc("vmm", "vmm", &["-L", lib.to_str().unwrap(), "-lcuda"]);
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("vmm", &out);
+    // The fault report names the kernel.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("fill"), "stderr:\n{stderr}");
+}
+
+#[test]
+fn function_attributes_and_occupancy_follow_the_documented_formula() {
+    let lib = lib_dir();
+    let exe = nvcc("occupancy", "occupancy", &["-L", lib.to_str().unwrap(), "-lcuda"]);
+    assert_pass("occupancy", &run_preloaded(&exe, &[]));
+}
+
+#[test]
+fn modules_libraries_memory_accounting_and_pointer_attributes() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "modules_memory",
+        "modules_memory",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_pass("modules_memory", &run_preloaded(&exe, &[]));
+}

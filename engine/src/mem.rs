@@ -210,7 +210,7 @@ pub fn reserve_address_range(size: u64, align: u64, hint: u64) -> Result<u64, Me
     }
     let align = align.max(4096);
     let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
-    if hint != 0 && hint % align == 0 {
+    if hint != 0 && hint.is_multiple_of(align) {
         // SAFETY: FIXED_NOREPLACE never replaces an existing mapping; a new PROT_NONE anonymous
         // mapping aliases no Rust object.
         let p = unsafe {
@@ -266,7 +266,7 @@ pub fn reserve_address_range(size: u64, align: u64, hint: u64) -> Result<u64, Me
 /// Gives a reservation's address space back; any mapping in it goes too (the driver unmaps
 /// first), and so do their allocation-map entries.
 pub fn free_address_range(base: u64, size: u64) -> Result<(), MemError> {
-    if base == 0 || size == 0 || base % 4096 != 0 {
+    if base == 0 || size == 0 || !base.is_multiple_of(4096) {
         return Err(MemError::NotAllocated);
     }
     unregister_range(base, size);
@@ -396,8 +396,8 @@ impl Drop for Physical {
 /// accessible: [`set_access`] makes it so. Replaces the reservation's PROT_NONE pages there.
 pub fn map_physical(va: u64, size: u64, physical: &Physical, offset: u64) -> Result<(), MemError> {
     use std::os::fd::AsRawFd;
-    if va % 4096 != 0
-        || offset % 4096 != 0
+    if !va.is_multiple_of(4096)
+        || !offset.is_multiple_of(4096)
         || size == 0
         || offset
             .checked_add(size)
@@ -426,7 +426,7 @@ pub fn map_physical(va: u64, size: u64, physical: &Physical, offset: u64) -> Res
 /// Turns `[va, va + size)` back into a bare reservation (PROT_NONE, no pages, nothing
 /// registered). The physical pages stay with their other mappings and descriptors.
 pub fn unmap_physical(va: u64, size: u64) -> Result<(), MemError> {
-    if va % 4096 != 0 || size == 0 {
+    if !va.is_multiple_of(4096) || size == 0 {
         return Err(MemError::NotAllocated);
     }
     unregister_range(va, size);
@@ -450,7 +450,7 @@ pub fn unmap_physical(va: u64, size: u64) -> Result<(), MemError> {
 /// Makes a mapped range accessible (registered in the allocation map, read-write for the
 /// host, which performs the kernels' accesses) or not (PROT_NONE, unregistered).
 pub fn set_access(va: u64, size: u64, accessible: bool) -> Result<(), MemError> {
-    if va % 4096 != 0 || size == 0 {
+    if !va.is_multiple_of(4096) || size == 0 {
         return Err(MemError::NotAllocated);
     }
     let prot = if accessible {

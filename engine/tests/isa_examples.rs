@@ -316,10 +316,12 @@ fn split(text: &str) -> (String, String) {
                             break;
                         }
                     }
-                    Tok::Punct(";") if depth == 0 => {
-                        if !matches!(toks.get(i).map(|t| t.tok), Some(Tok::Punct("{"))) {
-                            break;
-                        }
+                    // `.entry foo .pragma "nounroll"; { ... }` goes on after its `;`.
+                    Tok::Punct(";")
+                        if depth == 0
+                            && !matches!(toks.get(i).map(|t| t.tok), Some(Tok::Punct("{"))) =>
+                    {
+                        break
                     }
                     _ => {}
                 }

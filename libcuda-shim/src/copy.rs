@@ -38,6 +38,10 @@ impl Side {
             } else {
                 Side::Device
             }
+        } else if crate::vmm::reservation_at(p).is_some() {
+            // Reserved device address space without an accessible mapping: the device range
+            // check refuses it (the host must not touch it).
+            Side::Device
         } else {
             Side::Pageable
         }

@@ -136,6 +136,15 @@ pub fn graph_exec<T>(h: *mut T) -> CuResult<Arc<GraphExec>> {
     }
 }
 
+/// The first live handle for which `wanted` holds.
+pub fn find(wanted: impl Fn(&Object) -> bool) -> Option<usize> {
+    REGISTRY
+        .read()
+        .iter()
+        .find(|(_, o)| wanted(o))
+        .map(|(&h, _)| h)
+}
+
 /// Removes every handle for which `doomed` holds (used when a module or context goes away).
 pub fn remove_where(doomed: impl Fn(&Object) -> bool) {
     REGISTRY.write().retain(|_, o| !doomed(o));

@@ -1,6 +1,6 @@
 //! Kernel launches: validation against the profile (the real driver's error codes), the
 //! parameter block (from `kernelParams` or the `extra` buffer), execution on the engine, and the
-//! sticky error a fault leaves in the context. Occupancy queries use the same limits.
+//! sticky error a fault leaves in the context. Occupancy queries are in `occupancy`.
 
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::{KernelNode, Kind};
@@ -8,7 +8,7 @@ use crate::module::Function;
 use crate::{handles, profile, stream, trace};
 use abi::*;
 use engine::{ExecErrorKind, LaunchConfig};
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_uint, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -235,74 +235,4 @@ pub(crate) unsafe fn launch_kernel_ex(
     let block = [c.blockDimX, c.blockDimY, c.blockDimZ];
     // SAFETY: forwarded contract.
     unsafe { launch(f, grid, block, c.sharedMemBytes, c.hStream, params, extra) }
-}
-
-/// Blocks of `block_size` threads that fit on one SM at once.
-fn active_blocks(f: &Function, block_size: i32, dynamic_shared: usize) -> i32 {
-    let p = profile::current();
-    let k = &f.kernel;
-    let warps = (block_size as i64 + 31) / 32;
-    let mut n = p.max_blocks_per_sm as i64;
-    n = n.min(p.max_threads_per_sm as i64 / (warps * 32));
-    if k.num_regs > 0 {
-        n = n.min(p.regs_per_sm as i64 / (k.num_regs as i64 * warps * 32).max(1));
-    }
-    let smem = k.static_shared_bytes as i64 + dynamic_shared as i64;
-    if smem > 0 {
-        n = n.min(p.shared_per_sm as i64 / (smem + p.reserved_shared_per_block as i64));
-    }
-    n.max(0) as i32
-}
-
-pub(crate) unsafe fn occupancy_max_active_blocks(
-    blocks: *mut c_int,
-    func: CUfunction,
-    block_size: c_int,
-    dynamic_shared: usize,
-) -> CuResult {
-    if blocks.is_null() || block_size <= 0 {
-        return Err(INVALID_VALUE);
-    }
-    let f = handles::function(func)?;
-    let n = active_blocks(&f, block_size, dynamic_shared);
-    // SAFETY: checked non-null.
-    unsafe { *blocks = n };
-    Ok(())
-}
-
-pub(crate) unsafe fn occupancy_max_active_blocks_with_flags(
-    blocks: *mut c_int,
-    func: CUfunction,
-    block_size: c_int,
-    dynamic_shared: usize,
-    flags: c_uint,
-) -> CuResult {
-    if flags > 1 {
-        return Err(INVALID_VALUE);
-    }
-    // SAFETY: forwarded contract.
-    unsafe { occupancy_max_active_blocks(blocks, func, block_size, dynamic_shared) }
-}
-
-pub(crate) unsafe fn occupancy_available_dynamic_smem(
-    bytes: *mut usize,
-    func: CUfunction,
-    blocks_per_sm: c_int,
-    block_size: c_int,
-) -> CuResult {
-    if bytes.is_null() || blocks_per_sm <= 0 || block_size <= 0 {
-        return Err(INVALID_VALUE);
-    }
-    let f = handles::function(func)?;
-    let p = profile::current();
-    let per_block = p.shared_per_sm as i64 / blocks_per_sm as i64
-        - p.reserved_shared_per_block as i64
-        - f.kernel.static_shared_bytes as i64;
-    let v = per_block.clamp(
-        0,
-        p.shared_per_block_optin as i64 - f.kernel.static_shared_bytes as i64,
-    );
-    // SAFETY: checked non-null.
-    unsafe { *bytes = v.max(0) as usize };
-    Ok(())
 }

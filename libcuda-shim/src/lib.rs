@@ -7,7 +7,7 @@
 //!   table is generated from it).
 //!
 //! Layout: `exports` (the one table of entry points) -> the modules named for what they do
-//! (`device`, `context`, `memory`, `module` + `fatbin`, `launch`, `stream`, `event`, `graph` +
+//! (`device`, `context`, `memory`, `module` + `fatbin`, `launch` + `occupancy`, `vmm` (virtual memory management), `stream`, `event`, `graph` +
 //! `graph_exec` + `capture`), with
 //! `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
 //! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
@@ -30,6 +30,7 @@ pub mod integrity;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod occupancy;
 pub mod pool;
 pub mod printf;
 pub mod proc_address;
@@ -37,5 +38,6 @@ pub mod profile;
 pub mod queue;
 pub mod stream;
 pub mod trace;
+pub mod vmm;
 
 pub use exports::{entry_points, EntryPoint};

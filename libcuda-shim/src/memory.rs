@@ -10,6 +10,7 @@ use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::{c_uint, c_void};
+use std::sync::Arc;
 
 fn mem_error(e: MemError) -> CUresult {
     match e {
@@ -65,13 +66,14 @@ pub(crate) unsafe fn alloc(dptr: *mut CUdeviceptr, bytesize: usize) -> CuResult 
     if dptr.is_null() {
         return Err(INVALID_VALUE);
     }
-    context::active()?;
+    let ctx = context::active()?;
     // Allocation is a potentially unsafe call during stream capture.
     crate::capture::check_unsafe_call()?;
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
     let p = dmem::alloc(bytesize as u64).map_err(mem_error)?;
+    new_buffer(p, &ctx);
     // SAFETY: checked non-null.
     unsafe { *dptr = p };
     Ok(())
@@ -90,12 +92,13 @@ pub(crate) unsafe fn alloc_pitch(
     if ![4, 8, 16].contains(&element_size) {
         return Err(INVALID_VALUE);
     }
-    context::active()?;
+    let ctx = context::active()?;
     crate::capture::check_unsafe_call()?;
     // Rows aligned to the texture pitch alignment the profile reports (512 bytes).
     let row = width.div_ceil(512) * 512;
     let total = row.checked_mul(height).ok_or(INVALID_VALUE)?;
     let p = dmem::alloc(total as u64).map_err(mem_error)?;
+    new_buffer(p, &ctx);
     // SAFETY: both checked non-null.
     unsafe {
         *dptr = p;
@@ -112,10 +115,11 @@ pub(crate) unsafe fn alloc_managed(
     if dptr.is_null() || bytesize == 0 || !(flags == 1 || flags == 2) {
         return Err(INVALID_VALUE);
     }
-    context::active()?;
+    let ctx = context::active()?;
     crate::capture::check_unsafe_call()?;
     // Device memory is host-addressable, so managed memory is device memory.
     let p = dmem::alloc(bytesize as u64).map_err(mem_error)?;
+    new_buffer(p, &ctx);
     MANAGED.lock().insert(p);
     // SAFETY: checked non-null.
     unsafe { *dptr = p };
@@ -136,6 +140,7 @@ pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     ctx.wait_idle();
     ctx.check()?;
     dmem::free(dptr).map_err(mem_error)?;
+    forget_buffer(dptr);
     MANAGED.lock().remove(&dptr);
     crate::pool::forget(dptr);
     Ok(())
@@ -147,14 +152,20 @@ pub(crate) unsafe fn get_address_range(
     dptr: CUdeviceptr,
 ) -> CuResult {
     context::active()?;
-    let a = dmem::find(dptr).ok_or(CUresult::CUDA_ERROR_NOT_FOUND)?;
+    // A virtual-memory mapping counts whether or not access was granted to it yet.
+    let (b, s) = match crate::vmm::mapping_at(dptr) {
+        Some((va, size, _, _)) => (va, size),
+        None => dmem::find(dptr)
+            .map(|a| (a.base, a.size))
+            .ok_or(CUresult::CUDA_ERROR_NOT_FOUND)?,
+    };
     // SAFETY: each out-pointer is optional and written only when non-null.
     unsafe {
         if !base.is_null() {
-            *base = a.base;
+            *base = b;
         }
         if !size.is_null() {
-            *size = a.size as usize;
+            *size = s as usize;
         }
     }
     Ok(())
@@ -167,7 +178,7 @@ unsafe fn host_alloc_impl(pp: *mut *mut c_void, bytesize: usize, flags: u32) -> 
     if flags & !0xf != 0 {
         return Err(INVALID_VALUE);
     }
-    context::active()?;
+    let ctx = context::active()?;
     crate::capture::check_unsafe_call()?;
     let mut p: *mut c_void = std::ptr::null_mut();
     // SAFETY: posix_memalign writes `p` on success; the size is at least 1.
@@ -178,6 +189,7 @@ unsafe fn host_alloc_impl(pp: *mut *mut c_void, bytesize: usize, flags: u32) -> 
     // Kernels may access it through its host address (mapped pinned memory).
     let _ = std::panic::catch_unwind(|| dmem::register_host(p as u64, bytesize as u64));
     HOST.lock().insert(p as usize, (bytesize, flags, true));
+    new_buffer(p as u64, &ctx);
     // SAFETY: checked non-null.
     unsafe { *pp = p };
     Ok(())
@@ -202,6 +214,7 @@ pub(crate) unsafe fn free_host(p: *mut c_void) -> CuResult {
     match entry {
         Some((_, _, true)) => {
             let _ = std::panic::catch_unwind(|| dmem::unregister_host(p as u64));
+            forget_buffer(p as u64);
             // SAFETY: `p` came from posix_memalign in host_alloc_impl and is freed once (it was
             // just removed from the map).
             unsafe { libc::free(p) };
@@ -246,12 +259,13 @@ pub(crate) unsafe fn host_register(p: *mut c_void, bytesize: usize, flags: c_uin
     if p.is_null() || bytesize == 0 || flags & !0xf != 0 {
         return Err(INVALID_VALUE);
     }
-    context::active()?;
+    let ctx = context::active()?;
     if host_range(p as usize).is_some() {
         return Err(CUresult::CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
     }
     let _ = std::panic::catch_unwind(|| dmem::register_host(p as u64, bytesize as u64));
     HOST.lock().insert(p as usize, (bytesize, flags, false));
+    new_buffer(p as u64, &ctx);
     Ok(())
 }
 
@@ -263,30 +277,162 @@ pub(crate) unsafe fn host_unregister(p: *mut c_void) -> CuResult {
             host.remove(&(p as usize));
             drop(host);
             let _ = std::panic::catch_unwind(|| dmem::unregister_host(p as u64));
+            forget_buffer(p as u64);
             Ok(())
         }
         _ => Err(CUresult::CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED),
     }
 }
 
-/// What a pointer is, for the pointer attributes.
-enum Kind {
-    Device { base: u64, size: u64, managed: bool },
-    Host { base: u64, size: u64 },
+/// Process-wide buffer IDs and the allocating context, by allocation base. An ID is never
+/// reused (CU_POINTER_ATTRIBUTE_BUFFER_ID), so the entry goes when the allocation is freed;
+/// allocations made elsewhere (module globals) get theirs when first asked.
+struct Buffer {
+    id: u64,
+    ctx: usize,
+}
+static BUFFERS: Lazy<Mutex<HashMap<u64, Buffer>>> = Lazy::new(Default::default);
+static NEXT_BUFFER_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_buffer_id() -> u64 {
+    NEXT_BUFFER_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
-fn classify(ptr: CUdeviceptr) -> Option<Kind> {
+/// Records a new allocation at `base`, made in `ctx`.
+pub(crate) fn new_buffer(base: u64, ctx: &Arc<context::Context>) {
+    BUFFERS.lock().insert(
+        base,
+        Buffer {
+            id: next_buffer_id(),
+            ctx: ctx.handle() as usize,
+        },
+    );
+}
+
+/// Forgets a freed allocation: a later one at the same address is a new buffer.
+pub(crate) fn forget_buffer(base: u64) {
+    BUFFERS.lock().remove(&base);
+}
+
+/// (buffer ID, context handle) of the allocation at `base`.
+fn buffer(base: u64) -> (u64, usize) {
+    let mut b = BUFFERS.lock();
+    let e = b.entry(base).or_insert_with(|| Buffer {
+        id: next_buffer_id(),
+        ctx: context::current()
+            .map(|c| c.handle() as usize)
+            .unwrap_or_else(|_| context::primary().handle() as usize),
+    });
+    (e.id, e.ctx)
+}
+
+/// What a pointer is, for the pointer attributes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Device,
+    Managed,
+    Host,
+    /// Inside a `cuMemAddressReserve` range where nothing is mapped.
+    Unmapped,
+}
+
+/// Everything the pointer attributes report about one pointer.
+struct PointerInfo {
+    kind: Kind,
+    /// The allocation, or for virtual memory the reservation (RANGE_START_ADDR, RANGE_SIZE).
+    range: (u64, u64),
+    /// The mapping (MAPPING_BASE_ADDR, MAPPING_SIZE): the allocation itself except for
+    /// virtual memory.
+    mapping: (u64, u64),
+    access: u32,
+    handle_types: u64,
+    pool: usize,
+    ctx: usize,
+    buffer_id: u64,
+    block_id: u64,
+}
+
+fn classify(ptr: CUdeviceptr) -> Option<PointerInfo> {
+    const READWRITE: u32 = 3;
     if let Some((b, s, _)) = host_range(ptr as usize) {
-        return Some(Kind::Host {
-            base: b as u64,
-            size: s as u64,
+        let (id, ctx) = buffer(b as u64);
+        let r = (b as u64, s as u64);
+        return Some(PointerInfo {
+            kind: Kind::Host,
+            range: r,
+            mapping: r,
+            access: READWRITE,
+            handle_types: 0,
+            pool: 0,
+            ctx,
+            buffer_id: id,
+            block_id: id,
         });
     }
-    dmem::find(ptr).map(|a| Kind::Device {
-        base: a.base,
-        size: a.size,
-        managed: MANAGED.lock().contains(&a.base),
+    if let Some((va, size, access, a)) = crate::vmm::mapping_at(ptr) {
+        let (id, _) = buffer(va);
+        return Some(PointerInfo {
+            kind: Kind::Device,
+            range: crate::vmm::reservation_at(ptr).unwrap_or((va, size)),
+            mapping: (va, size),
+            access,
+            handle_types: a.handle_types() as u64,
+            pool: 0,
+            // Virtual memory belongs to no context; the device's primary one answers.
+            ctx: context::primary().handle() as usize,
+            buffer_id: id,
+            block_id: a.id(),
+        });
+    }
+    if let Some(r) = crate::vmm::reservation_at(ptr) {
+        return Some(PointerInfo {
+            kind: Kind::Unmapped,
+            range: r,
+            mapping: (0, 0),
+            access: 0,
+            handle_types: 0,
+            pool: 0,
+            ctx: 0,
+            buffer_id: 0,
+            block_id: 0,
+        });
+    }
+    let a = dmem::find(ptr)?;
+    let (id, ctx) = buffer(a.base);
+    Some(PointerInfo {
+        kind: if is_managed(a.base) {
+            Kind::Managed
+        } else {
+            Kind::Device
+        },
+        range: (a.base, a.size),
+        mapping: (a.base, a.size),
+        access: READWRITE,
+        handle_types: 0,
+        pool: crate::pool::pool_of(a.base).unwrap_or(0),
+        ctx,
+        buffer_id: id,
+        block_id: id,
     })
+}
+
+/// The bytes an attribute's value takes (what the caller's storage holds).
+fn attribute_width(attr: CUpointer_attribute) -> usize {
+    use CUpointer_attribute as P;
+    match attr {
+        P::CU_POINTER_ATTRIBUTE_CONTEXT
+        | P::CU_POINTER_ATTRIBUTE_DEVICE_POINTER
+        | P::CU_POINTER_ATTRIBUTE_HOST_POINTER
+        | P::CU_POINTER_ATTRIBUTE_BUFFER_ID
+        | P::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
+        | P::CU_POINTER_ATTRIBUTE_RANGE_SIZE
+        | P::CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES
+        | P::CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE
+        | P::CU_POINTER_ATTRIBUTE_MAPPING_SIZE
+        | P::CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR
+        | P::CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID => 8,
+        _ => 4,
+    }
 }
 
 /// Writes one attribute; `Err` when it does not apply to this pointer.
@@ -294,47 +440,60 @@ unsafe fn write_attribute(
     data: *mut c_void,
     attr: CUpointer_attribute,
     ptr: CUdeviceptr,
-    kind: &Kind,
+    info: &PointerInfo,
 ) -> CuResult {
     use CUpointer_attribute as P;
-    // SAFETY (whole function): `data` is non-null (checked by the callers) and points to
-    // storage of the type the attribute's documentation names.
+    let k = info.kind;
+    // Reserved address space without a mapping only has its range and its (un)mapped state.
+    if k == Kind::Unmapped
+        && !matches!(
+            attr,
+            P::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
+                | P::CU_POINTER_ATTRIBUTE_RANGE_SIZE
+                | P::CU_POINTER_ATTRIBUTE_MAPPED
+        )
+    {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY (whole block): `data` is non-null (checked by the callers) and points to storage
+    // of the type the attribute's documentation names.
     unsafe {
-        let (base, size) = match *kind {
-            Kind::Device { base, size, .. } | Kind::Host { base, size, .. } => (base, size),
-        };
+        let u32_out = data as *mut u32;
+        let u64_out = data as *mut u64;
         match attr {
-            P::CU_POINTER_ATTRIBUTE_CONTEXT => {
-                *(data as *mut CUcontext) = context::primary().handle()
-            }
+            P::CU_POINTER_ATTRIBUTE_CONTEXT => *u64_out = info.ctx as u64,
             P::CU_POINTER_ATTRIBUTE_MEMORY_TYPE => {
-                *(data as *mut u32) = match kind {
-                    Kind::Device { .. } => CUmemorytype::CU_MEMORYTYPE_DEVICE.0,
-                    Kind::Host { .. } => CUmemorytype::CU_MEMORYTYPE_HOST.0,
+                *u32_out = match k {
+                    Kind::Host => CUmemorytype::CU_MEMORYTYPE_HOST.0,
+                    _ => CUmemorytype::CU_MEMORYTYPE_DEVICE.0,
                 }
             }
-            P::CU_POINTER_ATTRIBUTE_DEVICE_POINTER => *(data as *mut u64) = ptr,
-            P::CU_POINTER_ATTRIBUTE_HOST_POINTER => match kind {
-                Kind::Host { .. } | Kind::Device { managed: true, .. } => *(data as *mut u64) = ptr,
+            // Unified addressing: the device and the host see memory at the same address.
+            P::CU_POINTER_ATTRIBUTE_DEVICE_POINTER => *u64_out = ptr,
+            P::CU_POINTER_ATTRIBUTE_HOST_POINTER => match k {
+                Kind::Host | Kind::Managed => *u64_out = ptr,
+                // The host cannot address device memory.
                 _ => return Err(INVALID_VALUE),
             },
-            P::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS => *(data as *mut u32) = 1,
-            P::CU_POINTER_ATTRIBUTE_BUFFER_ID => *(data as *mut u64) = base,
-            P::CU_POINTER_ATTRIBUTE_IS_MANAGED => {
-                *(data as *mut u32) = u32::from(matches!(kind, Kind::Device { managed: true, .. }))
-            }
+            P::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS => *u32_out = 1,
+            P::CU_POINTER_ATTRIBUTE_BUFFER_ID => *u64_out = info.buffer_id,
+            P::CU_POINTER_ATTRIBUTE_IS_MANAGED => *u32_out = u32::from(k == Kind::Managed),
             P::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => *(data as *mut i32) = 0,
-            P::CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE => *(data as *mut u32) = 0,
-            P::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR => *(data as *mut u64) = base,
-            P::CU_POINTER_ATTRIBUTE_RANGE_SIZE => *(data as *mut usize) = size as usize,
-            P::CU_POINTER_ATTRIBUTE_MAPPED => *(data as *mut u32) = 1,
-            P::CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES => *(data as *mut u64) = 0,
-            P::CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE => *(data as *mut u32) = 0,
-            P::CU_POINTER_ATTRIBUTE_ACCESS_FLAGS => *(data as *mut u32) = 0,
-            P::CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE => *(data as *mut usize) = 0,
-            P::CU_POINTER_ATTRIBUTE_MAPPING_SIZE => *(data as *mut usize) = size as usize,
-            P::CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR => *(data as *mut u64) = base,
-            P::CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID => *(data as *mut u64) = base,
+            P::CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE => *u32_out = 0,
+            P::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR => *u64_out = info.range.0,
+            P::CU_POINTER_ATTRIBUTE_RANGE_SIZE => *u64_out = info.range.1,
+            P::CU_POINTER_ATTRIBUTE_MAPPED => *u32_out = u32::from(k != Kind::Unmapped),
+            P::CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES => *u64_out = info.handle_types,
+            P::CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE => *u32_out = 0,
+            P::CU_POINTER_ATTRIBUTE_ACCESS_FLAGS => *u32_out = info.access,
+            P::CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE => *u64_out = info.pool as u64,
+            P::CU_POINTER_ATTRIBUTE_MAPPING_SIZE => *u64_out = info.mapping.1,
+            P::CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR => *u64_out = info.mapping.0,
+            P::CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID => *u64_out = info.block_id,
+            P::CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE => *u32_out = 0,
+            // Not localized to a locality domain.
+            P::CU_POINTER_ATTRIBUTE_LOCALITY_DOMAIN_ORDINAL => *(data as *mut i32) = -1,
+            // P2P tokens need the nv-p2p kernel interface, which no CPU device has.
             _ => return Err(INVALID_VALUE),
         }
     }
@@ -350,9 +509,10 @@ pub(crate) unsafe fn pointer_get_attribute(
         return Err(INVALID_VALUE);
     }
     context::active()?;
-    let kind = classify(ptr).ok_or(INVALID_VALUE)?;
+    // A pointer no CUDA API allocated, mapped or registered.
+    let info = classify(ptr).ok_or(INVALID_VALUE)?;
     // SAFETY: checked non-null.
-    unsafe { write_attribute(data, attribute, ptr, &kind) }
+    unsafe { write_attribute(data, attribute, ptr, &info) }
 }
 
 pub(crate) unsafe fn pointer_get_attributes(
@@ -365,40 +525,27 @@ pub(crate) unsafe fn pointer_get_attributes(
         return Err(INVALID_VALUE);
     }
     context::active()?;
-    let kind = classify(ptr);
+    let info = classify(ptr);
     for i in 0..count as usize {
         // SAFETY: both arrays hold `count` elements (API contract).
         let (attr, slot) = unsafe { (*attributes.add(i), *data.add(i)) };
         if slot.is_null() {
             continue;
         }
-        match &kind {
-            // SAFETY: `slot` non-null, typed per the attribute.
-            Some(k) => {
-                if unsafe { write_attribute(slot, attr, ptr, k) }.is_err() {
-                    // Not applicable to this pointer: the real driver leaves a zero/NULL.
-                    // SAFETY: every attribute's storage is at least 4 bytes.
-                    unsafe { *(slot as *mut u32) = 0 };
-                }
-            }
-            // An unknown pointer is not an error here: memory type 0 (unregistered host).
+        // An unknown pointer is not an error here: every attribute gets its NULL value, and
+        // so does one that does not apply to this pointer.
+        // SAFETY: `slot` is non-null and holds the attribute's type, `attribute_width` bytes.
+        let applies = info
+            .as_ref()
+            .is_some_and(|k| unsafe { write_attribute(slot, attr, ptr, k) }.is_ok());
+        if !applies {
             // SAFETY: as above.
-            None => unsafe {
-                match attr {
-                    CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => {
-                        *(slot as *mut i32) = -2
-                    }
-                    CUpointer_attribute::CU_POINTER_ATTRIBUTE_CONTEXT
-                    | CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_POINTER
-                    | CUpointer_attribute::CU_POINTER_ATTRIBUTE_HOST_POINTER
-                    | CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
-                    | CUpointer_attribute::CU_POINTER_ATTRIBUTE_BUFFER_ID
-                    | CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE => {
-                        *(slot as *mut u64) = 0
-                    }
-                    _ => *(slot as *mut u32) = 0,
-                }
-            },
+            unsafe { std::ptr::write_bytes(slot as *mut u8, 0, attribute_width(attr)) };
+            if info.is_none() && attr == CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL {
+                // cudaPointerGetAttributes reports device -2 for memory CUDA does not know.
+                // SAFETY: as above (an int).
+                unsafe { *(slot as *mut i32) = -2 };
+            }
         }
     }
     Ok(())

@@ -28,6 +28,13 @@ pub struct Function {
     /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (raised by cudaFuncSetAttribute).
     pub max_dynamic_shared: AtomicI32,
     pub carveout: AtomicI32,
+    /// `cuFuncSetCacheConfig` / `cuKernelSetCacheConfig` (a `CUfunc_cache`).
+    pub cache_config: AtomicI32,
+    /// CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH (0: none).
+    pub cluster_dims: [AtomicI32; 3],
+    pub non_portable_cluster: AtomicI32,
+    pub cluster_scheduling: AtomicI32,
+    pub shared_memory_mode: AtomicI32,
 }
 
 /// A `CUkernel`: a library's kernel; launching it launches its function.
@@ -44,6 +51,10 @@ pub struct Library {
 /// Why an image did not load, mapped to a CUresult once.
 enum LoadFailure {
     Image(FatbinError),
+    /// A bare cubin (ELF with SASS): nothing to run here.
+    Cubin {
+        device_sm: u32,
+    },
     Ptx(engine::LoadError),
     Unsupported(String),
 }
@@ -51,7 +62,9 @@ enum LoadFailure {
 impl LoadFailure {
     fn code(&self) -> CUresult {
         match self {
-            LoadFailure::Image(FatbinError::NoPtx { .. }) => CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU,
+            LoadFailure::Image(FatbinError::NoPtx { .. }) | LoadFailure::Cubin { .. } => {
+                CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU
+            }
             LoadFailure::Image(_) => CUresult::CUDA_ERROR_INVALID_IMAGE,
             LoadFailure::Ptx(e) => match e.kind {
                 engine::LoadErrorKind::UnsupportedVersion => {
@@ -66,6 +79,12 @@ impl LoadFailure {
     fn message(&self) -> String {
         match self {
             LoadFailure::Image(e) => e.to_string(),
+            LoadFailure::Cubin { device_sm } => format!(
+                "the image is a cubin (ELF with SASS only) and libcuda-shim runs PTX only: load \
+                 the PTX instead (`nvcc -ptx`), or rebuild with \
+                 `-gencode arch=compute_XX,code=compute_XX` for an XX <= {device_sm} \
+                 (e.g. `-gencode arch=compute_80,code=compute_80`)"
+            ),
             LoadFailure::Ptx(e) => e.to_string(),
             LoadFailure::Unsupported(m) => m.clone(),
         }
@@ -128,11 +147,8 @@ unsafe fn image_ptx(image: *const c_void) -> Result<(String, u32, String), LoadF
         fatbin::FATBIN_MAGIC => {
             from_fatbin(unsafe { fatbin_at(image) }.map_err(LoadFailure::Image)?)
         }
-        0x464c457f => Err(LoadFailure::Image(FatbinError::NoPtx {
-            sass: vec![],
-            ptx: vec![],
-            device_sm: sm,
-        })),
+        // "\x7fELF": a cubin.
+        0x464c457f => Err(LoadFailure::Cubin { device_sm: sm }),
         _ => {
             // SAFETY: anything else must be NUL-terminated PTX text (the API's contract).
             let text = unsafe { CStr::from_ptr(image as *const c_char) };
@@ -149,11 +165,13 @@ unsafe fn image_ptx(image: *const c_void) -> Result<(String, u32, String), LoadF
 /// Loads an image into a registered module; reports failures on stderr.
 unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Module>, usize)> {
     // SAFETY: forwarded contract.
+    let started = std::time::Instant::now();
     let result = unsafe { image_ptx(image) }.and_then(|(ptx, sm, name)| {
         engine::Module::load(&ptx, &name)
             .map(|m| (m, sm))
             .map_err(LoadFailure::Ptx)
     });
+    log.wall_ms = started.elapsed().as_secs_f32() * 1000.0;
     match result {
         Ok((engine, ptx_sm)) => {
             log.info = format!(
@@ -177,11 +195,30 @@ unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Mo
     }
 }
 
-/// The JIT log buffers of cuModuleLoadDataEx / cuLibraryLoadData.
+/// The JIT log buffers of cuModuleLoadDataEx / cuLibraryLoadData, and the load's wall time.
 #[derive(Default)]
 struct JitLog {
     error: String,
     info: String,
+    wall_ms: f32,
+}
+
+/// Checks JIT options as the driver does before loading: each must be one `cuda.h` defines.
+/// Their values are accepted whatever they ask (targets, optimisation levels, cache modes,
+/// verbosity): PTX is interpreted, not compiled, so none changes what runs.
+unsafe fn check_jit_options(n: c_uint, options: *mut CUjit_option) -> CuResult {
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: `options` holds `n` entries (API contract; null was refused before).
+    let opts = unsafe { std::slice::from_raw_parts(options, n as usize) };
+    if opts
+        .iter()
+        .any(|o| o.0 >= CUjit_option::CU_JIT_NUM_OPTIONS.0)
+    {
+        return Err(INVALID_VALUE);
+    }
+    Ok(())
 }
 
 /// Writes the logs into the option buffers and the sizes back, as the driver does.
@@ -231,7 +268,8 @@ unsafe fn write_jit_log(
             .iter()
             .position(|&o| o == CUjit_option::CU_JIT_WALL_TIME)
         {
-            *(&mut vals[i] as *mut *mut c_void as *mut f32) = 0.0;
+            // The option's value slot itself holds the float (milliseconds).
+            *(&mut vals[i] as *mut *mut c_void as *mut f32) = log.wall_ms;
         }
     }
 }
@@ -246,6 +284,8 @@ unsafe fn load_with_options(
     if module.is_null() || image.is_null() || (n > 0 && (options.is_null() || values.is_null())) {
         return Err(INVALID_VALUE);
     }
+    // SAFETY: forwarded contract.
+    unsafe { check_jit_options(n, options) }?;
     context::active()?;
     let mut log = JitLog::default();
     // SAFETY: forwarded contract.
@@ -279,14 +319,20 @@ pub(crate) unsafe fn load_file(module: *mut CUmodule, fname: *const c_char) -> C
         return Err(INVALID_VALUE);
     }
     context::active()?;
-    // SAFETY: checked non-null; a NUL-terminated path.
+    let data = read_image_file(fname)?;
+    // SAFETY: `data` is a NUL-terminated copy of the file, alive during the load.
+    unsafe { load_data(module, data.as_ptr() as *const c_void) }
+}
+
+/// The file a path names (PTX text, a fatbin or a cubin), NUL-terminated for PTX.
+fn read_image_file(fname: *const c_char) -> CuResult<Vec<u8>> {
+    // SAFETY: checked non-null by the callers; a NUL-terminated path.
     let path = unsafe { CStr::from_ptr(fname) }
         .to_string_lossy()
         .into_owned();
     let mut data = std::fs::read(&path).map_err(|_| CUresult::CUDA_ERROR_FILE_NOT_FOUND)?;
     data.push(0);
-    // SAFETY: `data` is a NUL-terminated copy of the file, alive during the load.
-    unsafe { load_data(module, data.as_ptr() as *const c_void) }
+    Ok(data)
 }
 
 /// Unregisters a module and every function handle into it.
@@ -335,6 +381,11 @@ pub(crate) fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
             (p.shared_per_block - kernel.static_shared_bytes as i32).max(0),
         ),
         carveout: AtomicI32::new(-1),
+        cache_config: AtomicI32::new(0),
+        cluster_dims: Default::default(),
+        non_portable_cluster: AtomicI32::new(0),
+        cluster_scheduling: AtomicI32::new(0),
+        shared_memory_mode: AtomicI32::new(0),
         name: CString::new(name).map_err(|_| NOT_FOUND)?,
         kernel,
     });
@@ -394,6 +445,34 @@ pub(crate) unsafe fn get_function_count(count: *mut c_uint, module: CUmodule) ->
     Ok(())
 }
 
+/// Writes up to `n` handles of `m`'s kernels, in module order, made by `handle`.
+unsafe fn enumerate<T>(
+    out: *mut *mut T,
+    n: c_uint,
+    m: &Arc<Module>,
+    handle: impl Fn(&str) -> CuResult<usize>,
+) -> CuResult {
+    if out.is_null() || n == 0 {
+        return Err(INVALID_VALUE);
+    }
+    for (i, k) in m.engine.kernels().iter().take(n as usize).enumerate() {
+        let h = handle(&k.name)?;
+        // SAFETY: the caller's buffer holds `n` handles.
+        unsafe { *out.add(i) = h as *mut T };
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn enumerate_functions(
+    functions: *mut CUfunction,
+    n: c_uint,
+    module: CUmodule,
+) -> CuResult {
+    let m = handles::module(module)?;
+    // SAFETY: forwarded contract.
+    unsafe { enumerate(functions, n, &m, |name| function_handle(&m, name)) }
+}
+
 // ---- Libraries.
 
 #[allow(clippy::too_many_arguments)]
@@ -415,6 +494,8 @@ pub(crate) unsafe fn library_load_data(
     {
         return Err(INVALID_VALUE);
     }
+    // SAFETY: forwarded contract.
+    unsafe { check_jit_options(num_jit_options, jit_options) }?;
     // A library is context-independent, but loading one needs an initialised device; the
     // real driver loads into the current context when there is one.
     let mut log = JitLog::default();
@@ -441,6 +522,52 @@ pub(crate) unsafe fn library_unload(library: CUlibrary) -> CuResult {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn library_load_from_file(
+    library: *mut CUlibrary,
+    file_name: *const c_char,
+    jit_options: *mut CUjit_option,
+    jit_values: *mut *mut c_void,
+    num_jit_options: c_uint,
+    lib_options: *mut CUlibraryOption,
+    lib_values: *mut *mut c_void,
+    num_lib_options: c_uint,
+) -> CuResult {
+    if library.is_null() || file_name.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let data = read_image_file(file_name)?;
+    // SAFETY: `data` is a NUL-terminated copy of the file, alive during the load; the rest is
+    // the caller's contract.
+    unsafe {
+        library_load_data(
+            library,
+            data.as_ptr() as *const c_void,
+            jit_options,
+            jit_values,
+            num_jit_options,
+            lib_options,
+            lib_values,
+            num_lib_options,
+        )
+    }
+}
+
+/// The `CUkernel` handle of `name` in `lib` (created once).
+fn kernel_handle(lib: &Library, name: &str) -> CuResult<usize> {
+    let mut kernels = lib.kernels.lock();
+    Ok(match kernels.get(name) {
+        Some(&h) => h,
+        None => {
+            let fh = function_handle(&lib.module, name)?;
+            let function = handles::function(fh as *mut c_void)?;
+            let h = handles::insert(Object::Kernel(Arc::new(Kernel { function })));
+            kernels.insert(name.to_string(), h);
+            h
+        }
+    })
+}
+
 pub(crate) unsafe fn library_get_kernel(
     kernel: *mut CUkernel,
     library: CUlibrary,
@@ -450,20 +577,31 @@ pub(crate) unsafe fn library_get_kernel(
         return Err(INVALID_VALUE);
     }
     let lib = handles::library(library)?;
-    let name = c_name(name)?;
-    let mut kernels = lib.kernels.lock();
-    let h = match kernels.get(name) {
-        Some(&h) => h,
-        None => {
-            let fh = function_handle(&lib.module, name)?;
-            let function = handles::function(fh as *mut c_void)?;
-            let h = handles::insert(Object::Kernel(Arc::new(Kernel { function })));
-            kernels.insert(name.to_string(), h);
-            h
-        }
-    };
+    let h = kernel_handle(&lib, c_name(name)?)?;
     // SAFETY: checked non-null.
     unsafe { *kernel = h as CUkernel };
+    Ok(())
+}
+
+pub(crate) unsafe fn library_enumerate_kernels(
+    kernels: *mut CUkernel,
+    n: c_uint,
+    library: CUlibrary,
+) -> CuResult {
+    let lib = handles::library(library)?;
+    // SAFETY: forwarded contract.
+    unsafe { enumerate(kernels, n, &lib.module, |name| kernel_handle(&lib, name)) }
+}
+
+pub(crate) unsafe fn kernel_get_library(library: *mut CUlibrary, kernel: CUkernel) -> CuResult {
+    if library.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let f = handles::kernel(kernel)?;
+    let h = handles::find(|o| matches!(o, Object::Library(l) if Arc::ptr_eq(&l.module, &f.module)))
+        .ok_or(NOT_FOUND)?;
+    // SAFETY: checked non-null.
+    unsafe { *library = h as CUlibrary };
     Ok(())
 }
 
@@ -513,34 +651,48 @@ pub(crate) unsafe fn kernel_get_function(func: *mut CUfunction, kernel: CUkernel
     Ok(())
 }
 
+/// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: the device's limit, lowered by `.maxntid` and by
+/// the register file (whole warps of the function's registers that fit in a block's share).
+pub(crate) fn max_threads_per_block(f: &Function) -> u32 {
+    let p = profile::current();
+    let k = &f.kernel;
+    let by_regs = (p.regs_per_block as u32)
+        .checked_div(k.num_regs)
+        .map_or(p.max_threads_per_block as u32, |t| t / 32 * 32);
+    let mut v = (p.max_threads_per_block as u32).min(by_regs.max(32));
+    if k.max_threads_per_block > 0 {
+        v = v.min(k.max_threads_per_block);
+    }
+    v
+}
+
 fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
     use CUfunction_attribute as F;
     let p = profile::current();
     let k = &f.kernel;
+    let load = |a: &AtomicI32| a.load(Ordering::Acquire);
     Ok(match attrib {
-        F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => {
-            // Registers cap the block size: whole warps that fit in the register file.
-            let by_regs = (p.regs_per_block as u32)
-                .checked_div(k.num_regs)
-                .map_or(p.max_threads_per_block as u32, |t| t / 32 * 32);
-            let mut v = (p.max_threads_per_block as u32).min(by_regs.max(32));
-            if k.max_threads_per_block > 0 {
-                v = v.min(k.max_threads_per_block);
-            }
-            v as c_int
-        }
+        F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => max_threads_per_block(f) as c_int,
         F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => k.static_shared_bytes as c_int,
+        // `.const` variables are module globals here, not per-function constant banks.
         F::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES => 0,
         F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES => k.local_bytes_per_thread as c_int,
         F::CU_FUNC_ATTRIBUTE_NUM_REGS => k.num_regs as c_int,
+        // The virtual architecture of the PTX (80 for compute_80), as real drivers report it.
         F::CU_FUNC_ATTRIBUTE_PTX_VERSION => f.module.ptx_sm as c_int,
+        // The PTX is "compiled" for the device itself.
         F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => p.sm() as c_int,
         F::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA => 0,
-        F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
-            f.max_dynamic_shared.load(Ordering::Acquire)
-        }
-        F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => f.carveout.load(Ordering::Acquire),
-        a if a.0 < F::CU_FUNC_ATTRIBUTE_MAX.0 => 0,
+        F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => load(&f.max_dynamic_shared),
+        F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => load(&f.carveout),
+        F::CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET => 0,
+        F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH => load(&f.cluster_dims[0]),
+        F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT => load(&f.cluster_dims[1]),
+        F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH => load(&f.cluster_dims[2]),
+        F::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED => load(&f.non_portable_cluster),
+        F::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => load(&f.cluster_scheduling),
+        F::CU_FUNC_ATTRIBUTE_DEVICE_NODE_UPDATE_SUPPORTED => 0,
+        F::CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE => load(&f.shared_memory_mode),
         _ => return Err(INVALID_VALUE),
     })
 }
@@ -548,27 +700,55 @@ fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
 fn set_attribute(f: &Function, attrib: CUfunction_attribute, value: c_int) -> CuResult {
     use CUfunction_attribute as F;
     let p = profile::current();
+    let store = |a: &AtomicI32| a.store(value, Ordering::Release);
     match attrib {
         F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+            // Up to the opt-in limit less the function's static shared memory.
             if value < 0
                 || value as i64 + f.kernel.static_shared_bytes as i64
                     > p.shared_per_block_optin as i64
             {
                 return Err(INVALID_VALUE);
             }
-            f.max_dynamic_shared.store(value, Ordering::Release);
+            store(&f.max_dynamic_shared);
         }
         F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => {
             if !(-1..=100).contains(&value) {
                 return Err(INVALID_VALUE);
             }
-            f.carveout.store(value, Ordering::Release);
+            store(&f.carveout);
         }
         F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH
         | F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
-        | F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH
-        | F::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-        | F::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => {}
+        | F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH => {
+            // All zero or all positive is checked at launch, as the driver does.
+            if value < 0 || p.cc_major < 9 {
+                return Err(INVALID_VALUE);
+            }
+            store(
+                &f.cluster_dims
+                    [(attrib.0 - F::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH.0) as usize],
+            );
+        }
+        F::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED => {
+            if !(0..=1).contains(&value) || p.cc_major < 9 {
+                return Err(INVALID_VALUE);
+            }
+            store(&f.non_portable_cluster);
+        }
+        F::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => {
+            if !(0..=3).contains(&value) {
+                return Err(INVALID_VALUE);
+            }
+            store(&f.cluster_scheduling);
+        }
+        F::CU_FUNC_ATTRIBUTE_SHARED_MEMORY_MODE => {
+            if !(0..=4).contains(&value) {
+                return Err(INVALID_VALUE);
+            }
+            store(&f.shared_memory_mode);
+        }
+        // The others are read-only.
         _ => return Err(INVALID_VALUE),
     }
     Ok(())
@@ -606,10 +786,11 @@ pub(crate) unsafe fn kernel_set_cache_config(
     dev: CUdevice,
 ) -> CuResult {
     device::check(dev)?;
-    handles::kernel(kernel)?;
+    let f = handles::kernel(kernel)?;
     if config.0 > 3 {
         return Err(INVALID_VALUE);
     }
+    f.cache_config.store(config.0 as i32, Ordering::Release);
     Ok(())
 }
 
@@ -691,10 +872,12 @@ pub(crate) unsafe fn func_set_attribute(
 }
 
 pub(crate) unsafe fn func_set_cache_config(func: CUfunction, config: CUfunc_cache) -> CuResult {
-    handles::function(func)?;
+    let f = handles::function(func)?;
     if config.0 > 3 {
         return Err(INVALID_VALUE);
     }
+    // A preference that the occupancy calculation honours (when no carveout is set).
+    f.cache_config.store(config.0 as i32, Ordering::Release);
     Ok(())
 }
 

@@ -92,6 +92,7 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
     let used = p.used.fetch_add(bytesize as u64, Ordering::AcqRel) + bytesize as u64;
     p.used_high.fetch_max(used, Ordering::AcqRel);
     ALLOCATIONS.lock().insert(a, (p, bytesize as u64));
+    memory::new_buffer(a, &t.ctx);
     // SAFETY: checked non-null.
     unsafe { *dptr = a };
     Ok(())
@@ -118,6 +119,8 @@ pub(crate) unsafe fn free_async(dptr: CUdeviceptr, s: CUstream) -> CuResult {
     let t = stream::target(s)?;
     crate::capture::refuse(&t)?;
     let (p, size) = ALLOCATIONS.lock().remove(&dptr).ok_or(INVALID_VALUE)?;
+    // From here the pointer is no longer a pool allocation (its attributes are undefined).
+    memory::forget_buffer(dptr);
     stream::submit(
         &t,
         Vec::new(),
@@ -127,6 +130,14 @@ pub(crate) unsafe fn free_async(dptr: CUdeviceptr, s: CUstream) -> CuResult {
         }),
     );
     Ok(())
+}
+
+/// The handle of the pool `base` was allocated from (CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE).
+pub(crate) fn pool_of(base: u64) -> Option<usize> {
+    ALLOCATIONS
+        .lock()
+        .get(&base)
+        .map(|(p, _)| Arc::as_ptr(p) as usize)
 }
 
 /// cuMemFree of a pool allocation: the pool's accounting follows.

@@ -15,6 +15,8 @@ pub struct Profile {
     pub cc_major: i32,
     pub cc_minor: i32,
     pub sm_count: i32,
+    /// Graphics processing clusters: a thread-block cluster runs on the SMs of one GPC.
+    pub gpc_count: i32,
     /// Device memory in bytes (`cuDeviceTotalMem`).
     pub total_mem: u64,
     pub clock_khz: i32,
@@ -50,6 +52,7 @@ pub static PROFILES: [Profile; 3] = [
         cc_major: 9,
         cc_minor: 0,
         sm_count: 132,
+        gpc_count: 8,
         total_mem: 80 << 30,
         clock_khz: 1_980_000,
         mem_clock_khz: 2_619_000,
@@ -78,6 +81,7 @@ pub static PROFILES: [Profile; 3] = [
         cc_major: 8,
         cc_minor: 0,
         sm_count: 108,
+        gpc_count: 8,
         total_mem: 40 << 30,
         clock_khz: 1_410_000,
         mem_clock_khz: 1_215_000,
@@ -106,6 +110,7 @@ pub static PROFILES: [Profile; 3] = [
         cc_major: 10,
         cc_minor: 0,
         sm_count: 148,
+        gpc_count: 8,
         total_mem: 180 << 30,
         clock_khz: 1_965_000,
         mem_clock_khz: 3_996_000,
@@ -252,9 +257,11 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES => 0,
             A::CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => 0,
-            A::CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 0,
-            A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED
-            | A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED
+            // cuMemAddressReserve/cuMemCreate/cuMemMap work, and physical allocations export
+            // as POSIX file descriptors (memfds).
+            A::CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1,
+            A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED => 1,
+            A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED
             | A::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR => self.max_blocks_per_sm,
             A::CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED => 0,

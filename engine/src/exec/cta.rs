@@ -31,6 +31,88 @@ pub struct Cta<'a> {
     /// Set after many rounds without progress: `mbarrier.try_wait` returns False instead of
     /// suspending (the ISA's system-dependent time limit).
     pub expire_waits: bool,
+    /// Global allocations recently hit by this host thread during the launch (see [`GCache`]).
+    pub gcache: &'a mut GCache,
+}
+
+/// The last few global allocations a host thread's accesses hit, `[lo, hi)`, so that most
+/// accesses are checked without taking the allocation map's lock. Several entries, because a
+/// kernel typically streams through a few buffers at once (saxpy reads `x` and `y`): with one
+/// entry every access of such a loop would miss. It lives for one launch on one worker thread
+/// (allocations do not change during a launch except by device `free`, which bumps
+/// [`super::sys::heap_generation`]; the cache is dropped at the next CTA when that moved).
+#[derive(Clone, Copy, Debug)]
+pub struct GCache {
+    ent: [(u64, u64); 4],
+    next: usize,
+    pub generation: u64,
+}
+
+impl Default for GCache {
+    fn default() -> Self {
+        GCache::new(0)
+    }
+}
+
+impl GCache {
+    /// An empty cache (`(1, 0)` contains no range).
+    pub fn new(generation: u64) -> Self {
+        GCache {
+            ent: [(1, 0); 4],
+            next: 0,
+            generation,
+        }
+    }
+
+    /// True when `[lo, end)` lies inside one allocation (looked up in the map on a miss).
+    #[inline]
+    pub fn check(&mut self, lo: u64, end: u64) -> bool {
+        if self.ent.iter().any(|&(a, b)| lo >= a && end <= b) {
+            return true;
+        }
+        match mem::find(lo) {
+            Some(a) if end <= a.base + a.size => {
+                self.ent[self.next] = (a.base, a.base + a.size);
+                self.next = (self.next + 1) % self.ent.len();
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Where a whole warp's access lands once every active lane passed the checks of
+/// [`Cta::resolve`] at once: lane `l`'s host pointer is [`Place::ptr`].
+#[derive(Clone, Copy, Debug)]
+pub enum Place {
+    /// Device memory: the address is the host address.
+    Global,
+    /// Shared memory, the parameter block or local memory: `base + (addr - sub) + l * stride`
+    /// (`stride` is the bytes of local memory per thread, 0 otherwise).
+    Buf {
+        base: *mut u8,
+        sub: u64,
+        stride: usize,
+    },
+}
+
+impl Place {
+    /// Host pointer of lane `l`'s access at `addr`.
+    #[inline(always)]
+    pub fn ptr(self, addr: u64, l: usize) -> *mut u8 {
+        match self {
+            Place::Global => addr as *mut u8,
+            Place::Buf { base, sub, stride } => {
+                base.wrapping_add(addr.wrapping_sub(sub) as usize + l * stride)
+            }
+        }
+    }
+
+    /// Whether the memory belongs to this CTA alone (shared, local, parameters), so that a
+    /// read-modify-write needs no host atomic: one host thread runs the whole CTA.
+    pub fn private(self) -> bool {
+        matches!(self, Place::Buf { .. })
+    }
 }
 
 /// Rounds without progress after which waits time out, and twice that, a deadlock is reported.
@@ -90,6 +172,26 @@ impl<'a> Cta<'a> {
             SReg::Zero => 0,
             SReg::One => 1,
         }) as u64
+    }
+
+    /// `%tid.{x,y,z}` (`dim` 0..3) of the warp's 32 lanes, counted up from lane 0 without a
+    /// division per lane.
+    pub fn tid_lanes(&self, warp: u32, dim: usize) -> Lanes {
+        let mut t = self.tid(warp, 0);
+        let mut o = [0; 32];
+        for v in o.iter_mut() {
+            *v = t[dim] as u64;
+            t[0] += 1;
+            if t[0] == self.ntid[0] {
+                t[0] = 0;
+                t[1] += 1;
+                if t[1] == self.ntid[1] {
+                    t[1] = 0;
+                    t[2] += 1;
+                }
+            }
+        }
+        o
     }
 
     pub fn tid_pub(&self, warp: u32, lane: u32) -> [u32; 3] {
@@ -162,19 +264,7 @@ impl<'a> Cta<'a> {
         let end = addr.checked_add(len);
         let ok = match (space, end) {
             (_, None) => None,
-            (MSpace::Global, Some(end)) => {
-                if addr >= warp.cache.0 && end <= warp.cache.1 {
-                    Some(addr as *mut u8)
-                } else {
-                    match mem::find(addr) {
-                        Some(a) if end <= a.base + a.size => {
-                            warp.cache = (a.base, a.base + a.size);
-                            Some(addr as *mut u8)
-                        }
-                        _ => None,
-                    }
-                }
-            }
+            (MSpace::Global, Some(end)) => self.gcache.check(addr, end).then_some(addr as *mut u8),
             (MSpace::Shared, Some(end)) => (end <= self.shared.len() as u64)
                 // SAFETY: addr < shared.len() checked just above.
                 .then(|| unsafe { self.shared.as_mut_ptr().add(addr as usize) }),
@@ -209,6 +299,87 @@ impl<'a> Cta<'a> {
                 ),
             }
         })
+    }
+
+    /// Checks a whole warp's access at once: when the active lanes' addresses (`addrs`, lanes
+    /// `em`, at least one) are all aligned for `len` bytes, all in one space and, from the
+    /// lowest to the highest plus `len`, inside one allocation or window, every lane's
+    /// [`Cta::resolve`] would succeed with [`Place::ptr`]. None when that cannot be shown at
+    /// once: the caller then resolves lane by lane, which reports the first bad lane exactly.
+    #[inline]
+    pub fn place_warp(
+        &mut self,
+        warp_id: u32,
+        space: MSpace,
+        addrs: &Lanes,
+        em: u32,
+        len: u64,
+        write: bool,
+    ) -> Option<Place> {
+        let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
+        if em == FULL {
+            // Branch-free over all lanes: the compiler vectorizes this.
+            for &a in addrs {
+                lo = lo.min(a);
+                hi = hi.max(a);
+                or |= a;
+            }
+        } else {
+            let mut m = em;
+            while m != 0 {
+                let a = addrs[m.trailing_zeros() as usize];
+                m &= m - 1;
+                lo = lo.min(a);
+                hi = hi.max(a);
+                or |= a;
+            }
+        }
+        let align = len.min(16).next_power_of_two();
+        if or & (align - 1) != 0 {
+            return None;
+        }
+        // Generic addresses: every lane in the same window (the window is decided by the
+        // address alone, as in `resolve`), or every lane below both windows (global).
+        let (space, sub) = match space {
+            MSpace::Generic => {
+                if lo >= SHARED_WINDOW && hi < SHARED_WINDOW + WINDOW_SIZE {
+                    (MSpace::Shared, SHARED_WINDOW)
+                } else if lo >= LOCAL_WINDOW && hi < LOCAL_WINDOW + WINDOW_SIZE {
+                    (MSpace::Local, LOCAL_WINDOW)
+                } else if hi < SHARED_WINDOW {
+                    (MSpace::Global, 0)
+                } else {
+                    return None;
+                }
+            }
+            s => (s, 0),
+        };
+        // In-space offsets of the lowest and highest access, and the end of the highest.
+        let (lo, hi) = (lo - sub, hi - sub);
+        let end = hi.checked_add(len)?;
+        match space {
+            MSpace::Global => self.gcache.check(lo, end).then_some(Place::Global),
+            MSpace::Shared => (end <= self.shared.len() as u64).then_some(Place::Buf {
+                base: self.shared.as_mut_ptr(),
+                sub,
+                stride: 0,
+            }),
+            MSpace::Local => (end <= self.local_bytes as u64).then(|| Place::Buf {
+                // Lane l's area starts at (warp * 32 + l) * local_bytes.
+                base: self
+                    .local
+                    .as_mut_ptr()
+                    .wrapping_add(warp_id as usize * 32 * self.local_bytes),
+                sub,
+                stride: self.local_bytes,
+            }),
+            MSpace::KParam => (!write && end <= self.params.len() as u64).then_some(Place::Buf {
+                base: self.params.as_ptr() as *mut u8,
+                sub,
+                stride: 0,
+            }),
+            MSpace::Generic => None,
+        }
     }
 
     /// `n` bytes of lane `l`'s local memory at `off` (offsets come from lowering, inside the
@@ -405,7 +576,6 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
                     rpc: prog.exit,
                     park: NO_PARK,
                 }],
-                cache: (1, 0),
                 calls: Vec::new(),
                 saved: Vec::new(),
                 saved_local: Vec::new(),

@@ -81,6 +81,8 @@ impl Job {
                 0
             };
         let mut count = 0;
+        // This thread's allocation cache for the launch (see `cta::GCache`).
+        let mut gcache = cta::GCache::default();
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -100,6 +102,10 @@ impl Job {
             scratch
                 .local
                 .resize(local_bytes * nthreads.div_ceil(32) * 32, 0);
+            let generation = sys::heap_generation();
+            if gcache.generation != generation {
+                gcache = cta::GCache::new(generation);
+            }
             let r = catch_unwind(AssertUnwindSafe(|| {
                 let mut c = cta::Cta {
                     prog,
@@ -117,6 +123,7 @@ impl Job {
                     thread_instructions: 0,
                     epoch: 0,
                     expire_waits: false,
+                    gcache: &mut gcache,
                 };
                 let r = cta::run_cta(&mut c, &mut scratch.regs);
                 (r, c.thread_instructions)

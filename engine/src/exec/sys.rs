@@ -20,6 +20,13 @@ static HEAP_SIZE: AtomicU64 = AtomicU64::new(8 << 20);
 /// Bytes currently allocated by device `malloc` (each block is its own device allocation).
 static HEAP_USED: Mutex<u64> = Mutex::new(0);
 static HEAP_BLOCKS: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
+/// Counts device `free`s: allocation caches of running launches drop what they hold when it
+/// moved (see `cta::GCache`).
+static HEAP_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+pub fn heap_generation() -> u64 {
+    HEAP_GENERATION.load(Ordering::Acquire)
+}
 
 pub fn set_printf_fifo_size(bytes: usize) {
     FIFO_SIZE.store(bytes as u64, Ordering::Relaxed);
@@ -205,6 +212,7 @@ fn free(p: u64) {
         let (_, size) = blocks.swap_remove(k);
         *HEAP_USED.lock() -= size;
         let _ = mem::free(p);
+        HEAP_GENERATION.fetch_add(1, Ordering::Release);
     }
 }
 

@@ -1,7 +1,7 @@
 //! The warp interpreter: one IR op at a time over the warp's active lanes, with the
 //! reconvergence stack driven by the immediate post-dominators computed at load.
 
-use super::cta::{Cta, Fault};
+use super::cta::{Cta, Fault, Place};
 use crate::ir::*;
 use crate::mem;
 use crate::softfloat as sf;
@@ -49,8 +49,6 @@ pub struct Warp {
     pub valid: u32,
     pub exited: u32,
     pub stack: Vec<Entry>,
-    /// The last global allocation hit, `[lo, hi)`: most accesses of a warp hit the same one.
-    pub cache: (u64, u64),
     pub calls: Vec<CallFrame>,
     pub saved: Vec<u64>,
     pub saved_local: Vec<u8>,
@@ -96,16 +94,56 @@ fn get(regs: &[u64], s: Src, lane: usize) -> u64 {
 
 #[inline(always)]
 fn write(regs: &mut [u64], d: Reg, o: &Lanes, mask: u32) {
-    let dst = &mut regs[d as usize * 32..d as usize * 32 + 32];
+    let dst = row_mut(regs, d);
     if mask == FULL {
-        dst.copy_from_slice(o);
+        *dst = *o;
     } else {
+        // A select per lane rather than a branch: vectorizes.
         for (l, v) in dst.iter_mut().enumerate() {
-            if mask >> l & 1 != 0 {
-                *v = o[l];
-            }
+            *v = if mask >> l & 1 != 0 { o[l] } else { *v };
         }
     }
+}
+
+/// For an op writing every lane of `d` from sources `srcs`: `d`'s row (mutable) and the
+/// sources' rows in place (immediates spread into `tmps`), so the lane function reads and
+/// writes the register file with no copy. None when `d` is also a source: a `&mut` row may not
+/// alias a `&` one, so the caller computes into a temporary instead.
+#[inline(always)]
+fn split<'a, const N: usize>(
+    regs: &'a mut [u64],
+    d: Reg,
+    srcs: [Src; N],
+    tmps: &'a mut [Lanes; N],
+) -> Option<(&'a mut Lanes, [&'a Lanes; N])> {
+    if srcs.contains(&Src::Reg(d)) {
+        return None;
+    }
+    let len = regs.len();
+    let di = d as usize * 32;
+    assert!(di + 32 <= len);
+    let p = regs.as_mut_ptr();
+    let mut t = tmps.iter_mut();
+    let ins = srcs.map(|s| -> &'a Lanes {
+        let t = t.next().unwrap();
+        match s {
+            Src::Reg(r) => {
+                let i = r as usize * 32;
+                assert!(i + 32 <= len);
+                // SAFETY: row r is inside `regs` (asserted) and is not row d, the only one
+                // handed out mutably; all pointers derive from the one `as_mut_ptr`.
+                unsafe { &*(p.add(i) as *const Lanes) }
+            }
+            Src::Imm(v) => {
+                *t = [v; 32];
+                t
+            }
+        }
+    });
+    // SAFETY: row d is inside `regs` (asserted) and aliases none of the source rows (checked
+    // above) nor the temporaries.
+    let o = unsafe { &mut *(p.add(di) as *mut Lanes) };
+    Some((o, ins))
 }
 
 fn ftz32(a: &mut Lanes) {
@@ -122,6 +160,165 @@ fn sat32(a: &mut Lanes) {
         // NaN saturates to +0.
         let y = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
         *v = y.to_bits() as u64;
+    }
+}
+
+/// Register `r`'s 32 lanes.
+#[inline(always)]
+fn row(regs: &[u64], r: Reg) -> &Lanes {
+    let i = r as usize * 32;
+    regs[i..i + 32].try_into().unwrap()
+}
+
+#[inline(always)]
+fn row_mut(regs: &mut [u64], r: Reg) -> &mut Lanes {
+    let i = r as usize * 32;
+    (&mut regs[i..i + 32]).try_into().unwrap()
+}
+
+/// Operand `s` as lanes without copying a register: its row in place, or the immediate spread
+/// into `tmp`.
+#[inline(always)]
+fn opnd<'a>(regs: &'a [u64], s: Src, tmp: &'a mut Lanes) -> &'a Lanes {
+    match s {
+        Src::Reg(r) => row(regs, r),
+        Src::Imm(v) => {
+            *tmp = [v; 32];
+            tmp
+        }
+    }
+}
+
+/// Every lane's address of an access (inactive lanes too: they are never used).
+#[inline(always)]
+fn lane_addrs(regs: &[u64], addr: Addr) -> Lanes {
+    let off = addr.off as u64;
+    match addr.base {
+        Some(r) => {
+            let b = row(regs, r);
+            let mut a = [0; 32];
+            for l in 0..32 {
+                a[l] = b[l].wrapping_add(off);
+            }
+            a
+        }
+        None => [off; 32],
+    }
+}
+
+/// Whether the 32 accesses of `size` bytes at `addrs` are back to back from lane 0 up.
+#[inline(always)]
+fn contiguous(addrs: &Lanes, size: u64) -> bool {
+    let mut ok = true;
+    for (l, &a) in addrs.iter().enumerate() {
+        ok &= a == addrs[0].wrapping_add(l as u64 * size);
+    }
+    ok
+}
+
+/// Loads element `koff` bytes into each active lane's access into `dst`, widened as `ld` does.
+/// A full warp reading consecutive elements (a coalesced access) is one widening copy.
+///
+/// # Safety
+/// Every active lane's access must be valid for reading (as `Cta::place_warp` checks).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn ld_lanes(
+    dst: &mut Lanes,
+    pl: Place,
+    addrs: &Lanes,
+    em: u32,
+    koff: usize,
+    size: u8,
+    sext: bool,
+) {
+    #[inline(always)]
+    unsafe fn go<T: Copy>(
+        dst: &mut Lanes,
+        pl: Place,
+        addrs: &Lanes,
+        em: u32,
+        koff: usize,
+        conv: impl Fn(T) -> u64,
+    ) {
+        let flat = matches!(pl, Place::Global | Place::Buf { stride: 0, .. });
+        // SAFETY (all three loops): the caller guarantees each active lane's pointer; in the
+        // contiguous case lane l's pointer is lane 0's plus l elements.
+        if em == FULL && flat && contiguous(addrs, std::mem::size_of::<T>() as u64) {
+            let p = pl.ptr(addrs[0], 0).wrapping_add(koff) as *const T;
+            for (l, v) in dst.iter_mut().enumerate() {
+                *v = conv(unsafe { p.add(l).read_unaligned() });
+            }
+        } else if em == FULL {
+            for (l, v) in dst.iter_mut().enumerate() {
+                let p = pl.ptr(addrs[l], l).wrapping_add(koff) as *const T;
+                *v = conv(unsafe { p.read_unaligned() });
+            }
+        } else {
+            for l in lanes(em) {
+                let p = pl.ptr(addrs[l], l).wrapping_add(koff) as *const T;
+                dst[l] = conv(unsafe { p.read_unaligned() });
+            }
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match (size, sext) {
+            (1, false) => go(dst, pl, addrs, em, koff, |v: u8| v as u64),
+            (1, true) => go(dst, pl, addrs, em, koff, |v: i8| v as i64 as u64),
+            (2, false) => go(dst, pl, addrs, em, koff, |v: u16| v as u64),
+            (2, true) => go(dst, pl, addrs, em, koff, |v: i16| v as i64 as u64),
+            (4, false) => go(dst, pl, addrs, em, koff, |v: u32| v as u64),
+            (4, true) => go(dst, pl, addrs, em, koff, |v: i32| v as i64 as u64),
+            _ => go(dst, pl, addrs, em, koff, |v: u64| v),
+        }
+    }
+}
+
+/// Stores the low `size` bytes of each active lane of `v` at its access plus `koff` bytes, in
+/// lane order; a full warp writing consecutive elements is one narrowing copy.
+///
+/// # Safety
+/// Every active lane's access must be valid for writing (as `Cta::place_warp` checks).
+#[inline(always)]
+unsafe fn st_lanes(v: &Lanes, pl: Place, addrs: &Lanes, em: u32, koff: usize, size: u8) {
+    #[inline(always)]
+    unsafe fn go<T: Copy>(
+        v: &Lanes,
+        pl: Place,
+        addrs: &Lanes,
+        em: u32,
+        koff: usize,
+        conv: impl Fn(u64) -> T,
+    ) {
+        let flat = matches!(pl, Place::Global | Place::Buf { stride: 0, .. });
+        // SAFETY (all three loops): as in ld_lanes. Lanes are written in ascending order, so
+        // when two lanes hit the same address the higher one wins, as per lane.
+        if em == FULL && flat && contiguous(addrs, std::mem::size_of::<T>() as u64) {
+            let p = pl.ptr(addrs[0], 0).wrapping_add(koff) as *mut T;
+            for (l, x) in v.iter().enumerate() {
+                unsafe { p.add(l).write_unaligned(conv(*x)) };
+            }
+        } else if em == FULL {
+            for (l, x) in v.iter().enumerate() {
+                let p = pl.ptr(addrs[l], l).wrapping_add(koff) as *mut T;
+                unsafe { p.write_unaligned(conv(*x)) };
+            }
+        } else {
+            for l in lanes(em) {
+                let p = pl.ptr(addrs[l], l).wrapping_add(koff) as *mut T;
+                unsafe { p.write_unaligned(conv(v[l])) };
+            }
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match size {
+            1 => go(v, pl, addrs, em, koff, |x| x as u8),
+            2 => go(v, pl, addrs, em, koff, |x| x as u16),
+            4 => go(v, pl, addrs, em, koff, |x| x as u32),
+            _ => go(v, pl, addrs, em, koff, |x| x),
+        }
     }
 }
 
@@ -185,50 +382,88 @@ impl Warp {
             }
             match &inst.op {
                 Op::Un { f, fl, d, a } => {
-                    let (mut x, mut o) = ([0; 32], [0; 32]);
-                    fetch(regs, *a, &mut x);
-                    if fl & FL_FTZ != 0 {
-                        ftz32(&mut x);
+                    let mut t = [[0; 32]; 1];
+                    match split(regs, *d, [*a], &mut t) {
+                        Some((o, [x])) if *fl == 0 && em == FULL => f(x, o),
+                        _ => {
+                            let (mut x, mut o) = ([0; 32], [0; 32]);
+                            fetch(regs, *a, &mut x);
+                            if fl & FL_FTZ != 0 {
+                                ftz32(&mut x);
+                            }
+                            f(&x, &mut o);
+                            self.post(*fl, &mut o);
+                            write(regs, *d, &o, em);
+                        }
                     }
-                    f(&x, &mut o);
-                    self.post(*fl, &mut o);
-                    write(regs, *d, &o, em);
                 }
                 Op::Bin { f, fl, d, a, b } => {
-                    let (mut x, mut y, mut o) = ([0; 32], [0; 32], [0; 32]);
-                    fetch(regs, *a, &mut x);
-                    fetch(regs, *b, &mut y);
-                    if fl & FL_FTZ != 0 {
-                        ftz32(&mut x);
-                        ftz32(&mut y);
+                    let mut t = [[0; 32]; 2];
+                    match split(regs, *d, [*a, *b], &mut t) {
+                        Some((o, [x, y])) if *fl == 0 && em == FULL => f(x, y, o),
+                        _ if *fl == 0 => {
+                            let mut o = [0; 32];
+                            let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                            f(opnd(regs, *a, &mut ta), opnd(regs, *b, &mut tb), &mut o);
+                            write(regs, *d, &o, em);
+                        }
+                        _ => {
+                            let (mut x, mut y, mut o) = ([0; 32], [0; 32], [0; 32]);
+                            fetch(regs, *a, &mut x);
+                            fetch(regs, *b, &mut y);
+                            if fl & FL_FTZ != 0 {
+                                ftz32(&mut x);
+                                ftz32(&mut y);
+                            }
+                            f(&x, &y, &mut o);
+                            self.post(*fl, &mut o);
+                            write(regs, *d, &o, em);
+                        }
                     }
-                    f(&x, &y, &mut o);
-                    self.post(*fl, &mut o);
-                    write(regs, *d, &o, em);
                 }
                 Op::Ter { f, fl, d, a, b, c } => {
-                    let (mut x, mut y, mut z, mut o) = ([0; 32], [0; 32], [0; 32], [0; 32]);
-                    fetch(regs, *a, &mut x);
-                    fetch(regs, *b, &mut y);
-                    fetch(regs, *c, &mut z);
-                    if fl & FL_FTZ != 0 {
-                        ftz32(&mut x);
-                        ftz32(&mut y);
-                        ftz32(&mut z);
+                    let mut t = [[0; 32]; 3];
+                    match split(regs, *d, [*a, *b, *c], &mut t) {
+                        Some((o, [x, y, z])) if *fl == 0 && em == FULL => f(x, y, z, o),
+                        _ if *fl == 0 => {
+                            let mut o = [0; 32];
+                            let (mut ta, mut tb, mut tc) = ([0; 32], [0; 32], [0; 32]);
+                            let (x, y) = (opnd(regs, *a, &mut ta), opnd(regs, *b, &mut tb));
+                            f(x, y, opnd(regs, *c, &mut tc), &mut o);
+                            write(regs, *d, &o, em);
+                        }
+                        _ => {
+                            let (mut x, mut y, mut z, mut o) =
+                                ([0; 32], [0; 32], [0; 32], [0; 32]);
+                            fetch(regs, *a, &mut x);
+                            fetch(regs, *b, &mut y);
+                            fetch(regs, *c, &mut z);
+                            if fl & FL_FTZ != 0 {
+                                ftz32(&mut x);
+                                ftz32(&mut y);
+                                ftz32(&mut z);
+                            }
+                            f(&x, &y, &z, &mut o);
+                            self.post(*fl, &mut o);
+                            write(regs, *d, &o, em);
+                        }
                     }
-                    f(&x, &y, &z, &mut o);
-                    self.post(*fl, &mut o);
-                    write(regs, *d, &o, em);
                 }
                 Op::Quad { f, d, a, b, c, e } => {
-                    let (mut x, mut y, mut z, mut w, mut o) =
-                        ([0; 32], [0; 32], [0; 32], [0; 32], [0; 32]);
-                    fetch(regs, *a, &mut x);
-                    fetch(regs, *b, &mut y);
-                    fetch(regs, *c, &mut z);
-                    fetch(regs, *e, &mut w);
-                    f(&x, &y, &z, &w, &mut o);
-                    write(regs, *d, &o, em);
+                    let mut t = [[0; 32]; 4];
+                    match split(regs, *d, [*a, *b, *c, *e], &mut t) {
+                        Some((o, [x, y, z, w])) if em == FULL => f(x, y, z, w, o),
+                        _ => {
+                            let (mut x, mut y, mut z, mut w, mut o) =
+                                ([0; 32], [0; 32], [0; 32], [0; 32], [0; 32]);
+                            fetch(regs, *a, &mut x);
+                            fetch(regs, *b, &mut y);
+                            fetch(regs, *c, &mut z);
+                            fetch(regs, *e, &mut w);
+                            f(&x, &y, &z, &w, &mut o);
+                            write(regs, *d, &o, em);
+                        }
+                    }
                 }
                 Op::Lane { f, cfg, d, a, b, c } => {
                     for l in lanes(em) {
@@ -245,14 +480,28 @@ impl Warp {
                     dn,
                     comb,
                 } => {
-                    let (mut x, mut y, mut o) = ([0; 32], [0; 32], [0; 32]);
-                    fetch(regs, *a, &mut x);
-                    fetch(regs, *b, &mut y);
-                    if fl & FL_FTZ != 0 {
-                        ftz32(&mut x);
-                        ftz32(&mut y);
+                    if let (Some(d), None, None, 0, FULL) = (d, dn, comb, *fl, em) {
+                        // The common `setp` with one destination, straight into it.
+                        let mut t = [[0; 32]; 2];
+                        if let Some((o, [x, y])) = split(regs, *d, [*a, *b], &mut t) {
+                            f(x, y, o);
+                            continue;
+                        }
                     }
-                    f(&x, &y, &mut o);
+                    let mut o = [0; 32];
+                    if *fl == 0 {
+                        let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                        f(opnd(regs, *a, &mut ta), opnd(regs, *b, &mut tb), &mut o);
+                    } else {
+                        let (mut x, mut y) = ([0; 32], [0; 32]);
+                        fetch(regs, *a, &mut x);
+                        fetch(regs, *b, &mut y);
+                        if fl & FL_FTZ != 0 {
+                            ftz32(&mut x);
+                            ftz32(&mut y);
+                        }
+                        f(&x, &y, &mut o);
+                    }
                     let mut on = [0u64; 32];
                     for l in 0..32 {
                         on[l] = o[l] ^ 1;
@@ -287,11 +536,33 @@ impl Warp {
                     sat,
                     ftz,
                 } => {
-                    let mut x = [0; 32];
-                    fetch(regs, *a, &mut x);
-                    for l in lanes(em) {
-                        regs[*d as usize * 32 + l] = cvt(x[l], *dst, *src, *rnd, *sat, *ftz);
+                    let mut tmp = [0; 32];
+                    let x = opnd(regs, *a, &mut tmp);
+                    let mut o = [0; 32];
+                    if !src.float() && !dst.float() && !*sat {
+                        // Integer to integer without saturation, as `cvt` computes it: extend
+                        // from the source width, then wrap to the destination width; shifts
+                        // fixed for the instruction, so the loop vectorizes.
+                        let (sb, db) = (64 - src.bits(), 64 - dst.bits());
+                        let (ss, ds) = (src.signed(), dst.signed());
+                        for (o, &v) in o.iter_mut().zip(x) {
+                            let v = if ss {
+                                ((v << sb) as i64 >> sb) as u64
+                            } else {
+                                (v << sb) >> sb
+                            };
+                            *o = if ds {
+                                ((v << db) as i64 >> db) as u64
+                            } else {
+                                (v << db) >> db
+                            };
+                        }
+                    } else {
+                        for l in lanes(em) {
+                            o[l] = cvt(x[l], *dst, *src, *rnd, *sat, *ftz);
+                        }
                     }
+                    write(regs, *d, &o, em);
                 }
                 Op::Carry {
                     op,
@@ -374,9 +645,28 @@ impl Warp {
                     }
                 }
                 Op::Sreg { d, s } => {
-                    for l in lanes(em) {
-                        regs[*d as usize * 32 + l] = cta.sreg(*s, self.id, l as u32);
+                    let mut o = [0; 32];
+                    match s {
+                        SReg::Tid(k) => o = cta.tid_lanes(self.id, *k as usize),
+                        // Per lane (the clocks are read once per lane, as before).
+                        SReg::Laneid
+                        | SReg::LanemaskEq
+                        | SReg::LanemaskLe
+                        | SReg::LanemaskLt
+                        | SReg::LanemaskGe
+                        | SReg::LanemaskGt
+                        | SReg::Clock
+                        | SReg::Clock64
+                        | SReg::ClockHi
+                        | SReg::Globaltimer => {
+                            for l in lanes(em) {
+                                o[l] = cta.sreg(*s, self.id, l as u32);
+                            }
+                        }
+                        // The same in every lane of the warp.
+                        _ => o = [cta.sreg(*s, self.id, em.trailing_zeros()); 32],
                     }
+                    write(regs, *d, &o, em);
                 }
                 Op::Ld {
                     space,
@@ -387,18 +677,35 @@ impl Warp {
                     addr,
                 } => {
                     let len = *size as u64 * *n as u64;
-                    for l in lanes(em) {
-                        let a = addr
-                            .base
-                            .map_or(0, |r| regs[r as usize * 32 + l])
-                            .wrapping_add(addr.off as u64);
-                        let p = cta.resolve(self, *space, a, len, l, pc, false)?;
-                        for (k, dk) in d.iter().enumerate().take(*n as usize) {
-                            // SAFETY: resolve checked that [a, a+len) is inside one live
-                            // allocation or window; reads are unaligned-safe.
-                            let v = unsafe { read_sized(p.add(k * *size as usize), *size, *sext) };
-                            if let Some(r) = *dk {
-                                regs[r as usize * 32 + l] = v;
+                    let addrs = lane_addrs(regs, *addr);
+                    match cta.place_warp(self.id, *space, &addrs, em, len, false) {
+                        Some(pl) => {
+                            for (k, dk) in d.iter().enumerate().take(*n as usize) {
+                                if let Some(r) = *dk {
+                                    // The addresses were all read above, so writing a base
+                                    // register here changes none of them.
+                                    let koff = k * *size as usize;
+                                    // SAFETY: place_warp checked every active lane's
+                                    // [addr, addr+len) inside one live allocation or window.
+                                    unsafe {
+                                        ld_lanes(row_mut(regs, r), pl, &addrs, em, koff, *size, *sext)
+                                    };
+                                }
+                            }
+                        }
+                        None => {
+                            for l in lanes(em) {
+                                let p = cta.resolve(self, *space, addrs[l], len, l, pc, false)?;
+                                for (k, dk) in d.iter().enumerate().take(*n as usize) {
+                                    // SAFETY: resolve checked that [a, a+len) is inside one live
+                                    // allocation or window; reads are unaligned-safe.
+                                    let v = unsafe {
+                                        read_sized(p.add(k * *size as usize), *size, *sext)
+                                    };
+                                    if let Some(r) = *dk {
+                                        regs[r as usize * 32 + l] = v;
+                                    }
+                                }
                             }
                         }
                     }
@@ -411,16 +718,26 @@ impl Warp {
                     addr,
                 } => {
                     let len = *size as u64 * *n as u64;
-                    for l in lanes(em) {
-                        let a = addr
-                            .base
-                            .map_or(0, |r| regs[r as usize * 32 + l])
-                            .wrapping_add(addr.off as u64);
-                        let p = cta.resolve(self, *space, a, len, l, pc, true)?;
-                        for (k, sk) in s.iter().enumerate().take(*n as usize) {
-                            let v = get(regs, *sk, l);
-                            // SAFETY: as for loads; the range is writable device memory.
-                            unsafe { write_sized(p.add(k * *size as usize), *size, v) };
+                    let addrs = lane_addrs(regs, *addr);
+                    match cta.place_warp(self.id, *space, &addrs, em, len, true) {
+                        Some(pl) => {
+                            let mut tmp = [0; 32];
+                            for (k, sk) in s.iter().enumerate().take(*n as usize) {
+                                let v = opnd(regs, *sk, &mut tmp);
+                                // SAFETY: place_warp checked every active lane's range inside
+                                // one live, writable allocation or window.
+                                unsafe { st_lanes(v, pl, &addrs, em, k * *size as usize, *size) };
+                            }
+                        }
+                        None => {
+                            for l in lanes(em) {
+                                let p = cta.resolve(self, *space, addrs[l], len, l, pc, true)?;
+                                for (k, sk) in s.iter().enumerate().take(*n as usize) {
+                                    let v = get(regs, *sk, l);
+                                    // SAFETY: as for loads; the range is writable memory.
+                                    unsafe { write_sized(p.add(k * *size as usize), *size, v) };
+                                }
+                            }
                         }
                     }
                 }
@@ -433,19 +750,25 @@ impl Warp {
                     a,
                     b,
                 } => {
-                    let size = match ty {
-                        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => 4,
-                        AtomTy::Half { x2: false, .. } => 2,
-                        AtomTy::Half { x2: true, .. } => 4,
-                        _ => 8,
-                    };
+                    let size = atom_width(*ty) as u64;
+                    let addrs = lane_addrs(regs, *addr);
+                    let pl = cta.place_warp(self.id, *space, &addrs, em, size, true);
+                    // In lane order, as the per-lane path: lanes hitting the same address see
+                    // each other's updates in that order.
                     for l in lanes(em) {
-                        let ad = addr
-                            .base
-                            .map_or(0, |r| regs[r as usize * 32 + l])
-                            .wrapping_add(addr.off as u64);
-                        let p = cta.resolve(self, *space, ad, size, l, pc, true)?;
-                        let old = atomic(p, *op, *ty, get(regs, *a, l), get(regs, *b, l));
+                        let (av, bv) = (get(regs, *a, l), get(regs, *b, l));
+                        let old = match pl {
+                            // SAFETY: place_warp checked the range, aligned; private memory
+                            // (shared, local) is only touched by this host thread.
+                            Some(pl) if pl.private() => unsafe {
+                                atomic_private(pl.ptr(addrs[l], l), *op, *ty, av, bv)
+                            },
+                            Some(pl) => atomic(pl.ptr(addrs[l], l), *op, *ty, av, bv),
+                            None => {
+                                let p = cta.resolve(self, *space, addrs[l], size, l, pc, true)?;
+                                atomic(p, *op, *ty, av, bv)
+                            }
+                        };
                         if let Some(d) = d {
                             regs[*d as usize * 32 + l] = old;
                         }
@@ -1371,10 +1694,18 @@ unsafe fn write_sized(p: *mut u8, size: u8, v: u64) {
     }
 }
 
-/// Performs one atomic read-modify-write at `p` (checked, naturally aligned) and returns the old
-/// value. Global memory is shared between host threads, so these are real host atomics.
-fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
-    use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::SeqCst};
+/// Bytes an atomic of `ty` updates at once.
+fn atom_width(ty: AtomTy) -> u8 {
+    match ty {
+        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 | AtomTy::Half { x2: true, .. } => 4,
+        AtomTy::Half { x2: false, .. } => 2,
+        AtomTy::U64 | AtomTy::S64 | AtomTy::F64 => 8,
+    }
+}
+
+/// The new value an atomic `op` on `ty` stores over `old` (operands `a`, and `b` for `cas`):
+/// the one definition both the host-atomic and the CTA-private paths use.
+fn rmw(op: AtomOp, ty: AtomTy, old: u64, a: u64, b: u64) -> u64 {
     match ty {
         AtomTy::Half { bf, x2 } => {
             let f = if bf { sf::BF16 } else { sf::F16 };
@@ -1387,105 +1718,121 @@ fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
                 }
             };
             if x2 {
-                // SAFETY: p is 4-byte aligned (checked by resolve) and inside live memory.
-                let at = unsafe { AtomicU32::from_ptr(p as *mut u32) };
-                let g = |o: u32| {
-                    let (o, a) = (o as u64, a);
-                    (add(o, a) | add(o >> 16, a >> 16) << 16) as u32
-                };
-                at.fetch_update(SeqCst, SeqCst, |o| Some(g(o))).unwrap() as u64
+                (add(old, a) | add(old >> 16, a >> 16) << 16) & 0xffff_ffff
             } else {
-                // SAFETY: p is 2-byte aligned (checked by resolve) and inside live memory.
-                let at = unsafe { AtomicU16::from_ptr(p as *mut u16) };
-                at.fetch_update(SeqCst, SeqCst, |o| Some(add(o as u64, a) as u16))
-                    .unwrap() as u64
+                add(old, a) & 0xffff
             }
         }
         AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => {
-            // SAFETY: p is 4-byte aligned (checked by resolve) and inside live device memory.
-            let at = unsafe { AtomicU32::from_ptr(p as *mut u32) };
-            let (a, b) = (a as u32, b as u32);
-            let f = |old: u32| -> u32 {
-                match (op, ty) {
-                    (AtomOp::Add, AtomTy::F32) => {
-                        (f32::from_bits(old) + f32::from_bits(a)).to_bits()
-                    }
-                    (AtomOp::Add, _) => old.wrapping_add(a),
-                    (AtomOp::Min, AtomTy::S32) => (old as i32).min(a as i32) as u32,
-                    (AtomOp::Max, AtomTy::S32) => (old as i32).max(a as i32) as u32,
-                    (AtomOp::Min, _) => old.min(a),
-                    (AtomOp::Max, _) => old.max(a),
-                    (AtomOp::Inc, _) => {
-                        if old >= a {
-                            0
-                        } else {
-                            old + 1
-                        }
-                    }
-                    (AtomOp::Dec, _) => {
-                        if old == 0 || old > a {
-                            a
-                        } else {
-                            old - 1
-                        }
-                    }
-                    (AtomOp::And, _) => old & a,
-                    (AtomOp::Or, _) => old | a,
-                    (AtomOp::Xor, _) => old ^ a,
-                    (AtomOp::Exch, _) => a,
-                    (AtomOp::Cas, _) => {
-                        if old == a {
-                            b
-                        } else {
-                            old
-                        }
+            let (old, a, b) = (old as u32, a as u32, b as u32);
+            (match (op, ty) {
+                (AtomOp::Add, AtomTy::F32) => (f32::from_bits(old) + f32::from_bits(a)).to_bits(),
+                (AtomOp::Add, _) => old.wrapping_add(a),
+                (AtomOp::Min, AtomTy::S32) => (old as i32).min(a as i32) as u32,
+                (AtomOp::Max, AtomTy::S32) => (old as i32).max(a as i32) as u32,
+                (AtomOp::Min, _) => old.min(a),
+                (AtomOp::Max, _) => old.max(a),
+                (AtomOp::Inc, _) => {
+                    if old >= a {
+                        0
+                    } else {
+                        old + 1
                     }
                 }
-            };
-            at.fetch_update(SeqCst, SeqCst, |o| Some(f(o))).unwrap() as u64
+                (AtomOp::Dec, _) => {
+                    if old == 0 || old > a {
+                        a
+                    } else {
+                        old - 1
+                    }
+                }
+                (AtomOp::And, _) => old & a,
+                (AtomOp::Or, _) => old | a,
+                (AtomOp::Xor, _) => old ^ a,
+                (AtomOp::Exch, _) => a,
+                (AtomOp::Cas, _) => {
+                    if old == a {
+                        b
+                    } else {
+                        old
+                    }
+                }
+            }) as u64
+        }
+        AtomTy::U64 | AtomTy::S64 | AtomTy::F64 => match (op, ty) {
+            (AtomOp::Add, AtomTy::F64) => (f64::from_bits(old) + f64::from_bits(a)).to_bits(),
+            (AtomOp::Add, _) => old.wrapping_add(a),
+            (AtomOp::Min, AtomTy::S64) => (old as i64).min(a as i64) as u64,
+            (AtomOp::Max, AtomTy::S64) => (old as i64).max(a as i64) as u64,
+            (AtomOp::Min, _) => old.min(a),
+            (AtomOp::Max, _) => old.max(a),
+            (AtomOp::Inc, _) => {
+                if old >= a {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            (AtomOp::Dec, _) => {
+                if old == 0 || old > a {
+                    a
+                } else {
+                    old - 1
+                }
+            }
+            (AtomOp::And, _) => old & a,
+            (AtomOp::Or, _) => old | a,
+            (AtomOp::Xor, _) => old ^ a,
+            (AtomOp::Exch, _) => a,
+            (AtomOp::Cas, _) => {
+                if old == a {
+                    b
+                } else {
+                    old
+                }
+            }
+        },
+    }
+}
+
+/// Performs one atomic read-modify-write at `p` (checked, naturally aligned) and returns the old
+/// value. Global memory is shared between host threads, so these are real host atomics.
+fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
+    use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::SeqCst};
+    match atom_width(ty) {
+        2 => {
+            // SAFETY: p is 2-byte aligned (checked by resolve) and inside live memory.
+            let at = unsafe { AtomicU16::from_ptr(p as *mut u16) };
+            at.fetch_update(SeqCst, SeqCst, |o| Some(rmw(op, ty, o as u64, a, b) as u16))
+                .unwrap() as u64
+        }
+        4 => {
+            // SAFETY: p is 4-byte aligned (checked by resolve) and inside live memory.
+            let at = unsafe { AtomicU32::from_ptr(p as *mut u32) };
+            at.fetch_update(SeqCst, SeqCst, |o| Some(rmw(op, ty, o as u64, a, b) as u32))
+                .unwrap() as u64
         }
         _ => {
             // SAFETY: p is 8-byte aligned (checked by resolve) and inside live device memory.
             let at = unsafe { AtomicU64::from_ptr(p as *mut u64) };
-            let f = |old: u64| -> u64 {
-                match (op, ty) {
-                    (AtomOp::Add, AtomTy::F64) => {
-                        (f64::from_bits(old) + f64::from_bits(a)).to_bits()
-                    }
-                    (AtomOp::Add, _) => old.wrapping_add(a),
-                    (AtomOp::Min, AtomTy::S64) => (old as i64).min(a as i64) as u64,
-                    (AtomOp::Max, AtomTy::S64) => (old as i64).max(a as i64) as u64,
-                    (AtomOp::Min, _) => old.min(a),
-                    (AtomOp::Max, _) => old.max(a),
-                    (AtomOp::Inc, _) => {
-                        if old >= a {
-                            0
-                        } else {
-                            old + 1
-                        }
-                    }
-                    (AtomOp::Dec, _) => {
-                        if old == 0 || old > a {
-                            a
-                        } else {
-                            old - 1
-                        }
-                    }
-                    (AtomOp::And, _) => old & a,
-                    (AtomOp::Or, _) => old | a,
-                    (AtomOp::Xor, _) => old ^ a,
-                    (AtomOp::Exch, _) => a,
-                    (AtomOp::Cas, _) => {
-                        if old == a {
-                            b
-                        } else {
-                            old
-                        }
-                    }
-                }
-            };
-            at.fetch_update(SeqCst, SeqCst, |o| Some(f(o))).unwrap()
+            at.fetch_update(SeqCst, SeqCst, |o| Some(rmw(op, ty, o, a, b)))
+                .unwrap()
         }
+    }
+}
+
+/// An atomic on memory only this host thread touches (the CTA's shared or local memory: one
+/// host thread runs a whole CTA, see `exec`): a plain read-modify-write is exactly atomic.
+///
+/// # Safety
+/// `p` must be valid for reading and writing the type's width, and accessed by no other thread.
+unsafe fn atomic_private(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
+    let w = atom_width(ty);
+    // SAFETY: the caller guarantees the range and exclusivity.
+    unsafe {
+        let old = read_sized(p, w, false);
+        write_sized(p, w, rmw(op, ty, old, a, b));
+        old
     }
 }
 

@@ -198,7 +198,7 @@ impl<'a> Lexer<'a> {
                     Tok::Punct(p)
                 } else if let Some(p) = PUNCT1.iter().find(|p| p.as_bytes()[0] == c) {
                     self.i = start + 1;
-                    Tok::Punct(*p)
+                    Tok::Punct(p)
                 } else {
                     // Skip the whole (possibly multi-byte) character.
                     let mut i = start + 1;

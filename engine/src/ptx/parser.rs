@@ -1558,7 +1558,9 @@ mod tests {
         assert_eq!(cx("1 + 2 * 3"), CV::S(7));
         assert_eq!(cx("(1 + 2) * 3"), CV::S(9));
         assert_eq!(cx("1 << 2 + 1"), CV::S(8));
-        assert_eq!(cx("1 | 2 ^ 3 & 4"), CV::S(1 | (2 ^ (3 & 4))));
+        // & binds tighter than ^, ^ tighter than |: 1 | (2 ^ (3 & 4)) = 1 | 2 = 3.
+        assert_eq!(cx("1 | 2 ^ 3 & 4"), CV::S(3));
+        assert_eq!(cx("6 & 3 ^ 1"), CV::S(3));
         assert_eq!(cx("1 == 1 && 2 != 2 || 3 >= 3"), CV::S(1));
         assert_eq!(cx("0 ? 1 : 2 ? 3 : 4"), CV::S(3));
         assert_eq!(cx("1 ? 2 : 3U"), CV::U(2));
