@@ -10,9 +10,12 @@
 //! (CFG, post-dominators for reconvergence) -> `exec` (warp interpreter).
 
 mod analysis;
+mod check;
 pub mod diag;
 mod exec;
 mod ir;
+#[doc(hidden)] // public for `check` and the ISA tests; not a stable API
+pub mod isa;
 mod lower;
 pub mod mem;
 mod module;
@@ -23,6 +26,7 @@ pub mod ptx;
 pub mod softfloat;
 mod video;
 
+pub use check::{check, CheckSummary};
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
 pub use module::{Global, Kernel, Module, Param};
 

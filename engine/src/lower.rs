@@ -173,6 +173,41 @@ pub struct ModCtx<'a> {
     /// `.global` / `.const` variables: name -> device address.
     pub globals: HashMap<String, u64>,
     pub funcs: HashMap<String, usize>,
+    /// Functions whose address is taken ([`address_taken`]): a module-wide fact, computed once
+    /// per module (computing it per kernel made loading quadratic in the number of kernels).
+    pub taken: Vec<bool>,
+    /// Device functions (not entries) that declare `.shared` variables, in module order: every
+    /// kernel's static shared layout includes them.
+    pub shared_funcs: Vec<usize>,
+}
+
+impl<'a> ModCtx<'a> {
+    pub fn new(
+        m: &'a ast::Module,
+        globals: HashMap<String, u64>,
+        funcs: HashMap<String, usize>,
+    ) -> Self {
+        let mut mc = ModCtx {
+            m,
+            globals,
+            funcs,
+            taken: Vec::new(),
+            shared_funcs: Vec::new(),
+        };
+        mc.taken = address_taken(m, &mc.funcs);
+        fn declares_shared(st: &[Statement]) -> bool {
+            st.iter().any(|s| match s {
+                Statement::Var(v) => v.space == AS::Shared,
+                Statement::Block(b) => declares_shared(b),
+                _ => false,
+            })
+        }
+        mc.shared_funcs = (m.functions.iter().enumerate())
+            .filter(|(_, f)| !f.is_entry && f.body.as_deref().is_some_and(declares_shared))
+            .map(|(i, _)| i)
+            .collect();
+        mc
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -201,74 +236,86 @@ impl Formal {
 }
 
 /// Which functions of the module have their address taken (named outside the callee position
-/// of a call, or in a variable initializer): the candidates of indirect calls.
-fn address_taken(mc: &ModCtx) -> Vec<bool> {
-    let mut t = vec![false; mc.m.functions.len()];
-    let mut mark = |name: &str| {
-        if let Some(&f) = mc.funcs.get(name) {
-            t[f] = true;
-        }
-    };
-    fn init_names<'b>(i: &'b Init, out: &mut Vec<&'b str>) {
-        match i {
-            Init::Sym { name, .. } => out.push(name),
-            Init::List(l) => l.iter().for_each(|x| init_names(x, out)),
-            _ => {}
-        }
+/// of a call, or in a variable initializer): the candidates of indirect calls. One pass over the
+/// module; names that are not functions (registers, mostly) cost one hash lookup each.
+fn address_taken(m: &ast::Module, funcs: &HashMap<String, usize>) -> Vec<bool> {
+    struct W<'b> {
+        funcs: &'b HashMap<String, usize>,
+        t: Vec<bool>,
     }
-    fn op_names<'b>(o: &'b O, out: &mut Vec<&'b str>) {
-        match o {
-            O::Name { name, .. } | O::SymOff { name, .. } => out.push(name),
-            O::Vector(v) | O::List(v) => v.iter().for_each(|x| op_names(x, out)),
-            O::Not(x) => op_names(x, out),
-            O::Pair(a, b) => {
-                op_names(a, out);
-                op_names(b, out);
+    impl W<'_> {
+        fn mark(&mut self, name: &str) {
+            if let Some(&f) = self.funcs.get(name) {
+                self.t[f] = true;
             }
-            _ => {}
         }
-    }
-    fn stmts<'b>(st: &'b [Statement], out: &mut Vec<&'b str>) {
-        for s in st {
-            match s {
-                Statement::Inst(i) => {
-                    for (k, o) in i.operands.iter().enumerate() {
+        fn init(&mut self, i: &Init) {
+            match i {
+                Init::Sym { name, .. } => self.mark(name),
+                Init::List(l) => l.iter().for_each(|x| self.init(x)),
+                _ => {}
+            }
+        }
+        fn op(&mut self, o: &O) {
+            match o {
+                O::Name { name, .. } | O::SymOff { name, .. } => self.mark(name),
+                O::Index { name, index } => {
+                    self.mark(name);
+                    self.op(index)
+                }
+                O::Vector(v) | O::List(v) | O::Tuple(v) => v.iter().for_each(|x| self.op(x)),
+                O::Not(x) | O::Neg(x) => self.op(x),
+                O::Pair(a, b) => {
+                    self.op(a);
+                    self.op(b);
+                }
+                _ => {}
+            }
+        }
+        fn stmts(&mut self, st: &[Statement]) {
+            for s in st {
+                match s {
+                    Statement::Inst(i) => {
                         // The callee position of `call` is a call, not an address use.
                         let callee_pos = match i.operands.first() {
                             Some(O::List(_)) => 1,
                             _ => 0,
                         };
-                        if i.opcode == "call" && k == callee_pos {
-                            continue;
+                        for (k, o) in i.operands.iter().enumerate() {
+                            if !(i.opcode == "call" && k == callee_pos) {
+                                self.op(o);
+                            }
                         }
-                        op_names(o, out);
                     }
-                }
-                Statement::Var(v) => {
-                    if let Some(i) = &v.init {
-                        init_names(i, out);
+                    Statement::Var(v) => {
+                        if let Some(i) = &v.init {
+                            self.init(i);
+                        }
                     }
+                    Statement::Block(b) => self.stmts(b),
+                    _ => {}
                 }
-                Statement::Block(b) => stmts(b, out),
-                _ => {}
             }
         }
     }
-    let mut names = Vec::new();
-    for g in &mc.m.globals {
+    let mut w = W {
+        funcs,
+        t: vec![false; m.functions.len()],
+    };
+    if funcs.values().all(|&f| m.functions[f].is_entry) {
+        return w.t; // no device function: nothing can be called indirectly
+    }
+    for g in &m.globals {
         if let Some(i) = &g.init {
-            init_names(i, &mut names);
+            w.init(i);
         }
     }
-    for f in &mc.m.functions {
+    for f in &m.functions {
         if let Some(b) = &f.body {
-            stmts(b, &mut names);
+            w.stmts(b);
         }
     }
-    for n in names {
-        mark(n);
-    }
-    t
+    w.t
 }
 
 struct Sig {
@@ -282,6 +329,10 @@ pub struct KernelOut {
     pub param_bytes: usize,
     pub max_threads: u32,
     pub program: Program,
+    /// Lower-only mode: the instructions lowered to placeholders.
+    pub unsupported: Vec<Unsupported>,
+    /// Module function indices this program lowered (the kernel and its callees).
+    pub lowered: Vec<usize>,
 }
 
 struct FnCtx {
@@ -290,6 +341,8 @@ struct FnCtx {
     fixups: Vec<(usize, String, Pos)>,
     is_kernel: bool,
     fidx: usize,
+    /// Every label of the function (any scope), for name checks of unsupported instructions.
+    all_labels: std::collections::HashSet<String>,
 }
 
 struct Prog<'a> {
@@ -327,10 +380,28 @@ struct Prog<'a> {
     /// Registers declared `.pred` (operands whose meaning depends on their type: cp.async's
     /// src-size or ignore-src).
     pred_regs: std::collections::HashSet<Reg>,
+    /// Element bytes of array variables by name (module and function scope), for `sym[i]`.
+    elem: HashMap<String, u64>,
+    /// Lower-only mode (`check --lower-only`): an instruction the executor cannot run is
+    /// decoded against the ISA table, recorded in `unsupported` and lowered to a placeholder,
+    /// instead of failing the load.
+    lower_only: bool,
+    unsupported: Vec<Unsupported>,
+    /// Module function indices whose bodies this program lowered.
+    lowered: Vec<usize>,
 }
 
-/// Lowers kernel `fidx` of the module.
-pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
+/// A valid instruction the executor cannot run yet, decoded against the ISA table.
+#[derive(Clone, Debug)]
+pub struct Unsupported {
+    /// `opcode.mod1.mod2` as written.
+    pub name: String,
+    pub decoded: crate::isa::Decoded,
+}
+
+/// Lowers kernel `fidx` of the module (or, for a device function, the function and everything
+/// it calls, as if it were launched: how `check` and load validate functions no kernel calls).
+pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> {
     let f = &mc.m.functions[fidx];
     let mut p = Prog {
         mc,
@@ -357,7 +428,16 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         sp_reg: None,
         uses_alloca: false,
         pred_regs: Default::default(),
+        elem: HashMap::new(),
+        lower_only,
+        unsupported: Vec::new(),
+        lowered: Vec::new(),
     };
+    for g in &mc.m.globals {
+        if let Some(b) = elem_bytes(&g.ty) {
+            p.elem.insert(g.name.clone(), b * g.vec as u64);
+        }
+    }
     p.layout_shared(fidx)?;
     for g in &mc.m.globals {
         if g.space == AS::Local {
@@ -388,11 +468,17 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         .find(|(n, _)| n == "maxntid" || n == "reqntid")
         .map(|(_, v)| v.iter().map(|&x| x as u32).product())
         .unwrap_or(0);
-    let (entry, exit) = p.lower_fn(fidx, scope, true)?;
+    let (entry, exit) = if f.is_entry {
+        p.lower_fn(fidx, scope, true)?
+    } else {
+        p.sig(fidx)?;
+        let scope = p.formal_scope(fidx);
+        p.lower_fn(fidx, scope, false)?
+    };
     p.code.insert(fidx, (entry, exit));
     p.drain_queue()?;
     // An indirect call may reach any function whose address is taken: lower them all.
-    let taken = address_taken(mc);
+    let taken = &mc.taken;
     if !p.indirect_callers.is_empty() {
         for (fi, f) in mc.m.functions.iter().enumerate() {
             if taken[fi] && !f.is_entry && f.body.is_some() && !p.code.contains_key(&fi) {
@@ -402,7 +488,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         }
         p.drain_queue()?;
     }
-    let (funcs, sites) = p.finish_calls(fidx, &taken);
+    let (funcs, sites) = p.finish_calls(fidx, taken);
     let program = Program {
         insts: p.insts,
         info: p.info,
@@ -423,6 +509,8 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize) -> R<KernelOut> {
         param_bytes: off as usize,
         max_threads,
         program,
+        unsupported: p.unsupported,
+        lowered: p.lowered,
     })
 }
 
@@ -464,11 +552,15 @@ impl<'a> Prog<'a> {
             }
             Ok(())
         }
-        for (i, f) in self.mc.m.functions.iter().enumerate() {
-            if i == kidx || !f.is_entry {
-                if let Some(b) = &f.body {
-                    walk(b, &mut size, &mut max_align, &mut self.shared_fn)?;
-                }
+        // The kernel's own variables and those of every device function that declares any, in
+        // module order (the device functions are found once per module: see `ModCtx::new`).
+        let mut fns = self.mc.shared_funcs.clone();
+        if let Err(k) = fns.binary_search(&kidx) {
+            fns.insert(k, kidx);
+        }
+        for i in fns {
+            if let Some(b) = &self.mc.m.functions[i].body {
+                walk(b, &mut size, &mut max_align, &mut self.shared_fn)?;
             }
         }
         self.shared_size = size;
@@ -709,6 +801,7 @@ impl<'a> Prog<'a> {
             }
         };
         let entry = self.insts.len() as u32;
+        self.lowered.push(fidx);
         let saved_owner = std::mem::replace(&mut self.owner, fidx);
         let mut fc = FnCtx {
             scopes: vec![scope],
@@ -716,7 +809,22 @@ impl<'a> Prog<'a> {
             fixups: Vec::new(),
             is_kernel,
             fidx,
+            all_labels: Default::default(),
         };
+        if self.lower_only {
+            fn labels(st: &[Statement], out: &mut std::collections::HashSet<String>) {
+                for s in st {
+                    match s {
+                        Statement::Label(l, _) => {
+                            out.insert(l.clone());
+                        }
+                        Statement::Block(b) => labels(b, out),
+                        _ => {}
+                    }
+                }
+            }
+            labels(body, &mut fc.all_labels);
+        }
         self.stmts(&mut fc, body)?;
         let exit = self.insts.len();
         self.insts.push(Inst {
@@ -812,6 +920,9 @@ impl<'a> Prog<'a> {
                 }
             }
             AS::Shared => {
+                if let Some(b) = elem_bytes(&v.ty) {
+                    self.elem.insert(v.name.clone(), b * v.vec as u64);
+                }
                 let off = if v.attrs.iter().any(|a| a == "extern") {
                     self.dyn_off
                 } else {
@@ -823,6 +934,9 @@ impl<'a> Prog<'a> {
                     .insert(v.name.clone(), Sym::Shared(off));
             }
             AS::Local | AS::Param => {
+                if let Some(b) = elem_bytes(&v.ty) {
+                    self.elem.insert(v.name.clone(), b * v.vec as u64);
+                }
                 let (size, align) = var_layout(v)?;
                 let off = self.alloc_local(size, align);
                 fc.scopes
@@ -969,8 +1083,96 @@ impl<'a> Prog<'a> {
                 );
                 Ok(Src::Reg(d))
             }
+            O::Index { name, index } => {
+                // `mov r, A[i]`: the address of element i (scaled by the element size: ptxas
+                // assembles `A[3]` of a `.u32` array as `A+12`).
+                let (s, es) = self.indexed(fc, i, name)?;
+                match &**index {
+                    O::Int(k) => self.sym_addr(i, s, k.wrapping_mul(es as i64)),
+                    idx => {
+                        let base = self.sym_addr(i, s, 0)?;
+                        let r = self.scaled_index(fc, i, g, idx, es)?;
+                        let d = self.new_reg();
+                        let f = ops::int_bin(IBin::Add, T::U(64).int().unwrap()).unwrap();
+                        self.emit(
+                            i,
+                            g,
+                            Op::Bin {
+                                f,
+                                fl: 0,
+                                d,
+                                a: base,
+                                b: Src::Reg(r),
+                            },
+                        );
+                        Ok(Src::Reg(d))
+                    }
+                }
+            }
+            // Bracketed tuples (texture, surface, tensor operands) and negated sources (vmad)
+            // belong to instructions lowering does not run: the ISA table decides.
+            O::Tuple(_) | O::Neg(_) => unsupported(i),
             _ => invalid(i.pos, format!("unexpected operand in '{}'", i.full_name())),
         }
+    }
+
+    /// The symbol and element bytes of an array operand `name[...]`.
+    fn indexed(&self, fc: &FnCtx, i: &Instruction, name: &str) -> R<(Sym, u64)> {
+        match self.lookup(fc, name) {
+            Some(Sym::Reg(_)) => invalid(i.pos, format!("'{name}' is a register, not an array")),
+            Some(s) => Ok((s, self.elem.get(name).copied().unwrap_or(1))),
+            None => invalid(i.pos, format!("undefined symbol '{name}'")),
+        }
+    }
+
+    /// `index * elem_bytes` in a fresh 64-bit register, for `A[r]` and `A[r+k]` (ISA 6.4.2: a
+    /// register, or a register plus or minus a constant).
+    fn scaled_index(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        idx: &O,
+        es: u64,
+    ) -> R<Reg> {
+        let (reg_op, k) = match idx {
+            O::SymOff { name, offset } => (
+                O::Name {
+                    name: name.clone(),
+                    comp: None,
+                },
+                *offset,
+            ),
+            o => (o.clone(), 0),
+        };
+        let r = self.src(fc, i, g, &reg_op, T::U(64))?;
+        let u64t = T::U(64).int().unwrap();
+        let d = self.new_reg();
+        let f = ops::int_bin(IBin::Add, u64t).unwrap();
+        self.emit(
+            i,
+            g,
+            Op::Bin {
+                f,
+                fl: 0,
+                d,
+                a: r,
+                b: Src::Imm(k as u64),
+            },
+        );
+        let f = ops::int_bin(IBin::MulLo, u64t).unwrap();
+        self.emit(
+            i,
+            g,
+            Op::Bin {
+                f,
+                fl: 0,
+                d,
+                a: Src::Reg(d),
+                b: Src::Imm(es),
+            },
+        );
+        Ok(d)
     }
 
     /// The address of a symbol in its own state space (what `mov r, sym` yields).
@@ -987,6 +1189,50 @@ impl<'a> Prog<'a> {
     fn addr(&mut self, fc: &FnCtx, i: &Instruction, o: &O, space: Option<AS>) -> R<(MSpace, Addr)> {
         let (base, off) = match o {
             O::Addr { base, offset } => (base.clone(), *offset),
+            // `ld.global.u32 s, a[2]` (ISA 6.4.2): element 2 of array `a`.
+            O::Index { name, index } => {
+                let (_, es) = self.indexed(fc, i, name)?;
+                match &**index {
+                    O::Int(k) => (Some(name.clone()), k.wrapping_mul(es as i64)),
+                    idx => {
+                        let r = self.scaled_index(fc, i, None, idx, es)?;
+                        let (ms, a) = self.addr(
+                            fc,
+                            i,
+                            &O::Addr {
+                                base: Some(name.clone()),
+                                offset: 0,
+                            },
+                            space,
+                        )?;
+                        // The symbol's address plus the scaled index, in a register.
+                        let d = self.new_reg();
+                        let f = ops::int_bin(IBin::Add, T::U(64).int().unwrap()).unwrap();
+                        let base = match a.base {
+                            Some(b) => Src::Reg(b),
+                            None => Src::Imm(0),
+                        };
+                        self.emit(
+                            i,
+                            None,
+                            Op::Bin {
+                                f,
+                                fl: 0,
+                                d,
+                                a: base,
+                                b: Src::Reg(r),
+                            },
+                        );
+                        return Ok((
+                            ms,
+                            Addr {
+                                base: Some(d),
+                                off: a.off,
+                            },
+                        ));
+                    }
+                }
+            }
             _ => return invalid(i.pos, format!("expected an address in '{}'", i.full_name())),
         };
         let reg_space = |fc: &FnCtx| match space {
@@ -1052,7 +1298,98 @@ impl<'a> Prog<'a> {
         }
     }
 
+    /// Lowers one instruction. What the executor cannot run is decoded against the ISA table
+    /// ([`crate::isa`]): not admitted there, it is invalid PTX (with the table's reason);
+    /// admitted, it is unsupported, or in lower-only mode a placeholder (`nop`) recorded in
+    /// `unsupported` after its operands' names are resolved.
     fn inst(&mut self, fc: &mut FnCtx, i: &Instruction) -> R<()> {
+        let (n_insts, n_info) = (self.insts.len(), self.info.len());
+        let e = match self.inst_exec(fc, i) {
+            // The executor's lowering checks what it runs; the table still checks the
+            // instruction's words and operand count (lowering reads only the operands it needs).
+            Ok(()) => {
+                return match crate::isa::decode(i) {
+                    Ok(_) => Ok(()),
+                    Err(reason) => invalid(i.pos, reason),
+                }
+            }
+            Err(e) if e.kind == LoadErrorKind::Unsupported => e,
+            Err(e) => return Err(e),
+        };
+        let decoded = match crate::isa::decode(i) {
+            Ok(d) => d,
+            Err(reason) => return invalid(i.pos, reason),
+        };
+        if !self.lower_only {
+            return Err(e);
+        }
+        self.guard(fc, i)?;
+        for o in &i.operands {
+            self.check_names(fc, i, o)?;
+        }
+        // Drop what the failed attempt emitted (special-register reads, address arithmetic).
+        self.insts.truncate(n_insts);
+        self.info.truncate(n_info);
+        self.emit(i, None, Op::Nop);
+        self.unsupported.push(Unsupported {
+            name: i.full_name(),
+            decoded,
+        });
+        Ok(())
+    }
+
+    /// Every name an operand uses must be declared: a register, variable, function, label or
+    /// special register (what ptxas reports as an undefined identifier otherwise).
+    fn check_names(&self, fc: &FnCtx, i: &Instruction, o: &O) -> R<()> {
+        let known = |name: &str| {
+            name == "_"
+                || sreg(name, None).is_some()
+                || is_sreg_name(name)
+                || self.lookup(fc, name).is_some()
+                // A vector register named whole (`mov.v4.u32 %rx, %clusterid`).
+                || self.lookup(fc, &format!("{name}.x")).is_some()
+                || fc.all_labels.contains(name)
+                || self.mc.m.globals.iter().any(|g| g.name == name)
+                || self.mc.m.functions[fc.fidx]
+                    .prototypes
+                    .iter()
+                    .any(|(l, _)| l == name)
+        };
+        match o {
+            O::Name { name, comp } => {
+                let full = comp.as_ref().map(|c| format!("{name}.{c}"));
+                if !(known(name) || full.as_deref().is_some_and(known)) {
+                    return invalid(i.pos, format!("undefined symbol '{name}'"));
+                }
+            }
+            O::SymOff { name, .. }
+            | O::Addr {
+                base: Some(name), ..
+            } if !known(name) => {
+                return invalid(i.pos, format!("undefined symbol '{name}'"));
+            }
+            O::Index { name, index } => {
+                if !known(name) {
+                    return invalid(i.pos, format!("undefined symbol '{name}'"));
+                }
+                self.check_names(fc, i, index)?;
+            }
+            O::Vector(v) | O::List(v) | O::Tuple(v) => {
+                for x in v {
+                    self.check_names(fc, i, x)?;
+                }
+            }
+            O::Not(x) | O::Neg(x) => self.check_names(fc, i, x)?,
+            O::Pair(a, b) => {
+                self.check_names(fc, i, a)?;
+                self.check_names(fc, i, b)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn inst_exec(&mut self, fc: &mut FnCtx, i: &Instruction) -> R<()> {
         let g = self.guard(fc, i)?;
         let mut m = Mods::new(i);
         let ops_ = &i.operands;
@@ -1214,6 +1551,25 @@ impl<'a> Prog<'a> {
                 if ms == MSpace::KParam && !is_ld {
                     return invalid(i.pos, "store to a kernel parameter");
                 }
+                // A vector register named whole (`.reg .v4 .b32 Q; ld.v4.b32 Q, [p]`) stands for
+                // its components.
+                let whole: Vec<O>;
+                let vo = match vo {
+                    O::Name { name, comp: None }
+                        if vn > 1 && self.lookup(fc, &format!("{name}.x")).is_some() =>
+                    {
+                        whole = ["x", "y", "z", "w"]
+                            .iter()
+                            .take(vn as usize)
+                            .map(|c| O::Name {
+                                name: name.clone(),
+                                comp: Some(c.to_string()),
+                            })
+                            .collect();
+                        &O::Vector(whole)
+                    }
+                    o => o,
+                };
                 let items: Vec<&O> = match vo {
                     O::Vector(v) if v.len() == vn as usize => v.iter().collect(),
                     O::Vector(_) => return invalid(i.pos, "vector operand length mismatch"),
@@ -2737,6 +3093,50 @@ fn fmt_index(bits: u32) -> u8 {
 }
 
 /// Special registers by name.
+/// Predefined identifiers (ISA chapter 10 special registers and `WARP_SZ`), with or without a
+/// component: what a name check must not call undefined.
+fn is_sreg_name(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "%tid",
+        "%ntid",
+        "%laneid",
+        "%warpid",
+        "%nwarpid",
+        "%ctaid",
+        "%nctaid",
+        "%smid",
+        "%nsmid",
+        "%gridid",
+        "%is_explicit_cluster",
+        "%clusterid",
+        "%nclusterid",
+        "%cluster_ctaid",
+        "%cluster_nctaid",
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%lanemask_eq",
+        "%lanemask_le",
+        "%lanemask_lt",
+        "%lanemask_ge",
+        "%lanemask_gt",
+        "%clock",
+        "%clock_hi",
+        "%clock64",
+        "%globaltimer",
+        "%globaltimer_lo",
+        "%globaltimer_hi",
+        "%total_smem_size",
+        "%aggr_smem_size",
+        "%dynamic_smem_size",
+        "%current_graph_exec",
+        "WARP_SZ",
+    ];
+    NAMES.contains(&name)
+        || name.starts_with("%envreg")
+        || name.starts_with("%pm")
+        || name.starts_with("%reserved_smem_offset_")
+}
+
 fn sreg(name: &str, comp: Option<&str>) -> Option<SReg> {
     let dim = || match comp {
         Some("x") => Some(0u8),
@@ -2853,7 +3253,17 @@ impl<'a> Mods<'a> {
                 }
             }
         }
-        invalid(self.i.pos, format!("'{}' lacks a type", self.i.full_name()))
+        self.no_type()
+    }
+    /// No type word lowering knows: with modifiers left over (a packed type such as `.u16x2`,
+    /// or an instruction form lowering does not know), the ISA table decides; with none, the
+    /// instruction lacks its type.
+    fn no_type<X>(&self) -> R<X> {
+        if self.used.iter().any(|u| !u) {
+            unsupported(self.i)
+        } else {
+            invalid(self.i.pos, format!("'{}' lacks a type", self.i.full_name()))
+        }
     }
     /// The next unused type word.
     fn ty(&mut self) -> R<T> {
@@ -2865,7 +3275,7 @@ impl<'a> Mods<'a> {
                 }
             }
         }
-        invalid(self.i.pos, format!("'{}' lacks a type", self.i.full_name()))
+        self.no_type()
     }
     fn vec(&mut self) -> u8 {
         if self.take("v2") {
@@ -2986,8 +3396,23 @@ pub fn write_init(v: &VarDecl, buf: &mut [u8], globals: &HashMap<String, u64>) -
             Init::Int(x) => *x as u64,
             Init::Float { bits, .. } if eb == 4 => (f64::from_bits(*bits) as f32).to_bits() as u64,
             Init::Float { bits, .. } => *bits,
-            Init::Sym { name, offset, .. } => match globals.get(name) {
-                Some(a) => a.wrapping_add(*offset as u64),
+            Init::Sym {
+                name, offset, mask, ..
+            } => match globals.get(name) {
+                // ISA 5.4.4: `mask(expr)` extracts the masked byte of the address and stores it at
+                // bit 0 (so `0xFF00(foo)` in a `.u8` array is the address's second byte).
+                Some(a) => match mask {
+                    Some(m) if m.count_ones() == 8 && (m >> m.trailing_zeros()) == 0xFF => {
+                        (a.wrapping_add(*offset as u64) & m) >> m.trailing_zeros()
+                    }
+                    Some(m) => {
+                        return invalid(
+                            v.pos,
+                            format!("mask() operator 0x{m:X} does not select one byte"),
+                        )
+                    }
+                    None => a.wrapping_add(*offset as u64),
+                },
                 None => {
                     return Err(LowerError {
                         kind: LoadErrorKind::Unsupported,

@@ -141,17 +141,19 @@ impl Module {
             lower::write_init(g, buf, &init_addrs)
                 .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
         }
-        let mc = ModCtx {
-            m: &ast,
-            globals: addrs,
-            funcs,
-        };
+        let mc = ModCtx::new(&ast, addrs, funcs);
+        // Every function is compiled at load, as a driver's JIT compiles the whole module: those
+        // no kernel reaches are lowered on their own below (each once).
+        let mut validated = vec![false; ast.functions.len()];
         for (i, f) in ast.functions.iter().enumerate() {
             if !f.is_entry || f.body.is_none() {
                 continue;
             }
-            let k = lower::lower_kernel(&mc, i)
+            let k = lower::lower_kernel(&mc, i, false)
                 .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
+            for &f in &k.lowered {
+                validated[f] = true;
+            }
             module.kernels.push(Arc::new(Kernel {
                 name: k.name,
                 params: k.params,
@@ -162,6 +164,16 @@ impl Module {
                 num_regs: k.program.nregs.clamp(1, 255),
                 program: Arc::new(k.program),
             }));
+        }
+        for (i, f) in ast.functions.iter().enumerate() {
+            if validated[i] || f.is_entry || f.body.is_none() || mc.funcs.get(&f.name) != Some(&i) {
+                continue;
+            }
+            let k = lower::lower_kernel(&mc, i, false)
+                .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
+            for &f in &k.lowered {
+                validated[f] = true;
+            }
         }
         Ok(module)
     }

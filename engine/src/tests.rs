@@ -165,9 +165,12 @@ fn unsupported_instruction_is_named_with_its_line() {
     );
     let src = format!("{HEAD}.visible .entry k()\n{{\n  .reg .b32 %r<3>;\n  mov.u32 %r1, 0;\n  frobnicate.b32 %r1, %r2;\n}}\n");
     let e = Module::load(&src, "u.ptx").unwrap_err();
+    // Not an instruction of the ISA at all: invalid PTX (ptxas: "Not a name of any known
+    // instruction"), not an unsupported one.
+    assert_eq!(e.kind, LoadErrorKind::InvalidPtx);
     assert_eq!(
         e.to_string(),
-        "u.ptx:8:3: error: unsupported instruction 'frobnicate.b32'"
+        "u.ptx:8:3: error: unknown instruction 'frobnicate.b32'"
     );
 }
 
@@ -471,6 +474,160 @@ fn device_function_call_with_param_abi() {
 }
 
 #[test]
+fn warp_wide_accesses_contiguous_uniform_vector_and_shared_atomics() {
+    warp_wide_accesses();
+    // The same on the interpreter's baseline build (the host may have run the AVX2 one).
+    crate::exec::warp::use_avx2(false);
+    warp_wide_accesses();
+    crate::exec::warp::use_avx2(true);
+}
+
+fn warp_wide_accesses() {
+    // One block of 48 threads: warp 0 is full (block copies, uniform accesses), warp 1 has 16
+    // lanes (lane by lane). Expected values are the kernel's arithmetic done by hand below.
+    let src = format!(
+        "{HEAD}.visible .entry lay(.param .u64 pb, .param .u64 pp, .param .u64 pu, .param .u64 out)
+        {{
+            .reg .pred %p<2>; .reg .b32 %r<16>; .reg .b64 %rd<14>;
+            .shared .align 4 .b32 cnt[4];
+            ld.param.u64 %rd1, [pb];
+            ld.param.u64 %rd2, [pp];
+            ld.param.u64 %rd3, [pu];
+            ld.param.u64 %rd4, [out];
+            mov.u32 %r1, %tid.x;
+            setp.lt.u32 %p1, %r1, 4;
+            shl.b32 %r2, %r1, 2;
+            mov.u32 %r3, cnt;
+            add.s32 %r4, %r3, %r2;
+            @%p1 st.shared.u32 [%r4], 0;
+            bar.sync 0;
+            cvt.u64.u32 %rd5, %r1;
+            add.s64 %rd6, %rd1, %rd5;
+            ld.global.s8 %r5, [%rd6];
+            mul.wide.u32 %rd7, %r1, 4;
+            add.s64 %rd8, %rd4, %rd7;
+            st.global.u32 [%rd8], %r5;
+            mul.wide.u32 %rd9, %r1, 8;
+            add.s64 %rd10, %rd2, %rd9;
+            ld.global.v2.u32 {{%r6, %r7}}, [%rd10];
+            sub.s32 %r8, %r6, %r7;
+            st.global.u32 [%rd8+192], %r8;
+            ld.global.u32 %r9, [%rd3];
+            st.global.u32 [%rd8+384], %r9;
+            st.global.u32 [%rd3+4], %r1;
+            and.b32 %r10, %r1, 3;
+            shl.b32 %r11, %r10, 2;
+            add.s32 %r12, %r3, %r11;
+            atom.shared.add.u32 %r13, [%r12], 1;
+            st.global.u32 [%rd8+576], %r13;
+            mov.u64 %rd11, cnt;
+            cvta.shared.u64 %rd11, %rd11;
+            cvt.u64.u32 %rd12, %r11;
+            add.s64 %rd13, %rd11, %rd12;
+            atom.add.u32 %r14, [%rd13], 2;
+            bar.sync 0;
+            @%p1 ld.shared.u32 %r15, [%r4];
+            @%p1 st.global.u32 [%rd8+768], %r15;
+            ret;
+        }}"
+    );
+    let m = Module::load(&src, "lay.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let bytes: Vec<u8> = (0..48u32).map(|i| (i * 37) as u8).collect();
+    let pairs: Vec<u32> = (0..48u32).flat_map(|i| [3 * i + 1, i]).collect();
+    let (pb, pp) = (upload(&bytes), upload(&pairs));
+    let pu = upload(&[0xdead_beefu32, 0]);
+    let out = upload(&[0u32; 196]);
+    let params: Vec<u8> = [pb, pp, pu, out]
+        .iter()
+        .flat_map(|p| p.to_le_bytes())
+        .collect();
+    launch(&m.kernel("lay").unwrap(), &cfg(1, 48), &params).unwrap_or_else(|e| panic!("{e}"));
+    let o: Vec<u32> = download(out, 196);
+    for i in 0..48usize {
+        assert_eq!(
+            o[i], bytes[i] as i8 as i32 as u32,
+            "ld.s8 sign-extends, lane {i}"
+        );
+        assert_eq!(o[48 + i], 2 * i as u32 + 1, "ld.v2, lane {i}");
+        assert_eq!(o[96 + i], 0xdead_beef, "uniform load, lane {i}");
+    }
+    // Within a warp, lanes with the same counter update it one after the other in lane order
+    // (which warp goes first is the scheduler's choice).
+    for i in (0..44usize).filter(|i| i / 32 == (i + 4) / 32) {
+        assert_eq!(
+            o[144 + i + 4],
+            o[144 + i] + 1,
+            "atom.shared old values, lane {i}"
+        );
+    }
+    // 12 threads per counter, +1 then +2 each.
+    assert_eq!(&o[192..196], &[36; 4]);
+    // Every thread stored its tid at the same place: the highest lane of the warp that stored
+    // last stays (lane 31 of warp 0 or lane 15 of warp 1, as the scheduler ordered them).
+    let u = download::<u32>(pu, 2);
+    assert!(u[0] == 0xdead_beef && (u[1] == 31 || u[1] == 47), "{u:x?}");
+    for p in [pb, pp, pu, out] {
+        mem::free(p).unwrap();
+    }
+}
+
+#[test]
+fn warp_straddling_the_end_of_an_allocation_faults_at_its_first_bad_lane() {
+    // 100 elements, 128 threads: warp 3 (threads 96..127) straddles the end. Its lanes 0..3
+    // store before lane 4 (thread 100) faults, as lane by lane.
+    let src = format!(
+        "{HEAD}.visible .entry st(.param .u64 out)
+        {{
+            .reg .b32 %r<2>; .reg .b64 %rd<4>;
+            ld.param.u64 %rd1, [out];
+            mov.u32 %r1, %tid.x;
+            mul.wide.u32 %rd2, %r1, 4;
+            add.s64 %rd3, %rd1, %rd2;
+            st.global.u32 [%rd3], %r1;
+            ret;
+        }}"
+    );
+    let m = Module::load(&src, "st.ptx").unwrap();
+    let out = upload(&[u32::MAX; 100]);
+    let e = launch(&m.kernel("st").unwrap(), &cfg(1, 128), &out.to_le_bytes()).unwrap_err();
+    assert_eq!(e.kind, crate::ExecErrorKind::IllegalAddress);
+    assert_eq!(
+        e.message,
+        format!(
+            "illegal address {:#x} in kernel 'st' at block (0,0,0) thread (100,0,0), PTX line 11: \
+             st.global.u32 of 4 bytes outside every allocation",
+            out + 400
+        )
+    );
+    assert_eq!(download::<u32>(out, 100), (0..100).collect::<Vec<u32>>());
+    // A warp-wide misaligned access is reported at its first lane.
+    let src = format!(
+        "{HEAD}.visible .entry mis(.param .u64 out)
+        {{
+            .reg .b32 %r<2>; .reg .b64 %rd<4>;
+            ld.param.u64 %rd1, [out];
+            mov.u32 %r1, %tid.x;
+            mul.wide.u32 %rd2, %r1, 4;
+            add.s64 %rd3, %rd1, %rd2;
+            ld.global.u32 %r1, [%rd3+2];
+            ret;
+        }}"
+    );
+    let m = Module::load(&src, "mis.ptx").unwrap();
+    let e = launch(&m.kernel("mis").unwrap(), &cfg(1, 32), &out.to_le_bytes()).unwrap_err();
+    assert_eq!(e.kind, crate::ExecErrorKind::MisalignedAddress);
+    assert!(
+        e.message.starts_with(&format!(
+            "misaligned address {:#x} in kernel 'mis' at block (0,0,0) thread (0,0,0), PTX line 11",
+            out + 2
+        )),
+        "{}",
+        e.message
+    );
+    mem::free(out).unwrap();
+}
+
+#[test]
 fn results_do_not_depend_on_thread_count() {
     let body =
         format!("{PRO}\n mul.lo.u32 %r5, %r2, 2654435761;\n st.global.u32 [%rd1], %r5;\n ret;");
@@ -480,6 +637,11 @@ fn results_do_not_depend_on_thread_count() {
     let b = run_out(&body, 16, 64, 1024);
     crate::set_worker_threads(0);
     assert_eq!(a, b);
+    // And not on which build of the interpreter ran (baseline x86_64 or AVX2).
+    crate::exec::warp::use_avx2(false);
+    let c = run_out(&body, 16, 64, 1024);
+    crate::exec::warp::use_avx2(true);
+    assert_eq!(a, c);
     assert_eq!(a[5], 5u32.wrapping_mul(2654435761));
 }
 

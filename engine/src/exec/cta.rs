@@ -33,6 +33,10 @@ pub struct Cta<'a> {
     pub expire_waits: bool,
     /// Global allocations recently hit by this host thread during the launch (see [`GCache`]).
     pub gcache: &'a mut GCache,
+    /// Scratch rows for the interpreter (immediates spread to 32 lanes, results that cannot go
+    /// straight to their register): here rather than on the stack so that no instruction pays
+    /// for zeroing them.
+    pub tmp: [Lanes; 4],
 }
 
 /// The last few global allocations a host thread's accesses hit, `[lo, hi)`, so that most
@@ -81,6 +85,18 @@ impl GCache {
     }
 }
 
+/// The shape of a warp's accesses (see [`Cta::place_warp`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// All 32 lanes at the same address.
+    Uniform,
+    /// All 32 lanes back to back, lane l at lane 0's address plus l times the access size: a
+    /// coalesced access, done as one block copy.
+    Contiguous,
+    /// Anything else, lane by lane (also every partial warp and every local access).
+    Scattered,
+}
+
 /// Where a whole warp's access lands once every active lane passed the checks of
 /// [`Cta::resolve`] at once: lane `l`'s host pointer is [`Place::ptr`].
 #[derive(Clone, Copy, Debug)]
@@ -102,8 +118,9 @@ impl Place {
     pub fn ptr(self, addr: u64, l: usize) -> *mut u8 {
         match self {
             Place::Global => addr as *mut u8,
+            // Wrapping: inactive lanes' addresses are computed too (and never used).
             Place::Buf { base, sub, stride } => {
-                base.wrapping_add(addr.wrapping_sub(sub) as usize + l * stride)
+                base.wrapping_add((addr.wrapping_sub(sub) as usize).wrapping_add(l * stride))
             }
         }
     }
@@ -306,7 +323,8 @@ impl<'a> Cta<'a> {
     /// lowest to the highest plus `len`, inside one allocation or window, every lane's
     /// [`Cta::resolve`] would succeed with [`Place::ptr`]. None when that cannot be shown at
     /// once: the caller then resolves lane by lane, which reports the first bad lane exactly.
-    #[inline]
+    /// (Always inlined: into `Warp::run`'s AVX2 build too.)
+    #[inline(always)]
     pub fn place_warp(
         &mut self,
         warp_id: u32,
@@ -315,17 +333,11 @@ impl<'a> Cta<'a> {
         em: u32,
         len: u64,
         write: bool,
-    ) -> Option<Place> {
-        let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
-        if em == FULL {
-            // Branch-free over all lanes: the compiler vectorizes this.
-            for &a in addrs {
-                lo = lo.min(a);
-                hi = hi.max(a);
-                or |= a;
-            }
-        } else {
-            let mut m = em;
+    ) -> Option<(Place, Layout)> {
+        let a0 = addrs[em.trailing_zeros() as usize % 32];
+        let scattered = |m: u32| {
+            let (mut lo, mut hi, mut or) = (u64::MAX, 0u64, 0u64);
+            let mut m = m;
             while m != 0 {
                 let a = addrs[m.trailing_zeros() as usize];
                 m &= m - 1;
@@ -333,7 +345,48 @@ impl<'a> Cta<'a> {
                 hi = hi.max(a);
                 or |= a;
             }
-        }
+            (lo, hi, or)
+        };
+        // A full warp's common shapes are recognised in one pass that vectorizes on the
+        // x86_64 baseline (u64 min/max does not): all lanes at one address, back to back, or
+        // within 2 GiB of lane 0, where min/max of 32-bit offsets does vectorize.
+        let (layout, (lo, hi, or)) = if em == FULL {
+            let (mut seq, mut same, mut far, mut or) = (0u64, 0u64, 0u64, 0u64);
+            let mut e = a0;
+            for &a in addrs {
+                seq |= a ^ e;
+                e = e.wrapping_add(len);
+                same |= a ^ a0;
+                far |= a.wrapping_sub(a0).wrapping_add(1 << 31) >> 32;
+                or |= a;
+            }
+            if same == 0 {
+                (Layout::Uniform, (a0, a0, a0))
+            } else if seq == 0 && a0.checked_add(31 * len).is_some() {
+                // Every lane at a0 + l*len: aligned when a0 and len are.
+                (Layout::Contiguous, (a0, a0 + 31 * len, a0 | len))
+            } else if far == 0 {
+                let (mut mn, mut mx) = (0i32, 0i32);
+                for &a in addrs {
+                    let d = a.wrapping_sub(a0) as i32;
+                    mn = mn.min(d);
+                    mx = mx.max(d);
+                }
+                // Offsets in i32 are exact; the extremes must not wrap around the address
+                // space (then no lane does).
+                match (
+                    a0.checked_add_signed(mn as i64),
+                    a0.checked_add_signed(mx as i64),
+                ) {
+                    (Some(lo), Some(hi)) => (Layout::Scattered, (lo, hi, or)),
+                    _ => (Layout::Scattered, scattered(em)),
+                }
+            } else {
+                (Layout::Scattered, scattered(em))
+            }
+        } else {
+            (Layout::Scattered, scattered(em))
+        };
         let align = len.min(16).next_power_of_two();
         if or & (align - 1) != 0 {
             return None;
@@ -357,7 +410,12 @@ impl<'a> Cta<'a> {
         // In-space offsets of the lowest and highest access, and the end of the highest.
         let (lo, hi) = (lo - sub, hi - sub);
         let end = hi.checked_add(len)?;
-        match space {
+        // Local memory is per thread: the same offset in every lane is 32 different places.
+        let layout = match space {
+            MSpace::Local => Layout::Scattered,
+            _ => layout,
+        };
+        let place = match space {
             MSpace::Global => self.gcache.check(lo, end).then_some(Place::Global),
             MSpace::Shared => (end <= self.shared.len() as u64).then_some(Place::Buf {
                 base: self.shared.as_mut_ptr(),
@@ -379,7 +437,8 @@ impl<'a> Cta<'a> {
                 stride: 0,
             }),
             MSpace::Generic => None,
-        }
+        };
+        place.map(|p| (p, layout))
     }
 
     /// `n` bytes of lane `l`'s local memory at `off` (offsets come from lowering, inside the
@@ -503,29 +562,52 @@ struct Bars {
     truecnt: [u32; 16],
     /// `barrier.red` destinations to write at completion: (barrier, warp, lanes, op, register).
     red: Vec<(u32, usize, u32, BarRed, Reg)>,
+    /// Bit k set when `arrived[k] > 0`.
+    pending: u16,
+    /// Threads that have not finished or exited, per warp and in all: what a barrier without
+    /// thread count waits for. Kept up to date by [`Bars::track`] after each change of a warp
+    /// rather than recounted at every arrival.
+    contrib: Vec<u32>,
+    live: u32,
 }
 
 impl Bars {
+    fn arrive(&mut self, id: u32, n: u32) {
+        self.arrived[id as usize] += n;
+        if n > 0 {
+            self.pending |= 1 << id;
+        }
+    }
+
+    /// Recounts warp `w`'s live threads after it ran, parked or unblocked.
+    fn track(&mut self, w: usize, warp: &Warp) {
+        let n = if warp.stack.is_empty() {
+            0
+        } else {
+            (warp.valid & !warp.exited).count_ones()
+        };
+        self.live = self.live - self.contrib[w] + n;
+        self.contrib[w] = n;
+    }
+
     /// Completes every barrier whose expected threads have arrived: parked lanes resume and
     /// `barrier.red` destinations receive the reduction. A warp that finished or exited lanes
     /// lowers the count a barrier without thread count waits for.
     fn release_ready(&mut self, warps: &mut [Warp], regs: &mut [u64], per: usize) {
-        let live: u32 = warps
-            .iter()
-            .filter(|w| !w.stack.is_empty())
-            .map(|w| (w.valid & !w.exited).count_ones())
-            .sum();
-        for id in 0..16u32 {
+        let live = self.live;
+        // Only barriers some thread arrived at (bit k: arrived[k] > 0).
+        let mut pend = self.pending;
+        while pend != 0 {
+            let id = pend.trailing_zeros();
+            pend &= pend - 1;
             let k = id as usize;
-            if self.arrived[k] == 0 {
-                continue;
-            }
             let need = self.expected[k].unwrap_or(live).min(live.max(1));
             if self.arrived[k] < need {
                 continue;
             }
             let (n, t) = (self.arrived[k], self.truecnt[k]);
             self.arrived[k] = 0;
+            self.pending &= !(1 << id);
             self.expected[k] = None;
             self.truecnt[k] = 0;
             for w in warps.iter_mut() {
@@ -582,20 +664,30 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
             }
         })
         .collect();
-    let mut bars = Bars::default();
+    let mut bars = Bars {
+        contrib: vec![0; warps.len()],
+        ..Bars::default()
+    };
+    for (w, warp) in warps.iter().enumerate() {
+        bars.track(w, warp);
+    }
     let mut idle = 0u32;
     loop {
         let mut ran = false;
         let mut progressed = false;
         let epoch = cta.epoch;
         for w in 0..nwarps as usize {
-            if !warps[w].unblock(prog.exit) {
+            let runnable = warps[w].unblock(prog.exit);
+            bars.track(w, &warps[w]);
+            if !runnable {
                 continue;
             }
             ran = true;
             loop {
                 let r = &mut regs[w * per..(w + 1) * per];
-                match warps[w].run(cta, r)? {
+                let stop = warps[w].run(cta, r)?;
+                bars.track(w, &warps[w]);
+                match stop {
                     Stop::Done => {
                         progressed = true;
                         break;
@@ -614,7 +706,7 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
                     } => {
                         progressed = true;
                         let k = id as usize;
-                        bars.arrived[k] += mask.count_ones();
+                        bars.arrive(id, mask.count_ones());
                         if count.is_some() {
                             bars.expected[k] = count;
                         }
@@ -624,9 +716,12 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
                         }
                         if !arrive_only {
                             warps[w].park(id, prog.exit);
+                            bars.track(w, &warps[w]);
                         }
                         bars.release_ready(&mut warps, regs, per);
-                        if !warps[w].unblock(prog.exit) {
+                        let runnable = warps[w].unblock(prog.exit);
+                        bars.track(w, &warps[w]);
+                        if !runnable {
                             break;
                         }
                     }

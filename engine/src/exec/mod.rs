@@ -124,6 +124,7 @@ impl Job {
                     epoch: 0,
                     expire_waits: false,
                     gcache: &mut gcache,
+                    tmp: [[0; 32]; 4],
                 };
                 let r = cta::run_cta(&mut c, &mut scratch.regs);
                 (r, c.thread_instructions)

@@ -1,7 +1,7 @@
 //! The warp interpreter: one IR op at a time over the warp's active lanes, with the
 //! reconvergence stack driven by the immediate post-dominators computed at load.
 
-use super::cta::{Cta, Fault, Place};
+use super::cta::{Cta, Fault, Layout, Place};
 use crate::ir::*;
 use crate::mem;
 use crate::softfloat as sf;
@@ -114,32 +114,34 @@ fn split<'a, const N: usize>(
     regs: &'a mut [u64],
     d: Reg,
     srcs: [Src; N],
-    tmps: &'a mut [Lanes; N],
+    tmps: &'a mut [Lanes],
 ) -> Option<(&'a mut Lanes, [&'a Lanes; N])> {
     if srcs.contains(&Src::Reg(d)) {
         return None;
     }
+    assert!(tmps.len() >= N);
     let len = regs.len();
     let di = d as usize * 32;
     assert!(di + 32 <= len);
     let p = regs.as_mut_ptr();
-    let mut t = tmps.iter_mut();
-    let ins = srcs.map(|s| -> &'a Lanes {
-        let t = t.next().unwrap();
-        match s {
+    // (A plain loop: `array::map` is not reliably inlined, and this runs per instruction.)
+    static NONE: Lanes = [0; 32];
+    let mut ins: [&'a Lanes; N] = [&NONE; N];
+    for ((i, s), t) in ins.iter_mut().zip(srcs).zip(tmps.iter_mut()) {
+        *i = match s {
             Src::Reg(r) => {
-                let i = r as usize * 32;
-                assert!(i + 32 <= len);
+                let k = r as usize * 32;
+                assert!(k + 32 <= len);
                 // SAFETY: row r is inside `regs` (asserted) and is not row d, the only one
                 // handed out mutably; all pointers derive from the one `as_mut_ptr`.
-                unsafe { &*(p.add(i) as *const Lanes) }
+                unsafe { &*(p.add(k) as *const Lanes) }
             }
             Src::Imm(v) => {
                 *t = [v; 32];
                 t
             }
-        }
-    });
+        };
+    }
     // SAFETY: row d is inside `regs` (asserted) and aliases none of the source rows (checked
     // above) nor the temporaries.
     let o = unsafe { &mut *(p.add(di) as *mut Lanes) };
@@ -189,35 +191,44 @@ fn opnd<'a>(regs: &'a [u64], s: Src, tmp: &'a mut Lanes) -> &'a Lanes {
     }
 }
 
-/// Every lane's address of an access (inactive lanes too: they are never used).
+/// Every lane's address of an access (inactive lanes too: they are never used), written in
+/// place: returning the array by value made a copy whose narrower stores the wide loads of
+/// `place_warp` then stalled on (store forwarding).
 #[inline(always)]
-fn lane_addrs(regs: &[u64], addr: Addr) -> Lanes {
+fn lane_addrs(regs: &[u64], addr: Addr, a: &mut Lanes) {
     let off = addr.off as u64;
     match addr.base {
         Some(r) => {
-            let b = row(regs, r);
-            let mut a = [0; 32];
-            for l in 0..32 {
-                a[l] = b[l].wrapping_add(off);
+            for (a, &b) in a.iter_mut().zip(row(regs, r)) {
+                *a = b.wrapping_add(off);
             }
-            a
         }
-        None => [off; 32],
+        None => *a = [off; 32],
     }
 }
 
-/// Whether the 32 accesses of `size` bytes at `addrs` are back to back from lane 0 up.
+/// Every lane's host pointer of a checked access (inactive lanes' are never used): one loop
+/// per kind of place, which vectorizes.
 #[inline(always)]
-fn contiguous(addrs: &Lanes, size: u64) -> bool {
-    let mut ok = true;
-    for (l, &a) in addrs.iter().enumerate() {
-        ok &= a == addrs[0].wrapping_add(l as u64 * size);
+fn lane_ptrs(pl: Place, addrs: &Lanes) -> [*mut u8; 32] {
+    let mut p = [std::ptr::null_mut(); 32];
+    match pl {
+        Place::Global => {
+            for (p, &a) in p.iter_mut().zip(addrs) {
+                *p = a as *mut u8;
+            }
+        }
+        Place::Buf { .. } => {
+            for (l, (p, &a)) in p.iter_mut().zip(addrs).enumerate() {
+                *p = pl.ptr(a, l);
+            }
+        }
     }
-    ok
+    p
 }
 
-/// Loads element `koff` bytes into each active lane's access into `dst`, widened as `ld` does.
-/// A full warp reading consecutive elements (a coalesced access) is one widening copy.
+/// Loads the element `koff` bytes into each active lane's access into `dst`, widened as `ld`
+/// does. A coalesced access is one widening copy, a uniform one a single read.
 ///
 /// # Safety
 /// Every active lane's access must be valid for reading (as `Cta::place_warp` checks).
@@ -225,7 +236,7 @@ fn contiguous(addrs: &Lanes, size: u64) -> bool {
 #[inline(always)]
 unsafe fn ld_lanes(
     dst: &mut Lanes,
-    pl: Place,
+    (pl, layout): (Place, Layout),
     addrs: &Lanes,
     em: u32,
     koff: usize,
@@ -235,90 +246,180 @@ unsafe fn ld_lanes(
     #[inline(always)]
     unsafe fn go<T: Copy>(
         dst: &mut Lanes,
-        pl: Place,
+        (pl, layout): (Place, Layout),
         addrs: &Lanes,
         em: u32,
         koff: usize,
         conv: impl Fn(T) -> u64,
     ) {
-        let flat = matches!(pl, Place::Global | Place::Buf { stride: 0, .. });
-        // SAFETY (all three loops): the caller guarantees each active lane's pointer; in the
-        // contiguous case lane l's pointer is lane 0's plus l elements.
-        if em == FULL && flat && contiguous(addrs, std::mem::size_of::<T>() as u64) {
-            let p = pl.ptr(addrs[0], 0).wrapping_add(koff) as *const T;
-            for (l, v) in dst.iter_mut().enumerate() {
-                *v = conv(unsafe { p.add(l).read_unaligned() });
+        // SAFETY (all loops): the caller guarantees each active lane's pointer; a contiguous
+        // or uniform layout is only reported for full warps (lane l's pointer is lane 0's plus
+        // l elements, or lane 0's).
+        match layout {
+            Layout::Contiguous if addrs[1].wrapping_sub(addrs[0]) == size_of::<T>() as u64 => {
+                let p = pl.ptr(addrs[0], 0).wrapping_add(koff) as *const T;
+                for (l, v) in dst.iter_mut().enumerate() {
+                    // SAFETY: lane l's element, l elements past lane 0's (contiguous).
+                    *v = conv(unsafe { p.add(l).read_unaligned() });
+                }
             }
-        } else if em == FULL {
-            for (l, v) in dst.iter_mut().enumerate() {
-                let p = pl.ptr(addrs[l], l).wrapping_add(koff) as *const T;
-                *v = conv(unsafe { p.read_unaligned() });
+            Layout::Uniform => {
+                let p = pl.ptr(addrs[0], 0).wrapping_add(koff) as *const T;
+                // SAFETY: every lane's (checked) access is this one.
+                *dst = [conv(unsafe { p.read_unaligned() }); 32];
             }
-        } else {
-            for l in lanes(em) {
-                let p = pl.ptr(addrs[l], l).wrapping_add(koff) as *const T;
-                dst[l] = conv(unsafe { p.read_unaligned() });
+            // (A contiguous vector access, lanes `n` elements apart, goes lane by lane too.)
+            Layout::Contiguous | Layout::Scattered => {
+                let ptrs = lane_ptrs(pl, addrs);
+                if em == FULL {
+                    for (v, p) in dst.iter_mut().zip(ptrs) {
+                        // SAFETY: each lane's pointer was checked (all lanes active).
+                        *v = conv(unsafe { (p.wrapping_add(koff) as *const T).read_unaligned() });
+                    }
+                } else {
+                    for l in lanes(em) {
+                        let p = ptrs[l].wrapping_add(koff) as *const T;
+                        // SAFETY: an active lane's checked pointer.
+                        dst[l] = conv(unsafe { p.read_unaligned() });
+                    }
+                }
             }
         }
     }
+    let a = (pl, layout);
     // SAFETY: forwarded from the caller.
     unsafe {
         match (size, sext) {
-            (1, false) => go(dst, pl, addrs, em, koff, |v: u8| v as u64),
-            (1, true) => go(dst, pl, addrs, em, koff, |v: i8| v as i64 as u64),
-            (2, false) => go(dst, pl, addrs, em, koff, |v: u16| v as u64),
-            (2, true) => go(dst, pl, addrs, em, koff, |v: i16| v as i64 as u64),
-            (4, false) => go(dst, pl, addrs, em, koff, |v: u32| v as u64),
-            (4, true) => go(dst, pl, addrs, em, koff, |v: i32| v as i64 as u64),
-            _ => go(dst, pl, addrs, em, koff, |v: u64| v),
+            (1, false) => go(dst, a, addrs, em, koff, |v: u8| v as u64),
+            (1, true) => go(dst, a, addrs, em, koff, |v: i8| v as i64 as u64),
+            (2, false) => go(dst, a, addrs, em, koff, |v: u16| v as u64),
+            (2, true) => go(dst, a, addrs, em, koff, |v: i16| v as i64 as u64),
+            (4, false) => go(dst, a, addrs, em, koff, |v: u32| v as u64),
+            (4, true) => go(dst, a, addrs, em, koff, |v: i32| v as i64 as u64),
+            _ => go(dst, a, addrs, em, koff, |v: u64| v),
         }
     }
 }
 
 /// Stores the low `size` bytes of each active lane of `v` at its access plus `koff` bytes, in
-/// lane order; a full warp writing consecutive elements is one narrowing copy.
+/// lane order (when lanes share an address the highest one's value stays, as lane by lane); a
+/// coalesced access is one narrowing copy.
 ///
 /// # Safety
 /// Every active lane's access must be valid for writing (as `Cta::place_warp` checks).
 #[inline(always)]
-unsafe fn st_lanes(v: &Lanes, pl: Place, addrs: &Lanes, em: u32, koff: usize, size: u8) {
+unsafe fn st_lanes(
+    v: &Lanes,
+    (pl, layout): (Place, Layout),
+    addrs: &Lanes,
+    em: u32,
+    koff: usize,
+    size: u8,
+) {
     #[inline(always)]
     unsafe fn go<T: Copy>(
         v: &Lanes,
-        pl: Place,
+        (pl, layout): (Place, Layout),
         addrs: &Lanes,
         em: u32,
         koff: usize,
         conv: impl Fn(u64) -> T,
     ) {
-        let flat = matches!(pl, Place::Global | Place::Buf { stride: 0, .. });
-        // SAFETY (all three loops): as in ld_lanes. Lanes are written in ascending order, so
-        // when two lanes hit the same address the higher one wins, as per lane.
-        if em == FULL && flat && contiguous(addrs, std::mem::size_of::<T>() as u64) {
-            let p = pl.ptr(addrs[0], 0).wrapping_add(koff) as *mut T;
-            for (l, x) in v.iter().enumerate() {
-                unsafe { p.add(l).write_unaligned(conv(*x)) };
+        // SAFETY (all loops): as in ld_lanes.
+        match layout {
+            Layout::Contiguous if addrs[1].wrapping_sub(addrs[0]) == size_of::<T>() as u64 => {
+                let p = pl.ptr(addrs[0], 0).wrapping_add(koff) as *mut T;
+                for (l, x) in v.iter().enumerate() {
+                    // SAFETY: lane l's element, l elements past lane 0's (contiguous).
+                    unsafe { p.add(l).write_unaligned(conv(*x)) };
+                }
             }
-        } else if em == FULL {
-            for (l, x) in v.iter().enumerate() {
-                let p = pl.ptr(addrs[l], l).wrapping_add(koff) as *mut T;
-                unsafe { p.write_unaligned(conv(*x)) };
+            Layout::Uniform => {
+                // Every lane writes the same place: lane 31's value is the one that stays.
+                let p = pl.ptr(addrs[0], 0).wrapping_add(koff) as *mut T;
+                // SAFETY: every lane's (checked) access is this one.
+                unsafe { p.write_unaligned(conv(v[31])) };
             }
-        } else {
-            for l in lanes(em) {
-                let p = pl.ptr(addrs[l], l).wrapping_add(koff) as *mut T;
-                unsafe { p.write_unaligned(conv(v[l])) };
+            Layout::Contiguous | Layout::Scattered => {
+                let ptrs = lane_ptrs(pl, addrs);
+                for l in lanes(em) {
+                    let p = ptrs[l].wrapping_add(koff) as *mut T;
+                    // SAFETY: an active lane's checked pointer.
+                    unsafe { p.write_unaligned(conv(v[l])) };
+                }
             }
         }
     }
+    let a = (pl, layout);
     // SAFETY: forwarded from the caller.
     unsafe {
         match size {
-            1 => go(v, pl, addrs, em, koff, |x| x as u8),
-            2 => go(v, pl, addrs, em, koff, |x| x as u16),
-            4 => go(v, pl, addrs, em, koff, |x| x as u32),
-            _ => go(v, pl, addrs, em, koff, |x| x),
+            1 => go(v, a, addrs, em, koff, |x| x as u8),
+            2 => go(v, a, addrs, em, koff, |x| x as u16),
+            4 => go(v, a, addrs, em, koff, |x| x as u32),
+            _ => go(v, a, addrs, em, koff, |x| x),
         }
+    }
+}
+
+/// Whether `Warp::run` uses its AVX2 build: 0 not yet known, 1 no, 2 yes.
+#[cfg(target_arch = "x86_64")]
+static AVX2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Whether the host has AVX2 (and the other features `Warp::run_avx2` uses), detected once.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn host_avx2() -> bool {
+    use std::sync::atomic::Ordering;
+    match AVX2.load(Ordering::Relaxed) {
+        0 => {
+            let yes = std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2")
+                && std::arch::is_x86_feature_detected!("lzcnt");
+            AVX2.store(1 + yes as u8, Ordering::Relaxed);
+            yes
+        }
+        v => v == 2,
+    }
+}
+
+/// Tests: runs the baseline build of the interpreter (`false`) or goes back to detection.
+/// Both builds compute the same results, so other tests running meanwhile are unaffected.
+#[cfg(test)]
+pub(crate) fn use_avx2(on: bool) {
+    #[cfg(target_arch = "x86_64")]
+    AVX2.store(if on { 0 } else { 1 }, std::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = on;
+}
+
+/// Bit l set when lane l of a predicate row is true (bit 0 of its slot).
+#[inline(always)]
+fn pred_mask(p: &Lanes) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        let mut m = 0u32;
+        for (k, pair) in p.chunks_exact(2).enumerate() {
+            // SAFETY: SSE2 is part of the x86_64 baseline; the load reads the two u64 of `pair`
+            // (unaligned load). Shifting bit 0 into the sign bit lets movmskpd collect it.
+            let b = unsafe {
+                let v = _mm_loadu_si128(pair.as_ptr() as *const __m128i);
+                _mm_movemask_pd(_mm_castsi128_pd(_mm_slli_epi64(v, 63)))
+            };
+            m |= (b as u32) << (2 * k);
+        }
+        m
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for (l, v) in p.iter().enumerate() {
+            m |= ((*v & 1) as u32) << l;
+        }
+        m
     }
 }
 
@@ -339,8 +440,29 @@ fn lanes(mask: u32) -> impl Iterator<Item = usize> {
 impl Warp {
     /// Runs until the warp finishes or stops at a barrier. `regs` is this warp's register file.
     pub fn run(&mut self, cta: &mut Cta, regs: &mut [u64]) -> Result<Stop, Fault> {
+        #[cfg(target_arch = "x86_64")]
+        if host_avx2() {
+            // SAFETY: the host CPU has the features `run_avx2` is compiled for (checked).
+            return unsafe { self.run_avx2(cta, regs) };
+        }
+        self.run_body(cta, regs)
+    }
+
+    /// The interpreter compiled for AVX2 hosts: the lane loops inlined here (address checks,
+    /// loads and stores, merges, conversions) then work on 4 lanes per instruction instead of
+    /// the x86_64 baseline's 2, and popcounts are one instruction. Same code, same results:
+    /// only integer and memory operations are affected (float contraction is never implicit).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,popcnt,bmi1,bmi2,lzcnt")]
+    unsafe fn run_avx2(&mut self, cta: &mut Cta, regs: &mut [u64]) -> Result<Stop, Fault> {
+        self.run_body(cta, regs)
+    }
+
+    #[inline(always)]
+    fn run_body(&mut self, cta: &mut Cta, regs: &mut [u64]) -> Result<Stop, Fault> {
         let prog = cta.prog;
         let mut count: u64 = 0;
+        let mut full: u64 = 0;
         let mut budget = SLICE;
         let r = loop {
             let Some(top) = self.stack.last_mut() else {
@@ -368,73 +490,65 @@ impl Warp {
             let em = match inst.guard {
                 None => mask,
                 Some((r, neg)) => {
-                    let p = &regs[r as usize * 32..r as usize * 32 + 32];
-                    let mut pm = 0u32;
-                    for (l, v) in p.iter().enumerate() {
-                        pm |= ((*v & 1) as u32) << l;
-                    }
+                    let pm = pred_mask(row(regs, r));
                     mask & if neg { !pm } else { pm }
                 }
             };
-            count += em.count_ones() as u64;
+            // Full warps are counted apart: a popcount per instruction is a dozen instructions
+            // on hosts built without the popcnt feature.
+            if em == FULL {
+                full += 1;
+            } else {
+                count += em.count_ones() as u64;
+            }
             if em == 0 && !matches!(inst.op, Op::End | Op::Call { .. }) {
                 continue;
             }
             match &inst.op {
-                Op::Un { f, fl, d, a } => {
-                    let mut t = [[0; 32]; 1];
-                    match split(regs, *d, [*a], &mut t) {
-                        Some((o, [x])) if *fl == 0 && em == FULL => f(x, o),
-                        _ => {
-                            let (mut x, mut o) = ([0; 32], [0; 32]);
-                            fetch(regs, *a, &mut x);
-                            if fl & FL_FTZ != 0 {
-                                ftz32(&mut x);
-                            }
-                            f(&x, &mut o);
-                            self.post(*fl, &mut o);
-                            write(regs, *d, &o, em);
+                Op::Un { f, fl, d, a } => match split(regs, *d, [*a], &mut cta.tmp) {
+                    Some((o, [x])) if *fl == 0 && em == FULL => f(x, o),
+                    _ => {
+                        let (mut x, mut o) = ([0; 32], [0; 32]);
+                        fetch(regs, *a, &mut x);
+                        if fl & FL_FTZ != 0 {
+                            ftz32(&mut x);
                         }
+                        f(&x, &mut o);
+                        self.post(*fl, &mut o);
+                        write(regs, *d, &o, em);
                     }
-                }
-                Op::Bin { f, fl, d, a, b } => {
-                    let mut t = [[0; 32]; 2];
-                    match split(regs, *d, [*a, *b], &mut t) {
-                        Some((o, [x, y])) if *fl == 0 && em == FULL => f(x, y, o),
-                        _ if *fl == 0 => {
-                            let mut o = [0; 32];
-                            let (mut ta, mut tb) = ([0; 32], [0; 32]);
-                            f(opnd(regs, *a, &mut ta), opnd(regs, *b, &mut tb), &mut o);
-                            write(regs, *d, &o, em);
-                        }
-                        _ => {
-                            let (mut x, mut y, mut o) = ([0; 32], [0; 32], [0; 32]);
-                            fetch(regs, *a, &mut x);
-                            fetch(regs, *b, &mut y);
-                            if fl & FL_FTZ != 0 {
-                                ftz32(&mut x);
-                                ftz32(&mut y);
-                            }
-                            f(&x, &y, &mut o);
-                            self.post(*fl, &mut o);
-                            write(regs, *d, &o, em);
-                        }
+                },
+                Op::Bin { f, fl, d, a, b } => match split(regs, *d, [*a, *b], &mut cta.tmp) {
+                    Some((o, [x, y])) if *fl == 0 && em == FULL => f(x, y, o),
+                    _ if *fl == 0 => {
+                        let [ta, tb, _, o] = &mut cta.tmp;
+                        f(opnd(regs, *a, ta), opnd(regs, *b, tb), o);
+                        write(regs, *d, o, em);
                     }
-                }
+                    _ => {
+                        let (mut x, mut y, mut o) = ([0; 32], [0; 32], [0; 32]);
+                        fetch(regs, *a, &mut x);
+                        fetch(regs, *b, &mut y);
+                        if fl & FL_FTZ != 0 {
+                            ftz32(&mut x);
+                            ftz32(&mut y);
+                        }
+                        f(&x, &y, &mut o);
+                        self.post(*fl, &mut o);
+                        write(regs, *d, &o, em);
+                    }
+                },
                 Op::Ter { f, fl, d, a, b, c } => {
-                    let mut t = [[0; 32]; 3];
-                    match split(regs, *d, [*a, *b, *c], &mut t) {
+                    match split(regs, *d, [*a, *b, *c], &mut cta.tmp) {
                         Some((o, [x, y, z])) if *fl == 0 && em == FULL => f(x, y, z, o),
                         _ if *fl == 0 => {
-                            let mut o = [0; 32];
-                            let (mut ta, mut tb, mut tc) = ([0; 32], [0; 32], [0; 32]);
-                            let (x, y) = (opnd(regs, *a, &mut ta), opnd(regs, *b, &mut tb));
-                            f(x, y, opnd(regs, *c, &mut tc), &mut o);
-                            write(regs, *d, &o, em);
+                            let [ta, tb, tc, o] = &mut cta.tmp;
+                            let (x, y) = (opnd(regs, *a, ta), opnd(regs, *b, tb));
+                            f(x, y, opnd(regs, *c, tc), o);
+                            write(regs, *d, o, em);
                         }
                         _ => {
-                            let (mut x, mut y, mut z, mut o) =
-                                ([0; 32], [0; 32], [0; 32], [0; 32]);
+                            let (mut x, mut y, mut z, mut o) = ([0; 32], [0; 32], [0; 32], [0; 32]);
                             fetch(regs, *a, &mut x);
                             fetch(regs, *b, &mut y);
                             fetch(regs, *c, &mut z);
@@ -450,8 +564,7 @@ impl Warp {
                     }
                 }
                 Op::Quad { f, d, a, b, c, e } => {
-                    let mut t = [[0; 32]; 4];
-                    match split(regs, *d, [*a, *b, *c, *e], &mut t) {
+                    match split(regs, *d, [*a, *b, *c, *e], &mut cta.tmp) {
                         Some((o, [x, y, z, w])) if em == FULL => f(x, y, z, w, o),
                         _ => {
                             let (mut x, mut y, mut z, mut w, mut o) =
@@ -482,16 +595,15 @@ impl Warp {
                 } => {
                     if let (Some(d), None, None, 0, FULL) = (d, dn, comb, *fl, em) {
                         // The common `setp` with one destination, straight into it.
-                        let mut t = [[0; 32]; 2];
-                        if let Some((o, [x, y])) = split(regs, *d, [*a, *b], &mut t) {
+                        if let Some((o, [x, y])) = split(regs, *d, [*a, *b], &mut cta.tmp) {
                             f(x, y, o);
                             continue;
                         }
                     }
                     let mut o = [0; 32];
                     if *fl == 0 {
-                        let (mut ta, mut tb) = ([0; 32], [0; 32]);
-                        f(opnd(regs, *a, &mut ta), opnd(regs, *b, &mut tb), &mut o);
+                        let [ta, tb, ..] = &mut cta.tmp;
+                        f(opnd(regs, *a, ta), opnd(regs, *b, tb), &mut o);
                     } else {
                         let (mut x, mut y) = ([0; 32], [0; 32]);
                         fetch(regs, *a, &mut x);
@@ -677,7 +789,8 @@ impl Warp {
                     addr,
                 } => {
                     let len = *size as u64 * *n as u64;
-                    let addrs = lane_addrs(regs, *addr);
+                    let mut addrs = [0; 32];
+                    lane_addrs(regs, *addr, &mut addrs);
                     match cta.place_warp(self.id, *space, &addrs, em, len, false) {
                         Some(pl) => {
                             for (k, dk) in d.iter().enumerate().take(*n as usize) {
@@ -688,7 +801,15 @@ impl Warp {
                                     // SAFETY: place_warp checked every active lane's
                                     // [addr, addr+len) inside one live allocation or window.
                                     unsafe {
-                                        ld_lanes(row_mut(regs, r), pl, &addrs, em, koff, *size, *sext)
+                                        ld_lanes(
+                                            row_mut(regs, r),
+                                            pl,
+                                            &addrs,
+                                            em,
+                                            koff,
+                                            *size,
+                                            *sext,
+                                        )
                                     };
                                 }
                             }
@@ -718,7 +839,8 @@ impl Warp {
                     addr,
                 } => {
                     let len = *size as u64 * *n as u64;
-                    let addrs = lane_addrs(regs, *addr);
+                    let mut addrs = [0; 32];
+                    lane_addrs(regs, *addr, &mut addrs);
                     match cta.place_warp(self.id, *space, &addrs, em, len, true) {
                         Some(pl) => {
                             let mut tmp = [0; 32];
@@ -751,8 +873,35 @@ impl Warp {
                     b,
                 } => {
                     let size = atom_width(*ty) as u64;
-                    let addrs = lane_addrs(regs, *addr);
-                    let pl = cta.place_warp(self.id, *space, &addrs, em, size, true);
+                    let mut addrs = [0; 32];
+                    lane_addrs(regs, *addr, &mut addrs);
+                    let pl = cta
+                        .place_warp(self.id, *space, &addrs, em, size, true)
+                        .map(|(p, _)| p);
+                    if let (
+                        Some(pl),
+                        AtomOp::Add,
+                        AtomTy::U32 | AtomTy::S32,
+                        Src::Imm(_) | Src::Reg(_),
+                    ) = (pl, op, ty, a)
+                    {
+                        if pl.private() {
+                            // The shared-memory counter (histograms): a 32-bit add, inline.
+                            let ptrs = lane_ptrs(pl, &addrs);
+                            for l in lanes(em) {
+                                let p = ptrs[l] as *mut u32;
+                                // SAFETY: place_warp checked p 4-byte aligned inside this
+                                // CTA's own memory, which no other thread touches.
+                                let old = unsafe { p.read() };
+                                // SAFETY: as above.
+                                unsafe { p.write(old.wrapping_add(get(regs, *a, l) as u32)) };
+                                if let Some(d) = d {
+                                    regs[*d as usize * 32 + l] = old as u64;
+                                }
+                            }
+                            continue;
+                        }
+                    }
                     // In lane order, as the per-lane path: lanes hitting the same address see
                     // each other's updates in that order.
                     for l in lanes(em) {
@@ -835,13 +984,13 @@ impl Warp {
                 }
                 Op::Call { site } => {
                     if let Err(e) = self.call(cta, regs, pc, em, *site) {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
                 }
                 Op::CallRet { site } => {
                     if let Err(e) = self.call_ret(cta, regs, pc, em, *site) {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
                 }
@@ -857,7 +1006,7 @@ impl Warp {
                         let v = get(regs, *a, l);
                         let used = (cta.local_bytes as u64).wrapping_sub(v);
                         if v > cta.local_bytes as u64 || used > cta.stack_size as u64 {
-                            cta.thread_instructions += count;
+                            cta.thread_instructions += count + 32 * full;
                             return Err(cta.fault_stack(
                                 self,
                                 pc,
@@ -882,7 +1031,7 @@ impl Warp {
                                 regs[*d as usize * 32 + l] = np;
                             }
                             _ => {
-                                cta.thread_instructions += count;
+                                cta.thread_instructions += count + 32 * full;
                                 return Err(cta.fault_stack(
                                     self,
                                     pc,
@@ -895,7 +1044,7 @@ impl Warp {
                 }
                 Op::Sys { call, args, ret } => {
                     if let Err(e) = super::sys::run(cta, self, regs, pc, em, *call, args, *ret) {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
                 }
@@ -918,7 +1067,7 @@ impl Warp {
                     let id = get(regs, *id, l) as u32;
                     let c = c.map(|c| get(regs, c, l) as u32);
                     if id >= 16 {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(cta.fault_internal(self, pc, "barrier id out of range"));
                     }
                     let red = red.map(|(op, d, p)| {
@@ -942,7 +1091,7 @@ impl Warp {
                     b,
                 } => match self.mbar(cta, regs, pc, em, *op, *space, *addr, *d, *a, *b) {
                     Err(e) => {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
                     Ok(true) => {}
@@ -1001,7 +1150,7 @@ impl Warp {
                 } => {
                     if let Some(mm) = mm {
                         if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                            cta.thread_instructions += count;
+                            cta.thread_instructions += count + 32 * full;
                             return Err(e);
                         }
                     }
@@ -1048,7 +1197,7 @@ impl Warp {
                 } => {
                     if let Some(mm) = mm {
                         if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                            cta.thread_instructions += count;
+                            cta.thread_instructions += count + 32 * full;
                             return Err(e);
                         }
                     }
@@ -1070,7 +1219,7 @@ impl Warp {
                 }
                 Op::WarpSync { mask: mm } => {
                     if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
                 }
@@ -1083,7 +1232,7 @@ impl Warp {
                     mask: mm,
                 } => {
                     if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
                     let vm = if *bits == 64 {
@@ -1119,7 +1268,7 @@ impl Warp {
                 }
                 Op::Redux { op, d, a, mask: mm } => {
                     if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
                     let vals = lanes(em).map(|l| get(regs, *a, l) as u32);
@@ -1130,7 +1279,7 @@ impl Warp {
                 }
                 Op::Elect { d, p, mask: mm } => {
                     if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                        cta.thread_instructions += count;
+                        cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
                     let leader = em.trailing_zeros() as u64;
@@ -1170,7 +1319,7 @@ impl Warp {
                 }
             }
         };
-        cta.thread_instructions += count;
+        cta.thread_instructions += count + 32 * full;
         r
     }
 

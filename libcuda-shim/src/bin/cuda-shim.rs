@@ -1,7 +1,9 @@
 //! `cuda-shim`: the command-line face of libcuda-shim.
 //!
 //! - `cuda-shim run -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver;
-//! - `cuda-shim check FILE.ptx...` loads PTX files as the driver would and prints diagnostics;
+//! - `cuda-shim check [--lower-only] FILE.ptx...` loads PTX files as the driver would (or, with
+//!   `--lower-only`, only checks that every instruction is valid PTX that lowers to IR) and
+//!   prints diagnostics and a summary per file;
 //! - `cuda-shim info` prints the emulated device and its profile.
 
 use std::ffi::OsString;
@@ -11,7 +13,12 @@ use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
 usage: cuda-shim run [--] PROGRAM [ARGS...]   run PROGRAM with libcuda-shim as its CUDA driver
-       cuda-shim check FILE.ptx...          load PTX files as the driver would, print diagnostics
+       cuda-shim check [--lower-only] FILE.ptx...
+                                            load PTX files as the driver would, print diagnostics
+                                            and a summary per file (functions, instructions,
+                                            instructions the executor cannot run yet);
+                                            --lower-only: succeed when every instruction is
+                                            valid PTX that lowers to IR, run or not
        cuda-shim info                       print the emulated device and its profile
        cuda-shim support-table              print the README's table of driver entry points
 ";
@@ -95,7 +102,11 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
     ExitCode::from(127)
 }
 
-fn check(args: Vec<OsString>) -> ExitCode {
+fn check(mut args: Vec<OsString>) -> ExitCode {
+    let lower_only = args.first().is_some_and(|a| a == "--lower-only");
+    if lower_only {
+        args.remove(0);
+    }
     if args.is_empty() {
         eprint!("cuda-shim check: no PTX file given\n{USAGE}");
         return ExitCode::from(2);
@@ -112,19 +123,22 @@ fn check(args: Vec<OsString>) -> ExitCode {
                 continue;
             }
         };
-        match engine::Module::load(&text, &name) {
-            Ok(module) => {
-                println!(
-                    "{name}: ok: {} kernel(s), {} global(s)",
-                    module.kernels().len(),
-                    module.globals().len()
-                );
-            }
-            Err(error) => {
-                eprintln!("{error}");
-                println!("{name}: failed: {} error(s)", error.diagnostics.len());
-                failed += 1;
-            }
+        let s = engine::check(&text, &name, lower_only);
+        if let Some(error) = &s.error {
+            eprintln!("{error}");
+            failed += 1;
+        }
+        println!(
+            "{name}: {}: {} function(s) ({} kernel(s)), {} instruction(s), {} the executor \
+             cannot run yet",
+            if s.ok() { "ok" } else { "failed" },
+            s.functions,
+            s.kernels,
+            s.instructions,
+            s.unsupported_total()
+        );
+        for (opcode, (n, names)) in &s.unsupported {
+            println!("  unsupported {opcode}: {n} ({})", names.join(", "));
         }
     }
     if failed > 0 {

@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""Generates engine/src/isa/table.rs from the syntax blocks of chapter 9.7 of the PTX ISA text.
+
+    python3 scripts/gen-isa-table.py /work/shared/seeds/000_15d81b61ac79e408.txt \
+        > engine/src/isa/table.rs
+
+Every `Syntax` block of 9.7 gives instruction forms (`opcode{.opt}.word.group d, a{, b};`) and
+modifier groups (`.group = { .w1, .w2{::sub} }`). Each form becomes a list of modifier groups
+(required or optional, with their words) and an operand count range; each opcode (the first
+dotted word, as the parser splits instructions) also gets the union of its words and operand
+counts, and the PTX version that introduced it (the first "Introduced in PTX ISA version" after
+its syntax block). EXTRA lists what ptxas accepts and nvcc emits but no syntax block spells out.
+"""
+import re
+import sys
+
+# Placeholder names that name a group; when a block does not define one, the form accepts any
+# word there (the ISA defines it in prose or in another block).
+PLACEHOLDER = re.compile(
+    r"^(type|[a-z]type|[a-z]*type\d*|vec|op|op\d|sem|scope|space|ss|cop|shape|layout|"
+    r"[a-z]layout|rnd|[a-z]rnd\d?|mode|level::.*|geom|cmp|cmpop|boolop|bop|dim|load_mode|"
+    r"cta_group|kind|redop|redOp|dst|src|completion_mechanism|cache_hint|num|repeat|pack|"
+    r"mask|prefetch_size|eviction_priority|multicast|ctype|qualifier|abs|flavor|.*_type|"
+    r"rel|f[a-z0-9]*type|[a-z]+::[a-z_]+|CmpOp|BoolOp|[A-Z].*)$"
+)
+
+# Forms ptxas accepts (checked with `ptxas -arch=sm_100a`) that the syntax blocks do not spell
+# out: legacy spellings nvcc still emits, and words the ISA gives in prose.
+EXTRA = [
+    # `.shared::cta` / `.param::entry` are written in prose for several instructions.
+    ("ld", ["nc", "param::entry", "param::func", "shared::cta", "shared::cluster"]),
+    ("st", ["param::func", "shared::cta", "shared::cluster"]),
+    ("mov", ["pred", "b128"]),
+    # `.ecl` is printed `.ec1` in the ISA's PDF.
+    ("prmt", ["ec1", "ecl"]),
+    ("set", ["ftz"]),
+    ("cvt", ["rzi", "rni", "rmi", "rpi", "ftz", "sat"]),
+    # Half-precision forms (9.7.4.x) whose type groups the extraction misses.
+    ("ex2", ["approx", "ftz", "f16", "f16x2", "bf16", "bf16x2"]),
+    ("set", ["f16", "f16x2", "bf16", "bf16x2"]),
+    ("pmevent", ["mask"]),
+    ("mbarrier", ["acquire", "relaxed", "release", "cta", "cluster", "shared::cta"]),
+]
+
+# Opcodes whose modifier words the ISA gives largely in prose and tables (shapes, matrix types,
+# texture geometries, packed vector forms) rather than in their syntax blocks: any modifier word
+# is accepted (`*`); their operand counts are still checked.
+PROSE_WORDS = [
+    "mma", "wmma", "wgmma", "tcgen05", "multimem", "tex", "txq", "tld4", "suld", "sust",
+    "sured", "suq", "ldmatrix", "stmatrix", "movmatrix", "atom", "red", "mov", "vset2", "vset4",
+    "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vadd4", "vsub4", "vavrg4",
+    "vabsdiff4", "vmin4", "vmax4", "cp", "st", "ld", "ldu", "clusterlaunchcontrol",
+]
+
+
+# Misprints of opcodes in the ISA text (`1` for `l`, a dropped `p`).
+TYPOS = {"se1p": "selp", "shf1": "shfl", "griddecontrol": "griddepcontrol"}
+# Syntax lines that are prose, not forms.
+BOGUS = {"instruction"}
+
+
+def expand(word_list, defs, depth=0):
+    """`.a, .b{::c, ::d}, .e` -> ['a', 'b', 'b::c', 'b::d', 'e'] (names of other groups are
+    expanded to their words)."""
+    out = []
+    items, cur, d = [], "", 0
+    for ch in word_list:
+        if ch == "{":
+            d += 1
+        elif ch == "}":
+            d -= 1
+        if ch == "," and d == 0:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    items.append(cur)
+    for it in items:
+        it = it.strip().rstrip(";").strip()
+        if not it:
+            continue
+        m = re.match(r"^\.?([A-Za-z0-9_:]+)\s*(\{(.*)\})?$", it)
+        if not m:
+            continue
+        base = m.group(1)
+        if m.group(3) is not None:
+            out.append(base)
+            for sub in m.group(3).split(","):
+                sub = sub.strip()
+                if sub:
+                    out.append(base + sub)
+        elif base in defs and depth < 4 and base not in ("b32", "b64"):
+            out.extend(defs[base])
+        else:
+            out.append(base)
+    return out
+
+
+def split_mods(s):
+    """A form's modifier text (`{.weak}{.ss}.type`) -> [(text, optional)]."""
+    out, k = [], 0
+    while k < len(s):
+        if s[k] == "{":
+            d, j = 0, k
+            while j < len(s):
+                d += {"{": 1, "}": -1}.get(s[j], 0)
+                if d == 0:
+                    break
+                j += 1
+            out.append((s[k + 1 : j], True))
+            k = j + 1
+        elif s[k] == ".":
+            j = k + 1
+            while j < len(s) and s[j] not in ".{":
+                j += 1
+            out.append((s[k:j], False))
+            k = j
+        else:
+            k += 1
+    return out
+
+
+def group_words(text, defs):
+    """Words of one modifier token: `.type`, `.shared{::cta}`, `.ftz`, `.L2::cache_hint`."""
+    text = text.strip()
+    # `{.relu}{.satfinite}` inside an optional group, or `.a.b` sequences: several groups.
+    parts = split_mods(text)
+    if len(parts) > 1 and not re.match(r"^\.[A-Za-z0-9_:]+\{::", text):
+        return None
+    m = re.match(r"^\.?([A-Za-z0-9_:]+)(\{(.*)\})?$", text)
+    if not m:
+        return ("*", ["*"])
+    name = m.group(1)
+    if m.group(3) is not None:
+        return (name, expand(text, defs))
+    if name in defs:
+        return (name, defs[name])
+    if PLACEHOLDER.match(name) and not re.match(r"^(sync|aligned|approx|full|wide|hi|lo|rn|rz|rm|rp|ftz|sat|relu|b16|b32|b64|u32|s32|f32|f64|f16|pred|x2|x4|shared::cta|shared::cluster|global|L2::cache_hint)$", name):
+        return (name, ["*"])
+    return (name, [name])
+
+
+def count_ops(s):
+    """Operand text `d, [a]{, b}` -> (min, max) top-level operands."""
+    s = s.strip()
+    if not s:
+        return (0, 0)
+    mn, mx, d, k = 1, 1, 0, 0
+    opt_depth = []
+    while k < len(s):
+        ch = s[k]
+        if ch in "[(":
+            d += 1
+        elif ch in "])":
+            d -= 1
+        elif ch == "{":
+            if d == 0 and re.match(r"\{\s*,", s[k:]):
+                opt_depth.append(True)
+            else:
+                opt_depth.append(False)
+                d += 1
+        elif ch == "}":
+            if opt_depth and opt_depth.pop() is False:
+                d -= 1
+        elif ch == "," and d == 0:
+            mx += 1
+            if not any(opt_depth):
+                mn += 1
+        k += 1
+    if s.startswith("{,") or s.startswith("{ ,"):
+        mn -= 1
+    return (max(mn, 0), mx)
+
+
+def parse_block(text, defs_global):
+    # `↪` / `↳` mark a line the typesetting broke.
+    text = text.replace("\n↪", "").replace("↪", "").replace("\n↳", "").replace("↳", "")
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    defs = {}
+    forms = []
+    # Group definitions first (they may follow the forms).
+    for m in re.finditer(r"(?m)^\s*((?:\.?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+)\{", text):
+        k = m.end() - 1
+        d, j = 0, k
+        while j < len(text):
+            d += {"{": 1, "}": -1}.get(text[j], 0)
+            if d == 0:
+                break
+            j += 1
+        words = expand(text[k + 1 : j], {**defs_global, **defs})
+        # `.dtype = .atype = .btype = { ... }` defines several groups at once.
+        for name in re.findall(r"\.?([A-Za-z][A-Za-z0-9_:]*)\s*=", m.group(1)):
+            defs[name] = words
+    body = re.sub(r"(?m)^\s*(?:\.?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+\{[^}]*(\{[^}]*\}[^}]*)*\}\s*;?", "", text)
+    for stmt in body.split(";"):
+        stmt = " ".join(stmt.split())
+        m = re.match(r"^(@\S+\s+)?([a-z][a-z0-9_]*)((?:\.|\{)\S*)?\s*(.*)$", stmt)
+        if not m or m.group(2) in ("reg", "shared", "global", "param", "local", "const"):
+            continue
+        opcode, mods, ops = m.group(2), m.group(3) or "", m.group(4)
+        if "=" in ops or len(opcode) < 2:
+            continue
+        # `{.unified}` and `.unified` after an operand are modifiers too.
+        tail_mods = re.findall(r"\{\s*(\.[A-Za-z][A-Za-z0-9_:]*)\s*\}|\]\s*(\.[A-Za-z][A-Za-z0-9_:]*)", ops)
+        ops = re.sub(r"\{\s*\.[A-Za-z][A-Za-z0-9_:]*\s*\}", "", ops)
+        ops = re.sub(r"\]\s*\.[A-Za-z][A-Za-z0-9_:]*", "]", ops)
+        groups = []
+        ok = True
+        for t, opt in split_mods(mods):
+            gw = group_words(t, {**defs_global, **defs})
+            if gw is None:
+                for t2, _ in split_mods(t):
+                    gw2 = group_words(t2, {**defs_global, **defs})
+                    if gw2 is None:
+                        ok = False
+                        break
+                    groups.append((gw2[0], True, gw2[1]))
+            else:
+                groups.append((gw[0], opt, gw[1]))
+        for a, b in tail_mods:
+            w = (a or b).lstrip(".")
+            groups.append((w, True, [w]))
+        if not ok:
+            continue
+        mn, mx = count_ops(ops)
+        opcode = TYPOS.get(opcode, opcode)
+        if opcode in BOGUS:
+            continue
+        # `vop.dtype...` with `vop = { vadd, vsub, ... }`: one form per opcode of the group.
+        for op in defs.get(opcode, [opcode]) if opcode.startswith("vop") else [opcode]:
+            forms.append((op, groups, mn, mx))
+    return defs, forms
+
+
+def main():
+    lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+    start = next(i for i, l in enumerate(lines) if l.startswith("9.7. Instructions"))
+    end = next(i for i, l in enumerate(lines) if l.startswith("10.1. Special Registers"))
+    section = ""
+    ops = {}  # opcode -> dict
+    defs_global = {}
+    i = start
+    pending = []
+    while i < end:
+        l = lines[i]
+        m = re.match(r"^(9\.7\.[0-9.]+)\.? ", l)
+        if m:
+            if section != m.group(1):
+                # Group names (`.type`, `.ss`) mean something else in each section.
+                defs_global = {}
+            section = m.group(1)
+        if l.strip() == "Syntax":
+            j = i + 1
+            while j < end and not lines[j].startswith("```"):
+                j += 1
+            k = j + 1
+            while k < end and not lines[k].startswith("```"):
+                k += 1
+            text = "\n".join(lines[j + 1 : k])
+            # A block the page break split: "(continues on next page)" then another block.
+            while True:
+                n = k + 1
+                while n < end and not lines[n].strip():
+                    n += 1
+                if n < end and lines[n].strip() == "(continues on next page)":
+                    a = n + 1
+                    while a < end and not lines[a].startswith("```"):
+                        a += 1
+                    b = a + 1
+                    while b < end and not lines[b].startswith("```"):
+                        b += 1
+                    text += "\n" + "\n".join(lines[a + 1 : b])
+                    k = b
+                else:
+                    break
+            defs, forms = parse_block(text, defs_global)
+            defs_global.update(defs)
+            pending = []
+            for opcode, groups, mn, mx in forms:
+                o = ops.setdefault(opcode, {"sections": [], "since": None, "forms": []})
+                if section not in o["sections"]:
+                    o["sections"].append(section)
+                o["forms"].append((groups, mn, mx))
+                pending.append(o)
+            i = k
+        vm = re.search(r"Introduced in PTX ISA version (\d+)\.(\d+)", l)
+        if vm and pending:
+            v = (int(vm.group(1)), int(vm.group(2)))
+            for o in pending:
+                if o["since"] is None or v < o["since"]:
+                    o["since"] = v
+            pending = []
+        i += 1
+    for opcode, words in EXTRA:
+        o = ops.setdefault(opcode, {"sections": [], "since": (1, 0), "forms": []})
+        o["forms"].append(([(w, True, [w]) for w in words], 0, 0))
+        o["extra"] = words
+    for opcode in PROSE_WORDS:
+        if opcode in ops:
+            ops[opcode]["forms"].append(([("*", True, ["*"])], 0, 16))
+    out = []
+    out.append("// @generated by scripts/gen-isa-table.py from the syntax blocks of PTX ISA 9.0")
+    out.append("// chapter 9.7; do not edit (change the script and regenerate).")
+    out.append("use super::{Form, Group, Opcode};")
+    out.append("")
+    out.append("pub static OPCODES: &[Opcode] = &[")
+    for opcode in sorted(ops):
+        o = ops[opcode]
+        words = set()
+        fs = []
+        for groups, mn, mx in o["forms"]:
+            gs = []
+            for name, opt, ws in groups:
+                words.update(ws)
+                gs.append(
+                    "Group { name: %s, optional: %s, words: &[%s] }"
+                    % (rs(name), "true" if opt else "false", ", ".join(rs(w) for w in dict.fromkeys(ws)))
+                )
+            if mn or mx or gs:
+                fs.append("Form { groups: &[%s], min_ops: %d, max_ops: %d }" % (", ".join(gs), mn, mx))
+        real = [f for f in o["forms"] if f[1] or f[2] or f[0]]
+        mns = [f[1] for f in o["forms"] if not (f[1] == 0 and f[2] == 0 and "extra" in o and f[0] and f[0][0][0] in o["extra"])]
+        mn = min(mns) if mns else 0
+        mx = max(f[2] for f in o["forms"])
+        since = o["since"] or (1, 0)
+        out.append(
+            "    Opcode { name: %s, sections: &[%s], since: (%d, %d), min_ops: %d, max_ops: %d, "
+            "words: &[%s], forms: &[%s] },"
+            % (
+                rs(opcode),
+                ", ".join(rs(s) for s in o["sections"]),
+                since[0],
+                since[1],
+                mn,
+                mx,
+                ", ".join(rs(w) for w in sorted(words)),
+                ", ".join(fs),
+            )
+        )
+        del real
+    out.append("];")
+    print("\n".join(out))
+
+
+def rs(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+if __name__ == "__main__":
+    main()
