@@ -424,6 +424,14 @@ pub enum Op {
         target: u32,
         rpc: u32,
     },
+    /// `brx.idx`: each active lane branches to `targets[idx]` (lanes grouped by target, each
+    /// group its own path to `rpc`, the immediate post-dominator of the branch). An index past
+    /// the list is undefined in the ISA and reported as a launch error here.
+    Brx {
+        idx: Src,
+        targets: Vec<u32>,
+        rpc: u32,
+    },
     /// Call of a device function (direct, or indirect through a function pointer): pushes a
     /// [`CallSite`] frame (saving the caller's registers and locals when the callee may
     /// re-enter it), copies the arguments into each lane's callee's formals and runs the callees,

@@ -982,6 +982,62 @@ impl Warp {
                         }
                     }
                 }
+                Op::Brx { idx, targets, rpc } => {
+                    // Lanes grouped by target (at most 32 groups), in lane order.
+                    let mut groups = [(0u32, 0u32); 32];
+                    let mut ng = 0;
+                    for l in lanes(em) {
+                        let k = get(regs, *idx, l) as u32;
+                        let Some(&t) = targets.get(k as usize) else {
+                            cta.thread_instructions += count + 32 * full;
+                            return Err(ExecError {
+                                kind: ExecErrorKind::Trap,
+                                message: format!(
+                                    "brx.idx index {k} is past its {} branch targets {}",
+                                    targets.len(),
+                                    cta.where_pub(self, l, pc)
+                                ),
+                            });
+                        };
+                        match groups[..ng].iter_mut().find(|g| g.0 == t) {
+                            Some(g) => g.1 |= 1 << l,
+                            None => {
+                                groups[ng] = (t, 1 << l);
+                                ng += 1;
+                            }
+                        }
+                    }
+                    let top = self.stack.last_mut().unwrap();
+                    if ng == 1 && em == mask {
+                        top.pc = groups[0].0;
+                    } else {
+                        // Divergence: every group (and the lanes whose guard failed) runs to
+                        // the reconvergence point, where the entry below resumes.
+                        top.pc = *rpc;
+                        if em != mask {
+                            self.stack.push(Entry {
+                                pc: pc + 1,
+                                mask: mask & !em,
+                                rpc: *rpc,
+                                park: NO_PARK,
+                            });
+                        }
+                        for &(t, m) in groups[..ng].iter().rev() {
+                            self.stack.push(Entry {
+                                pc: t,
+                                mask: m,
+                                rpc: *rpc,
+                                park: NO_PARK,
+                            });
+                        }
+                    }
+                    if groups[..ng].iter().any(|g| g.0 <= pc) {
+                        budget -= 1;
+                        if budget == 0 {
+                            break Ok(Stop::Yield { wait: false });
+                        }
+                    }
+                }
                 Op::Call { site } => {
                     if let Err(e) = self.call(cta, regs, pc, em, *site) {
                         cta.thread_instructions += count + 32 * full;
