@@ -18,6 +18,12 @@ pub fn set_reconvergence(insts: &mut [Inst], start: usize, end: usize) {
                 leader[target as usize - start] = true;
                 leader[pc + 1 - start] = true;
             }
+            Op::Brx { ref targets, .. } => {
+                for &t in targets {
+                    leader[t as usize - start] = true;
+                }
+                leader[pc + 1 - start] = true;
+            }
             Op::Exit | Op::Trap => leader[pc + 1 - start] = true,
             _ => {}
         }
@@ -39,6 +45,18 @@ pub fn set_reconvergence(insts: &mut [Inst], start: usize, end: usize) {
         match inst.op {
             Op::Bra { target, .. } => {
                 succs[b].push(block_of[target as usize - start]);
+                if inst.guard.is_some() {
+                    succs[b].push(block_of[last + 1]);
+                }
+            }
+            // `brx.idx`: an edge to every listed target (and past it when guarded).
+            Op::Brx { ref targets, .. } => {
+                for &t in targets {
+                    let tb = block_of[t as usize - start];
+                    if !succs[b].contains(&tb) {
+                        succs[b].push(tb);
+                    }
+                }
                 if inst.guard.is_some() {
                     succs[b].push(block_of[last + 1]);
                 }
@@ -120,8 +138,11 @@ pub fn set_reconvergence(insts: &mut [Inst], start: usize, end: usize) {
         } else {
             ipdom[b]
         };
-        if let Op::Bra { ref mut rpc, .. } = insts[start + last].op {
-            *rpc = (start + starts[p]) as u32;
+        match insts[start + last].op {
+            Op::Bra { ref mut rpc, .. } | Op::Brx { ref mut rpc, .. } => {
+                *rpc = (start + starts[p]) as u32
+            }
+            _ => {}
         }
     }
 }

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 mod atom;
 mod half;
+mod misc;
 mod sync;
 mod video;
 
@@ -339,6 +340,8 @@ struct FnCtx {
     scopes: Vec<HashMap<String, Sym>>,
     labels: HashMap<String, u32>,
     fixups: Vec<(usize, String, Pos)>,
+    /// `brx.idx` instructions and the labels of their `.branchtargets` list.
+    brx_fixups: Vec<(usize, Vec<String>, Pos)>,
     is_kernel: bool,
     fidx: usize,
     /// Every label of the function (any scope), for name checks of unsupported instructions.
@@ -807,6 +810,7 @@ impl<'a> Prog<'a> {
             scopes: vec![scope],
             labels: HashMap::new(),
             fixups: Vec::new(),
+            brx_fixups: Vec::new(),
             is_kernel,
             fidx,
             all_labels: Default::default(),
@@ -846,6 +850,21 @@ impl<'a> Prog<'a> {
             };
             if let Op::Bra { ref mut target, .. } = self.insts[pc].op {
                 *target = t;
+            }
+        }
+        for (pc, list, pos) in std::mem::take(&mut fc.brx_fixups) {
+            let mut ts = Vec::with_capacity(list.len());
+            for label in &list {
+                match fc.labels.get(label) {
+                    Some(&t) => ts.push(t),
+                    None => return invalid(pos, format!("undefined label '{label}'")),
+                }
+            }
+            if let Op::Brx {
+                ref mut targets, ..
+            } = self.insts[pc].op
+            {
+                *targets = ts;
             }
         }
         analysis::set_reconvergence(&mut self.insts, entry as usize, exit);
@@ -1745,6 +1764,7 @@ impl<'a> Prog<'a> {
                     },
                 );
             }
+            "slct" => self.slct(fc, i, g, &mut m)?,
             "selp" => {
                 let t = m.ty()?;
                 m.done()?;
@@ -1845,11 +1865,11 @@ impl<'a> Prog<'a> {
                 self.emit(i, g, Op::Quad { f, d, a, b, c, e });
             }
             "bra" | "brx" => {
+                if i.opcode == "brx" {
+                    return self.brx(fc, i, g, &mut m);
+                }
                 m.take("uni");
                 m.done()?;
-                if i.opcode == "brx" {
-                    return unsupported(i);
-                }
                 need(1)?;
                 let O::Name { name, .. } = &ops_[0] else {
                     return invalid(i.pos, "branch target must be a label");
@@ -1920,6 +1940,11 @@ impl<'a> Prog<'a> {
             "bar" | "barrier" => self.bar(fc, i, g, &mut m)?,
             "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" => {
                 self.video(fc, i, g, &mut m)?
+            }
+            "vmad" => self.vmad(fc, i, g, &mut m)?,
+            "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4"
+            | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => {
+                self.video_simd(fc, i, g, &mut m)?
             }
             "mbarrier" => self.mbarrier(fc, i, g, &mut m)?,
             "cp" if i.mods.first().is_some_and(|w| w == "async") => {

@@ -648,6 +648,7 @@ fn results_do_not_depend_on_thread_count() {
 mod calls;
 mod half;
 mod isa;
+mod misc;
 mod sreg;
 mod sync;
 mod video;

@@ -2,7 +2,8 @@
 //! vset, as one `Op::Lane` function whose configuration word holds the operation, operand
 //! types, selectors, saturation and secondary operation or merge. The stages follow the ISA's
 //! pseudo-code: extract and extend to 33 bits, operate (34-bit result), optionally saturate,
-//! then an optional secondary operation with `c` or a merge into `c`.
+//! then an optional secondary operation with `c` or a merge into `c`. Also `vmad` (9.7.18.1.3)
+//! and the SIMD forms vadd2 .. vset4 (9.7.18.2), each one `Op::Lane` function.
 
 /// Primary operations, in configuration order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +164,213 @@ pub fn scalar(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
         }) as u64
     };
     r & 0xffff_ffff
+}
+
+/// `vmad` configuration (ISA 9.7.18.1.3).
+#[derive(Clone, Copy, Debug)]
+pub struct MadCfg {
+    pub asigned: bool,
+    pub bsigned: bool,
+    pub asel: u8,
+    pub bsel: u8,
+    /// Exactly one of a and b negated: the product is negated.
+    pub negp: bool,
+    pub negc: bool,
+    pub po: bool,
+    pub sat: bool,
+    /// Right shift of the scale: 0, 7 (`.shr7`) or 15 (`.shr15`).
+    pub shr: u8,
+}
+
+impl MadCfg {
+    pub fn word(self) -> u64 {
+        self.asigned as u64
+            | (self.bsigned as u64) << 1
+            | (self.negp as u64) << 2
+            | (self.negc as u64) << 3
+            | (self.po as u64) << 4
+            | (self.sat as u64) << 5
+            | (self.asel as u64) << 8
+            | (self.bsel as u64) << 12
+            | (self.shr as u64) << 16
+    }
+}
+
+/// `d = f(cfg, a, b, c)` for `vmad`, following the ISA's pseudo-code: 33-bit extended inputs,
+/// the product exact in 128 bits, `~tmp + 1` for a negated product (or `~c + 1` for a negated
+/// c, or `+1` for `.po`), c extended by the sign of the final result, an arithmetic shift for
+/// the scale, then the optional 32-bit clamp. The clamp is applied to the exact value: the
+/// pseudo-code's 64-bit truncation before it only matters for |result| >= 2^63, which no
+/// operand combination reaches except a u32*u32 product in a signed-final form, where the
+/// exact clamp gives the mathematically right S32_MAX.
+pub fn vmad(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
+    let asigned = cfg & 1 != 0;
+    let bsigned = cfg >> 1 & 1 != 0;
+    let negp = cfg >> 2 & 1 != 0;
+    let negc = cfg >> 3 & 1 != 0;
+    let po = cfg >> 4 & 1 != 0;
+    let sat = cfg >> 5 & 1 != 0;
+    let ta = part(a, asigned, (cfg >> 8 & 15) as u8) as i128;
+    let tb = part(b, bsigned, (cfg >> 12 & 15) as u8) as i128;
+    let signed_final = asigned || bsigned || negp || negc;
+    let mut tmp = ta * tb;
+    let mut c32 = c as u32;
+    let mut lsb = 0;
+    if po {
+        lsb = 1;
+    } else if negp {
+        tmp = !tmp;
+        lsb = 1;
+    } else if negc {
+        c32 = !c32;
+        lsb = 1;
+    }
+    let c128 = if signed_final {
+        c32 as i32 as i128
+    } else {
+        c32 as i128
+    };
+    tmp = tmp + c128 + lsb;
+    let mut r = tmp >> (cfg >> 16 & 31);
+    if sat {
+        r = if signed_final {
+            r.clamp(i32::MIN as i128, i32::MAX as i128)
+        } else {
+            r.clamp(0, u32::MAX as i128)
+        };
+    }
+    r as u64 & 0xffff_ffff
+}
+
+/// Operations of the SIMD video instructions (ISA 9.7.18.2), in configuration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SOp {
+    Add,
+    Sub,
+    Avrg,
+    AbsDiff,
+    Min,
+    Max,
+    Set,
+}
+
+/// Configuration of one SIMD video instruction: `n` = 2 (half-words) or 4 (bytes); `asel` and
+/// `bsel` hold, per element i (3 bits each, element 0 lowest), which half-word (0..3) or byte
+/// (0..7) of the 64-bit pair `{b, a}` it takes; `mask` the positions written (bit i).
+#[derive(Clone, Copy, Debug)]
+pub struct SimdCfg {
+    pub op: SOp,
+    pub n: u8,
+    pub dsigned: bool,
+    pub asigned: bool,
+    pub bsigned: bool,
+    pub sat: bool,
+    /// `.add`: accumulate the masked results into c instead of merging.
+    pub add: bool,
+    pub mask: u8,
+    pub asel: u16,
+    pub bsel: u16,
+    /// vset: 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge.
+    pub cmp: u8,
+}
+
+impl SimdCfg {
+    pub fn word(self) -> u64 {
+        self.op as u64
+            | ((self.n == 4) as u64) << 3
+            | (self.dsigned as u64) << 4
+            | (self.asigned as u64) << 5
+            | (self.bsigned as u64) << 6
+            | (self.sat as u64) << 7
+            | (self.add as u64) << 8
+            | (self.mask as u64) << 9
+            | (self.cmp as u64) << 13
+            | (self.asel as u64) << 16
+            | (self.bsel as u64) << 32
+    }
+}
+
+/// `d = f(cfg, a, b, c)` for vadd2 .. vset4, following the ISA's pseudo-code: extract and
+/// extend the selected elements of `{b, a}`, operate, clamp (`.sat`) to the element range of
+/// the destination type, then either merge (masked positions take the result truncated to the
+/// element, the others c's element) or accumulate (`.add`: d = c + the masked results, modulo
+/// 2^32). For vset2/vset4 the ISA's prose says unmasked positions come from b but its
+/// pseudo-code (and the other SIMD forms) take c: the pseudo-code is followed.
+pub fn simd(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
+    let op = match cfg & 7 {
+        0 => SOp::Add,
+        1 => SOp::Sub,
+        2 => SOp::Avrg,
+        3 => SOp::AbsDiff,
+        4 => SOp::Min,
+        5 => SOp::Max,
+        _ => SOp::Set,
+    };
+    let (n, ebits) = if cfg >> 3 & 1 != 0 { (4, 8) } else { (2, 16) };
+    let dsigned = cfg >> 4 & 1 != 0;
+    let asigned = cfg >> 5 & 1 != 0;
+    let bsigned = cfg >> 6 & 1 != 0;
+    let sat = cfg >> 7 & 1 != 0;
+    let add = cfg >> 8 & 1 != 0;
+    let mask = cfg >> 9 & 15;
+    let cmp = cfg >> 13 & 7;
+    let pair = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    let emask = (1u64 << ebits) - 1;
+    let ext = |v: u64, k: u64, signed: bool| -> i64 {
+        let e = v >> (k * ebits) & emask;
+        if signed && e >> (ebits - 1) & 1 != 0 {
+            e as i64 - (1i64 << ebits)
+        } else {
+            e as i64
+        }
+    };
+    let mut d = if add { c as u32 } else { 0 };
+    for i in 0..n {
+        let sa = cfg >> (16 + 3 * i) & 7;
+        let sb = cfg >> (32 + 3 * i) & 7;
+        let va = ext(pair, sa, asigned);
+        let vb = ext(pair, sb, bsigned);
+        let mut t = match op {
+            SOp::Add => va + vb,
+            SOp::Sub => va - vb,
+            SOp::Avrg => {
+                let s = va + vb;
+                if s >= 0 {
+                    (s + 1) >> 1
+                } else {
+                    s >> 1
+                }
+            }
+            SOp::AbsDiff => (va - vb).abs(),
+            SOp::Min => va.min(vb),
+            SOp::Max => va.max(vb),
+            SOp::Set => (match cmp {
+                0 => va == vb,
+                1 => va != vb,
+                2 => va < vb,
+                3 => va <= vb,
+                4 => va > vb,
+                _ => va >= vb,
+            }) as i64,
+        };
+        if sat && op != SOp::Set {
+            t = if dsigned {
+                t.clamp(-(1 << (ebits - 1)), (1 << (ebits - 1)) - 1)
+            } else {
+                t.clamp(0, emask as i64)
+            };
+        }
+        let on = mask >> i & 1 != 0;
+        if add {
+            if on {
+                d = d.wrapping_add(t as u32);
+            }
+        } else {
+            let v = if on { t as u64 } else { c >> (i * ebits) };
+            d |= ((v & emask) << (i * ebits)) as u32;
+        }
+    }
+    d as u64
 }
 
 #[cfg(test)]

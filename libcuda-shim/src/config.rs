@@ -4,6 +4,8 @@
 //! - `CUDA_SHIM_DEVICE` = `h100` (default) | `a100` | `b200`: the emulated device profile.
 //! - `CUDA_SHIM_TRACE` = unset/`0` (default, off) | `1` (stderr) | a file path: log every driver
 //!   call with its arguments and result.
+//! - `CUDA_SHIM_THREADS` = unset (default: all cores) | a positive number: host threads that run
+//!   CTAs in parallel.
 
 use once_cell::sync::Lazy;
 
@@ -20,12 +22,15 @@ pub struct Config {
     /// Index into [`crate::profile::PROFILES`].
     pub device: usize,
     pub trace: TraceTarget,
+    /// Host threads for the executor; `None` means all cores.
+    pub threads: Option<usize>,
 }
 
 static CONFIG: Lazy<Config> = Lazy::new(|| {
     let (config, complaints) = parse(
         std::env::var("CUDA_SHIM_DEVICE").ok().as_deref(),
         std::env::var("CUDA_SHIM_TRACE").ok().as_deref(),
+        std::env::var("CUDA_SHIM_THREADS").ok().as_deref(),
     );
     for c in complaints {
         eprintln!("libcuda-shim: {c}");
@@ -39,7 +44,11 @@ pub fn get() -> &'static Config {
 }
 
 /// Pure parsing, so it can be tested: the configuration and the complaints about bad values.
-pub fn parse(device: Option<&str>, trace: Option<&str>) -> (Config, Vec<String>) {
+pub fn parse(
+    device: Option<&str>,
+    trace: Option<&str>,
+    threads: Option<&str>,
+) -> (Config, Vec<String>) {
     let mut complaints = Vec::new();
     let device = match device.map(str::trim).filter(|d| !d.is_empty()) {
         None => 0,
@@ -65,7 +74,26 @@ pub fn parse(device: Option<&str>, trace: Option<&str>) -> (Config, Vec<String>)
             TraceTarget::Stderr
         }
     };
-    (Config { device, trace }, complaints)
+    let threads = match threads.map(str::trim).filter(|t| !t.is_empty()) {
+        None => None,
+        Some(t) => match t.parse::<usize>() {
+            Ok(n) if n > 0 => Some(n),
+            _ => {
+                complaints.push(format!(
+                    "CUDA_SHIM_THREADS={t:?} is not a positive number; using all cores"
+                ));
+                None
+            }
+        },
+    };
+    (
+        Config {
+            device,
+            trace,
+            threads,
+        },
+        complaints,
+    )
 }
 
 #[cfg(test)]
@@ -75,18 +103,23 @@ mod tests {
     #[test]
     fn parses_values_and_complains_about_bad_ones() {
         assert_eq!(
-            parse(None, None).0,
+            parse(None, None, None).0,
             Config {
                 device: 0,
-                trace: TraceTarget::Off
+                trace: TraceTarget::Off,
+                threads: None,
             }
         );
-        let (c, e) = parse(Some("A100"), Some("/tmp/t.log"));
+        let (c, e) = parse(Some("A100"), Some("/tmp/t.log"), Some("3"));
+        assert_eq!(c.threads, Some(3));
         assert_eq!(c.trace, TraceTarget::File("/tmp/t.log".into()));
         assert_eq!(crate::profile::PROFILES[c.device].key, "a100");
         assert!(e.is_empty());
-        let (c, e) = parse(Some("v100"), Some("yes"));
-        assert_eq!((c.device, c.trace), (0, TraceTarget::Stderr));
-        assert_eq!(e.len(), 2);
+        let (c, e) = parse(Some("v100"), Some("yes"), Some("0"));
+        assert_eq!(
+            (c.device, c.trace, c.threads),
+            (0, TraceTarget::Stderr, None)
+        );
+        assert_eq!(e.len(), 3);
     }
 }

@@ -31,6 +31,9 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
             let _ = e;
             trace::trace!("engine::mem::set_capacity is not available yet");
         }
+        if let Some(n) = crate::config::get().threads {
+            engine::set_worker_threads(n);
+        }
         context::init_primary();
         trace::trace!("cuInit: device 0 is {} (sm_{})", p.name, p.sm());
     });

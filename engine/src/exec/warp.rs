@@ -990,8 +990,8 @@ impl Warp {
                         let k = get(regs, *idx, l) as u32;
                         let Some(&t) = targets.get(k as usize) else {
                             cta.thread_instructions += count + 32 * full;
-                            return Err(ExecError {
-                                kind: ExecErrorKind::Trap,
+                            return Err(crate::ExecError {
+                                kind: crate::ExecErrorKind::Trap,
                                 message: format!(
                                     "brx.idx index {k} is past its {} branch targets {}",
                                     targets.len(),

@@ -1,9 +1,9 @@
-//! Lowering of the scalar video instructions (9.7.18.1) to `Op::Lane` with
-//! [`crate::video::scalar`]. `vmad` and the SIMD forms (`vadd2`, ..., `vset4`) are not run yet
-//! and stay load errors.
+//! Lowering of the video instructions (9.7.18) to `Op::Lane`: the scalar forms with
+//! [`crate::video::scalar`], `vmad` with [`crate::video::vmad`], the SIMD forms (`vadd2` ..
+//! `vset4`) with [`crate::video::simd`].
 
 use super::*;
-use crate::video::{self as vd, Cfg, VOp};
+use crate::video::{self as vd, Cfg, MadCfg, SOp, SimdCfg, VOp};
 
 impl<'a> Prog<'a> {
     pub(super) fn video(
@@ -128,5 +128,251 @@ impl<'a> Prog<'a> {
             },
         );
         Ok(())
+    }
+
+    /// `vmad.dtype.atype.btype{.po}{.sat}{.scale} d, {-}a{.asel}, {-}b{.bsel}, {-}c`.
+    pub(super) fn vmad(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let po = m.take("po");
+        let sat = m.take("sat");
+        let shr = if m.take("shr7") {
+            7
+        } else if m.take("shr15") {
+            15
+        } else {
+            0
+        };
+        let mut tys = [false; 3];
+        for t in &mut tys {
+            *t = match m.ty()? {
+                T::U(32) => false,
+                T::S(32) => true,
+                _ => return unsupported(i),
+            };
+        }
+        m.done()?;
+        let ops_ = &i.operands;
+        if ops_.len() != 4 {
+            return invalid(i.pos, format!("'{}' needs 4 operands", i.full_name()));
+        }
+        let neg = |o: &O| -> (O, bool) {
+            match o {
+                O::Neg(x) => ((**x).clone(), true),
+                o => (o.clone(), false),
+            }
+        };
+        let (ao, na) = neg(&ops_[1]);
+        let (bo, nb) = neg(&ops_[2]);
+        let (co, nc) = neg(&ops_[3]);
+        if po && (na || nb || nc) {
+            return invalid(i.pos, "vmad: operands may not be negated in .po mode");
+        }
+        let (ao, asel) = sel(&ao);
+        let (bo, bsel) = sel(&bo);
+        if matches!(&ops_[0], O::Name { comp: Some(_), .. }) {
+            return invalid(i.pos, "vmad: the destination takes no selector");
+        }
+        let d = self.dreg(fc, i, &ops_[0])?;
+        let a = self.src(fc, i, g, &ao, T::B(32))?;
+        let b = self.src(fc, i, g, &bo, T::B(32))?;
+        let c = self.src(fc, i, g, &co, T::B(32))?;
+        let cfg = MadCfg {
+            asigned: tys[1],
+            bsigned: tys[2],
+            asel,
+            bsel,
+            negp: na != nb,
+            negc: nc,
+            po,
+            sat,
+            shr,
+        };
+        self.emit(
+            i,
+            g,
+            Op::Lane {
+                f: vd::vmad,
+                cfg: cfg.word(),
+                d,
+                a,
+                b,
+                c,
+            },
+        );
+        Ok(())
+    }
+
+    /// `vop2/vop4.dtype.atype.btype{.sat}{.add} d{.mask}, a{.asel}, b{.bsel}, c` and
+    /// `vset2/vset4.atype.btype.cmp{.add} ...` (ISA 9.7.18.2).
+    pub(super) fn video_simd(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let name = i.opcode.as_str();
+        let n: u8 = if name.ends_with('4') { 4 } else { 2 };
+        let op = match &name[..name.len() - 1] {
+            "vadd" => SOp::Add,
+            "vsub" => SOp::Sub,
+            "vavrg" => SOp::Avrg,
+            "vabsdiff" => SOp::AbsDiff,
+            "vmin" => SOp::Min,
+            "vmax" => SOp::Max,
+            "vset" => SOp::Set,
+            _ => return unsupported(i),
+        };
+        let sat = m.take("sat");
+        let add = m.take("add");
+        let cmp = if op == SOp::Set {
+            let c = ["eq", "ne", "lt", "le", "gt", "ge"]
+                .iter()
+                .position(|w| m.take(w));
+            match c {
+                Some(c) => c as u8,
+                None => return unsupported(i),
+            }
+        } else {
+            0
+        };
+        let ntys = if op == SOp::Set { 2 } else { 3 };
+        let mut tys = Vec::new();
+        for _ in 0..ntys {
+            tys.push(match m.ty()? {
+                T::U(32) => false,
+                T::S(32) => true,
+                _ => return unsupported(i),
+            });
+        }
+        m.done()?;
+        // Saturation cannot be used with the accumulate, nor with a comparison.
+        if sat && (add || op == SOp::Set) {
+            return invalid(i.pos, format!("'{}': .sat with .add or vset", i.full_name()));
+        }
+        let (dsigned, asigned, bsigned) = if op == SOp::Set {
+            (false, tys[0], tys[1])
+        } else {
+            (tys[0], tys[1], tys[2])
+        };
+        let ops_ = &i.operands;
+        if ops_.len() != 4 {
+            return invalid(i.pos, format!("'{}' needs 4 operands", i.full_name()));
+        }
+        let strip = |o: &O| -> (O, Option<String>) {
+            match o {
+                O::Name {
+                    name,
+                    comp: Some(c),
+                } => (
+                    O::Name {
+                        name: name.clone(),
+                        comp: None,
+                    },
+                    Some(c.clone()),
+                ),
+                o => (o.clone(), None),
+            }
+        };
+        let (dop, dm) = strip(&ops_[0]);
+        let (aop, aw) = strip(&ops_[1]);
+        let (bop, bw) = strip(&ops_[2]);
+        let bad = |what: &str, w: &str| -> LowerError {
+            LowerError {
+                kind: LoadErrorKind::InvalidPtx,
+                pos: i.pos,
+                message: format!("'{}': bad {what} '.{w}' (ISA 9.7.18.2)", i.full_name()),
+            }
+        };
+        // Element digits, written from the highest element down (`.h10`: element 1 is h1).
+        let digits = |w: &str, max: u8| -> Option<Vec<u8>> {
+            let prefix = if n == 2 { 'h' } else { 'b' };
+            let rest = w.strip_prefix(prefix)?;
+            let v: Vec<u8> = rest.bytes().map(|c| c.wrapping_sub(b'0')).collect();
+            (!v.is_empty() && v.iter().all(|&x| x <= max)).then_some(v)
+        };
+        let selw = |w: Option<String>, default: u16, what: &str| -> R<u16> {
+            let Some(w) = w else { return Ok(default) };
+            match digits(&w, if n == 2 { 3 } else { 7 }) {
+                Some(v) if v.len() == n as usize => {
+                    let mut s = 0u16;
+                    for (k, &x) in v.iter().rev().enumerate() {
+                        s |= (x as u16) << (3 * k);
+                    }
+                    Ok(s)
+                }
+                _ => Err(bad(what, &w)),
+            }
+        };
+        // Defaults: a.h10 / a.b3210 (a's elements in order), b.h32 / b.b7654 (b's).
+        let (da, db) = if n == 2 {
+            (0 | 1 << 3, 2 | 3 << 3)
+        } else {
+            (0 | 1 << 3 | 2 << 6 | 3 << 9, 4 | 5 << 3 | 6 << 6 | 7 << 9)
+        };
+        let asel = selw(aw, da, "selector")?;
+        let bsel = selw(bw, db, "selector")?;
+        let mask = match dm {
+            None => (1u8 << n) - 1,
+            Some(w) => match digits(&w, n - 1) {
+                // Positions named once each, in descending order (`.b310`).
+                Some(v) if v.windows(2).all(|p| p[0] > p[1]) => {
+                    v.iter().fold(0u8, |acc, &x| acc | 1 << x)
+                }
+                _ => return Err(bad("mask", &w)),
+            },
+        };
+        let d = self.dreg(fc, i, &dop)?;
+        let a = self.src(fc, i, g, &aop, T::B(32))?;
+        let b = self.src(fc, i, g, &bop, T::B(32))?;
+        let c = self.src(fc, i, g, &ops_[3], T::B(32))?;
+        let cfg = SimdCfg {
+            op,
+            n,
+            dsigned,
+            asigned,
+            bsigned,
+            sat,
+            add,
+            mask,
+            asel,
+            bsel,
+            cmp,
+        };
+        self.emit(
+            i,
+            g,
+            Op::Lane {
+                f: vd::simd,
+                cfg: cfg.word(),
+                d,
+                a,
+                b,
+                c,
+            },
+        );
+        Ok(())
+    }
+}
+
+/// `r.b0` .. `r.h1`: a scalar video selector on a register operand.
+fn sel(o: &O) -> (O, u8) {
+    match o {
+        O::Name {
+            name,
+            comp: Some(c),
+        } if vd::sel_word(c).is_some() => (
+            O::Name {
+                name: name.clone(),
+                comp: None,
+            },
+            vd::sel_word(c).unwrap(),
+        ),
+        o => (o.clone(), vd::WORD),
     }
 }
