@@ -40,7 +40,6 @@ fn warp_shuffles_and_votes() {
 /// Converged lanes passing disjoint member masks (what `thread_block_tile<N>::ballot` and
 /// `cg::reduce` on tiles compile to): each group must see only the lanes in its own mask.
 #[test]
-#[ignore = "engine bug: vote.sync/redux.sync/match.sync combine all converged lanes, ignoring membermask"]
 fn warp_collectives_with_disjoint_member_masks() {
     run("isa_warp", "isa_warp_masked", &["-DMASKED_COLLECTIVES"]);
 }

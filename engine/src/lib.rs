@@ -79,6 +79,21 @@ impl std::error::Error for ExecError {}
 /// [`Kernel::params`] describes (offsets, sizes); it must be at least [`Kernel::param_bytes`] long.
 /// CTAs run in parallel on the worker pool; the first fault stops the launch and is returned.
 pub fn launch(kernel: &Arc<Kernel>, config: &LaunchConfig, params: &[u8]) -> Result<(), ExecError> {
+    // Every CTA runs as its own 1x1x1 cluster (`%cluster_nctarank` is 1, `mapa` knows rank 0
+    // only): a kernel that requires larger clusters would run wrong, so it is refused.
+    if let Some(c) = kernel
+        .cluster_dims
+        .filter(|c| c.iter().product::<u32>() > 1)
+    {
+        return Err(ExecError {
+            kind: ExecErrorKind::Unsupported,
+            message: format!(
+                "kernel '{}' requires clusters of {}x{}x{} CTAs (.reqnctapercluster): clusters \
+                 of more than one CTA are not supported",
+                kernel.name, c[0], c[1], c[2]
+            ),
+        });
+    }
     exec::launch(kernel, config, params)
 }
 

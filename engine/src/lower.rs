@@ -1652,6 +1652,7 @@ impl<'a> Prog<'a> {
                         }
                     },
                     (Some(AS::Shared) | Some(AS::Local), true) => ops::mov(32),
+                    // `.param` (kernel parameters) has no generic window here.
                     _ => return unsupported(i),
                 };
                 self.emit(i, g, Op::Un { f, fl: 0, d, a });
@@ -1664,6 +1665,24 @@ impl<'a> Prog<'a> {
                     Some(AS::Global) | Some(AS::Const) => MSpace::Global,
                     Some(AS::Shared) => MSpace::Shared,
                     Some(AS::Local) => MSpace::Local,
+                    // `.param{::entry}`: kernel parameters have no generic addresses here
+                    // (`cvta.param` is not run), so no generic address is in that space.
+                    Some(AS::Param) => {
+                        let d = self.dreg(fc, i, &ops_[0])?;
+                        self.src(fc, i, g, &ops_[1], T::U(64))?;
+                        let f = ops::mov(32);
+                        self.emit(
+                            i,
+                            g,
+                            Op::Un {
+                                f,
+                                fl: 0,
+                                d,
+                                a: Src::Imm(0),
+                            },
+                        );
+                        return Ok(());
+                    }
                     _ => return unsupported(i),
                 };
                 let d = self.dreg(fc, i, &ops_[0])?;
@@ -1937,7 +1956,12 @@ impl<'a> Prog<'a> {
                     }
                 }
             }
+            "barrier" if i.mods.first().is_some_and(|w| w == "cluster") => {
+                self.cluster_barrier(fc, i, g, &mut m)?
+            }
             "bar" | "barrier" => self.bar(fc, i, g, &mut m)?,
+            "applypriority" | "discard" | "createpolicy" | "griddepcontrol" | "setmaxnreg"
+            | "mapa" | "getctarank" => self.cluster_misc(fc, i, g, &mut m)?,
             "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" => {
                 self.video(fc, i, g, &mut m)?
             }
@@ -1952,13 +1976,21 @@ impl<'a> Prog<'a> {
             }
             "membar" | "fence" => {
                 // Host atomics are sequentially consistent and a CTA runs on one host thread, so
-                // fences order nothing further. Proxy and async fences are not run yet.
-                for w in [
-                    "cta", "gl", "sys", "gpu", "cluster", "sc", "acq_rel", "acquire", "release",
-                ] {
-                    m.take(w);
+                // fences order nothing further. Proxy fences (`fence.proxy.*`, `membar.proxy`,
+                // `fence.proxy.tensormap::generic.release/acquire [a], size`) order accesses
+                // of different memory proxies (generic, async, texture, tensormap), which are
+                // all the same host memory accessed synchronously here, and
+                // `fence.mbarrier_init` orders mbarrier initialisation, done at once here:
+                // nothing to order either; nor do `.sync_restrict` / `.op_restrict` forms. Every
+                // form is a no-op, so the words are taken as they are and the ISA table checks
+                // them.
+                let all: Vec<&str> = i.mods.iter().map(|s| s.as_str()).collect();
+                m.ignore(&all);
+                for o in ops_ {
+                    if let O::Addr { .. } = o {
+                        self.addr(fc, i, o, None)?;
+                    }
                 }
-                m.done()?;
                 self.emit(i, g, Op::Nop);
             }
             "brkpt" => {
@@ -1966,6 +1998,8 @@ impl<'a> Prog<'a> {
                 self.emit(i, g, Op::Brkpt);
             }
             "nanosleep" | "prefetch" | "prefetchu" | "pmevent" => {
+                // Prefetches (to a cache, or of a tensor map in `.const`/`.param` or generic
+                // space) have no effect on what a program computes: no cache to fill here.
                 m.ignore(&[
                     "global",
                     "local",
@@ -1975,6 +2009,9 @@ impl<'a> Prog<'a> {
                     "L2::evict_last",
                     "L2::evict_normal",
                     "mask",
+                    "const",
+                    "param",
+                    "tensormap",
                 ]);
                 // nanosleep.u32 t: a scheduling hint, nothing to wait for here.
                 if op_s == "nanosleep" {
@@ -3318,6 +3355,8 @@ impl<'a> Mods<'a> {
             ("global", AS::Global),
             ("shared", AS::Shared),
             ("shared::cta", AS::Shared),
+            // Every CTA is its own 1x1x1 cluster: the cluster's shared memory is the CTA's.
+            ("shared::cluster", AS::Shared),
             ("local", AS::Local),
             ("param", AS::Param),
             ("param::entry", AS::Param),

@@ -33,6 +33,10 @@ pub struct Kernel {
     pub max_threads_per_block: u32,
     /// Registers per thread (as a real driver would report; an estimate from the IR).
     pub num_regs: u32,
+    /// `.reqnctapercluster` if declared: the cluster shape the kernel must be launched with.
+    /// Every CTA runs as its own 1x1x1 cluster here, so [`crate::launch`] refuses a kernel
+    /// that requires a larger one rather than run it wrong.
+    pub cluster_dims: Option<[u32; 3]>,
     /// The lowered code: this kernel plus every device function it calls.
     pub(crate) program: Arc<Program>,
 }
@@ -154,6 +158,14 @@ impl Module {
             for &f in &k.lowered {
                 validated[f] = true;
             }
+            let cluster_dims = f
+                .directives
+                .iter()
+                .find(|(n, _)| n == "reqnctapercluster")
+                .map(|(_, v)| {
+                    let d = |k: usize| v.get(k).map_or(1, |&x| x as u32);
+                    [d(0), d(1), d(2)]
+                });
             module.kernels.push(Arc::new(Kernel {
                 name: k.name,
                 params: k.params,
@@ -162,6 +174,7 @@ impl Module {
                 local_bytes_per_thread: k.program.local_bytes as usize,
                 max_threads_per_block: k.max_threads,
                 num_regs: k.program.nregs.clamp(1, 255),
+                cluster_dims,
                 program: Arc::new(k.program),
             }));
         }

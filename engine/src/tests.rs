@@ -646,6 +646,7 @@ fn results_do_not_depend_on_thread_count() {
 }
 
 mod calls;
+mod groups;
 mod half;
 mod isa;
 mod misc;

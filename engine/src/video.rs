@@ -344,14 +344,16 @@ pub fn simd(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
             SOp::AbsDiff => (va - vb).abs(),
             SOp::Min => va.min(vb),
             SOp::Max => va.max(vb),
-            SOp::Set => (match cmp {
-                0 => va == vb,
-                1 => va != vb,
-                2 => va < vb,
-                3 => va <= vb,
-                4 => va > vb,
-                _ => va >= vb,
-            }) as i64,
+            SOp::Set => {
+                (match cmp {
+                    0 => va == vb,
+                    1 => va != vb,
+                    2 => va < vb,
+                    3 => va <= vb,
+                    4 => va > vb,
+                    _ => va >= vb,
+                }) as i64
+            }
         };
         if sat && op != SOp::Set {
             t = if dsigned {

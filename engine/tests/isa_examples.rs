@@ -187,6 +187,16 @@ const EXCLUDED: &[(&str, &str)] = &[
          Arguments mismatch for instruction 'red')",
     ),
     (
+        "09-07-18-02-03_vadd4_vsub4_vavg4_vabsdiff4_vmin4_vmax4_1.ptx",
+        "'vmin4 ... r1.b00': '.b00' is not a mask of 9.7.18.2 (ptxas: Incorrect video selector \
+         for operand 0)",
+    ),
+    (
+        "09-07-18-02-04_vset4_1.ptx",
+        "'vset4.u32.u32.ne.max': vset4 accumulates only with .add (ptxas: Illegal secondary \
+         operation for video instruction 'vset4')",
+    ),
+    (
         "09-07-01-19_bfe_1.ptx",
         "'bfe.b32' (ptxas: Unexpected instruction types specified for 'bfe'; 9.7.1.19 allows \
          .u32 .s32 .u64 .s64)",

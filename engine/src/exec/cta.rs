@@ -521,6 +521,34 @@ impl<'a> Cta<'a> {
         }
     }
 
+    /// Lane `a` names in its membermask an executing lane `b` whose mask differs (over the
+    /// executing lanes): the lanes do not form disjoint groups, which the ISA leaves undefined.
+    pub fn fault_membermask_mismatch(
+        &self,
+        warp: &Warp,
+        pc: u32,
+        (la, ma): (usize, u32),
+        (lb, mb): (usize, u32),
+        active: u32,
+    ) -> Fault {
+        let info = &self.prog.info[pc as usize];
+        let tb = self.tid(warp.id, lb as u32);
+        ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!(
+                "{} with inconsistent membermasks: lane {la} passes {ma:#010x}, which names lane \
+                 {lb} (thread ({},{},{})), but lane {lb} passes {mb:#010x} (active lanes \
+                 {active:#010x}; threads of a group must pass the same membermask, anything \
+                 else is undefined behaviour in the ISA) {}",
+                info.name,
+                tb[0],
+                tb[1],
+                tb[2],
+                self.where_(warp, la, pc)
+            ),
+        }
+    }
+
     pub fn fault_bad_call(&self, warp: &Warp, pc: u32, lane: usize, addr: u64) -> Fault {
         ExecError {
             kind: ExecErrorKind::IllegalAddress,

@@ -437,6 +437,24 @@ fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The disjoint groups of lanes a `.sync` warp collective computes over (see `Warp::groups`).
+struct Groups {
+    n: usize,
+    g: [u32; 32],
+}
+
+impl Groups {
+    fn one(em: u32) -> Groups {
+        let mut g = [0; 32];
+        g[0] = em;
+        Groups { n: 1, g }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.g[..self.n].iter().copied()
+    }
+}
+
 impl Warp {
     /// Runs until the warp finishes or stops at a barrier. `regs` is this warp's register file.
     pub fn run(&mut self, cta: &mut Cta, regs: &mut [u64]) -> Result<Stop, Fault> {
@@ -1204,8 +1222,11 @@ impl Warp {
                     c,
                     mask: mm,
                 } => {
+                    // Each lane's source lane follows from its own operands, whatever its group:
+                    // the groups are only checked (reading from a lane outside the group is
+                    // undefined in the ISA, and gives that lane's register here).
                     if let Some(mm) = mm {
-                        if let Err(e) = self.members(cta, regs, pc, em, *mm) {
+                        if let Err(e) = self.groups(cta, regs, pc, em, *mm) {
                             cta.thread_instructions += count + 32 * full;
                             return Err(e);
                         }
@@ -1251,30 +1272,39 @@ impl Warp {
                     neg,
                     mask: mm,
                 } => {
-                    if let Some(mm) = mm {
-                        if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                            cta.thread_instructions += count + 32 * full;
-                            return Err(e);
-                        }
-                    }
+                    // Without a membermask (the pre-sm_70 forms) every active lane is a member.
+                    let groups = match mm {
+                        Some(mm) => match self.groups(cta, regs, pc, em, *mm) {
+                            Ok(g) => g,
+                            Err(e) => {
+                                cta.thread_instructions += count + 32 * full;
+                                return Err(e);
+                            }
+                        },
+                        None => Groups::one(em),
+                    };
                     let mut ballot = 0u32;
                     for l in lanes(em) {
                         if (get(regs, *a, l) & 1 != 0) != *neg {
                             ballot |= 1 << l;
                         }
                     }
-                    let v = match mode {
-                        VoteMode::Ballot => ballot as u64,
-                        VoteMode::All => (ballot == em) as u64,
-                        VoteMode::Any => (ballot != 0) as u64,
-                        VoteMode::Uni => (ballot == em || ballot == 0) as u64,
-                    };
-                    for l in lanes(em) {
-                        regs[*d as usize * 32 + l] = v;
+                    for g in groups.iter() {
+                        // Lanes outside the group contribute 0 to its ballot.
+                        let b = ballot & g;
+                        let v = match mode {
+                            VoteMode::Ballot => b as u64,
+                            VoteMode::All => (b == g) as u64,
+                            VoteMode::Any => (b != 0) as u64,
+                            VoteMode::Uni => (b == g || b == 0) as u64,
+                        };
+                        for l in lanes(g) {
+                            regs[*d as usize * 32 + l] = v;
+                        }
                     }
                 }
                 Op::WarpSync { mask: mm } => {
-                    if let Err(e) = self.members(cta, regs, pc, em, *mm) {
+                    if let Err(e) = self.groups(cta, regs, pc, em, *mm) {
                         cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
@@ -1287,64 +1317,81 @@ impl Warp {
                     a,
                     mask: mm,
                 } => {
-                    if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                        cta.thread_instructions += count + 32 * full;
-                        return Err(e);
-                    }
+                    let groups = match self.groups(cta, regs, pc, em, *mm) {
+                        Ok(g) => g,
+                        Err(e) => {
+                            cta.thread_instructions += count + 32 * full;
+                            return Err(e);
+                        }
+                    };
                     let vm = if *bits == 64 {
                         u64::MAX
                     } else {
                         u32::MAX as u64
                     };
-                    // Participants: the non-exited (here: active) lanes of the mask.
-                    for l in lanes(em) {
-                        let v = get(regs, *a, l) & vm;
-                        let mut same = 0u32;
-                        for j in lanes(em) {
-                            if get(regs, *a, j) & vm == v {
-                                same |= 1 << j;
+                    // Participants: the non-exited (here: active) lanes of each lane's group.
+                    for g in groups.iter() {
+                        for l in lanes(g) {
+                            let v = get(regs, *a, l) & vm;
+                            let mut same = 0u32;
+                            for j in lanes(g) {
+                                if get(regs, *a, j) & vm == v {
+                                    same |= 1 << j;
+                                }
                             }
-                        }
-                        let (dv, pv) = if *all {
-                            if same == em {
-                                (em, true)
+                            let (dv, pv) = if *all {
+                                if same == g {
+                                    (g, true)
+                                } else {
+                                    (0, false)
+                                }
                             } else {
-                                (0, false)
+                                (same, true)
+                            };
+                            if let Some(d) = d {
+                                regs[*d as usize * 32 + l] = dv as u64;
                             }
-                        } else {
-                            (same, true)
-                        };
-                        if let Some(d) = d {
-                            regs[*d as usize * 32 + l] = dv as u64;
-                        }
-                        if let Some(p) = p {
-                            regs[*p as usize * 32 + l] = pv as u64;
+                            if let Some(p) = p {
+                                regs[*p as usize * 32 + l] = pv as u64;
+                            }
                         }
                     }
                 }
                 Op::Redux { op, d, a, mask: mm } => {
-                    if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                        cta.thread_instructions += count + 32 * full;
-                        return Err(e);
-                    }
-                    let vals = lanes(em).map(|l| get(regs, *a, l) as u32);
-                    let r = redux(*op, vals);
-                    for l in lanes(em) {
-                        regs[*d as usize * 32 + l] = r as u64;
+                    let groups = match self.groups(cta, regs, pc, em, *mm) {
+                        Ok(g) => g,
+                        Err(e) => {
+                            cta.thread_instructions += count + 32 * full;
+                            return Err(e);
+                        }
+                    };
+                    for g in groups.iter() {
+                        let vals = lanes(g).map(|l| get(regs, *a, l) as u32);
+                        let r = redux(*op, vals);
+                        for l in lanes(g) {
+                            regs[*d as usize * 32 + l] = r as u64;
+                        }
                     }
                 }
                 Op::Elect { d, p, mask: mm } => {
-                    if let Err(e) = self.members(cta, regs, pc, em, *mm) {
-                        cta.thread_instructions += count + 32 * full;
-                        return Err(e);
-                    }
-                    let leader = em.trailing_zeros() as u64;
-                    for l in lanes(em) {
-                        if let Some(d) = d {
-                            regs[*d as usize * 32 + l] = leader;
+                    let groups = match self.groups(cta, regs, pc, em, *mm) {
+                        Ok(g) => g,
+                        Err(e) => {
+                            cta.thread_instructions += count + 32 * full;
+                            return Err(e);
                         }
-                        if let Some(p) = p {
-                            regs[*p as usize * 32 + l] = (l as u64 == leader) as u64;
+                    };
+                    // Each group elects its lowest active lane (deterministic, as the ISA
+                    // requires for the same membermask).
+                    for g in groups.iter() {
+                        let leader = g.trailing_zeros() as u64;
+                        for l in lanes(g) {
+                            if let Some(d) = d {
+                                regs[*d as usize * 32 + l] = leader;
+                            }
+                            if let Some(p) = p {
+                                regs[*p as usize * 32 + l] = (l as u64 == leader) as u64;
+                            }
                         }
                     }
                 }
@@ -1557,16 +1604,67 @@ impl Warp {
         Ok(!wait || done == em)
     }
 
-    /// Checks the membermask of a `.sync` warp instruction: each executing lane must be in its
-    /// own mask (the ISA leaves anything else undefined, so it is reported, not guessed).
-    fn members(&self, cta: &Cta, regs: &[u64], pc: u32, em: u32, mask: Src) -> Result<(), Fault> {
+    /// The groups of a `.sync` warp collective (`vote`, `match`, `redux`, `shfl`, `elect`,
+    /// `bar.warp`): each executing lane names in its `membermask` the lanes it synchronises with,
+    /// and computes over those of them that execute the instruction (lanes that exited, or are
+    /// not active here, take no part, as the engine runs a converged warp's lanes together).
+    /// Converged lanes may pass different masks when they form disjoint groups (the tiles of
+    /// cooperative groups), so the result of each lane covers its own group only.
+    ///
+    /// What the ISA leaves undefined is reported as a launch error, never guessed: an executing
+    /// lane outside its own mask, and masks that do not split the executing lanes into groups,
+    /// i.e. lane A's mask names an executing lane B whose mask (restricted to the executing
+    /// lanes) differs from A's (the ISA requires the "same membermask value" from all threads
+    /// of a group).
+    ///
+    /// The common case, one mask for the whole warp (an immediate, or a register equal in every
+    /// executing lane), is one group: all executing lanes.
+    fn groups(
+        &self,
+        cta: &Cta,
+        regs: &[u64],
+        pc: u32,
+        em: u32,
+        mask: Src,
+    ) -> Result<Groups, Fault> {
+        let uniform = match mask {
+            Src::Imm(m) => Some(m as u32),
+            Src::Reg(r) => {
+                let row = row(regs, r);
+                let m0 = row[em.trailing_zeros() as usize % 32] as u32;
+                lanes(em).all(|l| row[l] as u32 == m0).then_some(m0)
+            }
+        };
+        if let Some(m) = uniform {
+            if em & !m != 0 {
+                let l = (em & !m).trailing_zeros() as usize;
+                return Err(cta.fault_membermask(self, pc, l, m, em));
+            }
+            return Ok(Groups::one(em));
+        }
+        let mut g = Groups { n: 0, g: [0; 32] };
+        let mut seen = 0u32;
         for l in lanes(em) {
             let m = get(regs, mask, l) as u32;
             if m >> l & 1 == 0 {
                 return Err(cta.fault_membermask(self, pc, l, m, em));
             }
+            if seen >> l & 1 != 0 {
+                // Lane l is in a group already checked: its mask equals that group's.
+                continue;
+            }
+            let grp = m & em;
+            for j in lanes(grp) {
+                let mj = get(regs, mask, j) as u32;
+                if mj & em != grp {
+                    return Err(cta.fault_membermask_mismatch(self, pc, (l, m), (j, mj), em));
+                }
+            }
+            seen |= grp;
+            g.g[g.n] = grp;
+            g.n += 1;
         }
-        Ok(())
+        Ok(g)
     }
 
     /// `Op::Call`: see there.

@@ -42,8 +42,10 @@ impl<'a> Prog<'a> {
         let dt = m.ty()?;
         let ct = m.ty()?;
         m.done()?;
-        if !matches!(dt, T::B(16 | 32 | 64) | T::U(16 | 32 | 64) | T::S(16 | 32 | 64) | T::F(32 | 64))
-            || !matches!(ct, T::S(32) | T::F(32))
+        if !matches!(
+            dt,
+            T::B(16 | 32 | 64) | T::U(16 | 32 | 64) | T::S(16 | 32 | 64) | T::F(32 | 64)
+        ) || !matches!(ct, T::S(32) | T::F(32))
         {
             return invalid(
                 i.pos,
@@ -102,7 +104,10 @@ impl<'a> Prog<'a> {
             return invalid(i.pos, "brx.idx needs an index and a target list");
         }
         let O::Name { name, comp: None } = &i.operands[1] else {
-            return invalid(i.pos, "brx.idx: the target list must be a .branchtargets label");
+            return invalid(
+                i.pos,
+                "brx.idx: the target list must be a .branchtargets label",
+            );
         };
         let f = &self.mc.m.functions[fc.fidx];
         let Some((_, list)) = f.branch_targets.iter().find(|(l, _)| l == name) else {
@@ -126,6 +131,202 @@ impl<'a> Prog<'a> {
             },
         );
         fc.brx_fixups.push((pc, list, i.pos));
+        Ok(())
+    }
+}
+
+/// Generic-address bits of a `mapa` result for a CTA rank that does not exist (see
+/// [`Prog::cluster_misc`]): non-canonical and outside every window, so any access through it
+/// is reported as an illegal address at that access.
+const NO_CTA: u64 = 0xF000_0000_0000_0000;
+
+/// `mapa`: `d = a` for rank `b` = 0 (the only CTA of a 1x1x1 cluster); for another rank an
+/// address no access can succeed with (cfg 64: generic, outside every window; cfg 32: a
+/// `.shared::cluster` offset far past any CTA's shared memory).
+pub(crate) fn mapa_lane(cfg: u64, a: u64, b: u64, _c: u64) -> u64 {
+    match (b as u32, cfg) {
+        (0, 64) => a,
+        (0, _) => a & 0xffff_ffff,
+        (_, 64) => NO_CTA | (a & 0xffff_ffff),
+        _ => 0xffff_fff0,
+    }
+}
+
+impl<'a> Prog<'a> {
+    /// Cache, scheduling and cluster instructions whose effect on a CPU is nothing or a
+    /// constant: applypriority, discard, createpolicy, griddepcontrol, setmaxnreg, mapa,
+    /// getctarank. The ISA table ([`crate::isa::decode`]) checks their modifiers and operand
+    /// counts after lowering, so modifiers are taken here without judging them.
+    pub(super) fn cluster_misc(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let ops_ = &i.operands;
+        let need = |k: usize| -> R<()> {
+            if ops_.len() < k {
+                invalid(i.pos, format!("'{}' needs {k} operands", i.full_name()))
+            } else {
+                Ok(())
+            }
+        };
+        let all: Vec<&str> = i.mods.iter().map(|s| s.as_str()).collect();
+        match i.opcode.as_str() {
+            // Eviction priorities of L2 lines: there is no cache to prioritise.
+            // `discard`: the lines' data becomes undefined; leaving memory unchanged is one of
+            // the values an undefined read may return, so doing nothing is a valid execution.
+            // `griddepcontrol.launch_dependents` only allows a dependent grid to start early and
+            // `griddepcontrol.wait` waits for the prerequisite grids to complete and flush:
+            // launches in one stream run to completion in order here, so by the time this grid
+            // runs its prerequisites are complete and there is nothing to wait for.
+            // `setmaxnreg`: a register-allocation hint to the hardware; registers are not a
+            // finite resource of the interpreter, so there is nothing to release or acquire.
+            "applypriority" | "discard" | "griddepcontrol" | "setmaxnreg" => {
+                m.ignore(&all);
+                for o in ops_ {
+                    // Operands are still resolved (undefined names are errors).
+                    if let O::Addr { .. } = o {
+                        self.addr(fc, i, o, None)?;
+                    }
+                }
+                self.emit(i, g, Op::Nop);
+            }
+            // An opaque cache policy: ld/st/atom `.L2::cache_hint` accept and ignore it. The
+            // value is a fixed tag (plus the converted access property for `.cvt`), so the
+            // same instruction always yields the same policy.
+            "createpolicy" => {
+                m.ignore(&all);
+                need(2)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = if all.first() == Some(&"cvt") {
+                    self.src(fc, i, g, &ops_[1], T::B(64))?
+                } else {
+                    // Fraction, range sizes and address only tune the hardware cache.
+                    for o in &ops_[1..] {
+                        match o {
+                            O::Addr { .. } => {
+                                self.addr(fc, i, o, None)?;
+                            }
+                            O::Name { .. } => {
+                                self.src(fc, i, g, o, T::B(64))?;
+                            }
+                            _ => {}
+                        }
+                    }
+                    Src::Imm(0x1c_0000_0000_0000)
+                };
+                self.emit(
+                    i,
+                    g,
+                    Op::Un {
+                        f: ops::mov(64),
+                        fl: 0,
+                        d,
+                        a,
+                    },
+                );
+            }
+            // Every CTA is its own 1x1x1 cluster (launches with larger clusters are refused),
+            // so the shared memory of the cluster is the CTA's own, at rank 0.
+            "mapa" => {
+                let generic = !m.take("shared::cluster");
+                let t = m.ty()?;
+                m.done()?;
+                let bits = match t {
+                    T::U(b @ (32 | 64)) => b,
+                    _ => return unsupported(i),
+                };
+                need(3)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                let a = match &ops_[1] {
+                    // `mapa.shared::cluster d, sh(+imm), b`: the variable's shared address.
+                    O::Name { .. } | O::SymOff { .. } => self.src(fc, i, g, &ops_[1], t)?,
+                    o => return invalid(i.pos, format!("mapa: unexpected operand {o:?}")),
+                };
+                let b = self.src(fc, i, g, &ops_[2], T::U(32))?;
+                let cfg = if generic { 64 } else { bits as u64 };
+                self.emit(
+                    i,
+                    g,
+                    Op::Lane {
+                        f: mapa_lane,
+                        cfg,
+                        d,
+                        a,
+                        b,
+                        c: Src::Imm(0),
+                    },
+                );
+            }
+            "getctarank" => {
+                m.take("shared::cluster");
+                let t = m.ty()?;
+                m.done()?;
+                if !matches!(t, T::U(32 | 64)) {
+                    return unsupported(i);
+                }
+                need(2)?;
+                let d = self.dreg(fc, i, &ops_[0])?;
+                self.src(fc, i, g, &ops_[1], t)?;
+                self.emit(
+                    i,
+                    g,
+                    Op::Un {
+                        f: ops::mov(32),
+                        fl: 0,
+                        d,
+                        a: Src::Imm(0),
+                    },
+                );
+            }
+            _ => return unsupported(i),
+        }
+        Ok(())
+    }
+
+    /// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` and
+    /// `barrier.cluster.wait{.acquire}{.aligned}`. The cluster is the CTA (1x1x1), so the wait
+    /// completes when every non-exited thread of the CTA has arrived. It is run as a CTA-wide
+    /// barrier at the wait (the arrive does nothing): every thread must arrive before it waits
+    /// (ISA 9.7.13.3), so all threads reaching their wait implies all have arrived. This is
+    /// stricter only for a thread that, between its arrive and its wait, waits on work another
+    /// thread does after its own wait, which the split barrier would allow. Barrier 0 is the
+    /// one used, as `bar.sync 0` at the wait: a program that orders its barriers the same way
+    /// in every thread (as CTA barriers require) sees the same synchronisation.
+    pub(super) fn cluster_barrier(
+        &mut self,
+        _fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        m.take("cluster");
+        m.take("aligned");
+        let arrive = m.take("arrive");
+        let wait = m.take("wait");
+        m.take("release");
+        m.take("relaxed");
+        m.take("acquire");
+        m.done()?;
+        if arrive == wait || !i.operands.is_empty() {
+            return unsupported(i);
+        }
+        if arrive {
+            self.emit(i, g, Op::Nop);
+        } else {
+            self.emit(
+                i,
+                g,
+                Op::Bar {
+                    id: Src::Imm(0),
+                    count: None,
+                    arrive: false,
+                    red: None,
+                },
+            );
+        }
         Ok(())
     }
 }

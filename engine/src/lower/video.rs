@@ -172,6 +172,13 @@ impl<'a> Prog<'a> {
         if po && (na || nb || nc) {
             return invalid(i.pos, "vmad: operands may not be negated in .po mode");
         }
+        // The ISA: negation of either the product (a xor b) or c (as ptxas enforces).
+        if (na || nb) && nc {
+            return invalid(
+                i.pos,
+                "vmad: negate either the product (a xor b) or c, not both",
+            );
+        }
         let (ao, asel) = sel(&ao);
         let (bo, bsel) = sel(&bo);
         if matches!(&ops_[0], O::Name { comp: Some(_), .. }) {
@@ -230,6 +237,17 @@ impl<'a> Prog<'a> {
         };
         let sat = m.take("sat");
         let add = m.take("add");
+        // The scalar forms' other secondary operations do not exist here (ptxas: "Illegal
+        // secondary operation for video instruction").
+        if i.mods.iter().any(|w| w == "min" || w == "max") {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': the SIMD video forms accumulate only with .add",
+                    i.full_name()
+                ),
+            );
+        }
         let cmp = if op == SOp::Set {
             let c = ["eq", "ne", "lt", "le", "gt", "ge"]
                 .iter()
@@ -253,7 +271,10 @@ impl<'a> Prog<'a> {
         m.done()?;
         // Saturation cannot be used with the accumulate, nor with a comparison.
         if sat && (add || op == SOp::Set) {
-            return invalid(i.pos, format!("'{}': .sat with .add or vset", i.full_name()));
+            return invalid(
+                i.pos,
+                format!("'{}': .sat with .add or vset", i.full_name()),
+            );
         }
         let (dsigned, asigned, bsigned) = if op == SOp::Set {
             (false, tys[0], tys[1])
@@ -309,11 +330,12 @@ impl<'a> Prog<'a> {
                 _ => Err(bad(what, &w)),
             }
         };
-        // Defaults: a.h10 / a.b3210 (a's elements in order), b.h32 / b.b7654 (b's).
+        // Defaults: a.h10 / a.b3210 (a's elements in order), b.h32 / b.b7654 (b's); element i
+        // in bits 3i..3i+3 (element 0 selects half-word or byte 0).
         let (da, db) = if n == 2 {
-            (0 | 1 << 3, 2 | 3 << 3)
+            (1 << 3, 2 | 3 << 3)
         } else {
-            (0 | 1 << 3 | 2 << 6 | 3 << 9, 4 | 5 << 3 | 6 << 6 | 7 << 9)
+            (1 << 3 | 2 << 6 | 3 << 9, 4 | 5 << 3 | 6 << 6 | 7 << 9)
         };
         let asel = selw(aw, da, "selector")?;
         let bsel = selw(bw, db, "selector")?;

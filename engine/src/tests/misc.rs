@@ -182,10 +182,18 @@ fn brx_idx_divergent_guarded_and_looping() {
     for l in 0..32usize {
         let want = [100, 207, 7][l % 3];
         assert_eq!(out[l], want, "lane {l}");
-        assert_eq!(out[32 + l], u32::MAX, "reconverged after the switch, lane {l}");
+        assert_eq!(
+            out[32 + l],
+            u32::MAX,
+            "reconverged after the switch, lane {l}"
+        );
         assert_eq!(out[64 + l], if l < 16 { 2000 } else { 6 }, "lane {l}");
         assert_eq!(out[96 + l], (l as u32).max(1), "lane {l}");
-        assert_eq!(out[128 + l], u32::MAX, "reconverged after the loop, lane {l}");
+        assert_eq!(
+            out[128 + l],
+            u32::MAX,
+            "reconverged after the loop, lane {l}"
+        );
     }
 }
 
@@ -215,11 +223,158 @@ fn brx_idx_out_of_range_is_a_launch_error() {
 fn brx_idx_target_list_errors() {
     for (body, what) in [
         ("brx.idx %r1, nolist;\n", "not a .branchtargets"),
-        ("t: .branchtargets X, Q;\nbrx.idx %r1, t;\nX:\nret;\n", "undefined label 'Q'"),
+        (
+            "t: .branchtargets X, Q;\nbrx.idx %r1, t;\nX:\nret;\n",
+            "undefined label 'Q'",
+        ),
     ] {
         let src = format!("{HEAD}.visible .entry k()\n{{\n.reg .b32 %r<4>;\n{body}}}\n");
         let e = Module::load(&src, "b.ptx").unwrap_err();
         assert_eq!(e.kind, crate::LoadErrorKind::InvalidPtx, "{e}");
         assert!(e.to_string().contains(what), "{e}");
+    }
+}
+
+/// Cache, scheduling and proxy instructions run as no-ops (nothing a CPU computes depends on
+/// them); createpolicy yields a value ld/st `.L2::cache_hint` accept; the cluster instructions
+/// see each CTA as its own 1x1x1 cluster: `mapa` to rank 0 and `cvta.shared::cluster` give the
+/// CTA's own shared addresses, `getctarank` is 0, and `barrier.cluster.wait` waits for the
+/// whole CTA (two warps exchange values through shared memory across it).
+#[test]
+fn cache_scheduling_and_cluster_instructions() {
+    let out = run_out(
+        &format!(
+            "{PRO}
+            .shared .align 4 .b32 sh[64];
+            .reg .b64 %rl<16>;
+            createpolicy.fractional.L2::evict_last.b64 %rl1, 1.0;
+            createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %rl2, 0.5;
+            createpolicy.range.global.L2::evict_last.L2::evict_first.b64 %rl3, [%rd1], 64, 128;
+            createpolicy.cvt.L2.b64 %rl4, %rl1;
+            prefetch.global.L1 [%rd1];
+            prefetch.global.L2::evict_last [%rd1];
+            prefetch.local.L2 [%rd1];
+            prefetchu.L1 [%rd1];
+            prefetch.tensormap [%rd1];
+            applypriority.global.L2::evict_normal [%rd1], 128;
+            griddepcontrol.wait;
+            griddepcontrol.launch_dependents;
+            setmaxnreg.inc.sync.aligned.u32 64;
+            fence.proxy.alias;
+            fence.proxy.async;
+            fence.proxy.async.global;
+            fence.proxy.async.shared::cta;
+            membar.proxy.alias;
+            fence.proxy.tensormap::generic.release.gpu;
+            fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;
+            fence.mbarrier_init.release.cluster;
+            // Each thread stores tid + 1 through the policy-hinted store, reads it back.
+            add.u32 %r5, %r1, 1;
+            st.global.L2::cache_hint.u32 [%rd1], %r5, %rl1;
+            ld.global.L2::cache_hint.u32 %r6, [%rd1], %rl2;
+            // Shared through the cluster window: mapa to rank 0, cvta.shared::cluster.
+            mov.u32 %r7, sh;
+            shl.b32 %r8, %r1, 2;
+            add.u32 %r9, %r7, %r8;
+            mapa.shared::cluster.u32 %r10, %r9, 0;
+            st.shared::cluster.u32 [%r10], %r6;
+            getctarank.shared::cluster.u32 %r11, %r10;
+            barrier.cluster.arrive.relaxed.aligned;
+            barrier.cluster.wait.aligned;
+            // Read the value of thread (tid + 32) % 64, written by the other warp.
+            add.u32 %r12, %r1, 32;
+            and.b32 %r12, %r12, 63;
+            shl.b32 %r12, %r12, 2;
+            add.u32 %r12, %r7, %r12;
+            cvta.shared::cluster.u64 %rl5, sh;
+            cvt.u64.u32 %rl6, %r12;
+            sub.u32 %r13, %r12, %r7;
+            cvt.u64.u32 %rl7, %r13;
+            add.u64 %rl8, %rl5, %rl7;
+            ld.u32 %r14, [%rl8];
+            st.global.u32 [%rd1], %r14;
+            // Predicates: a generic shared address is in .shared, .shared::cta,
+            // .shared::cluster; a global one in .global only; nothing is in .param.
+            isspacep.shared %p1, %rl8;
+            isspacep.shared::cta %p2, %rl8;
+            isspacep.shared::cluster %p3, %rl8;
+            isspacep.global %p4, %rl8;
+            isspacep.global %p5, %rd1;
+            isspacep.param %p6, %rd1;
+            isspacep.local %p7, %rd1;
+            selp.u32 %r15, 1, 0, %p1;
+            selp.u32 %r16, 2, 0, %p2;
+            or.b32 %r15, %r15, %r16;
+            selp.u32 %r16, 4, 0, %p3;
+            or.b32 %r15, %r15, %r16;
+            selp.u32 %r16, 8, 0, %p4;
+            or.b32 %r15, %r15, %r16;
+            selp.u32 %r16, 16, 0, %p5;
+            or.b32 %r15, %r15, %r16;
+            selp.u32 %r16, 32, 0, %p6;
+            or.b32 %r15, %r15, %r16;
+            selp.u32 %r16, 64, 0, %p7;
+            or.b32 %r15, %r15, %r16;
+            mov.u32 %r17, %cluster_nctarank;
+            shl.b32 %r17, %r17, 8;
+            or.b32 %r15, %r15, %r17;
+            shl.b32 %r11, %r11, 12;
+            or.b32 %r15, %r15, %r11;
+            st.global.u32 [%rd1+256], %r15;
+            // The policies are 64-bit values ld/st took; createpolicy.cvt converts one.
+            setp.eq.u64 %p1, %rl4, %rl1;
+            selp.u32 %r18, 1, 0, %p1;
+            st.global.u32 [%rd1+512], %r18;
+            discard.global.L2 [%rd1], 128;
+            "
+        ),
+        1,
+        64,
+        192,
+    );
+    for t in 0..64usize {
+        // Thread t read what thread (t + 32) % 64 stored: its tid + 1.
+        assert_eq!(out[t] as usize, (t + 32) % 64 + 1, "thread {t}");
+        // shared, shared::cta, shared::cluster (1|2|4), global of a global address (16),
+        // %cluster_nctarank = 1 (<< 8), getctarank = 0 (<< 12).
+        assert_eq!(out[64 + t], 1 | 2 | 4 | 16 | 1 << 8, "thread {t}");
+        assert_eq!(out[128 + t], 1, "thread {t}");
+    }
+}
+
+/// `mapa` to a CTA rank other than 0 names a CTA that does not exist in a 1x1x1 cluster: the
+/// address it yields faults at its first access, and a kernel requiring larger clusters
+/// (`.reqnctapercluster`) is refused at launch instead of running wrong.
+#[test]
+fn other_cluster_ranks_and_larger_clusters_are_errors() {
+    let src = format!(
+        "{HEAD}.visible .entry k()\n{{\n.shared .b32 sh[4];\n.reg .b32 %r<4>;\n\
+         mapa.shared::cluster.u32 %r1, sh, 1;\nld.shared::cluster.u32 %r2, [%r1];\nret;\n}}\n\
+         .visible .entry c() .reqnctapercluster 2, 1, 1\n{{\nret;\n}}\n"
+    );
+    let m = Module::load(&src, "c.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let cfg = LaunchConfig {
+        grid: [2, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared_bytes: 0,
+    };
+    let e = launch(&m.kernel("k").unwrap(), &cfg, &[]).unwrap_err();
+    assert_eq!(e.kind, crate::ExecErrorKind::IllegalAddress, "{e}");
+    assert!(e.message.contains("PTX line 9"), "{}", e.message);
+    let e = launch(&m.kernel("c").unwrap(), &cfg, &[]).unwrap_err();
+    assert_eq!(e.kind, crate::ExecErrorKind::Unsupported);
+    assert!(e.message.contains("2x1x1"), "{}", e.message);
+}
+
+/// Forms that stay unsupported, named precisely at load.
+#[test]
+fn cluster_forms_not_run_are_unsupported() {
+    for inst in [
+        "cvta.param.u64 %rd1, %rd2;",
+        "cvta.to.param::entry.u64 %rd1, %rd2;",
+    ] {
+        let src = format!("{HEAD}.visible .entry k()\n{{\n.reg .b64 %rd<4>;\n{inst}\n}}\n");
+        let e = Module::load(&src, "u.ptx").unwrap_err();
+        assert_eq!(e.kind, crate::LoadErrorKind::Unsupported, "{inst}: {e}");
     }
 }
