@@ -41,12 +41,7 @@ fn device_reset_clears_the_sticky_error() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "sticky_reset crashed: {stderr}");
-    assert_eq!(
-        stdout.trim(),
-        "launch=cudaSuccess sync=cudaErrorIllegalAddress after=cudaErrorIllegalAddress \
-         stream=cudaErrorIllegalAddress reset=cudaSuccess malloc=cudaSuccess sync2=cudaSuccess h=9",
-        "stderr:\n{stderr}"
-    );
+    assert_eq!(stdout.trim(), STICKY_RESET_STDOUT, "stderr:\n{stderr}");
 }
 
 #[test]
@@ -108,7 +103,11 @@ fn virtual_memory_management_aliases_views_and_faults_unmapped_access() {
 #[test]
 fn function_attributes_and_occupancy_follow_the_documented_formula() {
     let lib = lib_dir();
-    let exe = nvcc("occupancy", "occupancy", &["-L", lib.to_str().unwrap(), "-lcuda"]);
+    let exe = nvcc(
+        "occupancy",
+        "occupancy",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
     assert_pass("occupancy", &run_preloaded(&exe, &[]));
 }
 
@@ -121,4 +120,22 @@ fn modules_libraries_memory_accounting_and_pointer_attributes() {
         &["-L", lib.to_str().unwrap(), "-lcuda"],
     );
     assert_pass("modules_memory", &run_preloaded(&exe, &[]));
+}
+
+#[test]
+fn cuda_arrays_every_kind_and_copy_form() {
+    let lib = lib_dir();
+    let exe = nvcc("arrays", "arrays", &["-L", lib.to_str().unwrap(), "-lcuda"]);
+    assert_pass("arrays", &run_preloaded(&exe, &[]));
+}
+
+#[test]
+fn remaining_queries_answer_as_documented_for_one_device() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "queries",
+        "queries",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_pass("queries", &run_preloaded(&exe, &[]));
 }

@@ -24,7 +24,6 @@ fn atomics_of_every_kind_and_a_histogram() {
 /// atomicAdd on __half2, __nv_bfloat162, __half and __nv_bfloat16. On compute_80 nvcc emits a
 /// `atom.global.cas.b16` loop for the scalar bfloat16 add.
 #[test]
-#[ignore = "engine bug: atom.global.cas.b16 is rejected as an unsupported instruction"]
 fn atomics_on_16_bit_floats() {
     run("isa_atomics", "isa_atomics_16bit", &["-DATOMICS_16BIT"]);
 }

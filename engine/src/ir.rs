@@ -90,7 +90,11 @@ pub enum SReg {
     ReservedSmemEnd,
     /// `%clock_hi`: the upper half of `%clock64`.
     ClockHi,
-    /// Registers that read as zero here: `%envreg<32>` (the driver sets none),
+    /// `%envreg<n>`: the driver's launch environment. For a cooperative launch `%envreg1`
+    /// (high half) and `%envreg2` (low half) hold the grid workspace address that
+    /// cooperative groups' `grid.sync()` uses; everything else reads as zero.
+    Envreg(u8),
+    /// Registers that read as zero here: `%envreg<32>` other than the above,
     /// `%reserved_smem_offset_cap`, `%current_graph_exec` (not launched from a graph),
     /// `%pm0..7(_64)` (no performance monitor events are counted), `%is_explicit_cluster`,
     /// `%cluster_ctarank`, `%cluster_ctaid.*`.
@@ -127,6 +131,8 @@ pub enum AtomTy {
         bf: bool,
         x2: bool,
     },
+    /// `atom.cas.b16` (the only 16-bit integer atomic): a 16-bit compare-and-swap.
+    B16,
 }
 
 /// The reductions of `barrier.red`.

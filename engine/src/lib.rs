@@ -16,6 +16,7 @@ mod exec;
 mod ir;
 #[doc(hidden)] // public for `check` and the ISA tests; not a stable API
 pub mod isa;
+mod link;
 mod lower;
 pub mod mem;
 mod module;
@@ -95,6 +96,19 @@ pub fn launch(kernel: &Arc<Kernel>, config: &LaunchConfig, params: &[u8]) -> Res
         });
     }
     exec::launch(kernel, config, params)
+}
+
+/// Runs `kernel` as a cooperative launch (`cuLaunchCooperativeKernel`): all CTAs are
+/// co-resident, taking turns on the worker pool round by round, so CTAs may wait for each other
+/// (cooperative groups' `grid.sync()`, which reads the grid workspace this provides through
+/// `%envreg1/2`). The caller (the driver) checks that the grid fits the device at once, as
+/// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE` requires; the engine itself runs any grid size.
+pub fn launch_cooperative(
+    kernel: &Arc<Kernel>,
+    config: &LaunchConfig,
+    params: &[u8],
+) -> Result<(), ExecError> {
+    exec::launch_cooperative(kernel, config, params)
 }
 
 /// Sets how many host threads run CTAs (0 = all cores, the default). Takes effect at the next

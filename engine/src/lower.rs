@@ -2928,6 +2928,8 @@ impl<'a> Prog<'a> {
             (T::B(64), AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Exch | AtomOp::Cas) => {
                 AtomTy::U64
             }
+            // atom.cas.b16 (sm_70): executed by exec::warp as a host 16-bit compare-exchange.
+            (T::B(16), AtomOp::Cas) => AtomTy::B16,
             (T::F(32), AtomOp::Add | AtomOp::Exch) => AtomTy::F32,
             (T::F(64), AtomOp::Add) => AtomTy::F64,
             _ => return unsupported(i),
@@ -3255,8 +3257,10 @@ fn sreg(name: &str, comp: Option<&str>) -> Option<SReg> {
                     .and_then(|n| n.parse::<u32>().ok())
                     .filter(|&n| n < max)
             };
-            if num("%envreg", 32).is_some()
-                || num("%pm", 8).is_some()
+            if let Some(n) = num("%envreg", 32) {
+                // Set by the driver per launch (the cooperative grid workspace).
+                SReg::Envreg(n as u8)
+            } else if num("%pm", 8).is_some()
                 || name
                     .strip_suffix("_64")
                     .and_then(|n| n.strip_prefix("%pm"))

@@ -84,6 +84,46 @@ impl Module {
                 ))
             }
         };
+        Self::from_ast(&ast, name, &|line| (name.to_string(), line))
+    }
+
+    /// Links several PTX modules (text, name for diagnostics) into one and loads it: `.extern`
+    /// functions and variables resolve against `.visible`, `.weak` and `.common` definitions of
+    /// the other inputs (ISA 11.6); private symbols of different inputs stay apart. Duplicate
+    /// definitions and undefined references are [`LoadErrorKind::InvalidPtx`] errors naming the
+    /// symbol and `file:line`. The module is named after the first input.
+    pub fn link(inputs: &[(&str, &str)]) -> Result<Module, LoadError> {
+        let linked = crate::link::link(inputs)?;
+        let name = inputs.first().map_or("<link>", |i| i.1);
+        Self::from_ast(&linked.module, name, &|line| linked.locate(line))
+    }
+
+    /// The symbol resolution of [`Module::link`] alone (inputs parsed, nothing lowered or
+    /// allocated): a driver tells link errors (undefined or duplicate symbols, reported as
+    /// CUDA_ERROR_INVALID_IMAGE) from errors in the PTX of an input this way.
+    pub fn check_links(inputs: &[(&str, &str)]) -> Result<(), LoadError> {
+        crate::link::link(inputs).map(|_| ())
+    }
+
+    /// Lowers a parsed module. `locate` maps a line of `ast` to the file and line diagnostics
+    /// name (the identity for one file; the input of a linked module).
+    fn from_ast(
+        ast: &crate::ptx::ast::Module,
+        name: &str,
+        locate: &dyn Fn(u32) -> (String, u32),
+    ) -> Result<Module, LoadError> {
+        let err = |kind, line, col, message: String| {
+            let (file, line) = locate(line);
+            LoadError {
+                kind,
+                diagnostics: vec![Diagnostic {
+                    file,
+                    line,
+                    col,
+                    message,
+                }],
+            }
+        };
         let mut module = Module {
             name: name.to_string(),
             kernels: Vec::new(),
@@ -145,7 +185,7 @@ impl Module {
             lower::write_init(g, buf, &init_addrs)
                 .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
         }
-        let mc = ModCtx::new(&ast, addrs, funcs);
+        let mc = ModCtx::new(ast, addrs, funcs);
         // Every function is compiled at load, as a driver's JIT compiles the whole module: those
         // no kernel reaches are lowered on their own below (each once).
         let mut validated = vec![false; ast.functions.len()];

@@ -645,7 +645,9 @@ fn results_do_not_depend_on_thread_count() {
     assert_eq!(a[5], 5u32.wrapping_mul(2654435761));
 }
 
+mod atom16;
 mod calls;
+mod coop;
 mod groups;
 mod half;
 mod isa;

@@ -566,3 +566,49 @@ pub(crate) unsafe fn get_stream_priority_range(
 pub(crate) unsafe fn reset_persisting_l2() -> CuResult {
     active().map(|_| ())
 }
+
+/// cuCtxGetExecAffinity: the SM count the context may use. Affinity given at creation changes
+/// nothing here (see `create_v3`), so this is the device's SM count.
+pub(crate) unsafe fn get_exec_affinity(
+    out: *mut CUexecAffinityParam,
+    kind: CUexecAffinityType,
+) -> CuResult {
+    if out.is_null() || kind != CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT {
+        return Err(INVALID_VALUE);
+    }
+    active()?;
+    let sms = crate::profile::current()
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        .unwrap_or(1);
+    // SAFETY: checked non-null.
+    unsafe {
+        *out = CUexecAffinityParam {
+            type_: kind,
+            param: CUexecAffinityParam_st__bindgen_ty_1 {
+                smCount: CUexecAffinitySmCount { val: sms as c_uint },
+            },
+        }
+    };
+    Ok(())
+}
+
+/// cuFlushGPUDirectRDMAWrites: device memory is host memory and no third-party device writes
+/// into it, so there is nothing to flush; the arguments are still checked.
+pub(crate) unsafe fn flush_gpu_direct_rdma_writes(
+    target: CUflushGPUDirectRDMAWritesTarget,
+    scope: CUflushGPUDirectRDMAWritesScope,
+) -> CuResult {
+    use CUflushGPUDirectRDMAWritesScope as S;
+    if target
+        != CUflushGPUDirectRDMAWritesTarget::CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX
+        || !matches!(
+            scope,
+            S::CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER
+                | S::CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES
+        )
+    {
+        return Err(INVALID_VALUE);
+    }
+    active()?;
+    Ok(())
+}

@@ -409,7 +409,7 @@ struct Region {
     memory_type: CUmemorytype,
     host: u64,
     device: u64,
-    array: bool,
+    array: CUarray,
     x: usize,
     y: usize,
     z: usize,
@@ -427,11 +427,40 @@ impl Region {
             M::CU_MEMORYTYPE_DEVICE => Ok((self.device, Some(device_side(self.device)))),
             // Unified addressing: the pointer is in the device field and tells its own kind.
             M::CU_MEMORYTYPE_UNIFIED => Ok((self.device, None)),
-            // CUDA arrays are not supported yet.
-            M::CU_MEMORYTYPE_ARRAY => Err(CUresult::CUDA_ERROR_NOT_SUPPORTED),
+            // Resolved to their storage by `resolve_array` before this.
+            M::CU_MEMORYTYPE_ARRAY => Ok((self.device, Some(Side::Device))),
             _ => Err(INVALID_VALUE),
         }
     }
+}
+
+/// A CUDA array side becomes its storage (see `array` for the layout): device memory with the
+/// array's row pitch and height. The region must lie inside the array and start on an element
+/// ("srcXInBytes must be evenly divisible by the array element size"); otherwise
+/// CUDA_ERROR_INVALID_VALUE.
+fn resolve_array(r: &Region, width: usize, height: usize, depth: usize) -> CuResult<Region> {
+    let a = crate::array::get(r.array).map_err(|_| INVALID_VALUE)?;
+    let inside = |start: usize, len: usize, extent: usize| {
+        start.checked_add(len).is_some_and(|end| end <= extent)
+    };
+    if !r.x.is_multiple_of(a.elem)
+        || !inside(r.x, width, a.row_bytes())
+        || !inside(r.y, height, a.rows())
+        || !inside(r.z, depth, a.slices())
+    {
+        return Err(INVALID_VALUE);
+    }
+    Ok(Region {
+        memory_type: CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        host: 0,
+        device: a.base,
+        array: r.array,
+        x: r.x,
+        y: r.y,
+        z: r.z,
+        pitch: a.row_bytes(),
+        height: a.rows(),
+    })
 }
 
 /// Validates a 2D/3D copy and lists its rows; returns the sides.
@@ -442,9 +471,20 @@ fn plan(
     height: usize,
     depth: usize,
 ) -> CuResult<(Vec<Row>, Side, Side)> {
-    if src.array || dst.array {
-        return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
-    }
+    let is_array = |r: &Region| r.memory_type == CUmemorytype::CU_MEMORYTYPE_ARRAY;
+    let (src_storage, dst_storage);
+    let src = if is_array(src) {
+        src_storage = resolve_array(src, width, height, depth)?;
+        &src_storage
+    } else {
+        src
+    };
+    let dst = if is_array(dst) {
+        dst_storage = resolve_array(dst, width, height, depth)?;
+        &dst_storage
+    } else {
+        dst
+    };
     let (sbase, sside) = src.base()?;
     let (dbase, dside) = dst.base()?;
     if width == 0 || height == 0 || depth == 0 {
@@ -492,7 +532,7 @@ fn regions_2d(c: &CUDA_MEMCPY2D) -> (Region, Region) {
         memory_type: c.srcMemoryType,
         host: c.srcHost as u64,
         device: c.srcDevice,
-        array: c.srcMemoryType == CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        array: c.srcArray,
         x: c.srcXInBytes,
         y: c.srcY,
         z: 0,
@@ -503,7 +543,7 @@ fn regions_2d(c: &CUDA_MEMCPY2D) -> (Region, Region) {
         memory_type: c.dstMemoryType,
         host: c.dstHost as u64,
         device: c.dstDevice,
-        array: c.dstMemoryType == CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        array: c.dstArray,
         x: c.dstXInBytes,
         y: c.dstY,
         z: 0,
@@ -578,7 +618,7 @@ fn regions_3d(c: &CUDA_MEMCPY3D) -> (Region, Region) {
         memory_type: c.srcMemoryType,
         host: c.srcHost as u64,
         device: c.srcDevice,
-        array: c.srcMemoryType == CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        array: c.srcArray,
         x: c.srcXInBytes,
         y: c.srcY,
         z: c.srcZ,
@@ -589,7 +629,7 @@ fn regions_3d(c: &CUDA_MEMCPY3D) -> (Region, Region) {
         memory_type: c.dstMemoryType,
         host: c.dstHost as u64,
         device: c.dstDevice,
-        array: c.dstMemoryType == CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        array: c.dstArray,
         x: c.dstXInBytes,
         y: c.dstY,
         z: c.dstZ,
@@ -607,6 +647,209 @@ pub(crate) unsafe fn copy_3d(p: *const CUDA_MEMCPY3D) -> CuResult {
 pub(crate) unsafe fn copy_3d_async(p: *const CUDA_MEMCPY3D, s: CUstream) -> CuResult {
     // SAFETY: forwarded contract.
     unsafe { copy_3d_on(&stream::target(s)?, p, Mode::Async) }
+}
+
+/// A 3D peer copy: with one device both contexts are on it, so this is cuMemcpy3D once the
+/// contexts are checked.
+unsafe fn copy_3d_peer_on(t: &Target, p: *const CUDA_MEMCPY3D_PEER, mode: Mode) -> CuResult {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the caller passes a CUDA_MEMCPY3D_PEER.
+    let c = unsafe { &*p };
+    crate::handles::context(c.srcContext)?;
+    crate::handles::context(c.dstContext)?;
+    let d = CUDA_MEMCPY3D {
+        srcXInBytes: c.srcXInBytes,
+        srcY: c.srcY,
+        srcZ: c.srcZ,
+        srcLOD: c.srcLOD,
+        srcMemoryType: c.srcMemoryType,
+        srcHost: c.srcHost,
+        srcDevice: c.srcDevice,
+        srcArray: c.srcArray,
+        srcPitch: c.srcPitch,
+        srcHeight: c.srcHeight,
+        dstXInBytes: c.dstXInBytes,
+        dstY: c.dstY,
+        dstZ: c.dstZ,
+        dstLOD: c.dstLOD,
+        dstMemoryType: c.dstMemoryType,
+        dstHost: c.dstHost,
+        dstDevice: c.dstDevice,
+        dstArray: c.dstArray,
+        dstPitch: c.dstPitch,
+        dstHeight: c.dstHeight,
+        WidthInBytes: c.WidthInBytes,
+        Height: c.Height,
+        Depth: c.Depth,
+        ..Default::default()
+    };
+    // SAFETY: `d` is a local descriptor.
+    unsafe { copy_3d_on(t, &d, mode) }
+}
+
+pub(crate) unsafe fn copy_3d_peer(p: *const CUDA_MEMCPY3D_PEER) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { copy_3d_peer_on(&default_stream()?, p, Mode::Sync) }
+}
+
+pub(crate) unsafe fn copy_3d_peer_async(p: *const CUDA_MEMCPY3D_PEER, s: CUstream) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { copy_3d_peer_on(&stream::target(s)?, p, Mode::Async) }
+}
+
+// ---- 1D copies from and to CUDA arrays: the array's storage as bytes from offset 0 (the
+// layout is described in `array`).
+
+/// The device address of `[offset, offset + n)` of an array's storage; the range must lie in it.
+fn array_bytes(a: CUarray, offset: usize, n: usize) -> CuResult<u64> {
+    let array = crate::array::get(a)?;
+    if offset.checked_add(n).is_none_or(|end| end > array.size) {
+        return Err(INVALID_VALUE);
+    }
+    Ok(array.base + offset as u64)
+}
+
+pub(crate) unsafe fn copy_htoa(
+    dst: CUarray,
+    offset: usize,
+    src: *const c_void,
+    n: usize,
+) -> CuResult {
+    let t = default_stream()?;
+    let d = array_bytes(dst, offset, n)?;
+    let src = src as u64;
+    copy_1d(
+        &t,
+        d,
+        src,
+        n,
+        Some(Side::Device),
+        Some(host_side(src)),
+        Mode::Sync,
+    )
+}
+
+pub(crate) unsafe fn copy_htoa_async(
+    dst: CUarray,
+    offset: usize,
+    src: *const c_void,
+    n: usize,
+    s: CUstream,
+) -> CuResult {
+    let t = stream::target(s)?;
+    let d = array_bytes(dst, offset, n)?;
+    let src = src as u64;
+    copy_1d(
+        &t,
+        d,
+        src,
+        n,
+        Some(Side::Device),
+        Some(host_side(src)),
+        Mode::Async,
+    )
+}
+
+pub(crate) unsafe fn copy_atoh(
+    dst: *mut c_void,
+    src: CUarray,
+    offset: usize,
+    n: usize,
+) -> CuResult {
+    let t = default_stream()?;
+    let s = array_bytes(src, offset, n)?;
+    let dst = dst as u64;
+    copy_1d(
+        &t,
+        dst,
+        s,
+        n,
+        Some(host_side(dst)),
+        Some(Side::Device),
+        Mode::Sync,
+    )
+}
+
+pub(crate) unsafe fn copy_atoh_async(
+    dst: *mut c_void,
+    src: CUarray,
+    offset: usize,
+    n: usize,
+    st: CUstream,
+) -> CuResult {
+    let t = stream::target(st)?;
+    let s = array_bytes(src, offset, n)?;
+    let dst = dst as u64;
+    copy_1d(
+        &t,
+        dst,
+        s,
+        n,
+        Some(host_side(dst)),
+        Some(Side::Device),
+        Mode::Async,
+    )
+}
+
+pub(crate) unsafe fn copy_dtoa(
+    dst: CUarray,
+    offset: usize,
+    src: CUdeviceptr,
+    n: usize,
+) -> CuResult {
+    let t = default_stream()?;
+    let d = array_bytes(dst, offset, n)?;
+    copy_1d(
+        &t,
+        d,
+        src,
+        n,
+        Some(Side::Device),
+        Some(device_side(src)),
+        Mode::Sync,
+    )
+}
+
+pub(crate) unsafe fn copy_atod(
+    dst: CUdeviceptr,
+    src: CUarray,
+    offset: usize,
+    n: usize,
+) -> CuResult {
+    let t = default_stream()?;
+    let s = array_bytes(src, offset, n)?;
+    copy_1d(
+        &t,
+        dst,
+        s,
+        n,
+        Some(device_side(dst)),
+        Some(Side::Device),
+        Mode::Sync,
+    )
+}
+
+pub(crate) unsafe fn copy_atoa(
+    dst: CUarray,
+    dst_offset: usize,
+    src: CUarray,
+    src_offset: usize,
+    n: usize,
+) -> CuResult {
+    let t = default_stream()?;
+    let d = array_bytes(dst, dst_offset, n)?;
+    let s = array_bytes(src, src_offset, n)?;
+    copy_1d(
+        &t,
+        d,
+        s,
+        n,
+        Some(Side::Device),
+        Some(Side::Device),
+        Mode::Sync,
+    )
 }
 
 // ---- Memsets.
@@ -780,7 +1023,7 @@ mod tests {
             memory_type: CUmemorytype::CU_MEMORYTYPE_HOST,
             host: p,
             device: 0,
-            array: false,
+            array: std::ptr::null_mut(),
             x,
             y,
             z,

@@ -228,3 +228,42 @@ pub(crate) unsafe fn module_loading_mode(mode: *mut CUmoduleLoadingMode) -> CuRe
     unsafe { *mode = CUmoduleLoadingMode::CU_MODULE_LAZY_LOADING };
     Ok(())
 }
+
+/// cuDeviceGetP2PAttribute: there is one emulated device, so no pair of distinct devices exists;
+/// the documented answer for the same device twice (or an invalid one) is
+/// CUDA_ERROR_INVALID_DEVICE. The value and attribute are checked first.
+pub(crate) unsafe fn get_p2p_attribute(
+    value: *mut c_int,
+    attrib: CUdevice_P2PAttribute,
+    src: CUdevice,
+    dst: CUdevice,
+) -> CuResult {
+    // Attributes 1 (performance rank) to 5 (only partial native atomics).
+    if value.is_null() || !(1..=5).contains(&attrib.0) {
+        return Err(INVALID_VALUE);
+    }
+    check(src)?;
+    check(dst)?;
+    Err(INVALID_DEVICE)
+}
+
+/// cuDeviceGetTexture1DLinearMaxWidth: the profile's 1D linear texture limit (in elements) for
+/// any valid format and channel count.
+pub(crate) unsafe fn get_texture_1d_linear_max_width(
+    out: *mut usize,
+    format: CUarray_format,
+    channels: std::ffi::c_uint,
+    dev: CUdevice,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    check(dev)?;
+    crate::array::element_size(format, channels).map_err(|_| INVALID_VALUE)?;
+    let max = profile::current()
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
+        .unwrap_or(0);
+    // SAFETY: checked non-null.
+    unsafe { *out = max.max(0) as usize };
+    Ok(())
+}

@@ -157,27 +157,7 @@ pub fn select_ptx<'a, 'b>(
 
 /// The entry's payload, decompressed, up to its first NUL (PTX text is NUL-terminated).
 pub fn payload_bytes(e: &Entry<'_>) -> Result<Vec<u8>, FatbinError> {
-    let mut data = if e.flags & (FLAG_ZSTD | FLAG_LZ4) != 0 {
-        let n = if e.compressed_size > 0 {
-            (e.compressed_size as usize).min(e.payload.len())
-        } else {
-            e.payload.len()
-        };
-        let src = &e.payload[..n];
-        let want = usize::try_from(e.uncompressed_size)
-            .ok()
-            .filter(|&w| w < (1 << 32))
-            .ok_or_else(|| FatbinError::Decompress("implausible uncompressed size".into()))?;
-        if e.flags & FLAG_ZSTD != 0 {
-            zstd::bulk::decompress(src, want.max(1))
-                .map_err(|err| FatbinError::Decompress(format!("zstd: {err}")))?
-        } else {
-            lz4_flex::block::decompress(src, want)
-                .map_err(|err| FatbinError::Decompress(format!("lz4: {err}")))?
-        }
-    } else {
-        e.payload.to_vec()
-    };
+    let mut data = payload_bytes_raw(e)?;
     if let Some(nul) = data.iter().position(|&b| b == 0) {
         data.truncate(nul);
     }
@@ -192,6 +172,66 @@ pub fn ptx_for_device(fatbin: &[u8], device_sm: u32) -> Result<(String, u32), Fa
     let text = String::from_utf8(bytes)
         .map_err(|_| FatbinError::Malformed("PTX entry is not UTF-8 text".into()))?;
     Ok((text, e.sm))
+}
+
+/// Whether a fatbin is NVIDIA's device runtime (`libcudadevrt.a`'s `cuda_device_runtime.o`):
+/// `-rdc=true` programs and `nvcc -dlink` link it into every image, as SASS for each real
+/// architecture and PTX for the newest one only. Its symbol names (in the ELF entries, which
+/// are compressed) carry the translation unit's name, `cuda_device_runtime_cu`.
+pub fn is_device_runtime(entries: &[Entry<'_>]) -> bool {
+    const MARK: &[u8] = b"cuda_device_runtime_cu";
+    entries
+        .iter()
+        .filter(|e| e.kind == KIND_ELF)
+        .take(1)
+        .any(|e| payload_bytes_raw(e).is_ok_and(|b| b.windows(MARK.len()).any(|w| w == MARK)))
+}
+
+/// The fatbins embedded in a host object or an archive of them (`.nv_fatbin` and
+/// `__nv_relfatbin` sections): found by their magic and a consistent header.
+pub fn embedded_fatbins(data: &[u8]) -> Vec<&[u8]> {
+    let magic = FATBIN_MAGIC.to_le_bytes();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = data[at..].windows(4).position(|w| w == magic) {
+        let start = at + i;
+        let ok = fatbin_len(&data[start..])
+            .ok()
+            .filter(|&n| start + n <= data.len())
+            .filter(|&n| parse(&data[start..start + n]).is_ok());
+        match ok {
+            Some(n) => {
+                out.push(&data[start..start + n]);
+                at = start + n.max(4);
+            }
+            None => at = start + 4,
+        }
+    }
+    out
+}
+
+/// The entry's payload, decompressed, whole (ELF images hold NULs).
+fn payload_bytes_raw(e: &Entry<'_>) -> Result<Vec<u8>, FatbinError> {
+    if e.flags & (FLAG_ZSTD | FLAG_LZ4) == 0 {
+        return Ok(e.payload.to_vec());
+    }
+    let n = if e.compressed_size > 0 {
+        (e.compressed_size as usize).min(e.payload.len())
+    } else {
+        e.payload.len()
+    };
+    let src = &e.payload[..n];
+    let want = usize::try_from(e.uncompressed_size)
+        .ok()
+        .filter(|&w| w < (1 << 32))
+        .ok_or_else(|| FatbinError::Decompress("implausible uncompressed size".into()))?;
+    if e.flags & FLAG_ZSTD != 0 {
+        zstd::bulk::decompress(src, want.max(1))
+            .map_err(|err| FatbinError::Decompress(format!("zstd: {err}")))
+    } else {
+        lz4_flex::block::decompress(src, want)
+            .map_err(|err| FatbinError::Decompress(format!("lz4: {err}")))
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::{KernelNode, Kind};
 use crate::module::Function;
-use crate::{handles, profile, stream, trace};
+use crate::{handles, occupancy, profile, stream, trace};
 use abi::*;
 use engine::{ExecErrorKind, LaunchConfig};
 use std::ffi::{c_uint, c_void};
@@ -128,9 +128,35 @@ fn fault_code(kind: ExecErrorKind) -> CUresult {
     }
 }
 
+/// A cooperative launch must fit on the device at once: at most the occupancy limit (active
+/// blocks per SM for this block size and dynamic shared memory) times the SM count, as
+/// `cuLaunchCooperativeKernel` documents; beyond it CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE.
+pub(crate) fn validate_cooperative(
+    f: &Function,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+) -> CuResult {
+    let p = profile::current();
+    let threads = block.iter().map(|&b| b as i64).product::<i64>();
+    let per_sm = occupancy::active_blocks(p, &occupancy::FuncUsage::of(f), threads, shared as i64);
+    let blocks = grid.iter().map(|&g| g as i64).product::<i64>();
+    if blocks > per_sm.saturating_mul(p.sm_count as i64) {
+        trace::trace!(
+            "  cooperative launch of {} too large: {blocks} blocks, {per_sm} per SM x {} SMs",
+            f.kernel.name,
+            p.sm_count
+        );
+        return Err(CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+    }
+    Ok(())
+}
+
 /// Validates a launch and submits it to its stream. The parameter block is copied now (the
 /// caller's argument storage may be gone when the kernel runs). A fault while running becomes
 /// the context's sticky error, reported by the next synchronising call, as on a GPU.
+/// `cooperative`: all CTAs co-resident with a grid workspace (see `engine::launch_cooperative`).
+#[allow(clippy::too_many_arguments)]
 unsafe fn launch(
     func: CUfunction,
     grid: [u32; 3],
@@ -139,10 +165,14 @@ unsafe fn launch(
     s: CUstream,
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
+    cooperative: bool,
 ) -> CuResult {
     let target = stream::target(s)?;
     let f: Arc<Function> = handles::function(func)?;
     validate(&f, grid, block, shared)?;
+    if cooperative {
+        validate_cooperative(&f, grid, block, shared)?;
+    }
     // SAFETY: forwarded contract.
     let bytes = unsafe { param_block(&f, params, extra) }?;
     let config = LaunchConfig {
@@ -155,6 +185,14 @@ unsafe fn launch(
         f.kernel.name,
         bytes.len()
     );
+    if cooperative {
+        // Kernel nodes carry no cooperative flag yet: capturing one would replay it as an
+        // ordinary launch, whose grid.sync() traps. Refused (and the capture invalidated)
+        // rather than recorded wrongly.
+        crate::capture::refuse(&target)?;
+        submit(&target, f, config, bytes, true);
+        return Ok(());
+    }
     // In a capturing stream the launch becomes a kernel node with the same (copied) arguments.
     let captured = crate::capture::intercept(&target, || {
         Kind::Kernel(KernelNode {
@@ -180,8 +218,23 @@ pub(crate) fn submit_kernel(
     config: LaunchConfig,
     bytes: Vec<u8>,
 ) {
+    submit(target, f, config, bytes, false)
+}
+
+fn submit(
+    target: &stream::Target,
+    f: Arc<Function>,
+    config: LaunchConfig,
+    bytes: Vec<u8>,
+    cooperative: bool,
+) {
     stream::submit_unless_faulted(target, move |ctx| {
-        if let Err(e) = engine::launch(&f.kernel, &config, &bytes) {
+        let r = if cooperative {
+            engine::launch_cooperative(&f.kernel, &config, &bytes)
+        } else {
+            engine::launch(&f.kernel, &config, &bytes)
+        };
+        if let Err(e) = r {
             if ctx.check().is_ok() {
                 trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
             }
@@ -205,7 +258,26 @@ pub(crate) unsafe fn launch_kernel(
     extra: *mut *mut c_void,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { launch(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra) }
+    unsafe { launch(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra, false) }
+}
+
+/// `cuLaunchCooperativeKernel` (and `_ptsz`): parameters through `kernelParams` only.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn launch_cooperative_kernel(
+    f: CUfunction,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared: c_uint,
+    s: CUstream,
+    params: *mut *mut c_void,
+) -> CuResult {
+    let extra = std::ptr::null_mut();
+    // SAFETY: forwarded contract.
+    unsafe { launch(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra, true) }
 }
 
 pub(crate) unsafe fn launch_kernel_ex(
@@ -222,17 +294,34 @@ pub(crate) unsafe fn launch_kernel_ex(
     if c.numAttrs > 0 && c.attrs.is_null() {
         return Err(INVALID_VALUE);
     }
+    let mut cooperative = false;
     for i in 0..c.numAttrs as usize {
         // SAFETY: `attrs` holds numAttrs entries.
         let a = unsafe { &*c.attrs.add(i) };
-        // Every attribute cuda.h defines is accepted; none changes what a CPU run computes
-        // (cluster dimensions and cooperative launches are scheduling properties here).
+        // Every attribute cuda.h defines is accepted; only a cooperative launch changes how the
+        // grid runs (all CTAs resident, a grid workspace); cluster dimensions and the others
+        // are scheduling properties here.
         if a.id.0 == 0 || a.id.0 > 64 {
             return Err(INVALID_VALUE);
+        }
+        if a.id == CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE {
+            // SAFETY: the value union's `cooperative` member is the one this id selects.
+            cooperative = unsafe { a.value.cooperative } != 0;
         }
     }
     let grid = [c.gridDimX, c.gridDimY, c.gridDimZ];
     let block = [c.blockDimX, c.blockDimY, c.blockDimZ];
     // SAFETY: forwarded contract.
-    unsafe { launch(f, grid, block, c.sharedMemBytes, c.hStream, params, extra) }
+    unsafe {
+        launch(
+            f,
+            grid,
+            block,
+            c.sharedMemBytes,
+            c.hStream,
+            params,
+            extra,
+            cooperative,
+        )
+    }
 }

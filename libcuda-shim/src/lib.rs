@@ -7,12 +7,13 @@
 //!   table is generated from it).
 //!
 //! Layout: `exports` (the one table of entry points) -> the modules named for what they do
-//! (`device`, `context`, `memory`, `module` + `fatbin`, `launch` + `occupancy`, `vmm` (virtual memory management), `stream`, `event`, `graph` +
+//! (`device`, `context`, `memory`, `array` (CUDA arrays), `module` + `fatbin`, `launch` + `occupancy`, `vmm` (virtual memory management), `stream`, `event`, `graph` +
 //! `graph_exec` + `capture`), with
 //! `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
 //! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
 //! NVIDIA's cudart needs), `trace`, `config` and `errors`.
 
+pub mod array;
 pub mod capture;
 pub mod config;
 pub mod context;
@@ -28,6 +29,7 @@ pub mod graph_exec;
 pub mod handles;
 pub mod integrity;
 pub mod launch;
+pub mod link;
 pub mod memory;
 pub mod module;
 pub mod occupancy;

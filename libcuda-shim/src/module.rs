@@ -49,23 +49,26 @@ pub struct Library {
 }
 
 /// Why an image did not load, mapped to a CUresult once.
-enum LoadFailure {
+pub(crate) enum LoadFailure {
     Image(FatbinError),
     /// A bare cubin (ELF with SASS): nothing to run here.
     Cubin {
         device_sm: u32,
     },
     Ptx(engine::LoadError),
+    /// Linking PTX inputs failed: an undefined or duplicate symbol (CUDA_ERROR_INVALID_IMAGE,
+    /// as the driver's linker reports "Undefined reference").
+    Link(engine::LoadError),
     Unsupported(String),
 }
 
 impl LoadFailure {
-    fn code(&self) -> CUresult {
+    pub(crate) fn code(&self) -> CUresult {
         match self {
             LoadFailure::Image(FatbinError::NoPtx { .. }) | LoadFailure::Cubin { .. } => {
                 CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU
             }
-            LoadFailure::Image(_) => CUresult::CUDA_ERROR_INVALID_IMAGE,
+            LoadFailure::Image(_) | LoadFailure::Link(_) => CUresult::CUDA_ERROR_INVALID_IMAGE,
             LoadFailure::Ptx(e) => match e.kind {
                 engine::LoadErrorKind::UnsupportedVersion => {
                     CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
@@ -76,7 +79,7 @@ impl LoadFailure {
         }
     }
 
-    fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             LoadFailure::Image(e) => e.to_string(),
             LoadFailure::Cubin { device_sm } => format!(
@@ -85,7 +88,7 @@ impl LoadFailure {
                  `-gencode arch=compute_XX,code=compute_XX` for an XX <= {device_sm} \
                  (e.g. `-gencode arch=compute_80,code=compute_80`)"
             ),
-            LoadFailure::Ptx(e) => e.to_string(),
+            LoadFailure::Ptx(e) | LoadFailure::Link(e) => e.to_string(),
             LoadFailure::Unsupported(m) => m.clone(),
         }
     }
@@ -114,17 +117,53 @@ unsafe fn fatbin_at<'a>(p: *const c_void) -> Result<&'a [u8], FatbinError> {
     Ok(unsafe { bytes(p, len) })
 }
 
+/// The PTX of an image: one text, or several to link (the translation units of an
+/// `-rdc=true` program, the inputs of a `cuLinkComplete` image), each with a name for
+/// diagnostics; the sm of the PTX; notes for the info log (inputs left out, and why).
+pub(crate) struct ImagePtx {
+    pub inputs: Vec<(String, String)>,
+    pub sm: u32,
+    pub notes: Vec<String>,
+}
+
+/// The PTX of one fatbin of an `-rdc=true` program's prelinked list (or of a fatbin handed to
+/// `cuLinkAddData`): `None` when it is NVIDIA's device runtime, which has no PTX for the
+/// device and is left out (nothing here implements what it provides: dynamic parallelism).
+pub(crate) fn relocatable_ptx(
+    f: &[u8],
+    sm: u32,
+    notes: &mut Vec<String>,
+) -> Result<Option<(String, String)>, FatbinError> {
+    // Checked first: the device runtime holds PTX for the newest architecture, which must not
+    // be linked in either (the functions it defines are not supported here).
+    if fatbin::is_device_runtime(&fatbin::parse(f)?) {
+        let note = "left out NVIDIA's device runtime (libcudadevrt): it has no PTX for the \
+                    device; programs that call it (dynamic parallelism) fail to link with an \
+                    undefined reference";
+        trace::trace!("{note}");
+        notes.push(note.into());
+        return Ok(None);
+    }
+    let (text, s) = fatbin::ptx_for_device(f, sm)?;
+    Ok(Some((text, format!("fatbin@{:p}#sm_{s}", f.as_ptr()))))
+}
+
 /// The PTX text of an image and a name for diagnostics.
 ///
 /// # Safety
-/// `image` must be non-null and point to PTX text, a fatbin or a fatbin wrapper.
-unsafe fn image_ptx(image: *const c_void) -> Result<(String, u32, String), LoadFailure> {
+/// `image` must be non-null and point to PTX text, a fatbin, a fatbin wrapper or a link image.
+unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
     // SAFETY: every image kind is at least 4 bytes (PTX text is longer than its NUL).
     let magic = u32::from_le_bytes(unsafe { bytes(image, 4) }.try_into().unwrap());
     let sm = profile::current().sm();
+    let one = |(text, name): (String, String), sm| ImagePtx {
+        inputs: vec![(text, name)],
+        sm,
+        notes: Vec::new(),
+    };
     let from_fatbin = |f: &[u8]| {
         fatbin::ptx_for_device(f, sm)
-            .map(|(t, s)| (t, s, format!("fatbin@{:p}#sm_{s}", f.as_ptr())))
+            .map(|(t, s)| one((t, format!("fatbin@{:p}#sm_{s}", f.as_ptr())), s))
             .map_err(LoadFailure::Image)
     };
     match magic {
@@ -133,12 +172,37 @@ unsafe fn image_ptx(image: *const c_void) -> Result<(String, u32, String), LoadF
             let w = unsafe { bytes(image, 24) };
             let version = u32::from_le_bytes(w[4..8].try_into().unwrap());
             let fb = u64::from_le_bytes(w[8..16].try_into().unwrap()) as *const c_void;
-            if version == 2 {
-                return Err(LoadFailure::Unsupported(
-                    "this program was built with -rdc=true (relocatable device code); linking \
-                     relocatable PTX is not supported yet: build without -rdc"
-                        .into(),
-                ));
+            let list = u64::from_le_bytes(w[16..24].try_into().unwrap()) as *const *const c_void;
+            if version == 2 && !list.is_null() {
+                // `-rdc=true`: the prelinked list (NULL-terminated) holds the fatbin of every
+                // translation unit with its relocatable PTX, plus the device runtime's. The
+                // wrapper's own fatbin is the device-link output: empty for virtual
+                // architectures, SASS otherwise; the PTX of the units is what runs.
+                let mut out = ImagePtx {
+                    inputs: Vec::new(),
+                    sm,
+                    notes: Vec::new(),
+                };
+                for i in 0.. {
+                    // SAFETY: a NULL-terminated array of fatbin pointers (link.stub).
+                    let p = unsafe { *list.add(i) };
+                    if p.is_null() {
+                        break;
+                    }
+                    // SAFETY: each entry points to a translation unit's fatbin.
+                    let f = unsafe { fatbin_at(p) }.map_err(LoadFailure::Image)?;
+                    let unit =
+                        relocatable_ptx(f, sm, &mut out.notes).map_err(LoadFailure::Image)?;
+                    if let Some((text, _)) = unit {
+                        let name = format!("rdc-unit{i}@{p:p}");
+                        out.inputs.push((text, name));
+                    }
+                }
+                if out.inputs.is_empty() {
+                    // SAFETY: the wrapper's second field points to the fatbin.
+                    return from_fatbin(unsafe { fatbin_at(fb) }.map_err(LoadFailure::Image)?);
+                }
+                return Ok(out);
             }
             // SAFETY: the wrapper's second field points to the fatbin.
             from_fatbin(unsafe { fatbin_at(fb) }.map_err(LoadFailure::Image)?)
@@ -149,6 +213,17 @@ unsafe fn image_ptx(image: *const c_void) -> Result<(String, u32, String), LoadF
         }
         // "\x7fELF": a cubin.
         0x464c457f => Err(LoadFailure::Cubin { device_sm: sm }),
+        crate::link::IMAGE_MAGIC_WORD => {
+            // SAFETY: the magic says a link image starts here; it is complete (API contract).
+            let (inputs, sm) = unsafe { crate::link::decode_image(image) }.map_err(|m| {
+                LoadFailure::Image(FatbinError::Malformed(format!("link image: {m}")))
+            })?;
+            Ok(ImagePtx {
+                inputs,
+                sm,
+                notes: Vec::new(),
+            })
+        }
         _ => {
             // SAFETY: anything else must be NUL-terminated PTX text (the API's contract).
             let text = unsafe { CStr::from_ptr(image as *const c_char) };
@@ -157,27 +232,47 @@ unsafe fn image_ptx(image: *const c_void) -> Result<(String, u32, String), LoadF
                     "image is neither a fatbin nor PTX text".into(),
                 ))
             })?;
-            Ok((text.to_string(), sm, format!("ptx@{image:p}")))
+            Ok(one((text.to_string(), format!("ptx@{image:p}")), sm))
         }
     }
+}
+
+/// Loads one PTX text, or links several (undefined and duplicate symbols are
+/// CUDA_ERROR_INVALID_IMAGE, as the driver's linker reports them).
+pub(crate) fn load_ptx(inputs: &[(String, String)]) -> Result<engine::Module, LoadFailure> {
+    if let [(text, name)] = inputs {
+        return engine::Module::load(text, name).map_err(LoadFailure::Ptx);
+    }
+    let refs: Vec<(&str, &str)> = inputs
+        .iter()
+        .map(|(t, n)| (t.as_str(), n.as_str()))
+        .collect();
+    engine::Module::check_links(&refs).map_err(|e| match e.kind {
+        engine::LoadErrorKind::InvalidPtx => LoadFailure::Link(e),
+        _ => LoadFailure::Ptx(e),
+    })?;
+    engine::Module::link(&refs).map_err(LoadFailure::Ptx)
 }
 
 /// Loads an image into a registered module; reports failures on stderr.
 unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Module>, usize)> {
     // SAFETY: forwarded contract.
     let started = std::time::Instant::now();
-    let result = unsafe { image_ptx(image) }.and_then(|(ptx, sm, name)| {
-        engine::Module::load(&ptx, &name)
-            .map(|m| (m, sm))
-            .map_err(LoadFailure::Ptx)
-    });
+    let result = unsafe { image_ptx(image) }
+        .and_then(|img| load_ptx(&img.inputs).map(|m| (m, img.sm, img.inputs.len(), img.notes)));
     log.wall_ms = started.elapsed().as_secs_f32() * 1000.0;
     match result {
-        Ok((engine, ptx_sm)) => {
+        Ok((engine, ptx_sm, units, notes)) => {
             log.info = format!(
                 "libcuda-shim: loaded {} kernel(s) from sm_{ptx_sm} PTX",
                 engine.kernels().len()
             );
+            if units > 1 {
+                log.info += &format!(" ({units} linked inputs)");
+            }
+            for n in notes {
+                log.info += &format!("\nlibcuda-shim: {n}");
+            }
             let module = Arc::new(Module {
                 engine,
                 ptx_sm,
@@ -197,16 +292,16 @@ unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Mo
 
 /// The JIT log buffers of cuModuleLoadDataEx / cuLibraryLoadData, and the load's wall time.
 #[derive(Default)]
-struct JitLog {
-    error: String,
-    info: String,
-    wall_ms: f32,
+pub(crate) struct JitLog {
+    pub error: String,
+    pub info: String,
+    pub wall_ms: f32,
 }
 
 /// Checks JIT options as the driver does before loading: each must be one `cuda.h` defines.
 /// Their values are accepted whatever they ask (targets, optimisation levels, cache modes,
 /// verbosity): PTX is interpreted, not compiled, so none changes what runs.
-unsafe fn check_jit_options(n: c_uint, options: *mut CUjit_option) -> CuResult {
+pub(crate) unsafe fn check_jit_options(n: c_uint, options: *mut CUjit_option) -> CuResult {
     if n == 0 {
         return Ok(());
     }
@@ -222,7 +317,7 @@ unsafe fn check_jit_options(n: c_uint, options: *mut CUjit_option) -> CuResult {
 }
 
 /// Writes the logs into the option buffers and the sizes back, as the driver does.
-unsafe fn write_jit_log(
+pub(crate) unsafe fn write_jit_log(
     log: &JitLog,
     n: c_uint,
     options: *mut CUjit_option,
@@ -325,7 +420,7 @@ pub(crate) unsafe fn load_file(module: *mut CUmodule, fname: *const c_char) -> C
 }
 
 /// The file a path names (PTX text, a fatbin or a cubin), NUL-terminated for PTX.
-fn read_image_file(fname: *const c_char) -> CuResult<Vec<u8>> {
+pub(crate) fn read_image_file(fname: *const c_char) -> CuResult<Vec<u8>> {
     // SAFETY: checked non-null by the callers; a NUL-terminated path.
     let path = unsafe { CStr::from_ptr(fname) }
         .to_string_lossy()

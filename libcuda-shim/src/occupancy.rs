@@ -563,3 +563,59 @@ mod tests {
         assert_eq!(active_clusters(p, &usage(64, 0), 4, 1024, 0), 32);
     }
 }
+
+/// Launch attributes the engine cannot honour, checked before a launch (`cuLaunchKernelEx`, and
+/// kernel nodes with attributes). The engine runs each CTA as its own cluster, so a
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of more than one block is refused with
+/// CUDA_ERROR_INVALID_CLUSTER_SIZE ("a kernel launch error due to cluster misconfiguration"),
+/// as is a dimension of 0 or one that does not divide the grid (the documented rule for real
+/// clusters). Called by `launch` with the launch's attributes and grid.
+// Not called yet: launch.rs (another engineer's file) is to call it from cuLaunchKernelEx.
+#[allow(dead_code)]
+pub(crate) fn check_launch_attributes(attrs: &[CUlaunchAttribute], grid: [u32; 3]) -> CuResult {
+    for a in attrs {
+        if a.id == CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
+            // SAFETY: `clusterDim` is the member this attribute uses.
+            let d = unsafe { a.value.clusterDim };
+            let dims = [d.x, d.y, d.z];
+            let divides = dims.iter().zip(grid).all(|(&c, g)| c > 0 && g % c == 0);
+            if !divides || dims != [1, 1, 1] {
+                return Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod launch_attribute_tests {
+    use super::*;
+
+    fn cluster(x: u32, y: u32, z: u32) -> CUlaunchAttribute {
+        let mut a = CUlaunchAttribute {
+            id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+            pad: [0; 4],
+            // SAFETY: an all-zero union of plain integers is valid.
+            value: unsafe { std::mem::zeroed() },
+        };
+        a.value.clusterDim.x = x;
+        a.value.clusterDim.y = y;
+        a.value.clusterDim.z = z;
+        a
+    }
+
+    #[test]
+    fn clusters_of_more_than_one_block_are_refused() {
+        assert_eq!(check_launch_attributes(&[], [8, 1, 1]), Ok(()));
+        assert_eq!(
+            check_launch_attributes(&[cluster(1, 1, 1)], [8, 1, 1]),
+            Ok(())
+        );
+        for c in [cluster(2, 1, 1), cluster(1, 1, 2), cluster(0, 1, 1)] {
+            assert_eq!(
+                check_launch_attributes(&[c], [8, 2, 2]),
+                Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE)
+            );
+        }
+    }
+}

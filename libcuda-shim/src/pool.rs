@@ -395,3 +395,68 @@ pub(crate) unsafe fn prefetch_v2(
     // SAFETY: forwarded contract.
     unsafe { prefetch(ptr, count, dev, s) }
 }
+
+/// The device a (location, allocation type) pair names, for the CUDA 13 pool queries: device
+/// pools of pinned memory are the only kind; host, NUMA and managed pools are not emulated
+/// (CUDA_ERROR_NOT_SUPPORTED, which these calls document); anything else is invalid.
+unsafe fn pool_device(
+    location: *const CUmemLocation,
+    kind: CUmemAllocationType,
+) -> CuResult<CUdevice> {
+    use CUmemLocationType as L;
+    if location.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the caller passes a CUmemLocation.
+    let loc = unsafe { *location };
+    let pinned = kind == CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+    let managed = kind == CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_MANAGED;
+    match loc.type_ {
+        L::CU_MEM_LOCATION_TYPE_DEVICE if pinned => {
+            // SAFETY: `id` is the member a device location uses.
+            Ok(unsafe { loc.__bindgen_anon_1.id })
+        }
+        L::CU_MEM_LOCATION_TYPE_DEVICE
+        | L::CU_MEM_LOCATION_TYPE_HOST
+        | L::CU_MEM_LOCATION_TYPE_HOST_NUMA
+            if pinned || managed =>
+        {
+            Err(crate::errors::NOT_SUPPORTED)
+        }
+        L::CU_MEM_LOCATION_TYPE_NONE if managed => Err(crate::errors::NOT_SUPPORTED),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+pub(crate) unsafe fn mem_get_default_mem_pool(
+    out: *mut CUmemoryPool,
+    location: *mut CUmemLocation,
+    kind: CUmemAllocationType,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: forwarded contract.
+    unsafe { device_get_default_mem_pool(out, pool_device(location, kind)?) }
+}
+
+pub(crate) unsafe fn mem_get_mem_pool(
+    out: *mut CUmemoryPool,
+    location: *mut CUmemLocation,
+    kind: CUmemAllocationType,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: forwarded contract.
+    unsafe { device_get_mem_pool(out, pool_device(location, kind)?) }
+}
+
+pub(crate) unsafe fn mem_set_mem_pool(
+    location: *mut CUmemLocation,
+    kind: CUmemAllocationType,
+    p: CUmemoryPool,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { device_set_mem_pool(pool_device(location, kind)?, p) }
+}

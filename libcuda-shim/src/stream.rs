@@ -353,3 +353,20 @@ pub(crate) unsafe fn launch_host_func_v2(
     // SAFETY: forwarded contract.
     unsafe { launch_host_func(stream, func, user_data) }
 }
+
+/// cuStreamGetCtx_v2: the stream's regular context; there are no green contexts, so
+/// `*green` is NULL.
+pub(crate) unsafe fn get_ctx_v2(
+    stream: CUstream,
+    pctx: *mut CUcontext,
+    green: *mut CUgreenCtx,
+) -> CuResult {
+    if green.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: forwarded contract.
+    unsafe { get_ctx(stream, pctx)? };
+    // SAFETY: checked non-null.
+    unsafe { *green = std::ptr::null_mut() };
+    Ok(())
+}

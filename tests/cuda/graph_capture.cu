@@ -172,7 +172,8 @@ int main() {
   bump<<<1, 1, 0, s1>>>(extra, 1, 5);
   cudaGraph_t relaxed;
   CHECK(cudaStreamEndCapture(s1, &relaxed));
-  CHECK(cudaMemset(extra, 0, 4));
+  // On s1: a memset on the legacy stream is not ordered before work on a non-blocking stream.
+  CHECK(cudaMemsetAsync(extra, 0, 4, s1));
   cudaGraphExec_t rexec;
   CHECK(cudaGraphInstantiate(&rexec, relaxed, 0));
   CHECK(cudaGraphLaunch(rexec, s1));

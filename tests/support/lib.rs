@@ -150,3 +150,19 @@ pub fn assert_pass(what: &str, out: &Output) -> String {
     );
     stdout
 }
+
+/// What `tests/cuda/printf.cu` prints: device output lands at the synchronisation, not at the
+/// launch; the four lanes of one warp print in lane order; the heap sum is
+/// sum(i^2, i < 1000) = 999*1000*1999/6.
+pub const PRINTF_STDOUT: &str = "before\nlaunched\n\
+     thread 0: 10 0.000 even a ff\n\
+     thread 1: 11 0.500 odd b 100\n\
+     thread 2: 12 1.000 even c 101\n\
+     thread 3: 13 1.500 odd d 102\n\
+     between\nheap sum 332833500\nafter: cudaSuccess\n";
+
+/// What `tests/cuda/sticky_reset.cu` prints (trimmed): a fault is sticky until
+/// cudaDeviceReset, after which the device works again.
+pub const STICKY_RESET_STDOUT: &str =
+    "launch=cudaSuccess sync=cudaErrorIllegalAddress after=cudaErrorIllegalAddress \
+     stream=cudaErrorIllegalAddress reset=cudaSuccess malloc=cudaSuccess sync2=cudaSuccess h=9";

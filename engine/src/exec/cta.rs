@@ -33,6 +33,10 @@ pub struct Cta<'a> {
     pub expire_waits: bool,
     /// Global allocations recently hit by this host thread during the launch (see [`GCache`]).
     pub gcache: &'a mut GCache,
+    /// The grid workspace of a cooperative launch (`%envreg1`:`%envreg2`), 0 otherwise.
+    pub grid_ws: u64,
+    /// Backward branches a warp takes before it yields (see `warp::SLICE`).
+    pub slice: u32,
     /// Scratch rows for the interpreter (immediates spread to 32 lanes, results that cannot go
     /// straight to their register): here rather than on the stack so that no instruction pays
     /// for zeroing them.
@@ -186,6 +190,11 @@ impl<'a> Cta<'a> {
                 self.shared.len() as u32
             }
             SReg::ClockHi => (clock_ns() >> 32) as u32,
+            // The grid workspace address, high half in %envreg1 and low half in %envreg2, as
+            // cooperative groups read it (`details::get_grid_workspace`).
+            SReg::Envreg(1) => (self.grid_ws >> 32) as u32,
+            SReg::Envreg(2) => self.grid_ws as u32,
+            SReg::Envreg(_) => 0,
             SReg::Zero => 0,
             SReg::One => 1,
         }) as u64
@@ -662,17 +671,24 @@ impl Bars {
     }
 }
 
-/// Runs a whole CTA: warps run in rounds until they finish. A warp leaves the processor when all
-/// its runnable paths wait at a barrier (released when the expected number of threads arrived),
-/// when a mbarrier wait finds its phase incomplete, or after a time slice.
-pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
+/// The scheduling state of a CTA between rounds: its warps and barriers, and how long it went
+/// without progress. Kept apart from [`Cta`] so that a cooperative launch can stop a CTA after
+/// a round and resume it later (all CTA state is explicit, see `exec`).
+pub struct CtaSched {
+    warps: Vec<Warp>,
+    bars: Bars,
+    idle: u32,
+}
+
+/// Sets up a CTA's warps (all threads at the entry) and sizes its register file `regs`.
+pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
     let prog = cta.prog;
     let nthreads = cta.ntid[0] * cta.ntid[1] * cta.ntid[2];
     let nwarps = nthreads.div_ceil(32);
     let per = prog.nregs as usize * 32;
     regs.clear();
     regs.resize(per * nwarps as usize, 0);
-    let mut warps: Vec<Warp> = (0..nwarps)
+    let warps: Vec<Warp> = (0..nwarps)
         .map(|w| {
             let n = (nthreads - w * 32).min(32);
             let valid = if n == 32 { FULL } else { (1u32 << n) - 1 };
@@ -699,7 +715,35 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
     for (w, warp) in warps.iter().enumerate() {
         bars.track(w, warp);
     }
-    let mut idle = 0u32;
+    CtaSched {
+        warps,
+        bars,
+        idle: 0,
+    }
+}
+
+/// Runs a whole CTA: warps run in rounds until they finish. A warp leaves the processor when all
+/// its runnable paths wait at a barrier (released when the expected number of threads arrived),
+/// when a mbarrier wait finds its phase incomplete, or after a time slice.
+pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
+    let mut s = start_cta(cta, regs);
+    run_rounds(cta, regs, &mut s, false).map(drop)
+}
+
+/// Runs rounds of a started CTA (every runnable warp until it stops) until it finishes:
+/// Ok(true). With `one_round`, returns Ok(false) after one round that did not finish it, so that
+/// the CTAs of a cooperative launch take turns on the host threads (a warp spinning on a
+/// grid-wide barrier yields after its time slice, which ends the round).
+pub fn run_rounds(
+    cta: &mut Cta,
+    regs: &mut [u64],
+    s: &mut CtaSched,
+    one_round: bool,
+) -> Result<bool, Fault> {
+    let prog = cta.prog;
+    let per = prog.nregs as usize * 32;
+    let CtaSched { warps, bars, idle } = s;
+    let nwarps = warps.len() as u32;
     loop {
         let mut ran = false;
         let mut progressed = false;
@@ -746,7 +790,7 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
                             warps[w].park(id, prog.exit);
                             bars.track(w, &warps[w]);
                         }
-                        bars.release_ready(&mut warps, regs, per);
+                        bars.release_ready(warps, regs, per);
                         let runnable = warps[w].unblock(prog.exit);
                         bars.track(w, &warps[w]);
                         if !runnable {
@@ -756,18 +800,18 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
                 }
             }
         }
-        bars.release_ready(&mut warps, regs, per);
+        bars.release_ready(warps, regs, per);
         if warps.iter().all(|w| w.stack.is_empty()) {
-            return Ok(());
+            return Ok(true);
         }
         if progressed || cta.epoch != epoch {
-            idle = 0;
+            *idle = 0;
             cta.expire_waits = false;
         } else if ran {
-            idle += 1;
-            cta.expire_waits = idle >= IDLE_LIMIT;
+            *idle += 1;
+            cta.expire_waits = *idle >= IDLE_LIMIT;
         }
-        if !ran || idle >= 2 * IDLE_LIMIT {
+        if !ran || *idle >= 2 * IDLE_LIMIT {
             let w = (0..nwarps as usize)
                 .find(|&w| !warps[w].stack.is_empty())
                 .unwrap_or(0);
@@ -789,6 +833,9 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
                 kind: ExecErrorKind::Trap,
                 message: format!("deadlock: {what} {}", cta.where_pub(warp, lane, pc)),
             });
+        }
+        if one_round {
+            return Ok(false);
         }
     }
 }

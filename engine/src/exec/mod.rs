@@ -1,6 +1,13 @@
 //! Launching: CTAs of a grid run in parallel on a pool of host threads (created lazily at the
 //! first launch, so loading the library starts no thread); each CTA runs its warps on one host
 //! thread, which keeps barriers and shared memory simple and runs deterministic.
+//!
+//! A cooperative launch ([`launch_cooperative`]) needs every CTA resident and making progress at
+//! once: `grid.sync()` spins on a global word until all CTAs arrived. Its CTAs are therefore
+//! resumable units: each host thread takes the next CTA from a round-robin queue, runs one
+//! round of its warps (a spinning warp yields after a short time slice) and puts it back, so a
+//! grid of any co-resident size completes on any number of host threads. Other launches run
+//! each CTA to completion, as before.
 
 pub mod cta;
 pub mod mbar;
@@ -11,7 +18,17 @@ use crate::{ExecError, ExecErrorKind, Kernel, LaunchConfig};
 use parking_lot::{Condvar, Mutex};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
+
+/// The time slice (backward branches) of a warp of a cooperative launch: short, since a CTA
+/// spinning at a grid barrier holds its host thread for up to a slice per warp while the CTAs
+/// it waits for are queued.
+pub const COOP_SLICE: u32 = 256;
+
+/// Bytes of the grid workspace of a cooperative launch: cooperative groups'
+/// `details::grid_workspace { unsigned wsSize; unsigned barrier; }`.
+const GRID_WS_BYTES: u64 = 8;
 
 /// 0 = all cores.
 static WORKERS: AtomicUsize = AtomicUsize::new(0);
@@ -55,6 +72,32 @@ struct Job {
     error: Mutex<Option<(u64, ExecError)>>,
     pending: Mutex<usize>,
     done: Condvar,
+    /// Cooperative launches: the CTAs not finished yet, in turn order.
+    coop: Option<Coop>,
+}
+
+struct Coop {
+    queue: Mutex<VecDeque<Slot>>,
+    /// The grid workspace (device memory), handed to the kernel in `%envreg1/2`.
+    workspace: u64,
+}
+
+/// A CTA of a cooperative launch waiting for its turn.
+enum Slot {
+    /// Not started: its linear index.
+    Fresh(u64),
+    Started(Box<Resident>),
+}
+
+/// Everything a started CTA of a cooperative launch keeps between its rounds.
+struct Resident {
+    idx: u64,
+    sched: cta::CtaSched,
+    regs: Vec<u64>,
+    shared: Vec<u8>,
+    local: Vec<u8>,
+    epoch: u64,
+    expire_waits: bool,
 }
 
 /// Reusable per-thread buffers so CTAs do not allocate.
@@ -66,20 +109,109 @@ struct Scratch {
 }
 
 impl Job {
-    fn work(&self, scratch: &mut Scratch) {
+    fn shared_len(&self) -> usize {
         let prog = &self.kernel.program;
-        let [gx, gy, _] = self.cfg.grid;
-        let ntid = self.cfg.block;
-        let nthreads = (ntid[0] * ntid[1] * ntid[2]) as usize;
-        let shared_len = prog.dyn_shared_off as usize + self.cfg.dynamic_shared_bytes as usize;
-        let shared_len = shared_len.max(prog.shared_static as usize);
-        // With alloca, each thread's stack follows its locals (its top is the end of the area).
-        let local_bytes = prog.local_bytes as usize
+        let n = prog.dyn_shared_off as usize + self.cfg.dynamic_shared_bytes as usize;
+        n.max(prog.shared_static as usize)
+    }
+
+    /// Bytes of local memory per thread: with alloca, each thread's stack follows its locals
+    /// (its top is the end of the area).
+    fn local_bytes(&self) -> usize {
+        let prog = &self.kernel.program;
+        prog.local_bytes as usize
             + if prog.uses_alloca {
                 self.stack_size as usize
             } else {
                 0
-            };
+            }
+    }
+
+    fn nthreads(&self) -> usize {
+        let ntid = self.cfg.block;
+        (ntid[0] * ntid[1] * ntid[2]) as usize
+    }
+
+    fn ctaid(&self, idx: u64) -> [u32; 3] {
+        let [gx, gy, _] = self.cfg.grid;
+        [
+            (idx % gx as u64) as u32,
+            ((idx / gx as u64) % gy as u64) as u32,
+            (idx / (gx as u64 * gy as u64)) as u32,
+        ]
+    }
+
+    /// The CTA `idx` over the given memory, for one run.
+    fn cta<'a>(
+        &'a self,
+        idx: u64,
+        shared: &'a mut [u8],
+        local: &'a mut [u8],
+        gcache: &'a mut cta::GCache,
+    ) -> cta::Cta<'a> {
+        let nthreads = self.nthreads();
+        cta::Cta {
+            prog: &self.kernel.program,
+            kernel: &self.kernel.name,
+            params: &self.params,
+            shared,
+            local,
+            local_bytes: self.local_bytes(),
+            stack_size: self.stack_size,
+            ctaid: self.ctaid(idx),
+            ntid: self.cfg.block,
+            nctaid: self.cfg.grid,
+            nwarps: nthreads.div_ceil(32) as u32,
+            dyn_bytes: self.cfg.dynamic_shared_bytes,
+            thread_instructions: 0,
+            epoch: 0,
+            expire_waits: false,
+            gcache,
+            grid_ws: self.coop.as_ref().map_or(0, |c| c.workspace),
+            slice: if self.coop.is_some() {
+                COOP_SLICE
+            } else {
+                warp::SLICE
+            },
+            tmp: [[0; 32]; 4],
+        }
+    }
+
+    /// Turns a panic while running CTA `idx` into an error naming it.
+    fn panic_error(&self, idx: u64, p: Box<dyn std::any::Any + Send>) -> ExecError {
+        let ctaid = self.ctaid(idx);
+        ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!(
+                "internal error in kernel '{}' at block ({},{},{}): {}",
+                self.kernel.name,
+                ctaid[0],
+                ctaid[1],
+                ctaid[2],
+                p.downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic".into())
+            ),
+        }
+    }
+
+    /// Records the error of CTA `idx` (the lowest-numbered one wins) and stops the launch.
+    fn fail(&self, idx: u64, e: ExecError) {
+        let mut g = self.error.lock();
+        if g.as_ref().is_none_or(|(i, _)| idx < *i) {
+            *g = Some((idx, e));
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    fn work(&self, scratch: &mut Scratch) {
+        if self.coop.is_some() {
+            return self.work_coop();
+        }
+        let nthreads = self.nthreads();
+        let shared_len = self.shared_len();
+        let local_bytes = self.local_bytes();
         let mut count = 0;
         // This thread's allocation cache for the launch (see `cta::GCache`).
         let mut gcache = cta::GCache::default();
@@ -91,11 +223,6 @@ impl Job {
             if idx >= self.total {
                 break;
             }
-            let ctaid = [
-                (idx % gx as u64) as u32,
-                ((idx / gx as u64) % gy as u64) as u32,
-                (idx / (gx as u64 * gy as u64)) as u32,
-            ];
             scratch.shared.clear();
             scratch.shared.resize(shared_len, 0);
             scratch.local.clear();
@@ -107,25 +234,7 @@ impl Job {
                 gcache = cta::GCache::new(generation);
             }
             let r = catch_unwind(AssertUnwindSafe(|| {
-                let mut c = cta::Cta {
-                    prog,
-                    kernel: &self.kernel.name,
-                    params: &self.params,
-                    shared: &mut scratch.shared,
-                    local: &mut scratch.local,
-                    local_bytes,
-                    stack_size: self.stack_size,
-                    ctaid,
-                    ntid,
-                    nctaid: self.cfg.grid,
-                    nwarps: nthreads.div_ceil(32) as u32,
-                    dyn_bytes: self.cfg.dynamic_shared_bytes,
-                    thread_instructions: 0,
-                    epoch: 0,
-                    expire_waits: false,
-                    gcache: &mut gcache,
-                    tmp: [[0; 32]; 4],
-                };
+                let mut c = self.cta(idx, &mut scratch.shared, &mut scratch.local, &mut gcache);
                 let r = cta::run_cta(&mut c, &mut scratch.regs);
                 (r, c.thread_instructions)
             }));
@@ -138,27 +247,89 @@ impl Job {
                     count += n;
                     Some(e)
                 }
-                Err(p) => Some(ExecError {
-                    kind: ExecErrorKind::Trap,
-                    message: format!(
-                        "internal error in kernel '{}' at block ({},{},{}): {}",
-                        self.kernel.name,
-                        ctaid[0],
-                        ctaid[1],
-                        ctaid[2],
-                        p.downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| p.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "panic".into())
-                    ),
-                }),
+                Err(p) => Some(self.panic_error(idx, p)),
             };
             if let Some(e) = err {
-                let mut g = self.error.lock();
-                if g.as_ref().is_none_or(|(i, _)| idx < *i) {
-                    *g = Some((idx, e));
+                self.fail(idx, e);
+            }
+        }
+        THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
+    }
+
+    /// A host thread of a cooperative launch: takes the CTA whose turn it is, runs one round of
+    /// it and queues it again unless it finished, until no CTA is left to take. (A CTA another
+    /// thread holds goes back into the queue after its round and that thread takes it on, so
+    /// leaving when the queue is momentarily empty never strands one.)
+    fn work_coop(&self) {
+        let coop = self.coop.as_ref().expect("cooperative job");
+        let nthreads = self.nthreads();
+        let (shared_len, local_bytes) = (self.shared_len(), self.local_bytes());
+        let mut count = 0;
+        let mut gcache = cta::GCache::default();
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let Some(slot) = coop.queue.lock().pop_front() else {
+                break;
+            };
+            let generation = sys::heap_generation();
+            if gcache.generation != generation {
+                gcache = cta::GCache::new(generation);
+            }
+            let idx = match &slot {
+                Slot::Fresh(i) => *i,
+                Slot::Started(r) => r.idx,
+            };
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                let mut res = match slot {
+                    Slot::Started(r) => r,
+                    Slot::Fresh(idx) => {
+                        let mut shared = vec![0; shared_len];
+                        let mut local = vec![0; local_bytes * nthreads.div_ceil(32) * 32];
+                        let mut regs = Vec::new();
+                        let c = self.cta(idx, &mut shared, &mut local, &mut gcache);
+                        let sched = cta::start_cta(&c, &mut regs);
+                        Box::new(Resident {
+                            idx,
+                            sched,
+                            regs,
+                            shared,
+                            local,
+                            epoch: 0,
+                            expire_waits: false,
+                        })
+                    }
+                };
+                let Resident {
+                    sched,
+                    regs,
+                    shared,
+                    local,
+                    epoch,
+                    expire_waits,
+                    ..
+                } = &mut *res;
+                let mut c = self.cta(idx, shared, local, &mut gcache);
+                c.epoch = *epoch;
+                c.expire_waits = *expire_waits;
+                let r = cta::run_rounds(&mut c, regs, sched, true);
+                let n = c.thread_instructions;
+                (*epoch, *expire_waits) = (c.epoch, c.expire_waits);
+                (r, n, res)
+            }));
+            match r {
+                Ok((Ok(done), n, res)) => {
+                    count += n;
+                    if !done {
+                        coop.queue.lock().push_back(Slot::Started(res));
+                    }
                 }
-                self.stop.store(true, Ordering::Relaxed);
+                Ok((Err(e), n, _)) => {
+                    count += n;
+                    self.fail(idx, e);
+                }
+                Err(p) => self.fail(idx, self.panic_error(idx, p)),
             }
         }
         THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
@@ -203,6 +374,25 @@ thread_local! {
 }
 
 pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result<(), ExecError> {
+    run(kernel, cfg, params, false)
+}
+
+/// A cooperative launch: every CTA is resident at once (the driver checked that the grid fits
+/// the device) and the kernel gets a zeroed grid workspace for `grid.sync()`.
+pub fn launch_cooperative(
+    kernel: &Arc<Kernel>,
+    cfg: &LaunchConfig,
+    params: &[u8],
+) -> Result<(), ExecError> {
+    run(kernel, cfg, params, true)
+}
+
+fn run(
+    kernel: &Arc<Kernel>,
+    cfg: &LaunchConfig,
+    params: &[u8],
+    cooperative: bool,
+) -> Result<(), ExecError> {
     let bad = |m: String| {
         Err(ExecError {
             kind: ExecErrorKind::InvalidLaunch,
@@ -238,6 +428,27 @@ pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result
     }
     let total = cfg.grid.iter().map(|&x| x as u64).product::<u64>();
     let helpers = (worker_threads().max(1) - 1).min(total as usize - 1);
+    let coop = if cooperative {
+        let workspace = crate::mem::alloc(GRID_WS_BYTES).map_err(|_| ExecError {
+            kind: ExecErrorKind::OutOfResources,
+            message: format!(
+                "kernel '{}': no device memory for the cooperative grid workspace",
+                kernel.name
+            ),
+        })?;
+        // SAFETY: a fresh allocation of GRID_WS_BYTES (8) bytes, 256-aligned; freed pages may
+        // keep old contents, so it is zeroed (the barrier count starts at 0) and wsSize set.
+        unsafe {
+            std::ptr::write_bytes(workspace as *mut u8, 0, GRID_WS_BYTES as usize);
+            (workspace as *mut u32).write(GRID_WS_BYTES as u32);
+        }
+        Some(Coop {
+            queue: Mutex::new((0..total).map(Slot::Fresh).collect()),
+            workspace,
+        })
+    } else {
+        None
+    };
     let job = Arc::new(Job {
         kernel: kernel.clone(),
         cfg: *cfg,
@@ -249,6 +460,7 @@ pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result
         error: Mutex::new(None),
         pending: Mutex::new(helpers),
         done: Condvar::new(),
+        coop,
     });
     if helpers > 0 {
         let mut pool = POOL.lock();
@@ -272,6 +484,10 @@ pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result
         job.done.wait(&mut p);
     }
     drop(p);
+    if let Some(c) = &job.coop {
+        // Every worker is done with the launch (pending is 0): nothing reads it any more.
+        let _ = crate::mem::free(c.workspace);
+    }
     let e = job.error.lock().take();
     match e {
         Some((_, e)) => Err(e),

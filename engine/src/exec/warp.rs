@@ -23,8 +23,9 @@ pub struct Entry {
 pub const NO_PARK: u32 = u32::MAX;
 
 /// Backward branches a warp takes before it yields to the other warps of its CTA, so that a
-/// warp spinning on memory another warp writes cannot starve it.
-const SLICE: u32 = 1 << 14;
+/// warp spinning on memory another warp writes cannot starve it (`Cta::slice`; cooperative
+/// launches use a shorter one, `exec::COOP_SLICE`, as their CTAs take turns too).
+pub const SLICE: u32 = 1 << 14;
 
 /// One active call of a warp (see `Op::Call`): enough to undo it at `CallRet`.
 #[derive(Clone, Copy, Debug)]
@@ -481,7 +482,7 @@ impl Warp {
         let prog = cta.prog;
         let mut count: u64 = 0;
         let mut full: u64 = 0;
-        let mut budget = SLICE;
+        let mut budget = cta.slice;
         let r = loop {
             let Some(top) = self.stack.last_mut() else {
                 break Ok(Stop::Done);
@@ -2001,7 +2002,7 @@ unsafe fn write_sized(p: *mut u8, size: u8, v: u64) {
 fn atom_width(ty: AtomTy) -> u8 {
     match ty {
         AtomTy::U32 | AtomTy::S32 | AtomTy::F32 | AtomTy::Half { x2: true, .. } => 4,
-        AtomTy::Half { x2: false, .. } => 2,
+        AtomTy::Half { x2: false, .. } | AtomTy::B16 => 2,
         AtomTy::U64 | AtomTy::S64 | AtomTy::F64 => 8,
     }
 }
@@ -2010,6 +2011,15 @@ fn atom_width(ty: AtomTy) -> u8 {
 /// the one definition both the host-atomic and the CTA-private paths use.
 fn rmw(op: AtomOp, ty: AtomTy, old: u64, a: u64, b: u64) -> u64 {
     match ty {
+        // `atom.cas.b16` is the only 16-bit integer atomic (lowering admits no other op).
+        AtomTy::B16 => {
+            let old = old & 0xffff;
+            if old == a & 0xffff {
+                b & 0xffff
+            } else {
+                old
+            }
+        }
         AtomTy::Half { bf, x2 } => {
             let f = if bf { sf::BF16 } else { sf::F16 };
             let add = |o: u64, a: u64| {

@@ -197,7 +197,6 @@ pub enum Statement {
 pub struct Function {
     pub pos: Pos,
     pub is_entry: bool,
-    #[allow(dead_code)] // linking attributes: needed once modules are linked
     pub attrs: Vec<String>,
     pub name: String,
     pub ret_params: Vec<VarDecl>,

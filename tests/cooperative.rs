@@ -1,0 +1,34 @@
+//! Cooperative launches through NVIDIA's cudart: `cudaLaunchCooperativeKernel` and
+//! `cudaLaunchKernelEx` with `cudaLaunchAttributeCooperative`, cooperative groups'
+//! `grid.sync()` in a multi-phase kernel (grid-wide reduction, broadcast, a second phase over
+//! other blocks' results), the co-residency limit (occupancy x SM count; one block more is
+//! cudaErrorCooperativeLaunchTooLarge) and the device attribute. The program checks its results
+//! against host arithmetic and prints `PASS`; it needs NVIDIA's pip toolkit
+//! (`scripts/install-toolkit.sh`).
+
+use tests::*;
+
+#[test]
+fn grid_sync_multi_phase_and_limits() {
+    let exe = nvcc("coop_grid_sync", "coop_grid_sync", &[]);
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("coop_grid_sync", &out);
+    // The limit the program printed is the default (H100) profile's SM count times the
+    // occupancy the shim reports for the kernel.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("x 132 SMs"), "{err}");
+}
+
+/// The A100 profile on two host threads: grids of hundreds of co-resident CTAs must not
+/// deadlock when only two of them run at a time.
+#[test]
+fn grid_sync_on_two_host_threads_a100() {
+    let exe = nvcc("coop_grid_sync", "coop_grid_sync_a100", &[]);
+    let out = run_preloaded(
+        &exe,
+        &[("CUDA_SHIM_THREADS", "2"), ("CUDA_SHIM_DEVICE", "a100")],
+    );
+    assert_pass("coop_grid_sync on 2 threads (a100)", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("x 108 SMs"), "{err}");
+}
