@@ -45,16 +45,18 @@ def main():
     t_import = time.time() - t0
     sys.dont_write_bytecode = True  # no __pycache__ beside the corpus sources in the repository
     count = 0
-    for src in sources:
-        mod_name = os.path.splitext(os.path.basename(src))[0]
-        spec = importlib.util.spec_from_file_location(f"corpus_numba_{mod_name}", src)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        for name, func, sig, opts in mod.KERNELS:
-            pyfunc = getattr(func, "py_func", func)
-            for cc in ccs:
-                major, minor = int(cc[:-1]), int(cc[-1])
-                device.compute_capability = (major, minor)
+    for cc in ccs:
+        major, minor = int(cc[:-1]), int(cc[-1])
+        device.compute_capability = (major, minor)
+        for src in sources:
+            # Loaded afresh for each capability: a dispatcher caches the device functions it
+            # compiled, by argument types only, as it would in a process with one device.
+            mod_name = os.path.splitext(os.path.basename(src))[0]
+            spec = importlib.util.spec_from_file_location(f"corpus_numba_{mod_name}", src)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            for name, func, sig, opts in mod.KERNELS:
+                pyfunc = getattr(func, "py_func", func)
                 try:
                     ptx, _ = cuda.compile_ptx(pyfunc, sig, cc=(major, minor), **opts)
                 except Exception as e:  # name the kernel, then fail the build

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 mod atom;
 mod half;
 mod misc;
+mod packed;
 mod sync;
 mod video;
 
@@ -1427,6 +1428,15 @@ impl<'a> Prog<'a> {
             return self.carry(fc, i, g, &mut m);
         }
         let has = |f: fn(&str) -> bool| i.mods.iter().any(|w| f(w));
+        if matches!(op_s, "add" | "min" | "max") && has(|w| w == "u16x2" || w == "s16x2") {
+            return self.packed_int(fc, i, g, &mut m);
+        }
+        if matches!(op_s, "min" | "max")
+            && has(|w| w == "f32")
+            && has(|w| w == "NaN" || w == "xorsign")
+        {
+            return self.minmax_f32_ext(fc, i, g, &mut m);
+        }
         if has(half::is_half_word) {
             match op_s {
                 "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max" | "ex2" | "tanh" => {

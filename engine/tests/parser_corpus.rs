@@ -198,3 +198,15 @@ fn every_corpus_file_parses_and_lowering_failures_are_reported() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn expected_failure_names_drop_the_content_hash() {
+    assert_eq!(
+        stable("nvrtc.half_precision.compute_80.19a111457213a821.ptx"),
+        "nvrtc.half_precision.compute_80.ptx"
+    );
+    assert_eq!(
+        stable("numba.kernels.saxpy.compute_75.ptx"),
+        "numba.kernels.saxpy.compute_75.ptx"
+    );
+}

@@ -258,7 +258,18 @@ pub(crate) unsafe fn launch_kernel(
     extra: *mut *mut c_void,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { launch(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra, false) }
+    unsafe {
+        launch(
+            f,
+            [gx, gy, gz],
+            [bx, by, bz],
+            shared,
+            s,
+            params,
+            extra,
+            false,
+        )
+    }
 }
 
 /// `cuLaunchCooperativeKernel` (and `_ptsz`): parameters through `kernelParams` only.
@@ -277,7 +288,18 @@ pub(crate) unsafe fn launch_cooperative_kernel(
 ) -> CuResult {
     let extra = std::ptr::null_mut();
     // SAFETY: forwarded contract.
-    unsafe { launch(f, [gx, gy, gz], [bx, by, bz], shared, s, params, extra, true) }
+    unsafe {
+        launch(
+            f,
+            [gx, gy, gz],
+            [bx, by, bz],
+            shared,
+            s,
+            params,
+            extra,
+            true,
+        )
+    }
 }
 
 pub(crate) unsafe fn launch_kernel_ex(

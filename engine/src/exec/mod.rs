@@ -16,9 +16,9 @@ pub mod warp;
 
 use crate::{ExecError, ExecErrorKind, Kernel, LaunchConfig};
 use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
 
 /// The time slice (backward branches) of a warp of a cooperative launch: short, since a CTA

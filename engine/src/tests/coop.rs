@@ -165,7 +165,10 @@ fn grid_sync_without_cooperative_launch_traps() {
     };
     let e = launch(&k, &cfg, &params(&bufs)).unwrap_err();
     assert_eq!(e.kind, ExecErrorKind::Trap);
-    assert!(e.message.contains("trap") && e.message.contains("kernel 'k'"), "{e}");
+    assert!(
+        e.message.contains("trap") && e.message.contains("kernel 'k'"),
+        "{e}"
+    );
     for p in bufs {
         mem::free(p).unwrap();
     }

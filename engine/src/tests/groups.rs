@@ -99,7 +99,11 @@ fn halves_all_uni_redux_match_all_elect() {
             if lower { 15 } else { (16 << 8) | 31 },
             "min/max lane {l}"
         );
-        assert_eq!(out[64 + l], if lower { 120 } else { 376 }, "xor+add lane {l}");
+        assert_eq!(
+            out[64 + l],
+            if lower { 120 } else { 376 },
+            "xor+add lane {l}"
+        );
         assert_eq!(out[96 + l], 0, "match.all quads lane {l}");
         assert_eq!(out[128 + l], half, "match.all halves lane {l}");
         let leader = if lower { 0 } else { 16 };
