@@ -93,7 +93,10 @@ fn load_error(kind: LoadErrorKind, file: &str, pos: ast::Pos, message: String) -
 /// dynamic shared memory of a launch (ISA 5.1.5), not a symbol of another module; `.shared`
 /// and `.local` variables are per-CTA / per-thread storage, private to their module.
 fn linkable_var(v: &VarDecl) -> bool {
-    !matches!(v.space, Space::Shared | Space::Local | Space::Reg | Space::Sreg)
+    !matches!(
+        v.space,
+        Space::Shared | Space::Local | Space::Reg | Space::Sreg
+    )
 }
 
 /// Parses and links `inputs` (PTX text, name for diagnostics) into one module.
@@ -261,7 +264,10 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
         let dyns: Vec<&Sym> = syms.iter().filter(|s| is_dyn(s)).collect();
         if dyns.len() > 1 {
             let align = |s: &Sym| mods[s.input].globals[s.index].align.unwrap_or(1);
-            let keep = dyns.iter().max_by_key(|s| align(s)).map(|s| (s.input, s.index));
+            let keep = dyns
+                .iter()
+                .max_by_key(|s| align(s))
+                .map(|s| (s.input, s.index));
             for s in &dyns {
                 if Some((s.input, s.index)) != keep {
                     drop(s);
@@ -280,7 +286,11 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
                 syms.iter().find(|s| s.func).unwrap(),
                 syms.iter().find(|s| !s.func).unwrap(),
             );
-            let later = if (f.input, f.pos.line) > (v.input, v.pos.line) { f } else { v };
+            let later = if (f.input, f.pos.line) > (v.input, v.pos.line) {
+                f
+            } else {
+                v
+            };
             return Err(load_error(
                 LoadErrorKind::InvalidPtx,
                 name_of(later.input),
@@ -313,9 +323,9 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
             // The largest common wins; only it may carry the initializer (ISA 11.6.4).
             let size = |s: &Sym| -> Result<u64, LoadError> {
                 let g = &mods[s.input].globals[s.index];
-                crate::lower::var_layout(g).map(|(n, _)| n).map_err(|e| {
-                    load_error(e.kind, name_of(s.input), e.pos, e.message)
-                })
+                crate::lower::var_layout(g)
+                    .map(|(n, _)| n)
+                    .map_err(|e| load_error(e.kind, name_of(s.input), e.pos, e.message))
             };
             let mut best = commons[0];
             for c in &commons[1..] {
@@ -378,7 +388,11 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
                         } else {
                             ""
                         };
-                        undefined.push((s.input, pos, format!("Undefined reference to '{name}'{hint}")));
+                        undefined.push((
+                            s.input,
+                            pos,
+                            format!("Undefined reference to '{name}'{hint}"),
+                        ));
                     }
                 }
                 // Keep one declaration of a function (a system call's signature); drop the rest.
@@ -865,30 +879,35 @@ mod tests {
 
     #[test]
     fn system_calls_need_no_definition() {
-        let src = "
-.extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);
+        // Linked and lowered only: running malloc would create the device heap, which other
+        // tests running in parallel do not expect to find in the address space.
+        let src = format!(
+            "{HEAD}
 .extern .func (.param .b64 r) malloc (.param .b64 n);
 .visible .entry k(.param .u64 out)
-{
+{{
     .reg .b64 %rd<4>;
-    ld.param.u64 %rd1, [out];
-    {
+    {{
     .param .b64 n;
     .param .b64 p;
     st.param.b64 [n], 16;
     call.uni (p), malloc, (n);
     ld.param.b64 %rd2, [p];
-    }
-    setp.ne.u64 %p1, %rd2, 0;
-    selp.u32 %r1, 1, 0, %p1;
-    st.global.u32 [%rd1], %r1;
+    }}
     ret;
-}
-";
-        let src = src.replace(
-            ".reg .b64 %rd<4>;",
-            ".reg .b64 %rd<4>;\n    .reg .pred %p<2>;\n    .reg .b32 %r<2>;",
+}}
+"
         );
-        assert_eq!(run(&[&src, ".visible .global .u32 unused;\n"], 1), vec![1]);
+        let other = format!("{HEAD}.visible .global .u32 unused;\n");
+        let m =
+            Module::link(&[(&src, "a.ptx"), (&other, "b.ptx")]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.kernel("k").is_some());
+        // Any other undefined function is an error.
+        let bad = src.replace("malloc", "my_alloc");
+        let e = Module::link(&[(&bad, "a.ptx"), (&other, "b.ptx")]).unwrap_err();
+        assert_eq!(
+            e.diagnostics[0].message,
+            "Undefined reference to 'my_alloc'"
+        );
     }
 }
