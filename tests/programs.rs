@@ -232,7 +232,10 @@ fn thread_count_setting_is_honoured_and_checked() {
     let one = run_preloaded(&exe, &[("CUDA_SHIM_THREADS", "1")]);
     let all = run_preloaded(&exe, &[]);
     // Race-free programs compute the same whatever the number of host threads.
-    assert_eq!(assert_pass("one thread", &one), assert_pass("all cores", &all));
+    assert_eq!(
+        assert_pass("one thread", &one),
+        assert_pass("all cores", &all)
+    );
     let bad = run_preloaded(&exe, &[("CUDA_SHIM_THREADS", "many")]);
     assert_pass("bad thread count", &bad);
     let stderr = String::from_utf8_lossy(&bad.stderr);
