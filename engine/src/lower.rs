@@ -1364,7 +1364,7 @@ impl<'a> Prog<'a> {
         let known = |name: &str| {
             name == "_"
                 || sreg(name, None).is_some()
-                || is_sreg_name(name)
+                || crate::ptx::is_predefined_name(name)
                 || self.lookup(fc, name).is_some()
                 // A vector register named whole (`mov.v4.u32 %rx, %clusterid`).
                 || self.lookup(fc, &format!("{name}.x")).is_some()
@@ -3164,51 +3164,6 @@ fn fmt_index(bits: u32) -> u8 {
         32 => 2,
         _ => 3,
     }
-}
-
-/// Special registers by name.
-/// Predefined identifiers (ISA chapter 10 special registers and `WARP_SZ`), with or without a
-/// component: what a name check must not call undefined.
-fn is_sreg_name(name: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "%tid",
-        "%ntid",
-        "%laneid",
-        "%warpid",
-        "%nwarpid",
-        "%ctaid",
-        "%nctaid",
-        "%smid",
-        "%nsmid",
-        "%gridid",
-        "%is_explicit_cluster",
-        "%clusterid",
-        "%nclusterid",
-        "%cluster_ctaid",
-        "%cluster_nctaid",
-        "%cluster_ctarank",
-        "%cluster_nctarank",
-        "%lanemask_eq",
-        "%lanemask_le",
-        "%lanemask_lt",
-        "%lanemask_ge",
-        "%lanemask_gt",
-        "%clock",
-        "%clock_hi",
-        "%clock64",
-        "%globaltimer",
-        "%globaltimer_lo",
-        "%globaltimer_hi",
-        "%total_smem_size",
-        "%aggr_smem_size",
-        "%dynamic_smem_size",
-        "%current_graph_exec",
-        "WARP_SZ",
-    ];
-    NAMES.contains(&name)
-        || name.starts_with("%envreg")
-        || name.starts_with("%pm")
-        || name.starts_with("%reserved_smem_offset_")
 }
 
 fn sreg(name: &str, comp: Option<&str>) -> Option<SReg> {

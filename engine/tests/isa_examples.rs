@@ -411,50 +411,10 @@ fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/isa_examples")
 }
 
-/// Special registers and predefined names (ISA Table 3) that need no declaration.
+/// Special registers and predefined names (ISA Table 3) that need no declaration; `_` is the
+/// sink operand.
 fn predefined(name: &str) -> bool {
-    const SREGS: &[&str] = &[
-        "%tid",
-        "%ntid",
-        "%laneid",
-        "%warpid",
-        "%nwarpid",
-        "%ctaid",
-        "%nctaid",
-        "%smid",
-        "%nsmid",
-        "%gridid",
-        "%is_explicit_cluster",
-        "%clusterid",
-        "%nclusterid",
-        "%cluster_ctaid",
-        "%cluster_nctaid",
-        "%cluster_ctarank",
-        "%cluster_nctarank",
-        "%lanemask_eq",
-        "%lanemask_le",
-        "%lanemask_lt",
-        "%lanemask_ge",
-        "%lanemask_gt",
-        "%clock",
-        "%clock_hi",
-        "%clock64",
-        "%globaltimer",
-        "%globaltimer_lo",
-        "%globaltimer_hi",
-        "%total_smem_size",
-        "%aggr_smem_size",
-        "%dynamic_smem_size",
-        "%current_graph_exec",
-        "%reserved_smem_offset_begin",
-        "%reserved_smem_offset_end",
-        "%reserved_smem_offset_cap",
-        "_",
-    ];
-    SREGS.contains(&name)
-        || name.starts_with("%envreg")
-        || name.starts_with("%pm")
-        || name.starts_with("%reserved_smem_offset_")
+    name == "_" || engine::ptx::is_predefined_name(name)
 }
 
 #[derive(Default)]
