@@ -32,29 +32,31 @@ fn check(args: &[&std::path::Path], lower_only: bool) -> (bool, String, String) 
 
 #[test]
 fn lower_only_accepts_valid_ptx_the_executor_cannot_run() {
-    // ISA 9.7.13.13 griddepcontrol and 9.7.13.16 setmaxnreg: valid on sm_100a, not run yet.
+    // ISA 9.7.9.25 cp.async.bulk.commit_group / wait_group: valid on sm_100a (ptxas accepts
+    // this file), not run by the executor yet.
     let f = write(
         "unsupported.ptx",
         ".entry k(.param .u64 p)\n{\n.reg .b32 %r<2>;\n\
-         griddepcontrol.wait;\n\
-         setmaxnreg.inc.sync.aligned.u32 240;\n\
+         cp.async.bulk.commit_group;\n\
          mov.u32 %r1, %tid.x;\n\
-         griddepcontrol.launch_dependents;\n\
+         cp.async.bulk.wait_group 0;\n\
          ret;\n}\n",
     );
     let (ok, out, err) = check(&[&f], true);
     assert!(ok, "--lower-only must succeed: {out}{err}");
     assert!(
-        out.contains("ok: 1 function(s) (1 kernel(s)), 5 instruction(s), 3 the executor"),
+        out.contains("ok: 1 function(s) (1 kernel(s)), 4 instruction(s), 2 the executor"),
         "{out}"
     );
-    assert!(out.contains("unsupported griddepcontrol: 2"), "{out}");
-    assert!(out.contains("unsupported setmaxnreg: 1"), "{out}");
-    // Plain mode loads as the driver would: the executor cannot run griddepcontrol.wait.
+    assert!(
+        out.contains("unsupported cp: 2 (cp.async.bulk.commit_group, cp.async.bulk.wait_group)"),
+        "{out}"
+    );
+    // Plain mode loads as the driver would: the executor cannot run the bulk-copy group ops.
     let (ok, out, err) = check(&[&f], false);
     assert!(!ok, "plain check must fail: {out}");
     assert!(
-        err.contains(":7:1: error: unsupported instruction 'griddepcontrol.wait'"),
+        err.contains(":7:1: error: unsupported instruction 'cp.async.bulk.commit_group'"),
         "{err}"
     );
     assert!(out.contains("failed: 1 function(s)"), "{out}");

@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
   int* d = nullptr;
   CHECK(cudaMalloc(&d, 4 * sizeof(int)));
   CHECK(cudaMemset(d, 0, 4 * sizeof(int)));
+  // cudaMemset of device memory is asynchronous and the non-blocking stream below does not
+  // wait for the legacy stream: finish the memset first, or it may land after s2's store.
+  CHECK(cudaDeviceSynchronize());
   Gate gate;
 
   // 1. Queries and events see pending work; synchronisation waits for it.
