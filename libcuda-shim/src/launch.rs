@@ -333,6 +333,13 @@ pub(crate) unsafe fn launch_kernel_ex(
     }
     let grid = [c.gridDimX, c.gridDimY, c.gridDimZ];
     let block = [c.blockDimX, c.blockDimY, c.blockDimZ];
+    let attrs = if c.numAttrs == 0 {
+        &[][..]
+    } else {
+        // SAFETY: checked non-null above; `attrs` holds numAttrs entries.
+        unsafe { std::slice::from_raw_parts(c.attrs, c.numAttrs as usize) }
+    };
+    crate::occupancy::check_launch_attributes(attrs, grid)?;
     // SAFETY: forwarded contract.
     unsafe {
         launch(

@@ -564,14 +564,12 @@ mod tests {
     }
 }
 
-/// Launch attributes the engine cannot honour, checked before a launch (`cuLaunchKernelEx`, and
-/// kernel nodes with attributes). The engine runs each CTA as its own cluster, so a
-/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of more than one block is refused with
-/// CUDA_ERROR_INVALID_CLUSTER_SIZE ("a kernel launch error due to cluster misconfiguration"),
-/// as is a dimension of 0 or one that does not divide the grid (the documented rule for real
-/// clusters). Called by `launch` with the launch's attributes and grid.
-// Not called yet: launch.rs (another engineer's file) is to call it from cuLaunchKernelEx.
-#[allow(dead_code)]
+/// Launch attributes checked before a launch (`cuLaunchKernelEx`). A
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of 0 or one that does not divide the grid is a
+/// misconfiguration: CUDA_ERROR_INVALID_CLUSTER_SIZE, as the real driver reports. A valid
+/// cluster of more than one CTA is refused with CUDA_ERROR_NOT_SUPPORTED and a message: the
+/// engine runs each CTA as its own cluster, and running a real cluster that way would be wrong
+/// (no distributed shared memory, no cluster barrier across CTAs).
 pub(crate) fn check_launch_attributes(attrs: &[CUlaunchAttribute], grid: [u32; 3]) -> CuResult {
     for a in attrs {
         if a.id == CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
@@ -579,8 +577,16 @@ pub(crate) fn check_launch_attributes(attrs: &[CUlaunchAttribute], grid: [u32; 3
             let d = unsafe { a.value.clusterDim };
             let dims = [d.x, d.y, d.z];
             let divides = dims.iter().zip(grid).all(|(&c, g)| c > 0 && g % c == 0);
-            if !divides || dims != [1, 1, 1] {
+            if !divides {
                 return Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE);
+            }
+            if dims != [1, 1, 1] {
+                crate::trace::warn(&format!(
+                    "clusters of {}x{}x{} CTAs are not supported yet (each CTA runs as its own \
+                     cluster); the launch returns CUDA_ERROR_NOT_SUPPORTED",
+                    d.x, d.y, d.z
+                ));
+                return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
             }
         }
     }
@@ -611,7 +617,15 @@ mod launch_attribute_tests {
             check_launch_attributes(&[cluster(1, 1, 1)], [8, 1, 1]),
             Ok(())
         );
-        for c in [cluster(2, 1, 1), cluster(1, 1, 2), cluster(0, 1, 1)] {
+        // A valid cluster (its dimensions divide the grid) the engine cannot run as one.
+        for c in [cluster(2, 1, 1), cluster(1, 1, 2)] {
+            assert_eq!(
+                check_launch_attributes(&[c], [8, 2, 2]),
+                Err(CUresult::CUDA_ERROR_NOT_SUPPORTED)
+            );
+        }
+        // Misconfigurations, as the driver API documents them.
+        for c in [cluster(0, 1, 1), cluster(3, 1, 1)] {
             assert_eq!(
                 check_launch_attributes(&[c], [8, 2, 2]),
                 Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE)

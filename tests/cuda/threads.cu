@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
   int* counter;
   CHECK(cudaMalloc(&counter, sizeof(int)));
   CHECK(cudaMemset(counter, 0, sizeof(int)));
+  // The memset is asynchronous on the legacy stream and the workers' non-blocking streams do
+  // not wait for it: finish it before they start counting.
+  CHECK(cudaDeviceSynchronize());
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; t++) pool.emplace_back(worker, t, iterations, n, counter);
   for (auto& t : pool) t.join();
