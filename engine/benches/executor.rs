@@ -129,6 +129,7 @@ fn run(
         grid,
         block,
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     let packed = params(kernel, args);
     let before = engine::thread_instructions();

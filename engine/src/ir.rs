@@ -94,13 +94,24 @@ pub enum SReg {
     /// (high half) and `%envreg2` (low half) hold the grid workspace address that
     /// cooperative groups' `grid.sync()` uses; everything else reads as zero.
     Envreg(u8),
+    /// `%cluster_ctaid.*`: the CTA's position inside its cluster.
+    ClusterCtaid(u8),
+    /// `%cluster_nctaid.*`: the launch's cluster shape.
+    ClusterNctaid(u8),
+    /// `%cluster_ctarank`: the CTA's linear rank inside its cluster.
+    ClusterCtarank,
+    /// `%cluster_nctarank`: CTAs per cluster.
+    ClusterNctarank,
+    /// `%clusterid.*`: the cluster's position in the grid of clusters.
+    Clusterid(u8),
+    /// `%nclusterid.*`: clusters per grid dimension.
+    Nclusterid(u8),
+    /// `%is_explicit_cluster`: 1 when the launch named a cluster shape of more than one CTA.
+    IsExplicitCluster,
     /// Registers that read as zero here: `%envreg<32>` other than the above,
     /// `%reserved_smem_offset_cap`, `%current_graph_exec` (not launched from a graph),
-    /// `%pm0..7(_64)` (no performance monitor events are counted), `%is_explicit_cluster`,
-    /// `%cluster_ctarank`, `%cluster_ctaid.*`.
+    /// `%pm0..7(_64)` (no performance monitor events are counted).
     Zero,
-    /// `%cluster_nctarank` and `%cluster_nctaid.*`: every launch is a grid of 1x1x1 clusters.
-    One,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -40,6 +40,9 @@ pub struct LaunchConfig {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dynamic_shared_bytes: u32,
+    /// CTAs per cluster in each dimension (`[1, 1, 1]`: every CTA is its own cluster). Each
+    /// dimension must divide the grid's.
+    pub cluster: [u32; 3],
 }
 
 /// What went wrong while a kernel ran. The driver maps `kind` to a `CUresult`; `message` says
@@ -80,22 +83,31 @@ impl std::error::Error for ExecError {}
 /// [`Kernel::params`] describes (offsets, sizes); it must be at least [`Kernel::param_bytes`] long.
 /// CTAs run in parallel on the worker pool; the first fault stops the launch and is returned.
 pub fn launch(kernel: &Arc<Kernel>, config: &LaunchConfig, params: &[u8]) -> Result<(), ExecError> {
-    // Every CTA runs as its own 1x1x1 cluster (`%cluster_nctarank` is 1, `mapa` knows rank 0
-    // only): a kernel that requires larger clusters would run wrong, so it is refused.
+    refuse_clusters(kernel, config)?;
+    exec::launch(kernel, config, params)
+}
+
+/// CTAs of one cluster are not yet scheduled together (`mapa` knows rank 0 only and
+/// `barrier.cluster` spans one CTA), so a launch whose kernel requires clusters larger than one
+/// CTA (`.reqnctapercluster`), or whose configuration asks for them, would run wrong: it is
+/// refused. `LaunchConfig::cluster` of `[1, 1, 1]` is the only shape run today.
+fn refuse_clusters(kernel: &Kernel, config: &LaunchConfig) -> Result<(), ExecError> {
+    let big = |c: [u32; 3]| c.iter().product::<u32>() > 1;
     if let Some(c) = kernel
         .cluster_dims
-        .filter(|c| c.iter().product::<u32>() > 1)
+        .filter(|&c| big(c))
+        .or(big(config.cluster).then_some(config.cluster))
     {
         return Err(ExecError {
             kind: ExecErrorKind::Unsupported,
             message: format!(
-                "kernel '{}' requires clusters of {}x{}x{} CTAs (.reqnctapercluster): clusters \
-                 of more than one CTA are not supported",
+                "kernel '{}' launched with clusters of {}x{}x{} CTAs: clusters of more than \
+                 one CTA are not supported",
                 kernel.name, c[0], c[1], c[2]
             ),
         });
     }
-    exec::launch(kernel, config, params)
+    Ok(())
 }
 
 /// Runs `kernel` as a cooperative launch (`cuLaunchCooperativeKernel`): all CTAs are
@@ -108,6 +120,7 @@ pub fn launch_cooperative(
     config: &LaunchConfig,
     params: &[u8],
 ) -> Result<(), ExecError> {
+    refuse_clusters(kernel, config)?;
     exec::launch_cooperative(kernel, config, params)
 }
 

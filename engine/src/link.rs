@@ -680,6 +680,7 @@ mod tests {
             grid: [1, 1, 1],
             block: [1, 1, 1],
             dynamic_shared_bytes: 0,
+            cluster: [1, 1, 1],
         };
         launch(&m.kernel("k").unwrap(), &cfg, &out.to_le_bytes()).unwrap_or_else(|e| panic!("{e}"));
         let mut v = vec![0u32; n];

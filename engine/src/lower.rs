@@ -3200,22 +3200,14 @@ fn sreg(name: &str, comp: Option<&str>) -> Option<SReg> {
         | "%reserved_smem_offset_0"
         | "%reserved_smem_offset_1" => SReg::ReservedSmemEnd,
         "%clock_hi" => SReg::ClockHi,
-        "%reserved_smem_offset_cap"
-        | "%current_graph_exec"
-        | "%is_explicit_cluster"
-        | "%cluster_ctarank" => SReg::Zero,
-        "%cluster_nctarank" => SReg::One,
-        // Without explicit clusters each CTA is its own cluster.
-        "%clusterid" => SReg::Ctaid(dim()?),
-        "%nclusterid" => SReg::Nctaid(dim()?),
-        "%cluster_ctaid" => {
-            dim()?;
-            SReg::Zero
-        }
-        "%cluster_nctaid" => {
-            dim()?;
-            SReg::One
-        }
+        "%reserved_smem_offset_cap" | "%current_graph_exec" => SReg::Zero,
+        "%is_explicit_cluster" => SReg::IsExplicitCluster,
+        "%cluster_ctarank" => SReg::ClusterCtarank,
+        "%cluster_nctarank" => SReg::ClusterNctarank,
+        "%clusterid" => SReg::Clusterid(dim()?),
+        "%nclusterid" => SReg::Nclusterid(dim()?),
+        "%cluster_ctaid" => SReg::ClusterCtaid(dim()?),
+        "%cluster_nctaid" => SReg::ClusterNctaid(dim()?),
         _ => {
             let num = |p: &str, max: u32| {
                 name.strip_prefix(p)

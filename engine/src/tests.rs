@@ -29,6 +29,7 @@ fn cfg(grid: u32, block: u32) -> LaunchConfig {
         grid: [grid, 1, 1],
         block: [block, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     }
 }
 
@@ -332,6 +333,7 @@ fn barrier_shared_reduction_with_dynamic_shared() {
         grid: [3, 1, 1],
         block: [256, 1, 1],
         dynamic_shared_bytes: 1024,
+        cluster: [1, 1, 1],
     };
     launch(&m.kernel("k").unwrap(), &c, &out.to_le_bytes()).unwrap();
     assert_eq!(download::<u32>(out, 3), vec![32640; 3]);

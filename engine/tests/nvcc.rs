@@ -119,6 +119,7 @@ fn nvcc_vector_add_saxpy_reduction() {
         grid: [4, 1, 1],
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     launch(
         &k,
@@ -136,6 +137,7 @@ fn nvcc_vector_add_saxpy_reduction() {
         grid: [2, 1, 1],
         block: [128, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     launch(
         &k,
@@ -159,6 +161,7 @@ fn nvcc_vector_add_saxpy_reduction() {
         grid: [4, 1, 1],
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     launch(&k, &cfg, &Params::new().push(da).push(out).push(n as i32).0).unwrap();
     let r: Vec<f32> = download(out, 4);
@@ -190,6 +193,7 @@ fn saxpy_16m_throughput() {
         grid: [1024, 1, 1],
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     let params = Params::new()
         .push(n as i32)
@@ -288,6 +292,7 @@ extern "C" __global__ void k(float* o, const float* x, double* od, const double*
         grid: [(n / 128) as u32, 1, 1],
         block: [128, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     launch(
         &m.kernel("k").unwrap(),
@@ -390,6 +395,7 @@ extern "C" __global__ void hsum(int** slot, int* out, int n) {
         grid: [1, 1, 1],
         block: [n, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     engine::take_printf();
     launch(
@@ -536,6 +542,7 @@ fn nvcc_recursion_function_pointers_virtual_calls() {
         grid: [1, 1, 1],
         block: [32, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     // 32 nested frames of `deep` (16 bytes of locals, parameters, saved registers each) need
     // more than the default 1 KiB, as they may on hardware.
@@ -682,6 +689,7 @@ fn nvcc_cuda_fp16_bf16_arithmetic() {
         grid: [2, 1, 1],
         block: [48, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     let params = Params::new()
         .push(dx)
@@ -851,6 +859,7 @@ fn nvcc_barrier_red_mbarrier_pipeline_cooperative_groups() {
             grid: [1, 1, 1],
             block: [n, 1, 1],
             dynamic_shared_bytes: 0,
+            cluster: [1, 1, 1],
         };
         let run = |k: &str, threads: u32, p: Params| {
             launch(&m.kernel(k).unwrap(), &cfg(threads), &p.0)

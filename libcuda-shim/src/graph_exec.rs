@@ -249,6 +249,7 @@ fn prepare(kind: &Kind) -> CuResult<Ready> {
                 grid: k.grid,
                 block: k.block,
                 dynamic_shared_bytes: k.shared,
+                cluster: [1, 1, 1],
             },
             k.params.clone(),
         ),

@@ -179,6 +179,7 @@ unsafe fn launch(
         grid,
         block,
         dynamic_shared_bytes: shared,
+        cluster: [1, 1, 1],
     };
     trace::trace!(
         "  launch {} grid {grid:?} block {block:?} shared {shared} params {} bytes",

@@ -22,6 +22,8 @@ pub struct Cta<'a> {
     pub ctaid: [u32; 3],
     pub ntid: [u32; 3],
     pub nctaid: [u32; 3],
+    /// CTAs per cluster in each dimension (`[1, 1, 1]` without clusters).
+    pub cluster: [u32; 3],
     pub nwarps: u32,
     pub dyn_bytes: u32,
     pub thread_instructions: u64,
@@ -195,8 +197,18 @@ impl<'a> Cta<'a> {
             SReg::Envreg(1) => (self.grid_ws >> 32) as u32,
             SReg::Envreg(2) => self.grid_ws as u32,
             SReg::Envreg(_) => 0,
+            SReg::ClusterCtaid(d) => self.ctaid[d as usize] % self.cluster[d as usize],
+            SReg::ClusterNctaid(d) => self.cluster[d as usize],
+            SReg::ClusterCtarank => {
+                let [cx, cy, _] = self.cluster;
+                let r = |d: usize| self.ctaid[d] % self.cluster[d];
+                r(0) + cx * (r(1) + cy * r(2))
+            }
+            SReg::ClusterNctarank => self.cluster.iter().product(),
+            SReg::Clusterid(d) => self.ctaid[d as usize] / self.cluster[d as usize],
+            SReg::Nclusterid(d) => self.nctaid[d as usize] / self.cluster[d as usize],
+            SReg::IsExplicitCluster => (self.cluster.iter().product::<u32>() > 1) as u32,
             SReg::Zero => 0,
-            SReg::One => 1,
         }) as u64
     }
 

@@ -161,6 +161,7 @@ impl Job {
             ctaid: self.ctaid(idx),
             ntid: self.cfg.block,
             nctaid: self.cfg.grid,
+            cluster: self.cfg.cluster,
             nwarps: nthreads.div_ceil(32) as u32,
             dyn_bytes: self.cfg.dynamic_shared_bytes,
             thread_instructions: 0,
@@ -417,6 +418,12 @@ fn run(
                 kernel.name, kernel.max_threads_per_block
             ),
         });
+    }
+    if cfg.cluster.contains(&0) || (0..3).any(|d| !cfg.grid[d].is_multiple_of(cfg.cluster[d])) {
+        return bad(format!(
+            "kernel '{}': cluster {:?} does not divide grid {:?}",
+            kernel.name, cfg.cluster, cfg.grid
+        ));
     }
     if params.len() < kernel.param_bytes {
         return bad(format!(

@@ -89,6 +89,7 @@ fn cas_b16_loop_counts_exactly_across_ctas() {
         grid: [64, 1, 1],
         block: [128, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     launch(&k, &c, &out.to_le_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let r: Vec<u16> = download(out, 2);

@@ -134,6 +134,7 @@ fn grid_sync_multi_phase_on_any_thread_count() {
             grid: [nb, 1, 1],
             block: [nt, 1, 1],
             dynamic_shared_bytes: 0,
+            cluster: [1, 1, 1],
         };
         launch_cooperative(&k, &cfg, &params(&[a, b, c, s])).unwrap_or_else(|e| panic!("{e}"));
         let (av, bv, cv): (Vec<u32>, Vec<u32>, Vec<u32>) =
@@ -162,6 +163,7 @@ fn grid_sync_without_cooperative_launch_traps() {
         grid: [2, 1, 1],
         block: [32, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     let e = launch(&k, &cfg, &params(&bufs)).unwrap_err();
     assert_eq!(e.kind, ExecErrorKind::Trap);
@@ -204,6 +206,7 @@ fn fault_in_cooperative_launch_is_reported() {
         grid: [16, 1, 1],
         block: [32, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     let e = launch_cooperative(&m.kernel("k").unwrap(), &cfg, &0u64.to_le_bytes()).unwrap_err();
     assert_eq!(e.kind, ExecErrorKind::IllegalAddress, "{e}");
@@ -239,6 +242,7 @@ fn grid_workspace_in_envregs() {
         grid: [1, 1, 1],
         block: [1, 1, 1],
         dynamic_shared_bytes: 0,
+        cluster: [1, 1, 1],
     };
     launch_cooperative(&m.kernel("k").unwrap(), &cfg, &out.to_le_bytes())
         .unwrap_or_else(|e| panic!("{e}"));
