@@ -1275,38 +1275,22 @@ impl<'a> Prog<'a> {
                     off: a as i64 + off,
                 },
             )),
-            Some(Sym::Shared(o)) => Ok(match space {
-                None => (
-                    MSpace::Generic,
-                    Addr {
-                        base: None,
-                        off: (SHARED_WINDOW + o as u64) as i64 + off,
-                    },
-                ),
-                _ => (
-                    MSpace::Shared,
-                    Addr {
-                        base: None,
-                        off: o as i64 + off,
-                    },
-                ),
-            }),
-            Some(Sym::Local(o)) => Ok(match space {
-                None => (
-                    MSpace::Generic,
-                    Addr {
-                        base: None,
-                        off: (LOCAL_WINDOW + o as u64) as i64 + off,
-                    },
-                ),
-                _ => (
-                    MSpace::Local,
-                    Addr {
-                        base: None,
-                        off: o as i64 + off,
-                    },
-                ),
-            }),
+            // A shared or local symbol: its offset in that space, or in the space's generic
+            // window when the instruction names no space.
+            Some(Sym::Shared(o)) => Ok(windowed(
+                space.is_none(),
+                MSpace::Shared,
+                SHARED_WINDOW,
+                o,
+                off,
+            )),
+            Some(Sym::Local(o)) => Ok(windowed(
+                space.is_none(),
+                MSpace::Local,
+                LOCAL_WINDOW,
+                o,
+                off,
+            )),
             Some(Sym::KParam(o)) => Ok((
                 MSpace::KParam,
                 Addr {
@@ -3164,6 +3148,30 @@ fn fmt_index(bits: u32) -> u8 {
         32 => 2,
         _ => 3,
     }
+}
+
+/// The address of a `.shared`/`.local` symbol at `offset` bytes into `space_kind`, or of its
+/// generic alias inside `window` when the instruction names no state space (`generic`).
+fn windowed(
+    generic: bool,
+    space_kind: MSpace,
+    window: u64,
+    offset: impl Into<u64>,
+    off: i64,
+) -> (MSpace, Addr) {
+    let o = offset.into();
+    let (kind, start) = if generic {
+        (MSpace::Generic, window + o)
+    } else {
+        (space_kind, o)
+    };
+    (
+        kind,
+        Addr {
+            base: None,
+            off: start as i64 + off,
+        },
+    )
 }
 
 fn sreg(name: &str, comp: Option<&str>) -> Option<SReg> {

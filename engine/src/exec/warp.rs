@@ -2007,6 +2007,49 @@ fn atom_width(ty: AtomTy) -> u8 {
     }
 }
 
+/// The 32- and 64-bit atomic arithmetic, written once: `$old`, `$a`, `$b` are unsigned of the
+/// width, `$s`/`$f` the signed and float types of the same width, `$sty`/`$fty` the `AtomTy`s
+/// that select them. inc/dec follow the ISA: inc wraps to 0 at `a`, dec wraps to `a` at 0 or
+/// above `a`.
+macro_rules! int_rmw {
+    ($op:expr, $ty:expr, $old:expr, $a:expr, $b:expr, $s:ty, $f:ty, $sty:pat, $fty:pat) => {{
+        let (old, a, b) = ($old, $a, $b);
+        match ($op, $ty) {
+            (AtomOp::Add, $fty) => (<$f>::from_bits(old) + <$f>::from_bits(a)).to_bits(),
+            (AtomOp::Add, _) => old.wrapping_add(a),
+            (AtomOp::Min, $sty) => (old as $s).min(a as $s) as _,
+            (AtomOp::Max, $sty) => (old as $s).max(a as $s) as _,
+            (AtomOp::Min, _) => old.min(a),
+            (AtomOp::Max, _) => old.max(a),
+            (AtomOp::Inc, _) => {
+                if old >= a {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            (AtomOp::Dec, _) => {
+                if old == 0 || old > a {
+                    a
+                } else {
+                    old - 1
+                }
+            }
+            (AtomOp::And, _) => old & a,
+            (AtomOp::Or, _) => old | a,
+            (AtomOp::Xor, _) => old ^ a,
+            (AtomOp::Exch, _) => a,
+            (AtomOp::Cas, _) => {
+                if old == a {
+                    b
+                } else {
+                    old
+                }
+            }
+        }
+    }};
+}
+
 /// The new value an atomic `op` on `ty` stores over `old` (operands `a`, and `b` for `cas`):
 /// the one definition both the host-atomic and the CTA-private paths use.
 fn rmw(op: AtomOp, ty: AtomTy, old: u64, a: u64, b: u64) -> u64 {
@@ -2036,75 +2079,20 @@ fn rmw(op: AtomOp, ty: AtomTy, old: u64, a: u64, b: u64) -> u64 {
                 add(old, a) & 0xffff
             }
         }
-        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => {
-            let (old, a, b) = (old as u32, a as u32, b as u32);
-            (match (op, ty) {
-                (AtomOp::Add, AtomTy::F32) => (f32::from_bits(old) + f32::from_bits(a)).to_bits(),
-                (AtomOp::Add, _) => old.wrapping_add(a),
-                (AtomOp::Min, AtomTy::S32) => (old as i32).min(a as i32) as u32,
-                (AtomOp::Max, AtomTy::S32) => (old as i32).max(a as i32) as u32,
-                (AtomOp::Min, _) => old.min(a),
-                (AtomOp::Max, _) => old.max(a),
-                (AtomOp::Inc, _) => {
-                    if old >= a {
-                        0
-                    } else {
-                        old + 1
-                    }
-                }
-                (AtomOp::Dec, _) => {
-                    if old == 0 || old > a {
-                        a
-                    } else {
-                        old - 1
-                    }
-                }
-                (AtomOp::And, _) => old & a,
-                (AtomOp::Or, _) => old | a,
-                (AtomOp::Xor, _) => old ^ a,
-                (AtomOp::Exch, _) => a,
-                (AtomOp::Cas, _) => {
-                    if old == a {
-                        b
-                    } else {
-                        old
-                    }
-                }
-            }) as u64
+        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => int_rmw!(
+            op,
+            ty,
+            old as u32,
+            a as u32,
+            b as u32,
+            i32,
+            f32,
+            AtomTy::S32,
+            AtomTy::F32
+        ) as u64,
+        AtomTy::U64 | AtomTy::S64 | AtomTy::F64 => {
+            int_rmw!(op, ty, old, a, b, i64, f64, AtomTy::S64, AtomTy::F64)
         }
-        AtomTy::U64 | AtomTy::S64 | AtomTy::F64 => match (op, ty) {
-            (AtomOp::Add, AtomTy::F64) => (f64::from_bits(old) + f64::from_bits(a)).to_bits(),
-            (AtomOp::Add, _) => old.wrapping_add(a),
-            (AtomOp::Min, AtomTy::S64) => (old as i64).min(a as i64) as u64,
-            (AtomOp::Max, AtomTy::S64) => (old as i64).max(a as i64) as u64,
-            (AtomOp::Min, _) => old.min(a),
-            (AtomOp::Max, _) => old.max(a),
-            (AtomOp::Inc, _) => {
-                if old >= a {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            (AtomOp::Dec, _) => {
-                if old == 0 || old > a {
-                    a
-                } else {
-                    old - 1
-                }
-            }
-            (AtomOp::And, _) => old & a,
-            (AtomOp::Or, _) => old | a,
-            (AtomOp::Xor, _) => old ^ a,
-            (AtomOp::Exch, _) => a,
-            (AtomOp::Cas, _) => {
-                if old == a {
-                    b
-                } else {
-                    old
-                }
-            }
-        },
     }
 }
 
