@@ -1421,6 +1421,9 @@ impl<'a> Prog<'a> {
         {
             return self.minmax_f32_ext(fc, i, g, &mut m);
         }
+        if matches!(op_s, "add" | "sub" | "mul" | "fma") && has(|w| w == "f32x2") {
+            return self.f32x2(fc, i, g, &mut m);
+        }
         if has(half::is_half_word) {
             match op_s {
                 "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max" | "ex2" | "tanh" => {
@@ -1444,9 +1447,16 @@ impl<'a> Prog<'a> {
         }
         match op_s {
             "mov" => {
+                let vn = m.vec();
                 let t = m.ty_data()?;
                 m.done()?;
                 need(2)?;
+                if vn > 1 {
+                    if t == T::Other || t == T::Pred || vn > 4 {
+                        return unsupported(i);
+                    }
+                    return self.mov_vector(fc, i, g, vn, t);
+                }
                 let bits = t.bits();
                 if t == T::Other {
                     return unsupported(i);
@@ -1564,30 +1574,14 @@ impl<'a> Prog<'a> {
                 if ms == MSpace::KParam && !is_ld {
                     return invalid(i.pos, "store to a kernel parameter");
                 }
-                // A vector register named whole (`.reg .v4 .b32 Q; ld.v4.b32 Q, [p]`) stands for
-                // its components.
-                let whole: Vec<O>;
-                let vo = match vo {
-                    O::Name { name, comp: None }
-                        if vn > 1 && self.lookup(fc, &format!("{name}.x")).is_some() =>
-                    {
-                        whole = ["x", "y", "z", "w"]
-                            .iter()
-                            .take(vn as usize)
-                            .map(|c| O::Name {
-                                name: name.clone(),
-                                comp: Some(c.to_string()),
-                            })
-                            .collect();
-                        &O::Vector(whole)
-                    }
-                    o => o,
-                };
-                let items: Vec<&O> = match vo {
-                    O::Vector(v) if v.len() == vn as usize => v.iter().collect(),
-                    O::Vector(_) => return invalid(i.pos, "vector operand length mismatch"),
-                    x if vn == 1 => vec![x],
-                    _ => return invalid(i.pos, "expected a vector operand"),
+                let parts: Vec<O>;
+                let items: Vec<&O> = if vn > 1 {
+                    parts = self.vector_parts(fc, i, vo, vn)?;
+                    parts.iter().collect()
+                } else if matches!(vo, O::Vector(_)) {
+                    return invalid(i.pos, "vector operand length mismatch");
+                } else {
+                    vec![vo]
                 };
                 if is_ld {
                     let mut d = [None; 4];
@@ -1861,21 +1855,74 @@ impl<'a> Prog<'a> {
                 self.int_misc(fc, i, g, &mut m)?
             }
             "bfi" | "lop3" => {
+                // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (ISA 9.7.8.6): p = (d != 0) BoolOp q.
+                let bop = if op_s == "lop3" {
+                    if m.take("or") {
+                        Some(BoolOp::Or)
+                    } else if m.take("and") {
+                        Some(BoolOp::And)
+                    } else {
+                        None
+                    }
+                } else {
+                    None
+                };
                 let t = m.ty()?;
                 m.done()?;
-                need(5)?;
+                need(if bop.is_some() { 6 } else { 5 })?;
                 let f = match (i.opcode.as_str(), t) {
                     ("bfi", T::B(b)) => ops::bfi(b),
                     ("lop3", T::B(32)) => Some(ops::lop3(32)),
                     _ => None,
                 };
                 let Some(f) = f else { return unsupported(i) };
-                let d = self.dreg(fc, i, &ops_[0])?;
+                let (d, p) = match (&ops_[0], bop) {
+                    (O::Pair(d, p), Some(_)) => {
+                        (self.opt_dreg(fc, i, d)?, Some(self.dreg(fc, i, p)?))
+                    }
+                    (O::Pair(..), None) => {
+                        return invalid(
+                            i.pos,
+                            "'lop3' with a predicate destination needs .or or .and",
+                        )
+                    }
+                    (_, Some(_)) => return invalid(i.pos, "'lop3' with .or/.and needs 'd|p'"),
+                    (o, None) => (Some(self.dreg(fc, i, o)?), None),
+                };
+                // The sink `_` as d: the result still feeds p, through a hidden register.
+                let d = match d {
+                    Some(d) => d,
+                    None => self.hidden_reg(),
+                };
                 let a = self.src(fc, i, g, &ops_[1], t)?;
                 let b = self.src(fc, i, g, &ops_[2], t)?;
                 let c = self.src(fc, i, g, &ops_[3], T::U(32))?;
                 let e = self.src(fc, i, g, &ops_[4], T::U(32))?;
                 self.emit(i, g, Op::Quad { f, d, a, b, c, e });
+                if let (Some(p), Some(bo)) = (p, bop) {
+                    let q = self.src(fc, i, g, &ops_[5], T::Pred)?;
+                    let ne = ops::cmp_int(
+                        Cmp::Ne,
+                        IntTy {
+                            bits: 32,
+                            signed: false,
+                        },
+                    )
+                    .unwrap();
+                    self.emit(
+                        i,
+                        g,
+                        Op::Setp {
+                            f: ne,
+                            fl: 0,
+                            a: Src::Reg(d),
+                            b: Src::Imm(0),
+                            d: Some(p),
+                            dn: None,
+                            comb: Some((bo, q, false)),
+                        },
+                    );
+                }
             }
             "bra" | "brx" => {
                 if i.opcode == "brx" {
@@ -2195,6 +2242,84 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
+    /// The `vn` elements of a vector operand: a brace list, or a vector register or vector
+    /// special register named whole (`.reg .v4 .b32 Q; ld.v4.b32 Q, [p]`,
+    /// `mov.v4.u32 %rx, %clusterid`), which stands for its components `.x .y .z .w`.
+    fn vector_parts(&self, fc: &FnCtx, i: &Instruction, o: &O, vn: u8) -> R<Vec<O>> {
+        match o {
+            O::Vector(v) if v.len() == vn as usize => Ok(v.clone()),
+            O::Vector(_) => invalid(i.pos, "vector operand length mismatch"),
+            // Vector special registers are all `.v4`; a vector register has exactly the
+            // components it was declared with (ptxas: "Argument vector size mismatch").
+            O::Name { name, comp: None }
+                if (sreg(name, Some("x")).is_some() && vn == 4)
+                    || (self.lookup(fc, &format!("{name}.x")).is_some()
+                        && self.vector_len(fc, name) == vn) =>
+            {
+                Ok(["x", "y", "z", "w"]
+                    .iter()
+                    .take(vn as usize)
+                    .map(|c| O::Name {
+                        name: name.clone(),
+                        comp: Some(c.to_string()),
+                    })
+                    .collect())
+            }
+            _ => invalid(i.pos, "expected a vector operand"),
+        }
+    }
+
+    /// The number of components of the vector register `name` (declared `.v2` or `.v4`).
+    fn vector_len(&self, fc: &FnCtx, name: &str) -> u8 {
+        ["x", "y", "z", "w"]
+            .iter()
+            .take_while(|c| self.lookup(fc, &format!("{name}.{c}")).is_some())
+            .count() as u8
+    }
+
+    /// `mov.v2/.v4`: element-wise moves between vector operands; the unused fourth element of
+    /// a vector special register (`%tid.w` and the like, ISA chapter 10) reads as zero.
+    fn mov_vector(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        vn: u8,
+        t: T,
+    ) -> R<()> {
+        let ops_ = &i.operands;
+        if ops_.len() < 2 {
+            return invalid(i.pos, format!("'{}' needs 2 operands", i.full_name()));
+        }
+        let ds = self.vector_parts(fc, i, &ops_[0], vn)?;
+        let ss = self.vector_parts(fc, i, &ops_[1], vn)?;
+        for (d, a) in ds.iter().zip(&ss) {
+            let Some(d) = self.opt_dreg(fc, i, d)? else {
+                continue;
+            };
+            match a {
+                O::Name { name, comp } if sreg(name, comp.as_deref()).is_some() => {
+                    let s = sreg(name, comp.as_deref()).unwrap();
+                    self.emit(i, g, Op::Sreg { d, s });
+                }
+                O::Name {
+                    name,
+                    comp: Some(w),
+                } if w == "w" && sreg(name, Some("x")).is_some() => {
+                    let f = ops::mov(32);
+                    let a = Src::Imm(0);
+                    self.emit(i, g, Op::Un { f, fl: 0, d, a });
+                }
+                a => {
+                    let a = self.src(fc, i, g, a, t)?;
+                    let f = ops::mov(t.bits());
+                    self.emit(i, g, Op::Un { f, fl: 0, d, a });
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn opt_dreg(&mut self, fc: &FnCtx, i: &Instruction, o: &O) -> R<Option<Reg>> {
         if matches!(o, O::Name { name, .. } if name == "_") {
             return Ok(None);
@@ -2428,6 +2553,7 @@ impl<'a> Prog<'a> {
         let shiftamt = m.take("shiftamt");
         let clamp = m.take("clamp");
         let wrap = m.take("wrap");
+        let sat = m.take("sat");
         let t = m.ty()?;
         let t2 = if matches!(op, "dp4a" | "dp2a") {
             Some(m.ty()?)
@@ -2449,13 +2575,17 @@ impl<'a> Prog<'a> {
         if ops_.len() < nops {
             return invalid(i.pos, format!("'{}' needs {nops} operands", i.full_name()));
         }
-        let no_mods = !hi && !lo && !shiftamt && !clamp && !wrap;
+        let no_mods = !hi && !lo && !shiftamt && !clamp && !wrap && !sat;
         let d = self.dreg(fc, i, &ops_[0])?;
         match op {
             "mul24" | "mad24" => {
                 let (Some(sg), true) = (s32(t), hi != lo && !shiftamt && !clamp && !wrap) else {
                     return unsupported(i);
                 };
+                // `.sat` exists only as `mad24.hi.sat.s32`.
+                if sat && !(op == "mad24" && hi && sg) {
+                    return unsupported(i);
+                }
                 let a = self.src(fc, i, g, &ops_[1], t)?;
                 let b = self.src(fc, i, g, &ops_[2], t)?;
                 if op == "mul24" {
@@ -2463,7 +2593,11 @@ impl<'a> Prog<'a> {
                     self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
                 } else {
                     let c = self.src(fc, i, g, &ops_[3], t)?;
-                    let f = ops::mad24(hi, sg);
+                    let f = if sat {
+                        ops::mad24_hi_sat()
+                    } else {
+                        ops::mad24(hi, sg)
+                    };
                     self.emit(
                         i,
                         g,

@@ -1,6 +1,7 @@
 //! Half precision (`.f16`, `.bf16` and their packed `x2` forms), mixed precision
 //! (`add/sub/fma.f32.f16`), half comparisons (`setp`/`set`), and conversions involving the narrow
-//! formats (`.bf16`, `.tf32`, `.e4m3/.e5m2`, `.e2m3/.e3m2/.e2m1`, packed `x2` destinations).
+//! formats (`.bf16`, `.tf32`, `.e4m3/.e5m2`, `.e2m3/.e3m2/.e2m1`, `.ue8m0`, packed `x2`
+//! destinations), with stochastic rounding (`.rs`) to `.f16x2`/`.bf16x2`.
 //!
 //! These ops have many modifier combinations (`.ftz .sat .relu .NaN .xorsign.abs`, two element
 //! formats, scalar or packed), so instead of one monomorphised lane function per combination they
@@ -390,9 +391,12 @@ pub enum El {
     E2m3,
     E3m2,
     E2m1,
+    /// The unsigned exponent-only scale format of `.ue8m0x2`: `2^(e - 127)` for e in 0..=254,
+    /// 0xff NaN; no sign, zero or infinity.
+    Ue8m0,
 }
 
-const ELS: [El; 18] = [
+const ELS: [El; 19] = [
     El::U8,
     El::U16,
     El::U32,
@@ -411,6 +415,7 @@ const ELS: [El; 18] = [
     El::E2m3,
     El::E3m2,
     El::E2m1,
+    El::Ue8m0,
 ];
 
 impl El {
@@ -434,7 +439,7 @@ impl El {
     }
     pub fn bits(self) -> u32 {
         match self {
-            El::U8 | El::S8 | El::E4m3 | El::E5m2 | El::E2m3 | El::E3m2 => 8,
+            El::U8 | El::S8 | El::E4m3 | El::E5m2 | El::E2m3 | El::E3m2 | El::Ue8m0 => 8,
             El::E2m1 => 4,
             El::U16 | El::S16 | El::F16 | El::Bf16 => 16,
             El::U32 | El::S32 | El::F32 | El::Tf32 => 32,
@@ -503,6 +508,14 @@ fn decode(t: El, x: u64, ftz: bool) -> V {
             V::Zero(false)
         } else {
             V::Fin(v < 0, v.unsigned_abs(), 0)
+        };
+    }
+    if t == El::Ue8m0 {
+        let e = x & 0xff;
+        return if e == 0xff {
+            V::Nan
+        } else {
+            V::Fin(false, 1, e as i32 - 127)
         };
     }
     let x = if t == El::Tf32 {
@@ -596,6 +609,95 @@ fn encode_float(t: El, v: V, mode: Mode, relu_: bool, satfinite: bool) -> u64 {
     r
 }
 
+/// Encodes `v` as `.ue8m0` in `.rz` or `.rp` (the only modes the ISA gives it): the power of two
+/// at or below (rz) or at or above (rp) the magnitude. The format has no sign, so the magnitude
+/// converts (our reading: the ISA does not say what a negative input gives); values below
+/// 2^-127 (zero included) give the smallest encoding 0x00. NaN is 0xff; past 2^127, and for
+/// infinities, `.satfinite` gives MAX_NORM 0xfe and otherwise the result is NaN (there is no
+/// infinity).
+fn encode_ue8m0(v: V, mode: Mode, satfinite: bool) -> u64 {
+    let overflow = if satfinite { 0xfe } else { 0xff };
+    match v {
+        V::Nan => 0xff,
+        V::Inf(_) => overflow,
+        V::Zero(_) => 0,
+        V::Fin(_, m, e) => {
+            // |v| = m * 2^e with m != 0: floor(log2 |v|) = e + (bits of m) - 1.
+            let top = 127 - m.leading_zeros() as i32;
+            let exact = m.is_power_of_two();
+            let p = e + top + i32::from(mode == Mode::Rp && !exact);
+            match p + 127 {
+                b if b < 0 => 0,
+                b if b > 254 => overflow,
+                b => b as u64,
+            }
+        }
+    }
+}
+
+/// Stochastic rounding (`cvt.rs`, ISA 9.7.9.21) of the f32 `x` to f16 or bf16: the magnitude is
+/// truncated, then rounded away from zero when adding the random bits `r` to the discarded bits
+/// carries out. For bf16 the discarded bits are the low 16 bits of the f32 pattern (the formats
+/// share their exponent range); for f16 they are the low 13 fraction bits while the result is
+/// normal. For an f16 subnormal result more bits are discarded; the 13 random bits are added to
+/// the 13 most significant of them (our reading: the ISA gives the normal case only).
+fn cvt_rs1(dst: El, x: u64, r: u64, relu_: bool, satfinite: bool) -> u64 {
+    let f = dst.fmt();
+    let sign = f.sign_bit();
+    let v = decode(El::F32, x, false);
+    let (neg, m, e) = match v {
+        V::Fin(n, m, e) => (n, m, e),
+        // NaN, infinities and zeros convert exactly (`.relu` and `.satfinite` as for .rn).
+        _ => return encode_float(dst, v, Mode::Rz, relu_, satfinite),
+    };
+    let k = if dst == El::F16 { 13 } else { 16 };
+    let r = r & ((1 << k) - 1);
+    let trunc = sf::round_mag(f, neg, m, e, Mode::Rz);
+    // Exponent of the result grid's unit in the last place at the truncated value.
+    let ulp_e = {
+        let ef = (trunc >> f.mbits) as i32;
+        ef.max(1) - ((1 << (f.ebits - 1)) - 1) - f.mbits as i32
+    };
+    // The discarded bits of m * 2^e below 2^ulp_e, as a k-bit fraction of the ulp.
+    let s = ulp_e - e;
+    let frac = if s <= 0 {
+        0
+    } else {
+        let d = m & ((1u128 << s.min(127)) - 1);
+        if s >= k {
+            d >> (s - k)
+        } else {
+            d << (k - s)
+        }
+    } as u64;
+    // A magnitude of 2^(emax+1) or more lies beyond the largest finite value plus an ulp: it
+    // always rounds away from zero (to infinity, or MAX_NORM under `.satfinite`).
+    let bias = (1i32 << (f.ebits - 1)) - 1;
+    let beyond = e + (127 - m.leading_zeros() as i32) > bias;
+    let mut mag = trunc;
+    if beyond || (frac + r) >> k != 0 {
+        mag += 1;
+    }
+    if mag >> f.mbits >= (1 << f.ebits) - 1 && satfinite {
+        mag = f.max_finite(false);
+    }
+    if neg && relu_ {
+        return 0;
+    }
+    mag | if neg { sign } else { 0 }
+}
+
+/// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` (`cfg` from [`cvt_cfg`] with
+/// the destination element): `a` to the upper half with the random bits of `rbits[31:16]`, `b`
+/// to the lower half with `rbits[15:0]` (13 of each for f16, 16 for bf16).
+pub fn cvt_rs(cfg: u64, a: u64, b: u64, rbits: u64) -> u64 {
+    let dst = ELS[((cfg >> 48) & 0xff) as usize];
+    let (relu_, satf) = (cfg & RELU != 0, cfg & SATFINITE != 0);
+    let hi = cvt_rs1(dst, a & 0xffff_ffff, rbits >> 16, relu_, satf);
+    let lo = cvt_rs1(dst, b & 0xffff_ffff, rbits & 0xffff, relu_, satf);
+    (hi << 16) | lo
+}
+
 /// Configuration of [`cvt`]: destination and source element (bits 48 and 56), rounding, flags.
 /// `pack`: 0 one element; 1 two sources `a` (upper) and `b` (lower) packed; 2 the two halves of
 /// `a` converted into two halves of the destination.
@@ -646,6 +748,9 @@ fn cvt1(cfg: u64, dst: El, src: El, x: u64) -> u64 {
             return 0x7fff_ffff;
         }
         return r << 13;
+    }
+    if dst == El::Ue8m0 {
+        return encode_ue8m0(v, mode, satf);
     }
     // Integer destinations never get here: lowering widens bf16 to f32 (exact) and runs the
     // f32 -> integer conversion.

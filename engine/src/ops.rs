@@ -908,6 +908,14 @@ pub fn mad24(hi: bool, signed: bool) -> TerFn {
     }
 }
 
+/// `mad24.hi.sat.s32`: bits 47..16 of the signed 48-bit product, plus c, clamped to
+/// MININT..MAXINT (ISA 9.7.1.9: `.sat` applies only to `.s32` in `.hi` mode).
+pub fn mad24_hi_sat() -> TerFn {
+    f3!(i32, |a, b, c| {
+        (((low24(a as u32, true) * low24(b as u32, true)) >> 16) as i32).saturating_add(c)
+    })
+}
+
 macro_rules! it_sad {
     ($t:ty) => {
         f3!($t, |a, b, c| c.wrapping_add(if a < b {

@@ -61,6 +61,11 @@ impl<'a> Prog<'a> {
         let xs = m.take("xorsign");
         let xabs = xs && m.take("abs");
         let approx = m.take("approx");
+        // `fma.rn.oob{.relu}` (9.7.4.4): the result is +0 where an operand is the OOB-NaN that
+        // tensor copies write outside a tensor's bounds. That NaN's encoding is not documented
+        // and no instruction this engine runs produces it (tensor copies are rejected at load),
+        // so for every value a kernel here can hold `.oob` computes the plain fma.
+        let oob = m.take("oob");
         let tys = ty_names(i, m);
         m.done()?;
         let ops_ = &i.operands;
@@ -89,7 +94,7 @@ impl<'a> Prog<'a> {
             let ok = t1 == "f32"
                 && matches!(t2.as_str(), "f16" | "bf16")
                 && matches!(hop, HOp::Add | HOp::Sub | HOp::Fma)
-                && !(ftz || relu || nan || xs || approx);
+                && !(ftz || relu || nan || xs || approx || oob);
             let mode = match (rnd, hop) {
                 (Rnd::None, HOp::Add | HOp::Sub) => Some(Mode::Rn),
                 (r, _) => ieee_mode(r),
@@ -144,7 +149,7 @@ impl<'a> Prog<'a> {
             HOp::Ex2 => rnd == Rnd::None && approx && !(sat || relu || nan || xs) && ftz == bf,
             HOp::Tanh => rnd == Rnd::None && approx && !(ftz || sat || relu || nan || xs),
         };
-        if !ok {
+        if !ok || (oob && !(hop == HOp::Fma && !ftz && !sat)) {
             return unsupported(i);
         }
         let mut fl = 0;
@@ -372,11 +377,23 @@ impl<'a> Prog<'a> {
         let satf = m.take("satfinite");
         let sat = m.take("sat");
         let ftz = m.take("ftz");
+        let rs = m.take("rs");
         let tys = ty_names(i, m);
         m.done()?;
         let [dt, st] = tys.as_slice() else {
             return unsupported(i);
         };
+        if rs {
+            return self.cvt_rs(
+                fc,
+                i,
+                g,
+                (dt, st),
+                rnd != Rnd::None || rna || sat || ftz,
+                relu,
+                satf,
+            );
+        }
         let ops_ = &i.operands;
         let n = ops_.len();
         let mode = ieee_mode(rnd);
@@ -401,7 +418,18 @@ impl<'a> Prog<'a> {
         };
         let rn_or_rz = matches!(rnd, Rnd::Rn | Rnd::Rz);
         // (dst element, src element, mode, pack, operand type of the sources)
+        let rz_or_rp = matches!(rnd, Rnd::Rz | Rnd::Rp);
         let plan: Option<(El, El, Mode, u8, T)> = match (dt.as_str(), st.as_str()) {
+            // The `.ue8m0x2` scale format: to it only in .rz/.rp, from it only in .rn.
+            ("ue8m0x2", "f32") if rz_or_rp && !(rna || relu || sat || ftz) => {
+                Some((El::Ue8m0, El::F32, mode.unwrap(), 1, T::F(32)))
+            }
+            ("ue8m0x2", "bf16x2") if rz_or_rp && !(rna || relu || sat || ftz) => {
+                Some((El::Ue8m0, El::Bf16, mode.unwrap(), 2, T::B(32)))
+            }
+            ("bf16x2", "ue8m0x2") if rnd == Rnd::Rn && !(rna || relu || satf || sat || ftz) => {
+                Some((El::Bf16, El::Ue8m0, Mode::Rn, 2, T::B(16)))
+            }
             ("f16x2" | "bf16x2", "f32") if rn_or_rz && !rna && !sat && !ftz && n >= 3 => {
                 let d = if dt == "f16x2" { El::F16 } else { El::Bf16 };
                 Some((d, El::F32, mode.unwrap(), 1, T::F(32)))
@@ -506,6 +534,50 @@ impl<'a> Prog<'a> {
         };
         let cfg = nw::cvt_cfg(de, se, md, rna, pack, fl);
         self.lane(i, g, nw::cvt, cfg, d, a, b, Src::Imm(0));
+        Ok(())
+    }
+
+    /// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` (stochastic rounding with
+    /// the caller's random bits). `other` is set when another rounding or `.sat/.ftz` is named.
+    /// The `.rs` conversions to the x4 formats stay unsupported: the ISA gives their random-bit
+    /// layout only in figures, not in its text.
+    #[allow(clippy::too_many_arguments)]
+    fn cvt_rs(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        (dt, st): (&str, &str),
+        other: bool,
+        relu: bool,
+        satf: bool,
+    ) -> R<()> {
+        let de = match (dt, st) {
+            ("f16x2", "f32") if !other => El::F16,
+            ("bf16x2", "f32") if !other => El::Bf16,
+            _ => return unsupported(i),
+        };
+        let ops_ = &i.operands;
+        if ops_.len() != 4 {
+            return invalid(i.pos, format!("'{}' needs 4 operands", i.full_name()));
+        }
+        let mut fl = 0;
+        if relu {
+            fl |= nw::RELU;
+        }
+        if satf {
+            fl |= nw::SATFINITE;
+        }
+        let cfg = nw::cvt_cfg(de, El::F32, Mode::Rz, false, 1, fl);
+        let d = self.dreg(fc, i, &ops_[0])?;
+        let a = self.src(fc, i, g, &ops_[1], T::F(32))?;
+        let b = self.src(fc, i, g, &ops_[2], T::F(32))?;
+        // rbits is a register operand (ptxas rejects an immediate: "Arguments mismatch").
+        if !matches!(ops_[3], O::Name { .. }) {
+            return invalid(i.pos, "'cvt.rs': rbits must be a .b32 register");
+        }
+        let r = self.src(fc, i, g, &ops_[3], T::B(32))?;
+        self.lane(i, g, nw::cvt_rs, cfg, d, a, b, r);
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! Lowering of small arithmetic forms to `Op::Lane`: packed 16-bit integer `add`/`min`/`max`
 //! (`.u16x2`, `.s16x2`, ISA 9.7.1.1, 9.7.1.10, 9.7.1.11) and the f32 `min`/`max` with `.NaN`
-//! or `.xorsign.abs` (9.7.3.10, 9.7.3.11).
+//! or `.xorsign.abs` (9.7.3.10, 9.7.3.11), and the `.f32x2` forms of `add`, `sub`, `mul`, `fma`
+//! (9.7.3.3 to 9.7.3.6).
 
 use super::*;
 
@@ -86,7 +87,103 @@ fn minmax_f32(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
     d as u64
 }
 
+const X2_SUB: u64 = 1;
+const X2_MUL: u64 = 2;
+const X2_FMA: u64 = 3;
+const X2_FTZ: u64 = 4;
+/// The rounding mode sits at bits 3..5 of the configuration.
+const X2_MODE_SHIFT: u32 = 3;
+
+/// `.f32x2`: the op on the two f32 halves (bits 0..31 and 32..63) independently, rounded as the
+/// scalar `.f32` op is: round-to-nearest through the host's IEEE arithmetic (exact), directed
+/// modes through [`crate::softfloat`]. `.ftz` flushes subnormal inputs and results to
+/// sign-preserving zero.
+fn f32x2(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
+    use crate::softfloat as sf;
+    let ftz = |v: u32| {
+        if cfg & X2_FTZ != 0 && v & 0x7f80_0000 == 0 {
+            v & 0x8000_0000
+        } else {
+            v
+        }
+    };
+    let mode = Mode::from_u8((cfg >> X2_MODE_SHIFT) as u8 & 3);
+    let mut d = 0u64;
+    for k in 0..2 {
+        let half = |v: u64| ftz((v >> (32 * k)) as u32);
+        let (x, y, z) = (half(a), half(b), half(c));
+        let r = if mode == Mode::Rn {
+            let (fx, fy, fz) = (f32::from_bits(x), f32::from_bits(y), f32::from_bits(z));
+            match cfg & 3 {
+                0 => fx + fy,
+                X2_SUB => fx - fy,
+                X2_MUL => fx * fy,
+                _ => fx.mul_add(fy, fz),
+            }
+            .to_bits()
+        } else {
+            let (x, y, z) = (x as u64, y as u64, z as u64);
+            (match cfg & 3 {
+                0 => sf::add(sf::F32, x, y, mode),
+                X2_SUB => sf::sub(sf::F32, x, y, mode),
+                X2_MUL => sf::mul(sf::F32, x, y, mode),
+                _ => sf::fma(sf::F32, x, y, z, mode),
+            }) as u32
+        };
+        d |= (ftz(r) as u64) << (32 * k);
+    }
+    d
+}
+
 impl<'a> Prog<'a> {
+    /// `add/sub/mul{.rnd}{.ftz}.f32x2 d, a, b` and `fma.rnd{.ftz}.f32x2 d, a, b, c`: every
+    /// operand a `.b64` holding two f32 values.
+    pub(super) fn f32x2(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let rnd = m.rnd();
+        let ftz = m.take("ftz");
+        if !m.take("f32x2") {
+            return unsupported(i);
+        }
+        m.done()?;
+        let (op, nops) = match i.opcode.as_str() {
+            "add" => (0, 3),
+            "sub" => (X2_SUB, 3),
+            "mul" => (X2_MUL, 3),
+            _ => (X2_FMA, 4),
+        };
+        // The rounding modifier is optional (default .rn) except on fma, where it is required.
+        let mode = match (rnd, op) {
+            (Rnd::None, X2_FMA) => return invalid(i.pos, "'fma.f32x2' needs a rounding modifier"),
+            (Rnd::None, _) => Mode::Rn,
+            (r, _) => match ieee_mode(r) {
+                Some(md) => md,
+                None => return unsupported(i),
+            },
+        };
+        let ops_ = &i.operands;
+        if ops_.len() != nops {
+            return invalid(i.pos, format!("'{}' needs {nops} operands", i.full_name()));
+        }
+        let cfg = op | if ftz { X2_FTZ } else { 0 } | (mode as u64) << X2_MODE_SHIFT;
+        let d = self.dreg(fc, i, &ops_[0])?;
+        let a = self.src(fc, i, g, &ops_[1], T::B(64))?;
+        let b = self.src(fc, i, g, &ops_[2], T::B(64))?;
+        let c = if nops == 4 {
+            self.src(fc, i, g, &ops_[3], T::B(64))?
+        } else {
+            Src::Imm(0)
+        };
+        let f: ScalarFn = f32x2;
+        self.emit(i, g, Op::Lane { f, cfg, d, a, b, c });
+        Ok(())
+    }
+
     /// `add.u16x2`/`.s16x2`, `min{.relu}`/`max{.relu}` on `.u16x2`/`.s16x2` (`.relu` only
     /// with `.s16x2`).
     pub(super) fn packed_int(

@@ -582,8 +582,12 @@ fn half_forms_the_isa_does_not_allow_are_rejected() {
         ("fma.rn.sat.relu.f16 %h1, %h1, %h1, %h1;", ""),
         ("ex2.approx.ftz.f16 %h1, %h1;", ""),
         ("min.abs.f16 %h1, %h1, %h1;", ""),
-        ("cvt.rs.f16x2.f32 %r1, %f1, %f1, %r1;", ""),
-        ("fma.rn.oob.f16 %h1, %h1, %h1, %h1;", ""),
+        (
+            "cvt.rs.satfinite.e4m3x4.f32 %r1, {%f1, %f1, %f1, %f1}, %r1;",
+            "",
+        ),
+        ("fma.rn.oob.sat.f16 %h1, %h1, %h1, %h1;", ""),
+        ("cvt.rn.ue8m0x2.f32 %h1, %f1, %f1;", ""),
     ] {
         let src = format!(
             "{HEAD}.visible .entry k()\n{{\n.reg .b16 %h<2>; .reg .b32 %r<2>; .reg .f32 %f<2>;{decl}\n{inst}\n}}\n"
@@ -627,4 +631,134 @@ fn atom_add_noftz_half_types_with_divergent_lanes() {
             0x0010,      // 16 * 2^-24 = 16 subnormal quanta
         ]
     );
+}
+
+/// `cvt.rs` (stochastic rounding, PTX 8.7): the truncated value is rounded away from zero when
+/// the random bits added to the discarded bits carry out. f32 -> f16 discards 13 fraction bits
+/// (random bits: the low 13 of each 16-bit half of rbits, a from the upper half); f32 -> bf16
+/// discards 16 (all 16 bits of each half).
+#[test]
+fn cvt_stochastic_rounding_to_f16x2_and_bf16x2() {
+    let body = r#"
+    mov.b32 %q1, 0x3F801000;               // 1 + 2^-11: the discarded 13 bits are 0x1000
+    mov.b32 %s30, 0x10000FFF;
+
+    cvt.rs.f16x2.f32 %s0, %q1, %q1, %s30; // a: 0x1000+0x1000 carries -> 0x3c01; b: 0x1000+0xfff does not -> 0x3c00
+    mov.b32 %q2, 0xBF801000;               // -(1 + 2^-11)
+    mov.b32 %s30, 0x1FFF0000;
+
+    cvt.rs.f16x2.f32 %s1, %q2, %q1, %s30; // a: carries, magnitude 0x3c01 -> 0xbc01; b: + 0 -> 0x3c00
+    mov.b32 %s30, 0x1FFF0000;
+
+    cvt.rs.relu.f16x2.f32 %s2, %q2, %q1, %s30; // a negative: .relu gives 0
+    mov.b32 %s30, 0xE000E000;
+
+    cvt.rs.f16x2.f32 %s3, %q1, %q1, %s30; // only 13 bits of each half count: + 0 -> 0x3c00 twice
+    mov.b32 %q3, 0x477FF000;               // 65520 = 65504 (max, 0x7bff) + half an ulp (32)
+    mov.b32 %s30, 0x10000000;
+
+    cvt.rs.f16x2.f32 %s4, %q3, %q3, %s30; // a carries past max: inf 0x7c00; b: + 0 -> 0x7bff
+    mov.b32 %s30, 0x10000000;
+
+    cvt.rs.satfinite.f16x2.f32 %s5, %q3, %q3, %s30; // .satfinite: MAX_NORM 0x7bff twice
+    mov.b32 %q4, 0x33400000;               // 1.5 * 2^-25 = 0.75 of the least f16 subnormal 2^-24
+    mov.b32 %s30, 0x080007FF;
+
+    cvt.rs.f16x2.f32 %s6, %q4, %q4, %s30; // 0.75 * 2^13 = 6144: + 2048 carries -> 0x0001; + 2047 -> 0
+    mov.b32 %q5, 0x7FC00000;               // NaN: the canonical f16 NaN
+    mov.b32 %s30, 0;
+
+    cvt.rs.f16x2.f32 %s7, %q5, %q1, %s30;
+    mov.b32 %q6, 0x3F804000;               // 1 + 2^-9: discarded 16 bits 0x4000 (bf16 ulp 2^-7)
+    mov.b32 %s30, 0xC000BFFF;
+
+    cvt.rs.bf16x2.f32 %s8, %q6, %q6, %s30; // a: 0x4000 + 0xc000 carries -> 0x3f81; b -> 0x3f80
+    "#;
+    check(
+        body,
+        &[
+            0x3c01_3c00,
+            0xbc01_3c00,
+            0x0000_3c00,
+            0x3c00_3c00,
+            0x7c00_7bff,
+            0x7bff_7bff,
+            0x0001_0000,
+            0x7fff_3c00,
+            0x3f81_3f80,
+        ],
+    );
+}
+
+/// The `.ue8m0x2` scale format (PTX 8.6): an unsigned 8-bit exponent, value 2^(e - 127), 0xff
+/// NaN, no zero or infinity. To it in .rz (power of two at or below) or .rp (at or above).
+#[test]
+fn cvt_ue8m0x2_from_f32_and_bf16x2_and_back() {
+    let body = r#"
+    mov.b32 %q1, 0x40400000;               // 3.0: rz 2^1 -> 128 = 0x80, rp 2^2 -> 0x81
+    mov.b32 %q2, 0x3E800000;               // 0.25 = 2^-2 exactly -> 125 = 0x7d either way
+    cvt.rz.satfinite.ue8m0x2.f32 %h1, %q1, %q2;
+    cvt.u32.u16 %s0, %h1;
+    cvt.rp.ue8m0x2.f32 %h1, %q1, %q2;
+    cvt.u32.u16 %s1, %h1;
+    mov.b32 %q3, 0x7F400000;               // 1.5 * 2^127: rz -> 2^127 = 0xfe; rp -> 2^128, past MAX_NORM
+    mov.b32 %q4, 0x7FC00000;               // NaN -> 0xff
+    cvt.rz.ue8m0x2.f32 %h1, %q3, %q4;
+    cvt.u32.u16 %s2, %h1;
+    cvt.rp.ue8m0x2.f32 %h1, %q3, %q4;      // overflow without .satfinite: NaN 0xff
+    cvt.u32.u16 %s3, %h1;
+    cvt.rp.satfinite.ue8m0x2.f32 %h1, %q3, %q4; // .satfinite: MAX_NORM 0xfe (NaN stays 0xff)
+    cvt.u32.u16 %s4, %h1;
+    mov.b32 %q5, 0x00000000;               // 0: below 2^-127, the least encoding 0x00
+    mov.b32 %q6, 0x7F800000;               // +inf: .satfinite MAX_NORM 0xfe
+    cvt.rz.satfinite.ue8m0x2.f32 %h1, %q5, %q6;
+    cvt.u32.u16 %s5, %h1;
+    mov.b32 %s20, 0x40403F00;              // bf16x2 (hi 3.0, lo 0.5): rz -> (0x80, 0x7e)
+    cvt.rz.satfinite.ue8m0x2.bf16x2 %h1, %s20;
+    cvt.u32.u16 %s6, %h1;
+    mov.b32 %s21, 0x3FC03F81;              // (1.5, 1 + 2^-7): rp -> (2^1 0x80, 2^1 0x80)
+    cvt.rp.ue8m0x2.bf16x2 %h1, %s21;
+    cvt.u32.u16 %s7, %h1;
+    mov.b16 %h2, 0x807F;                   // (2^1, 2^0) -> bf16 (0x4000, 0x3f80)
+    cvt.rn.bf16x2.ue8m0x2 %s8, %h2;
+    mov.b16 %h3, 0x00FF;                   // (2^-127: bf16 subnormal 2^6 * 2^-133 = 0x0040, NaN 0x7fff)
+    cvt.rn.bf16x2.ue8m0x2 %s9, %h3;
+    "#;
+    check(
+        body,
+        &[
+            0x807d,
+            0x817d,
+            0xfeff,
+            0xffff,
+            0xfeff,
+            0x00fe,
+            0x807e,
+            0x8080,
+            0x4000_3f80,
+            0x0040_7fff,
+        ],
+    );
+}
+
+/// `fma.rn.oob{.relu}` (PTX 8.1) on values that are not the OOB-NaN of tensor copies: the fused
+/// multiply-add of each element, rounded once.
+#[test]
+fn fma_oob_on_ordinary_values_is_the_fused_multiply_add() {
+    let body = r#"
+    mov.b16 %h1, 0x3E00;                   // f16 1.5
+    mov.b16 %h2, 0x4000;                   // 2
+    mov.b16 %h3, 0x3400;                   // 0.25
+    fma.rn.oob.f16 %h4, %h1, %h2, %h3;     // 3.25 = 1.625 * 2^1 -> 0x4280
+    cvt.u32.u16 %s0, %h4;
+    mov.b16 %h5, 0xBE00;                   // -1.5
+    fma.rn.oob.relu.f16 %h4, %h5, %h2, %h3; // -2.75: .relu -> 0
+    cvt.u32.u16 %s1, %h4;
+    mov.b32 %s10, 0x3F804000;              // bf16x2 (1, 2)
+    mov.b32 %s11, 0x40403F00;              // (3, 0.5)
+    mov.b32 %s12, 0x3F00C000;              // (0.5, -2)
+    fma.rn.oob.bf16x2 %s2, %s10, %s11, %s12; // (3.5 = 0x4060, -1 = 0xbf80)
+    fma.rn.oob.relu.bf16x2 %s3, %s10, %s11, %s12; // (3.5, 0)
+    "#;
+    check(body, &[0x4280, 0, 0x4060_bf80, 0x4060_0000]);
 }

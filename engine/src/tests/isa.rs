@@ -472,3 +472,122 @@ fn half_precision_arithmetic_compare_and_cvt() {
         ]
     );
 }
+
+#[test]
+fn mad24_hi_sat_lop3_predicate_and_vector_mov() {
+    let body = r#"
+    .reg .v4 .b32 %v;
+    mov.b32 %r10, 0x007FFFFF;           // 2^23 - 1, the largest positive 24-bit value
+    mov.b32 %r11, 0x7FFFFFFF;
+    // (2^23-1)^2 = 2^46 - 2^24 + 1 = 0x3FFF_FF00_0001; bits 47..16 = 0x3FFFFF00.
+    mad24.hi.s32 %r12, %r10, %r10, %r11;     // 0x3FFFFF00 + 0x7FFFFFFF wraps: 0xBFFFFEFF
+    mad24.hi.sat.s32 %r13, %r10, %r10, %r11; // clamped to MAXINT 0x7FFFFFFF
+    mov.b32 %r14, 0x00800000;           // low 24 bits signed: -2^23
+    mov.b32 %r15, 0x80000000;           // MININT
+    // -2^23 * (2^23-1) = -(2^46 - 2^23): 48-bit 0xC000_0080_0000, bits 47..16 = 0xC0000080.
+    mad24.hi.sat.s32 %r16, %r14, %r10, %r15; // MININT + negative: clamped to 0x80000000
+    mov.b32 %r17, 0x00010000;
+    mad24.hi.sat.s32 %r18, %r17, 3, 5;       // 3 * 2^16 >> 16 = 3, + 5 = 8
+    // lop3 with a predicate result: p = (d != 0) BoolOp q.
+    setp.ne.u32 %p6, %r1, %r1;          // false
+    setp.eq.u32 %p7, %r1, %r1;          // true
+    lop3.or.b32 %r19|%p1, 0xF0, 0xCC, 0xAA, 0x80, %p6;  // d = 0x80 != 0: p = true | false
+    lop3.and.b32 _|%p2, 0x0F, 0xF0, 0x00, 0x80, %p7;    // d = 0: p = false & true
+    lop3.and.b32 %r20|%p3, 0xF0, 0xCC, 0xAA, 0xFE, %p7; // d = 0xFE: p = true & true
+    lop3.or.b32 _|%p4, 0, 0, 0, 0x80, %p6;              // d = 0: false | false
+    lop3.or.b32 _|%p5, 0, 0, 0, 0x80, %p7;              // d = 0: false | true
+    selp.u32 %r21, 1, 0, %p1;
+    selp.u32 %r22, 1, 0, %p2;
+    selp.u32 %r23, 1, 0, %p3;
+    selp.u32 %r24, 1, 0, %p4;
+    selp.u32 %r25, 1, 0, %p5;
+    // A vector special register read whole: %ntid of a 1x1x1 block is (1, 1, 1), the fourth
+    // element always 0; then a vector register copied element-wise into scalars.
+    mov.v4.u32 %v, %ntid;
+    mov.v4.b32 {%r26, %r27, %r28, %r29}, %v;
+    mov.v4.u32 {%r30, %r31, _, _}, %nctaid; // grid of 1: (1, 1, 1, 0), two of them kept
+    "#;
+    let regs = [
+        "%r12", "%r13", "%r16", "%r18", "%r19", "%r20", "%r21", "%r22", "%r23", "%r24", "%r25",
+        "%r26", "%r27", "%r28", "%r29", "%r30", "%r31",
+    ];
+    let out = one(&format!("{body}{}", stores(&regs)), regs.len());
+    assert_eq!(
+        out,
+        vec![
+            0xBFFF_FEFF,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            8,
+            0x80,
+            0xFE,
+            1,
+            0,
+            1,
+            0,
+            1,
+            1,
+            1,
+            1,
+            0,
+            1,
+            1
+        ]
+    );
+}
+
+/// `add/sub/mul/fma .f32x2` (PTX 8.6): each f32 half of the `.b64` operands on its own, with
+/// the scalar f32 rounding, `.ftz` and fused-multiply-add rules.
+#[test]
+fn packed_f32x2_arithmetic() {
+    let body = r#"
+    .reg .b64 %x<24>;
+    mov.b64 %x1, 0x3F80000040000000;    // (hi 1.0, lo 2.0)
+    mov.b64 %x2, 0x3F000000C0400000;    // (hi 0.5, lo -3.0)
+    add.f32x2 %x3, %x1, %x2;            // (1.5, -1.0) = (0x3FC00000, 0xBF800000)
+    // Halfway cases: lo 1 + 2^-24 (between 1 and 1 + 2^-23), hi -1 - 2^-24.
+    mov.b64 %x4, 0xBF8000003F800000;    // (hi -1, lo 1)
+    mov.b64 %x5, 0xB380000033800000;    // (hi -2^-24, lo 2^-24)
+    add.f32x2 %x6, %x4, %x5;            // rn, ties to even: (-1, 1)
+    add.rz.f32x2 %x7, %x4, %x5;         // toward zero: (-1, 1)
+    add.rp.f32x2 %x8, %x4, %x5;         // toward +inf: (-1, 1 + 2^-23)
+    add.rm.ftz.f32x2 %x9, %x4, %x5;     // toward -inf: (-1 - 2^-23, 1)
+    mov.b64 %x10, 0x40A000003F800000;   // (5, 1)
+    mov.b64 %x11, 0x400000003F800000;   // (2, 1)
+    sub.f32x2 %x12, %x10, %x11;         // (3, 0)
+    mov.b64 %x13, 0x0080000000000001;   // (hi 2^-126, lo 2^-149)
+    mov.b64 %x14, 0x3F00000040000000;   // (0.5, 2)
+    mul.f32x2 %x15, %x13, %x14;         // (2^-127 = 0x00400000, 2^-148 = 0x00000002)
+    mul.ftz.f32x2 %x16, %x13, %x14;     // result and input subnormals flushed: (+0, +0)
+    // fma rounds once: (1 + 2^-23)(1 - 2^-23) - 1 = -2^-46 exactly (0xA8800000).
+    mov.b64 %x17, 0x400000003F800001;   // (2, 1 + 2^-23)
+    mov.b64 %x18, 0x408000003F7FFFFE;   // (4, 1 - 2^-23)
+    mov.b64 %x19, 0x3F800000BF800000;   // (1, -1)
+    fma.rn.f32x2 %x20, %x17, %x18, %x19; // (2*4+1 = 9, -2^-46)
+    st.global.b64 [%rd1], %x3;
+    st.global.b64 [%rd1+8], %x6;
+    st.global.b64 [%rd1+16], %x7;
+    st.global.b64 [%rd1+24], %x8;
+    st.global.b64 [%rd1+32], %x9;
+    st.global.b64 [%rd1+40], %x12;
+    st.global.b64 [%rd1+48], %x15;
+    st.global.b64 [%rd1+56], %x16;
+    st.global.b64 [%rd1+64], %x20;
+    "#;
+    let out = one(body, 18);
+    let pairs: Vec<(u32, u32)> = out.chunks(2).map(|c| (c[1], c[0])).collect();
+    assert_eq!(
+        pairs,
+        vec![
+            (0x3FC0_0000, 0xBF80_0000),
+            (0xBF80_0000, 0x3F80_0000),
+            (0xBF80_0000, 0x3F80_0000),
+            (0xBF80_0000, 0x3F80_0001),
+            (0xBF80_0001, 0x3F80_0000),
+            (0x4040_0000, 0x0000_0000),
+            (0x0040_0000, 0x0000_0002),
+            (0x0000_0000, 0x0000_0000),
+            (0x4110_0000, 0xA880_0000),
+        ]
+    );
+}
