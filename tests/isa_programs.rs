@@ -93,3 +93,10 @@ fn integer_simd_video_intrinsics() {
 fn half_and_bfloat16() {
     run("isa_half", "isa_half", &[]);
 }
+
+/// A `__grid_constant__` parameter read through its address (`cvta.param`), from a callee too,
+/// and `__isGridConstant` (`isspacep.param`).
+#[test]
+fn grid_constant_parameters_through_generic_addresses() {
+    run("isa_grid_constant", "isa_grid_constant", &[]);
+}

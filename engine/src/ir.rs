@@ -108,6 +108,9 @@ pub enum SReg {
     Nclusterid(u8),
     /// `%is_explicit_cluster`: 1 when the launch named a cluster shape of more than one CTA.
     IsExplicitCluster,
+    /// Not a PTX register: the generic address of the launch's global copy of the kernel
+    /// parameter block (what `cvta.param` adds to a parameter's offset).
+    ParamWindow,
     /// Registers that read as zero here: `%envreg<32>` other than the above,
     /// `%reserved_smem_offset_cap`, `%current_graph_exec` (not launched from a graph),
     /// `%pm0..7(_64)` (no performance monitor events are counted).
@@ -662,6 +665,9 @@ pub struct Program {
     pub sp: Option<Reg>,
     /// Whether `alloca` is used: then each thread's local memory is followed by its stack.
     pub uses_alloca: bool,
+    /// Whether the kernel takes generic addresses of its parameters (`cvta.param`,
+    /// `isspacep.param`): each launch then copies the parameter block to global memory.
+    pub param_window: bool,
 }
 
 impl fmt::Debug for Program {

@@ -381,6 +381,11 @@ struct Prog<'a> {
     indirect_callers: Vec<usize>,
     sp_reg: Option<Reg>,
     uses_alloca: bool,
+    /// Bytes of the kernel's parameter block, and whether an instruction takes generic
+    /// addresses of it (`cvta.param`, `isspacep.param`): then each launch places a copy of the
+    /// block in global memory (the ISA's `.param` window lies inside the `.global` one).
+    param_bytes: u64,
+    param_window: bool,
     /// Registers declared `.pred` (operands whose meaning depends on their type: cp.async's
     /// src-size or ignore-src).
     pred_regs: std::collections::HashSet<Reg>,
@@ -431,6 +436,8 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         indirect_callers: Vec::new(),
         sp_reg: None,
         uses_alloca: false,
+        param_bytes: 0,
+        param_window: false,
         pred_regs: Default::default(),
         elem: HashMap::new(),
         lower_only,
@@ -466,6 +473,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         });
         off += size;
     }
+    p.param_bytes = off;
     let max_threads = f
         .directives
         .iter()
@@ -506,6 +514,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         sites,
         sp: p.sp_reg,
         uses_alloca: p.uses_alloca,
+        param_window: p.param_window,
     };
     Ok(KernelOut {
         name: f.name.clone(),
@@ -1640,7 +1649,29 @@ impl<'a> Prog<'a> {
                         }
                     },
                     (Some(AS::Shared) | Some(AS::Local), true) => ops::mov(32),
-                    // `.param` (kernel parameters) has no generic window here.
+                    // `.param{::entry}`: kernel parameter offset <-> generic address, through
+                    // the launch's global copy of the parameter block.
+                    (Some(AS::Param), _) if t == T::U(64) => {
+                        let base = self.param_window(i, g);
+                        let (f, x, y) = if to {
+                            (IBin::Sub, a, base)
+                        } else {
+                            (IBin::Add, base, a)
+                        };
+                        let f = ops::int_bin(f, T::U(64).int().unwrap()).unwrap();
+                        self.emit(
+                            i,
+                            g,
+                            Op::Bin {
+                                f,
+                                fl: 0,
+                                d,
+                                a: x,
+                                b: y,
+                            },
+                        );
+                        return Ok(());
+                    }
                     _ => return unsupported(i),
                 };
                 self.emit(i, g, Op::Un { f, fl: 0, d, a });
@@ -1653,22 +1684,38 @@ impl<'a> Prog<'a> {
                     Some(AS::Global) | Some(AS::Const) => MSpace::Global,
                     Some(AS::Shared) => MSpace::Shared,
                     Some(AS::Local) => MSpace::Local,
-                    // `.param{::entry}`: kernel parameters have no generic addresses here
-                    // (`cvta.param` is not run), so no generic address is in that space.
+                    // `.param{::entry}`: inside the launch's global copy of the parameter block,
+                    // i.e. `a - base < bytes` (unsigned).
                     Some(AS::Param) => {
                         let d = self.dreg(fc, i, &ops_[0])?;
-                        self.src(fc, i, g, &ops_[1], T::U(64))?;
-                        let f = ops::mov(32);
+                        let a = self.src(fc, i, g, &ops_[1], T::U(64))?;
+                        let base = self.param_window(i, g);
+                        let u64t = T::U(64).int().unwrap();
+                        let off = self.new_reg();
+                        let f = ops::int_bin(IBin::Sub, u64t).unwrap();
                         self.emit(
                             i,
                             g,
-                            Op::Un {
+                            Op::Bin {
                                 f,
                                 fl: 0,
-                                d,
-                                a: Src::Imm(0),
+                                d: off,
+                                a,
+                                b: base,
                             },
                         );
+                        let f = ops::cmp_int(Cmp::Lt, u64t).unwrap();
+                        let b = Src::Imm(self.param_bytes);
+                        let op = Op::Setp {
+                            f,
+                            fl: 0,
+                            a: Src::Reg(off),
+                            b,
+                            d: Some(d),
+                            dn: None,
+                            comb: None,
+                        };
+                        self.emit(i, g, op);
                         return Ok(());
                     }
                     _ => return unsupported(i),
@@ -2267,6 +2314,22 @@ impl<'a> Prog<'a> {
             }
             _ => invalid(i.pos, "expected a vector operand"),
         }
+    }
+
+    /// The generic address of the launch's global copy of the kernel parameter block, read into
+    /// a fresh register (and the program marked as needing that copy).
+    fn param_window(&mut self, i: &Instruction, g: Option<(Reg, bool)>) -> Src {
+        self.param_window = true;
+        let d = self.new_reg();
+        self.emit(
+            i,
+            g,
+            Op::Sreg {
+                d,
+                s: SReg::ParamWindow,
+            },
+        );
+        Src::Reg(d)
     }
 
     /// The number of components of the vector register `name` (declared `.v2` or `.v4`).

@@ -37,6 +37,8 @@ pub struct Cta<'a> {
     pub gcache: &'a mut GCache,
     /// The grid workspace of a cooperative launch (`%envreg1`:`%envreg2`), 0 otherwise.
     pub grid_ws: u64,
+    /// The global copy of the parameter block ([`SReg::ParamWindow`]), 0 when not needed.
+    pub param_window: u64,
     /// Backward branches a warp takes before it yields (see `warp::SLICE`).
     pub slice: u32,
     /// Scratch rows for the interpreter (immediates spread to 32 lanes, results that cannot go
@@ -197,6 +199,7 @@ impl<'a> Cta<'a> {
             SReg::Envreg(1) => (self.grid_ws >> 32) as u32,
             SReg::Envreg(2) => self.grid_ws as u32,
             SReg::Envreg(_) => 0,
+            SReg::ParamWindow => return self.param_window,
             SReg::ClusterCtaid(d) => self.ctaid[d as usize] % self.cluster[d as usize],
             SReg::ClusterNctaid(d) => self.cluster[d as usize],
             SReg::ClusterCtarank => {

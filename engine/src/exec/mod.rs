@@ -74,6 +74,8 @@ struct Job {
     done: Condvar,
     /// Cooperative launches: the CTAs not finished yet, in turn order.
     coop: Option<Coop>,
+    /// The global copy of the parameter block for generic parameter addresses, or 0.
+    param_window: u64,
 }
 
 struct Coop {
@@ -169,6 +171,7 @@ impl Job {
             expire_waits: false,
             gcache,
             grid_ws: self.coop.as_ref().map_or(0, |c| c.workspace),
+            param_window: self.param_window,
             slice: if self.coop.is_some() {
                 COOP_SLICE
             } else {
@@ -456,6 +459,20 @@ fn run(
     } else {
         None
     };
+    let param_window = if kernel.program.param_window {
+        let p = crate::mem::alloc(params.len().max(1) as u64).map_err(|_| ExecError {
+            kind: ExecErrorKind::OutOfResources,
+            message: format!(
+                "kernel '{}': no device memory for the generic copy of its parameters",
+                kernel.name
+            ),
+        })?;
+        // SAFETY: a fresh allocation of at least params.len() bytes.
+        unsafe { std::ptr::copy_nonoverlapping(params.as_ptr(), p as *mut u8, params.len()) };
+        p
+    } else {
+        0
+    };
     let job = Arc::new(Job {
         kernel: kernel.clone(),
         cfg: *cfg,
@@ -468,6 +485,7 @@ fn run(
         pending: Mutex::new(helpers),
         done: Condvar::new(),
         coop,
+        param_window,
     });
     if helpers > 0 {
         let mut pool = POOL.lock();
@@ -494,6 +512,9 @@ fn run(
     if let Some(c) = &job.coop {
         // Every worker is done with the launch (pending is 0): nothing reads it any more.
         let _ = crate::mem::free(c.workspace);
+    }
+    if param_window != 0 {
+        let _ = crate::mem::free(param_window);
     }
     let e = job.error.lock().take();
     match e {

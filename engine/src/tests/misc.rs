@@ -368,15 +368,59 @@ fn other_cluster_ranks_and_larger_clusters_are_errors() {
     assert!(e.message.contains("2x1x1"), "{}", e.message);
 }
 
-/// Forms that stay unsupported, named precisely at load.
+/// Generic addresses of kernel parameters (ISA 9.7.9.20, 9.7.9.19): `cvta.param` of a
+/// parameter's address gives a generic (global-window) address that ordinary loads read;
+/// `cvta.to.param` returns the parameter address; `isspacep.param` holds exactly inside the
+/// parameter block (here 16 bytes: `a` at 0, `out` at 8).
 #[test]
-fn cluster_forms_not_run_are_unsupported() {
-    for inst in [
-        "cvta.param.u64 %rd1, %rd2;",
-        "cvta.to.param::entry.u64 %rd1, %rd2;",
-    ] {
-        let src = format!("{HEAD}.visible .entry k()\n{{\n.reg .b64 %rd<4>;\n{inst}\n}}\n");
-        let e = Module::load(&src, "u.ptx").unwrap_err();
-        assert_eq!(e.kind, crate::LoadErrorKind::Unsupported, "{inst}: {e}");
-    }
+fn kernel_parameters_through_generic_addresses() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 a, .param .u64 out)\n{{
+        .reg .pred %p<4>;
+        .reg .b32 %r<8>;
+        .reg .b64 %rd<12>;
+        ld.param.u64 %rd1, [out];
+        cvta.to.global.u64 %rd1, %rd1;
+        mov.b64 %rd2, a;
+        cvta.param.u64 %rd3, %rd2;
+        ld.u32 %r1, [%rd3];             // low word of a, through the generic address
+        ld.u32 %r2, [%rd3+4];           // high word
+        st.global.u32 [%rd1], %r1;
+        st.global.u32 [%rd1+4], %r2;
+        cvta.to.param.u64 %rd4, %rd3;
+        ld.param.u64 %rd5, [%rd4];      // a again, through the parameter address
+        st.global.u64 [%rd1+8], %rd5;
+        isspacep.param %p1, %rd3;       // offset 0: inside
+        add.u64 %rd6, %rd3, 15;
+        isspacep.param %p2, %rd6;       // offset 15: inside
+        add.u64 %rd7, %rd3, 16;
+        isspacep.param %p3, %rd7;       // offset 16: past the block
+        isspacep.param %p0, %rd1;       // the output buffer: not a parameter
+        selp.u32 %r3, 1, 0, %p1;
+        selp.u32 %r4, 1, 0, %p2;
+        selp.u32 %r5, 1, 0, %p3;
+        selp.u32 %r6, 1, 0, %p0;
+        st.global.v4.u32 [%rd1+16], {{%r3, %r4, %r5, %r6}};
+        }}\n"
+    );
+    let m = Module::load(&src, "p.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = super::upload(&[0u32; 8]);
+    let a: u64 = 0x1122_3344_5566_7788;
+    let mut params = a.to_le_bytes().to_vec();
+    params.extend_from_slice(&out.to_le_bytes());
+    launch(&m.kernel("k").unwrap(), &super::cfg(1, 32), &params).unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = super::download(out, 8);
+    assert_eq!(
+        r,
+        vec![
+            0x5566_7788,
+            0x1122_3344,
+            0x5566_7788,
+            0x1122_3344,
+            1,
+            1,
+            0,
+            0
+        ]
+    );
 }
