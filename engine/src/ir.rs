@@ -439,6 +439,17 @@ pub enum Op {
         addr: Addr,
         b: [Src; 8],
     },
+    /// `atom.cas.b128` / `atom.exch.b128` (sm_90): 16 naturally aligned bytes updated atomically.
+    /// `d`, `b` and `c` name register pairs (the low half in the register, the high half in the
+    /// next one); `c` is cas's new value.
+    Atom128 {
+        space: MSpace,
+        cas: bool,
+        d: Option<Reg>,
+        addr: Addr,
+        b: Reg,
+        c: Reg,
+    },
     /// Branch to `target`; `rpc` is where divergent lanes reconverge (immediate post-dominator).
     Bra {
         target: u32,

@@ -14,6 +14,7 @@ use crate::softfloat::Mode;
 use std::collections::HashMap;
 
 mod atom;
+mod b128;
 mod half;
 mod misc;
 mod packed;
@@ -386,6 +387,8 @@ struct Prog<'a> {
     /// block in global memory (the ISA's `.param` window lies inside the `.global` one).
     param_bytes: u64,
     param_window: bool,
+    /// The low registers of `.b128` registers (each is a pair: low half, then high half).
+    b128_regs: std::collections::HashSet<Reg>,
     /// Registers declared `.pred` (operands whose meaning depends on their type: cp.async's
     /// src-size or ignore-src).
     pred_regs: std::collections::HashSet<Reg>,
@@ -438,6 +441,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         uses_alloca: false,
         param_bytes: 0,
         param_window: false,
+        b128_regs: Default::default(),
         pred_regs: Default::default(),
         elem: HashMap::new(),
         lower_only,
@@ -918,11 +922,20 @@ impl<'a> Prog<'a> {
                 let comps = ["x", "y", "z", "w"];
                 let wide = elem_bytes(&v.ty) == Some(8);
                 let pred = v.ty == "pred";
+                let b128 = v.ty == "b128";
                 let mk = |p: &mut Prog, scope: &mut HashMap<String, Sym>, name: String| {
                     let new = |p: &mut Prog| {
                         let r = p.new_reg();
                         if wide {
                             p.reg_bytes[r as usize] = 8;
+                        }
+                        if b128 {
+                            // The high half: the next register (`new_reg` numbers densely).
+                            let hi = p.new_reg();
+                            debug_assert_eq!(hi, r + 1);
+                            p.reg_bytes[r as usize] = 8;
+                            p.reg_bytes[hi as usize] = 8;
+                            p.b128_regs.insert(r);
                         }
                         if pred {
                             p.pred_regs.insert(r);
@@ -1430,6 +1443,9 @@ impl<'a> Prog<'a> {
         {
             return self.minmax_f32_ext(fc, i, g, &mut m);
         }
+        if matches!(op_s, "mov" | "ld" | "ldu" | "st" | "atom") && has(|w| w == "b128") {
+            return self.b128(fc, i, g, &mut m);
+        }
         if matches!(op_s, "add" | "sub" | "mul" | "fma") && has(|w| w == "f32x2") {
             return self.f32x2(fc, i, g, &mut m);
         }
@@ -1532,39 +1548,7 @@ impl<'a> Prog<'a> {
             }
             "ld" | "ldu" | "st" => {
                 let space = m.space();
-                m.ignore(&[
-                    "weak",
-                    "volatile",
-                    "relaxed",
-                    "acquire",
-                    "release",
-                    "mmio",
-                    "cta",
-                    "gpu",
-                    "sys",
-                    "cluster",
-                    "nc",
-                    "ca",
-                    "cg",
-                    "cs",
-                    "lu",
-                    "cv",
-                    "wb",
-                    "wt",
-                    "L1::evict_normal",
-                    "L1::evict_unchanged",
-                    "L1::evict_first",
-                    "L1::evict_last",
-                    "L1::no_allocate",
-                    "L2::evict_normal",
-                    "L2::evict_first",
-                    "L2::evict_last",
-                    "L2::64B",
-                    "L2::128B",
-                    "L2::256B",
-                    "L2::cache_hint",
-                    "unified",
-                ]);
+                m.ignore(LD_ST_QUALIFIERS);
                 let vn = m.vec();
                 let t = m.ty_data()?;
                 m.done()?;
@@ -3436,6 +3420,43 @@ fn sreg(name: &str, comp: Option<&str>) -> Option<SReg> {
         }
     })
 }
+
+/// Qualifiers of ld/ldu/st that do not change what a single-threaded-per-CTA executor with
+/// sequentially consistent host memory computes: memory order and scope (every access is
+/// already as strong), cache operators and eviction priorities, `.nc`, `.unified`.
+const LD_ST_QUALIFIERS: &[&str] = &[
+    "weak",
+    "volatile",
+    "relaxed",
+    "acquire",
+    "release",
+    "mmio",
+    "cta",
+    "gpu",
+    "sys",
+    "cluster",
+    "nc",
+    "ca",
+    "cg",
+    "cs",
+    "lu",
+    "cv",
+    "wb",
+    "wt",
+    "L1::evict_normal",
+    "L1::evict_unchanged",
+    "L1::evict_first",
+    "L1::evict_last",
+    "L1::no_allocate",
+    "L2::evict_normal",
+    "L2::evict_first",
+    "L2::evict_last",
+    "L2::64B",
+    "L2::128B",
+    "L2::256B",
+    "L2::cache_hint",
+    "unified",
+];
 
 /// The modifiers of one instruction: each is taken once by lowering; any left over makes the
 /// instruction unsupported (never silently ignored).

@@ -238,6 +238,19 @@ const EXCLUDED: &[(&str, &str)] = &[
 /// The ISA elides code with `...` / `. . .` and names some operands with hyphenated
 /// placeholders (`cache-policy`). Before parsing, elisions are removed from the code part of each
 /// line and these placeholders become identifiers; nothing else is changed.
+/// Example lines that are not valid PTX as printed, with the fix (each rejected by ptxas as
+/// written: "Arguments mismatch for instruction 'atom'", the address lacks its brackets).
+const TYPOS: &[(&str, &str)] = &[
+    (
+        "atom.shared.b128.cas d,a,b,c;",
+        "atom.shared.b128.cas d,[a],b,c;",
+    ),
+    (
+        "atom.global.b128.exch d,a,b;",
+        "atom.global.b128.exch d,[a],b;",
+    ),
+];
+
 fn prepare(text: &str) -> String {
     const PLACEHOLDERS: &[(&str, &str)] = &[
         ("cache-policy", "cache_policy"),
@@ -261,6 +274,11 @@ fn prepare(text: &str) -> String {
         }
         for (a, b) in PLACEHOLDERS {
             code = code.replace(a, b);
+        }
+        for (a, b) in TYPOS {
+            if code.trim() == *a {
+                code = b.to_string();
+            }
         }
         // A dotted opcode broken by the typesetting: `bytes. multicast` -> `bytes.multicast`.
         let c: Vec<char> = code.chars().collect();
@@ -434,6 +452,8 @@ struct Names {
     params: BTreeSet<String>,
     /// Names used as guards: predicates.
     preds: BTreeSet<String>,
+    /// Names used whole as the data operands of `mov/ld/ldu/st/atom .b128`: `.b128` registers.
+    b128: BTreeSet<String>,
 }
 
 fn walk_operand(o: &Operand, n: &mut Names) {
@@ -527,6 +547,13 @@ fn walk(body: &[Statement], n: &mut Names) {
                     ) {
                         n.vectors.insert(name.clone(), vn);
                     }
+                    if let (true, Operand::Name { name, comp: None }) = (
+                        i.mods.iter().any(|m| m == "b128")
+                            && matches!(i.opcode.as_str(), "mov" | "ld" | "ldu" | "st" | "atom"),
+                        o,
+                    ) {
+                        n.b128.insert(name.clone());
+                    }
                     // `st.param [p], r`: `p` is a parameter variable of the body.
                     if let Operand::Addr {
                         base: Some(name), ..
@@ -572,6 +599,8 @@ fn implicit_decls(f: &Function) -> (String, String) {
             out += &format!(".param .align 8 .b8 {name}[64];\n");
         } else if n.preds.contains(name) {
             out += &format!(".reg .pred {name};\n");
+        } else if n.b128.contains(name) {
+            out += &format!(".reg .b128 {name};\n");
         } else if n.vars.contains(name) {
             out += &format!(".shared .align 16 .b32 {name}[64];\n");
         } else if let Some(vn) = n.vectors.get(name) {

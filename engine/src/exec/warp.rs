@@ -942,6 +942,53 @@ impl Warp {
                         }
                     }
                 }
+                Op::Atom128 {
+                    space,
+                    cas,
+                    d,
+                    addr,
+                    b,
+                    c,
+                } => {
+                    let mut addrs = [0; 32];
+                    lane_addrs(regs, *addr, &mut addrs);
+                    let pl = cta
+                        .place_warp(self.id, *space, &addrs, em, 16, true)
+                        .map(|(p, _)| p);
+                    let pair = |regs: &[u64], r: Reg, l: usize| {
+                        let r = r as usize * 32 + l;
+                        regs[r] as u128 | (regs[r + 32] as u128) << 64
+                    };
+                    // In lane order, as the other atomics.
+                    for l in lanes(em) {
+                        let (bv, cv) = (pair(regs, *b, l), pair(regs, *c, l));
+                        let new = |old: u128| match (*cas, old == bv) {
+                            (true, true) => cv,
+                            (true, false) => old,
+                            (false, _) => bv,
+                        };
+                        let old = match pl {
+                            // SAFETY: place_warp checked the 16 bytes, 16-aligned; private
+                            // memory (shared, local) is only touched by this host thread.
+                            Some(pl) if pl.private() => unsafe {
+                                let p = pl.ptr(addrs[l], l) as *mut u128;
+                                let old = p.read();
+                                p.write(new(old));
+                                old
+                            },
+                            Some(pl) => atomic128(pl.ptr(addrs[l], l), new),
+                            None => {
+                                let p = cta.resolve(self, *space, addrs[l], 16, l, pc, true)?;
+                                atomic128(p, new)
+                            }
+                        };
+                        if let Some(d) = d {
+                            let r = *d as usize * 32 + l;
+                            regs[r] = old as u64;
+                            regs[r + 32] = (old >> 64) as u64;
+                        }
+                    }
+                }
                 Op::AtomVec {
                     space,
                     op,
@@ -2120,6 +2167,16 @@ fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
                 .unwrap()
         }
     }
+}
+
+/// A 16-byte atomic read-modify-write at `p` (checked, 16-aligned, shared between host
+/// threads): `lock cmpxchg16b` on x86-64 (portable-atomic picks it at run time, with a lock
+/// fallback elsewhere). Returns the old value.
+fn atomic128(p: *mut u8, new: impl Fn(u128) -> u128) -> u128 {
+    use portable_atomic::{AtomicU128, Ordering::SeqCst};
+    // SAFETY: p is 16-byte aligned (checked by resolve/place_warp) and inside live memory.
+    let at = unsafe { AtomicU128::from_ptr(p as *mut u128) };
+    at.fetch_update(SeqCst, SeqCst, |o| Some(new(o))).unwrap()
 }
 
 /// An atomic on memory only this host thread touches (the CTA's shared or local memory: one

@@ -2,7 +2,7 @@
 //! phases and counts (9.7.13.15), cp.async sizes and zero fill (9.7.9.25). Expected values are
 //! worked out from the ISA's definitions in comments.
 
-use super::{cfg, download, mem, run_out, upload, PRO};
+use super::{cfg, download, mem, run_out, upload, HEAD, PRO};
 use crate::{launch, ExecErrorKind, Module};
 
 const HEAD90: &str = ".version 8.6\n.target sm_90\n.address_size 64\n";
@@ -507,8 +507,7 @@ fn vector_atomics_f32_f16_bf16() {
     assert_eq!(olds, (0..64).map(|x| x as f32).collect::<Vec<_>>());
 }
 
-/// Combinations outside the ISA's table (or not run yet: 128-bit atomics) are load errors
-/// naming the instruction.
+/// Combinations outside the ISA's table are load errors naming the instruction.
 #[test]
 fn vector_atomic_forms_rejected_at_load() {
     for inst in [
@@ -517,11 +516,93 @@ fn vector_atomic_forms_rejected_at_load() {
         "atom.global.v2.f32.min {%f1, %f2}, [%rs], {%f1, %f2};",
         "red.global.v8.f16x2.add.noftz [%rs], {%r1, %r1, %r1, %r1, %r1, %r1, %r1, %r1};",
         "red.global.v2.f16.add [%rs], {%r1, %r1};",
-        "atom.global.b128.cas %rd1, [%rs], %rd2, %rd3;",
     ] {
         let src = kernel(inst);
         let e = Module::load(&src, "r.ptx").unwrap_err();
         assert_eq!(e.kind, crate::LoadErrorKind::Unsupported, "{inst}: {e}");
         assert!(e.to_string().contains("unsupported instruction"), "{e}");
     }
+}
+
+/// `.b128` (PTX 8.3): mov packing and unpacking (ISA 9.7.9.4: `d = a.x | a.y << 32 | a.z << 64 |
+/// a.w << 96`), 16-byte ld/st in global and shared memory, and `atom.cas/.exch.b128`. 64 threads
+/// in 4 CTAs each add 1 to a 128-bit counter in global memory with a cas loop (carrying from the
+/// low into the high half): every increment must land, so the counter ends 64 higher.
+#[test]
+fn b128_mov_ld_st_and_atomics() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out)\n{{
+        .reg .pred %p<4>;
+        .reg .b32 %r<20>;
+        .reg .b64 %rd<20>;
+        .reg .b128 %q<8>;
+        .shared .align 16 .b8 sh[32];
+        ld.param.u64 %rd1, [out];
+        cvta.to.global.u64 %rd1, %rd1;
+        // Every thread: the 128-bit counter at out+64 (lo, hi) += 1, by cas.
+        ld.global.b128 %q1, [%rd1+64];
+    RETRY:
+        mov.b128 {{%rd2, %rd3}}, %q1;
+        add.cc.u64 %rd4, %rd2, 1;
+        addc.u64 %rd5, %rd3, 0;
+        mov.b128 %q2, {{%rd4, %rd5}};
+        atom.global.cas.b128 %q3, [%rd1+64], %q1, %q2;
+        mov.b128 {{%rd6, %rd7}}, %q3;
+        setp.ne.u64 %p1, %rd6, %rd2;
+        setp.ne.or.u64 %p1, %rd7, %rd3, %p1;
+        mov.b128 %q1, %q3;
+        @%p1 bra RETRY;
+        mov.u32 %r1, %tid.x;
+        mov.u32 %r2, %ctaid.x;
+        or.b32 %r1, %r1, %r2;
+        setp.ne.u32 %p2, %r1, 0;
+        @%p2 bra DONE;
+        // Thread 0 of CTA 0: pack 2 x 64, store, load, unpack 4 x 32, repack reversed.
+        mov.b64 %rd8, 0x1111111122222222;
+        mov.b64 %rd9, 0x3333333344444444;
+        mov.b128 %q4, {{%rd8, %rd9}};
+        st.global.b128 [%rd1], %q4;
+        ld.global.b128 %q5, [%rd1];
+        mov.b128 {{%r10, %r11, %r12, %r13}}, %q5;
+        mov.b128 %q6, {{%r13, %r12, %r11, %r10}};
+        st.global.b128 [%rd1+16], %q6;
+        // Shared memory: store, exch (old value back), cas that fails (old unchanged).
+        st.shared.b128 [sh], %q4;
+        atom.shared.exch.b128 %q7, [sh], %q6;
+        st.global.b128 [%rd1+32], %q7;
+        atom.shared.cas.b128 %q7, [sh], %q4, %q5;
+        ld.shared.b128 %q1, [sh];
+        st.global.b128 [%rd1+48], %q1;
+        mov.b128 {{_, %rd10}}, %q7;
+        st.global.u64 [%rd1+80], %rd10;
+    DONE:
+        ret;
+        }}\n"
+    );
+    let m = Module::load(&src, "q.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let mut init = [0u64; 11];
+    init[8] = 0xffff_ffff_ffff_fff0; // the counter's low half: carries after 16 increments
+    init[9] = 5;
+    let out = upload(&init);
+    launch(&m.kernel("k").unwrap(), &cfg(4, 16), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u64> = download(out, 11);
+    assert_eq!(
+        r,
+        vec![
+            0x1111_1111_2222_2222, // st of {lo, hi}
+            0x3333_3333_4444_4444,
+            // 32-bit parts lowest first: r10 = 0x22222222, r11 = 0x11111111, r12 = 0x44444444,
+            // r13 = 0x33333333; reversed: lo = r13 | r12 << 32, hi = r11 | r10 << 32.
+            0x4444_4444_3333_3333,
+            0x2222_2222_1111_1111,
+            0x1111_1111_2222_2222, // exch returns the old value (q4)
+            0x3333_3333_4444_4444,
+            0x4444_4444_3333_3333, // cas compared q4 with q6 in memory: no store, q6 stays
+            0x2222_2222_1111_1111,
+            0x30,                  // 0xffff_ffff_ffff_fff0 + 64 wraps to 0x30 ...
+            6,                     // ... carrying 1 into the high half
+            0x2222_2222_1111_1111, // cas's old value: q6's high half
+        ]
+    );
 }
