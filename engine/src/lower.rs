@@ -1463,7 +1463,9 @@ impl<'a> Prog<'a> {
             "cvt" if has(|w| w == "pack") => return self.cvt_pack(fc, i, g, &mut m),
             "cvt"
                 if has(|w| {
-                    matches!(w, "relu" | "satfinite" | "rna" | "bf16" | "tf32") || w.ends_with("x2")
+                    matches!(w, "relu" | "satfinite" | "rna" | "rs" | "bf16" | "tf32")
+                        || w.ends_with("x2")
+                        || w.ends_with("x4")
                 }) =>
             {
                 return self.cvt_narrow(fc, i, g, &mut m)

@@ -635,13 +635,16 @@ fn encode_ue8m0(v: V, mode: Mode, satfinite: bool) -> u64 {
     }
 }
 
-/// Stochastic rounding (`cvt.rs`, ISA 9.7.9.21) of the f32 `x` to f16 or bf16: the magnitude is
-/// truncated, then rounded away from zero when adding the random bits `r` to the discarded bits
-/// carries out. For bf16 the discarded bits are the low 16 bits of the f32 pattern (the formats
-/// share their exponent range); for f16 they are the low 13 fraction bits while the result is
-/// normal. For an f16 subnormal result more bits are discarded; the 13 random bits are added to
-/// the 13 most significant of them (our reading: the ISA gives the normal case only).
-fn cvt_rs1(dst: El, x: u64, r: u64, relu_: bool, satfinite: bool) -> u64 {
+/// Stochastic rounding (`cvt.rs`, ISA 9.7.9.21) of the f32 `x` to `dst` with `k` random bits
+/// `r`: the magnitude is truncated, then rounded away from zero when adding the random bits to
+/// the discarded bits carries out. The random bits are added to the `k` most significant
+/// discarded bits. For f32 -> bf16 (16 bits) and f32 -> f16 with a normal result (13 bits) those
+/// are all of them, as the ISA describes; where more bits are discarded (f16 subnormals, the
+/// 8-, 6- and 4-bit formats) aligning the random bits with the top of the discarded field is our
+/// reading (the only alignment that keeps the rounding unbiased; the ISA's text gives none).
+/// Beyond the largest finite value the result is infinity, or MAX_NORM under `.satfinite`
+/// (mandatory for the 8-, 6- and 4-bit formats); NaN as for `.rn`.
+fn cvt_rs1(dst: El, x: u64, r: u64, k: u32, relu_: bool, satfinite: bool) -> u64 {
     let f = dst.fmt();
     let sign = f.sign_bit();
     let v = decode(El::F32, x, false);
@@ -650,52 +653,86 @@ fn cvt_rs1(dst: El, x: u64, r: u64, relu_: bool, satfinite: bool) -> u64 {
         // NaN, infinities and zeros convert exactly (`.relu` and `.satfinite` as for .rn).
         _ => return encode_float(dst, v, Mode::Rz, relu_, satfinite),
     };
-    let k = if dst == El::F16 { 13 } else { 16 };
+    if neg && relu_ {
+        return 0;
+    }
     let r = r & ((1 << k) - 1);
+    let bias = (1i32 << (f.ebits - 1)) - 1;
     let trunc = sf::round_mag(f, neg, m, e, Mode::Rz);
     // Exponent of the result grid's unit in the last place at the truncated value.
-    let ulp_e = {
-        let ef = (trunc >> f.mbits) as i32;
-        ef.max(1) - ((1 << (f.ebits - 1)) - 1) - f.mbits as i32
-    };
+    let ulp_e = ((trunc >> f.mbits) as i32).max(1) - bias - f.mbits as i32;
     // The discarded bits of m * 2^e below 2^ulp_e, as a k-bit fraction of the ulp.
     let s = ulp_e - e;
     let frac = if s <= 0 {
         0
     } else {
         let d = m & ((1u128 << s.min(127)) - 1);
-        if s >= k {
-            d >> (s - k)
+        if s >= k as i32 {
+            d >> (s - k as i32)
         } else {
-            d << (k - s)
+            d << (k as i32 - s)
         }
     } as u64;
-    // A magnitude of 2^(emax+1) or more lies beyond the largest finite value plus an ulp: it
-    // always rounds away from zero (to infinity, or MAX_NORM under `.satfinite`).
-    let bias = (1i32 << (f.ebits - 1)) - 1;
-    let beyond = e + (127 - m.leading_zeros() as i32) > bias;
+    // The exponent of the highest finite binade: IEEE formats reserve the all-ones exponent,
+    // the 8-, 6- and 4-bit OCP formats do not (e4m3 only its all-ones NaN code).
+    let top = if dst.ieee() { bias } else { bias + 1 };
+    let beyond = e + (127 - m.leading_zeros() as i32) > top;
     let mut mag = trunc;
-    if beyond || (frac + r) >> k != 0 {
+    if (frac + r) >> k != 0 {
         mag += 1;
     }
-    if mag >> f.mbits >= (1 << f.ebits) - 1 && satfinite {
-        mag = f.max_finite(false);
-    }
-    if neg && relu_ {
-        return 0;
+    let over = beyond
+        || if dst.ieee() {
+            mag >> f.mbits >= (1 << f.ebits) - 1
+        } else {
+            mag > max_mag(dst)
+        };
+    if over {
+        mag = if satfinite || !dst.ieee() {
+            max_mag(dst)
+        } else {
+            f.inf(false)
+        };
     }
     mag | if neg { sign } else { 0 }
 }
 
-/// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` (`cfg` from [`cvt_cfg`] with
-/// the destination element): `a` to the upper half with the random bits of `rbits[31:16]`, `b`
-/// to the lower half with `rbits[15:0]` (13 of each for f16, 16 for bf16).
+/// How `cvt.rs` spreads `rbits` over its two operands (`cfg` bits 24..27), and how many random
+/// bits each gets (ISA 9.7.9.21): to f16x2/bf16x2 `a` takes `rbits[31:16]` and `b`
+/// `rbits[15:0]`; to the 8- and 6-bit x4 formats the pair `a, b` shares `rbits[31:16]` and
+/// `e, f` share `rbits[15:0]`; to e2m1x4 `a, b` take the upper bytes of the two halves
+/// (`rbits[31:24]`, `rbits[15:8]`) and `e, f` the lower ones (`rbits[23:16]`, `rbits[7:0]`).
+pub const RS_HALVES: u64 = 0;
+pub const RS_X4_HI: u64 = 1;
+pub const RS_X4_LO: u64 = 2;
+pub const RS_E2M1_HI: u64 = 3;
+pub const RS_E2M1_LO: u64 = 4;
+const RS_SHIFT: u32 = 24;
+
+pub fn rs_cfg(dst: El, layout: u64, flags: u64) -> u64 {
+    cvt_cfg(dst, El::F32, Mode::Rz, false, 1, flags) | layout << RS_SHIFT
+}
+
+/// `cvt.rs`: two f32 operands `a` (upper) and `b` (lower) converted with their random bits from
+/// `rbits` and packed, each in its element's slot (16, 8 or 4 bits); `cfg` from [`rs_cfg`].
 pub fn cvt_rs(cfg: u64, a: u64, b: u64, rbits: u64) -> u64 {
     let dst = ELS[((cfg >> 48) & 0xff) as usize];
     let (relu_, satf) = (cfg & RELU != 0, cfg & SATFINITE != 0);
-    let hi = cvt_rs1(dst, a & 0xffff_ffff, rbits >> 16, relu_, satf);
-    let lo = cvt_rs1(dst, b & 0xffff_ffff, rbits & 0xffff, relu_, satf);
-    (hi << 16) | lo
+    let (ra, rb, k) = match (cfg >> RS_SHIFT) & 7 {
+        RS_HALVES => (rbits >> 16, rbits, if dst == El::F16 { 13 } else { 16 }),
+        RS_X4_HI => (rbits >> 16, rbits >> 16, 16),
+        RS_X4_LO => (rbits, rbits, 16),
+        RS_E2M1_HI => (rbits >> 24, rbits >> 8, 8),
+        _ => (rbits >> 16, rbits, 8),
+    };
+    let slot = match dst {
+        El::F16 | El::Bf16 => 16,
+        El::E2m1 => 4,
+        _ => 8,
+    };
+    let hi = cvt_rs1(dst, a & 0xffff_ffff, ra, k, relu_, satf);
+    let lo = cvt_rs1(dst, b & 0xffff_ffff, rb, k, relu_, satf);
+    (hi << slot) | lo
 }
 
 /// Configuration of [`cvt`]: destination and source element (bits 48 and 56), rounding, flags.

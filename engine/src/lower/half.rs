@@ -14,7 +14,15 @@ fn is_cvt_word(w: &str) -> bool {
     ty_word(w).is_some()
         || matches!(
             w,
-            "e2m1x2" | "e2m3x2" | "e3m2x2" | "ue8m0x2" | "e2m1x4" | "e4m3x4" | "e5m2x4"
+            "e2m1x2"
+                | "e2m3x2"
+                | "e3m2x2"
+                | "ue8m0x2"
+                | "e2m1x4"
+                | "e4m3x4"
+                | "e5m2x4"
+                | "e2m3x4"
+                | "e3m2x4"
         )
 }
 
@@ -537,10 +545,10 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
-    /// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` (stochastic rounding with
-    /// the caller's random bits). `other` is set when another rounding or `.sat/.ftz` is named.
-    /// The `.rs` conversions to the x4 formats stay unsupported: the ISA gives their random-bit
-    /// layout only in figures, not in its text.
+    /// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` and
+    /// `cvt.rs{.relu}.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32 d, {a, b, e, f}, rbits`
+    /// (stochastic rounding with the caller's random bits; see [`nw::cvt_rs`]). `other` is set
+    /// when another rounding or `.sat/.ftz` is named.
     #[allow(clippy::too_many_arguments)]
     fn cvt_rs(
         &mut self,
@@ -552,14 +560,28 @@ impl<'a> Prog<'a> {
         relu: bool,
         satf: bool,
     ) -> R<()> {
-        let de = match (dt, st) {
-            ("f16x2", "f32") if !other => El::F16,
-            ("bf16x2", "f32") if !other => El::Bf16,
+        let x4 = match dt {
+            "e4m3x4" => Some(El::E4m3),
+            "e5m2x4" => Some(El::E5m2),
+            "e2m3x4" => Some(El::E2m3),
+            "e3m2x4" => Some(El::E3m2),
+            "e2m1x4" => Some(El::E2m1),
+            _ => None,
+        };
+        let de = match (dt, st, x4) {
+            _ if other || st != "f32" => return unsupported(i),
+            ("f16x2", _, _) => El::F16,
+            ("bf16x2", _, _) => El::Bf16,
+            // `.satfinite` is mandatory for the x4 formats.
+            (_, _, Some(e)) if satf => e,
             _ => return unsupported(i),
         };
         let ops_ = &i.operands;
-        if ops_.len() != 4 {
-            return invalid(i.pos, format!("'{}' needs 4 operands", i.full_name()));
+        if ops_.len() != if x4.is_some() { 3 } else { 4 } {
+            return invalid(
+                i.pos,
+                format!("'{}': wrong number of operands", i.full_name()),
+            );
         }
         let mut fl = 0;
         if relu {
@@ -568,16 +590,61 @@ impl<'a> Prog<'a> {
         if satf {
             fl |= nw::SATFINITE;
         }
-        let cfg = nw::cvt_cfg(de, El::F32, Mode::Rz, false, 1, fl);
-        let d = self.dreg(fc, i, &ops_[0])?;
-        let a = self.src(fc, i, g, &ops_[1], T::F(32))?;
-        let b = self.src(fc, i, g, &ops_[2], T::F(32))?;
         // rbits is a register operand (ptxas rejects an immediate: "Arguments mismatch").
-        if !matches!(ops_[3], O::Name { .. }) {
+        let ro = ops_.last().unwrap();
+        if !matches!(ro, O::Name { .. }) {
             return invalid(i.pos, "'cvt.rs': rbits must be a .b32 register");
         }
-        let r = self.src(fc, i, g, &ops_[3], T::B(32))?;
-        self.lane(i, g, nw::cvt_rs, cfg, d, a, b, r);
+        let d = self.dreg(fc, i, &ops_[0])?;
+        let r = self.src(fc, i, g, ro, T::B(32))?;
+        let Some(_) = x4 else {
+            let a = self.src(fc, i, g, &ops_[1], T::F(32))?;
+            let b = self.src(fc, i, g, &ops_[2], T::F(32))?;
+            let cfg = nw::rs_cfg(de, nw::RS_HALVES, fl);
+            self.lane(i, g, nw::cvt_rs, cfg, d, a, b, r);
+            return Ok(());
+        };
+        let O::Vector(v) = &ops_[1] else {
+            return invalid(i.pos, "'cvt.rs' to an x4 format takes {a, b, e, f}");
+        };
+        if v.len() != 4 {
+            return invalid(i.pos, "'cvt.rs' to an x4 format takes {a, b, e, f}");
+        }
+        let srcs = v
+            .iter()
+            .map(|o| self.src(fc, i, g, o, T::F(32)))
+            .collect::<R<Vec<_>>>()?;
+        // Two pairs, (a, b) in the upper half of d and (e, f) in the lower: 16 bits each for
+        // the byte formats, 8 for e2m1.
+        let (hi, lo) = if de == El::E2m1 {
+            (nw::RS_E2M1_HI, nw::RS_E2M1_LO)
+        } else {
+            (nw::RS_X4_HI, nw::RS_X4_LO)
+        };
+        let (th, tl) = (self.new_reg(), self.new_reg());
+        self.lane(
+            i,
+            g,
+            nw::cvt_rs,
+            nw::rs_cfg(de, hi, fl),
+            th,
+            srcs[0],
+            srcs[1],
+            r,
+        );
+        self.lane(
+            i,
+            g,
+            nw::cvt_rs,
+            nw::rs_cfg(de, lo, fl),
+            tl,
+            srcs[2],
+            srcs[3],
+            r,
+        );
+        let bits = if de == El::E2m1 { 8 } else { 16 };
+        let parts = vec![Src::Reg(tl), Src::Reg(th)];
+        self.emit(i, g, Op::Pack { d, parts, bits });
         Ok(())
     }
 

@@ -582,10 +582,7 @@ fn half_forms_the_isa_does_not_allow_are_rejected() {
         ("fma.rn.sat.relu.f16 %h1, %h1, %h1, %h1;", ""),
         ("ex2.approx.ftz.f16 %h1, %h1;", ""),
         ("min.abs.f16 %h1, %h1, %h1;", ""),
-        (
-            "cvt.rs.satfinite.e4m3x4.f32 %r1, {%f1, %f1, %f1, %f1}, %r1;",
-            "",
-        ),
+        ("cvt.rs.e4m3x4.f32 %r1, {%f1, %f1, %f1, %f1}, %r1;", ""),
         ("fma.rn.oob.sat.f16 %h1, %h1, %h1, %h1;", ""),
         ("cvt.rn.ue8m0x2.f32 %h1, %f1, %f1;", ""),
     ] {
@@ -761,4 +758,51 @@ fn fma_oob_on_ordinary_values_is_the_fused_multiply_add() {
     fma.rn.oob.relu.bf16x2 %s3, %s10, %s11, %s12; // (3.5, 0)
     "#;
     check(body, &[0x4280, 0, 0x4060_bf80, 0x4060_0000]);
+}
+
+/// `cvt.rs` to the x4 formats (PTX 8.7): d = {a, b, e, f} from the top. The byte formats take
+/// 16 random bits per pair (`a, b` share rbits[31:16], `e, f` rbits[15:0]); e2m1x4 one byte
+/// each (a rbits[31:24], b rbits[15:8], e rbits[23:16], f rbits[7:0]). The random bits meet the
+/// top of the discarded bits (20 for f32 -> e4m3/e2m3, 21 for e5m2/e3m2, 22 for e2m1).
+#[test]
+fn cvt_stochastic_rounding_to_the_x4_formats() {
+    let body = r#"
+    mov.b32 %q1, 0x3F880000;               // 1.0625 = 1 + half an e4m3/e2m3 ulp (2^-3)
+    mov.b32 %q2, 0xBF880000;               // -1.0625
+    mov.b32 %s30, 0x80007FFF;              // a, b: 0x8000 + 0x8000 carries; e, f: 0x7fff does not
+    cvt.rs.satfinite.e4m3x4.f32 %s0, {%q1, %q1, %q1, %q2}, %s30; // 1.125 0x39, 0x39, 1.0 0x38, -1.0 0xb8
+    cvt.rs.relu.satfinite.e4m3x4.f32 %s1, {%q1, %q2, %q1, %q2}, %s30; // 0x39, 0, 0x38, 0
+    mov.b32 %q3, 0x3F900000;               // 1.125 = 1 + half an e5m2 ulp (2^-2)
+    mov.b32 %q4, 0x476A6000;               // 60000: between e5m2 MAX 57344 (0x7b) and 2^16
+    mov.b32 %q5, 0x7FC00000;               // NaN: e5m2 NaN 0x7f
+    mov.b32 %q6, 0x80000000;               // -0: 0x80
+    mov.b32 %s31, 0x80000000;
+    cvt.rs.satfinite.e5m2x4.f32 %s2, {%q3, %q4, %q5, %q6}, %s31; // 1.25 0x3d, 0x7b, 0x7f, 0x80
+    mov.b32 %q7, 0xC0FCCCCD;               // -7.9: truncates to -7.5 (0x1f, sign 0x20); 0.8 ulp + 0 no carry
+    mov.b32 %q8, 0x42C80000;               // 100: beyond e2m3 MAX 7.5 -> 0x1f
+    cvt.rs.satfinite.e2m3x4.f32 %s3, {%q1, %q1, %q7, %q8}, %s31; // 0x09, 0x09, 0x3f, 0x1f
+    mov.b32 %q9, 0x3D400000;               // 0.046875 = 0.75 of the least e3m2 subnormal 2^-4
+    mov.b32 %s32, 0x40003FFF;              // a, b: 0xc000 + 0x4000 carries -> 0x01; e, f: + 0x3fff -> 0
+    cvt.rs.satfinite.e3m2x4.f32 %s4, {%q9, %q9, %q9, %q9}, %s32;
+    mov.b32 %q10, 0x3FA00000;              // 1.25 = 1 + half an e2m1 ulp (2^-1): top discarded byte 0x80
+    mov.b32 %s33, 0x807F7F80;              // a 0x80 carries (1.5 = 0x3), b 0x7f (1.0 = 0x2), e 0x7f, f 0x80
+    cvt.rs.satfinite.e2m1x4.f32 %h1, {%q10, %q10, %q10, %q10}, %s33; // d is .b16 for e2m1x4
+    cvt.u32.u16 %s5, %h1;
+    mov.b32 %q11, 0x40E00000;              // 7.0: 6 (0x7), or past MAX 6 when rounded up: 0x7
+    mov.b32 %s34, 0xFFFFFFFF;
+    cvt.rs.satfinite.e2m1x4.f32 %h2, {%q11, %q11, %q10, %q10}, %s34; // 0x7, 0x7, 0x3, 0x3
+    cvt.u32.u16 %s6, %h2;
+    "#;
+    check(
+        body,
+        &[
+            0x3939_38b8,
+            0x3900_3800,
+            0x3d7b_7f80,
+            0x0909_3f1f,
+            0x0101_0000,
+            0x3223,
+            0x7733,
+        ],
+    );
 }
