@@ -3037,18 +3037,7 @@ impl<'a> Prog<'a> {
         } else {
             m.space()
         };
-        m.ignore(&[
-            "relaxed",
-            "acquire",
-            "release",
-            "acq_rel",
-            "sc",
-            "cta",
-            "gpu",
-            "sys",
-            "cluster",
-            "L2::cache_hint",
-        ]);
+        m.ignore(ATOM_QUALIFIERS);
         let ops = [
             ("add", AtomOp::Add),
             ("min", AtomOp::Min),
@@ -3458,6 +3447,21 @@ const LD_ST_QUALIFIERS: &[&str] = &[
     "L2::256B",
     "L2::cache_hint",
     "unified",
+];
+
+/// Memory-order and scope qualifiers of atom/red (every atomic here is a sequentially
+/// consistent host atomic, which satisfies each of them) and the L2 cache hint.
+const ATOM_QUALIFIERS: &[&str] = &[
+    "relaxed",
+    "acquire",
+    "release",
+    "acq_rel",
+    "sc",
+    "cta",
+    "gpu",
+    "sys",
+    "cluster",
+    "L2::cache_hint",
 ];
 
 /// The modifiers of one instruction: each is taken once by lowering; any left over makes the

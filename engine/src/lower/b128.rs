@@ -96,18 +96,7 @@ impl<'a> Prog<'a> {
                 } else {
                     m.space()
                 };
-                m.ignore(&[
-                    "relaxed",
-                    "acquire",
-                    "release",
-                    "acq_rel",
-                    "sc",
-                    "cta",
-                    "gpu",
-                    "sys",
-                    "cluster",
-                    "L2::cache_hint",
-                ]);
+                m.ignore(ATOM_QUALIFIERS);
                 let cas = m.take("cas");
                 let exch = m.take("exch");
                 m.take("b128");
