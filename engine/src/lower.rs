@@ -2848,7 +2848,8 @@ impl<'a> Prog<'a> {
 
     fn atom(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, m: &mut Mods) -> R<()> {
         let is_red = i.opcode == "red";
-        // Clusters are single CTAs here: `.shared::cluster` addresses are the CTA's own.
+        // `.shared::cluster` addresses carry the CTA's rank (`ir::CLUSTER_RANK_SHIFT`): the
+        // executor resolves shared addresses in the cluster's shared memory.
         let space = if m.take("shared::cluster") {
             Some(AS::Shared)
         } else {
@@ -3324,7 +3325,7 @@ impl<'a> Mods<'a> {
             ("global", AS::Global),
             ("shared", AS::Shared),
             ("shared::cta", AS::Shared),
-            // Every CTA is its own 1x1x1 cluster: the cluster's shared memory is the CTA's.
+            // A `.shared::cluster` address names its CTA itself (`ir::CLUSTER_RANK_SHIFT`).
             ("shared::cluster", AS::Shared),
             ("local", AS::Local),
             ("param", AS::Param),

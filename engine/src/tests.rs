@@ -649,6 +649,7 @@ fn results_do_not_depend_on_thread_count() {
 
 mod atom16;
 mod calls;
+mod cluster;
 mod coop;
 mod groups;
 mod half;
