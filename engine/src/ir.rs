@@ -587,11 +587,13 @@ pub enum Op {
     Activemask {
         d: Reg,
     },
-    /// `isspacep`: 1 when the generic address is in the space.
+    /// `isspacep`: 1 when the generic address is in the space. `cluster`: `.shared::cluster`
+    /// (any CTA of the cluster) rather than `.shared{::cta}` (the executing CTA's only).
     Isspacep {
         d: Reg,
         a: Src,
         space: MSpace,
+        cluster: bool,
     },
     Nop,
     Trap,

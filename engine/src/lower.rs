@@ -1652,6 +1652,8 @@ impl<'a> Prog<'a> {
                 self.emit(i, g, Op::Un { f, fl: 0, d, a });
             }
             "isspacep" => {
+                // `.shared` alone is `.shared::cta`: the executing CTA's window only.
+                let cluster = i.mods.iter().any(|w| w == "shared::cluster");
                 let space = m.space();
                 m.done()?;
                 need(2)?;
@@ -1681,7 +1683,16 @@ impl<'a> Prog<'a> {
                 };
                 let d = self.dreg(fc, i, &ops_[0])?;
                 let a = self.src(fc, i, g, &ops_[1], T::U(64))?;
-                self.emit(i, g, Op::Isspacep { d, a, space: ms });
+                self.emit(
+                    i,
+                    g,
+                    Op::Isspacep {
+                        d,
+                        a,
+                        space: ms,
+                        cluster,
+                    },
+                );
             }
             "cvt" => {
                 let rnd = m.rnd();

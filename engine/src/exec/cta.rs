@@ -496,6 +496,16 @@ impl<'a> Cta<'a> {
         (rank < self.nranks).then(|| (rank as usize * self.shared_len, addr & CLUSTER_OFFSET_MASK))
     }
 
+    /// Whether the shared address `addr` names the executing CTA (`cluster` false) or any CTA
+    /// of the cluster (`cluster` true), by its rank field (see [`CLUSTER_RANK_SHIFT`]).
+    pub fn names_cta(&self, addr: u64, cluster: bool) -> bool {
+        match (addr >> CLUSTER_RANK_SHIFT) as u32 {
+            0 => true,
+            f if cluster => f - 1 < self.nranks,
+            f => f - 1 == self.rank,
+        }
+    }
+
     /// `n` bytes of lane `l`'s local memory at `off` (offsets come from lowering, inside the
     /// thread's local area).
     pub fn local_at(&mut self, warp: u32, l: usize, off: u32, n: usize) -> &mut [u8] {

@@ -1435,10 +1435,16 @@ impl Warp {
                         regs[*d as usize * 32 + l] = mask as u64;
                     }
                 }
-                Op::Isspacep { d, a, space } => {
+                Op::Isspacep {
+                    d,
+                    a,
+                    space,
+                    cluster,
+                } => {
                     for l in lanes(em) {
                         let v = get(regs, *a, l);
-                        let in_sh = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&v);
+                        let in_sh = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&v)
+                            && cta.names_cta(v - SHARED_WINDOW, *cluster);
                         let in_lo = (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&v);
                         let r = match space {
                             MSpace::Shared => in_sh,

@@ -131,12 +131,13 @@ fn neighbours_shared_memory_through_mapa() {
 
 /// A 4x2 grid in 2x2 clusters: thread 0 of each CTA writes the cluster registers; threads
 /// 0..4 read `sh[0]` (the owner's linear ctaid) of rank t through `mapa` and check
-/// `getctarank` of that address and of an own address.
+/// `getctarank` of that address and of an own address, and `isspacep.shared::{cta,cluster}` of
+/// its generic form (the executing CTA's window only, resp. any CTA of the cluster).
 #[test]
 fn two_dimensional_clusters_registers_and_ranks() {
     let k = load(
         "
-    .reg .pred %p<4>;
+    .reg .pred %p<8>;
     .reg .b32 %r<40>;
     .reg .b64 %rd<16>;
     .shared .align 4 .b32 sh[4];
@@ -181,6 +182,14 @@ $Lskip:
     getctarank.shared::cluster.u32 %r26, %r24;
     shl.b32 %r27, %r26, 8;
     or.b32 %r25, %r25, %r27;
+    cvt.u64.u32 %rd5, %r24;
+    cvta.shared::cluster.u64 %rd6, %rd5;
+    isspacep.shared::cta %p3, %rd6;
+    isspacep.shared::cluster %p4, %rd6;
+    selp.u32 %r28, 0x10000, 0, %p3;
+    selp.u32 %r29, 0x20000, 0, %p4;
+    or.b32 %r25, %r25, %r28;
+    or.b32 %r25, %r25, %r29;
     mul.wide.u32 %rd3, %r1, 4;
     add.s64 %rd4, %rd1, %rd3;
     st.global.u32 [%rd4+48], %r25;
@@ -202,7 +211,13 @@ $Lend:
             for t in 0..4u32 {
                 // Rank t of this cluster is CTA (2 * (x / 2) + t % 2, 2 * (y / 2) + t / 2).
                 let owner = (2 * (x / 2) + t % 2) + 4 * (2 * (y / 2) + t / 2);
-                assert_eq!(o[12 + t as usize], owner | t << 8, "cta ({x},{y}) rank {t}");
+                // isspacep.shared::cta only for the own rank, .shared::cluster for every rank.
+                let own = ((t == rank) as u32) << 16;
+                assert_eq!(
+                    o[12 + t as usize],
+                    owner | t << 8 | own | 1 << 17,
+                    "cta ({x},{y}) rank {t}"
+                );
             }
         }
     }
