@@ -733,13 +733,12 @@ impl Bars {
     }
 }
 
-/// The scheduling state of a CTA between rounds: its warps and barriers, and how long it went
-/// without progress. Kept apart from [`Cta`] so that a cooperative launch can stop a CTA after
-/// a round and resume it later (all CTA state is explicit, see `exec`).
+/// The scheduling state of a CTA between rounds: its warps and barriers. Kept apart from
+/// [`Cta`] so that a cluster or cooperative launch can stop a CTA after a round and resume it
+/// later (all CTA state is explicit, see `exec`).
 pub struct CtaSched {
     warps: Vec<Warp>,
     bars: Bars,
-    idle: u32,
 }
 
 /// The threads of `warp` that have neither finished nor exited.
@@ -786,45 +785,25 @@ pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
     for (w, warp) in warps.iter().enumerate() {
         bars.track(w, warp);
     }
-    CtaSched {
-        warps,
-        bars,
-        idle: 0,
-    }
+    CtaSched { warps, bars }
 }
 
 /// Runs a whole CTA: warps run in rounds until they finish. A warp leaves the processor when all
 /// its runnable paths wait at a barrier (released when the expected number of threads arrived),
-/// when a mbarrier wait finds its phase incomplete, or after a time slice.
+/// when a mbarrier or cluster-barrier wait finds its phase incomplete, or after a time slice.
+/// (The CTAs of a cluster, and of a cooperative launch, take turns instead: `exec::cluster`.)
 pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
     let mut s = start_cta(cta, regs);
-    run_rounds(cta, regs, &mut s, false).map(drop)
-}
-
-/// Runs rounds of a started CTA (every runnable warp until it stops) until it finishes:
-/// Ok(true). With `one_round`, returns Ok(false) after one round that did not finish it.
-pub fn run_rounds(
-    cta: &mut Cta,
-    regs: &mut [u64],
-    s: &mut CtaSched,
-    one_round: bool,
-) -> Result<bool, Fault> {
+    let mut idle = Idle::default();
     loop {
-        let o = round(cta, regs, s)?;
+        let o = round(cta, regs, &mut s)?;
         if o.finished {
-            return Ok(true);
+            return Ok(());
         }
-        let mut idle = Idle {
-            rounds: s.idle,
-            expire_waits: cta.expire_waits,
-        };
         let stuck = idle.update(o.ran, o.progressed);
-        (s.idle, cta.expire_waits) = (idle.rounds, idle.expire_waits);
+        cta.expire_waits = idle.expire_waits;
         if stuck {
-            return Err(deadlock(cta, s));
-        }
-        if one_round {
-            return Ok(false);
+            return Err(deadlock(cta, &s));
         }
     }
 }
@@ -870,7 +849,7 @@ impl Idle {
 pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundOutcome, Fault> {
     let prog = cta.prog;
     let per = prog.nregs as usize * 32;
-    let CtaSched { warps, bars, .. } = s;
+    let CtaSched { warps, bars } = s;
     let nwarps = warps.len() as u32;
     let mut ran = false;
     let mut progressed = false;
