@@ -34,14 +34,15 @@ pub use module::{Global, Kernel, Module, Param};
 use std::fmt;
 use std::sync::Arc;
 
-/// Grid and block shape and dynamic shared memory of one launch.
+/// Grid and block shape, dynamic shared memory and cluster shape of one launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dynamic_shared_bytes: u32,
     /// CTAs per cluster in each dimension (`[1, 1, 1]`: every CTA is its own cluster). Each
-    /// dimension must divide the grid's.
+    /// dimension must divide the grid's; at most 16 CTAs in all. The CTAs of a cluster run
+    /// together (`barrier.cluster`, distributed shared memory).
     pub cluster: [u32; 3],
 }
 
@@ -83,31 +84,30 @@ impl std::error::Error for ExecError {}
 /// [`Kernel::params`] describes (offsets, sizes); it must be at least [`Kernel::param_bytes`] long.
 /// CTAs run in parallel on the worker pool; the first fault stops the launch and is returned.
 pub fn launch(kernel: &Arc<Kernel>, config: &LaunchConfig, params: &[u8]) -> Result<(), ExecError> {
-    refuse_clusters(kernel, config)?;
-    exec::launch(kernel, config, params)
+    exec::launch(kernel, &cluster_shape(kernel, config)?, params)
 }
 
-/// CTAs of one cluster are not yet scheduled together (`mapa` knows rank 0 only and
-/// `barrier.cluster` spans one CTA), so a launch whose kernel requires clusters larger than one
-/// CTA (`.reqnctapercluster`), or whose configuration asks for them, would run wrong: it is
-/// refused. `LaunchConfig::cluster` of `[1, 1, 1]` is the only shape run today.
-fn refuse_clusters(kernel: &Kernel, config: &LaunchConfig) -> Result<(), ExecError> {
-    let big = |c: [u32; 3]| c.iter().product::<u32>() > 1;
-    if let Some(c) = kernel
-        .cluster_dims
-        .filter(|&c| big(c))
-        .or(big(config.cluster).then_some(config.cluster))
-    {
-        return Err(ExecError {
-            kind: ExecErrorKind::Unsupported,
-            message: format!(
-                "kernel '{}' launched with clusters of {}x{}x{} CTAs: clusters of more than \
-                 one CTA are not supported",
-                kernel.name, c[0], c[1], c[2]
-            ),
-        });
+/// The configuration a launch runs with: a kernel that declares `.reqnctapercluster` runs with
+/// that cluster shape when the configuration names none (`[1, 1, 1]`), as a launch without
+/// cluster attribute does on the driver; naming another shape is an invalid launch. CTAs of a
+/// cluster run together on one host thread (see `exec::cluster`).
+fn cluster_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<LaunchConfig, ExecError> {
+    let mut cfg = *config;
+    if let Some(req) = kernel.cluster_dims {
+        if cfg.cluster == [1, 1, 1] {
+            cfg.cluster = req;
+        } else if cfg.cluster != req {
+            return Err(ExecError {
+                kind: ExecErrorKind::InvalidLaunch,
+                message: format!(
+                    "kernel '{}' requires clusters of {:?} CTAs (.reqnctapercluster) but was \
+                     launched with {:?}",
+                    kernel.name, req, cfg.cluster
+                ),
+            });
+        }
     }
-    Ok(())
+    Ok(cfg)
 }
 
 /// Runs `kernel` as a cooperative launch (`cuLaunchCooperativeKernel`): all CTAs are
@@ -120,8 +120,7 @@ pub fn launch_cooperative(
     config: &LaunchConfig,
     params: &[u8],
 ) -> Result<(), ExecError> {
-    refuse_clusters(kernel, config)?;
-    exec::launch_cooperative(kernel, config, params)
+    exec::launch_cooperative(kernel, &cluster_shape(kernel, config)?, params)
 }
 
 /// Sets how many host threads run CTAs (0 = all cores, the default). Takes effect at the next

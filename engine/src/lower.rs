@@ -1663,6 +1663,8 @@ impl<'a> Prog<'a> {
                 self.emit(i, g, Op::Un { f, fl: 0, d, a });
             }
             "isspacep" => {
+                // `.shared` alone is `.shared::cta`: the executing CTA's window only.
+                let cluster = i.mods.iter().any(|w| w == "shared::cluster");
                 let space = m.space();
                 m.done()?;
                 need(2)?;
@@ -1708,7 +1710,16 @@ impl<'a> Prog<'a> {
                 };
                 let d = self.dreg(fc, i, &ops_[0])?;
                 let a = self.src(fc, i, g, &ops_[1], T::U(64))?;
-                self.emit(i, g, Op::Isspacep { d, a, space: ms });
+                self.emit(
+                    i,
+                    g,
+                    Op::Isspacep {
+                        d,
+                        a,
+                        space: ms,
+                        cluster,
+                    },
+                );
             }
             "cvt" => {
                 let rnd = m.rnd();
@@ -3031,12 +3042,9 @@ impl<'a> Prog<'a> {
 
     fn atom(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, m: &mut Mods) -> R<()> {
         let is_red = i.opcode == "red";
-        // Clusters are single CTAs here: `.shared::cluster` addresses are the CTA's own.
-        let space = if m.take("shared::cluster") {
-            Some(AS::Shared)
-        } else {
-            m.space()
-        };
+        // `.shared::cluster` addresses carry the CTA's rank (`ir::CLUSTER_RANK_SHIFT`): the
+        // executor resolves shared addresses in the cluster's shared memory (see `Mods::space`).
+        let space = m.space();
         m.ignore(ATOM_QUALIFIERS);
         let ops = [
             ("add", AtomOp::Add),
@@ -3548,7 +3556,7 @@ impl<'a> Mods<'a> {
             ("global", AS::Global),
             ("shared", AS::Shared),
             ("shared::cta", AS::Shared),
-            // Every CTA is its own 1x1x1 cluster: the cluster's shared memory is the CTA's.
+            // A `.shared::cluster` address names its CTA itself (`ir::CLUSTER_RANK_SHIFT`).
             ("shared::cluster", AS::Shared),
             ("local", AS::Local),
             ("param", AS::Param),

@@ -33,9 +33,8 @@ pub struct Kernel {
     pub max_threads_per_block: u32,
     /// Registers per thread (as a real driver would report; an estimate from the IR).
     pub num_regs: u32,
-    /// `.reqnctapercluster` if declared: the cluster shape the kernel must be launched with.
-    /// Every CTA runs as its own 1x1x1 cluster here, so [`crate::launch`] refuses a kernel
-    /// that requires a larger one rather than run it wrong.
+    /// `.reqnctapercluster` if declared: the cluster shape the kernel must be launched with
+    /// ([`crate::launch`] runs it with that shape when the configuration names none).
     pub cluster_dims: Option<[u32; 3]>,
     /// The lowered code: this kernel plus every device function it calls.
     pub(crate) program: Arc<Program>,

@@ -156,13 +156,13 @@ fn malformed_input_reports_line_and_column() {
 #[test]
 fn unsupported_instruction_is_named_with_its_line() {
     let src = format!(
-        "{HEAD}.visible .entry k()\n{{\n  .reg .b32 %r<3>;\n  cvt.rs.satfinite.e4m3x4.f32 %r1, {{%r2, %r2, %r2, %r2}}, %r2;\n}}\n"
+        "{HEAD}.visible .entry k()\n{{\n  .reg .b32 %r<3>;\n  cp.async.bulk.commit_group;\n}}\n"
     );
     let e = Module::load(&src, "u.ptx").unwrap_err();
     assert_eq!(e.kind, LoadErrorKind::Unsupported);
     assert_eq!(
         e.to_string(),
-        "u.ptx:7:3: error: unsupported instruction 'cvt.rs.satfinite.e4m3x4.f32'"
+        "u.ptx:7:3: error: unsupported instruction 'cp.async.bulk.commit_group'"
     );
     let src = format!("{HEAD}.visible .entry k()\n{{\n  .reg .b32 %r<3>;\n  mov.u32 %r1, 0;\n  frobnicate.b32 %r1, %r2;\n}}\n");
     let e = Module::load(&src, "u.ptx").unwrap_err();
@@ -649,6 +649,7 @@ fn results_do_not_depend_on_thread_count() {
 
 mod atom16;
 mod calls;
+mod cluster;
 mod coop;
 mod groups;
 mod half;

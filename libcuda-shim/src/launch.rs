@@ -152,10 +152,49 @@ pub(crate) fn validate_cooperative(
     Ok(())
 }
 
+/// The cluster shape a launch runs with: the configuration's (`requested`, from
+/// `cuLaunchKernelEx`), else the function's required one (compile-time `__cluster_dims__` or
+/// `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*`), else single-CTA clusters; checked against the
+/// profile as the driver does ([`occupancy::check_cluster`]). A requested shape other than
+/// the required one, or a required one partly zero, is CUDA_ERROR_INVALID_CLUSTER_SIZE.
+fn cluster_shape(
+    f: &Function,
+    requested: Option<[u32; 3]>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+) -> CuResult<[u32; 3]> {
+    let bad = Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    let required = f.cluster_dims.each_ref().map(|d| d.load(Ordering::Acquire));
+    let required = match required {
+        [0, 0, 0] => None,
+        r if r.iter().all(|&d| d > 0) => Some(r.map(|d| d as u32)),
+        _ => return bad,
+    };
+    let dims = match (requested, required) {
+        (Some(r), Some(q)) if r != q => return bad,
+        (Some(r), _) | (None, Some(r)) => r,
+        (None, None) => return Ok([1, 1, 1]),
+    };
+    let threads = block.iter().map(|&b| b as i64).product::<i64>();
+    let non_portable = f.non_portable_cluster.load(Ordering::Acquire) != 0;
+    let usage = occupancy::FuncUsage::of(f);
+    let p = profile::current();
+    occupancy::check_cluster(p, &usage, non_portable, dims, grid, threads, shared as i64)
+        .inspect_err(|_| {
+            trace::trace!(
+                "  launch of {}: clusters of {dims:?} invalid for grid {grid:?}",
+                f.kernel.name
+            )
+        })?;
+    Ok(dims)
+}
+
 /// Validates a launch and submits it to its stream. The parameter block is copied now (the
 /// caller's argument storage may be gone when the kernel runs). A fault while running becomes
 /// the context's sticky error, reported by the next synchronising call, as on a GPU.
 /// `cooperative`: all CTAs co-resident with a grid workspace (see `engine::launch_cooperative`).
+/// `cluster`: the shape `cuLaunchKernelEx` asked for, if any (see [`cluster_shape`]).
 #[allow(clippy::too_many_arguments)]
 unsafe fn launch(
     func: CUfunction,
@@ -166,10 +205,12 @@ unsafe fn launch(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
     cooperative: bool,
+    cluster: Option<[u32; 3]>,
 ) -> CuResult {
     let target = stream::target(s)?;
     let f: Arc<Function> = handles::function(func)?;
     validate(&f, grid, block, shared)?;
+    let cluster = cluster_shape(&f, cluster, grid, block, shared)?;
     if cooperative {
         validate_cooperative(&f, grid, block, shared)?;
     }
@@ -179,10 +220,11 @@ unsafe fn launch(
         grid,
         block,
         dynamic_shared_bytes: shared,
-        cluster: [1, 1, 1],
+        cluster,
     };
     trace::trace!(
-        "  launch {} grid {grid:?} block {block:?} shared {shared} params {} bytes",
+        "  launch {} grid {grid:?} block {block:?} cluster {cluster:?} shared {shared} params {} \
+         bytes",
         f.kernel.name,
         bytes.len()
     );
@@ -193,6 +235,12 @@ unsafe fn launch(
         crate::capture::refuse(&target)?;
         submit(&target, f, config, bytes, true);
         return Ok(());
+    }
+    // Kernel nodes carry no cluster shape: a replay runs with the kernel's compile-time one
+    // (the engine applies `.reqnctapercluster`). Any other shape is refused in a capture (and
+    // the capture invalidated) rather than recorded wrongly.
+    if cluster != f.kernel.cluster_dims.unwrap_or([1, 1, 1]) {
+        crate::capture::refuse(&target)?;
     }
     // In a capturing stream the launch becomes a kernel node with the same (copied) arguments.
     let captured = crate::capture::intercept(&target, || {
@@ -269,6 +317,7 @@ pub(crate) unsafe fn launch_kernel(
             params,
             extra,
             false,
+            None,
         )
     }
 }
@@ -299,6 +348,7 @@ pub(crate) unsafe fn launch_cooperative_kernel(
             params,
             extra,
             true,
+            None,
         )
     }
 }
@@ -321,9 +371,9 @@ pub(crate) unsafe fn launch_kernel_ex(
     for i in 0..c.numAttrs as usize {
         // SAFETY: `attrs` holds numAttrs entries.
         let a = unsafe { &*c.attrs.add(i) };
-        // Every attribute cuda.h defines is accepted; only a cooperative launch changes how the
-        // grid runs (all CTAs resident, a grid workspace); cluster dimensions and the others
-        // are scheduling properties here.
+        // Every attribute cuda.h defines is accepted; a cooperative launch (all CTAs resident,
+        // a grid workspace) and the cluster dimension change how the grid runs, the others are
+        // scheduling properties here.
         if a.id.0 == 0 || a.id.0 > 64 {
             return Err(INVALID_VALUE);
         }
@@ -340,7 +390,7 @@ pub(crate) unsafe fn launch_kernel_ex(
         // SAFETY: checked non-null above; `attrs` holds numAttrs entries.
         unsafe { std::slice::from_raw_parts(c.attrs, c.numAttrs as usize) }
     };
-    crate::occupancy::check_launch_attributes(attrs, grid)?;
+    let cluster = crate::occupancy::requested_cluster(attrs);
     // SAFETY: forwarded contract.
     unsafe {
         launch(
@@ -352,6 +402,7 @@ pub(crate) unsafe fn launch_kernel_ex(
             params,
             extra,
             cooperative,
+            cluster,
         )
     }
 }

@@ -477,7 +477,12 @@ pub(crate) fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
         ),
         carveout: AtomicI32::new(-1),
         cache_config: AtomicI32::new(0),
-        cluster_dims: Default::default(),
+        // A compile-time cluster shape (`__cluster_dims__`, `.reqnctapercluster`) is the
+        // function's required one, as the driver reports it.
+        cluster_dims: kernel
+            .cluster_dims
+            .unwrap_or([0; 3])
+            .map(|d| AtomicI32::new(d as i32)),
         non_portable_cluster: AtomicI32::new(0),
         cluster_scheduling: AtomicI32::new(0),
         shared_memory_mode: AtomicI32::new(0),
@@ -819,6 +824,10 @@ fn set_attribute(f: &Function, attrib: CUfunction_attribute, value: c_int) -> Cu
             // All zero or all positive is checked at launch, as the driver does.
             if value < 0 || p.cc_major < 9 {
                 return Err(INVALID_VALUE);
+            }
+            // "If the value is set during compile time, it cannot be set at runtime."
+            if f.kernel.cluster_dims.is_some() {
+                return Err(CUresult::CUDA_ERROR_NOT_PERMITTED);
             }
             store(
                 &f.cluster_dims

@@ -570,27 +570,51 @@ mod tests {
 /// cluster of more than one CTA is refused with CUDA_ERROR_NOT_SUPPORTED and a message: the
 /// engine runs each CTA as its own cluster, and running a real cluster that way would be wrong
 /// (no distributed shared memory, no cluster barrier across CTAs).
-pub(crate) fn check_launch_attributes(attrs: &[CUlaunchAttribute], grid: [u32; 3]) -> CuResult {
-    for a in attrs {
-        if a.id == CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION {
-            // SAFETY: `clusterDim` is the member this attribute uses.
-            let d = unsafe { a.value.clusterDim };
-            let dims = [d.x, d.y, d.z];
-            let divides = dims.iter().zip(grid).all(|(&c, g)| c > 0 && g % c == 0);
-            if !divides {
-                return Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE);
-            }
-            if dims != [1, 1, 1] {
-                crate::trace::warn(&format!(
-                    "clusters of {}x{}x{} CTAs are not supported yet (each CTA runs as its own \
-                     cluster); the launch returns CUDA_ERROR_NOT_SUPPORTED",
-                    d.x, d.y, d.z
-                ));
-                return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
-            }
-        }
+/// Whether clusters of `dims` can run on the profile, as the driver checks a launch: each
+/// dimension positive and dividing the grid; on compute capability 9.0 or later (else
+/// CUDA_ERROR_NOT_SUPPORTED, as the cluster occupancy queries answer there); at most 8 CTAs
+/// (the portable size), or 16 when the function allows non-portable sizes; and no more CTAs
+/// than can be co-resident on one GPC ([`max_cluster_size`], so that a launch succeeds exactly
+/// when `cuOccupancyMaxPotentialClusterSize` says the size fits). Every misconfiguration is
+/// CUDA_ERROR_INVALID_CLUSTER_SIZE, the one error code the driver API has for it.
+pub(crate) fn check_cluster(
+    p: &Profile,
+    f: &FuncUsage,
+    non_portable: bool,
+    dims: [u32; 3],
+    grid: [u32; 3],
+    block: i64,
+    dynamic: i64,
+) -> CuResult {
+    let bad = Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    if dims.iter().zip(grid).any(|(&c, g)| c == 0 || g % c != 0) {
+        return bad;
+    }
+    let size = dims.iter().map(|&d| d as i64).product::<i64>();
+    if size == 1 {
+        return Ok(());
+    }
+    if p.cc_major < 9 {
+        return Err(NOT_SUPPORTED);
+    }
+    if size > max_cluster_size(p, f, non_portable, block, dynamic) {
+        return bad;
     }
     Ok(())
+}
+
+/// The cluster shape a `cuLaunchKernelEx` configuration asks for
+/// (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), if any; `launch::cluster_shape` validates it.
+pub(crate) fn requested_cluster(attrs: &[CUlaunchAttribute]) -> Option<[u32; 3]> {
+    attrs
+        .iter()
+        .filter(|a| a.id == CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+        .map(|a| {
+            // SAFETY: `clusterDim` is the member this attribute uses.
+            let d = unsafe { a.value.clusterDim };
+            [d.x, d.y, d.z]
+        })
+        .next_back()
 }
 
 #[cfg(test)]
@@ -611,25 +635,53 @@ mod launch_attribute_tests {
     }
 
     #[test]
-    fn clusters_of_more_than_one_block_are_refused() {
-        assert_eq!(check_launch_attributes(&[], [8, 1, 1]), Ok(()));
+    fn requested_cluster_shape() {
+        assert_eq!(requested_cluster(&[]), None);
+        assert_eq!(requested_cluster(&[cluster(2, 1, 4)]), Some([2, 1, 4]));
+    }
+
+    fn h100() -> &'static Profile {
+        crate::profile::PROFILES
+            .iter()
+            .find(|p| p.key == "h100")
+            .unwrap()
+    }
+
+    fn a100() -> &'static Profile {
+        crate::profile::PROFILES
+            .iter()
+            .find(|p| p.key == "a100")
+            .unwrap()
+    }
+
+    /// 256-thread blocks of 32 registers on the H100 profile: 8 per SM, 128 per GPC (see
+    /// `occupancy_tests::clusters_by_hand`), so the size limits are 8 and 16.
+    #[test]
+    fn cluster_limits() {
+        let f = FuncUsage {
+            num_regs: 32,
+            static_shared: 0,
+            max_dynamic_shared: 48 * 1024,
+            max_threads: 1024,
+            carveout: -1,
+            cache_config: 0,
+        };
+        let check = |p, np, dims, grid| check_cluster(p, &f, np, dims, grid, 256, 0);
+        let bad = Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE);
+        assert_eq!(check(h100(), false, [1, 1, 1], [7, 3, 1]), Ok(()));
+        assert_eq!(check(h100(), false, [2, 1, 1], [8, 2, 2]), Ok(()));
+        assert_eq!(check(h100(), false, [2, 2, 2], [8, 2, 2]), Ok(()));
+        // Not dividing the grid, or zero.
+        assert_eq!(check(h100(), false, [3, 1, 1], [8, 2, 2]), bad);
+        assert_eq!(check(h100(), false, [0, 1, 1], [8, 2, 2]), bad);
+        // Above the portable size unless non-portable sizes are allowed; never above 16.
+        assert_eq!(check(h100(), false, [16, 1, 1], [32, 1, 1]), bad);
+        assert_eq!(check(h100(), true, [16, 1, 1], [32, 1, 1]), Ok(()));
+        assert_eq!(check(h100(), true, [32, 1, 1], [32, 1, 1]), bad);
+        // No clusters before compute capability 9.0.
         assert_eq!(
-            check_launch_attributes(&[cluster(1, 1, 1)], [8, 1, 1]),
-            Ok(())
+            check(a100(), false, [2, 1, 1], [8, 1, 1]),
+            Err(CUresult::CUDA_ERROR_NOT_SUPPORTED)
         );
-        // A valid cluster (its dimensions divide the grid) the engine cannot run as one.
-        for c in [cluster(2, 1, 1), cluster(1, 1, 2)] {
-            assert_eq!(
-                check_launch_attributes(&[c], [8, 2, 2]),
-                Err(CUresult::CUDA_ERROR_NOT_SUPPORTED)
-            );
-        }
-        // Misconfigurations, as the driver API documents them.
-        for c in [cluster(0, 1, 1), cluster(3, 1, 1)] {
-            assert_eq!(
-                check_launch_attributes(&[c], [8, 2, 2]),
-                Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE)
-            );
-        }
     }
 }

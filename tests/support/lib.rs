@@ -109,11 +109,16 @@ pub fn lib_dir() -> PathBuf {
 /// Compiles `tests/cuda/NAME.cu` with the pinned nvcc for a virtual architecture only, so the
 /// fatbin holds PTX (plus `extra` arguments), into `target/cuda-tests/OUTPUT`.
 pub fn nvcc(name: &str, output: &str, extra: &[&str]) -> PathBuf {
+    nvcc_arch(name, output, "compute_80", extra)
+}
+
+/// [`nvcc`] for another virtual architecture (`compute_90` for clusters, which need it).
+pub fn nvcc_arch(name: &str, output: &str, arch: &str, extra: &[&str]) -> PathBuf {
     let source = repo().join("tests/cuda").join(format!("{name}.cu"));
     let exe = build_dir().join(output);
     let mut cmd = Command::new(toolkit().join("bin/nvcc"));
     cmd.arg("-gencode")
-        .arg("arch=compute_80,code=compute_80")
+        .arg(format!("arch={arch},code={arch}"))
         .arg("-O2")
         .arg("-o")
         .arg(&exe)

@@ -1,6 +1,7 @@
 //! One CTA: its warps, shared and local memory, barriers, and address resolution with the
 //! checks that turn wild accesses into error reports.
 
+use super::cluster::ClusterBar;
 use super::warp::{Entry, Stop, Warp, FULL, NO_PARK};
 use crate::ir::*;
 use crate::{mem, ExecError, ExecErrorKind};
@@ -12,7 +13,17 @@ pub struct Cta<'a> {
     pub prog: &'a Program,
     pub kernel: &'a str,
     pub params: &'a [u8],
+    /// The shared memory of every CTA of the cluster, `shared_len` bytes each in rank order
+    /// (one CTA's without clusters): a cluster runs on one host thread, so a CTA reaches its
+    /// peers' shared memory through `.shared::cluster` addresses as plain memory.
     pub shared: &'a mut [u8],
+    /// Bytes of shared memory per CTA.
+    pub shared_len: usize,
+    /// This CTA's rank in its cluster (`%cluster_ctarank`) and the cluster's CTA count.
+    pub rank: u32,
+    pub nranks: u32,
+    /// The cluster's `barrier.cluster` state.
+    pub cbar: &'a mut ClusterBar,
     pub local: &'a mut [u8],
     /// Bytes of local memory per thread: the program's locals, then (when it uses `alloca`)
     /// its stack, whose top is here.
@@ -191,7 +202,7 @@ impl<'a> Cta<'a> {
             }
             SReg::DynamicSmemSize => self.dyn_bytes,
             SReg::TotalSmemSize | SReg::AggrSmemSize | SReg::ReservedSmemEnd => {
-                self.shared.len() as u32
+                self.shared_len as u32
             }
             SReg::ClockHi => (clock_ns() >> 32) as u32,
             // The grid workspace address, high half in %envreg1 and low half in %envreg2, as
@@ -202,11 +213,7 @@ impl<'a> Cta<'a> {
             SReg::ParamWindow => return self.param_window,
             SReg::ClusterCtaid(d) => self.ctaid[d as usize] % self.cluster[d as usize],
             SReg::ClusterNctaid(d) => self.cluster[d as usize],
-            SReg::ClusterCtarank => {
-                let [cx, cy, _] = self.cluster;
-                let r = |d: usize| self.ctaid[d] % self.cluster[d];
-                r(0) + cx * (r(1) + cy * r(2))
-            }
+            SReg::ClusterCtarank => self.rank,
             SReg::ClusterNctarank => self.cluster.iter().product(),
             SReg::Clusterid(d) => self.ctaid[d as usize] / self.cluster[d as usize],
             SReg::Nclusterid(d) => self.nctaid[d as usize] / self.cluster[d as usize],
@@ -306,9 +313,13 @@ impl<'a> Cta<'a> {
         let ok = match (space, end) {
             (_, None) => None,
             (MSpace::Global, Some(end)) => self.gcache.check(addr, end).then_some(addr as *mut u8),
-            (MSpace::Shared, Some(end)) => (end <= self.shared.len() as u64)
-                // SAFETY: addr < shared.len() checked just above.
-                .then(|| unsafe { self.shared.as_mut_ptr().add(addr as usize) }),
+            (MSpace::Shared, Some(_)) => match self.shared_window(addr) {
+                Some((base, off)) if off + len <= self.shared_len as u64 => {
+                    // SAFETY: base + off + len <= base + shared_len <= shared.len().
+                    Some(unsafe { self.shared.as_mut_ptr().add(base + off as usize) })
+                }
+                _ => None,
+            },
             (MSpace::Local, Some(end)) => (end <= self.local_bytes as u64).then(|| {
                 let t = (warp.id * 32) as usize + lane;
                 // SAFETY: the thread's slice [t*local_bytes, (t+1)*local_bytes) is in `local`
@@ -441,11 +452,19 @@ impl<'a> Cta<'a> {
         };
         let place = match space {
             MSpace::Global => self.gcache.check(lo, end).then_some(Place::Global),
-            MSpace::Shared => (end <= self.shared.len() as u64).then_some(Place::Buf {
-                base: self.shared.as_mut_ptr(),
-                sub,
-                stride: 0,
-            }),
+            // Every lane in the shared memory of one CTA of the cluster: lo and hi have the same
+            // rank field, and the highest access ends inside that CTA's window.
+            MSpace::Shared => {
+                let field = lo & !CLUSTER_OFFSET_MASK;
+                let (base, _) = self.shared_window(lo)?;
+                (hi & !CLUSTER_OFFSET_MASK == field
+                    && (hi - field).checked_add(len)? <= self.shared_len as u64)
+                    .then(|| Place::Buf {
+                        base: self.shared.as_mut_ptr().wrapping_add(base),
+                        sub: sub + field,
+                        stride: 0,
+                    })
+            }
             MSpace::Local => (end <= self.local_bytes as u64).then(|| Place::Buf {
                 // Lane l's area starts at (warp * 32 + l) * local_bytes.
                 base: self
@@ -463,6 +482,31 @@ impl<'a> Cta<'a> {
             MSpace::Generic => None,
         };
         place.map(|p| (p, layout))
+    }
+
+    /// The CTA whose shared memory the shared (`.shared::cluster`) address `addr` names: the
+    /// start of its window in `shared` and the offset in it (see [`CLUSTER_RANK_SHIFT`]); None
+    /// when the rank field names no CTA of the cluster.
+    #[inline(always)]
+    fn shared_window(&self, addr: u64) -> Option<(usize, u64)> {
+        if addr >> 32 != 0 {
+            return None;
+        }
+        let rank = match (addr >> CLUSTER_RANK_SHIFT) as u32 {
+            0 => self.rank,
+            f => f - 1,
+        };
+        (rank < self.nranks).then(|| (rank as usize * self.shared_len, addr & CLUSTER_OFFSET_MASK))
+    }
+
+    /// Whether the shared address `addr` names the executing CTA (`cluster` false) or any CTA
+    /// of the cluster (`cluster` true), by its rank field (see [`CLUSTER_RANK_SHIFT`]).
+    pub fn names_cta(&self, addr: u64, cluster: bool) -> bool {
+        match (addr >> CLUSTER_RANK_SHIFT) as u32 {
+            0 => true,
+            f if cluster => f - 1 < self.nranks,
+            f => f - 1 == self.rank,
+        }
     }
 
     /// `n` bytes of lane `l`'s local memory at `off` (offsets come from lowering, inside the
@@ -508,6 +552,16 @@ impl<'a> Cta<'a> {
             message: format!(
                 "{} on the mbarrier object at {addr:#x} {}: {what}",
                 info.name,
+                self.where_(warp, lane, pc)
+            ),
+        }
+    }
+
+    pub fn fault_cluster_bar(&self, warp: &Warp, pc: u32, lane: usize, what: &str) -> Fault {
+        ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!(
+                "barrier.cluster: a thread {what} {}",
                 self.where_(warp, lane, pc)
             ),
         }
@@ -633,11 +687,7 @@ impl Bars {
 
     /// Recounts warp `w`'s live threads after it ran, parked or unblocked.
     fn track(&mut self, w: usize, warp: &Warp) {
-        let n = if warp.stack.is_empty() {
-            0
-        } else {
-            (warp.valid & !warp.exited).count_ones()
-        };
+        let n = live_lanes(warp).count_ones();
         self.live = self.live - self.contrib[w] + n;
         self.contrib[w] = n;
     }
@@ -686,13 +736,21 @@ impl Bars {
     }
 }
 
-/// The scheduling state of a CTA between rounds: its warps and barriers, and how long it went
-/// without progress. Kept apart from [`Cta`] so that a cooperative launch can stop a CTA after
-/// a round and resume it later (all CTA state is explicit, see `exec`).
+/// The scheduling state of a CTA between rounds: its warps and barriers. Kept apart from
+/// [`Cta`] so that a cluster or cooperative launch can stop a CTA after a round and resume it
+/// later (all CTA state is explicit, see `exec`).
 pub struct CtaSched {
     warps: Vec<Warp>,
     bars: Bars,
-    idle: u32,
+}
+
+/// The threads of `warp` that have neither finished nor exited.
+pub fn live_lanes(warp: &Warp) -> u32 {
+    if warp.stack.is_empty() {
+        0
+    } else {
+        warp.valid & !warp.exited
+    }
 }
 
 /// Sets up a CTA's warps (all threads at the entry) and sizes its register file `regs`.
@@ -730,128 +788,167 @@ pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
     for (w, warp) in warps.iter().enumerate() {
         bars.track(w, warp);
     }
-    CtaSched {
-        warps,
-        bars,
-        idle: 0,
-    }
+    CtaSched { warps, bars }
 }
 
 /// Runs a whole CTA: warps run in rounds until they finish. A warp leaves the processor when all
 /// its runnable paths wait at a barrier (released when the expected number of threads arrived),
-/// when a mbarrier wait finds its phase incomplete, or after a time slice.
+/// when a mbarrier or cluster-barrier wait finds its phase incomplete, or after a time slice.
+/// (The CTAs of a cluster, and of a cooperative launch, take turns instead: `exec::cluster`.)
 pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
     let mut s = start_cta(cta, regs);
-    run_rounds(cta, regs, &mut s, false).map(drop)
+    let mut idle = Idle::default();
+    loop {
+        let o = round(cta, regs, &mut s)?;
+        if o.finished {
+            return Ok(());
+        }
+        let stuck = idle.update(o.ran, o.progressed);
+        cta.expire_waits = idle.expire_waits;
+        if stuck {
+            return Err(deadlock(cta, &s));
+        }
+    }
 }
 
-/// Runs rounds of a started CTA (every runnable warp until it stops) until it finishes:
-/// Ok(true). With `one_round`, returns Ok(false) after one round that did not finish it, so that
-/// the CTAs of a cooperative launch take turns on the host threads (a warp spinning on a
-/// grid-wide barrier yields after its time slice, which ends the round).
-pub fn run_rounds(
-    cta: &mut Cta,
-    regs: &mut [u64],
-    s: &mut CtaSched,
-    one_round: bool,
-) -> Result<bool, Fault> {
+/// What one [`round`] of a CTA did.
+#[derive(Clone, Copy, Debug)]
+pub struct RoundOutcome {
+    /// Every warp finished.
+    pub finished: bool,
+    /// Some warp could run.
+    pub ran: bool,
+    /// Some warp did more than find a wait unsatisfied, or an mbarrier or the cluster barrier
+    /// changed.
+    pub progressed: bool,
+}
+
+/// How long a CTA, or the CTAs of a cluster together, went without progress.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Idle {
+    pub rounds: u32,
+    /// Set after many rounds without progress: `mbarrier.try_wait` returns False instead of
+    /// suspending (the ISA's system-dependent time limit).
+    pub expire_waits: bool,
+}
+
+impl Idle {
+    /// Accounts one round (of a CTA, or of every CTA of a cluster): true when it is stuck for
+    /// good (nothing could run, or no progress in twice the time waits take to expire).
+    pub fn update(&mut self, ran: bool, progressed: bool) -> bool {
+        if progressed {
+            self.rounds = 0;
+            self.expire_waits = false;
+        } else if ran {
+            self.rounds += 1;
+            self.expire_waits = self.rounds >= IDLE_LIMIT;
+        }
+        !ran || self.rounds >= 2 * IDLE_LIMIT
+    }
+}
+
+/// One round of a started CTA: every runnable warp runs until it stops; then completed
+/// barriers release their warps and the cluster barrier recounts this CTA's threads.
+pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundOutcome, Fault> {
     let prog = cta.prog;
     let per = prog.nregs as usize * 32;
-    let CtaSched { warps, bars, idle } = s;
+    let CtaSched { warps, bars } = s;
     let nwarps = warps.len() as u32;
-    loop {
-        let mut ran = false;
-        let mut progressed = false;
-        let epoch = cta.epoch;
-        for w in 0..nwarps as usize {
-            let runnable = warps[w].unblock(prog.exit);
+    let mut ran = false;
+    let mut progressed = false;
+    let epoch = cta.epoch;
+    for w in 0..nwarps as usize {
+        let runnable = warps[w].unblock(prog.exit);
+        bars.track(w, &warps[w]);
+        if !runnable {
+            continue;
+        }
+        ran = true;
+        loop {
+            let r = &mut regs[w * per..(w + 1) * per];
+            let stop = warps[w].run(cta, r)?;
             bars.track(w, &warps[w]);
-            if !runnable {
-                continue;
-            }
-            ran = true;
-            loop {
-                let r = &mut regs[w * per..(w + 1) * per];
-                let stop = warps[w].run(cta, r)?;
-                bars.track(w, &warps[w]);
-                match stop {
-                    Stop::Done => {
-                        progressed = true;
-                        break;
+            match stop {
+                Stop::Done => {
+                    progressed = true;
+                    break;
+                }
+                Stop::Parked => break,
+                Stop::Yield { wait } => {
+                    progressed |= !wait;
+                    break;
+                }
+                Stop::Barrier {
+                    id,
+                    count,
+                    mask,
+                    arrive_only,
+                    red,
+                } => {
+                    progressed = true;
+                    let k = id as usize;
+                    bars.arrive(id, mask.count_ones());
+                    if count.is_some() {
+                        bars.expected[k] = count;
                     }
-                    Stop::Parked => break,
-                    Stop::Yield { wait } => {
-                        progressed |= !wait;
-                        break;
+                    if let Some((op, d, t)) = red {
+                        bars.truecnt[k] += t;
+                        bars.red.push((id, w, mask, op, d));
                     }
-                    Stop::Barrier {
-                        id,
-                        count,
-                        mask,
-                        arrive_only,
-                        red,
-                    } => {
-                        progressed = true;
-                        let k = id as usize;
-                        bars.arrive(id, mask.count_ones());
-                        if count.is_some() {
-                            bars.expected[k] = count;
-                        }
-                        if let Some((op, d, t)) = red {
-                            bars.truecnt[k] += t;
-                            bars.red.push((id, w, mask, op, d));
-                        }
-                        if !arrive_only {
-                            warps[w].park(id, prog.exit);
-                            bars.track(w, &warps[w]);
-                        }
-                        bars.release_ready(warps, regs, per);
-                        let runnable = warps[w].unblock(prog.exit);
+                    if !arrive_only {
+                        warps[w].park(id, prog.exit);
                         bars.track(w, &warps[w]);
-                        if !runnable {
-                            break;
-                        }
+                    }
+                    bars.release_ready(warps, regs, per);
+                    let runnable = warps[w].unblock(prog.exit);
+                    bars.track(w, &warps[w]);
+                    if !runnable {
+                        break;
                     }
                 }
             }
         }
-        bars.release_ready(warps, regs, per);
-        if warps.iter().all(|w| w.stack.is_empty()) {
-            return Ok(true);
-        }
-        if progressed || cta.epoch != epoch {
-            *idle = 0;
-            cta.expire_waits = false;
-        } else if ran {
-            *idle += 1;
-            cta.expire_waits = *idle >= IDLE_LIMIT;
-        }
-        if !ran || *idle >= 2 * IDLE_LIMIT {
-            let w = (0..nwarps as usize)
-                .find(|&w| !warps[w].stack.is_empty())
-                .unwrap_or(0);
-            let warp = &warps[w];
-            let top = warp.stack.last();
-            let (pc, what) = match top {
-                Some(e) if e.park != NO_PARK => (
-                    e.pc.saturating_sub(1),
-                    "every thread waits at a barrier that cannot complete",
-                ),
-                Some(e) => (
-                    e.pc,
-                    "every thread waits on an mbarrier phase that cannot complete",
-                ),
-                None => (0, "no warp can run"),
-            };
-            let lane = top.map_or(0, |e| e.mask.trailing_zeros() as usize % 32);
-            return Err(ExecError {
-                kind: ExecErrorKind::Trap,
-                message: format!("deadlock: {what} {}", cta.where_pub(warp, lane, pc)),
-            });
-        }
-        if one_round {
-            return Ok(false);
-        }
+    }
+    bars.release_ready(warps, regs, per);
+    // Threads that exited no longer hold the cluster barrier up.
+    if cta.cbar.recount(cta.rank, warps) {
+        cta.epoch += 1;
+    }
+    Ok(RoundOutcome {
+        finished: warps.iter().all(|w| w.stack.is_empty()),
+        ran,
+        progressed: progressed || cta.epoch != epoch,
+    })
+}
+
+/// The error of a CTA that cannot go on, naming a thread that waits.
+pub fn deadlock(cta: &Cta, s: &CtaSched) -> Fault {
+    let warps = &s.warps;
+    let w = (0..warps.len())
+        .find(|&w| !warps[w].stack.is_empty())
+        .unwrap_or(0);
+    let Some(warp) = warps.get(w) else {
+        return ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!("deadlock: no warp can run in kernel '{}'", cta.kernel),
+        };
+    };
+    let top = warp.stack.last();
+    let (pc, what) = match top {
+        Some(e) if e.park != NO_PARK => (
+            e.pc.saturating_sub(1),
+            "every thread waits at a barrier that cannot complete",
+        ),
+        Some(e) => (
+            e.pc,
+            "every thread waits on an mbarrier phase or cluster barrier that cannot complete",
+        ),
+        None => (0, "no warp can run"),
+    };
+    let lane = top.map_or(0, |e| e.mask.trailing_zeros() as usize % 32);
+    ExecError {
+        kind: ExecErrorKind::Trap,
+        message: format!("deadlock: {what} {}", cta.where_(warp, lane, pc)),
     }
 }
 

@@ -8,13 +8,21 @@
 //! round of its warps (a spinning warp yields after a short time slice) and puts it back, so a
 //! grid of any co-resident size completes on any number of host threads. Other launches run
 //! each CTA to completion, as before.
+//!
+//! Clusters of more than one CTA (see `cluster`) are such resumable units too: a host thread
+//! runs a round of each CTA of the cluster in turn until all finish (in a cooperative launch,
+//! one round of each per turn), so the CTAs of a cluster wait for each other at
+//! `barrier.cluster` and share their shared memory, while clusters run in parallel.
 
+pub mod cluster;
 pub mod cta;
 pub mod mbar;
 pub mod sys;
 pub mod warp;
 
+use crate::ir::{CLUSTER_OFFSET_MASK, MAX_CLUSTER_CTAS};
 use crate::{ExecError, ExecErrorKind, Kernel, LaunchConfig};
+use cluster::{ClusterBar, Member, Turn, Unit};
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -64,6 +72,7 @@ struct Job {
     cfg: LaunchConfig,
     params: Vec<u8>,
     stack_size: u32,
+    /// The next cluster (the next CTA without clusters) to take, and how many there are.
     next: AtomicU64,
     total: u64,
     stop: AtomicBool,
@@ -72,7 +81,8 @@ struct Job {
     error: Mutex<Option<(u64, ExecError)>>,
     pending: Mutex<usize>,
     done: Condvar,
-    /// Cooperative launches: the CTAs not finished yet, in turn order.
+    /// Cooperative launches: the clusters (CTAs without clusters) not finished yet, in turn
+    /// order.
     coop: Option<Coop>,
     /// The global copy of the parameter block for generic parameter addresses, or 0.
     param_window: u64,
@@ -84,22 +94,11 @@ struct Coop {
     workspace: u64,
 }
 
-/// A CTA of a cooperative launch waiting for its turn.
+/// A cluster (a CTA without clusters) of a cooperative launch waiting for its turn.
 enum Slot {
-    /// Not started: its linear index.
+    /// Not started: its linear index among the clusters.
     Fresh(u64),
-    Started(Box<Resident>),
-}
-
-/// Everything a started CTA of a cooperative launch keeps between its rounds.
-struct Resident {
-    idx: u64,
-    sched: cta::CtaSched,
-    regs: Vec<u64>,
-    shared: Vec<u8>,
-    local: Vec<u8>,
-    epoch: u64,
-    expire_waits: bool,
+    Started(Box<Unit>),
 }
 
 /// Reusable per-thread buffers so CTAs do not allocate.
@@ -108,6 +107,7 @@ struct Scratch {
     regs: Vec<u64>,
     shared: Vec<u8>,
     local: Vec<u8>,
+    cbar: ClusterBar,
 }
 
 impl Job {
@@ -134,6 +134,27 @@ impl Job {
         (ntid[0] * ntid[1] * ntid[2]) as usize
     }
 
+    /// CTAs per cluster.
+    fn nranks(&self) -> usize {
+        self.cfg.cluster.iter().product::<u32>() as usize
+    }
+
+    /// Whether CTAs run as clusters of more than one (resumable units, see `cluster`).
+    fn clustered(&self) -> bool {
+        self.nranks() > 1
+    }
+
+    /// Linear index of the CTA of rank `rank` in cluster `c` (both linear, x fastest).
+    fn member_idx(&self, c: u64, rank: u64) -> u64 {
+        let [gx, gy, _] = self.cfg.grid.map(|g| g as u64);
+        let k = self.cfg.cluster.map(|x| x as u64);
+        let n = [gx / k[0], gy / k[1]];
+        let cid = [c % n[0], (c / n[0]) % n[1], c / (n[0] * n[1])];
+        let r = [rank % k[0], (rank / k[0]) % k[1], rank / (k[0] * k[1])];
+        let id = |d: usize| cid[d] * k[d] + r[d];
+        id(0) + gx * (id(1) + gy * id(2))
+    }
+
     fn ctaid(&self, idx: u64) -> [u32; 3] {
         let [gx, gy, _] = self.cfg.grid;
         [
@@ -143,24 +164,33 @@ impl Job {
         ]
     }
 
-    /// The CTA `idx` over the given memory, for one run.
+    /// The CTA `idx` over the given memory, for one run. `shared` is the shared memory of its
+    /// whole cluster (see `cta::Cta::shared`).
     fn cta<'a>(
         &'a self,
         idx: u64,
         shared: &'a mut [u8],
         local: &'a mut [u8],
         gcache: &'a mut cta::GCache,
+        cbar: &'a mut ClusterBar,
     ) -> cta::Cta<'a> {
         let nthreads = self.nthreads();
+        let ctaid = self.ctaid(idx);
+        let k = self.cfg.cluster;
+        let r = |d: usize| ctaid[d] % k[d];
         cta::Cta {
             prog: &self.kernel.program,
             kernel: &self.kernel.name,
             params: &self.params,
             shared,
+            shared_len: self.shared_len(),
+            rank: r(0) + k[0] * (r(1) + k[1] * r(2)),
+            nranks: self.nranks() as u32,
+            cbar,
             local,
             local_bytes: self.local_bytes(),
             stack_size: self.stack_size,
-            ctaid: self.ctaid(idx),
+            ctaid,
             ntid: self.cfg.block,
             nctaid: self.cfg.grid,
             cluster: self.cfg.cluster,
@@ -172,7 +202,7 @@ impl Job {
             gcache,
             grid_ws: self.coop.as_ref().map_or(0, |c| c.workspace),
             param_window: self.param_window,
-            slice: if self.coop.is_some() {
+            slice: if self.coop.is_some() || self.clustered() {
                 COOP_SLICE
             } else {
                 warp::SLICE
@@ -213,6 +243,9 @@ impl Job {
         if self.coop.is_some() {
             return self.work_coop();
         }
+        if self.clustered() {
+            return self.work_clusters();
+        }
         let nthreads = self.nthreads();
         let shared_len = self.shared_len();
         let local_bytes = self.local_bytes();
@@ -237,8 +270,15 @@ impl Job {
             if gcache.generation != generation {
                 gcache = cta::GCache::new(generation);
             }
+            scratch.cbar.reset(1, nthreads as u32);
             let r = catch_unwind(AssertUnwindSafe(|| {
-                let mut c = self.cta(idx, &mut scratch.shared, &mut scratch.local, &mut gcache);
+                let mut c = self.cta(
+                    idx,
+                    &mut scratch.shared,
+                    &mut scratch.local,
+                    &mut gcache,
+                    &mut scratch.cbar,
+                );
                 let r = cta::run_cta(&mut c, &mut scratch.regs);
                 (r, c.thread_instructions)
             }));
@@ -260,14 +300,133 @@ impl Job {
         THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
     }
 
-    /// A host thread of a cooperative launch: takes the CTA whose turn it is, runs one round of
-    /// it and queues it again unless it finished, until no CTA is left to take. (A CTA another
-    /// thread holds goes back into the queue after its round and that thread takes it on, so
-    /// leaving when the queue is momentarily empty never strands one.)
+    /// A cluster `c` (a CTA without clusters) with every CTA at its entry.
+    fn start_unit(&self, c: u64, gcache: &mut cta::GCache) -> Box<Unit> {
+        let n = self.nranks();
+        let nthreads = self.nthreads();
+        let shared_len = self.shared_len();
+        let mut unit = Box::new(Unit {
+            members: Vec::with_capacity(n),
+            shared: vec![0; shared_len * n],
+            cbar: ClusterBar::default(),
+            epoch: 0,
+            idle: cta::Idle::default(),
+        });
+        unit.cbar.reset(n, nthreads as u32);
+        for rank in 0..n as u64 {
+            let idx = self.member_idx(c, rank);
+            let mut local = vec![0; self.local_bytes() * nthreads.div_ceil(32) * 32];
+            let mut regs = Vec::new();
+            let c = self.cta(idx, &mut unit.shared, &mut local, gcache, &mut unit.cbar);
+            let sched = cta::start_cta(&c, &mut regs);
+            unit.members.push(Member {
+                idx,
+                sched,
+                regs,
+                local,
+                done: false,
+            });
+        }
+        unit
+    }
+
+    /// One turn of a unit: a round of each of its unfinished CTAs, in rank order. Ok(true) when
+    /// all finished; Err names the failing CTA.
+    fn turn(
+        &self,
+        unit: &mut Unit,
+        gcache: &mut cta::GCache,
+        count: &mut u64,
+    ) -> Result<bool, (u64, ExecError)> {
+        let (mut ran, mut progressed, mut stalled) = (false, false, None);
+        for k in 0..unit.members.len() {
+            let Unit {
+                members,
+                shared,
+                cbar,
+                epoch,
+                idle,
+            } = unit;
+            let m = &mut members[k];
+            if m.done {
+                continue;
+            }
+            let mut c = self.cta(m.idx, shared, &mut m.local, gcache, cbar);
+            c.epoch = *epoch;
+            c.expire_waits = idle.expire_waits;
+            let r = cta::round(&mut c, &mut m.regs, &mut m.sched);
+            *count += c.thread_instructions;
+            *epoch = c.epoch;
+            let o = r.map_err(|e| (m.idx, e))?;
+            m.done = o.finished;
+            ran |= o.ran;
+            progressed |= o.progressed;
+            if !o.ran && !o.finished {
+                stalled = stalled.or(Some(k));
+            }
+        }
+        match unit.end_turn(ran, progressed, stalled) {
+            Turn::Finished => Ok(true),
+            Turn::Pending => Ok(false),
+            Turn::Stuck(k) => {
+                let Unit {
+                    members,
+                    shared,
+                    cbar,
+                    ..
+                } = unit;
+                let m = &mut members[k];
+                let c = self.cta(m.idx, shared, &mut m.local, gcache, cbar);
+                Err((m.idx, cta::deadlock(&c, &m.sched)))
+            }
+        }
+    }
+
+    /// A host thread of a launch with clusters: takes the next cluster and runs its CTAs, a
+    /// round of each in turn, until all finish.
+    fn work_clusters(&self) {
+        let mut count = 0;
+        let mut gcache = cta::GCache::default();
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let c = self.next.fetch_add(1, Ordering::Relaxed);
+            if c >= self.total {
+                break;
+            }
+            let generation = sys::heap_generation();
+            if gcache.generation != generation {
+                gcache = cta::GCache::new(generation);
+            }
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                let mut unit = self.start_unit(c, &mut gcache);
+                // A failure elsewhere stops the launch: the cluster is abandoned between turns.
+                while !self.turn(&mut unit, &mut gcache, &mut count)? {
+                    if self.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                }
+                Ok(())
+            }));
+            match r {
+                Ok(Ok(())) => {}
+                Ok(Err((idx, e))) => self.fail(idx, e),
+                Err(p) => {
+                    let idx = self.member_idx(c, 0);
+                    self.fail(idx, self.panic_error(idx, p))
+                }
+            }
+        }
+        THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
+    }
+
+    /// A host thread of a cooperative launch: takes the cluster (CTA) whose turn it is, runs
+    /// one turn of it and queues it again unless it finished, until no unit is left to take.
+    /// (A unit another thread holds goes back into the queue after its turn and that thread
+    /// takes it on, so leaving when the queue is momentarily empty never strands one.)
     fn work_coop(&self) {
         let coop = self.coop.as_ref().expect("cooperative job");
-        let nthreads = self.nthreads();
-        let (shared_len, local_bytes) = (self.shared_len(), self.local_bytes());
         let mut count = 0;
         let mut gcache = cta::GCache::default();
         loop {
@@ -281,59 +440,26 @@ impl Job {
             if gcache.generation != generation {
                 gcache = cta::GCache::new(generation);
             }
-            let idx = match &slot {
-                Slot::Fresh(i) => *i,
-                Slot::Started(r) => r.idx,
+            let c = match &slot {
+                Slot::Fresh(c) => self.member_idx(*c, 0),
+                Slot::Started(u) => u.members.first().map_or(0, |m| m.idx),
             };
             let r = catch_unwind(AssertUnwindSafe(|| {
-                let mut res = match slot {
-                    Slot::Started(r) => r,
-                    Slot::Fresh(idx) => {
-                        let mut shared = vec![0; shared_len];
-                        let mut local = vec![0; local_bytes * nthreads.div_ceil(32) * 32];
-                        let mut regs = Vec::new();
-                        let c = self.cta(idx, &mut shared, &mut local, &mut gcache);
-                        let sched = cta::start_cta(&c, &mut regs);
-                        Box::new(Resident {
-                            idx,
-                            sched,
-                            regs,
-                            shared,
-                            local,
-                            epoch: 0,
-                            expire_waits: false,
-                        })
-                    }
+                let mut unit = match slot {
+                    Slot::Started(u) => u,
+                    Slot::Fresh(c) => self.start_unit(c, &mut gcache),
                 };
-                let Resident {
-                    sched,
-                    regs,
-                    shared,
-                    local,
-                    epoch,
-                    expire_waits,
-                    ..
-                } = &mut *res;
-                let mut c = self.cta(idx, shared, local, &mut gcache);
-                c.epoch = *epoch;
-                c.expire_waits = *expire_waits;
-                let r = cta::run_rounds(&mut c, regs, sched, true);
-                let n = c.thread_instructions;
-                (*epoch, *expire_waits) = (c.epoch, c.expire_waits);
-                (r, n, res)
+                let done = self.turn(&mut unit, &mut gcache, &mut count)?;
+                Ok((done, unit))
             }));
             match r {
-                Ok((Ok(done), n, res)) => {
-                    count += n;
+                Ok(Ok((done, unit))) => {
                     if !done {
-                        coop.queue.lock().push_back(Slot::Started(res));
+                        coop.queue.lock().push_back(Slot::Started(unit));
                     }
                 }
-                Ok((Err(e), n, _)) => {
-                    count += n;
-                    self.fail(idx, e);
-                }
-                Err(p) => self.fail(idx, self.panic_error(idx, p)),
+                Ok(Err((idx, e))) => self.fail(idx, e),
+                Err(p) => self.fail(c, self.panic_error(c, p)),
             }
         }
         THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
@@ -428,6 +554,28 @@ fn run(
             kernel.name, cfg.cluster, cfg.grid
         ));
     }
+    let nranks = cfg.cluster.iter().map(|&x| x as u64).product::<u64>();
+    if nranks > MAX_CLUSTER_CTAS as u64 {
+        return bad(format!(
+            "kernel '{}': clusters of {nranks} CTAs exceed the limit of {MAX_CLUSTER_CTAS}",
+            kernel.name
+        ));
+    }
+    {
+        let prog = &kernel.program;
+        let shared = (prog.dyn_shared_off as u64 + cfg.dynamic_shared_bytes as u64)
+            .max(prog.shared_static as u64);
+        // `.shared::cluster` addresses hold a CTA's offset in 24 bits (`ir::CLUSTER_RANK_SHIFT`).
+        if shared > CLUSTER_OFFSET_MASK + 1 {
+            return Err(ExecError {
+                kind: ExecErrorKind::OutOfResources,
+                message: format!(
+                    "kernel '{}': {shared} bytes of shared memory per CTA exceed 16 MiB",
+                    kernel.name
+                ),
+            });
+        }
+    }
     if params.len() < kernel.param_bytes {
         return bad(format!(
             "kernel '{}': parameter block of {} bytes, {} needed",
@@ -436,7 +584,8 @@ fn run(
             kernel.param_bytes
         ));
     }
-    let total = cfg.grid.iter().map(|&x| x as u64).product::<u64>();
+    // Units of work: clusters (CTAs when clusters are single CTAs).
+    let total = cfg.grid.iter().map(|&x| x as u64).product::<u64>() / nranks;
     let helpers = (worker_threads().max(1) - 1).min(total as usize - 1);
     let coop = if cooperative {
         let workspace = crate::mem::alloc(GRID_WS_BYTES).map_err(|_| ExecError {

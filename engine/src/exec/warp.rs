@@ -1204,6 +1204,40 @@ impl Warp {
                         red,
                     });
                 }
+                Op::ClusterBar { wait: false } => {
+                    if let Err(l) = cta.cbar.arrive(cta.rank, self.id, em) {
+                        cta.thread_instructions += count + 32 * full;
+                        return Err(cta.fault_cluster_bar(
+                            self,
+                            pc,
+                            l,
+                            "arrived a second time before the barrier completed (the ISA allows \
+                             one arrival per thread and phase)",
+                        ));
+                    }
+                    // A change other warps' waits may be waiting for (see `Cta::epoch`).
+                    cta.epoch += 1;
+                }
+                Op::ClusterBar { wait: true } => match cta.cbar.wait(cta.rank, self.id, em) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        // Not complete: run the wait again later, after the other warps and
+                        // CTAs of the cluster had their turn (they are the ones to arrive).
+                        self.stack.last_mut().unwrap().pc = pc;
+                        self.rotate();
+                        break Ok(Stop::Yield { wait: true });
+                    }
+                    Err(l) => {
+                        cta.thread_instructions += count + 32 * full;
+                        return Err(cta.fault_cluster_bar(
+                            self,
+                            pc,
+                            l,
+                            "waits without having arrived (barrier.cluster.arrive must come \
+                             first)",
+                        ));
+                    }
+                },
                 Op::Mbar {
                     op,
                     space,
@@ -1448,10 +1482,16 @@ impl Warp {
                         regs[*d as usize * 32 + l] = mask as u64;
                     }
                 }
-                Op::Isspacep { d, a, space } => {
+                Op::Isspacep {
+                    d,
+                    a,
+                    space,
+                    cluster,
+                } => {
                     for l in lanes(em) {
                         let v = get(regs, *a, l);
-                        let in_sh = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&v);
+                        let in_sh = (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&v)
+                            && cta.names_cta(v - SHARED_WINDOW, *cluster);
                         let in_lo = (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&v);
                         let r = match space {
                             MSpace::Shared => in_sh,

@@ -91,11 +91,7 @@ impl<'a> Prog<'a> {
             }
             _ => {
                 // atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c and .exch.b128 d, [a], b.
-                let space = if m.take("shared::cluster") || m.take("shared::cta") {
-                    Some(AS::Shared)
-                } else {
-                    m.space()
-                };
+                let space = m.space();
                 m.ignore(ATOM_QUALIFIERS);
                 let cas = m.take("cas");
                 let exch = m.take("exch");

@@ -135,27 +135,46 @@ impl<'a> Prog<'a> {
     }
 }
 
-/// Generic-address bits of a `mapa` result for a CTA rank that does not exist (see
-/// [`Prog::cluster_misc`]): non-canonical and outside every window, so any access through it
-/// is reported as an illegal address at that access.
+/// Generic-address bits of a `mapa` result whose source is not a generic shared address:
+/// non-canonical and outside every window, so any access through it is reported as an illegal
+/// address at that access.
 const NO_CTA: u64 = 0xF000_0000_0000_0000;
 
-/// `mapa`: `d = a` for rank `b` = 0 (the only CTA of a 1x1x1 cluster); for another rank an
-/// address no access can succeed with (cfg 64: generic, outside every window; cfg 32: a
-/// `.shared::cluster` offset far past any CTA's shared memory).
+/// `mapa`: the address of the same shared byte as `a` in the CTA of rank `b` of the cluster,
+/// encoded as [`cluster_shared_addr`] says. cfg 64: generic (`a` and the result in the shared
+/// window); otherwise `.shared::cluster` (`a` a `.shared::{cta,cluster}` address). A rank
+/// outside the cluster yields an address every access through it reports (the executor checks
+/// the rank against the launch's cluster).
 pub(crate) fn mapa_lane(cfg: u64, a: u64, b: u64, _c: u64) -> u64 {
-    match (b as u32, cfg) {
-        (0, 64) => a,
-        (0, _) => a & 0xffff_ffff,
-        (_, 64) => NO_CTA | (a & 0xffff_ffff),
-        _ => 0xffff_fff0,
+    let off = a & CLUSTER_OFFSET_MASK;
+    let b = b as u32 as u64;
+    match cfg {
+        64 if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
+            SHARED_WINDOW | cluster_shared_addr(b, off)
+        }
+        64 => NO_CTA | (a & 0xffff_ffff),
+        _ => cluster_shared_addr(b, off),
+    }
+}
+
+/// `getctarank`: the rank named by the address's rank field (see [`CLUSTER_RANK_SHIFT`]), or
+/// `c` (the executing CTA's `%cluster_ctarank`) where the field is 0. cfg 64: a generic address.
+pub(crate) fn getctarank_lane(cfg: u64, a: u64, _b: u64, c: u64) -> u64 {
+    let a = if cfg == 64 {
+        a.wrapping_sub(SHARED_WINDOW)
+    } else {
+        a
+    };
+    match (a >> CLUSTER_RANK_SHIFT) & 0xff {
+        0 => c,
+        f => f - 1,
     }
 }
 
 impl<'a> Prog<'a> {
-    /// Cache, scheduling and cluster instructions whose effect on a CPU is nothing or a
-    /// constant: applypriority, discard, createpolicy, griddepcontrol, setmaxnreg, mapa,
-    /// getctarank. The ISA table ([`crate::isa::decode`]) checks their modifiers and operand
+    /// Cache, scheduling and cluster-addressing instructions: applypriority, discard,
+    /// createpolicy, griddepcontrol, setmaxnreg (nothing or a constant on a CPU), mapa and
+    /// getctarank (arithmetic on `.shared::cluster` addresses). The ISA table ([`crate::isa::decode`]) checks their modifiers and operand
     /// counts after lowering, so modifiers are taken here without judging them.
     pub(super) fn cluster_misc(
         &mut self,
@@ -228,8 +247,6 @@ impl<'a> Prog<'a> {
                     },
                 );
             }
-            // Every CTA is its own 1x1x1 cluster (launches with larger clusters are refused),
-            // so the shared memory of the cluster is the CTA's own, at rank 0.
             "mapa" => {
                 let generic = !m.take("shared::cluster");
                 let t = m.ty()?;
@@ -260,8 +277,10 @@ impl<'a> Prog<'a> {
                     },
                 );
             }
+            // The rank is in the address, except for the executing CTA's own addresses
+            // (field 0), whose rank is `%cluster_ctarank`, read into a register first.
             "getctarank" => {
-                m.take("shared::cluster");
+                let generic = !m.take("shared::cluster");
                 let t = m.ty()?;
                 m.done()?;
                 if !matches!(t, T::U(32 | 64)) {
@@ -269,15 +288,26 @@ impl<'a> Prog<'a> {
                 }
                 need(2)?;
                 let d = self.dreg(fc, i, &ops_[0])?;
-                self.src(fc, i, g, &ops_[1], t)?;
+                let a = self.src(fc, i, g, &ops_[1], t)?;
+                let own = self.new_reg();
                 self.emit(
                     i,
                     g,
-                    Op::Un {
-                        f: ops::mov(32),
-                        fl: 0,
+                    Op::Sreg {
+                        d: own,
+                        s: SReg::ClusterCtarank,
+                    },
+                );
+                self.emit(
+                    i,
+                    g,
+                    Op::Lane {
+                        f: getctarank_lane,
+                        cfg: if generic { 64 } else { 32 },
                         d,
-                        a: Src::Imm(0),
+                        a,
+                        b: Src::Imm(0),
+                        c: Src::Reg(own),
                     },
                 );
             }
@@ -287,14 +317,10 @@ impl<'a> Prog<'a> {
     }
 
     /// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` and
-    /// `barrier.cluster.wait{.acquire}{.aligned}`. The cluster is the CTA (1x1x1), so the wait
-    /// completes when every non-exited thread of the CTA has arrived. It is run as a CTA-wide
-    /// barrier at the wait (the arrive does nothing): every thread must arrive before it waits
-    /// (ISA 9.7.13.3), so all threads reaching their wait implies all have arrived. This is
-    /// stricter only for a thread that, between its arrive and its wait, waits on work another
-    /// thread does after its own wait, which the split barrier would allow. Barrier 0 is the
-    /// one used, as `bar.sync 0` at the wait: a program that orders its barriers the same way
-    /// in every thread (as CTA barriers require) sees the same synchronisation.
+    /// `barrier.cluster.wait{.acquire}{.aligned}` (9.7.13.3): a split barrier over every
+    /// non-exited thread of the cluster, run by `exec::cluster::ClusterBar`. The memory
+    /// qualifiers need nothing: a cluster's CTAs run on one host thread, so every access before
+    /// an arrive is visible after the matching wait.
     pub(super) fn cluster_barrier(
         &mut self,
         _fc: &FnCtx,
@@ -313,20 +339,7 @@ impl<'a> Prog<'a> {
         if arrive == wait || !i.operands.is_empty() {
             return unsupported(i);
         }
-        if arrive {
-            self.emit(i, g, Op::Nop);
-        } else {
-            self.emit(
-                i,
-                g,
-                Op::Bar {
-                    id: Src::Imm(0),
-                    count: None,
-                    arrive: false,
-                    red: None,
-                },
-            );
-        }
+        self.emit(i, g, Op::ClusterBar { wait });
         Ok(())
     }
 }

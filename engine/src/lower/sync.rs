@@ -102,8 +102,9 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
-    /// The state space of an mbarrier operand: `.shared{::cta,::cluster}` or generic. Clusters
-    /// here are single CTAs, so a `.shared::cluster` address is one of the CTA's own.
+    /// The state space of an mbarrier operand: `.shared{::cta,::cluster}` or generic. A
+    /// `.shared::cluster` address names its CTA itself (`ir::CLUSTER_RANK_SHIFT`), so both are
+    /// shared addresses to the executor.
     fn mbar_space(m: &mut Mods) -> Option<AS> {
         if m.take("shared::cluster") {
             return Some(AS::Shared);

@@ -1,0 +1,25 @@
+//! Thread-block clusters through NVIDIA's cudart (compute_90 PTX): cooperative groups'
+//! `this_cluster()` with `cluster.sync()`, `block_rank()`, `num_blocks()`, `dim_blocks()`,
+//! `block_index()`, `map_shared_rank()` and `query_shared_rank()` over `__cluster_dims__` and
+//! `cudaLaunchKernelEx` cluster shapes (1D and 2D), a distributed-shared-memory histogram with
+//! atomics on other CTAs' shared memory, and the launch checks (cluster sizes that do not
+//! divide the grid or exceed the portable/non-portable limits). The program checks its results
+//! against host arithmetic and prints `PASS`; it needs NVIDIA's pip toolkit
+//! (`scripts/install-toolkit.sh`).
+
+use tests::*;
+
+#[test]
+fn clusters_dsm_sync_and_launch_checks() {
+    let exe = nvcc_arch("clusters", "clusters", "compute_90", &[]);
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("clusters", &out);
+}
+
+/// One host thread: the CTAs of a cluster take turns, and clusters queue behind each other.
+#[test]
+fn clusters_on_one_host_thread() {
+    let exe = nvcc_arch("clusters", "clusters_1t", "compute_90", &[]);
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_THREADS", "1")]);
+    assert_pass("clusters on 1 thread", &out);
+}
