@@ -130,6 +130,7 @@ fn run(
         block,
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     let packed = params(kernel, args);
     let before = engine::thread_instructions();

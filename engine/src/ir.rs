@@ -128,7 +128,8 @@ pub enum SReg {
     Clusterid(u8),
     /// `%nclusterid.*`: clusters per grid dimension.
     Nclusterid(u8),
-    /// `%is_explicit_cluster`: 1 when the launch named a cluster shape of more than one CTA.
+    /// `%is_explicit_cluster`: 1 when the launch named a cluster shape (at launch time or by
+    /// `.reqnctapercluster`), whatever its size: an explicit 1x1x1 cluster included (ISA 10.11).
     IsExplicitCluster,
     /// Not a PTX register: the generic address of the launch's global copy of the kernel
     /// parameter block (what `cvta.param` adds to a parameter's offset).

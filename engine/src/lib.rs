@@ -44,6 +44,10 @@ pub struct LaunchConfig {
     /// dimension must divide the grid's; at most 16 CTAs in all. The CTAs of a cluster run
     /// together (`barrier.cluster`, distributed shared memory).
     pub cluster: [u32; 3],
+    /// Whether the launch named its cluster shape (a launch attribute, or the kernel's
+    /// `.reqnctapercluster`), which `%is_explicit_cluster` reports; false for an implicit
+    /// launch, whose clusters are single CTAs. An explicit shape may be 1x1x1.
+    pub explicit_cluster: bool,
 }
 
 /// What went wrong while a kernel ran. The driver maps `kind` to a `CUresult`; `message` says
@@ -89,11 +93,14 @@ pub fn launch(kernel: &Arc<Kernel>, config: &LaunchConfig, params: &[u8]) -> Res
 
 /// The configuration a launch runs with: a kernel that declares `.reqnctapercluster` runs with
 /// that cluster shape when the configuration names none (`[1, 1, 1]`), as a launch without
-/// cluster attribute does on the driver; naming another shape is an invalid launch. CTAs of a
-/// cluster run together on one host thread (see `exec::cluster`).
+/// cluster attribute does on the driver; naming another shape is an invalid launch. Such a
+/// shape is always explicit (`%is_explicit_cluster`). A kernel declaring `.explicitcluster` must
+/// be launched with a shape named one way or the other. CTAs of a cluster run together on one
+/// host thread (see `exec::cluster`).
 fn cluster_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<LaunchConfig, ExecError> {
     let mut cfg = *config;
     if let Some(req) = kernel.cluster_dims {
+        cfg.explicit_cluster = true;
         if cfg.cluster == [1, 1, 1] {
             cfg.cluster = req;
         } else if cfg.cluster != req {
@@ -106,6 +113,15 @@ fn cluster_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<LaunchConfig,
                 ),
             });
         }
+    }
+    if kernel.explicit_cluster && !cfg.explicit_cluster {
+        return Err(ExecError {
+            kind: ExecErrorKind::InvalidLaunch,
+            message: format!(
+                "kernel '{}' declares .explicitcluster but was launched without a cluster shape",
+                kernel.name
+            ),
+        });
     }
     Ok(cfg)
 }

@@ -681,6 +681,7 @@ mod tests {
             block: [1, 1, 1],
             dynamic_shared_bytes: 0,
             cluster: [1, 1, 1],
+            explicit_cluster: false,
         };
         launch(&m.kernel("k").unwrap(), &cfg, &out.to_le_bytes()).unwrap_or_else(|e| panic!("{e}"));
         let mut v = vec![0u32; n];

@@ -36,6 +36,9 @@ pub struct Kernel {
     /// `.reqnctapercluster` if declared: the cluster shape the kernel must be launched with
     /// ([`crate::launch`] runs it with that shape when the configuration names none).
     pub cluster_dims: Option<[u32; 3]>,
+    /// `.explicitcluster`: the kernel must be launched with a cluster shape named at launch
+    /// time or by `.reqnctapercluster` (ISA 11.7.2).
+    pub explicit_cluster: bool,
     /// The lowered code: this kernel plus every device function it calls.
     pub(crate) program: Arc<Program>,
 }
@@ -214,6 +217,7 @@ impl Module {
                 max_threads_per_block: k.max_threads,
                 num_regs: k.program.nregs.clamp(1, 255),
                 cluster_dims,
+                explicit_cluster: f.directives.iter().any(|(n, _)| n == "explicitcluster"),
                 program: Arc::new(k.program),
             }));
         }

@@ -30,6 +30,7 @@ fn cfg(grid: u32, block: u32) -> LaunchConfig {
         block: [block, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     }
 }
 
@@ -334,6 +335,7 @@ fn barrier_shared_reduction_with_dynamic_shared() {
         block: [256, 1, 1],
         dynamic_shared_bytes: 1024,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     launch(&m.kernel("k").unwrap(), &c, &out.to_le_bytes()).unwrap();
     assert_eq!(download::<u32>(out, 3), vec![32640; 3]);

@@ -14,6 +14,7 @@ fn run(src: &str, n: usize) -> (Module, Vec<u64>) {
         block: [1, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     launch(&m.kernel("k").unwrap(), &cfg, &out.to_le_bytes()).unwrap();
     let mut v = vec![0u64; n];

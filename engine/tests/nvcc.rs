@@ -120,6 +120,7 @@ fn nvcc_vector_add_saxpy_reduction() {
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     launch(
         &k,
@@ -138,6 +139,7 @@ fn nvcc_vector_add_saxpy_reduction() {
         block: [128, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     launch(
         &k,
@@ -162,6 +164,7 @@ fn nvcc_vector_add_saxpy_reduction() {
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     launch(&k, &cfg, &Params::new().push(da).push(out).push(n as i32).0).unwrap();
     let r: Vec<f32> = download(out, 4);
@@ -194,6 +197,7 @@ fn saxpy_16m_throughput() {
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     let params = Params::new()
         .push(n as i32)
@@ -293,6 +297,7 @@ extern "C" __global__ void k(float* o, const float* x, double* od, const double*
         block: [128, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     launch(
         &m.kernel("k").unwrap(),
@@ -396,6 +401,7 @@ extern "C" __global__ void hsum(int** slot, int* out, int n) {
         block: [n, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     engine::take_printf();
     launch(
@@ -543,6 +549,7 @@ fn nvcc_recursion_function_pointers_virtual_calls() {
         block: [32, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     // 32 nested frames of `deep` (16 bytes of locals, parameters, saved registers each) need
     // more than the default 1 KiB, as they may on hardware.
@@ -690,6 +697,7 @@ fn nvcc_cuda_fp16_bf16_arithmetic() {
         block: [48, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     let params = Params::new()
         .push(dx)
@@ -860,6 +868,7 @@ fn nvcc_barrier_red_mbarrier_pipeline_cooperative_groups() {
             block: [n, 1, 1],
             dynamic_shared_bytes: 0,
             cluster: [1, 1, 1],
+            explicit_cluster: false,
         };
         let run = |k: &str, threads: u32, p: Params| {
             launch(&m.kernel(k).unwrap(), &cfg(threads), &p.0)

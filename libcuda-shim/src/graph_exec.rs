@@ -250,6 +250,7 @@ fn prepare(kind: &Kind) -> CuResult<Ready> {
                 block: k.block,
                 dynamic_shared_bytes: k.shared,
                 cluster: [1, 1, 1],
+                explicit_cluster: false,
             },
             k.params.clone(),
         ),

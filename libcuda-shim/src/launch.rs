@@ -157,13 +157,15 @@ pub(crate) fn validate_cooperative(
 /// `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*`), else single-CTA clusters; checked against the
 /// profile as the driver does ([`occupancy::check_cluster`]). A requested shape other than
 /// the required one, or a required one partly zero, is CUDA_ERROR_INVALID_CLUSTER_SIZE.
-fn cluster_shape(
+/// Also says whether the shape is explicit (requested or required, `%is_explicit_cluster`):
+/// a launch naming none runs implicit single-CTA clusters.
+pub(crate) fn cluster_shape(
     f: &Function,
     requested: Option<[u32; 3]>,
     grid: [u32; 3],
     block: [u32; 3],
     shared: u32,
-) -> CuResult<[u32; 3]> {
+) -> CuResult<([u32; 3], bool)> {
     let bad = Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE);
     let required = f.cluster_dims.each_ref().map(|d| d.load(Ordering::Acquire));
     let required = match required {
@@ -174,7 +176,7 @@ fn cluster_shape(
     let dims = match (requested, required) {
         (Some(r), Some(q)) if r != q => return bad,
         (Some(r), _) | (None, Some(r)) => r,
-        (None, None) => return Ok([1, 1, 1]),
+        (None, None) => return Ok(([1, 1, 1], false)),
     };
     let threads = block.iter().map(|&b| b as i64).product::<i64>();
     let non_portable = f.non_portable_cluster.load(Ordering::Acquire) != 0;
@@ -187,7 +189,7 @@ fn cluster_shape(
                 f.kernel.name
             )
         })?;
-    Ok(dims)
+    Ok((dims, true))
 }
 
 /// Validates a launch and submits it to its stream. The parameter block is copied now (the
@@ -210,7 +212,7 @@ unsafe fn launch(
     let target = stream::target(s)?;
     let f: Arc<Function> = handles::function(func)?;
     validate(&f, grid, block, shared)?;
-    let cluster = cluster_shape(&f, cluster, grid, block, shared)?;
+    let (cluster, explicit_cluster) = cluster_shape(&f, cluster, grid, block, shared)?;
     if cooperative {
         validate_cooperative(&f, grid, block, shared)?;
     }
@@ -221,6 +223,7 @@ unsafe fn launch(
         block,
         dynamic_shared_bytes: shared,
         cluster,
+        explicit_cluster,
     };
     trace::trace!(
         "  launch {} grid {grid:?} block {block:?} cluster {cluster:?} shared {shared} params {} \

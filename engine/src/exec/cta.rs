@@ -35,6 +35,8 @@ pub struct Cta<'a> {
     pub nctaid: [u32; 3],
     /// CTAs per cluster in each dimension (`[1, 1, 1]` without clusters).
     pub cluster: [u32; 3],
+    /// Whether the launch named the cluster shape (`%is_explicit_cluster`).
+    pub explicit_cluster: bool,
     pub nwarps: u32,
     pub dyn_bytes: u32,
     pub thread_instructions: u64,
@@ -217,7 +219,7 @@ impl<'a> Cta<'a> {
             SReg::ClusterNctarank => self.cluster.iter().product(),
             SReg::Clusterid(d) => self.ctaid[d as usize] / self.cluster[d as usize],
             SReg::Nclusterid(d) => self.nctaid[d as usize] / self.cluster[d as usize],
-            SReg::IsExplicitCluster => (self.cluster.iter().product::<u32>() > 1) as u32,
+            SReg::IsExplicitCluster => self.explicit_cluster as u32,
             SReg::Zero => 0,
         }) as u64
     }

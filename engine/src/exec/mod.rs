@@ -194,6 +194,7 @@ impl Job {
             ntid: self.cfg.block,
             nctaid: self.cfg.grid,
             cluster: self.cfg.cluster,
+            explicit_cluster: self.cfg.explicit_cluster,
             nwarps: nthreads.div_ceil(32) as u32,
             dyn_bytes: self.cfg.dynamic_shared_bytes,
             thread_instructions: 0,

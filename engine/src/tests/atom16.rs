@@ -90,6 +90,7 @@ fn cas_b16_loop_counts_exactly_across_ctas() {
         block: [128, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     launch(&k, &c, &out.to_le_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let r: Vec<u16> = download(out, 2);

@@ -22,6 +22,7 @@ fn cfg(grid: [u32; 3], block: u32, cluster: [u32; 3]) -> LaunchConfig {
         block: [block, 1, 1],
         dynamic_shared_bytes: 0,
         cluster,
+        explicit_cluster: cluster != [1, 1, 1],
     }
 }
 
@@ -469,4 +470,39 @@ fn cluster_errors_and_required_shape() {
     let e = run(&c, &cfg([4, 1, 1], 32, [4, 1, 1]), 1, false).unwrap_err();
     assert_eq!(e.kind, ExecErrorKind::InvalidLaunch, "{e}");
     assert!(e.message.contains("reqnctapercluster"), "{e}");
+}
+
+/// `%is_explicit_cluster` is true whenever the launch named a cluster shape, a 1x1x1 one
+/// included, or the kernel declared `.reqnctapercluster` (ISA 10.11); false for an implicit
+/// launch. A `.explicitcluster` kernel launched without a shape is an invalid launch (11.7.2).
+#[test]
+fn explicit_cluster_register() {
+    let body = ".reg .pred %p1;\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n\
+                ld.param.u64 %rd1, [out];\nmov.pred %p1, %is_explicit_cluster;\n\
+                selp.u32 %r1, 1, 0, %p1;\nmov.u32 %r2, %is_explicit_cluster;\n\
+                st.global.v2.u32 [%rd1], {%r1, %r2};\nret;";
+    let k = load(body);
+    let implicit = cfg([2, 1, 1], 32, [1, 1, 1]);
+    let out = run(&k, &implicit, 2, false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, [0, 0]);
+    let explicit = LaunchConfig {
+        explicit_cluster: true,
+        ..implicit
+    };
+    let out = run(&k, &explicit, 2, false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, [1, 1]);
+    let required = format!(
+        "{HEAD90}.visible .entry r(.param .u64 out) .reqnctapercluster 1, 1, 1\n{{\n{body}\n}}\n\
+         .visible .entry e(.param .u64 out) .explicitcluster\n{{\n{body}\n}}\n"
+    );
+    let m = Module::load(&required, "r.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let r = m.kernel("r").unwrap();
+    let out = run(&r, &implicit, 2, false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, [1, 1]);
+    let e = m.kernel("e").unwrap();
+    let err = run(&e, &implicit, 2, false).unwrap_err();
+    assert_eq!(err.kind, ExecErrorKind::InvalidLaunch, "{err}");
+    assert!(err.message.contains(".explicitcluster"), "{err}");
+    let out = run(&e, &explicit, 2, false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, [1, 1]);
 }

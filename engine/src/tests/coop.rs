@@ -135,6 +135,7 @@ fn grid_sync_multi_phase_on_any_thread_count() {
             block: [nt, 1, 1],
             dynamic_shared_bytes: 0,
             cluster: [1, 1, 1],
+            explicit_cluster: false,
         };
         launch_cooperative(&k, &cfg, &params(&[a, b, c, s])).unwrap_or_else(|e| panic!("{e}"));
         let (av, bv, cv): (Vec<u32>, Vec<u32>, Vec<u32>) =
@@ -164,6 +165,7 @@ fn grid_sync_without_cooperative_launch_traps() {
         block: [32, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     let e = launch(&k, &cfg, &params(&bufs)).unwrap_err();
     assert_eq!(e.kind, ExecErrorKind::Trap);
@@ -207,6 +209,7 @@ fn fault_in_cooperative_launch_is_reported() {
         block: [32, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     let e = launch_cooperative(&m.kernel("k").unwrap(), &cfg, &0u64.to_le_bytes()).unwrap_err();
     assert_eq!(e.kind, ExecErrorKind::IllegalAddress, "{e}");
@@ -243,6 +246,7 @@ fn grid_workspace_in_envregs() {
         block: [1, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     launch_cooperative(&m.kernel("k").unwrap(), &cfg, &out.to_le_bytes())
         .unwrap_or_else(|e| panic!("{e}"));

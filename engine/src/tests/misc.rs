@@ -211,6 +211,7 @@ fn brx_idx_out_of_range_is_a_launch_error() {
         block: [8, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     let e = launch(&m.kernel("k").unwrap(), &cfg, &[]).unwrap_err();
     assert_eq!(e.kind, crate::ExecErrorKind::Trap);
@@ -357,6 +358,7 @@ fn other_cluster_ranks_are_errors() {
         block: [32, 1, 1],
         dynamic_shared_bytes: 0,
         cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     let e = launch(&m.kernel("k").unwrap(), &cfg, &[]).unwrap_err();
     assert_eq!(e.kind, crate::ExecErrorKind::IllegalAddress, "{e}");
