@@ -515,6 +515,9 @@ implemented! {
     cuGraphAddNode_v2 "cuGraphAddNode" 12030 (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, edges: *const CUgraphEdgeData, n: usize, params: *mut CUgraphNodeParams) => graph::add_generic_node_v2;
     cuGraphKernelNodeGetParams_v2 "cuGraphKernelNodeGetParams" 12000 (node: CUgraphNode, params: *mut CUDA_KERNEL_NODE_PARAMS) => graph::kernel_node_get_params;
     cuGraphKernelNodeSetParams_v2 "cuGraphKernelNodeSetParams" 12000 (node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS) => graph::kernel_node_set_params;
+    cuGraphKernelNodeSetAttribute "cuGraphKernelNodeSetAttribute" 11000 (node: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) => graph::kernel_node_set_attribute;
+    cuGraphKernelNodeGetAttribute "cuGraphKernelNodeGetAttribute" 11000 (node: CUgraphNode, attr: CUkernelNodeAttrID, value: *mut CUkernelNodeAttrValue) => graph::kernel_node_get_attribute;
+    cuGraphKernelNodeCopyAttributes "cuGraphKernelNodeCopyAttributes" 11000 (dst: CUgraphNode, src: CUgraphNode) => graph::kernel_node_copy_attributes;
     cuGraphMemcpyNodeGetParams "cuGraphMemcpyNodeGetParams" 10000 (node: CUgraphNode, params: *mut CUDA_MEMCPY3D) => graph::memcpy_node_get_params;
     cuGraphMemcpyNodeSetParams "cuGraphMemcpyNodeSetParams" 10000 (node: CUgraphNode, params: *const CUDA_MEMCPY3D) => graph::memcpy_node_set_params;
     cuGraphMemsetNodeGetParams "cuGraphMemsetNodeGetParams" 10000 (node: CUgraphNode, params: *mut CUDA_MEMSET_NODE_PARAMS) => graph::memset_node_get_params;
@@ -680,9 +683,6 @@ not_supported! {
     cuGraphicsUnregisterResource "cuGraphicsUnregisterResource" 3000;
     cuGraphicsVDPAURegisterOutputSurface "cuGraphicsVDPAURegisterOutputSurface" 3010;
     cuGraphicsVDPAURegisterVideoSurface "cuGraphicsVDPAURegisterVideoSurface" 3010;
-    cuGraphKernelNodeCopyAttributes "cuGraphKernelNodeCopyAttributes" 11000;
-    cuGraphKernelNodeGetAttribute "cuGraphKernelNodeGetAttribute" 11000;
-    cuGraphKernelNodeSetAttribute "cuGraphKernelNodeSetAttribute" 11000;
     cuGraphMemAllocNodeGetParams "cuGraphMemAllocNodeGetParams" 11040;
     cuGraphMemFreeNodeGetParams "cuGraphMemFreeNodeGetParams" 11040;
     cuGraphNodeGetEnabled "cuGraphNodeGetEnabled" 11060;

@@ -97,10 +97,32 @@ fn exec(h: CUgraphExec) -> CuResult<Arc<GraphExec>> {
     handles::graph_exec(h)
 }
 
-/// Instantiates `g`; on a cycle returns the node on it.
-fn instantiate(g: &Graph, flags: u64) -> Result<Arc<GraphExec>, usize> {
+/// Why a graph could not be instantiated.
+enum Failure {
+    /// This node lies on a cycle.
+    Cycle(usize),
+    /// This node's launch is invalid (a cluster shape the kernel node cannot run with).
+    Node(usize, CUresult),
+}
+
+/// The cluster shape a kernel node runs with and whether it is explicit: its
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`, else the function's required shape, checked as
+/// `cuLaunchKernelEx` checks it ([`launch::cluster_shape`]).
+fn node_cluster(k: &graph::KernelNode) -> CuResult<([u32; 3], bool)> {
+    launch::cluster_shape(&k.function, k.attrs.cluster(), k.grid, k.block, k.shared)
+}
+
+/// Instantiates `g`. Kernel nodes' cluster shapes are validated here, as the driver validates
+/// a node's launch configuration when it builds the executable graph (the error node is the
+/// kernel node), and again at each launch (function attributes may change in between).
+fn instantiate(g: &Graph, flags: u64) -> Result<Arc<GraphExec>, Failure> {
     let mut steps = Vec::new();
-    flatten(g, &mut steps)?;
+    flatten(g, &mut steps).map_err(Failure::Cycle)?;
+    for s in &steps {
+        if let Kind::Kernel(k) = &s.kind {
+            node_cluster(k).map_err(|e| Failure::Node(s.origin, e))?;
+        }
+    }
     let (mut topology, mut types) = (String::new(), String::new());
     shape(g, &mut topology, &mut types);
     let e = Arc::new(GraphExec {
@@ -127,7 +149,10 @@ pub(crate) unsafe fn instantiate_with_flags(
         return Err(INVALID_VALUE);
     }
     let g = handles::graph(g)?;
-    let e = instantiate(&g, flags).map_err(|_| INVALID_VALUE)?;
+    let e = instantiate(&g, flags).map_err(|f| match f {
+        Failure::Cycle(_) => INVALID_VALUE,
+        Failure::Node(_, e) => e,
+    })?;
     // SAFETY: checked non-null.
     unsafe { *out = Arc::as_ptr(&e) as CUgraphExec };
     Ok(())
@@ -155,12 +180,16 @@ pub(crate) unsafe fn instantiate_v1(
             unsafe { *out = Arc::as_ptr(&e) as CUgraphExec };
             Ok(())
         }
-        Err(node) => {
+        Err(f) => {
+            let (node, e) = match f {
+                Failure::Cycle(n) => (n, INVALID_VALUE),
+                Failure::Node(n, e) => (n, e),
+            };
             if !error_node.is_null() {
                 // SAFETY: checked non-null.
                 unsafe { *error_node = node as CUgraphNode };
             }
-            Err(INVALID_VALUE)
+            Err(e)
         }
     }
 }
@@ -187,10 +216,15 @@ pub(crate) unsafe fn instantiate_with_params(
             unsafe { *out = Arc::as_ptr(&e) as CUgraphExec };
             Ok(())
         }
-        Err(node) => {
+        Err(Failure::Cycle(node)) => {
             p.result_out = CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
             p.hErrNode_out = node as CUgraphNode;
             Err(INVALID_VALUE)
+        }
+        Err(Failure::Node(node, e)) => {
+            p.result_out = CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_ERROR;
+            p.hErrNode_out = node as CUgraphNode;
+            Err(e)
         }
     }
 }
@@ -243,17 +277,20 @@ enum Ready {
 fn prepare(kind: &Kind) -> CuResult<Ready> {
     Ok(match kind {
         Kind::Empty | Kind::Child(_) => Ready::Nothing,
-        Kind::Kernel(k) => Ready::Kernel(
-            k.function.clone(),
-            engine::LaunchConfig {
-                grid: k.grid,
-                block: k.block,
-                dynamic_shared_bytes: k.shared,
-                cluster: [1, 1, 1],
-                explicit_cluster: false,
-            },
-            k.params.clone(),
-        ),
+        Kind::Kernel(k) => {
+            let (cluster, explicit_cluster) = node_cluster(k)?;
+            Ready::Kernel(
+                k.function.clone(),
+                engine::LaunchConfig {
+                    grid: k.grid,
+                    block: k.block,
+                    dynamic_shared_bytes: k.shared,
+                    cluster,
+                    explicit_cluster,
+                },
+                k.params.clone(),
+            )
+        }
         Kind::Memcpy(d) => Ready::Copy(copy::plan_3d(d)?),
         Kind::Memset(d) => Ready::Fill(copy::plan_memset(d)?),
         Kind::Host(h) => Ready::Host(h.fn_.ok_or(INVALID_VALUE)?, h.userData as usize),
@@ -342,8 +379,23 @@ pub(crate) unsafe fn exec_kernel_node_set_params(
     p: *const CUDA_KERNEL_NODE_PARAMS,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    let k = unsafe { graph::kernel_node(p) }?;
-    set_step(h, node, Kind::Kernel(k))
+    let mut k = unsafe { graph::kernel_node(p) }?;
+    let e = exec(h)?;
+    handles::graph_node(node)?;
+    let mut steps = e.steps.lock();
+    let step = steps
+        .iter_mut()
+        .find(|s| s.origin == node as usize)
+        .ok_or(INVALID_VALUE)?;
+    let Kind::Kernel(old) = &step.kind else {
+        return Err(INVALID_VALUE);
+    };
+    // New launch parameters, the node's attributes (its cluster shape) as instantiated; the
+    // shape must still fit the new grid, as at instantiation.
+    k.attrs = old.attrs.clone();
+    node_cluster(&k)?;
+    step.kind = Kind::Kernel(k);
+    Ok(())
 }
 
 pub(crate) unsafe fn exec_memcpy_node_set_params(
@@ -452,6 +504,23 @@ pub(crate) unsafe fn exec_update(
     }
     // Same topology and creation order, so the flattened orders pair up step by step.
     let mut steps = e.steps.lock();
+    // A kernel node whose cluster shape no longer fits its launch cannot be taken, as it could
+    // not be instantiated: nothing changes and the result names the node.
+    for (s, f) in steps.iter().zip(&fresh) {
+        if let Kind::Kernel(k) = &f.kind {
+            if node_cluster(k).is_err() {
+                // SAFETY: checked non-null.
+                unsafe {
+                    *info = CUgraphExecUpdateResultInfo {
+                        result: R::CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED,
+                        errorNode: f.origin as CUgraphNode,
+                        errorFromNode: s.origin as CUgraphNode,
+                    }
+                };
+                return Err(CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+            }
+        }
+    }
     for (s, f) in steps.iter_mut().zip(fresh) {
         s.kind = f.kind;
     }

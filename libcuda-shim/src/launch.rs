@@ -3,7 +3,7 @@
 //! sticky error a fault leaves in the context. Occupancy queries are in `occupancy`.
 
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::graph::{KernelNode, Kind};
+use crate::graph::{KernelNode, Kind, LaunchAttrs};
 use crate::module::Function;
 use crate::{handles, occupancy, profile, stream, trace};
 use abi::*;
@@ -176,6 +176,9 @@ pub(crate) fn cluster_shape(
     let dims = match (requested, required) {
         (Some(r), Some(q)) if r != q => return bad,
         (Some(r), _) | (None, Some(r)) => r,
+        // A `.explicitcluster` kernel must be given a shape; the engine would fail the launch
+        // later, as a sticky error, so it is refused here with the cluster launch error.
+        (None, None) if f.kernel.explicit_cluster => return bad,
         (None, None) => return Ok(([1, 1, 1], false)),
     };
     let threads = block.iter().map(|&b| b as i64).product::<i64>();
@@ -196,7 +199,8 @@ pub(crate) fn cluster_shape(
 /// caller's argument storage may be gone when the kernel runs). A fault while running becomes
 /// the context's sticky error, reported by the next synchronising call, as on a GPU.
 /// `cooperative`: all CTAs co-resident with a grid workspace (see `engine::launch_cooperative`).
-/// `cluster`: the shape `cuLaunchKernelEx` asked for, if any (see [`cluster_shape`]).
+/// `attrs`: the kernel-node attributes of a `cuLaunchKernelEx` configuration, the cluster
+/// shape among them (see [`cluster_shape`]); a capture records them on the node.
 #[allow(clippy::too_many_arguments)]
 unsafe fn launch(
     func: CUfunction,
@@ -207,12 +211,12 @@ unsafe fn launch(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
     cooperative: bool,
-    cluster: Option<[u32; 3]>,
+    attrs: LaunchAttrs,
 ) -> CuResult {
     let target = stream::target(s)?;
     let f: Arc<Function> = handles::function(func)?;
     validate(&f, grid, block, shared)?;
-    let (cluster, explicit_cluster) = cluster_shape(&f, cluster, grid, block, shared)?;
+    let (cluster, explicit_cluster) = cluster_shape(&f, attrs.cluster(), grid, block, shared)?;
     if cooperative {
         validate_cooperative(&f, grid, block, shared)?;
     }
@@ -239,13 +243,9 @@ unsafe fn launch(
         submit(&target, f, config, bytes, true);
         return Ok(());
     }
-    // Kernel nodes carry no cluster shape: a replay runs with the kernel's compile-time one
-    // (the engine applies `.reqnctapercluster`). Any other shape is refused in a capture (and
-    // the capture invalidated) rather than recorded wrongly.
-    if cluster != f.kernel.cluster_dims.unwrap_or([1, 1, 1]) {
-        crate::capture::refuse(&target)?;
-    }
-    // In a capturing stream the launch becomes a kernel node with the same (copied) arguments.
+    // In a capturing stream the launch becomes a kernel node with the same (copied) arguments
+    // and the configuration's node attributes (the cluster shape among them), so that a replay
+    // runs as this launch would have.
     let captured = crate::capture::intercept(&target, || {
         Kind::Kernel(KernelNode {
             handle: func as usize,
@@ -255,6 +255,7 @@ unsafe fn launch(
             block,
             shared,
             params: bytes.clone(),
+            attrs,
         })
     })?;
     if !captured {
@@ -320,7 +321,7 @@ pub(crate) unsafe fn launch_kernel(
             params,
             extra,
             false,
-            None,
+            LaunchAttrs::default(),
         )
     }
 }
@@ -351,7 +352,7 @@ pub(crate) unsafe fn launch_cooperative_kernel(
             params,
             extra,
             true,
-            None,
+            LaunchAttrs::default(),
         )
     }
 }
@@ -393,7 +394,7 @@ pub(crate) unsafe fn launch_kernel_ex(
         // SAFETY: checked non-null above; `attrs` holds numAttrs entries.
         unsafe { std::slice::from_raw_parts(c.attrs, c.numAttrs as usize) }
     };
-    let cluster = crate::occupancy::requested_cluster(attrs);
+    let attrs = LaunchAttrs::from_launch(attrs);
     // SAFETY: forwarded contract.
     unsafe {
         launch(
@@ -405,7 +406,7 @@ pub(crate) unsafe fn launch_kernel_ex(
             params,
             extra,
             cooperative,
-            cluster,
+            attrs,
         )
     }
 }

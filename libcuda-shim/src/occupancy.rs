@@ -564,12 +564,6 @@ mod tests {
     }
 }
 
-/// Launch attributes checked before a launch (`cuLaunchKernelEx`). A
-/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` of 0 or one that does not divide the grid is a
-/// misconfiguration: CUDA_ERROR_INVALID_CLUSTER_SIZE, as the real driver reports. A valid
-/// cluster of more than one CTA is refused with CUDA_ERROR_NOT_SUPPORTED and a message: the
-/// engine runs each CTA as its own cluster, and running a real cluster that way would be wrong
-/// (no distributed shared memory, no cluster barrier across CTAs).
 /// Whether clusters of `dims` can run on the profile, as the driver checks a launch: each
 /// dimension positive and dividing the grid; on compute capability 9.0 or later (else
 /// CUDA_ERROR_NOT_SUPPORTED, as the cluster occupancy queries answer there); at most 8 CTAs
@@ -603,42 +597,9 @@ pub(crate) fn check_cluster(
     Ok(())
 }
 
-/// The cluster shape a `cuLaunchKernelEx` configuration asks for
-/// (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), if any; `launch::cluster_shape` validates it.
-pub(crate) fn requested_cluster(attrs: &[CUlaunchAttribute]) -> Option<[u32; 3]> {
-    attrs
-        .iter()
-        .filter(|a| a.id == CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
-        .map(|a| {
-            // SAFETY: `clusterDim` is the member this attribute uses.
-            let d = unsafe { a.value.clusterDim };
-            [d.x, d.y, d.z]
-        })
-        .next_back()
-}
-
 #[cfg(test)]
 mod launch_attribute_tests {
     use super::*;
-
-    fn cluster(x: u32, y: u32, z: u32) -> CUlaunchAttribute {
-        let mut a = CUlaunchAttribute {
-            id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-            pad: [0; 4],
-            // SAFETY: an all-zero union of plain integers is valid.
-            value: unsafe { std::mem::zeroed() },
-        };
-        a.value.clusterDim.x = x;
-        a.value.clusterDim.y = y;
-        a.value.clusterDim.z = z;
-        a
-    }
-
-    #[test]
-    fn requested_cluster_shape() {
-        assert_eq!(requested_cluster(&[]), None);
-        assert_eq!(requested_cluster(&[cluster(2, 1, 4)]), Some([2, 1, 4]));
-    }
 
     fn h100() -> &'static Profile {
         crate::profile::PROFILES
