@@ -5,7 +5,8 @@
 //! atomics on other CTAs' shared memory, and the launch checks (cluster sizes that do not
 //! divide the grid or exceed the portable/non-portable limits). The program checks its results
 //! against host arithmetic and prints `PASS`; it needs NVIDIA's pip toolkit
-//! (`scripts/install-toolkit.sh`).
+//! (`scripts/install-toolkit.sh`). `graph_clusters.cu` does the same for clusters in CUDA graphs
+//! (captured and explicit kernel nodes with their cluster attribute) and `%is_explicit_cluster`.
 
 use tests::*;
 
@@ -22,4 +23,16 @@ fn clusters_on_one_host_thread() {
     let exe = nvcc_arch("clusters", "clusters_1t", "compute_90", &[]);
     let out = run_preloaded(&exe, &[("CUDA_SHIM_THREADS", "1")]);
     assert_pass("clusters on 1 thread", &out);
+}
+
+/// Clusters in CUDA graphs (`graph_clusters.cu`): a captured `cudaLaunchKernelEx` cluster
+/// launch replayed twice, an explicit kernel node with `cudaGraphKernelNodeSetAttribute`
+/// (cluster dimension, priority, scheduling policy) read back, kept across set-params and
+/// copied to another node, invalid shapes refused at instantiation and launch, and
+/// `%is_explicit_cluster` for explicit 1x1x1 clusters and `__cluster_dims__`.
+#[test]
+fn clusters_in_graphs_and_explicit_cluster_register() {
+    let exe = nvcc_arch("graph_clusters", "graph_clusters", "compute_90", &[]);
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("graph_clusters", &out);
 }
