@@ -9,7 +9,8 @@
 //     cluster, priority and cluster scheduling policy, read back; cudaGraphKernelNodeSetParams
 //     keeps the attributes; cudaGraphKernelNodeCopyAttributes copies them to another node;
 //     cudaGraphExecKernelNodeSetParams to a grid the shape still divides runs with it, one the
-//     shape does not divide is refused.
+//     shape does not divide is refused; cudaGraphExecUpdate takes a new shape, and refuses
+//     one the node's grid cannot run with.
 // (3) invalid shapes: a cluster that does not divide the grid, or one above the portable size,
 //     fails cudaGraphInstantiate with cudaErrorInvalidClusterSize (as cudaLaunchKernelEx does);
 //     a 16-CTA shape instantiated while non-portable sizes are allowed fails cudaGraphLaunch
@@ -238,6 +239,44 @@ static cudaGraph_t empty_graph(unsigned grid, unsigned cl) {
   return g;
 }
 
+// cudaGraphExecUpdate takes a node's new cluster shape with its parameters, and refuses one
+// the node's grid cannot run with (nothing changes, the node is named).
+static void exec_update(cudaStream_t st) {
+  const unsigned grid = 8;
+  unsigned* out;
+  CHECK(cudaMalloc(&out, grid * WORDS * 4));
+  CHECK(cudaMemset(out, 0, grid * WORDS * 4));
+  void* args[] = {&out};
+  cudaGraph_t g[3];
+  cudaGraphNode_t node[3];
+  const unsigned grids[3] = {grid, grid, 6}, shapes[3] = {2, 4, 4};
+  for (int i = 0; i < 3; i++) {
+    CHECK(cudaGraphCreate(&g[i], 0));
+    cudaKernelNodeParams p = node_params((void*)record, grids[i], args);
+    CHECK(cudaGraphAddKernelNode(&node[i], g[i], nullptr, 0, &p));
+    cudaLaunchAttributeValue v = {};
+    v.clusterDim.x = shapes[i];
+    v.clusterDim.y = v.clusterDim.z = 1;
+    CHECK(cudaGraphKernelNodeSetAttribute(node[i], cudaLaunchAttributeClusterDimension, &v));
+  }
+  cudaGraphExec_t e;
+  CHECK(cudaGraphInstantiate(&e, g[0], 0));
+  cudaGraphExecUpdateResultInfo info = {};
+  CHECK(cudaGraphExecUpdate(e, g[1], &info));
+  EXPECT_EQ(info.result, cudaGraphExecUpdateSuccess);
+  info = {};
+  EXPECT_EQ(cudaGraphExecUpdate(e, g[2], &info), cudaErrorGraphExecUpdateFailure);
+  cudaGetLastError();
+  EXPECT_EQ(info.result, cudaGraphExecUpdateErrorParametersChanged);
+  EXPECT_EQ(info.errorNode == node[2], 1);
+  CHECK(cudaGraphLaunch(e, st));
+  CHECK(cudaStreamSynchronize(st));
+  check_record(out, grid, 4, 1, 1, __LINE__);
+  CHECK(cudaGraphExecDestroy(e));
+  for (int i = 0; i < 3; i++) CHECK(cudaGraphDestroy(g[i]));
+  CHECK(cudaFree(out));
+}
+
 // (3) Invalid shapes at instantiation and at launch.
 static void invalid(cudaStream_t st) {
   cudaGraphExec_t e = nullptr;
@@ -346,6 +385,7 @@ int main() {
   CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   captured(st);
   explicit_node(st);
+  exec_update(st);
   invalid(st);
   explicit_register(st);
   CHECK(cudaStreamDestroy(st));
