@@ -381,8 +381,10 @@ static void explicit_register(cudaStream_t st) {
 }
 
 int main() {
+  // A blocking stream: the plain cudaMemset/cudaMemcpy calls (legacy default stream) are
+  // ordered with the work launched into it.
   cudaStream_t st;
-  CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreate(&st));
   captured(st);
   explicit_node(st);
   exec_update(st);
