@@ -53,6 +53,9 @@ int main() {
   CHECK(cudaMalloc(&y, N * sizeof(int)));
   CHECK(cudaMalloc(&z, N * sizeof(int)));
   CHECK(cudaMemset(y, 0, N * sizeof(int)));
+  // cudaMemset is asynchronous on the legacy stream, which the non-blocking streams below do
+  // not wait for: finish it before the graph reads y.
+  CHECK(cudaDeviceSynchronize());
   cudaStream_t s1, s2;
   CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
   CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
