@@ -476,6 +476,15 @@ pub enum Op {
         size: Src,
         align: u32,
     },
+    /// First op of a re-entrant function with `.local` variables: allocates the activation's
+    /// frame on the stack like `Alloca` and sets `d`, the function's frame base, to it. Every
+    /// activation has its own frame, so a pointer to a caller's local stays valid in callees;
+    /// the `CallRet` that restores the stack pointer frees it.
+    Frame {
+        d: Reg,
+        size: u32,
+        align: u32,
+    },
     /// A call of a runtime-provided extern function.
     Sys {
         call: SysCall,
@@ -607,11 +616,12 @@ pub struct Func {
     pub params: Vec<Loc>,
     pub rets: Vec<Loc>,
     /// Its registers (`[start, end)` ranges) and local memory (`(offset, bytes)`): the state a
-    /// re-entrant call must save.
+    /// re-entrant call must save. (A re-entrant function's `.local` variables are not in
+    /// `locals`: they live in its frame on the stack, see [`Op::Frame`].)
     pub regs: Vec<(Reg, Reg)>,
     pub locals: Vec<(u32, u32)>,
     /// Stack bytes per thread one saved activation is charged against the stack limit: its
-    /// locals, 16 bytes, and a quarter of its declared register bytes (an estimate of what a
+    /// saved locals (a frame's are charged when [`Op::Frame`] allocates it), 16 bytes, and a quarter of its declared register bytes (an estimate of what a
     /// hardware ABI frame spills).
     pub frame_bytes: u32,
 }
@@ -660,7 +670,8 @@ pub struct Program {
     /// Hidden per-lane register: bytes of the thread's stack in use (frames of re-entrant calls
     /// and `alloca`s), present when the program calls functions or allocates on the stack.
     pub sp: Option<Reg>,
-    /// Whether `alloca` is used: then each thread's local memory is followed by its stack.
+    /// Whether the stack holds memory (`alloca`, or frames of re-entrant functions): then each
+    /// thread's local memory is followed by its stack.
     pub uses_alloca: bool,
 }
 

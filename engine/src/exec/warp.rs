@@ -1117,6 +1117,37 @@ impl Warp {
                         }
                     }
                 }
+                Op::Frame { d, size, align } => {
+                    let sp = prog.sp.unwrap() as usize;
+                    let top = cta.local_bytes as u64;
+                    for l in lanes(em) {
+                        let p = top - regs[sp * 32 + l];
+                        // Grows down like `Alloca`: the frame is [p', p), p' aligned down.
+                        let np = p
+                            .checked_sub(*size as u64)
+                            .map(|x| x & !(*align as u64 - 1));
+                        match np {
+                            Some(np) if top - np <= cta.stack_size as u64 => {
+                                regs[sp * 32 + l] = top - np;
+                                regs[*d as usize * 32 + l] = np;
+                            }
+                            _ => {
+                                cta.thread_instructions += count + 32 * full;
+                                let f = &prog.info[pc as usize].name;
+                                return Err(cta.fault_stack(
+                                    self,
+                                    pc,
+                                    l,
+                                    &format!(
+                                        "call of '{f}' at depth {} needs a frame of {size} \
+                                         bytes for its local variables",
+                                        self.calls.len()
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
                 Op::Sys { call, args, ret } => {
                     if let Err(e) = super::sys::run(cta, self, regs, pc, em, *call, args, *ret) {
                         cta.thread_instructions += count + 32 * full;

@@ -155,3 +155,125 @@ fn indirect_calls_split_lanes_and_reject_bad_pointers() {
     assert!(e.message.contains("indirect call to 0x1234"), "{e}");
     mem::free(out).unwrap();
 }
+
+/// A re-entrant function's `.local` array lives in a frame per activation: a pointer to the
+/// caller's array (passed generic, as nvcc passes `&arr`) reaches the caller's copy, not the
+/// callee's. `walk(parent, n)` fills its own `arr` with `10n + k` (k = 0..3), adds n to
+/// `parent[0]` and sets `parent[3] = 100 + n` (when parent is not null), recurses with
+/// `walk(&arr, n - 1)` when n > 0, and returns `arr[0] + arr[3] + child`. So R(0) = 0 + 3 = 3
+/// and, for n > 0, arr[0] = 10n + (n - 1) and arr[3] = 100 + (n - 1): R(n) = 12n + 98 + R(n-1).
+/// Lanes recurse to different depths (n = lane % 7).
+#[test]
+fn pointer_to_a_callers_local_reaches_the_callers_frame() {
+    let src = format!(
+        "{HEAD}
+        .func (.param .b32 r) walk(.param .b64 parent, .param .b32 n)
+        {{
+            .local .align 4 .b8 arr[16];
+            .reg .pred %q;
+            .reg .b32 %n, %t<6>;
+            .reg .b64 %pp, %a, %g;
+            ld.param.b32 %n, [n];
+            ld.param.b64 %pp, [parent];
+            mul.lo.u32 %t0, %n, 10;
+            st.local.u32 [arr], %t0;
+            add.u32 %t1, %t0, 1;
+            st.local.u32 [arr+4], %t1;
+            add.u32 %t1, %t0, 2;
+            mov.u64 %a, arr;
+            st.local.u32 [%a+8], %t1;
+            add.u32 %t1, %t0, 3;
+            cvta.local.u64 %g, %a;
+            st.u32 [%g+12], %t1;
+            setp.eq.u64 %q, %pp, 0;
+            @%q bra $Lself;
+            ld.u32 %t2, [%pp];
+            add.u32 %t2, %t2, %n;
+            st.u32 [%pp], %t2;
+            add.u32 %t2, %n, 100;
+            st.u32 [%pp+12], %t2;
+        $Lself:
+            mov.u32 %t3, 0;
+            setp.eq.u32 %q, %n, 0;
+            @%q bra $Lsum;
+            {{
+                .param .b64 a0;
+                .param .b32 a1;
+                .param .b32 r0;
+                st.param.b64 [a0], %g;
+                sub.u32 %t4, %n, 1;
+                st.param.b32 [a1], %t4;
+                call (r0), walk, (a0, a1);
+                ld.param.b32 %t3, [r0];
+            }}
+        $Lsum:
+            ld.local.u32 %t4, [arr];
+            ld.u32 %t5, [%g+12];
+            add.u32 %t4, %t4, %t5;
+            add.u32 %t4, %t4, %t3;
+            st.param.b32 [r], %t4;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            rem.u32 %r5, %r1, 7;
+            {{
+                .param .b64 a0;
+                .param .b32 a1;
+                .param .b32 r0;
+                st.param.b64 [a0], 0;
+                st.param.b32 [a1], %r5;
+                call (r0), walk, (a0, a1);
+                ld.param.b32 %r6, [r0];
+            }}
+            st.global.u32 [%rd1], %r6;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 32]);
+    launch(&m.kernel("k").unwrap(), &cfg(1, 32), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = download(out, 32);
+    let want = |n: u32| (1..=n).fold(3, |acc, k| 12 * k + 98 + acc);
+    for l in 0..32u32 {
+        assert_eq!(r[l as usize], want(l % 7), "lane {l}");
+    }
+    mem::free(out).unwrap();
+}
+
+/// Frames of re-entrant functions count against the stack limit: 64 activations of a
+/// 256-byte local array need 16 KiB, past the default 1 KiB, and the launch reports a stack
+/// overflow naming the function.
+#[test]
+fn recursive_frames_past_the_stack_limit_are_a_launch_error() {
+    let src = format!(
+        "{HEAD}
+        .func down(.reg .b32 n)
+        {{
+            .local .align 8 .b8 big[256];
+            .reg .pred %q;
+            .reg .b32 %m;
+            st.local.u32 [big+252], n;
+            setp.eq.u32 %q, n, 0;
+            @%q ret;
+            sub.u32 %m, n, 1;
+            call down, (%m);
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            call down, (64);
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 32]);
+    let e = launch(&m.kernel("k").unwrap(), &cfg(1, 32), &out.to_le_bytes()).unwrap_err();
+    assert_eq!(e.kind, ExecErrorKind::Trap);
+    assert!(
+        e.message.contains("stack overflow") && e.message.contains("'down'"),
+        "{e}"
+    );
+    mem::free(out).unwrap();
+}
