@@ -1,7 +1,7 @@
 //! One CTA: its warps, shared and local memory, barriers, and address resolution with the
 //! checks that turn wild accesses into error reports.
 
-use super::warp::{Entry, Stop, Warp, FULL, NO_PARK};
+use super::warp::{Entry, Stop, Warp, FULL, NO_CALL, NO_PARK};
 use crate::ir::*;
 use crate::{mem, ExecError, ExecErrorKind};
 
@@ -713,10 +713,10 @@ pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
                     mask: valid,
                     rpc: prog.exit,
                     park: NO_PARK,
+                    call: NO_CALL,
                 }],
                 calls: Vec::new(),
-                saved: Vec::new(),
-                saved_local: Vec::new(),
+                free_calls: Vec::new(),
             }
         })
         .collect();

@@ -11,16 +11,24 @@ pub const FULL: u32 = u32::MAX;
 /// One entry of the reconvergence stack: lanes `mask` run from `pc` until they reach `rpc`.
 /// `park` is the barrier these lanes wait at ([`NO_PARK`] when runnable): lanes of a warp
 /// arrive at a barrier separately when they diverge (independent thread scheduling), so an
-/// entry parks and a disjoint sibling entry of the same activation runs meanwhile.
+/// entry parks and a disjoint sibling entry runs meanwhile, in the same function activation
+/// or in a caller's (lanes that took the other side of an `if` and call the same function
+/// from another call site reach its barrier too).
 #[derive(Clone, Copy, Debug)]
 pub struct Entry {
     pub pc: u32,
     pub mask: u32,
     pub rpc: u32,
     pub park: u32,
+    /// The call these lanes made and wait on (index into `Warp::calls`), [`NO_CALL`] when
+    /// none: set by `Op::Call`, taken by the `CallRet` after it. A frame belongs to the entry
+    /// that made the call rather than to a position in the stack, so the paths of a warp may
+    /// interleave calls (a path runs while another one's call waits at a barrier).
+    pub call: u32,
 }
 
 pub const NO_PARK: u32 = u32::MAX;
+pub const NO_CALL: u32 = u32::MAX;
 
 /// Backward branches a warp takes before it yields to the other warps of its CTA, so that a
 /// warp spinning on memory another warp writes cannot starve it (`Cta::slice`; cooperative
@@ -28,20 +36,18 @@ pub const NO_PARK: u32 = u32::MAX;
 pub const SLICE: u32 = 1 << 14;
 
 /// One active call of a warp (see `Op::Call`): enough to undo it at `CallRet`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct CallFrame {
     pub site: u32,
     /// Lanes that made the call.
     pub mask: u32,
-    /// Reconvergence stack depth of the caller's entry: a frame deeper than the current stack
-    /// belongs to a caller whose lanes all exited, and is discarded.
-    pub depth: u32,
     /// Per lane: index into the site's callees.
     pub which: [u8; 32],
-    /// Where this frame's saved stack pointers and registers start in `Warp::saved`, and its
-    /// saved local memory in `Warp::saved_local`.
-    pub reg_off: u32,
-    pub loc_off: u32,
+    /// The saved stack pointers (one row of 32 lanes), then the caller's registers (rows)
+    /// when the callee may re-enter it; the caller's saved local memory, lane by lane. Kept
+    /// when the frame is freed, so that calls reuse the buffers.
+    pub regs: Vec<u64>,
+    pub local: Vec<u8>,
 }
 
 pub struct Warp {
@@ -50,9 +56,9 @@ pub struct Warp {
     pub valid: u32,
     pub exited: u32,
     pub stack: Vec<Entry>,
+    /// Call frames, by index (`Entry::call`); `free_calls` lists the unused ones.
     pub calls: Vec<CallFrame>,
-    pub saved: Vec<u64>,
-    pub saved_local: Vec<u8>,
+    pub free_calls: Vec<u32>,
 }
 
 /// Why a warp stopped running.
@@ -499,7 +505,12 @@ impl Warp {
                     // Lanes at the end of the kernel are done: barriers stop waiting for them.
                     self.exited |= top.mask;
                 }
+                let call = top.call;
                 self.stack.pop();
+                if call != NO_CALL {
+                    // Every lane that made this call exited in the callee.
+                    self.free_calls.push(call);
+                }
                 continue;
             }
             let pc = top.pc;
@@ -986,12 +997,14 @@ impl Warp {
                             mask: nt,
                             rpc: *rpc,
                             park: NO_PARK,
+                            call: NO_CALL,
                         });
                         self.stack.push(Entry {
                             pc: *target,
                             mask: em,
                             rpc: *rpc,
                             park: NO_PARK,
+                            call: NO_CALL,
                         });
                     }
                     if *target <= pc {
@@ -1039,6 +1052,7 @@ impl Warp {
                                 mask: mask & !em,
                                 rpc: *rpc,
                                 park: NO_PARK,
+                                call: NO_CALL,
                             });
                         }
                         for &(t, m) in groups[..ng].iter().rev() {
@@ -1047,6 +1061,7 @@ impl Warp {
                                 mask: m,
                                 rpc: *rpc,
                                 park: NO_PARK,
+                                call: NO_CALL,
                             });
                         }
                     }
@@ -1141,7 +1156,7 @@ impl Warp {
                                     &format!(
                                         "call of '{f}' at depth {} needs a frame of {size} \
                                          bytes for its local variables",
-                                        self.calls.len()
+                                        self.call_depth()
                                     ),
                                 ));
                             }
@@ -1459,23 +1474,31 @@ impl Warp {
     }
 
     /// A stack entry that can run while the top one cannot (it is parked at a barrier or waits
-    /// on an mbarrier), within the current function activation. Going down the stack, entries
-    /// whose lanes all sit in blocked entries above (reconvergence points of blocked paths) are
-    /// passed over; the first entry with other lanes is either a disjoint sibling path, which
-    /// can run as it is (`false`), or the reconvergence point where those other lanes already
-    /// wait, from which they can go on alone (`true`: split it). This is independent thread
-    /// scheduling as far as barriers need it: lanes that took another path (or left early, as
-    /// `if (t >= n) return;` does) still reach the barrier or exit.
+    /// on an mbarrier). Going down the stack, entries whose lanes all sit in blocked entries
+    /// above (reconvergence points of blocked paths) are passed over; the first entry with
+    /// other lanes is either a disjoint sibling path, which can run as it is (`false`), or the
+    /// reconvergence point where those other lanes already wait, from which they can go on
+    /// alone (`true`: split it). This is independent thread scheduling as far as barriers need
+    /// it: lanes that took another path (or left early, as `if (t >= n) return;` does) still
+    /// reach the barrier or exit. The search goes on below a call into the caller's paths
+    /// (lanes on the other side of the `if` around the call reach the callee's barrier from
+    /// their own call site): an entry waiting on a call blocks its lanes, and since the entry
+    /// that runs shares no lane with anything above it, the calls it makes and returns from
+    /// (frames are found through `Entry::call`) leave the waiting ones alone.
     fn sibling(&self) -> Option<(usize, bool)> {
         let n = self.stack.len();
-        let floor = self.calls.last().map_or(0, |f| f.depth as usize);
         let mut blocked = self.stack.last()?.mask;
-        for j in (floor..n.saturating_sub(1)).rev() {
+        for j in (0..n.saturating_sub(1)).rev() {
             let e = &self.stack[j];
             if e.park == NO_PARK && (e.mask == 0 || e.pc == e.rpc) {
                 continue;
             }
-            if e.park != NO_PARK {
+            if e.park != NO_PARK
+                || (e.call != NO_CALL && e.mask & blocked != 0 && e.mask & !blocked != 0)
+            {
+                // Parked; or waiting on a call some of whose lanes are blocked above while
+                // its other lanes (a guarded call's) wait for them at the `CallRet`. (A call
+                // whose lanes are all free returned: the entry runs its `CallRet`.)
                 blocked |= e.mask;
             } else if e.mask & !blocked == 0 {
                 continue;
@@ -1484,6 +1507,11 @@ impl Warp {
             }
         }
         None
+    }
+
+    /// Calls in progress.
+    fn call_depth(&self) -> usize {
+        self.calls.len() - self.free_calls.len()
     }
 
     /// Puts a runnable path of the warp on top (see `sibling`); false if there is none.
@@ -1526,6 +1554,9 @@ impl Warp {
             let t = self.stack.pop().unwrap();
             if t.pc == t.rpc && t.rpc == kernel_exit {
                 self.exited |= t.mask;
+            }
+            if t.call != NO_CALL {
+                self.free_calls.push(t.call);
             }
         }
         match self.stack.last() {
@@ -1728,7 +1759,7 @@ impl Warp {
         let bytes = s.save.map_or(0, |f| prog.funcs[f as usize].frame_bytes) as u64;
         for l in lanes(em) {
             if regs[sp * 32 + l] + bytes > cta.stack_size as u64 {
-                let depth = self.calls.len() + 1;
+                let depth = self.call_depth() + 1;
                 let callee = &prog.funcs[s.callees[which[l] as usize] as usize].name;
                 return Err(cta.fault_stack(
                     self,
@@ -1738,31 +1769,45 @@ impl Warp {
                 ));
             }
         }
-        self.calls.push(CallFrame {
-            site,
-            mask: em,
-            depth: self.stack.len() as u32,
-            which,
-            reg_off: self.saved.len() as u32,
-            loc_off: self.saved_local.len() as u32,
-        });
-        self.saved.extend_from_slice(&regs[sp * 32..sp * 32 + 32]);
+        let id = match self.free_calls.pop() {
+            Some(id) => id,
+            None => {
+                self.calls.push(CallFrame {
+                    site,
+                    mask: 0,
+                    which,
+                    regs: Vec::new(),
+                    local: Vec::new(),
+                });
+                self.calls.len() as u32 - 1
+            }
+        };
+        let wid = self.id;
+        let fr = &mut self.calls[id as usize];
+        fr.site = site;
+        fr.mask = em;
+        fr.which = which;
+        fr.regs.clear();
+        fr.local.clear();
+        fr.regs.extend_from_slice(&regs[sp * 32..sp * 32 + 32]);
         if let Some(f) = s.save {
             let f = &prog.funcs[f as usize];
             for &(a, b) in &f.regs {
-                self.saved
+                fr.regs
                     .extend_from_slice(&regs[a as usize * 32..b as usize * 32]);
             }
             for l in lanes(em) {
                 for &(o, n) in &f.locals {
-                    let src = cta.local_at(self.id, l, o, n as usize);
-                    self.saved_local.extend_from_slice(src);
+                    fr.local
+                        .extend_from_slice(cta.local_at(wid, l, o, n as usize));
                 }
             }
             for l in lanes(em) {
                 regs[sp * 32 + l] += bytes;
             }
         }
+        // The caller's entry (on top: its pc is already the `CallRet`) waits on this frame.
+        self.stack.last_mut().expect("a call runs on an entry").call = id;
         // Arguments: per lane, gather every value first (an actual may be the callee's own
         // formal under recursion), then scatter into the formals.
         let mut buf: Vec<u8> = Vec::new();
@@ -1804,6 +1849,7 @@ impl Warp {
                     mask: m,
                     rpc: f.exit,
                     park: NO_PARK,
+                    call: NO_CALL,
                 });
             }
         }
@@ -1821,19 +1867,16 @@ impl Warp {
     ) -> Result<(), Fault> {
         let prog = cta.prog;
         let sp = prog.sp.unwrap() as usize;
-        while self
-            .calls
-            .last()
-            .is_some_and(|f| f.depth as usize > self.stack.len())
-        {
-            let f = self.calls.pop().unwrap();
-            self.saved.truncate(f.reg_off as usize);
-            self.saved_local.truncate(f.loc_off as usize);
+        // The frame the entry's call pushed (the entry is on top: it runs this op).
+        let id = self.stack.last().map_or(NO_CALL, |e| e.call);
+        if self.calls.get(id as usize).is_none_or(|f| f.site != site) {
+            return Err(cta.fault_internal(self, pc, "call frames out of step"));
         }
-        let f = match self.calls.pop() {
-            Some(f) if f.site == site => f,
-            _ => return Err(cta.fault_internal(self, pc, "call frames out of step")),
-        };
+        if let Some(e) = self.stack.last_mut() {
+            e.call = NO_CALL;
+        }
+        self.free_calls.push(id);
+        let f = &self.calls[id as usize];
         let s = &prog.sites[site as usize];
         let live = f.mask & em;
         // Return values, gathered per lane before the caller's state comes back.
@@ -1847,28 +1890,38 @@ impl Warp {
                 load_loc(cta, self.id, regs, *r, l, n, &mut buf);
             }
         }
-        let mut k = f.reg_off as usize;
-        regs[sp * 32..sp * 32 + 32].copy_from_slice(&self.saved[k..k + 32]);
-        k += 32;
+        // Only the calling lanes' state comes back: the warp's other lanes may have run (and
+        // called) meanwhile, on other paths.
+        let restore = |regs: &mut [u64], r: usize, saved: &[u64]| {
+            let row = &mut regs[r * 32..r * 32 + 32];
+            if f.mask == FULL {
+                row.copy_from_slice(saved);
+            } else {
+                for l in lanes(f.mask) {
+                    row[l] = saved[l];
+                }
+            }
+        };
+        restore(regs, sp, &f.regs[..32]);
+        let mut k = 32;
         if let Some(fi) = s.save {
             let fu = &prog.funcs[fi as usize];
             for &(a, b) in &fu.regs {
-                let n = (b - a) as usize * 32;
-                regs[a as usize * 32..b as usize * 32].copy_from_slice(&self.saved[k..k + n]);
-                k += n;
+                for r in a as usize..b as usize {
+                    restore(regs, r, &f.regs[k..k + 32]);
+                    k += 32;
+                }
             }
-            let mut j = f.loc_off as usize;
+            let mut j = 0;
             for l in lanes(f.mask) {
                 for &(o, n) in &fu.locals {
                     let n = n as usize;
                     cta.local_at(self.id, l, o, n)
-                        .copy_from_slice(&self.saved_local[j..j + n]);
+                        .copy_from_slice(&f.local[j..j + n]);
                     j += n;
                 }
             }
         }
-        self.saved.truncate(f.reg_off as usize);
-        self.saved_local.truncate(f.loc_off as usize);
         for l in lanes(live) {
             let callee = &prog.funcs[s.callees[f.which[l] as usize] as usize];
             let mut k = offs[l];

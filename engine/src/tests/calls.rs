@@ -277,3 +277,204 @@ fn recursive_frames_past_the_stack_limit_are_a_launch_error() {
     );
     mem::free(out).unwrap();
 }
+
+/// `__syncthreads` inside a function that threads reach from both sides of an if/else: odd
+/// lanes call `xch` directly, even lanes through `twice` (another call site, one level
+/// deeper). Every thread executes the same `bar.sync 0`, so the barrier completes
+/// (independent thread scheduling, sm_70+); each thread then reads its neighbour's published
+/// value. `xch(v)`: publish v at sh[tid], bar.sync, read sh[(tid + 1) % 64], bar.sync.
+/// `twice(v) = 2 * xch(v) + 1`. Thread t publishes 3t (odd) or 5t (even) and returns its
+/// neighbour's value (odd) or twice it plus one (even).
+#[test]
+fn barrier_in_a_function_called_from_both_sides_of_a_branch() {
+    let src = format!(
+        "{HEAD}
+        .shared .align 4 .b8 sh[256];
+        .func (.reg .b32 r) xch(.reg .b32 v)
+        {{
+            .reg .b32 %t, %n, %a;
+            .reg .b64 %p;
+            mov.u32 %t, %tid.x;
+            shl.b32 %a, %t, 2;
+            mov.u32 %n, sh;
+            add.u32 %a, %a, %n;
+            st.shared.u32 [%a], v;
+            bar.sync 0;
+            add.u32 %a, %t, 1;
+            rem.u32 %a, %a, 64;
+            shl.b32 %a, %a, 2;
+            add.u32 %a, %a, %n;
+            ld.shared.u32 r, [%a];
+            bar.sync 0;
+            ret;
+        }}
+        .func (.reg .b32 r) twice(.reg .b32 v)
+        {{
+            .reg .b32 %x;
+            call (%x), xch, (v);
+            mad.lo.u32 r, %x, 2, 1;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            and.b32 %r5, %r1, 1;
+            setp.eq.u32 %p1, %r5, 0;
+            @%p1 bra $Leven;
+            mul.lo.u32 %r6, %r1, 3;
+            call (%r7), xch, (%r6);
+            bra.uni $Ldone;
+        $Leven:
+            mul.lo.u32 %r6, %r1, 5;
+            call (%r7), twice, (%r6);
+        $Ldone:
+            st.global.u32 [%rd1], %r7;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 64]);
+    launch(&m.kernel("k").unwrap(), &cfg(1, 64), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = download(out, 64);
+    let publ = |t: u32| if t % 2 == 1 { 3 * t } else { 5 * t };
+    for t in 0..64u32 {
+        let nb = publ((t + 1) % 64);
+        let want = if t % 2 == 1 { nb } else { 2 * nb + 1 };
+        assert_eq!(r[t as usize], want, "thread {t}");
+    }
+    mem::free(out).unwrap();
+}
+
+/// Lanes reach the barrier of a recursive function at different depths: `rec(n, v)` is
+/// `rec(n - 1, 2v) + 1` for n > 0 and, for n = 0, publishes v at sh[tid], waits at bar.sync 0
+/// and returns sh[(tid + 1) % 64]. Thread t calls rec(t % 4, t): it publishes t << (t % 4) once
+/// and gets its neighbour's value plus t % 4. (The calls of the lanes that went deeper save
+/// and restore rec's registers of their own lanes only: the lanes waiting at the barrier
+/// higher up keep theirs.)
+#[test]
+fn barrier_reached_at_different_recursion_depths() {
+    let src = format!(
+        "{HEAD}
+        .shared .align 4 .b8 sh[256];
+        .func (.reg .b32 r) rec(.reg .b32 n, .reg .b32 v)
+        {{
+            .reg .pred %q;
+            .reg .b32 %t, %a, %b, %x;
+            setp.ne.u32 %q, n, 0;
+            @%q bra $Ldeeper;
+            mov.u32 %t, %tid.x;
+            mov.u32 %b, sh;
+            mad.lo.u32 %a, %t, 4, %b;
+            st.shared.u32 [%a], v;
+            bar.sync 0;
+            add.u32 %a, %t, 1;
+            rem.u32 %a, %a, 64;
+            mad.lo.u32 %a, %a, 4, %b;
+            ld.shared.u32 r, [%a];
+            ret;
+        $Ldeeper:
+            sub.u32 %a, n, 1;
+            shl.b32 %b, v, 1;
+            call (%x), rec, (%a, %b);
+            add.u32 r, %x, 1;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            rem.u32 %r5, %r1, 4;
+            call (%r7), rec, (%r5, %r1);
+            st.global.u32 [%rd1], %r7;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 64]);
+    launch(&m.kernel("k").unwrap(), &cfg(1, 64), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = download(out, 64);
+    for t in 0..64u32 {
+        let nb = (t + 1) % 64;
+        assert_eq!(r[t as usize], (nb << (nb % 4)) + t % 4, "thread {t}");
+    }
+    mem::free(out).unwrap();
+}
+
+/// A real deadlock is still reported: odd threads call `sync0` (one bar.sync 0) twice, even
+/// threads once, then every thread waits at bar.sync 1. The second bar.sync 0 waits for the
+/// even threads, which wait at barrier 1 for the odd ones: neither can complete.
+#[test]
+fn barrier_in_a_function_that_some_threads_never_reach_again_deadlocks() {
+    let src = format!(
+        "{HEAD}
+        .func sync0()
+        {{
+            bar.sync 0;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            and.b32 %r5, %r1, 1;
+            setp.eq.u32 %p1, %r5, 0;
+            @%p1 bra $Lonce;
+            call sync0, ();
+        $Lonce:
+            call sync0, ();
+            bar.sync 1;
+            st.global.u32 [%rd1], 1;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 64]);
+    let e = launch(&m.kernel("k").unwrap(), &cfg(1, 64), &out.to_le_bytes()).unwrap_err();
+    assert_eq!(e.kind, ExecErrorKind::Trap);
+    assert!(e.message.contains("deadlock"), "{e}");
+    mem::free(out).unwrap();
+}
+
+/// A path returns from its call while another path's call still waits at a barrier, and goes
+/// on to the next barrier in the caller. Odd lanes (the branch's taken side, which runs first)
+/// call `one` (bar.sync 0) and then wait at bar.sync 1 in the kernel; even lanes call `two`
+/// (bar.sync 0, then bar.sync 1). Both barriers complete with every thread: each thread then
+/// stores 1 + its own lane parity.
+#[test]
+fn a_call_returns_while_another_paths_call_waits_at_a_barrier() {
+    let src = format!(
+        "{HEAD}
+        .func one()
+        {{
+            bar.sync 0;
+            ret;
+        }}
+        .func two()
+        {{
+            bar.sync 0;
+            bar.sync 1;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            and.b32 %r5, %r1, 1;
+            setp.eq.u32 %p1, %r5, 1;
+            @%p1 bra $Lodd;
+            call two, ();
+            bra.uni $Ldone;
+        $Lodd:
+            call one, ();
+            bar.sync 1;
+        $Ldone:
+            add.u32 %r6, %r5, 1;
+            st.global.u32 [%rd1], %r6;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 64]);
+    launch(&m.kernel("k").unwrap(), &cfg(1, 64), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = download(out, 64);
+    for t in 0..64u32 {
+        assert_eq!(r[t as usize], 1 + t % 2, "thread {t}");
+    }
+    mem::free(out).unwrap();
+}
