@@ -3,8 +3,8 @@
 // converged at one instruction: threads that took either side of an if/else and call the
 // function from different call sites all arrive at the same bar.sync (or bar.warp.sync) inside
 // it, and the barrier completes. Also the converged case, and a function with __syncwarp called
-// by a whole warp inside `if (threadIdx.x < 32)`. Expected values are computed on the host from
-// what each barrier guarantees.
+// by a whole warp inside `if (threadIdx.x < 32)` or by both halves of a warp from two call sites.
+// Expected values are computed on the host from what each barrier guarantees.
 #include "check.h"
 #include <vector>
 
@@ -54,8 +54,10 @@ __global__ void barriers(int* out, int rounds) {
   else
     acc -= exchange(sh, t ^ 77);
   out[t] = acc;
-  // 4. A warp-synchronous function called by the whole first warp only, and by each half of
-  //    the second warp from its own call site, synchronising that half.
+  // 4. A warp-synchronous function called by the whole first warp only; by each half of the
+  //    second warp from its own call site, synchronising that half; and by both halves of the
+  //    third warp from their own call sites, synchronising the whole warp (each __syncwarp
+  //    waits for the lanes on the other side of the branch).
   int w = 0;
   if (t < 32)
     w = warp_exchange(sh, t * 7, 0xffffffffu, 32);
@@ -64,6 +66,11 @@ __global__ void barriers(int* out, int rounds) {
       w = warp_exchange(sh, t + 1000, 0xffff0000u, 16) + 1;
     else
       w = warp_exchange(sh, t - 1000, 0x0000ffffu, 16) - 1;
+  } else {
+    if (t & 16)
+      w = warp_exchange(sh, t + 3000, 0xffffffffu, 32) + 1;
+    else
+      w = warp_exchange(sh, t - 3000, 0xffffffffu, 32) - 1;
   }
   out[blockDim.x + t] = w;
 }
@@ -108,6 +115,10 @@ int main() {
     else if (t < 64) {
       int src = (t & ~15) + ((t + 5) & 15);
       int v = (src & 16) ? src + 1000 : src - 1000;
+      w = (t & 16) ? v + 1 : v - 1;
+    } else {
+      int src = (t & ~31) + ((t + 5) & 31);
+      int v = (src & 16) ? src + 3000 : src - 3000;
       w = (t & 16) ? v + 1 : v - 1;
     }
     EXPECT(out[B + t] == w, "warp barriers: thread %d = %d want %d", t, out[B + t], w);

@@ -29,6 +29,9 @@ pub struct Entry {
 
 pub const NO_PARK: u32 = u32::MAX;
 pub const NO_CALL: u32 = u32::MAX;
+/// `Entry::park` of lanes waiting in `bar.warp.sync` for member lanes on other paths of the
+/// warp (CTA barriers are 0..15).
+pub const WARP_PARK: u32 = 16;
 
 /// Backward branches a warp takes before it yields to the other warps of its CTA, so that a
 /// warp spinning on memory another warp writes cannot starve it (`Cta::slice`; cooperative
@@ -59,6 +62,10 @@ pub struct Warp {
     /// Call frames, by index (`Entry::call`); `free_calls` lists the unused ones.
     pub calls: Vec<CallFrame>,
     pub free_calls: Vec<u32>,
+    /// A `bar.warp.sync` some lanes wait at ([`WARP_PARK`]) for the other lanes of its
+    /// membermask (0: none), and the lanes that arrived.
+    pub wsync_mask: u32,
+    pub wsync_arrived: u32,
 }
 
 /// Why a warp stopped running.
@@ -1350,12 +1357,19 @@ impl Warp {
                         }
                     }
                 }
-                Op::WarpSync { mask: mm } => {
-                    if let Err(e) = self.groups(cta, regs, pc, em, *mm) {
+                Op::WarpSync { mask: mm } => match self.groups(cta, regs, pc, em, *mm) {
+                    Err(e) => {
                         cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
-                }
+                    Ok(g) if g.n == 1 => {
+                        // One membermask (every executing lane's): wait for its lanes on
+                        // other paths. (The top entry parks: the loop runs another path.)
+                        let m = get(regs, *mm, em.trailing_zeros() as usize) as u32;
+                        self.warp_sync(m, mask);
+                    }
+                    Ok(_) => {}
+                },
                 Op::Match {
                     all,
                     bits,
@@ -1509,6 +1523,43 @@ impl Warp {
         None
     }
 
+    /// `bar.warp.sync m` by the top entry's lanes (`mask`, with any whose guard is false:
+    /// they stay with the entry). With independent thread scheduling a thread waits until
+    /// every non-exited thread of `m` executed a `bar.warp.sync` with the same mask, wherever
+    /// it is (lanes of both sides of an `if` calling a function that syncs the warp, from two
+    /// call sites): when lanes of `m` are on other paths, the entry parks until they arrive or
+    /// exit. Lanes all on this path, as in converged code, go on at once. A different mask
+    /// while one is pending (disjoint groups syncing apart on diverged paths) does not wait,
+    /// as before.
+    fn warp_sync(&mut self, m: u32, mask: u32) {
+        let need = m & self.valid & !self.exited;
+        if self.wsync_mask == 0 {
+            if need & !mask == 0 {
+                return;
+            }
+            self.wsync_mask = m;
+            self.wsync_arrived = mask;
+        } else if self.wsync_mask != m {
+            return;
+        } else {
+            self.wsync_arrived |= mask;
+            if need & !self.wsync_arrived == 0 {
+                self.release_warp_sync();
+                return;
+            }
+        }
+        if let Some(t) = self.stack.last_mut() {
+            t.park = WARP_PARK;
+        }
+    }
+
+    /// Resumes the lanes waiting at a `bar.warp.sync`.
+    fn release_warp_sync(&mut self) {
+        self.wsync_mask = 0;
+        self.wsync_arrived = 0;
+        self.release(WARP_PARK);
+    }
+
     /// Calls in progress.
     fn call_depth(&self) -> usize {
         self.calls.len() - self.free_calls.len()
@@ -1545,6 +1596,12 @@ impl Warp {
 
     /// Whether the warp can run: its top entry is not parked, or a sibling was moved on top.
     pub fn unblock(&mut self, kernel_exit: u32) -> bool {
+        // A `bar.warp.sync` whose missing lanes exited meanwhile completes.
+        if self.wsync_mask != 0
+            && self.wsync_mask & self.valid & !self.exited & !self.wsync_arrived == 0
+        {
+            self.release_warp_sync();
+        }
         // Entries that reached their reconvergence point are dropped first, as `run` would.
         while self
             .stack
@@ -1670,7 +1727,8 @@ impl Warp {
     /// The groups of a `.sync` warp collective (`vote`, `match`, `redux`, `shfl`, `elect`,
     /// `bar.warp`): each executing lane names in its `membermask` the lanes it synchronises with,
     /// and computes over those of them that execute the instruction (lanes that exited, or are
-    /// not active here, take no part, as the engine runs a converged warp's lanes together).
+    /// not active here, take no part, as the engine runs a converged warp's lanes together;
+    /// `bar.warp.sync` then waits for the lanes of its mask on other paths, see `warp_sync`).
     /// Converged lanes may pass different masks when they form disjoint groups (the tiles of
     /// cooperative groups), so the result of each lane covers its own group only.
     ///

@@ -478,3 +478,118 @@ fn a_call_returns_while_another_paths_call_waits_at_a_barrier() {
     }
     mem::free(out).unwrap();
 }
+
+/// `bar.warp.sync` with the full mask inside a function that each half of the warp calls from
+/// its own call site: a lane waits until every lane of the mask executed a `bar.warp.sync`
+/// with that mask (independent thread scheduling), so the halves exchange values through
+/// shared memory. `x(v)`: publish v at sh[lane], sync, read sh[(lane + 5) % 32], sync. Upper
+/// lanes publish lane + 1000, lower lanes lane + 2000 and add 1 to what they read.
+#[test]
+fn warp_sync_in_a_function_called_from_both_sides_of_a_branch() {
+    let src = format!(
+        "{HEAD}
+        .shared .align 4 .b8 sh[128];
+        .func (.reg .b32 r) x(.reg .b32 v)
+        {{
+            .reg .b32 %t, %a, %b;
+            mov.u32 %t, %laneid;
+            mov.u32 %b, sh;
+            mad.lo.u32 %a, %t, 4, %b;
+            st.shared.u32 [%a], v;
+            bar.warp.sync -1;
+            add.u32 %a, %t, 5;
+            and.b32 %a, %a, 31;
+            mad.lo.u32 %a, %a, 4, %b;
+            ld.shared.u32 r, [%a];
+            bar.warp.sync -1;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            setp.ge.u32 %p1, %r1, 16;
+            @%p1 bra $Lupper;
+            add.u32 %r5, %r1, 2000;
+            call (%r6), x, (%r5);
+            add.u32 %r6, %r6, 1;
+            bra.uni $Ldone;
+        $Lupper:
+            add.u32 %r5, %r1, 1000;
+            call (%r6), x, (%r5);
+        $Ldone:
+            st.global.u32 [%rd1], %r6;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 32]);
+    launch(&m.kernel("k").unwrap(), &cfg(1, 32), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = download(out, 32);
+    let publ = |l: u32| if l >= 16 { l + 1000 } else { l + 2000 };
+    for l in 0..32u32 {
+        let got = publ((l + 5) % 32);
+        assert_eq!(
+            r[l as usize],
+            if l >= 16 { got } else { got + 1 },
+            "lane {l}"
+        );
+    }
+    mem::free(out).unwrap();
+}
+
+/// A `bar.warp.sync` whose other lanes never sync the warp (they wait at a CTA barrier the
+/// syncing lanes never reach) is a deadlock, reported as such.
+#[test]
+fn warp_sync_that_other_lanes_never_reach_deadlocks() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out)\n{{\n{PRO}
+        setp.ge.u32 %p1, %r1, 16;
+        @%p1 bra $Lupper;
+        bar.warp.sync -1;
+        bra.uni $Ldone;
+    $Lupper:
+        bar.sync 0;
+    $Ldone:
+        st.global.u32 [%rd1], 1;
+        }}\n"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 32]);
+    let e = launch(&m.kernel("k").unwrap(), &cfg(1, 32), &out.to_le_bytes()).unwrap_err();
+    assert_eq!(e.kind, ExecErrorKind::Trap);
+    assert!(e.message.contains("deadlock"), "{e}");
+    mem::free(out).unwrap();
+}
+
+/// Lanes that left early (`if (lane >= 20) return;`) take no part: the others' full-mask
+/// `bar.warp.sync` completes without them, whichever side of the branch runs first.
+#[test]
+fn warp_sync_after_lanes_returned_early() {
+    for (cond, ret_first) in [("setp.ge.u32", true), ("setp.lt.u32", false)] {
+        let (guard, body) = if ret_first {
+            ("@%p1 bra $Lret;", "")
+        } else {
+            ("@%p1 bra $Lbody;\n bra.uni $Lret;", "$Lbody:")
+        };
+        let src = format!(
+            "{HEAD}.visible .entry k(.param .u64 out)\n{{\n{PRO}
+            {cond} %p1, %r1, 20;
+            {guard}
+            {body}
+            bar.warp.sync -1;
+            st.global.u32 [%rd1], 7;
+        $Lret:
+            ret;
+            }}\n"
+        );
+        let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+        let out = upload(&[0u32; 32]);
+        launch(&m.kernel("k").unwrap(), &cfg(1, 32), &out.to_le_bytes())
+            .unwrap_or_else(|e| panic!("{cond}: {e}"));
+        let r: Vec<u32> = download(out, 32);
+        for l in 0..32u32 {
+            assert_eq!(r[l as usize], if l < 20 { 7 } else { 0 }, "{cond} lane {l}");
+        }
+        mem::free(out).unwrap();
+    }
+}
