@@ -44,6 +44,12 @@ pub struct CallFrame {
     pub site: u32,
     /// Lanes that made the call.
     pub mask: u32,
+    /// Lanes of `mask` that have not returned yet: lanes leave a callee at different times
+    /// when some of them wait at a barrier in it (they return in groups, each restoring its
+    /// own lanes' state), and the frame is freed once all are back or exited.
+    pub pending: u32,
+    /// Whether the frame is in use (not in `Warp::free_calls`).
+    pub used: bool,
     /// Per lane: index into the site's callees.
     pub which: [u8; 32],
     /// The saved stack pointers (one row of 32 lanes), then the caller's registers (rows)
@@ -515,8 +521,8 @@ impl Warp {
                 let call = top.call;
                 self.stack.pop();
                 if call != NO_CALL {
-                    // Every lane that made this call exited in the callee.
-                    self.free_calls.push(call);
+                    // The entry's lanes that made this call exited in the callee.
+                    self.drop_call(call, 0);
                 }
                 continue;
             }
@@ -1507,12 +1513,9 @@ impl Warp {
             if e.park == NO_PARK && (e.mask == 0 || e.pc == e.rpc) {
                 continue;
             }
-            if e.park != NO_PARK
-                || (e.call != NO_CALL && e.mask & blocked != 0 && e.mask & !blocked != 0)
-            {
-                // Parked; or waiting on a call some of whose lanes are blocked above while
-                // its other lanes (a guarded call's) wait for them at the `CallRet`. (A call
-                // whose lanes are all free returned: the entry runs its `CallRet`.)
+            if e.park != NO_PARK {
+                // (An entry waiting on a call is like any other: its lanes that are in no
+                // entry above returned from the callee, and go on with its `CallRet`.)
                 blocked |= e.mask;
             } else if e.mask & !blocked == 0 {
                 continue;
@@ -1558,6 +1561,20 @@ impl Warp {
         self.wsync_mask = 0;
         self.wsync_arrived = 0;
         self.release(WARP_PARK);
+    }
+
+    /// Lanes `lanes` of call frame `id` returned (or its entry was dropped, `lanes` 0): frees
+    /// the frame once no lane that made the call is left in the callee.
+    fn drop_call(&mut self, id: u32, lanes: u32) {
+        let exited = self.exited;
+        let Some(f) = self.calls.get_mut(id as usize) else {
+            return;
+        };
+        f.pending &= !lanes;
+        if f.used && f.pending & !exited == 0 {
+            f.used = false;
+            self.free_calls.push(id);
+        }
     }
 
     /// Calls in progress.
@@ -1613,7 +1630,7 @@ impl Warp {
                 self.exited |= t.mask;
             }
             if t.call != NO_CALL {
-                self.free_calls.push(t.call);
+                self.drop_call(t.call, 0);
             }
         }
         match self.stack.last() {
@@ -1833,6 +1850,8 @@ impl Warp {
                 self.calls.push(CallFrame {
                     site,
                     mask: 0,
+                    pending: 0,
+                    used: false,
                     which,
                     regs: Vec::new(),
                     local: Vec::new(),
@@ -1844,6 +1863,8 @@ impl Warp {
         let fr = &mut self.calls[id as usize];
         fr.site = site;
         fr.mask = em;
+        fr.pending = em;
+        fr.used = true;
         fr.which = which;
         fr.regs.clear();
         fr.local.clear();
@@ -1865,7 +1886,22 @@ impl Warp {
             }
         }
         // The caller's entry (on top: its pc is already the `CallRet`) waits on this frame.
-        self.stack.last_mut().expect("a call runs on an entry").call = id;
+        // Lanes whose guard is false make no call: as if the guard were a branch around it,
+        // they go on after the `CallRet`, where the calling lanes (an entry of their own)
+        // rejoin them; so they can reach a barrier the callee waits at.
+        let top = self.stack.last_mut().expect("a call runs on an entry");
+        if em != 0 && em != top.mask {
+            top.pc = pc + 2;
+            self.stack.push(Entry {
+                pc: pc + 1,
+                mask: em,
+                rpc: pc + 2,
+                park: NO_PARK,
+                call: id,
+            });
+        } else {
+            top.call = id;
+        }
         // Arguments: per lane, gather every value first (an actual may be the callee's own
         // formal under recursion), then scatter into the formals.
         let mut buf: Vec<u8> = Vec::new();
@@ -1927,16 +1963,21 @@ impl Warp {
         let sp = prog.sp.unwrap() as usize;
         // The frame the entry's call pushed (the entry is on top: it runs this op).
         let id = self.stack.last().map_or(NO_CALL, |e| e.call);
-        if self.calls.get(id as usize).is_none_or(|f| f.site != site) {
+        if self
+            .calls
+            .get(id as usize)
+            .is_none_or(|f| f.site != site || !f.used)
+        {
             return Err(cta.fault_internal(self, pc, "call frames out of step"));
         }
         if let Some(e) = self.stack.last_mut() {
             e.call = NO_CALL;
         }
-        self.free_calls.push(id);
         let f = &self.calls[id as usize];
         let s = &prog.sites[site as usize];
-        let live = f.mask & em;
+        // The entry's lanes: all the calling lanes, or a group of them that left the callee
+        // while others still wait in it.
+        let live = f.pending & em;
         // Return values, gathered per lane before the caller's state comes back.
         let mut buf: Vec<u8> = Vec::new();
         let mut offs = [0usize; 33];
@@ -1948,14 +1989,14 @@ impl Warp {
                 load_loc(cta, self.id, regs, *r, l, n, &mut buf);
             }
         }
-        // Only the calling lanes' state comes back: the warp's other lanes may have run (and
-        // called) meanwhile, on other paths.
+        // Only the returning lanes' state comes back: the warp's other lanes may have run
+        // (and called) meanwhile, on other paths, or still be in the callee.
         let restore = |regs: &mut [u64], r: usize, saved: &[u64]| {
             let row = &mut regs[r * 32..r * 32 + 32];
-            if f.mask == FULL {
+            if live == FULL {
                 row.copy_from_slice(saved);
             } else {
-                for l in lanes(f.mask) {
+                for l in lanes(live) {
                     row[l] = saved[l];
                 }
             }
@@ -1970,8 +2011,13 @@ impl Warp {
                     k += 32;
                 }
             }
-            let mut j = 0;
-            for l in lanes(f.mask) {
+            // Saved lane by lane for every calling lane.
+            let per: usize = fu.locals.iter().map(|&(_, n)| n as usize).sum();
+            for (k, l) in lanes(f.mask).enumerate() {
+                if live >> l & 1 == 0 {
+                    continue;
+                }
+                let mut j = k * per;
                 for &(o, n) in &fu.locals {
                     let n = n as usize;
                     cta.local_at(self.id, l, o, n)
@@ -1996,6 +2042,7 @@ impl Warp {
                 }
             }
         }
+        self.drop_call(id, em);
         Ok(())
     }
 

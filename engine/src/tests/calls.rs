@@ -593,3 +593,157 @@ fn warp_sync_after_lanes_returned_early() {
         mem::free(out).unwrap();
     }
 }
+
+/// A guarded call: lanes whose guard is false go on past the call and reach the kernel's
+/// `barrier.sync 0` while the calling lanes wait at the callee's (`barrier.sync` is not
+/// `.aligned`: threads may arrive at different instructions). Odd lanes call `f`, which
+/// publishes 3 * lane and syncs; even lanes publish 5 * lane and sync in the kernel; then every
+/// lane reads its neighbour's value.
+#[test]
+fn guarded_call_lanes_that_skip_it_reach_the_barrier() {
+    let src = format!(
+        "{HEAD}
+        .shared .align 4 .b8 sh[128];
+        .func f(.reg .b32 a, .reg .b32 v)
+        {{
+            st.shared.u32 [a], v;
+            barrier.sync 0;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            mov.u32 %r8, sh;
+            mad.lo.u32 %r9, %r1, 4, %r8;
+            and.b32 %r5, %r1, 1;
+            setp.eq.u32 %p1, %r5, 1;
+            mul.lo.u32 %r6, %r1, 3;
+            @%p1 call f, (%r9, %r6);
+            @!%p1 mul.lo.u32 %r6, %r1, 5;
+            @!%p1 st.shared.u32 [%r9], %r6;
+            @!%p1 barrier.sync 0;
+            add.u32 %r10, %r1, 1;
+            and.b32 %r10, %r10, 31;
+            mad.lo.u32 %r10, %r10, 4, %r8;
+            ld.shared.u32 %r7, [%r10];
+            st.global.u32 [%rd1], %r7;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 32]);
+    launch(&m.kernel("k").unwrap(), &cfg(1, 32), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = download(out, 32);
+    for l in 0..32u32 {
+        let n = (l + 1) % 32;
+        assert_eq!(
+            r[l as usize],
+            if n % 2 == 1 { 3 * n } else { 5 * n },
+            "lane {l}"
+        );
+    }
+    mem::free(out).unwrap();
+}
+
+/// Lanes return from a call in groups: in `f`, the lower half publishes 100 + lane and waits
+/// in `bar.warp.sync -1` for the upper half, which returns from `f` at once, publishes
+/// 200 + lane in the kernel and meets them at the kernel's own `bar.warp.sync -1` (threads
+/// may sync the warp at different instructions). Each half then reads its partner's value
+/// (lane ^ 16): lower lanes get 200 + lane + 16, upper lanes 100 + lane - 16.
+#[test]
+fn lanes_return_from_a_call_while_others_wait_in_it() {
+    let src = format!(
+        "{HEAD}
+        .shared .align 4 .b8 sh[128];
+        .func (.reg .b32 r) f(.reg .b32 a)
+        {{
+            .reg .pred %q;
+            .reg .b32 %l, %v;
+            mov.u32 %l, %laneid;
+            setp.ge.u32 %q, %l, 16;
+            @%q bra $Lout;
+            add.u32 %v, %l, 100;
+            st.shared.u32 [a], %v;
+            bar.warp.sync -1;
+            ld.shared.u32 r, [a+64];
+            ret;
+        $Lout:
+            mov.u32 r, 0;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            mov.u32 %r8, sh;
+            mad.lo.u32 %r9, %r1, 4, %r8;
+            setp.ge.u32 %p1, %r1, 16;
+            call (%r6), f, (%r9);
+            add.u32 %r7, %r1, 200;
+            @%p1 st.shared.u32 [%r9], %r7;
+            @%p1 bar.warp.sync -1;
+            @%p1 ld.shared.u32 %r6, [%r9+-64];
+            st.global.u32 [%rd1], %r6;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 32]);
+    launch(&m.kernel("k").unwrap(), &cfg(1, 32), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = download(out, 32);
+    for l in 0..32u32 {
+        let want = if l < 16 { 200 + l + 16 } else { 100 + l - 16 };
+        assert_eq!(r[l as usize], want, "lane {l}");
+    }
+    mem::free(out).unwrap();
+}
+
+/// Partial returns through recursion: `rec(n)` is 1 for n = 0 and `rec(n - 1) + n` otherwise,
+/// and for n = 2 it waits at `barrier.sync 0` after its recursive call. Threads with t % 3 = 2
+/// call rec(2) and wait there (one level down); the others return from rec(0) or rec(1) and
+/// meet them at the kernel's own `barrier.sync 0`. The waiting lanes then add their own n
+/// (restored for them alone by the recursive call's return) and return: thread t gets
+/// [1, 2, 4][t % 3].
+#[test]
+fn recursive_callers_return_in_groups_around_a_barrier() {
+    let src = format!(
+        "{HEAD}
+        .func (.reg .b32 r) rec(.reg .b32 n)
+        {{
+            .reg .pred %q;
+            .reg .b32 %m, %x;
+            setp.ne.u32 %q, n, 0;
+            @%q bra $Ldeeper;
+            mov.u32 r, 1;
+            ret;
+        $Ldeeper:
+            sub.u32 %m, n, 1;
+            call (%x), rec, (%m);
+            setp.ne.u32 %q, n, 2;
+            @%q bra $Lsum;
+            barrier.sync 0;
+        $Lsum:
+            add.u32 r, %x, n;
+            ret;
+        }}
+        .visible .entry k(.param .u64 out)
+        {{
+            {PRO}
+            rem.u32 %r5, %r1, 3;
+            call (%r6), rec, (%r5);
+            setp.eq.u32 %p1, %r5, 2;
+            @%p1 bra $Lstore;
+            barrier.sync 0;
+        $Lstore:
+            st.global.u32 [%rd1], %r6;
+        }}"
+    );
+    let m = Module::load(&src, "t.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&[0u32; 64]);
+    launch(&m.kernel("k").unwrap(), &cfg(1, 64), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r: Vec<u32> = download(out, 64);
+    for t in 0..64u32 {
+        assert_eq!(r[t as usize], [1, 2, 4][(t % 3) as usize], "thread {t}");
+    }
+    mem::free(out).unwrap();
+}
