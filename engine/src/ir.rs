@@ -457,8 +457,10 @@ pub enum Op {
     Call {
         site: u32,
     },
-    /// Right after a `Call` (unguarded): pops the frame, reads the return values, restores the
-    /// caller's saved state and stack pointer, writes the return values to their destinations.
+    /// Right after a `Call` (unguarded): for the lanes of the entry that made the call (all of
+    /// them, or a group that left the callee while others still wait in it), reads the return
+    /// values, restores those lanes' saved state and stack pointer, writes the return values to
+    /// their destinations; the frame goes when every calling lane is back.
     CallRet {
         site: u32,
     },

@@ -1502,9 +1502,10 @@ impl Warp {
     /// it: lanes that took another path (or left early, as `if (t >= n) return;` does) still
     /// reach the barrier or exit. The search goes on below a call into the caller's paths
     /// (lanes on the other side of the `if` around the call reach the callee's barrier from
-    /// their own call site): an entry waiting on a call blocks its lanes, and since the entry
-    /// that runs shares no lane with anything above it, the calls it makes and returns from
-    /// (frames are found through `Entry::call`) leave the waiting ones alone.
+    /// their own call site). An entry waiting on a call holds lanes that are in the callee's
+    /// entries above it until they return; since the entry that runs shares no lane with
+    /// anything above it, the calls it makes and returns from (frames are found through
+    /// `Entry::call`, and restore only their own lanes) leave the waiting ones alone.
     fn sibling(&self) -> Option<(usize, bool)> {
         let n = self.stack.len();
         let mut blocked = self.stack.last()?.mask;
