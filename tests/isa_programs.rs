@@ -51,6 +51,21 @@ fn recursion_function_pointers_and_virtual_calls() {
     run("isa_recursion", "isa_recursion", &[]);
 }
 
+/// Pointers to a caller's local array passed into recursive calls (direct and mutual
+/// recursion, and two levels down through another function) reach the caller's own frame.
+#[test]
+fn pointers_into_callers_frames_across_recursion() {
+    run("isa_frames", "isa_frames", &[]);
+}
+
+/// __syncthreads and __syncwarp inside non-inlined functions that threads reach from both
+/// sides of an if/else (different call sites, different call depths): legal with independent
+/// thread scheduling, as every thread arrives at the same barrier.
+#[test]
+fn barriers_in_functions_called_from_divergent_code() {
+    run("isa_call_barriers", "isa_call_barriers", &[]);
+}
+
 /// Per-thread arrays of 4, 8 and 16 KiB in local memory, indexed by data.
 #[test]
 fn big_local_arrays() {

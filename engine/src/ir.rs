@@ -494,8 +494,10 @@ pub enum Op {
     Call {
         site: u32,
     },
-    /// Right after a `Call` (unguarded): pops the frame, reads the return values, restores the
-    /// caller's saved state and stack pointer, writes the return values to their destinations.
+    /// Right after a `Call` (unguarded): for the lanes of the entry that made the call (all of
+    /// them, or a group that left the callee while others still wait in it), reads the return
+    /// values, restores those lanes' saved state and stack pointer, writes the return values to
+    /// their destinations; the frame goes when every calling lane is back.
     CallRet {
         site: u32,
     },
@@ -511,6 +513,15 @@ pub enum Op {
     Alloca {
         d: Reg,
         size: Src,
+        align: u32,
+    },
+    /// First op of a re-entrant function with `.local` variables: allocates the activation's
+    /// frame on the stack like `Alloca` and sets `d`, the function's frame base, to it. Every
+    /// activation has its own frame, so a pointer to a caller's local stays valid in callees;
+    /// the `CallRet` that restores the stack pointer frees it.
+    Frame {
+        d: Reg,
+        size: u32,
         align: u32,
     },
     /// A call of a runtime-provided extern function.
@@ -651,11 +662,12 @@ pub struct Func {
     pub params: Vec<Loc>,
     pub rets: Vec<Loc>,
     /// Its registers (`[start, end)` ranges) and local memory (`(offset, bytes)`): the state a
-    /// re-entrant call must save.
+    /// re-entrant call must save. (A re-entrant function's `.local` variables are not in
+    /// `locals`: they live in its frame on the stack, see [`Op::Frame`].)
     pub regs: Vec<(Reg, Reg)>,
     pub locals: Vec<(u32, u32)>,
     /// Stack bytes per thread one saved activation is charged against the stack limit: its
-    /// locals, 16 bytes, and a quarter of its declared register bytes (an estimate of what a
+    /// saved locals (a frame's are charged when [`Op::Frame`] allocates it), 16 bytes, and a quarter of its declared register bytes (an estimate of what a
     /// hardware ABI frame spills).
     pub frame_bytes: u32,
 }
@@ -704,7 +716,8 @@ pub struct Program {
     /// Hidden per-lane register: bytes of the thread's stack in use (frames of re-entrant calls
     /// and `alloca`s), present when the program calls functions or allocates on the stack.
     pub sp: Option<Reg>,
-    /// Whether `alloca` is used: then each thread's local memory is followed by its stack.
+    /// Whether the stack holds memory (`alloca`, or frames of re-entrant functions): then each
+    /// thread's local memory is followed by its stack.
     pub uses_alloca: bool,
     /// Whether the kernel takes generic addresses of its parameters (`cvta.param`,
     /// `isspacep.param`): each launch then copies the parameter block to global memory.

@@ -182,6 +182,8 @@ pub struct ModCtx<'a> {
     /// Device functions (not entries) that declare `.shared` variables, in module order: every
     /// kernel's static shared layout includes them.
     pub shared_funcs: Vec<usize>,
+    /// Functions that may be re-entered ([`reentrant`]).
+    pub reentrant: Vec<bool>,
 }
 
 impl<'a> ModCtx<'a> {
@@ -196,8 +198,10 @@ impl<'a> ModCtx<'a> {
             funcs,
             taken: Vec::new(),
             shared_funcs: Vec::new(),
+            reentrant: Vec::new(),
         };
         mc.taken = address_taken(m, &mc.funcs);
+        mc.reentrant = reentrant(m, &mc.funcs, &mc.taken);
         fn declares_shared(st: &[Statement]) -> bool {
             st.iter().any(|s| match s {
                 Statement::Var(v) => v.space == AS::Shared,
@@ -219,6 +223,9 @@ enum Sym {
     Global(u64),
     Shared(u32),
     Local(u32),
+    /// A `.local` variable of a re-entrant function: its offset in the activation's frame,
+    /// whose base is the function's frame register ([`FnCtx::frame`]).
+    Frame(u32),
     KParam(u32),
     Func(usize),
 }
@@ -321,6 +328,103 @@ fn address_taken(m: &ast::Module, funcs: &HashMap<String, usize>) -> Vec<bool> {
     w.t
 }
 
+/// Which functions of the module may be re-entered while active (they lie on a cycle of the
+/// module's static call graph: direct calls by name, and every indirect call to every
+/// address-taken function). Their `.local` variables live in a frame per activation on the
+/// thread's stack, so a pointer to a caller's local stays valid in its callees; every other
+/// function keeps its locals at fixed offsets (faster, and correct as it cannot be re-entered).
+/// A module-wide over-approximation of each kernel's call graph: computed once per module.
+fn reentrant(m: &ast::Module, funcs: &HashMap<String, usize>, taken: &[bool]) -> Vec<bool> {
+    let n = m.functions.len();
+    let targets: Vec<usize> = (0..n)
+        .filter(|&f| taken[f] && !m.functions[f].is_entry)
+        .collect();
+    fn calls(st: &[Statement], funcs: &HashMap<String, usize>, out: &mut Vec<Option<usize>>) {
+        for s in st {
+            match s {
+                Statement::Inst(i) if i.opcode == "call" => {
+                    let k = match i.operands.first() {
+                        Some(O::List(_)) => 1,
+                        _ => 0,
+                    };
+                    match i.operands.get(k) {
+                        Some(O::Name { name, .. }) => out.push(funcs.get(name).copied()),
+                        _ => out.push(None),
+                    }
+                }
+                Statement::Block(b) => calls(b, funcs, out),
+                _ => {}
+            }
+        }
+    }
+    // Successors: a direct callee, or (None) every indirect-call target.
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (f, func) in m.functions.iter().enumerate() {
+        let Some(b) = &func.body else { continue };
+        let mut cs = Vec::new();
+        calls(b, funcs, &mut cs);
+        for c in cs {
+            match c {
+                Some(c) => succ[f].push(c),
+                None => succ[f].extend_from_slice(&targets),
+            }
+        }
+        succ[f].sort_unstable();
+        succ[f].dedup();
+    }
+    // Strongly connected components (Kosaraju, with explicit stacks: call chains can be long).
+    let mut seen = vec![false; n];
+    let mut finish = Vec::with_capacity(n);
+    for s in 0..n {
+        if seen[s] {
+            continue;
+        }
+        seen[s] = true;
+        let mut st = vec![(s, 0usize)];
+        while let Some(&mut (v, ref mut k)) = st.last_mut() {
+            if let Some(&w) = succ[v].get(*k) {
+                *k += 1;
+                if !seen[w] {
+                    seen[w] = true;
+                    st.push((w, 0));
+                }
+            } else {
+                finish.push(v);
+                st.pop();
+            }
+        }
+    }
+    let mut pred: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (v, ws) in succ.iter().enumerate() {
+        for &w in ws {
+            pred[w].push(v);
+        }
+    }
+    let mut comp = vec![usize::MAX; n];
+    let mut size = Vec::new();
+    for &s in finish.iter().rev() {
+        if comp[s] != usize::MAX {
+            continue;
+        }
+        let c = size.len();
+        size.push(0usize);
+        comp[s] = c;
+        let mut st = vec![s];
+        while let Some(v) = st.pop() {
+            size[c] += 1;
+            for &w in &pred[v] {
+                if comp[w] == usize::MAX {
+                    comp[w] = c;
+                    st.push(w);
+                }
+            }
+        }
+    }
+    (0..n)
+        .map(|f| size[comp[f]] > 1 || succ[f].contains(&f))
+        .collect()
+}
+
 struct Sig {
     params: Vec<Formal>,
     rets: Vec<Formal>,
@@ -348,6 +452,18 @@ struct FnCtx {
     fidx: usize,
     /// Every label of the function (any scope), for name checks of unsupported instructions.
     all_labels: std::collections::HashSet<String>,
+    /// A re-entrant function's frame: its `.local` variables, allocated on the thread's stack
+    /// at each entry ([`Op::Frame`]).
+    frame: Option<FrameCtx>,
+}
+
+/// The frame of a re-entrant function being lowered.
+struct FrameCtx {
+    /// The hidden per-lane register holding the activation's frame base (a `.local` offset).
+    /// Owned by the function, so calls that may re-enter it save and restore it.
+    base: Reg,
+    bytes: u64,
+    align: u64,
 }
 
 struct Prog<'a> {
@@ -828,6 +944,46 @@ impl<'a> Prog<'a> {
             is_kernel,
             fidx,
             all_labels: Default::default(),
+            frame: None,
+        };
+        // A re-entrant function with `.local` variables allocates its frame on entry; the
+        // size is known once the body is lowered. (Calls restore the stack pointer on return,
+        // which frees it.)
+        fn declares_local(st: &[Statement]) -> bool {
+            st.iter().any(|s| match s {
+                Statement::Var(v) => v.space == AS::Local,
+                Statement::Block(b) => declares_local(b),
+                _ => false,
+            })
+        }
+        let frame_pc = if !is_kernel && self.mc.reentrant[fidx] && declares_local(body) {
+            let base = self.new_reg();
+            // Not charged as a spilled register: the 16 bytes of saved state per frame are.
+            self.reg_bytes[base as usize] = 0;
+            fc.frame = Some(FrameCtx {
+                base,
+                bytes: 0,
+                align: 1,
+            });
+            self.uses_alloca = true;
+            if self.sp_reg.is_none() {
+                self.sp_reg = Some(self.hidden_reg());
+            }
+            self.insts.push(Inst {
+                op: Op::Frame {
+                    d: base,
+                    size: 0,
+                    align: 1,
+                },
+                guard: None,
+            });
+            self.info.push(InstInfo {
+                line: f.pos.line,
+                name: f.name.clone(),
+            });
+            Some(entry as usize)
+        } else {
+            None
         };
         if self.lower_only {
             fn labels(st: &[Statement], out: &mut std::collections::HashSet<String>) {
@@ -844,6 +1000,16 @@ impl<'a> Prog<'a> {
             labels(body, &mut fc.all_labels);
         }
         self.stmts(&mut fc, body)?;
+        if let (Some(pc), Some(fr)) = (frame_pc, &fc.frame) {
+            if fr.bytes > u32::MAX as u64 / 2 {
+                return invalid(f.pos, "local variables of the function too large");
+            }
+            self.insts[pc].op = Op::Frame {
+                d: fr.base,
+                size: align_up(fr.bytes, fr.align) as u32,
+                align: fr.align as u32,
+            };
+        }
         let exit = self.insts.len();
         self.insts.push(Inst {
             op: Op::End,
@@ -980,11 +1146,18 @@ impl<'a> Prog<'a> {
                     self.elem.insert(v.name.clone(), b * v.vec as u64);
                 }
                 let (size, align) = var_layout(v)?;
-                let off = self.alloc_local(size, align);
-                fc.scopes
-                    .last_mut()
-                    .unwrap()
-                    .insert(v.name.clone(), Sym::Local(off));
+                let sym = match &mut fc.frame {
+                    // In the activation's frame (`.param` variables are call buffers, copied
+                    // in and out: they stay at fixed offsets, saved around re-entrant calls).
+                    Some(fr) if v.space == AS::Local => {
+                        let off = align_up(fr.bytes, align);
+                        fr.bytes = off + size;
+                        fr.align = fr.align.max(align);
+                        Sym::Frame(off as u32)
+                    }
+                    _ => Sym::Local(self.alloc_local(size, align)),
+                };
+                fc.scopes.last_mut().unwrap().insert(v.name.clone(), sym);
             }
             _ => {
                 return Err(LowerError {
@@ -1102,12 +1275,12 @@ impl<'a> Prog<'a> {
                     .or_else(|| self.lookup(fc, name));
                 match sym {
                     Some(Sym::Reg(r)) => Ok(Src::Reg(r)),
-                    Some(s) => self.sym_addr(i, s, 0),
+                    Some(s) => self.sym_addr(fc, i, g, s, 0),
                     None => invalid(i.pos, format!("undefined symbol '{name}'")),
                 }
             }
             O::SymOff { name, offset } => match self.lookup(fc, name) {
-                Some(s) => self.sym_addr(i, s, *offset),
+                Some(s) => self.sym_addr(fc, i, g, s, *offset),
                 None => invalid(i.pos, format!("undefined symbol '{name}'")),
             },
             O::Not(inner) => {
@@ -1130,9 +1303,9 @@ impl<'a> Prog<'a> {
                 // assembles `A[3]` of a `.u32` array as `A+12`).
                 let (s, es) = self.indexed(fc, i, name)?;
                 match &**index {
-                    O::Int(k) => self.sym_addr(i, s, k.wrapping_mul(es as i64)),
+                    O::Int(k) => self.sym_addr(fc, i, g, s, k.wrapping_mul(es as i64)),
                     idx => {
-                        let base = self.sym_addr(i, s, 0)?;
+                        let base = self.sym_addr(fc, i, g, s, 0)?;
                         let r = self.scaled_index(fc, i, g, idx, es)?;
                         let d = self.new_reg();
                         let f = ops::int_bin(IBin::Add, T::U(64).int().unwrap()).unwrap();
@@ -1218,10 +1391,41 @@ impl<'a> Prog<'a> {
     }
 
     /// The address of a symbol in its own state space (what `mov r, sym` yields).
-    fn sym_addr(&self, i: &Instruction, s: Sym, off: i64) -> R<Src> {
+    fn sym_addr(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        s: Sym,
+        off: i64,
+    ) -> R<Src> {
+        if let Sym::Frame(o) = s {
+            // The activation's frame base plus the variable's offset in the frame.
+            let base = fc
+                .frame
+                .as_ref()
+                .expect("frame symbols are declared in a frame")
+                .base;
+            let d = self.new_reg();
+            let f = ops::int_bin(IBin::Add, T::U(64).int().unwrap()).unwrap();
+            let b = Src::Imm((o as i64).wrapping_add(off) as u64);
+            self.emit(
+                i,
+                g,
+                Op::Bin {
+                    f,
+                    fl: 0,
+                    d,
+                    a: Src::Reg(base),
+                    b,
+                },
+            );
+            return Ok(Src::Reg(d));
+        }
         Ok(Src::Imm(match s {
             Sym::Global(a) => a.wrapping_add(off as u64),
             Sym::Shared(o) | Sym::Local(o) | Sym::KParam(o) => (o as i64 + off) as u64,
+            Sym::Frame(_) => unreachable!("handled above"),
             Sym::Func(f) => func_addr(f).wrapping_add(off as u64),
             Sym::Reg(_) => return invalid(i.pos, "register used as an address"),
         }))
@@ -1313,6 +1517,26 @@ impl<'a> Prog<'a> {
                 o,
                 off,
             )),
+            // Relative to the activation's frame base (a `.local` offset), in the generic
+            // window when the instruction names no space.
+            Some(Sym::Frame(o)) => {
+                let base = fc
+                    .frame
+                    .as_ref()
+                    .expect("frame symbols are declared in a frame")
+                    .base;
+                let (kind, start) = match space {
+                    None => (MSpace::Generic, LOCAL_WINDOW.wrapping_add(o as u64)),
+                    Some(_) => (MSpace::Local, o as u64),
+                };
+                Ok((
+                    kind,
+                    Addr {
+                        base: Some(base),
+                        off: (start as i64).wrapping_add(off),
+                    },
+                ))
+            }
             Some(Sym::KParam(o)) => Ok((
                 MSpace::KParam,
                 Addr {

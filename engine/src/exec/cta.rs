@@ -2,7 +2,7 @@
 //! checks that turn wild accesses into error reports.
 
 use super::cluster::ClusterBar;
-use super::warp::{Entry, Stop, Warp, FULL, NO_PARK};
+use super::warp::{Entry, Stop, Warp, FULL, NO_CALL, NO_PARK};
 use crate::ir::*;
 use crate::{mem, ExecError, ExecErrorKind};
 
@@ -776,10 +776,12 @@ pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
                     mask: valid,
                     rpc: prog.exit,
                     park: NO_PARK,
+                    call: NO_CALL,
                 }],
                 calls: Vec::new(),
-                saved: Vec::new(),
-                saved_local: Vec::new(),
+                free_calls: Vec::new(),
+                wsync_mask: 0,
+                wsync_arrived: 0,
             }
         })
         .collect();

@@ -11,16 +11,27 @@ pub const FULL: u32 = u32::MAX;
 /// One entry of the reconvergence stack: lanes `mask` run from `pc` until they reach `rpc`.
 /// `park` is the barrier these lanes wait at ([`NO_PARK`] when runnable): lanes of a warp
 /// arrive at a barrier separately when they diverge (independent thread scheduling), so an
-/// entry parks and a disjoint sibling entry of the same activation runs meanwhile.
+/// entry parks and a disjoint sibling entry runs meanwhile, in the same function activation
+/// or in a caller's (lanes that took the other side of an `if` and call the same function
+/// from another call site reach its barrier too).
 #[derive(Clone, Copy, Debug)]
 pub struct Entry {
     pub pc: u32,
     pub mask: u32,
     pub rpc: u32,
     pub park: u32,
+    /// The call these lanes made and wait on (index into `Warp::calls`), [`NO_CALL`] when
+    /// none: set by `Op::Call`, taken by the `CallRet` after it. A frame belongs to the entry
+    /// that made the call rather than to a position in the stack, so the paths of a warp may
+    /// interleave calls (a path runs while another one's call waits at a barrier).
+    pub call: u32,
 }
 
 pub const NO_PARK: u32 = u32::MAX;
+pub const NO_CALL: u32 = u32::MAX;
+/// `Entry::park` of lanes waiting in `bar.warp.sync` for member lanes on other paths of the
+/// warp (CTA barriers are 0..15).
+pub const WARP_PARK: u32 = 16;
 
 /// Backward branches a warp takes before it yields to the other warps of its CTA, so that a
 /// warp spinning on memory another warp writes cannot starve it (`Cta::slice`; cooperative
@@ -28,20 +39,24 @@ pub const NO_PARK: u32 = u32::MAX;
 pub const SLICE: u32 = 1 << 14;
 
 /// One active call of a warp (see `Op::Call`): enough to undo it at `CallRet`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct CallFrame {
     pub site: u32,
     /// Lanes that made the call.
     pub mask: u32,
-    /// Reconvergence stack depth of the caller's entry: a frame deeper than the current stack
-    /// belongs to a caller whose lanes all exited, and is discarded.
-    pub depth: u32,
+    /// Lanes of `mask` that have not returned yet: lanes leave a callee at different times
+    /// when some of them wait at a barrier in it (they return in groups, each restoring its
+    /// own lanes' state), and the frame is freed once all are back or exited.
+    pub pending: u32,
+    /// Whether the frame is in use (not in `Warp::free_calls`).
+    pub used: bool,
     /// Per lane: index into the site's callees.
     pub which: [u8; 32],
-    /// Where this frame's saved stack pointers and registers start in `Warp::saved`, and its
-    /// saved local memory in `Warp::saved_local`.
-    pub reg_off: u32,
-    pub loc_off: u32,
+    /// The saved stack pointers (one row of 32 lanes), then the caller's registers (rows)
+    /// when the callee may re-enter it; the caller's saved local memory, lane by lane. Kept
+    /// when the frame is freed, so that calls reuse the buffers.
+    pub regs: Vec<u64>,
+    pub local: Vec<u8>,
 }
 
 pub struct Warp {
@@ -50,9 +65,13 @@ pub struct Warp {
     pub valid: u32,
     pub exited: u32,
     pub stack: Vec<Entry>,
+    /// Call frames, by index (`Entry::call`); `free_calls` lists the unused ones.
     pub calls: Vec<CallFrame>,
-    pub saved: Vec<u64>,
-    pub saved_local: Vec<u8>,
+    pub free_calls: Vec<u32>,
+    /// A `bar.warp.sync` some lanes wait at ([`WARP_PARK`]) for the other lanes of its
+    /// membermask (0: none), and the lanes that arrived.
+    pub wsync_mask: u32,
+    pub wsync_arrived: u32,
 }
 
 /// Why a warp stopped running.
@@ -499,7 +518,12 @@ impl Warp {
                     // Lanes at the end of the kernel are done: barriers stop waiting for them.
                     self.exited |= top.mask;
                 }
+                let call = top.call;
                 self.stack.pop();
+                if call != NO_CALL {
+                    // The entry's lanes that made this call exited in the callee.
+                    self.drop_call(call, 0);
+                }
                 continue;
             }
             let pc = top.pc;
@@ -1033,12 +1057,14 @@ impl Warp {
                             mask: nt,
                             rpc: *rpc,
                             park: NO_PARK,
+                            call: NO_CALL,
                         });
                         self.stack.push(Entry {
                             pc: *target,
                             mask: em,
                             rpc: *rpc,
                             park: NO_PARK,
+                            call: NO_CALL,
                         });
                     }
                     if *target <= pc {
@@ -1086,6 +1112,7 @@ impl Warp {
                                 mask: mask & !em,
                                 rpc: *rpc,
                                 park: NO_PARK,
+                                call: NO_CALL,
                             });
                         }
                         for &(t, m) in groups[..ng].iter().rev() {
@@ -1094,6 +1121,7 @@ impl Warp {
                                 mask: m,
                                 rpc: *rpc,
                                 park: NO_PARK,
+                                call: NO_CALL,
                             });
                         }
                     }
@@ -1159,6 +1187,37 @@ impl Warp {
                                     pc,
                                     l,
                                     &format!("alloca of {n} bytes overflows the stack"),
+                                ));
+                            }
+                        }
+                    }
+                }
+                Op::Frame { d, size, align } => {
+                    let sp = prog.sp.unwrap() as usize;
+                    let top = cta.local_bytes as u64;
+                    for l in lanes(em) {
+                        let p = top - regs[sp * 32 + l];
+                        // Grows down like `Alloca`: the frame is [p', p), p' aligned down.
+                        let np = p
+                            .checked_sub(*size as u64)
+                            .map(|x| x & !(*align as u64 - 1));
+                        match np {
+                            Some(np) if top - np <= cta.stack_size as u64 => {
+                                regs[sp * 32 + l] = top - np;
+                                regs[*d as usize * 32 + l] = np;
+                            }
+                            _ => {
+                                cta.thread_instructions += count + 32 * full;
+                                let f = &prog.info[pc as usize].name;
+                                return Err(cta.fault_stack(
+                                    self,
+                                    pc,
+                                    l,
+                                    &format!(
+                                        "call of '{f}' at depth {} needs a frame of {size} \
+                                         bytes for its local variables",
+                                        self.call_depth()
+                                    ),
                                 ));
                             }
                         }
@@ -1385,12 +1444,19 @@ impl Warp {
                         }
                     }
                 }
-                Op::WarpSync { mask: mm } => {
-                    if let Err(e) = self.groups(cta, regs, pc, em, *mm) {
+                Op::WarpSync { mask: mm } => match self.groups(cta, regs, pc, em, *mm) {
+                    Err(e) => {
                         cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
-                }
+                    Ok(g) if g.n == 1 => {
+                        // One membermask (every executing lane's): wait for its lanes on
+                        // other paths. (The top entry parks: the loop runs another path.)
+                        let m = get(regs, *mm, em.trailing_zeros() as usize) as u32;
+                        self.warp_sync(m, mask);
+                    }
+                    Ok(_) => {}
+                },
                 Op::Match {
                     all,
                     bits,
@@ -1515,23 +1581,29 @@ impl Warp {
     }
 
     /// A stack entry that can run while the top one cannot (it is parked at a barrier or waits
-    /// on an mbarrier), within the current function activation. Going down the stack, entries
-    /// whose lanes all sit in blocked entries above (reconvergence points of blocked paths) are
-    /// passed over; the first entry with other lanes is either a disjoint sibling path, which
-    /// can run as it is (`false`), or the reconvergence point where those other lanes already
-    /// wait, from which they can go on alone (`true`: split it). This is independent thread
-    /// scheduling as far as barriers need it: lanes that took another path (or left early, as
-    /// `if (t >= n) return;` does) still reach the barrier or exit.
+    /// on an mbarrier). Going down the stack, entries whose lanes all sit in blocked entries
+    /// above (reconvergence points of blocked paths) are passed over; the first entry with
+    /// other lanes is either a disjoint sibling path, which can run as it is (`false`), or the
+    /// reconvergence point where those other lanes already wait, from which they can go on
+    /// alone (`true`: split it). This is independent thread scheduling as far as barriers need
+    /// it: lanes that took another path (or left early, as `if (t >= n) return;` does) still
+    /// reach the barrier or exit. The search goes on below a call into the caller's paths
+    /// (lanes on the other side of the `if` around the call reach the callee's barrier from
+    /// their own call site). An entry waiting on a call holds lanes that are in the callee's
+    /// entries above it until they return; since the entry that runs shares no lane with
+    /// anything above it, the calls it makes and returns from (frames are found through
+    /// `Entry::call`, and restore only their own lanes) leave the waiting ones alone.
     fn sibling(&self) -> Option<(usize, bool)> {
         let n = self.stack.len();
-        let floor = self.calls.last().map_or(0, |f| f.depth as usize);
         let mut blocked = self.stack.last()?.mask;
-        for j in (floor..n.saturating_sub(1)).rev() {
+        for j in (0..n.saturating_sub(1)).rev() {
             let e = &self.stack[j];
             if e.park == NO_PARK && (e.mask == 0 || e.pc == e.rpc) {
                 continue;
             }
             if e.park != NO_PARK {
+                // (An entry waiting on a call is like any other: its lanes that are in no
+                // entry above returned from the callee, and go on with its `CallRet`.)
                 blocked |= e.mask;
             } else if e.mask & !blocked == 0 {
                 continue;
@@ -1540,6 +1612,62 @@ impl Warp {
             }
         }
         None
+    }
+
+    /// `bar.warp.sync m` by the top entry's lanes (`mask`, with any whose guard is false:
+    /// they stay with the entry). With independent thread scheduling a thread waits until
+    /// every non-exited thread of `m` executed a `bar.warp.sync` with the same mask, wherever
+    /// it is (lanes of both sides of an `if` calling a function that syncs the warp, from two
+    /// call sites): when lanes of `m` are on other paths, the entry parks until they arrive or
+    /// exit. Lanes all on this path, as in converged code, go on at once. A different mask
+    /// while one is pending (disjoint groups syncing apart on diverged paths) does not wait,
+    /// as before.
+    fn warp_sync(&mut self, m: u32, mask: u32) {
+        let need = m & self.valid & !self.exited;
+        if self.wsync_mask == 0 {
+            if need & !mask == 0 {
+                return;
+            }
+            self.wsync_mask = m;
+            self.wsync_arrived = mask;
+        } else if self.wsync_mask != m {
+            return;
+        } else {
+            self.wsync_arrived |= mask;
+            if need & !self.wsync_arrived == 0 {
+                self.release_warp_sync();
+                return;
+            }
+        }
+        if let Some(t) = self.stack.last_mut() {
+            t.park = WARP_PARK;
+        }
+    }
+
+    /// Resumes the lanes waiting at a `bar.warp.sync`.
+    fn release_warp_sync(&mut self) {
+        self.wsync_mask = 0;
+        self.wsync_arrived = 0;
+        self.release(WARP_PARK);
+    }
+
+    /// Lanes `lanes` of call frame `id` returned (or its entry was dropped, `lanes` 0): frees
+    /// the frame once no lane that made the call is left in the callee.
+    fn drop_call(&mut self, id: u32, lanes: u32) {
+        let exited = self.exited;
+        let Some(f) = self.calls.get_mut(id as usize) else {
+            return;
+        };
+        f.pending &= !lanes;
+        if f.used && f.pending & !exited == 0 {
+            f.used = false;
+            self.free_calls.push(id);
+        }
+    }
+
+    /// Calls in progress.
+    fn call_depth(&self) -> usize {
+        self.calls.len() - self.free_calls.len()
     }
 
     /// Puts a runnable path of the warp on top (see `sibling`); false if there is none.
@@ -1573,6 +1701,12 @@ impl Warp {
 
     /// Whether the warp can run: its top entry is not parked, or a sibling was moved on top.
     pub fn unblock(&mut self, kernel_exit: u32) -> bool {
+        // A `bar.warp.sync` whose missing lanes exited meanwhile completes.
+        if self.wsync_mask != 0
+            && self.wsync_mask & self.valid & !self.exited & !self.wsync_arrived == 0
+        {
+            self.release_warp_sync();
+        }
         // Entries that reached their reconvergence point are dropped first, as `run` would.
         while self
             .stack
@@ -1582,6 +1716,9 @@ impl Warp {
             let t = self.stack.pop().unwrap();
             if t.pc == t.rpc && t.rpc == kernel_exit {
                 self.exited |= t.mask;
+            }
+            if t.call != NO_CALL {
+                self.drop_call(t.call, 0);
             }
         }
         match self.stack.last() {
@@ -1695,7 +1832,8 @@ impl Warp {
     /// The groups of a `.sync` warp collective (`vote`, `match`, `redux`, `shfl`, `elect`,
     /// `bar.warp`): each executing lane names in its `membermask` the lanes it synchronises with,
     /// and computes over those of them that execute the instruction (lanes that exited, or are
-    /// not active here, take no part, as the engine runs a converged warp's lanes together).
+    /// not active here, take no part, as the engine runs a converged warp's lanes together;
+    /// `bar.warp.sync` then waits for the lanes of its mask on other paths, see `warp_sync`).
     /// Converged lanes may pass different masks when they form disjoint groups (the tiles of
     /// cooperative groups), so the result of each lane covers its own group only.
     ///
@@ -1784,7 +1922,7 @@ impl Warp {
         let bytes = s.save.map_or(0, |f| prog.funcs[f as usize].frame_bytes) as u64;
         for l in lanes(em) {
             if regs[sp * 32 + l] + bytes > cta.stack_size as u64 {
-                let depth = self.calls.len() + 1;
+                let depth = self.call_depth() + 1;
                 let callee = &prog.funcs[s.callees[which[l] as usize] as usize].name;
                 return Err(cta.fault_stack(
                     self,
@@ -1794,30 +1932,63 @@ impl Warp {
                 ));
             }
         }
-        self.calls.push(CallFrame {
-            site,
-            mask: em,
-            depth: self.stack.len() as u32,
-            which,
-            reg_off: self.saved.len() as u32,
-            loc_off: self.saved_local.len() as u32,
-        });
-        self.saved.extend_from_slice(&regs[sp * 32..sp * 32 + 32]);
+        let id = match self.free_calls.pop() {
+            Some(id) => id,
+            None => {
+                self.calls.push(CallFrame {
+                    site,
+                    mask: 0,
+                    pending: 0,
+                    used: false,
+                    which,
+                    regs: Vec::new(),
+                    local: Vec::new(),
+                });
+                self.calls.len() as u32 - 1
+            }
+        };
+        let wid = self.id;
+        let fr = &mut self.calls[id as usize];
+        fr.site = site;
+        fr.mask = em;
+        fr.pending = em;
+        fr.used = true;
+        fr.which = which;
+        fr.regs.clear();
+        fr.local.clear();
+        fr.regs.extend_from_slice(&regs[sp * 32..sp * 32 + 32]);
         if let Some(f) = s.save {
             let f = &prog.funcs[f as usize];
             for &(a, b) in &f.regs {
-                self.saved
+                fr.regs
                     .extend_from_slice(&regs[a as usize * 32..b as usize * 32]);
             }
             for l in lanes(em) {
                 for &(o, n) in &f.locals {
-                    let src = cta.local_at(self.id, l, o, n as usize);
-                    self.saved_local.extend_from_slice(src);
+                    fr.local
+                        .extend_from_slice(cta.local_at(wid, l, o, n as usize));
                 }
             }
             for l in lanes(em) {
                 regs[sp * 32 + l] += bytes;
             }
+        }
+        // The caller's entry (on top: its pc is already the `CallRet`) waits on this frame.
+        // Lanes whose guard is false make no call: as if the guard were a branch around it,
+        // they go on after the `CallRet`, where the calling lanes (an entry of their own)
+        // rejoin them; so they can reach a barrier the callee waits at.
+        let top = self.stack.last_mut().expect("a call runs on an entry");
+        if em != 0 && em != top.mask {
+            top.pc = pc + 2;
+            self.stack.push(Entry {
+                pc: pc + 1,
+                mask: em,
+                rpc: pc + 2,
+                park: NO_PARK,
+                call: id,
+            });
+        } else {
+            top.call = id;
         }
         // Arguments: per lane, gather every value first (an actual may be the callee's own
         // formal under recursion), then scatter into the formals.
@@ -1860,6 +2031,7 @@ impl Warp {
                     mask: m,
                     rpc: f.exit,
                     park: NO_PARK,
+                    call: NO_CALL,
                 });
             }
         }
@@ -1877,21 +2049,23 @@ impl Warp {
     ) -> Result<(), Fault> {
         let prog = cta.prog;
         let sp = prog.sp.unwrap() as usize;
-        while self
+        // The frame the entry's call pushed (the entry is on top: it runs this op).
+        let id = self.stack.last().map_or(NO_CALL, |e| e.call);
+        if self
             .calls
-            .last()
-            .is_some_and(|f| f.depth as usize > self.stack.len())
+            .get(id as usize)
+            .is_none_or(|f| f.site != site || !f.used)
         {
-            let f = self.calls.pop().unwrap();
-            self.saved.truncate(f.reg_off as usize);
-            self.saved_local.truncate(f.loc_off as usize);
+            return Err(cta.fault_internal(self, pc, "call frames out of step"));
         }
-        let f = match self.calls.pop() {
-            Some(f) if f.site == site => f,
-            _ => return Err(cta.fault_internal(self, pc, "call frames out of step")),
-        };
+        if let Some(e) = self.stack.last_mut() {
+            e.call = NO_CALL;
+        }
+        let f = &self.calls[id as usize];
         let s = &prog.sites[site as usize];
-        let live = f.mask & em;
+        // The entry's lanes: all the calling lanes, or a group of them that left the callee
+        // while others still wait in it.
+        let live = f.pending & em;
         // Return values, gathered per lane before the caller's state comes back.
         let mut buf: Vec<u8> = Vec::new();
         let mut offs = [0usize; 33];
@@ -1903,28 +2077,43 @@ impl Warp {
                 load_loc(cta, self.id, regs, *r, l, n, &mut buf);
             }
         }
-        let mut k = f.reg_off as usize;
-        regs[sp * 32..sp * 32 + 32].copy_from_slice(&self.saved[k..k + 32]);
-        k += 32;
+        // Only the returning lanes' state comes back: the warp's other lanes may have run
+        // (and called) meanwhile, on other paths, or still be in the callee.
+        let restore = |regs: &mut [u64], r: usize, saved: &[u64]| {
+            let row = &mut regs[r * 32..r * 32 + 32];
+            if live == FULL {
+                row.copy_from_slice(saved);
+            } else {
+                for l in lanes(live) {
+                    row[l] = saved[l];
+                }
+            }
+        };
+        restore(regs, sp, &f.regs[..32]);
+        let mut k = 32;
         if let Some(fi) = s.save {
             let fu = &prog.funcs[fi as usize];
             for &(a, b) in &fu.regs {
-                let n = (b - a) as usize * 32;
-                regs[a as usize * 32..b as usize * 32].copy_from_slice(&self.saved[k..k + n]);
-                k += n;
+                for r in a as usize..b as usize {
+                    restore(regs, r, &f.regs[k..k + 32]);
+                    k += 32;
+                }
             }
-            let mut j = f.loc_off as usize;
-            for l in lanes(f.mask) {
+            // Saved lane by lane for every calling lane.
+            let per: usize = fu.locals.iter().map(|&(_, n)| n as usize).sum();
+            for (k, l) in lanes(f.mask).enumerate() {
+                if live >> l & 1 == 0 {
+                    continue;
+                }
+                let mut j = k * per;
                 for &(o, n) in &fu.locals {
                     let n = n as usize;
                     cta.local_at(self.id, l, o, n)
-                        .copy_from_slice(&self.saved_local[j..j + n]);
+                        .copy_from_slice(&f.local[j..j + n]);
                     j += n;
                 }
             }
         }
-        self.saved.truncate(f.reg_off as usize);
-        self.saved_local.truncate(f.loc_off as usize);
         for l in lanes(live) {
             let callee = &prog.funcs[s.callees[f.which[l] as usize] as usize];
             let mut k = offs[l];
@@ -1941,6 +2130,7 @@ impl Warp {
                 }
             }
         }
+        self.drop_call(id, em);
         Ok(())
     }
 
