@@ -13,3 +13,17 @@
       exit(1);                                                                            \
     }                                                                                     \
   } while (0)
+
+// A value check that counts instead of exiting, so one run reports every mismatch (the first 20
+// on stderr); the program ends with `expect_failures == 0 ? 0 : 1`.
+static int expect_failures = 0;
+#define EXPECT_EQ(a, b)                                                                   \
+  do {                                                                                    \
+    long long a_ = (long long)(a), b_ = (long long)(b);                                   \
+    if (a_ != b_) {                                                                       \
+      if (expect_failures < 20)                                                           \
+        fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, #a, a_,  \
+                b_);                                                                      \
+      expect_failures++;                                                                  \
+    }                                                                                     \
+  } while (0)
