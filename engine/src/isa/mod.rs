@@ -6,8 +6,12 @@
 //! the table admits is invalid PTX (the reason names the modifier or the operand count); one it
 //! admits is valid, so the executor's refusal is reported as "unsupported". Instructions the
 //! executor runs are checked by their own lowering, which resolves each modifier to an enum.
+//!
+//! [`types`] checks every instruction's operand types against its instruction type (ISA 9.4,
+//! 9.4.1), for all functions lowering reaches, before they are lowered.
 
 mod table;
+pub mod types;
 
 use crate::ptx::ast::{Instruction, Operand};
 

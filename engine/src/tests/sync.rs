@@ -516,8 +516,9 @@ fn vector_atomic_forms_rejected_at_load() {
         "atom.shared.v2.f32.add {%f1, %f2}, [%r1], {%f1, %f2};",
         "atom.global.v2.f32.min {%f1, %f2}, [%rs], {%f1, %f2};",
         "red.global.v8.f16x2.add.noftz [%rs], {%r1, %r1, %r1, %r1, %r1, %r1, %r1, %r1};",
-        "red.global.v2.f16.add [%rs], {%r1, %r1};",
-        "atom.global.b128.cas %rd1, [%rs], %rd2, %rd3;",
+        // 16-bit elements: ptxas rejects .b32 registers for .f16 (ISA 9.4).
+        "{ .reg .b16 %h; red.global.v2.f16.add [%rs], {%h, %h}; }",
+        "{ .reg .b128 %q<3>; atom.global.b128.cas %q0, [%rs], %q1, %q2; }",
     ] {
         let src = kernel(inst);
         let e = Module::load(&src, "r.ptx").unwrap_err();
