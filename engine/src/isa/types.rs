@@ -142,24 +142,64 @@ fn t(ty: Ty) -> W {
     W::T(ty, Rule::Exact)
 }
 
+/// Up to 8 operand types, without allocating (this runs for every instruction of a module).
+#[derive(Clone, Copy)]
+struct Sig {
+    w: [W; 8],
+    n: usize,
+}
+
+impl Sig {
+    fn of(ws: &[W]) -> Sig {
+        let n = ws.len().min(8);
+        let mut s = Sig { w: [W::Skip; 8], n };
+        s.w[..n].copy_from_slice(&ws[..n]);
+        s
+    }
+    fn rep(w: W, n: usize) -> Sig {
+        let n = n.min(8);
+        let mut s = Sig { w: [W::Skip; 8], n };
+        s.w[..n].fill(w);
+        s
+    }
+    fn push(&mut self, w: W) {
+        if self.n < self.w.len() {
+            self.w[self.n] = w;
+            self.n += 1;
+        }
+    }
+}
+
 /// The types an instruction gives its operands, in order, or `None` when it is not checked.
-fn signature(i: &Instruction) -> Option<Vec<W>> {
-    let mut types = Vec::new();
+fn signature(i: &Instruction) -> Option<Sig> {
+    // Most untyped instructions (bra, bar, ret, call) leave before their words are read.
+    if matches!(
+        i.opcode.as_str(),
+        "bra" | "bar" | "ret" | "call" | "barrier" | "exit"
+    ) {
+        return None;
+    }
+    let mut types = [Ty::PRED; 4];
+    let mut nt = 0;
     for m in &i.mods {
         match type_word(m) {
-            Some(Some(ty)) => types.push(ty),
-            Some(None) => return None,
+            Some(Some(ty)) if nt < types.len() => {
+                types[nt] = ty;
+                nt += 1;
+            }
+            Some(_) => return None,
             None => {}
         }
     }
+    let types = &types[..nt];
     let has = |w: &str| i.mods.iter().any(|m| m == w);
     let n = i.operands.len();
     let one = (types.len() == 1).then(|| types[0]);
-    let all = |ty: Ty| Some(vec![t(ty); n]);
+    let all = |ty: Ty| Sig::rep(t(ty), n);
     Some(match i.opcode.as_str() {
         "mul" | "mad" if has("wide") => {
             let ty = one?;
-            let mut v = vec![t(ty.wide()), t(ty), t(ty)];
+            let mut v = Sig::of(&[t(ty.wide()), t(ty), t(ty)]);
             if i.opcode == "mad" {
                 v.push(t(ty.wide()));
             }
@@ -168,58 +208,58 @@ fn signature(i: &Instruction) -> Option<Vec<W>> {
         "add" | "sub" | "mul" | "mad" | "addc" | "subc" | "madc" | "mul24" | "mad24" | "sad"
         | "div" | "rem" | "abs" | "neg" | "min" | "max" | "and" | "or" | "xor" | "not" | "cnot"
         | "fma" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh"
-        | "copysign" | "brev" | "prmt" | "cvta" | "activemask" => all(one?)?,
+        | "copysign" | "brev" | "prmt" | "cvta" | "activemask" => all(one?),
         // 9.4: "the shift amount operand ... always has type .u32".
-        "shl" | "shr" => vec![t(one?), t(one?), t(Ty::U32)],
-        "shf" => vec![t(one?), t(one?), t(one?), t(Ty::U32)],
+        "shl" | "shr" => Sig::of(&[t(one?), t(one?), t(Ty::U32)]),
+        "shf" => Sig::of(&[t(one?), t(one?), t(one?), t(Ty::U32)]),
         // 9.7.1.19/20: bit positions and lengths are .u32.
-        "bfe" => vec![t(one?), t(one?), t(Ty::U32), t(Ty::U32)],
-        "bfi" => vec![t(one?), t(one?), t(one?), t(Ty::U32), t(Ty::U32)],
+        "bfe" => Sig::of(&[t(one?), t(one?), t(Ty::U32), t(Ty::U32)]),
+        "bfi" => Sig::of(&[t(one?), t(one?), t(one?), t(Ty::U32), t(Ty::U32)]),
         // 9.7.1.14/15/16: the count or position is a .u32 whatever the source type.
-        "popc" | "clz" | "bfind" => vec![t(Ty::U32), t(one?)],
+        "popc" | "clz" | "bfind" => Sig::of(&[t(Ty::U32), t(one?)]),
         // 9.7.8.6: d|p, a, b, c, immLut, q.
-        "lop3" => vec![t(one?), t(one?), t(one?), t(one?), W::Skip, t(Ty::PRED)],
+        "lop3" => Sig::of(&[t(one?), t(one?), t(one?), t(one?), W::Skip, t(Ty::PRED)]),
         // 9.7.6.2: p|q, a, b, {!}c.
-        "setp" => vec![t(Ty::PRED), t(one?), t(one?), t(Ty::PRED)],
+        "setp" => Sig::of(&[t(Ty::PRED), t(one?), t(one?), t(Ty::PRED)]),
         // 9.7.6.1: set.cmp.dtype.stype d, a, b, {!}c.
-        "set" if types.len() == 2 => vec![t(types[0]), t(types[1]), t(types[1]), t(Ty::PRED)],
-        "selp" => vec![t(one?), t(one?), t(one?), t(Ty::PRED)],
+        "set" if types.len() == 2 => Sig::of(&[t(types[0]), t(types[1]), t(types[1]), t(Ty::PRED)]),
+        "selp" => Sig::of(&[t(one?), t(one?), t(one?), t(Ty::PRED)]),
         "slct" if types.len() == 2 => {
-            vec![t(types[0]), t(types[0]), t(types[0]), t(types[1])]
+            Sig::of(&[t(types[0]), t(types[0]), t(types[0]), t(types[1])])
         }
-        "testp" => vec![t(Ty::PRED), t(one?)],
-        "mov" => vec![t(one?), t(one?)],
-        "ld" | "ldu" => vec![W::T(one?, Rule::Wider)],
-        "st" => vec![W::Skip, W::T(one?, Rule::Wider)],
+        "testp" => Sig::of(&[t(Ty::PRED), t(one?)]),
+        "mov" => Sig::of(&[t(one?), t(one?)]),
+        "ld" | "ldu" => Sig::of(&[W::T(one?, Rule::Wider)]),
+        "st" => Sig::of(&[W::Skip, W::T(one?, Rule::Wider)]),
         // 9.7.9.21: cvt.dtype.atype d, a (the two-operand forms; packing forms are not checked).
         "cvt" if types.len() == 2 && n == 2 => {
-            vec![W::T(types[0], Rule::Wider), W::T(types[1], Rule::Wider)]
+            Sig::of(&[W::T(types[0], Rule::Wider), W::T(types[1], Rule::Wider)])
         }
         // 9.7.13.5: d, [a], b{, c}; a trailing cache policy is a .b64 the table does not check.
         "atom" => {
             let ty = one?;
-            let mut v = vec![t(ty), W::Skip, t(ty)];
+            let mut v = Sig::of(&[t(ty), W::Skip, t(ty)]);
             if has("cas") {
                 v.push(t(ty));
             }
             v
         }
-        "red" => vec![W::Skip, t(one?)],
+        "red" => Sig::of(&[W::Skip, t(one?)]),
         // 9.7.9.5/6: every operand of shfl is .b32 (d|p takes the predicate of the pair).
-        "shfl" => all(one?)?,
+        "shfl" => all(one?),
         // 9.7.13.8/9: vote.mode.pred d, {!}a, membermask / vote.ballot.b32 d, {!}a, membermask.
-        "vote" => vec![t(one?), t(Ty::PRED), t(Ty::B32)],
-        "redux" => vec![t(one?), t(one?), t(Ty::B32)],
+        "vote" => Sig::of(&[t(one?), t(Ty::PRED), t(Ty::B32)]),
+        "redux" => Sig::of(&[t(one?), t(one?), t(Ty::B32)]),
         // 9.7.13.10: match.any.sync.type d, a, membermask: d is a .b32 mask.
-        "match" => vec![t(Ty::B32), t(one?), t(Ty::B32)],
+        "match" => Sig::of(&[t(Ty::B32), t(one?), t(Ty::B32)]),
         // 9.7.1.22: bmsk.mode.b32 d, a, b; ptxas refuses an .f32 destination, so all three
         // are taken as .u32.
-        "bmsk" => vec![t(Ty::U32); 3],
+        "bmsk" => Sig::rep(t(Ty::U32), 3),
         // 9.7.1.23/24 dp4a/dp2a: 32-bit operands (packed bytes or halves, and the accumulator).
-        "dp4a" | "dp2a" => vec![t(Ty::B32); 4],
-        "nanosleep" => vec![t(Ty::U32)],
+        "dp4a" | "dp2a" => Sig::rep(t(Ty::B32), 4),
+        "nanosleep" => Sig::of(&[t(Ty::U32)]),
         // 9.7.13.14: elect.sync d|p, membermask.
-        "elect" => vec![t(Ty::B32), t(Ty::B32)],
+        "elect" => Sig::of(&[t(Ty::B32), t(Ty::B32)]),
         _ => return None,
     })
 }
@@ -230,11 +270,32 @@ struct Decl {
     ty: Option<Ty>,
 }
 
+/// A multiply-rotate hash (FxHash's) for register names: short keys hashed once per operand
+/// of every instruction, where SipHash's DoS resistance buys nothing.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.0 =
+                (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Map<'a, V> = HashMap<&'a str, V, std::hash::BuildHasherDefault<Fx>>;
+
 /// Register declarations in scope: explicit names, and `%r<N>` ranges by prefix.
 #[derive(Default)]
 struct Scope<'a> {
-    names: HashMap<&'a str, Decl>,
-    ranges: HashMap<&'a str, (u32, Decl)>,
+    names: Map<'a, Decl>,
+    ranges: Map<'a, (u32, Decl)>,
 }
 
 struct Checker<'a> {
@@ -297,12 +358,15 @@ impl<'a> Checker<'a> {
     }
 
     fn inst(&self, i: &Instruction) -> R<()> {
-        leaves(i, &mut |k, o, want, rule| self.leaf(i, k, o, want, rule))?;
-        if signature(i).is_some() {
-            for (k, o) in i.operands.iter().enumerate() {
-                if let O::Vector(v) = o {
-                    self.vector(i, k, v)?;
-                }
+        let Some(sig) = signature(i) else {
+            return Ok(());
+        };
+        leaves(i, &sig, &mut |k, o, want, rule| {
+            self.leaf(i, k, o, want, rule)
+        })?;
+        for (k, o) in i.operands.iter().enumerate() {
+            if let O::Vector(v) = o {
+                self.vector(i, k, v)?;
             }
         }
         Ok(())
@@ -380,10 +444,7 @@ impl<'a> Checker<'a> {
 
 /// Calls `f(k, leaf, want, rule)` for every typed leaf of every operand `k` of `i`: the operand
 /// itself, the elements of a vector, both sides of a `d|p` pair, the predicate of `!p`.
-fn leaves(i: &Instruction, f: &mut dyn FnMut(usize, &O, Ty, Rule) -> R<()>) -> R<()> {
-    let Some(sig) = signature(i) else {
-        return Ok(());
-    };
+fn leaves(i: &Instruction, sig: &Sig, f: &mut dyn FnMut(usize, &O, Ty, Rule) -> R<()>) -> R<()> {
     fn go(
         i: &Instruction,
         k: usize,
@@ -418,7 +479,7 @@ fn leaves(i: &Instruction, f: &mut dyn FnMut(usize, &O, Ty, Rule) -> R<()>) -> R
             _ => Ok(()),
         }
     }
-    for (k, (o, w)) in i.operands.iter().zip(&sig).enumerate() {
+    for (k, (o, w)) in i.operands.iter().zip(&sig.w[..sig.n]).enumerate() {
         if let W::T(ty, rule) = *w {
             go(i, k, o, ty, rule, true, f)?;
         }
@@ -438,7 +499,10 @@ pub fn is_checked(i: &Instruction) -> bool {
 /// that must declare registers a fragment uses without declaring (the ISA's examples).
 pub fn implied_registers(i: &Instruction) -> Vec<(String, String, bool)> {
     let mut out = Vec::new();
-    let _ = leaves(i, &mut |_, o, want, rule| {
+    let Some(sig) = signature(i) else {
+        return out;
+    };
+    let _ = leaves(i, &sig, &mut |_, o, want, rule| {
         if let O::Name { name, .. } = o {
             let ty = match want.k {
                 K::Pred => "pred".to_string(),
