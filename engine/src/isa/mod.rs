@@ -256,6 +256,42 @@ mod tests {
         }
     }
 
+    /// Opcodes that accepted any modifier word before every syntax block of their sections
+    /// was read (their words were thought to be prose-only). Verdicts of ptxas 13.5
+    /// (`-arch=sm_90a`): it rejects each `.frob` with "Unknown modifier '.frob'" and accepts
+    /// the valid forms.
+    #[test]
+    fn formerly_prose_opcodes_check_their_words() {
+        for text in [
+            "atom.global.frob.add.u32 a, [p], b;",
+            "red.global.frob.add.u32 [p], b;",
+            "ld.global.frob.u32 a, [p];",
+            "ldu.global.frob.u32 a, [p];",
+            "st.global.frob.u32 [p], a;",
+            "mov.frob.u32 a, b;",
+            "ldmatrix.sync.aligned.m8n8.x1.frob.b16 {a}, [p];",
+            "wgmma.fence.sync.aligned.frob;",
+            "multimem.ld_reduce.relaxed.gpu.global.frob.and.b32 a, [p];",
+        ] {
+            let e = decode(&inst(text)).expect_err(text);
+            assert!(e.contains("'.frob' is not a modifier"), "{text}: {e}");
+        }
+        // ptxas: "Unexpected instruction types specified for 'mov'" (raw moves are .b32).
+        let e = decode(&inst("mov.f16x2 a, b;")).unwrap_err();
+        assert!(e.contains("'.f16x2' is not a modifier of 'mov'"), "{e}");
+        for text in [
+            "ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16 {a}, [p];",
+            "wgmma.fence.sync.aligned;",
+            "fence.proxy.async.shared::cta;",
+            "multimem.ld_reduce.relaxed.gpu.global.and.b32 a, [p];",
+            "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 a, p;",
+            "wmma.load.a.sync.aligned.row.m16n16k16.bf16 {a, b}, [p];",
+            "mad.hi.cc.u32 a, b, c, d;",
+        ] {
+            decode(&inst(text)).unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
+    }
+
     #[test]
     fn invalid_instructions_say_why() {
         // ISA 9.7.1.1: add has no .f7 type; 9.7.4.9 tanh has one source; rcp has no .lo.
