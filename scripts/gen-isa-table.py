@@ -77,6 +77,16 @@ FIXES = [
         ".async.global, .async.shared::{cta, cluster} }",
         ".global, .shared::cta, .shared::cluster }",
     ),
+    # 9.7.1.23 dp4a: the form names `.dtype.bdtype`, the definition `.atype = .btype`.
+    ("dp4a.dtype.bdtype", "dp4a.atype.btype"),
+    # 9.7.4.4 fma: `.{relu}` for `{.relu}`, and `.type` left undefined (the description and
+    # examples give .oob with .f16, .f16x2, .bf16 and .bf16x2).
+    (
+        "fma.rnd.oob.{relu}.type    d, a, b, c;",
+        "fma.rnd.oob{.relu}.type    d, a, b, c;\n.type = { .f16, .f16x2, .bf16, .bf16x2 };",
+    ),
+    # 9.7.4.10 ex2: the form names `.atype`, the definition `.type`.
+    ("ex2.approx.atype    d, a;", "ex2.approx.type    d, a;"),
     # 9.7.13.12 redux: a stray dot in `{.abs.}`.
     ("{.abs.}", "{.abs}"),
     # 9.7.14.5.15 ldmatrix: one colon in `.shared{::cta}`.
@@ -161,15 +171,15 @@ def split_mods(s):
 def group_words(text, defs):
     """Words of one modifier token: `.type`, `.shared{::cta}`, `.ftz`, `.L2::cache_hint`."""
     text = text.strip()
+    if re.match(r"^\.[A-Za-z0-9_:]+(\s*,\s*\.[A-Za-z0-9_:]+)+$", text):
+        # `mad{.hi,.lo}`: alternatives listed in the braces.
+        words = [w.strip().lstrip(".") for w in text.split(",")]
+        return (words[0], words)
     # `{.relu}{.satfinite}` inside an optional group, or `.a.b` sequences: several groups.
     parts = split_mods(text)
     if len(parts) > 1 and not re.match(r"^\.[A-Za-z0-9_:]+\{::", text):
         return None
     m = re.match(r"^\.?([A-Za-z0-9_:]+)(\{(.*)\})?$", text)
-    if not m and re.match(r"^\.[A-Za-z0-9_:]+(\s*,\s*\.[A-Za-z0-9_:]+)+$", text):
-        # `mad{.hi,.lo}`: alternatives listed in the braces.
-        words = [w.strip().lstrip(".") for w in text.split(",")]
-        return (words[0], words)
     if not m:
         return ("*", ["*"])
     name = m.group(1)

@@ -258,8 +258,8 @@ mod tests {
 
     /// Opcodes that accepted any modifier word before every syntax block of their sections
     /// was read (their words were thought to be prose-only). Verdicts of ptxas 13.5
-    /// (`-arch=sm_90a`): it rejects each `.frob` with "Unknown modifier '.frob'" and accepts
-    /// the valid forms.
+    /// (`-arch=sm_90a`): it rejects each `.frob` with "Unknown modifier '.frob'" (and
+    /// `dp4a.frob`: "Unexpected instruction types") and accepts the valid forms.
     #[test]
     fn formerly_prose_opcodes_check_their_words() {
         for text in [
@@ -272,6 +272,9 @@ mod tests {
             "ldmatrix.sync.aligned.m8n8.x1.frob.b16 {a}, [p];",
             "wgmma.fence.sync.aligned.frob;",
             "multimem.ld_reduce.relaxed.gpu.global.frob.and.b32 a, [p];",
+            "mad.frob.lo.u32 a, b, c, d;",
+            "ex2.approx.frob.f16 a, b;",
+            "dp4a.frob.u32 a, b, c, d;",
         ] {
             let e = decode(&inst(text)).expect_err(text);
             assert!(e.contains("'.frob' is not a modifier"), "{text}: {e}");
@@ -287,6 +290,9 @@ mod tests {
             "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 a, p;",
             "wmma.load.a.sync.aligned.row.m16n16k16.bf16 {a, b}, [p];",
             "mad.hi.cc.u32 a, b, c, d;",
+            "dp4a.s32.u32 a, b, c, d;",
+            "fma.rn.oob.relu.bf16 a, b, c, d;",
+            "ex2.approx.f16x2 a, b;",
         ] {
             decode(&inst(text)).unwrap_or_else(|e| panic!("{text}: {e}"));
         }

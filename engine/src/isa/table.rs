@@ -3963,18 +3963,18 @@ pub static OPCODES: &[Opcode] = &[
         since: (5, 0),
         min_ops: 4,
         max_ops: 4,
-        words: &["*"],
+        words: &["s32", "u32"],
         forms: &[Form {
             groups: &[
                 Group {
-                    name: "dtype",
+                    name: "atype",
                     optional: false,
-                    words: &["*"],
+                    words: &["u32", "s32"],
                 },
                 Group {
-                    name: "bdtype",
+                    name: "btype",
                     optional: false,
-                    words: &["*"],
+                    words: &["u32", "s32"],
                 },
             ],
             min_ops: 4,
@@ -4004,9 +4004,7 @@ pub static OPCODES: &[Opcode] = &[
         since: (7, 0),
         min_ops: 2,
         max_ops: 2,
-        words: &[
-            "*", "approx", "bf16", "bf16x2", "f16", "f16x2", "f32", "ftz",
-        ],
+        words: &["approx", "bf16", "bf16x2", "f16", "f16x2", "f32", "ftz"],
         forms: &[
             Form {
                 groups: &[
@@ -4037,9 +4035,9 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["approx"],
                     },
                     Group {
-                        name: "atype",
+                        name: "type",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f16x2"],
                     },
                 ],
                 min_ops: 2,
@@ -4359,8 +4357,8 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 4,
         max_ops: 4,
         words: &[
-            "*", "bf16", "bf16x2", "f16", "f16x2", "f32", "f32x2", "f64", "ftz", "oob", "relu",
-            "rm", "rn", "rp", "rz", "sat",
+            "bf16", "bf16x2", "f16", "f16x2", "f32", "f32x2", "f64", "ftz", "oob", "relu", "rm",
+            "rn", "rp", "rz", "sat",
         ],
         forms: &[
             Form {
@@ -4585,11 +4583,6 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["oob"],
                     },
                     Group {
-                        name: "*",
-                        optional: false,
-                        words: &["*"],
-                    },
-                    Group {
                         name: "relu",
                         optional: true,
                         words: &["relu"],
@@ -4597,7 +4590,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f16x2", "bf16", "bf16x2"],
                     },
                 ],
                 min_ops: 4,
@@ -5714,8 +5707,8 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 4,
         max_ops: 4,
         words: &[
-            "*", "cc", "f32", "f64", "ftz", "hi", "lo", "rm", "rn", "rp", "rz", "s16", "s32",
-            "s64", "sat", "u16", "u32", "u64", "wide",
+            "cc", "f32", "f64", "ftz", "hi", "lo", "rm", "rn", "rp", "rz", "s16", "s32", "s64",
+            "sat", "u16", "u32", "u64", "wide",
         ],
         forms: &[
             Form {
@@ -5758,14 +5751,9 @@ pub static OPCODES: &[Opcode] = &[
             Form {
                 groups: &[
                     Group {
-                        name: "*",
+                        name: "hi",
                         optional: true,
-                        words: &["*"],
-                    },
-                    Group {
-                        name: "lo",
-                        optional: true,
-                        words: &["lo"],
+                        words: &["hi", "lo"],
                     },
                     Group {
                         name: "cc",
@@ -5899,18 +5887,13 @@ pub static OPCODES: &[Opcode] = &[
         since: (1, 0),
         min_ops: 4,
         max_ops: 4,
-        words: &["*", "cc", "lo", "s32", "s64", "u32", "u64"],
+        words: &["cc", "hi", "lo", "s32", "s64", "u32", "u64"],
         forms: &[Form {
             groups: &[
                 Group {
-                    name: "*",
+                    name: "hi",
                     optional: true,
-                    words: &["*"],
-                },
-                Group {
-                    name: "lo",
-                    optional: true,
-                    words: &["lo"],
+                    words: &["hi", "lo"],
                 },
                 Group {
                     name: "cc",
