@@ -219,8 +219,28 @@ const CASES: &[(&str, bool)] = &[
     ("elect.sync _|p, u16;", false),  // Arguments mismatch for instruction 'elect'
     ("activemask.b32 u32;", true),
     ("activemask.b32 u64;", false), // Arguments mismatch for instruction 'activemask'
-    // ---- special registers are not checked here (ptxas has rules of its own for them) ----
+    // ---- special registers have their own types (ISA chapter 10) ----
     ("mov.u16 u16, %tid.x;", true),
+    ("mov.u16 u16, %ntid.y;", true),
+    ("mov.s32 s32, %tid.x;", true),
+    ("mov.b32 f32, %tid.x;", true),
+    ("mov.u64 u64, %clock64;", true),
+    ("mov.u64 u64, %globaltimer;", true),
+    ("mov.u32 u32, %lanemask_lt;", true),
+    ("mov.u32 u32, %pm3;", true),
+    ("mov.pred p, %is_explicit_cluster;", true),
+    ("cvt.u64.u32 u64, %tid.x;", true),
+    ("mov.u32 u32, %gridid;", true),
+    ("mov.u64 u64, %tid.x;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.b64 b64, %laneid;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u16 u16, %laneid;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u32, %globaltimer;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u32, %pm0_64;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u64 u64, %dynamic_smem_size;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u32, %is_explicit_cluster;", false), // Arguments mismatch for instruction 'mov'
+    ("cvt.u64.u64 u64, %tid.x;", false), // Arguments mismatch for instruction 'cvt'
+    // Special register argument not allowed for instruction 'mov'
+    ("mov.f32 f32, %tid.x;", false),
 ];
 
 #[test]

@@ -17,6 +17,9 @@
 //!   a floating-point literal is no integer operand, and a raw-bits use needs the literal's own
 //!   width (`0f` for `.b32`, `0d` or decimal for `.b64`).
 //!
+//! - Special registers (chapter 10) have their own types: `mov.u64 %rd, %tid.x` is rejected
+//!   (`%tid` is .u32, which ptxas also reads into 16 bits), `mov.u32 %r, %clock64` too.
+//!
 //! Operands whose type the ISA defines independently of the instruction type (shift amounts,
 //! bit-field positions, the predicates of `selp` and `setp`, the member masks of warp
 //! collectives) are given explicitly per opcode. Instructions with a type word this module does
@@ -426,7 +429,21 @@ impl<'a> Checker<'a> {
                 Some(ty) if !agrees(want, ty, rule) => {
                     err(format!("'{name}' is declared {}", ty.name()))
                 }
-                _ => Ok(()),
+                Some(_) => Ok(()),
+                None => match sreg_type(name) {
+                    // ptxas still reads the CTA geometry registers into 16-bit registers
+                    // (`mov.u16 %rh, %tid.x`, the PTX 1.x idiom), none of the others.
+                    Some((ty, legacy16)) => {
+                        let legacy =
+                            legacy16 && want.bits == 16 && matches!(want.k, K::B | K::S | K::U);
+                        if agrees(want, ty, rule) || legacy {
+                            Ok(())
+                        } else {
+                            err(format!("special register '{name}' is {}", ty.name()))
+                        }
+                    }
+                    None => Ok(()),
+                },
             },
             O::Int(_) if matches!(want.k, K::F | K::H2) => err("is an integer literal".into()),
             O::Float { single, .. } if !float_literal_ok(want, *single) => {
@@ -513,6 +530,32 @@ pub fn implied_registers(i: &Instruction) -> Vec<(String, String, bool)> {
         Ok(())
     });
     out
+}
+
+/// The type of a special register (ISA chapter 10) read as an operand, and whether ptxas also
+/// lets it be read into 16 bits. Verified with ptxas 13.5 (`mov.u64 %rd, %tid.x` and
+/// `mov.u32 %r, %clock64` are rejected, `mov.u16 %rh, %ntid.y` accepted). Registers not listed
+/// (`%gridid`, which ptxas reads at either width) are not checked.
+fn sreg_type(name: &str) -> Option<(Ty, bool)> {
+    let u64 = Ty::new(K::U, 64);
+    Some(match name {
+        "%tid" | "%ntid" | "%ctaid" | "%nctaid" => (Ty::U32, true),
+        "%laneid" | "%warpid" | "%nwarpid" | "%smid" | "%nsmid" | "%clock" | "%lanemask_eq"
+        | "%lanemask_le" | "%lanemask_lt" | "%lanemask_ge" | "%lanemask_gt"
+        | "%dynamic_smem_size" | "%total_smem_size" | "%aggr_smem_size" | "%globaltimer_lo"
+        | "%globaltimer_hi" | "%cluster_ctarank" | "%cluster_nctarank" | "%clusterid"
+        | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid" => (Ty::U32, false),
+        "%clock64" | "%globaltimer" | "%current_graph_exec" => (u64, false),
+        "%is_explicit_cluster" => (Ty::PRED, false),
+        _ => {
+            let n = name.strip_prefix("%pm")?;
+            match n.strip_suffix("_64") {
+                Some(d) if d.len() == 1 && d.as_bytes()[0].is_ascii_digit() => (u64, false),
+                None if n.len() == 1 && n.as_bytes()[0].is_ascii_digit() => (Ty::U32, false),
+                _ => return None,
+            }
+        }
+    })
 }
 
 /// Table 26 (`Exact`) and Tables 27/28 (`Wider`): does a register declared `reg` agree with an
