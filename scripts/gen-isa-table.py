@@ -3,6 +3,7 @@
 
     python3 scripts/gen-isa-table.py /work/shared/seeds/000_15d81b61ac79e408.txt \
         > engine/src/isa/table.rs
+    python3 scripts/gen-isa-table.py SEED --loose   # the opcodes still accepting any word
 
 Every `Syntax` block of 9.7 gives instruction forms (`opcode{.opt}.word.group d, a{, b};`) and
 modifier groups (`.group = { .w1, .w2{::sub} }`). Each form becomes a list of modifier groups
@@ -10,6 +11,12 @@ modifier groups (`.group = { .w1, .w2{::sub} }`). Each form becomes a list of mo
 dotted word, as the parser splits instructions) also gets the union of its words and operand
 counts, and the PTX version that introduced it (the first "Introduced in PTX ISA version" after
 its syntax block). EXTRA lists what ptxas accepts and nvcc emits but no syntax block spells out.
+
+Every code block of a section's Syntax part is read (wmma gives its .bf16, .tf32, .f64 and
+sub-byte forms in separate blocks between prose lines), each list of forms with the group
+definitions that follow it, and FIXES corrects the misprints found in the blocks; with that, only
+the opcodes of PROSE_WORDS keep a wildcard vocabulary, and the groups some blocks leave undefined
+(`*` in a form, listed by `--loose`).
 """
 import re
 import sys
@@ -24,6 +31,14 @@ PLACEHOLDER = re.compile(
     r"rel|f[a-z0-9]*type|[a-z]+::[a-z_]+|CmpOp|BoolOp|[A-Z].*)$"
 )
 
+# Words that look like placeholders (capitalised, `abs`, `a::b`) but are written literally in
+# the forms (`{.NaN}`, `{.abs}`, `.L1`, `cvt.pack`, `pmevent.mask`, `fence.proxy.async::generic`,
+# `tcgen05.fence::before_thread_sync`).
+LITERAL = {
+    "NaN", "abs", "L1", "L2", "pack", "mask", "async::generic", "fence::after_thread_sync",
+    "fence::before_thread_sync",
+}
+
 # Forms ptxas accepts (checked with `ptxas -arch=sm_100a`) that the syntax blocks do not spell
 # out: legacy spellings nvcc still emits, and words the ISA gives in prose.
 EXTRA = [
@@ -31,6 +46,8 @@ EXTRA = [
     ("ld", ["nc", "param::entry", "param::func", "shared::cta", "shared::cluster"]),
     ("st", ["param::func", "shared::cta", "shared::cluster"]),
     ("mov", ["pred", "b128"]),
+    # `mov.v4.u32 %r, %clusterid` (ISA 10.12-10.15): a special register read whole.
+    ("mov", ["v2", "v4"]),
     # `.ecl` is printed `.ec1` in the ISA's PDF.
     ("prmt", ["ec1", "ecl"]),
     ("set", ["ftz"]),
@@ -42,21 +59,49 @@ EXTRA = [
     ("mbarrier", ["acquire", "relaxed", "release", "cta", "cluster", "shared::cta"]),
 ]
 
-# Opcodes whose modifier words the ISA gives largely in prose and tables (shapes, matrix types,
-# texture geometries, packed vector forms) rather than in their syntax blocks: any modifier word
-# is accepted (`*`); their operand counts are still checked.
-PROSE_WORDS = [
-    "mma", "wmma", "wgmma", "tcgen05", "multimem", "tex", "txq", "tld4", "suld", "sust",
-    "sured", "suq", "ldmatrix", "stmatrix", "movmatrix", "atom", "red", "mov", "vset2", "vset4",
-    "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vadd4", "vsub4", "vavrg4",
-    "vabsdiff4", "vmin4", "vmax4", "cp", "st", "ld", "ldu", "clusterlaunchcontrol",
-]
-
+# Opcodes whose modifiers the ISA still gives partly in prose the extraction does not read
+# (tcgen05: shapes with footnote marks, `.collector::buffer::op` spelled out in prose): any
+# modifier word is accepted (`*`); their operand counts are still checked.
+PROSE_WORDS = ["tcgen05"]
 
 # Misprints of opcodes in the ISA text (`1` for `l`, a dropped `p`).
 TYPOS = {"se1p": "selp", "shf1": "shfl", "griddecontrol": "griddepcontrol"}
 # Syntax lines that are prose, not forms.
 BOGUS = {"instruction"}
+# Misprints inside syntax blocks: (text, correction).
+FIXES = [
+    # 9.7.11.3 sured: a space for the dot before the ctype group.
+    (".geom ctype.clamp", ".geom.ctype.clamp"),
+    # 9.7.13.4 fence: `.proxykind` lists dotted sequences, which the parser splits into words.
+    (
+        ".async.global, .async.shared::{cta, cluster} }",
+        ".global, .shared::cta, .shared::cluster }",
+    ),
+    # 9.7.1.23 dp4a: the form names `.dtype.bdtype`, the definition `.atype = .btype`.
+    ("dp4a.dtype.bdtype", "dp4a.atype.btype"),
+    # 9.7.4.4 fma: `.{relu}` for `{.relu}`, and `.type` left undefined (the description and
+    # examples give .oob with .f16, .f16x2, .bf16 and .bf16x2).
+    (
+        "fma.rnd.oob.{relu}.type    d, a, b, c;",
+        "fma.rnd.oob{.relu}.type    d, a, b, c;\n.type = { .f16, .f16x2, .bf16, .bf16x2 };",
+    ),
+    # 9.7.4.10 ex2: the form names `.atype`, the definition `.type`.
+    ("ex2.approx.atype    d, a;", "ex2.approx.type    d, a;"),
+    # 9.7.13.12 redux: a stray dot in `{.abs.}`.
+    ("{.abs.}", "{.abs}"),
+    # 9.7.14.5.15 ldmatrix: one colon in `.shared{::cta}`.
+    (".shared{:cta}", ".shared{::cta}"),
+    # 9.7.9.8 ld and 9.7.9.11 st: the typesetting lost the head of `.ss` (the line break
+    # marker joins what is left); the state spaces of 9.7.9.8 and 9.7.9.11.
+    (
+        ".ss =shared{::cta, ::cluster} };",
+        ".ss = { .const, .global, .local, .param{::entry, ::func}, .shared{::cta, ::cluster} };",
+    ),
+    (
+        ".ss =::cluster } };",
+        ".ss = { .global, .local, .param{::func}, .shared{::cta, ::cluster} };",
+    ),
+]
 
 
 def expand(word_list, defs, depth=0):
@@ -87,7 +132,10 @@ def expand(word_list, defs, depth=0):
             out.append(base)
             for sub in m.group(3).split(","):
                 sub = sub.strip()
-                if sub:
+                if sub.lstrip(":") in defs:
+                    # `.get_first_ctaid{::dimension}` with `::dimension = { ::x, ::y, ::z }`.
+                    out.extend(base + w for w in defs[sub.lstrip(":")])
+                elif sub:
                     out.append(base + sub)
         elif base in defs and depth < 4 and base not in ("b32", "b64"):
             out.extend(defs[base])
@@ -123,6 +171,10 @@ def split_mods(s):
 def group_words(text, defs):
     """Words of one modifier token: `.type`, `.shared{::cta}`, `.ftz`, `.L2::cache_hint`."""
     text = text.strip()
+    if re.match(r"^\.[A-Za-z0-9_:]+(\s*,\s*\.[A-Za-z0-9_:]+)+$", text):
+        # `mad{.hi,.lo}`: alternatives listed in the braces.
+        words = [w.strip().lstrip(".") for w in text.split(",")]
+        return (words[0], words)
     # `{.relu}{.satfinite}` inside an optional group, or `.a.b` sequences: several groups.
     parts = split_mods(text)
     if len(parts) > 1 and not re.match(r"^\.[A-Za-z0-9_:]+\{::", text):
@@ -135,6 +187,8 @@ def group_words(text, defs):
         return (name, expand(text, defs))
     if name in defs:
         return (name, defs[name])
+    if name in LITERAL:
+        return (name, [name])
     if PLACEHOLDER.match(name) and not re.match(r"^(sync|aligned|approx|full|wide|hi|lo|rn|rz|rm|rp|ftz|sat|relu|b16|b32|b64|u32|s32|f32|f64|f16|pred|x2|x4|shared::cta|shared::cluster|global|L2::cache_hint)$", name):
         return (name, ["*"])
     return (name, [name])
@@ -172,15 +226,54 @@ def count_ops(s):
     return (max(mn, 0), mx)
 
 
-def parse_block(text, defs_global):
+def parse_block(text, defs_global, section="", nested=False):
     # `↪` / `↳` mark a line the typesetting broke.
-    text = text.replace("\n↪", "").replace("↪", "").replace("\n↳", "").replace("↳", "")
+    # A break inside a word (`cache-\n↪policy`, `{.\n↪level`) joins; one before an operand
+    # (`half_word_type\n↪[a], b`) leaves a space.
+    text = re.sub(r"\n?[↪↳](?=[A-Za-z0-9_.:])", "", text)
+    text = re.sub(r"\n?[↪↳]", " ", text)
+    for bad, good in FIXES:
+        text = text.replace(bad, good)
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    # Some blocks end their forms without `;` (wmma's .bf16/.tf32/.f64 loads): a form with its
+    # operands on one line, followed by another form or a group definition, ends there.
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        nxt = next((x for x in lines[n + 1 :] if x.strip()), "")
+        if (
+            re.match(r"^\s*[a-z][a-z0-9_]*\.\S+\s+\S.*[A-Za-z0-9_\]}]\s*$", line)
+            and "=" not in line
+            and re.match(r"^\s*([a-z][a-z0-9_]*\.\S+\s|\.?[A-Za-z][A-Za-z0-9_:]*\s*=)", nxt or "x.y ")
+        ):
+            lines[n] = line.rstrip() + ";"
+    text = "\n".join(lines)
+    # A block may hold several lists of forms, each followed by its own group definitions
+    # (multimem: integer forms and `.op`, then floating-point forms and another `.op`): each
+    # list is parsed with its own definitions, inheriting those of the lists before it.
+    if not nested:
+        segs, cur, seen_def = [], [], False
+        for line in text.split("\n"):
+            is_def = re.match(r"^\s*(?:(?:\.|::)?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+\{", line)
+            is_form = re.match(r"^\s*(@\S+\s+)?[a-z][a-z0-9_]*[.{]", line)
+            if is_form and seen_def:
+                segs.append("\n".join(cur))
+                cur, seen_def = [], False
+            seen_def = seen_def or bool(is_def)
+            cur.append(line)
+        segs.append("\n".join(cur))
+        if len(segs) > 1:
+            all_defs, all_forms, inherited = {}, [], dict(defs_global)
+            for seg in segs:
+                d, f = parse_block(seg, inherited, section, nested=True)
+                inherited.update(d)
+                all_defs.update(d)
+                all_forms += f
+            return all_defs, all_forms
     defs = {}
     forms = []
     # Group definitions first (they may follow the forms).
-    for m in re.finditer(r"(?m)^\s*((?:\.?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+)\{", text):
+    for m in re.finditer(r"(?m)^\s*((?:(?:\.|::)?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+)\{", text):
         k = m.end() - 1
         d, j = 0, k
         while j < len(text):
@@ -189,10 +282,12 @@ def parse_block(text, defs_global):
                 break
             j += 1
         words = expand(text[k + 1 : j], {**defs_global, **defs})
-        # `.dtype = .atype = .btype = { ... }` defines several groups at once.
-        for name in re.findall(r"\.?([A-Za-z][A-Za-z0-9_:]*)\s*=", m.group(1)):
-            defs[name] = words
-    body = re.sub(r"(?m)^\s*(?:\.?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+\{[^}]*(\{[^}]*\}[^}]*)*\}\s*;?", "", text)
+        # `.dtype = .atype = .btype = { ... }` defines several groups at once. A group
+        # defined twice for different forms of one list (sured's `.ctype`, "for sured.b" and
+        # "for sured.p") takes the words of both.
+        for name in re.findall(r"(?:\.|::)?([A-Za-z][A-Za-z0-9_:]*)\s*=", m.group(1)):
+            defs[name] = list(dict.fromkeys(defs.get(name, []) + words))
+    body = re.sub(r"(?m)^\s*(?:(?:\.|::)?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+\{[^}]*(\{[^}]*\}[^}]*)*\}\s*;?", "", text)
     for stmt in body.split(";"):
         stmt = " ".join(stmt.split())
         m = re.match(r"^(@\S+\s+)?([a-z][a-z0-9_]*)((?:\.|\{)\S*)?\s*(.*)$", stmt)
@@ -208,6 +303,12 @@ def parse_block(text, defs_global):
         groups = []
         ok = True
         for t, opt in split_mods(mods):
+            if t.startswith("::") and groups:
+                # `.get_first_ctaid{::dimension}`: sub-words of the previous word.
+                subs = {**defs_global, **defs}.get(t.lstrip(":"), [t])
+                name, o, ws = groups[-1]
+                groups[-1] = (name, o, ws + [w + x for w in ws for x in subs])
+                continue
             gw = group_words(t, {**defs_global, **defs})
             if gw is None:
                 for t2, _ in split_mods(t):
@@ -225,6 +326,9 @@ def parse_block(text, defs_global):
             continue
         mn, mx = count_ops(ops)
         opcode = TYPOS.get(opcode, opcode)
+        # Chapter 9.7.15 (warpgroup MMA) misprints `wgmma` as `wmma` in some blocks.
+        if opcode == "wmma" and section.startswith("9.7.15."):
+            opcode = "wgmma"
         if opcode in BOGUS:
             continue
         # `vop.dtype...` with `vop = { vadd, vsub, ... }`: one form per opcode of the group.
@@ -274,9 +378,56 @@ def main():
                     k = b
                 else:
                     break
-            defs, forms = parse_block(text, defs_global)
-            defs_global.update(defs)
+            texts = [text]
+            # More code blocks may follow in the Syntax part, between prose lines ("Alternate
+            # floating point format .bf16 loads:"), up to the Description.
+            n = k + 1
+            while n < end and lines[n].strip() not in ("Description", "Semantics", "Notes"):
+                if re.match(r"^9\.7\.[0-9.]+\.? ", lines[n]):
+                    break
+                if lines[n].startswith("```"):
+                    b = n + 1
+                    while b < end and not lines[b].startswith("```"):
+                        b += 1
+                    more = "\n".join(lines[n + 1 : b])
+                    # A page break inside this block too (red's vector forms).
+                    while True:
+                        c = b + 1
+                        while c < end and not lines[c].strip():
+                            c += 1
+                        if c < end and lines[c].strip() == "(continues on next page)":
+                            a = c + 1
+                            while a < end and not lines[a].startswith("```"):
+                                a += 1
+                            b = a + 1
+                            while b < end and not lines[b].startswith("```"):
+                                b += 1
+                            more += "\n" + "\n".join(lines[a + 1 : b])
+                        else:
+                            break
+                    texts.append(more)
+                    k = n = b
+                n += 1
+            forms = []
             pending = []
+            for t in texts:
+                defs, fs = parse_block(t, defs_global, section)
+                defs_global.update(defs)
+                forms += fs
+            # A placeholder left open in one list of forms may be defined by another list of
+            # the section (ld's `.ss`): resolve it against all of the section's definitions.
+            forms = [
+                (
+                    op,
+                    [
+                        (n, o, defs_global[n] if ws == ["*"] and n in defs_global else ws)
+                        for n, o, ws in groups
+                    ],
+                    mn,
+                    mx,
+                )
+                for op, groups, mn, mx in forms
+            ]
             for opcode, groups, mn, mx in forms:
                 o = ops.setdefault(opcode, {"sections": [], "since": None, "forms": []})
                 if section not in o["sections"]:
@@ -297,8 +448,14 @@ def main():
         o["forms"].append(([(w, True, [w]) for w in words], 0, 0))
         o["extra"] = words
     for opcode in PROSE_WORDS:
-        if opcode in ops:
-            ops[opcode]["forms"].append(([("*", True, ["*"])], 0, 16))
+        ops[opcode]["forms"].append(([("*", True, ["*"])], 0, 0))
+    if "--loose" in sys.argv:
+        # The opcodes that still accept any word somewhere, with the groups that do.
+        for opcode in sorted(ops):
+            loose = sorted({n for f in ops[opcode]["forms"] for n, _, ws in f[0] if "*" in ws})
+            if loose:
+                print(opcode, " ".join(loose))
+        return
     out = []
     out.append("// @generated by scripts/gen-isa-table.py from the syntax blocks of PTX ISA 9.0")
     out.append("// chapter 9.7; do not edit (change the script and regenerate).")
@@ -320,7 +477,16 @@ def main():
             if mn or mx or gs:
                 fs.append("Form { groups: &[%s], min_ops: %d, max_ops: %d }" % (", ".join(gs), mn, mx))
         real = [f for f in o["forms"] if f[1] or f[2] or f[0]]
-        mns = [f[1] for f in o["forms"] if not (f[1] == 0 and f[2] == 0 and "extra" in o and f[0] and f[0][0][0] in o["extra"])]
+        mns = [
+            f[1]
+            for f in o["forms"]
+            if not (
+                f[1] == 0
+                and f[2] == 0
+                and f[0]
+                and (f[0][0][0] == "*" or ("extra" in o and f[0][0][0] in o["extra"]))
+            )
+        ]
         mn = min(mns) if mns else 0
         mx = max(f[2] for f in o["forms"])
         since = o["since"] or (1, 0)

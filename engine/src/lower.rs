@@ -933,6 +933,9 @@ impl<'a> Prog<'a> {
                 })
             }
         };
+        if let Err((pos, m)) = crate::isa::types::check_function(f, body) {
+            return invalid(pos, m);
+        }
         let entry = self.insts.len() as u32;
         self.lowered.push(fidx);
         let saved_owner = std::mem::replace(&mut self.owner, fidx);

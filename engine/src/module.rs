@@ -190,12 +190,25 @@ impl Module {
         let mc = ModCtx::new(ast, addrs, funcs);
         // Every function is compiled at load, as a driver's JIT compiles the whole module: those
         // no kernel reaches are lowered on their own below (each once).
+        //
+        // Eagerly, not lazily on first launch: lowering is what finds an instruction the
+        // executor cannot run, and the issue (like the driver, whose ptxas rejects invalid PTX
+        // at cuModuleLoad) wants that reported at load, not as a launch failure; lowering a
+        // kernel lazily would either move those errors to cuLaunchKernel or redo the work at
+        // load. The operand type check (isa::types), the ISA table and name resolution are a
+        // large part of lowering's cost anyway. Kernels are lowered in parallel instead.
         let mut validated = vec![false; ast.functions.len()];
-        for (i, f) in ast.functions.iter().enumerate() {
+        let entries: Vec<usize> = (ast.functions.iter().enumerate())
+            .filter(|(_, f)| f.is_entry && f.body.is_some())
+            .map(|(i, _)| i)
+            .collect();
+        let mut lowered = lower_all(&mc, &entries).into_iter();
+        for f in &ast.functions {
             if !f.is_entry || f.body.is_none() {
                 continue;
             }
-            let k = lower::lower_kernel(&mc, i, false)
+            let k = (lowered.next())
+                .expect("one result per kernel")
                 .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
             for &f in &k.lowered {
                 validated[f] = true;
@@ -249,6 +262,36 @@ impl Module {
     pub fn globals(&self) -> &[Global] {
         &self.globals
     }
+}
+
+/// Lowers the kernels `entries` of a module on up to [`crate::exec::worker_threads`] threads
+/// (each kernel's lowering reads only the AST and module-scope facts), returning the results
+/// in the order of `entries`: a load reports the same first error as a sequential one.
+fn lower_all(mc: &ModCtx, entries: &[usize]) -> Vec<Result<lower::KernelOut, lower::LowerError>> {
+    // Below a few kernels per thread, starting threads costs more than it saves.
+    let threads = crate::exec::worker_threads().min(entries.len() / 4).max(1);
+    if threads == 1 {
+        return (entries.iter())
+            .map(|&i| lower::lower_kernel(mc, i, false))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<parking_lot::Mutex<Option<_>>> = entries
+        .iter()
+        .map(|_| parking_lot::Mutex::new(None))
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&fidx) = entries.get(k) else { break };
+                *slots[k].lock() = Some(lower::lower_kernel(mc, fidx, false));
+            });
+        }
+    });
+    (slots.into_iter())
+        .map(|m| m.into_inner().expect("every kernel is lowered"))
+        .collect()
 }
 
 impl Drop for Module {

@@ -1,6 +1,7 @@
 //! Lowering of operand and initializer forms the ISA defines: `sym[i]` array operands (ISA
 //! 6.4.2; ptxas assembles `a[3]` of a `.u32` array exactly as `a+12`), `mask()` initializers
-//! (ISA 5.4.4: the masked byte of an address, stored at bit 0), and vector registers named whole.
+//! (ISA 5.4.4: the masked byte of an address, stored at bit 0), vector registers named whole, and
+//! the first diagnostic of a module whose kernels are lowered in parallel.
 
 use engine::{launch, mem, LaunchConfig, Module};
 
@@ -81,4 +82,35 @@ fn vector_registers_named_whole_load_and_store() {
     );
     let (_, v) = run(&src, 2);
     assert_eq!(v, vec![1 | 2 << 32, 3 | 4 << 32]);
+}
+
+/// Kernels are lowered in parallel at load (`Module::load`), but the diagnostic is the one a
+/// sequential load gives: the first failing kernel in module order (here kernel 25 of 40, whose
+/// `add.u32` names a `.u16` register; kernel 31 fails too, later in the module).
+#[test]
+fn parallel_lowering_reports_the_first_error_in_module_order() {
+    let mut src = String::from(HEAD);
+    let mut want_line = 0;
+    for k in 0..40 {
+        let bad = match k {
+            25 => "add.u32 %r1, %h, %r1;",
+            31 => "mul.f32 %f, %f, 2;",
+            _ => "add.u32 %r1, %r1, %r1;",
+        };
+        src += &format!(
+            ".visible .entry k{k}()\n{{\n.reg .b32 %r<2>;\n.reg .u16 %h;\n.reg .f32 %f;\n"
+        );
+        if k == 25 {
+            want_line = src.lines().count() + 1;
+        }
+        src += &format!("{bad}\nret;\n}}\n");
+    }
+    for threads in [1, 4] {
+        engine::set_worker_threads(threads);
+        let e = Module::load(&src, "p.ptx").unwrap_err();
+        let d = &e.diagnostics[0];
+        assert_eq!(d.line as usize, want_line, "{threads} threads: {e}");
+        assert!(d.message.contains("'%h' is declared .u16"), "{e}");
+    }
+    engine::set_worker_threads(0);
 }

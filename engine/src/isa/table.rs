@@ -429,10 +429,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "atom",
         sections: &["9.7.13.5"],
         since: (1, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 3,
+        max_ops: 4,
         words: &[
-            "*",
             "L2::cache_hint",
             "acq_rel",
             "acquire",
@@ -470,6 +469,9 @@ pub static OPCODES: &[Opcode] = &[
             "sys",
             "u32",
             "u64",
+            "v2",
+            "v4",
+            "v8",
             "xor",
         ],
         forms: &[
@@ -807,13 +809,137 @@ pub static OPCODES: &[Opcode] = &[
                 max_ops: 4,
             },
             Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
+                groups: &[
+                    Group {
+                        name: "sem",
+                        optional: true,
+                        words: &["relaxed", "acquire", "release", "acq_rel"],
+                    },
+                    Group {
+                        name: "scope",
+                        optional: true,
+                        words: &["cta", "cluster", "gpu", "sys"],
+                    },
+                    Group {
+                        name: "global",
+                        optional: true,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "add",
+                        optional: false,
+                        words: &["add"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                    Group {
+                        name: "vec_32_bit",
+                        optional: false,
+                        words: &["v2", "v4"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 3,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sem",
+                        optional: true,
+                        words: &["relaxed", "acquire", "release", "acq_rel"],
+                    },
+                    Group {
+                        name: "scope",
+                        optional: true,
+                        words: &["cta", "cluster", "gpu", "sys"],
+                    },
+                    Group {
+                        name: "global",
+                        optional: true,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "op",
+                        optional: false,
+                        words: &["add", "min", "max"],
+                    },
+                    Group {
+                        name: "noftz",
+                        optional: false,
+                        words: &["noftz"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                    Group {
+                        name: "vec_16_bit",
+                        optional: false,
+                        words: &["v2", "v4", "v8"],
+                    },
+                    Group {
+                        name: "half_word_type",
+                        optional: false,
+                        words: &["f16", "bf16"],
+                    },
+                ],
+                min_ops: 3,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sem",
+                        optional: true,
+                        words: &["relaxed", "acquire", "release", "acq_rel"],
+                    },
+                    Group {
+                        name: "scope",
+                        optional: true,
+                        words: &["cta", "cluster", "gpu", "sys"],
+                    },
+                    Group {
+                        name: "global",
+                        optional: true,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "op",
+                        optional: false,
+                        words: &["add", "min", "max"],
+                    },
+                    Group {
+                        name: "noftz",
+                        optional: false,
+                        words: &["noftz"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                    Group {
+                        name: "vec_32_bit",
+                        optional: false,
+                        words: &["v2", "v4"],
+                    },
+                    Group {
+                        name: "packed_type",
+                        optional: false,
+                        words: &["f16x2", "bf16x2"],
+                    },
+                ],
+                min_ops: 3,
+                max_ops: 4,
             },
         ],
     },
@@ -1382,15 +1508,16 @@ pub static OPCODES: &[Opcode] = &[
         name: "clusterlaunchcontrol",
         sections: &["9.7.13.17", "9.7.13.18"],
         since: (8, 6),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
-            "*",
-            "::dimension",
             "async",
             "b128",
             "b32",
             "get_first_ctaid",
+            "get_first_ctaid::x",
+            "get_first_ctaid::y",
+            "get_first_ctaid::z",
             "is_canceled",
             "mbarrier::complete_tx::bytes",
             "multicast::cluster::all",
@@ -1504,12 +1631,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "get_first_ctaid",
                         optional: false,
-                        words: &["get_first_ctaid"],
-                    },
-                    Group {
-                        name: "::dimension",
-                        optional: true,
-                        words: &["::dimension"],
+                        words: &[
+                            "get_first_ctaid",
+                            "get_first_ctaid::x",
+                            "get_first_ctaid::y",
+                            "get_first_ctaid::z",
+                        ],
                     },
                     Group {
                         name: "b32",
@@ -1524,15 +1651,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 2,
                 max_ops: 2,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -1634,7 +1752,7 @@ pub static OPCODES: &[Opcode] = &[
         ],
         since: (7, 0),
         min_ops: 0,
-        max_ops: 17,
+        max_ops: 6,
         words: &[
             "*",
             "1d",
@@ -1642,7 +1760,7 @@ pub static OPCODES: &[Opcode] = &[
             "3d",
             "4d",
             "5d",
-            "::cta",
+            "L2",
             "L2::128B",
             "L2::256B",
             "L2::64B",
@@ -1651,6 +1769,7 @@ pub static OPCODES: &[Opcode] = &[
             "and",
             "arrive",
             "async",
+            "b32",
             "b64",
             "bf16",
             "bulk",
@@ -1659,34 +1778,40 @@ pub static OPCODES: &[Opcode] = &[
             "cg",
             "commit_group",
             "cp_mask",
-            "cta_group",
             "cta_group::1",
             "cta_group::2",
             "dec",
             "f16",
+            "f32",
+            "f64",
             "global",
             "im2col",
             "im2col::w",
             "im2col::w::128",
             "im2col_no_offs",
             "inc",
-            "level::cache_hint",
-            "load_mode",
             "max",
             "mbarrier",
+            "mbarrier::complete_tx::bytes",
             "min",
-            "multicast",
+            "multicast::cluster",
+            "noftz",
             "noinc",
             "or",
             "prefetch",
             "read",
             "reduce",
+            "s32",
+            "s64",
             "shared",
+            "shared::cluster",
             "shared::cta",
             "tensor",
             "tile",
             "tile::gather4",
             "tile::scatter4",
+            "u32",
+            "u64",
             "wait_all",
             "wait_group",
             "xor",
@@ -1707,12 +1832,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: false,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: "::cta",
-                        optional: true,
-                        words: &["::cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "global",
@@ -1748,12 +1868,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: false,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: "::cta",
-                        optional: true,
-                        words: &["::cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "global",
@@ -1789,12 +1904,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: false,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: "::cta",
-                        optional: true,
-                        words: &["::cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "global",
@@ -1830,12 +1940,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: false,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: "::cta",
-                        optional: true,
-                        words: &["::cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "global",
@@ -1919,6 +2024,114 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dst",
                         optional: false,
+                        words: &["shared::cta"],
+                    },
+                    Group {
+                        name: "src",
+                        optional: false,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "completion_mechanism",
+                        optional: false,
+                        words: &["mbarrier::complete_tx::bytes"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 5,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "async",
+                        optional: false,
+                        words: &["async"],
+                    },
+                    Group {
+                        name: "bulk",
+                        optional: false,
+                        words: &["bulk"],
+                    },
+                    Group {
+                        name: "dst",
+                        optional: false,
+                        words: &["shared::cluster"],
+                    },
+                    Group {
+                        name: "src",
+                        optional: false,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "completion_mechanism",
+                        optional: false,
+                        words: &["mbarrier::complete_tx::bytes"],
+                    },
+                    Group {
+                        name: "multicast",
+                        optional: true,
+                        words: &["multicast::cluster"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "async",
+                        optional: false,
+                        words: &["async"],
+                    },
+                    Group {
+                        name: "bulk",
+                        optional: false,
+                        words: &["bulk"],
+                    },
+                    Group {
+                        name: "dst",
+                        optional: false,
+                        words: &["shared::cluster"],
+                    },
+                    Group {
+                        name: "src",
+                        optional: false,
+                        words: &["shared::cta"],
+                    },
+                    Group {
+                        name: "completion_mechanism",
+                        optional: false,
+                        words: &["mbarrier::complete_tx::bytes"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "async",
+                        optional: false,
+                        words: &["async"],
+                    },
+                    Group {
+                        name: "bulk",
+                        optional: false,
+                        words: &["bulk"],
+                    },
+                    Group {
+                        name: "dst",
+                        optional: false,
                         words: &["global"],
                     },
                     Group {
@@ -1937,28 +2150,59 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["L2::cache_hint"],
                     },
                     Group {
-                        name: "multicast",
-                        optional: true,
-                        words: &["multicast"],
-                    },
-                    Group {
-                        name: "level::cache_hint",
-                        optional: true,
-                        words: &["level::cache_hint"],
-                    },
-                    Group {
-                        name: "level::cache_hint",
-                        optional: true,
-                        words: &["level::cache_hint"],
-                    },
-                    Group {
                         name: "cp_mask",
                         optional: true,
                         words: &["cp_mask"],
                     },
                 ],
-                min_ops: 12,
-                max_ops: 17,
+                min_ops: 3,
+                max_ops: 5,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "reduce",
+                        optional: false,
+                        words: &["reduce"],
+                    },
+                    Group {
+                        name: "async",
+                        optional: false,
+                        words: &["async"],
+                    },
+                    Group {
+                        name: "bulk",
+                        optional: false,
+                        words: &["bulk"],
+                    },
+                    Group {
+                        name: "dst",
+                        optional: false,
+                        words: &["shared::cluster"],
+                    },
+                    Group {
+                        name: "src",
+                        optional: false,
+                        words: &["shared::cta"],
+                    },
+                    Group {
+                        name: "completion_mechanism",
+                        optional: false,
+                        words: &["mbarrier::complete_tx::bytes"],
+                    },
+                    Group {
+                        name: "redOp",
+                        optional: false,
+                        words: &["and", "or", "xor", "add", "inc", "dec", "min", "max"],
+                    },
+                    Group {
+                        name: "type",
+                        optional: false,
+                        words: &["b32", "u32", "s32", "b64", "u64"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
             },
             Form {
                 groups: &[
@@ -1993,6 +2237,11 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["bulk_group"],
                     },
                     Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                    Group {
                         name: "redOp",
                         optional: false,
                         words: &["and", "or", "xor", "add", "inc", "dec", "min", "max"],
@@ -2000,21 +2249,69 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["f16", "bf16"],
-                    },
-                    Group {
-                        name: "level::cache_hint",
-                        optional: true,
-                        words: &["level::cache_hint"],
-                    },
-                    Group {
-                        name: "level::cache_hint",
-                        optional: true,
-                        words: &["level::cache_hint"],
+                        words: &[
+                            "f16", "bf16", "b32", "u32", "s32", "b64", "u64", "s64", "f32", "f64",
+                        ],
                     },
                 ],
-                min_ops: 8,
-                max_ops: 10,
+                min_ops: 3,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "reduce",
+                        optional: false,
+                        words: &["reduce"],
+                    },
+                    Group {
+                        name: "async",
+                        optional: false,
+                        words: &["async"],
+                    },
+                    Group {
+                        name: "bulk",
+                        optional: false,
+                        words: &["bulk"],
+                    },
+                    Group {
+                        name: "dst",
+                        optional: false,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "src",
+                        optional: false,
+                        words: &["shared::cta"],
+                    },
+                    Group {
+                        name: "completion_mechanism",
+                        optional: false,
+                        words: &["bulk_group"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                    Group {
+                        name: "add",
+                        optional: false,
+                        words: &["add"],
+                    },
+                    Group {
+                        name: "noftz",
+                        optional: false,
+                        words: &["noftz"],
+                    },
+                    Group {
+                        name: "type",
+                        optional: false,
+                        words: &["f16", "bf16"],
+                    },
+                ],
+                min_ops: 3,
+                max_ops: 4,
             },
             Form {
                 groups: &[
@@ -2036,7 +2333,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "L2",
                         optional: false,
-                        words: &["*"],
+                        words: &["L2"],
                     },
                     Group {
                         name: "src",
@@ -2051,6 +2348,135 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 2,
                 max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "async",
+                        optional: false,
+                        words: &["async"],
+                    },
+                    Group {
+                        name: "bulk",
+                        optional: false,
+                        words: &["bulk"],
+                    },
+                    Group {
+                        name: "tensor",
+                        optional: false,
+                        words: &["tensor"],
+                    },
+                    Group {
+                        name: "dim",
+                        optional: false,
+                        words: &["1d", "2d", "3d", "4d", "5d"],
+                    },
+                    Group {
+                        name: "dst",
+                        optional: false,
+                        words: &["shared::cta"],
+                    },
+                    Group {
+                        name: "src",
+                        optional: false,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "load_mode",
+                        optional: true,
+                        words: &[
+                            "tile",
+                            "tile::gather4",
+                            "im2col",
+                            "im2col::w",
+                            "im2col::w::128",
+                        ],
+                    },
+                    Group {
+                        name: "completion_mechanism",
+                        optional: false,
+                        words: &["mbarrier::complete_tx::bytes"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: true,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                ],
+                min_ops: 3,
+                max_ops: 5,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "async",
+                        optional: false,
+                        words: &["async"],
+                    },
+                    Group {
+                        name: "bulk",
+                        optional: false,
+                        words: &["bulk"],
+                    },
+                    Group {
+                        name: "tensor",
+                        optional: false,
+                        words: &["tensor"],
+                    },
+                    Group {
+                        name: "dim",
+                        optional: false,
+                        words: &["1d", "2d", "3d", "4d", "5d"],
+                    },
+                    Group {
+                        name: "dst",
+                        optional: false,
+                        words: &["shared::cluster"],
+                    },
+                    Group {
+                        name: "src",
+                        optional: false,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "load_mode",
+                        optional: true,
+                        words: &[
+                            "tile",
+                            "tile::gather4",
+                            "im2col",
+                            "im2col::w",
+                            "im2col::w::128",
+                        ],
+                    },
+                    Group {
+                        name: "completion_mechanism",
+                        optional: false,
+                        words: &["mbarrier::complete_tx::bytes"],
+                    },
+                    Group {
+                        name: "multicast",
+                        optional: true,
+                        words: &["multicast::cluster"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: true,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                ],
+                min_ops: 3,
+                max_ops: 6,
             },
             Form {
                 groups: &[
@@ -2095,48 +2521,13 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["bulk_group"],
                     },
                     Group {
-                        name: "cta_group",
-                        optional: true,
-                        words: &["cta_group::1", "cta_group::2"],
-                    },
-                    Group {
                         name: "level::cache_hint",
                         optional: true,
                         words: &["L2::cache_hint"],
                     },
-                    Group {
-                        name: "load_mode",
-                        optional: true,
-                        words: &["load_mode"],
-                    },
-                    Group {
-                        name: "multicast",
-                        optional: true,
-                        words: &["multicast"],
-                    },
-                    Group {
-                        name: "cta_group",
-                        optional: true,
-                        words: &["cta_group"],
-                    },
-                    Group {
-                        name: "level::cache_hint",
-                        optional: true,
-                        words: &["level::cache_hint"],
-                    },
-                    Group {
-                        name: "load_mode",
-                        optional: true,
-                        words: &["load_mode"],
-                    },
-                    Group {
-                        name: "level::cache_hint",
-                        optional: true,
-                        words: &["level::cache_hint"],
-                    },
                 ],
-                min_ops: 6,
-                max_ops: 12,
+                min_ops: 2,
+                max_ops: 3,
             },
             Form {
                 groups: &[
@@ -2229,7 +2620,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "L2",
                         optional: false,
-                        words: &["*"],
+                        words: &["L2"],
                     },
                     Group {
                         name: "src",
@@ -2339,15 +2730,6 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 1,
                 max_ops: 1,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
@@ -2357,7 +2739,7 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 1,
         max_ops: 4,
         words: &[
-            "*",
+            "L2",
             "L2::evict_first",
             "L2::evict_last",
             "L2::evict_normal",
@@ -2446,7 +2828,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "L2",
                         optional: false,
-                        words: &["*"],
+                        words: &["L2"],
                     },
                     Group {
                         name: "b64",
@@ -2466,7 +2848,7 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 2,
         max_ops: 4,
         words: &[
-            "*",
+            "b32",
             "bf16",
             "bf16x2",
             "e2m1x2",
@@ -2484,6 +2866,7 @@ pub static OPCODES: &[Opcode] = &[
             "f32",
             "f64",
             "ftz",
+            "pack",
             "relu",
             "rm",
             "rmi",
@@ -3203,7 +3586,33 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "pack",
                         optional: false,
-                        words: &["*"],
+                        words: &["pack"],
+                    },
+                    Group {
+                        name: "sat",
+                        optional: false,
+                        words: &["sat"],
+                    },
+                    Group {
+                        name: "convertType",
+                        optional: false,
+                        words: &["u16", "s16"],
+                    },
+                    Group {
+                        name: "abType",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                ],
+                min_ops: 3,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "pack",
+                        optional: false,
+                        words: &["pack"],
                     },
                     Group {
                         name: "sat",
@@ -3220,9 +3629,14 @@ pub static OPCODES: &[Opcode] = &[
                         optional: false,
                         words: &["s32"],
                     },
+                    Group {
+                        name: "cType",
+                        optional: false,
+                        words: &["b32"],
+                    },
                 ],
-                min_ops: 3,
-                max_ops: 3,
+                min_ops: 4,
+                max_ops: 4,
             },
             Form {
                 groups: &[
@@ -3549,18 +3963,18 @@ pub static OPCODES: &[Opcode] = &[
         since: (5, 0),
         min_ops: 4,
         max_ops: 4,
-        words: &["*"],
+        words: &["s32", "u32"],
         forms: &[Form {
             groups: &[
                 Group {
-                    name: "dtype",
+                    name: "atype",
                     optional: false,
-                    words: &["*"],
+                    words: &["u32", "s32"],
                 },
                 Group {
-                    name: "bdtype",
+                    name: "btype",
                     optional: false,
-                    words: &["*"],
+                    words: &["u32", "s32"],
                 },
             ],
             min_ops: 4,
@@ -3590,9 +4004,7 @@ pub static OPCODES: &[Opcode] = &[
         since: (7, 0),
         min_ops: 2,
         max_ops: 2,
-        words: &[
-            "*", "approx", "bf16", "bf16x2", "f16", "f16x2", "f32", "ftz",
-        ],
+        words: &["approx", "bf16", "bf16x2", "f16", "f16x2", "f32", "ftz"],
         forms: &[
             Form {
                 groups: &[
@@ -3623,9 +4035,9 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["approx"],
                     },
                     Group {
-                        name: "atype",
+                        name: "type",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f16x2"],
                     },
                 ],
                 min_ops: 2,
@@ -3706,18 +4118,21 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 0,
         max_ops: 2,
         words: &[
-            "*",
             "acq_rel",
             "acquire",
             "alias",
             "async",
+            "async::generic",
             "cluster",
             "cta",
+            "global",
             "gpu",
             "mbarrier_init",
             "proxy",
             "release",
             "sc",
+            "shared::cluster",
+            "shared::cta",
             "sync_restrict::shared::cluster",
             "sync_restrict::shared::cta",
             "sys",
@@ -3813,7 +4228,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "proxykind",
                         optional: false,
-                        words: &["alias", "async"],
+                        words: &["alias", "async", "global", "shared::cta", "shared::cluster"],
                     },
                 ],
                 min_ops: 0,
@@ -3881,7 +4296,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "async::generic",
                         optional: false,
-                        words: &["*"],
+                        words: &["async::generic"],
                     },
                     Group {
                         name: "acquire",
@@ -3912,7 +4327,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "async::generic",
                         optional: false,
-                        words: &["*"],
+                        words: &["async::generic"],
                     },
                     Group {
                         name: "release",
@@ -3942,8 +4357,8 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 4,
         max_ops: 4,
         words: &[
-            "*", "bf16", "bf16x2", "f16", "f16x2", "f32", "f32x2", "f64", "ftz", "oob", "relu",
-            "rm", "rn", "rp", "rz", "sat",
+            "bf16", "bf16x2", "f16", "f16x2", "f32", "f32x2", "f64", "ftz", "oob", "relu", "rm",
+            "rn", "rp", "rz", "sat",
         ],
         forms: &[
             Form {
@@ -4168,11 +4583,6 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["oob"],
                     },
                     Group {
-                        name: "*",
-                        optional: false,
-                        words: &["*"],
-                    },
-                    Group {
                         name: "relu",
                         optional: true,
                         words: &["relu"],
@@ -4180,7 +4590,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f16x2", "bf16", "bf16x2"],
                     },
                 ],
                 min_ops: 4,
@@ -4387,10 +4797,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "ld",
         sections: &["9.7.9.8", "9.7.9.9"],
         since: (3, 1),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 3,
         words: &[
-            "*",
             "L1::evict_first",
             "L1::evict_last",
             "L1::evict_normal",
@@ -4412,6 +4821,7 @@ pub static OPCODES: &[Opcode] = &[
             "ca",
             "cg",
             "cluster",
+            "const",
             "cs",
             "cta",
             "cv",
@@ -4419,9 +4829,11 @@ pub static OPCODES: &[Opcode] = &[
             "f64",
             "global",
             "gpu",
+            "local",
             "lu",
             "mmio",
             "nc",
+            "param",
             "param::entry",
             "param::func",
             "relaxed",
@@ -4429,6 +4841,7 @@ pub static OPCODES: &[Opcode] = &[
             "s32",
             "s64",
             "s8",
+            "shared",
             "shared::cluster",
             "shared::cta",
             "sys",
@@ -4454,7 +4867,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "const",
+                            "global",
+                            "local",
+                            "param",
+                            "param::entry",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "cop",
@@ -4503,7 +4926,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "const",
+                            "global",
+                            "local",
+                            "param",
+                            "param::entry",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "level1::eviction_priority",
@@ -4563,7 +4996,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "const",
+                            "global",
+                            "local",
+                            "param",
+                            "param::entry",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "level::prefetch_size",
@@ -4602,7 +5045,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "const",
+                            "global",
+                            "local",
+                            "param",
+                            "param::entry",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "level1::eviction_priority",
@@ -4662,7 +5115,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "const",
+                            "global",
+                            "local",
+                            "param",
+                            "param::entry",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "level1::eviction_priority",
@@ -4960,25 +5423,15 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 0,
                 max_ops: 0,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
         name: "ldmatrix",
         sections: &["9.7.14.5.15"],
         since: (6, 5),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
-            "*",
             "aligned",
             "b16",
             "b4x16_p64",
@@ -4989,7 +5442,7 @@ pub static OPCODES: &[Opcode] = &[
             "m8n16",
             "m8n8",
             "shared",
-            "shared:cta",
+            "shared::cta",
             "sync",
             "trans",
             "x1",
@@ -5027,7 +5480,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["shared", "shared:cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "type",
@@ -5063,7 +5516,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["shared", "shared:cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "dst_fmt",
@@ -5109,7 +5562,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["shared", "shared:cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "dst_fmt",
@@ -5125,26 +5578,17 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 2,
                 max_ops: 2,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
         name: "ldu",
         sections: &["9.7.9.10"],
         since: (2, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
-            "*", "b128", "b16", "b32", "b64", "b8", "f32", "f64", "global", "s16", "s32", "s64",
-            "s8", "u16", "u32", "u64", "u8", "v2", "v4",
+            "b128", "b16", "b32", "b64", "b8", "f32", "f64", "global", "s16", "s32", "s64", "s8",
+            "u16", "u32", "u64", "u8", "v2", "v4",
         ],
         forms: &[
             Form {
@@ -5189,15 +5633,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 2,
                 max_ops: 2,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -5272,8 +5707,8 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 4,
         max_ops: 4,
         words: &[
-            "*", "cc", "f32", "f64", "ftz", "hi", "lo", "rm", "rn", "rp", "rz", "s16", "s32",
-            "s64", "sat", "u16", "u32", "u64", "wide",
+            "cc", "f32", "f64", "ftz", "hi", "lo", "rm", "rn", "rp", "rz", "s16", "s32", "s64",
+            "sat", "u16", "u32", "u64", "wide",
         ],
         forms: &[
             Form {
@@ -5316,14 +5751,9 @@ pub static OPCODES: &[Opcode] = &[
             Form {
                 groups: &[
                     Group {
-                        name: "*",
+                        name: "hi",
                         optional: true,
-                        words: &["*"],
-                    },
-                    Group {
-                        name: "lo",
-                        optional: true,
-                        words: &["lo"],
+                        words: &["hi", "lo"],
                     },
                     Group {
                         name: "cc",
@@ -5457,18 +5887,13 @@ pub static OPCODES: &[Opcode] = &[
         since: (1, 0),
         min_ops: 4,
         max_ops: 4,
-        words: &["*", "cc", "lo", "s32", "s64", "u32", "u64"],
+        words: &["cc", "hi", "lo", "s32", "s64", "u32", "u64"],
         forms: &[Form {
             groups: &[
                 Group {
-                    name: "*",
+                    name: "hi",
                     optional: true,
-                    words: &["*"],
-                },
-                Group {
-                    name: "lo",
-                    optional: true,
-                    words: &["lo"],
+                    words: &["hi", "lo"],
                 },
                 Group {
                     name: "cc",
@@ -5627,8 +6052,8 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 3,
         max_ops: 4,
         words: &[
-            "*", "bf16", "bf16x2", "f16", "f16x2", "f32", "f64", "ftz", "relu", "s16", "s16x2",
-            "s32", "s64", "u16", "u16x2", "u32", "u64", "xorsign",
+            "NaN", "abs", "bf16", "bf16x2", "f16", "f16x2", "f32", "f64", "ftz", "relu", "s16",
+            "s16x2", "s32", "s64", "u16", "u16x2", "u32", "u64", "xorsign",
         ],
         forms: &[
             Form {
@@ -5666,7 +6091,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -5676,7 +6101,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "f32",
@@ -5697,12 +6122,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "f32",
@@ -5732,7 +6157,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -5742,7 +6167,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "f16",
@@ -5763,7 +6188,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -5773,7 +6198,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "f16x2",
@@ -5789,7 +6214,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -5799,7 +6224,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "bf16",
@@ -5815,7 +6240,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -5825,7 +6250,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "bf16x2",
@@ -5852,10 +6277,9 @@ pub static OPCODES: &[Opcode] = &[
         ],
         since: (7, 0),
         min_ops: 1,
-        max_ops: 5,
+        max_ops: 4,
         words: &[
             ":cluster",
-            ":cta",
             "acquire",
             "arrive",
             "arrive_drop",
@@ -5871,13 +6295,10 @@ pub static OPCODES: &[Opcode] = &[
             "pending_count",
             "relaxed",
             "release",
-            "scope",
-            "sem",
             "shared",
             "shared::cluster",
             "shared::cta",
             "shared:cluster",
-            "shared:cta",
             "test_wait",
             "try_wait",
         ],
@@ -5944,7 +6365,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "space",
                         optional: true,
-                        words: &["shared", "shared:cta", "shared:cluster"],
+                        words: &["shared", "shared::cta", "shared:cluster"],
                     },
                     Group {
                         name: "b64",
@@ -5975,7 +6396,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "space",
                         optional: true,
-                        words: &["shared", "shared:cta", "shared:cluster"],
+                        words: &["shared", "shared::cta", "shared:cluster"],
                     },
                     Group {
                         name: "b64",
@@ -6006,12 +6427,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: true,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: ":cta",
-                        optional: true,
-                        words: &[":cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "b64",
@@ -6054,19 +6470,45 @@ pub static OPCODES: &[Opcode] = &[
                         optional: false,
                         words: &["b64"],
                     },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "arrive",
+                        optional: false,
+                        words: &["arrive"],
+                    },
+                    Group {
+                        name: "expect_tx",
+                        optional: false,
+                        words: &["expect_tx"],
+                    },
                     Group {
                         name: "sem",
                         optional: true,
-                        words: &["sem"],
+                        words: &["release", "relaxed"],
                     },
                     Group {
                         name: "scope",
                         optional: true,
-                        words: &["scope"],
+                        words: &["cta", "cluster"],
+                    },
+                    Group {
+                        name: "shared",
+                        optional: true,
+                        words: &["shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "b64",
+                        optional: false,
+                        words: &["b64"],
                     },
                 ],
-                min_ops: 4,
-                max_ops: 5,
+                min_ops: 3,
+                max_ops: 3,
             },
             Form {
                 groups: &[
@@ -6134,12 +6576,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: true,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: ":cta",
-                        optional: true,
-                        words: &[":cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "b64",
@@ -6443,12 +6880,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: true,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: ":cta",
-                        optional: true,
-                        words: &[":cta"],
+                        words: &["shared", "shared::cta"],
                     },
                     Group {
                         name: "b64",
@@ -6519,7 +6951,17 @@ pub static OPCODES: &[Opcode] = &[
         since: (1, 0),
         min_ops: 0,
         max_ops: 0,
-        words: &["alias", "async", "cta", "gl", "proxy", "sys"],
+        words: &[
+            "alias",
+            "async",
+            "cta",
+            "gl",
+            "global",
+            "proxy",
+            "shared::cluster",
+            "shared::cta",
+            "sys",
+        ],
         forms: &[
             Form {
                 groups: &[Group {
@@ -6540,7 +6982,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "proxykind",
                         optional: false,
-                        words: &["alias", "async"],
+                        words: &["alias", "async", "global", "shared::cta", "shared::cluster"],
                     },
                 ],
                 min_ops: 0,
@@ -6555,8 +6997,8 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 3,
         max_ops: 4,
         words: &[
-            "*", "bf16", "bf16x2", "f16", "f16x2", "f32", "f64", "ftz", "relu", "s16", "s16x2",
-            "s32", "s64", "u16", "u16x2", "u32", "u64", "xorsign",
+            "NaN", "abs", "bf16", "bf16x2", "f16", "f16x2", "f32", "f64", "ftz", "relu", "s16",
+            "s16x2", "s32", "s64", "u16", "u16x2", "u32", "u64", "xorsign",
         ],
         forms: &[
             Form {
@@ -6594,7 +7036,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -6604,7 +7046,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "f32",
@@ -6625,12 +7067,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "f32",
@@ -6660,7 +7102,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -6670,7 +7112,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "f16",
@@ -6691,7 +7133,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -6701,7 +7143,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "f16x2",
@@ -6717,7 +7159,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -6727,7 +7169,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "bf16",
@@ -6743,7 +7185,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "xorsign",
@@ -6753,7 +7195,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "bf16x2",
@@ -6770,20 +7212,58 @@ pub static OPCODES: &[Opcode] = &[
         name: "mma",
         sections: &["9.7.14.5.14", "9.7.14.6.3"],
         since: (6, 4),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 4,
+        max_ops: 10,
         words: &[
             "*",
             "aligned",
+            "and",
+            "b1",
+            "bf16",
+            "block_scale",
             "col",
+            "e2m1",
+            "e2m3",
+            "e3m2",
+            "e4m3",
+            "e5m2",
             "f16",
+            "f32",
+            "f64",
+            "kind::f8f6f4",
+            "kind::mxf4",
+            "kind::mxf4nfvf4",
+            "kind::mxf4nvf4",
+            "m16n8k128",
             "m16n8k16",
+            "m16n8k256",
             "m16n8k32",
+            "m16n8k4",
+            "m16n8k64",
             "m16n8k8",
+            "m8n84",
+            "m8n8k128",
+            "m8n8k16",
             "m8n8k4",
+            "popc",
             "row",
+            "s32",
+            "s4",
+            "s8",
+            "satfinite",
+            "scale_vec::2X",
+            "scale_vec::4X",
+            "scale_vec_size",
+            "sp",
+            "sp::ordered_metadata",
             "spvariant",
             "sync",
+            "tf32",
+            "u4",
+            "u8",
+            "ue4m3",
+            "ue8m0",
+            "xor",
         ],
         forms: &[
             Form {
@@ -6806,17 +7286,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "alayout",
                         optional: false,
-                        words: &["*"],
+                        words: &["row", "col"],
                     },
                     Group {
                         name: "blayout",
                         optional: false,
-                        words: &["*"],
+                        words: &["row", "col"],
                     },
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                     Group {
                         name: "f16",
@@ -6831,7 +7311,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ctype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                 ],
                 min_ops: 4,
@@ -6867,7 +7347,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                     Group {
                         name: "f16",
@@ -6882,7 +7362,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ctype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                 ],
                 min_ops: 4,
@@ -6918,7 +7398,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                     Group {
                         name: "f16",
@@ -6933,7 +7413,704 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ctype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k4",
+                        optional: false,
+                        words: &["m16n8k4"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k8",
+                        optional: false,
+                        words: &["m16n8k8"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["bf16", "tf32"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["bf16", "tf32"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k16",
+                        optional: false,
+                        words: &["m16n8k16"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n8k16", "m16n8k32"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                    Group {
+                        name: "f8type",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                    Group {
+                        name: "f8type",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k32",
+                        optional: false,
+                        words: &["m16n8k32"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::f8f6f4"],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                    Group {
+                        name: "f8f6f4type",
+                        optional: false,
+                        words: &["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"],
+                    },
+                    Group {
+                        name: "f8f6f4type",
+                        optional: false,
+                        words: &["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"],
+                    },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k64",
+                        optional: false,
+                        words: &["m16n8k64"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::f8f6f4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vec_size",
+                        optional: true,
+                        words: &["scale_vec_size"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "e2m1",
+                        optional: false,
+                        words: &["e2m1"],
+                    },
+                    Group {
+                        name: "e2m1",
+                        optional: false,
+                        words: &["e2m1"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "stype",
+                        optional: false,
+                        words: &["ue8m0"],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k64",
+                        optional: false,
+                        words: &["m16n8k64"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::mxf4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vec_size",
+                        optional: false,
+                        words: &["scale_vec::2X"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "e2m1",
+                        optional: false,
+                        words: &["e2m1"],
+                    },
+                    Group {
+                        name: "e2m1",
+                        optional: false,
+                        words: &["e2m1"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "stype",
+                        optional: false,
+                        words: &["ue8m0"],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k32",
+                        optional: false,
+                        words: &["m16n8k32"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::mxf4nfvf4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vec_size",
+                        optional: true,
+                        words: &["scale_vec::2X", "scale_vec::4X"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "f8f6f4type",
+                        optional: false,
+                        words: &["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"],
+                    },
+                    Group {
+                        name: "f8f6f4type",
+                        optional: false,
+                        words: &["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "stype",
+                        optional: false,
+                        words: &["ue8m0", "ue4m3"],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n84", "m16n8k4", "m16n8k8", "m16n8k16"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f64",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                    Group {
+                        name: "f64",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                    Group {
+                        name: "f64",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                    Group {
+                        name: "f64",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n84", "m16n8k4", "m16n8k8", "m16n8k16"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["bf16", "tf32"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["bf16", "tf32"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k16", "m16n8k16", "m16n8k32"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["u8", "s8"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["u8", "s8"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k128", "m16n8k128", "m16n8k256"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "b1",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                    Group {
+                        name: "b1",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "bitOp",
+                        optional: false,
+                        words: &["xor", "and"],
+                    },
+                    Group {
+                        name: "popc",
+                        optional: false,
+                        words: &["popc"],
                     },
                 ],
                 min_ops: 4,
@@ -6974,7 +8151,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                     Group {
                         name: "f16",
@@ -6989,7 +8166,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ctype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                 ],
                 min_ops: 6,
@@ -7030,7 +8207,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                     Group {
                         name: "f16",
@@ -7045,6 +8222,342 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ctype",
                         optional: false,
+                        words: &["f16", "f32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp", "sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k16",
+                        optional: false,
+                        words: &["m16n8k16"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp", "sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k32",
+                        optional: false,
+                        words: &["m16n8k32"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp", "sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k8",
+                        optional: false,
+                        words: &["m16n8k8"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp", "sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k16",
+                        optional: false,
+                        words: &["m16n8k16"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp", "sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k64",
+                        optional: false,
+                        words: &["m16n8k64"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "f8type",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                    Group {
+                        name: "f8type",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sp::ordered_metadata",
+                        optional: false,
+                        words: &["*"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k64",
+                        optional: false,
+                        words: &["m16n8k64"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::f8f6f4"],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                    Group {
+                        name: "f8f6f4type",
+                        optional: false,
+                        words: &["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"],
+                    },
+                    Group {
+                        name: "*",
+                        optional: false,
                         words: &["*"],
                     },
                 ],
@@ -7052,13 +8565,354 @@ pub static OPCODES: &[Opcode] = &[
                 max_ops: 6,
             },
             Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp", "sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k128",
+                        optional: false,
+                        words: &["m16n8k128"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::f8f6f4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vec_size",
+                        optional: true,
+                        words: &["scale_vec_size"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "e2m1",
+                        optional: false,
+                        words: &["e2m1"],
+                    },
+                    Group {
+                        name: "e2m1",
+                        optional: false,
+                        words: &["e2m1"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "stype",
+                        optional: false,
+                        words: &["ue8m0"],
+                    },
+                ],
+                min_ops: 10,
+                max_ops: 10,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k128",
+                        optional: false,
+                        words: &["m16n8k128"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::mxf4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vec_size",
+                        optional: false,
+                        words: &["scale_vec::2X"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "e2m1",
+                        optional: false,
+                        words: &["e2m1"],
+                    },
+                    Group {
+                        name: "e2m1",
+                        optional: false,
+                        words: &["e2m1"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "stype",
+                        optional: false,
+                        words: &["ue8m0"],
+                    },
+                ],
+                min_ops: 10,
+                max_ops: 10,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "m16n8k64",
+                        optional: false,
+                        words: &["m16n8k64"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::mxf4nvf4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vec_size",
+                        optional: true,
+                        words: &["scale_vec::2X", "scale_vec::4X"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "f8f6f4type",
+                        optional: false,
+                        words: &["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"],
+                    },
+                    Group {
+                        name: "f8f6f4type",
+                        optional: false,
+                        words: &["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "stype",
+                        optional: false,
+                        words: &["ue8m0", "ue4m3"],
+                    },
+                ],
+                min_ops: 10,
+                max_ops: 10,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n8k64", "m16n8k128"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["u4", "s4"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["u4", "s4"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "spvariant",
+                        optional: false,
+                        words: &["sp", "sp::ordered_metadata"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n8k32", "m16n8k64"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["u8", "s8"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["u8", "s8"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
             },
         ],
     },
@@ -7067,10 +8921,10 @@ pub static OPCODES: &[Opcode] = &[
         sections: &["9.7.9.3", "9.7.9.4"],
         since: (1, 0),
         min_ops: 0,
-        max_ops: 16,
+        max_ops: 2,
         words: &[
-            "*", "b128", "b16", "b32", "b64", "f32", "f64", "pred", "s16", "s32", "s64", "u16",
-            "u32", "u64",
+            "b128", "b16", "b32", "b64", "f32", "f64", "pred", "s16", "s32", "s64", "u16", "u32",
+            "u64", "v2", "v4",
         ],
         forms: &[
             Form {
@@ -7183,13 +9037,20 @@ pub static OPCODES: &[Opcode] = &[
                 max_ops: 0,
             },
             Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
+                groups: &[
+                    Group {
+                        name: "v2",
+                        optional: true,
+                        words: &["v2"],
+                    },
+                    Group {
+                        name: "v4",
+                        optional: true,
+                        words: &["v4"],
+                    },
+                ],
                 min_ops: 0,
-                max_ops: 16,
+                max_ops: 0,
             },
         ],
     },
@@ -7197,51 +9058,40 @@ pub static OPCODES: &[Opcode] = &[
         name: "movmatrix",
         sections: &["9.7.14.5.17"],
         since: (7, 8),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "aligned", "b16", "m8n8", "sync", "trans"],
-        forms: &[
-            Form {
-                groups: &[
-                    Group {
-                        name: "sync",
-                        optional: false,
-                        words: &["sync"],
-                    },
-                    Group {
-                        name: "aligned",
-                        optional: false,
-                        words: &["aligned"],
-                    },
-                    Group {
-                        name: "shape",
-                        optional: false,
-                        words: &["m8n8"],
-                    },
-                    Group {
-                        name: "trans",
-                        optional: false,
-                        words: &["trans"],
-                    },
-                    Group {
-                        name: "type",
-                        optional: false,
-                        words: &["b16"],
-                    },
-                ],
-                min_ops: 2,
-                max_ops: 2,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
-        ],
+        min_ops: 2,
+        max_ops: 2,
+        words: &["aligned", "b16", "m8n8", "sync", "trans"],
+        forms: &[Form {
+            groups: &[
+                Group {
+                    name: "sync",
+                    optional: false,
+                    words: &["sync"],
+                },
+                Group {
+                    name: "aligned",
+                    optional: false,
+                    words: &["aligned"],
+                },
+                Group {
+                    name: "shape",
+                    optional: false,
+                    words: &["m8n8"],
+                },
+                Group {
+                    name: "trans",
+                    optional: false,
+                    words: &["trans"],
+                },
+                Group {
+                    name: "type",
+                    optional: false,
+                    words: &["b16"],
+                },
+            ],
+            min_ops: 2,
+            max_ops: 2,
+        }],
     },
     Opcode {
         name: "mul",
@@ -7447,14 +9297,16 @@ pub static OPCODES: &[Opcode] = &[
         name: "multimem",
         sections: &["9.7.9.14"],
         since: (8, 1),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
-            "*",
             "acc::f16",
             "acc::f32",
             "acquire",
             "add",
+            "and",
+            "b32",
+            "b64",
             "bf16",
             "bf16x2",
             "cluster",
@@ -7474,15 +9326,21 @@ pub static OPCODES: &[Opcode] = &[
             "ld_reduce",
             "max",
             "min",
+            "or",
             "red",
             "relaxed",
             "release",
+            "s32",
+            "s64",
             "st",
             "sys",
+            "u32",
+            "u64",
             "v2",
             "v4",
             "v8",
             "weak",
+            "xor",
         ],
         forms: &[
             Form {
@@ -7510,15 +9368,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "op",
                         optional: false,
-                        words: &["min", "max", "add"],
+                        words: &["min", "max", "add", "and", "or", "xor"],
                     },
                     Group {
                         name: "type",
                         optional: false,
-                        words: &[
-                            "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "e5m2", "e5m2x2",
-                            "e5m2x4", "e4m3", "e4m3x2", "e4m3x4",
-                        ],
+                        words: &["b32", "b64", "u32", "u64", "s32", "s64"],
                     },
                 ],
                 min_ops: 2,
@@ -7544,15 +9399,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "op",
                         optional: false,
-                        words: &["min", "max", "add"],
+                        words: &["min", "max", "add", "and", "or", "xor"],
                     },
                     Group {
                         name: "type",
                         optional: false,
-                        words: &[
-                            "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "e5m2", "e5m2x2",
-                            "e5m2x4", "e4m3", "e4m3x2", "e4m3x4",
-                        ],
+                        words: &["b32", "b64", "u32", "u64", "s32", "s64"],
                     },
                 ],
                 min_ops: 2,
@@ -7583,10 +9435,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &[
-                            "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "e5m2", "e5m2x2",
-                            "e5m2x4", "e4m3", "e4m3x2", "e4m3x4",
-                        ],
+                        words: &["b32", "b64", "u32", "u64", "s32", "s64"],
                     },
                 ],
                 min_ops: 2,
@@ -7612,10 +9461,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &[
-                            "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "e5m2", "e5m2x2",
-                            "e5m2x4", "e4m3", "e4m3x2", "e4m3x4",
-                        ],
+                        words: &["b32", "b64", "u32", "u64", "s32", "s64"],
                     },
                 ],
                 min_ops: 2,
@@ -7646,15 +9492,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "op",
                         optional: false,
-                        words: &["min", "max", "add"],
+                        words: &["min", "max", "add", "and", "or", "xor"],
                     },
                     Group {
                         name: "type",
                         optional: false,
-                        words: &[
-                            "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "e5m2", "e5m2x2",
-                            "e5m2x4", "e4m3", "e4m3x2", "e4m3x4",
-                        ],
+                        words: &["b32", "b64", "u32", "u64", "s32", "s64"],
                     },
                 ],
                 min_ops: 2,
@@ -7867,15 +9710,6 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 2,
                 max_ops: 2,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
@@ -8031,7 +9865,7 @@ pub static OPCODES: &[Opcode] = &[
         since: (1, 0),
         min_ops: 1,
         max_ops: 1,
-        words: &["*", "mask"],
+        words: &["mask"],
         forms: &[
             Form {
                 groups: &[],
@@ -8042,7 +9876,7 @@ pub static OPCODES: &[Opcode] = &[
                 groups: &[Group {
                     name: "mask",
                     optional: false,
-                    words: &["*"],
+                    words: &["mask"],
                 }],
                 min_ops: 1,
                 max_ops: 1,
@@ -8149,12 +9983,12 @@ pub static OPCODES: &[Opcode] = &[
         since: (2, 0),
         min_ops: 1,
         max_ops: 1,
-        words: &["*"],
+        words: &["L1"],
         forms: &[Form {
             groups: &[Group {
                 name: "L1",
                 optional: false,
-                words: &["*"],
+                words: &["L1"],
             }],
             min_ops: 1,
             max_ops: 1,
@@ -8295,10 +10129,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "red",
         sections: &["9.7.13.6", "9.7.13.7"],
         since: (1, 2),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 3,
         words: &[
-            "*",
             "L2::cache_hint",
             "add",
             "and",
@@ -8333,6 +10166,9 @@ pub static OPCODES: &[Opcode] = &[
             "sys",
             "u32",
             "u64",
+            "v2",
+            "v4",
+            "v8",
             "xor",
         ],
         forms: &[
@@ -8539,6 +10375,139 @@ pub static OPCODES: &[Opcode] = &[
             Form {
                 groups: &[
                     Group {
+                        name: "sem",
+                        optional: true,
+                        words: &["relaxed", "release"],
+                    },
+                    Group {
+                        name: "scope",
+                        optional: true,
+                        words: &["cta", "cluster", "gpu", "sys"],
+                    },
+                    Group {
+                        name: "global",
+                        optional: true,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "add",
+                        optional: false,
+                        words: &["add"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                    Group {
+                        name: "vec_32_bit",
+                        optional: false,
+                        words: &["v2", "v4"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sem",
+                        optional: true,
+                        words: &["relaxed", "release"],
+                    },
+                    Group {
+                        name: "scope",
+                        optional: true,
+                        words: &["cta", "cluster", "gpu", "sys"],
+                    },
+                    Group {
+                        name: "global",
+                        optional: true,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "op",
+                        optional: false,
+                        words: &["add", "min", "max"],
+                    },
+                    Group {
+                        name: "noftz",
+                        optional: false,
+                        words: &["noftz"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                    Group {
+                        name: "vec_16_bit",
+                        optional: false,
+                        words: &["v2", "v4", "v8"],
+                    },
+                    Group {
+                        name: "half_word_type",
+                        optional: false,
+                        words: &["f16", "bf16"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "sem",
+                        optional: true,
+                        words: &["relaxed", "release"],
+                    },
+                    Group {
+                        name: "scope",
+                        optional: true,
+                        words: &["cta", "cluster", "gpu", "sys"],
+                    },
+                    Group {
+                        name: "global",
+                        optional: true,
+                        words: &["global"],
+                    },
+                    Group {
+                        name: "op",
+                        optional: false,
+                        words: &["add", "min", "max"],
+                    },
+                    Group {
+                        name: "noftz",
+                        optional: false,
+                        words: &["noftz"],
+                    },
+                    Group {
+                        name: "level::cache_hint",
+                        optional: true,
+                        words: &["L2::cache_hint"],
+                    },
+                    Group {
+                        name: "vec_32_bit",
+                        optional: false,
+                        words: &["v2", "v4"],
+                    },
+                    Group {
+                        name: "packed_type",
+                        optional: false,
+                        words: &["f16x2", "bf16x2"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
                         name: "async",
                         optional: false,
                         words: &["async"],
@@ -8546,17 +10515,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "sem",
                         optional: false,
-                        words: &["release"],
+                        words: &["relaxed"],
                     },
                     Group {
                         name: "scope",
                         optional: false,
-                        words: &["gpu", "cluster"],
+                        words: &["cluster"],
                     },
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["global"],
+                        words: &["shared::cluster"],
                     },
                     Group {
                         name: "completion_mechanism",
@@ -8566,12 +10535,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "op",
                         optional: false,
-                        words: &["and", "or", "xor"],
+                        words: &["inc", "dec"],
                     },
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["u32", "s32", "u64", "s64"],
+                        words: &["u32"],
                     },
                 ],
                 min_ops: 3,
@@ -8587,17 +10556,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "sem",
                         optional: false,
-                        words: &["release"],
+                        words: &["relaxed"],
                     },
                     Group {
                         name: "scope",
                         optional: false,
-                        words: &["gpu", "cluster"],
+                        words: &["cluster"],
                     },
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["global"],
+                        words: &["shared::cluster"],
                     },
                     Group {
                         name: "completion_mechanism",
@@ -8607,12 +10576,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "op",
                         optional: false,
-                        words: &["and", "or", "xor"],
+                        words: &["min", "max"],
                     },
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["u32", "s32", "u64", "s64"],
+                        words: &["u32", "s32"],
                     },
                 ],
                 min_ops: 3,
@@ -8628,17 +10597,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "sem",
                         optional: false,
-                        words: &["release"],
+                        words: &["relaxed"],
                     },
                     Group {
                         name: "scope",
                         optional: false,
-                        words: &["gpu", "cluster"],
+                        words: &["cluster"],
                     },
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["global"],
+                        words: &["shared::cluster"],
                     },
                     Group {
                         name: "completion_mechanism",
@@ -8653,7 +10622,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["u32", "s32", "u64", "s64"],
+                        words: &["b32"],
                     },
                 ],
                 min_ops: 3,
@@ -8669,17 +10638,17 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "sem",
                         optional: false,
-                        words: &["release"],
+                        words: &["relaxed"],
                     },
                     Group {
                         name: "scope",
                         optional: false,
-                        words: &["gpu", "cluster"],
+                        words: &["cluster"],
                     },
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["global"],
+                        words: &["shared::cluster"],
                     },
                     Group {
                         name: "completion_mechanism",
@@ -8694,7 +10663,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["u32", "s32", "u64", "s64"],
+                        words: &["u32", "s32", "u64"],
                     },
                 ],
                 min_ops: 3,
@@ -8741,15 +10710,6 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 2,
                 max_ops: 2,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
@@ -8758,7 +10718,10 @@ pub static OPCODES: &[Opcode] = &[
         since: (7, 0),
         min_ops: 3,
         max_ops: 3,
-        words: &["*", "b32", "f32", "max", "min", "s32", "sync", "u32"],
+        words: &[
+            "NaN", "abs", "add", "and", "b32", "f32", "max", "min", "or", "s32", "sync", "u32",
+            "xor",
+        ],
         forms: &[
             Form {
                 groups: &[
@@ -8770,7 +10733,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "op",
                         optional: false,
-                        words: &["min", "max"],
+                        words: &["add", "min", "max"],
                     },
                     Group {
                         name: "type",
@@ -8791,7 +10754,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "op",
                         optional: false,
-                        words: &["min", "max"],
+                        words: &["and", "or", "xor"],
                     },
                     Group {
                         name: "b32",
@@ -8817,17 +10780,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
-                    },
-                    Group {
-                        name: "*",
-                        optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "f32",
@@ -9208,7 +11166,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["bf16x2", "u32", "s32"],
+                        words: &["u16", "s16", "u32", "s32"],
                     },
                     Group {
                         name: "f16",
@@ -9242,7 +11200,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["bf16x2", "u32", "s32"],
+                        words: &["u16", "s16", "u32", "s32"],
                     },
                     Group {
                         name: "f16",
@@ -9266,7 +11224,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["bf16x2", "u32", "s32"],
+                        words: &["u16", "s16", "u32", "s32"],
                     },
                     Group {
                         name: "bf16",
@@ -9295,7 +11253,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["bf16x2", "u32", "s32"],
+                        words: &["u16", "s16", "u32", "s32"],
                     },
                     Group {
                         name: "bf16",
@@ -9324,7 +11282,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["bf16x2", "u32", "s32"],
+                        words: &["f16x2", "u32", "s32"],
                     },
                     Group {
                         name: "f16x2",
@@ -9358,7 +11316,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["bf16x2", "u32", "s32"],
+                        words: &["f16x2", "u32", "s32"],
                     },
                     Group {
                         name: "f16x2",
@@ -10052,10 +12010,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "st",
         sections: &["9.7.9.11", "9.7.9.12", "9.7.9.13"],
         since: (8, 1),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 3,
         words: &[
-            "*",
             "L1::evict_first",
             "L1::evict_last",
             "L1::evict_normal",
@@ -10080,7 +12037,10 @@ pub static OPCODES: &[Opcode] = &[
             "f64",
             "global",
             "gpu",
+            "local",
+            "mbarrier::complete_tx::bytes",
             "mmio",
+            "param",
             "param::func",
             "relaxed",
             "release",
@@ -10088,6 +12048,7 @@ pub static OPCODES: &[Opcode] = &[
             "s32",
             "s64",
             "s8",
+            "shared",
             "shared::cluster",
             "shared::cta",
             "sys",
@@ -10114,7 +12075,15 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "global",
+                            "local",
+                            "param",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "cop",
@@ -10153,7 +12122,15 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "global",
+                            "local",
+                            "param",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "level1::eviction_priority",
@@ -10203,7 +12180,15 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "global",
+                            "local",
+                            "param",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "vec",
@@ -10237,7 +12222,15 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "global",
+                            "local",
+                            "param",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "level1::eviction_priority",
@@ -10292,7 +12285,15 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["*"],
+                        words: &[
+                            "global",
+                            "local",
+                            "param",
+                            "param::func",
+                            "shared",
+                            "shared::cta",
+                            "shared::cluster",
+                        ],
                     },
                     Group {
                         name: "level1::eviction_priority",
@@ -10376,22 +12377,22 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "sem",
                         optional: true,
-                        words: &["release"],
+                        words: &["weak"],
                     },
                     Group {
                         name: "scope",
                         optional: true,
-                        words: &["gpu", "sys"],
+                        words: &["cluster"],
                     },
                     Group {
                         name: "ss",
                         optional: true,
-                        words: &["global"],
+                        words: &["shared::cluster"],
                     },
                     Group {
                         name: "completion_mechanism",
                         optional: true,
-                        words: &[],
+                        words: &["mbarrier::complete_tx::bytes"],
                     },
                     Group {
                         name: "vec",
@@ -10401,10 +12402,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &[
-                            "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16",
-                            "s32", "s64", "f32", "f64",
-                        ],
+                        words: &["b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64"],
                     },
                 ],
                 min_ops: 3,
@@ -10496,15 +12494,6 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 0,
                 max_ops: 0,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
@@ -10545,10 +12534,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "stmatrix",
         sections: &["9.7.14.5.16"],
         since: (7, 8),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
-            "*",
             "aligned",
             "b16",
             "b8",
@@ -10562,58 +12550,47 @@ pub static OPCODES: &[Opcode] = &[
             "x2",
             "x4",
         ],
-        forms: &[
-            Form {
-                groups: &[
-                    Group {
-                        name: "sync",
-                        optional: false,
-                        words: &["sync"],
-                    },
-                    Group {
-                        name: "aligned",
-                        optional: false,
-                        words: &["aligned"],
-                    },
-                    Group {
-                        name: "shape",
-                        optional: false,
-                        words: &["m8n8", "m16n8"],
-                    },
-                    Group {
-                        name: "num",
-                        optional: false,
-                        words: &["x1", "x2", "x4"],
-                    },
-                    Group {
-                        name: "trans",
-                        optional: true,
-                        words: &["trans"],
-                    },
-                    Group {
-                        name: "ss",
-                        optional: true,
-                        words: &["shared", "shared::cta"],
-                    },
-                    Group {
-                        name: "type",
-                        optional: false,
-                        words: &["b16", "b8"],
-                    },
-                ],
-                min_ops: 2,
-                max_ops: 2,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
+        forms: &[Form {
+            groups: &[
+                Group {
+                    name: "sync",
+                    optional: false,
+                    words: &["sync"],
+                },
+                Group {
+                    name: "aligned",
+                    optional: false,
+                    words: &["aligned"],
+                },
+                Group {
+                    name: "shape",
+                    optional: false,
+                    words: &["m8n8", "m16n8"],
+                },
+                Group {
+                    name: "num",
+                    optional: false,
+                    words: &["x1", "x2", "x4"],
+                },
+                Group {
+                    name: "trans",
                     optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
-        ],
+                    words: &["trans"],
+                },
+                Group {
+                    name: "ss",
+                    optional: true,
+                    words: &["shared", "shared::cta"],
+                },
+                Group {
+                    name: "type",
+                    optional: false,
+                    words: &["b16", "b8"],
+                },
+            ],
+            min_ops: 2,
+            max_ops: 2,
+        }],
     },
     Opcode {
         name: "sub",
@@ -10870,68 +12847,56 @@ pub static OPCODES: &[Opcode] = &[
         name: "suld",
         sections: &["9.7.11.1"],
         since: (1, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
-            "*", "1d", "2d", "3d", "a1d", "a2d", "b", "b16", "b32", "b64", "b8", "ca", "cg",
-            "clamp", "cs", "cv", "none", "trap", "v2", "v4", "zero",
+            "1d", "2d", "3d", "a1d", "a2d", "b", "b16", "b32", "b64", "b8", "ca", "cg", "clamp",
+            "cs", "cv", "none", "trap", "v2", "v4", "zero",
         ],
-        forms: &[
-            Form {
-                groups: &[
-                    Group {
-                        name: "b",
-                        optional: false,
-                        words: &["b"],
-                    },
-                    Group {
-                        name: "geom",
-                        optional: false,
-                        words: &["1d", "2d", "3d", "a1d", "a2d"],
-                    },
-                    Group {
-                        name: "cop",
-                        optional: true,
-                        words: &["ca", "cg", "cs", "cv"],
-                    },
-                    Group {
-                        name: "vec",
-                        optional: false,
-                        words: &["none", "v2", "v4"],
-                    },
-                    Group {
-                        name: "dtype",
-                        optional: false,
-                        words: &["b8", "b16", "b32", "b64"],
-                    },
-                    Group {
-                        name: "clamp",
-                        optional: false,
-                        words: &["trap", "clamp", "zero"],
-                    },
-                ],
-                min_ops: 2,
-                max_ops: 2,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
+        forms: &[Form {
+            groups: &[
+                Group {
+                    name: "b",
+                    optional: false,
+                    words: &["b"],
+                },
+                Group {
+                    name: "geom",
+                    optional: false,
+                    words: &["1d", "2d", "3d", "a1d", "a2d"],
+                },
+                Group {
+                    name: "cop",
                     optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
-        ],
+                    words: &["ca", "cg", "cs", "cv"],
+                },
+                Group {
+                    name: "vec",
+                    optional: false,
+                    words: &["none", "v2", "v4"],
+                },
+                Group {
+                    name: "dtype",
+                    optional: false,
+                    words: &["b8", "b16", "b32", "b64"],
+                },
+                Group {
+                    name: "clamp",
+                    optional: false,
+                    words: &["trap", "clamp", "zero"],
+                },
+            ],
+            min_ops: 2,
+            max_ops: 2,
+        }],
     },
     Opcode {
         name: "suq",
         sections: &["9.7.11.4"],
         since: (1, 5),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
-            "*",
             "array_size",
             "b32",
             "channel_data_type",
@@ -10941,50 +12906,40 @@ pub static OPCODES: &[Opcode] = &[
             "memory_layout",
             "width",
         ],
-        forms: &[
-            Form {
-                groups: &[
-                    Group {
-                        name: "query",
-                        optional: false,
-                        words: &[
-                            "width",
-                            "height",
-                            "depth",
-                            "channel_data_type",
-                            "channel_order",
-                            "array_size",
-                            "memory_layout",
-                        ],
-                    },
-                    Group {
-                        name: "b32",
-                        optional: false,
-                        words: &["b32"],
-                    },
-                ],
-                min_ops: 2,
-                max_ops: 2,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
-        ],
+        forms: &[Form {
+            groups: &[
+                Group {
+                    name: "query",
+                    optional: false,
+                    words: &[
+                        "width",
+                        "height",
+                        "depth",
+                        "channel_data_type",
+                        "channel_order",
+                        "array_size",
+                        "memory_layout",
+                    ],
+                },
+                Group {
+                    name: "b32",
+                    optional: false,
+                    words: &["b32"],
+                },
+            ],
+            min_ops: 2,
+            max_ops: 2,
+        }],
     },
     Opcode {
         name: "sured",
         sections: &["9.7.11.3"],
         since: (2, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
-            "*", "1d", "2d", "3d", "add", "and", "b", "max", "min", "or", "p",
+            "1d", "2d", "3d", "add", "and", "b", "b32", "b64", "clamp", "max", "min", "or", "p",
+            "s32", "s64", "trap", "u32", "u64", "zero",
         ],
         forms: &[
             Form {
@@ -11003,6 +12958,16 @@ pub static OPCODES: &[Opcode] = &[
                         name: "geom",
                         optional: false,
                         words: &["1d", "2d", "3d"],
+                    },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["u32", "u64", "s32", "b32", "s64", "b64"],
+                    },
+                    Group {
+                        name: "clamp",
+                        optional: false,
+                        words: &["trap", "clamp", "zero"],
                     },
                 ],
                 min_ops: 2,
@@ -11025,18 +12990,19 @@ pub static OPCODES: &[Opcode] = &[
                         optional: false,
                         words: &["1d", "2d", "3d"],
                     },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["u32", "u64", "s32", "b32", "s64", "b64"],
+                    },
+                    Group {
+                        name: "clamp",
+                        optional: false,
+                        words: &["trap", "clamp", "zero"],
+                    },
                 ],
                 min_ops: 2,
                 max_ops: 2,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -11044,8 +13010,8 @@ pub static OPCODES: &[Opcode] = &[
         name: "sust",
         sections: &["9.7.11.2"],
         since: (1, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 2,
         words: &[
             "*", "b", "b16", "b32", "b64", "b8", "cg", "clamp", "cs", "none", "p", "trap", "v2",
             "v4", "wb", "wt", "zero",
@@ -11169,15 +13135,6 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 2,
                 max_ops: 2,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
@@ -11264,7 +13221,7 @@ pub static OPCODES: &[Opcode] = &[
         ],
         since: (8, 6),
         min_ops: 0,
-        max_ops: 16,
+        max_ops: 8,
         words: &[
             "*",
             "128x128b",
@@ -11275,6 +13232,8 @@ pub static OPCODES: &[Opcode] = &[
             "16x64b",
             "32x32b",
             "4x256b",
+            "NaN",
+            "abs",
             "aligned",
             "alloc",
             "ashift",
@@ -11287,13 +13246,21 @@ pub static OPCODES: &[Opcode] = &[
             "block32",
             "block_scale",
             "collector::buffer::op",
+            "collector_usage",
             "commit",
             "cp",
             "cta_group::1",
             "cta_group::2",
+            "cta_group:::1",
+            "cta_group:::2",
             "dealloc",
             "down",
             "f32",
+            "fence::after_thread_sync",
+            "fence::before_thread_sync",
+            "kind:::mx4",
+            "kind:::mx4nfv4",
+            "kind:::mx8f6f4",
             "kind::f16",
             "kind::f8f6f4",
             "kind::i8",
@@ -11314,6 +13281,9 @@ pub static OPCODES: &[Opcode] = &[
             "scale_vec::1X",
             "scale_vec::2X",
             "scale_vec::4X",
+            "scale_vec:::1X",
+            "scale_vec:::2X",
+            "scale_vec:::4X",
             "shared::cluster",
             "shared::cta",
             "shift",
@@ -11550,12 +13520,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "f32",
@@ -11606,12 +13576,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "abs",
                         optional: true,
-                        words: &["*"],
+                        words: &["abs"],
                     },
                     Group {
                         name: "NaN",
                         optional: true,
-                        words: &["*"],
+                        words: &["NaN"],
                     },
                     Group {
                         name: "f32",
@@ -11889,7 +13859,28 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "kind",
                         optional: false,
-                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 7,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
                     },
                 ],
                 min_ops: 6,
@@ -11912,8 +13903,24 @@ pub static OPCODES: &[Opcode] = &[
                         optional: false,
                         words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
                     },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vectorsize",
+                        optional: true,
+                        words: &[
+                            "scale_vec::1X",
+                            "scale_vec::2X",
+                            "scale_vec::4X",
+                            "block16",
+                            "block32",
+                        ],
+                    },
                 ],
-                min_ops: 6,
+                min_ops: 7,
                 max_ops: 7,
             },
             Form {
@@ -11968,7 +13975,33 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "kind",
                         optional: false,
-                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
+                    },
+                    Group {
+                        name: "collector_usage",
+                        optional: false,
+                        words: &["collector::buffer::op"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 7,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
                     },
                     Group {
                         name: "ashift",
@@ -11999,7 +14032,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "kind",
                         optional: false,
-                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
                     },
                     Group {
                         name: "ashift",
@@ -12013,6 +14046,48 @@ pub static OPCODES: &[Opcode] = &[
                     },
                 ],
                 min_ops: 6,
+                max_ops: 7,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vectorsize",
+                        optional: true,
+                        words: &[
+                            "scale_vec::1X",
+                            "scale_vec::2X",
+                            "scale_vec::4X",
+                            "block16",
+                            "block32",
+                        ],
+                    },
+                    Group {
+                        name: "collector_usage",
+                        optional: false,
+                        words: &["collector::buffer::op"],
+                    },
+                ],
+                min_ops: 7,
                 max_ops: 7,
             },
             Form {
@@ -12095,6 +14170,53 @@ pub static OPCODES: &[Opcode] = &[
                         optional: false,
                         words: &["kind::i8"],
                     },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "kind::i8",
+                        optional: false,
+                        words: &["kind::i8"],
+                    },
+                    Group {
+                        name: "collector_usage",
+                        optional: false,
+                        words: &["collector::buffer::op"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "kind::i8",
+                        optional: false,
+                        words: &["kind::i8"],
+                    },
                     Group {
                         name: "ashift",
                         optional: false,
@@ -12155,12 +14277,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "cta_group",
                         optional: false,
-                        words: &["cta_group::1", "cta_group::2"],
+                        words: &["cta_group:::1", "cta_group:::2"],
                     },
                     Group {
                         name: "kind",
                         optional: false,
-                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
                     },
                 ],
                 min_ops: 7,
@@ -12181,12 +14303,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "cta_group",
                         optional: false,
-                        words: &["cta_group::1", "cta_group::2"],
+                        words: &["cta_group:::1", "cta_group:::2"],
                     },
                     Group {
                         name: "kind",
                         optional: false,
-                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
                     },
                 ],
                 min_ops: 7,
@@ -12207,12 +14329,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "cta_group",
                         optional: false,
-                        words: &["cta_group::1", "cta_group::2"],
+                        words: &["cta_group:::1", "cta_group:::2"],
                     },
                     Group {
                         name: "kind",
                         optional: false,
-                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                        words: &["kind:::mx8f6f4", "kind:::mx4", "kind:::mx4nfv4"],
                     },
                     Group {
                         name: "block_scale",
@@ -12223,9 +14345,9 @@ pub static OPCODES: &[Opcode] = &[
                         name: "scale_vectorsize",
                         optional: true,
                         words: &[
-                            "scale_vec::1X",
-                            "scale_vec::2X",
-                            "scale_vec::4X",
+                            "scale_vec:::1X",
+                            "scale_vec:::2X",
+                            "scale_vec:::4X",
                             "block16",
                             "block32",
                         ],
@@ -12249,12 +14371,85 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "cta_group",
                         optional: false,
-                        words: &["cta_group::1", "cta_group::2"],
+                        words: &["cta_group:::1", "cta_group:::2"],
                     },
                     Group {
                         name: "kind",
                         optional: false,
-                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                        words: &["kind:::mx8f6f4", "kind:::mx4", "kind:::mx4nfv4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vectorsize",
+                        optional: true,
+                        words: &[
+                            "scale_vec:::1X",
+                            "scale_vec:::2X",
+                            "scale_vec:::4X",
+                            "block16",
+                            "block32",
+                        ],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group:::1", "cta_group:::2"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
+                    },
+                    Group {
+                        name: "collector_usage",
+                        optional: false,
+                        words: &["collector::buffer::op"],
+                    },
+                ],
+                min_ops: 7,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group:::1", "cta_group:::2"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
                     },
                     Group {
                         name: "ashift",
@@ -12285,12 +14480,12 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "cta_group",
                         optional: false,
-                        words: &["cta_group::1", "cta_group::2"],
+                        words: &["cta_group:::1", "cta_group:::2"],
                     },
                     Group {
                         name: "kind",
                         optional: false,
-                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                        words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
                     },
                     Group {
                         name: "ashift",
@@ -12321,7 +14516,54 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "cta_group",
                         optional: false,
-                        words: &["cta_group::1", "cta_group::2"],
+                        words: &["cta_group:::1", "cta_group:::2"],
+                    },
+                    Group {
+                        name: "kind",
+                        optional: false,
+                        words: &["kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"],
+                    },
+                    Group {
+                        name: "block_scale",
+                        optional: false,
+                        words: &["block_scale"],
+                    },
+                    Group {
+                        name: "scale_vectorsize",
+                        optional: true,
+                        words: &[
+                            "scale_vec::1X",
+                            "scale_vec::2X",
+                            "scale_vec::4X",
+                            "block16",
+                            "block32",
+                        ],
+                    },
+                    Group {
+                        name: "collector_usage",
+                        optional: false,
+                        words: &["collector::buffer::op"],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group:::1", "cta_group:::2"],
                     },
                     Group {
                         name: "kind",
@@ -12401,6 +14643,63 @@ pub static OPCODES: &[Opcode] = &[
                         optional: false,
                         words: &["kind::i8"],
                     },
+                ],
+                min_ops: 7,
+                max_ops: 7,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "kind::i8",
+                        optional: false,
+                        words: &["kind::i8"],
+                    },
+                    Group {
+                        name: "collector_usage",
+                        optional: false,
+                        words: &["collector::buffer::op"],
+                    },
+                ],
+                min_ops: 7,
+                max_ops: 7,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "cta_group",
+                        optional: false,
+                        words: &["cta_group::1", "cta_group::2"],
+                    },
+                    Group {
+                        name: "kind::i8",
+                        optional: false,
+                        words: &["kind::i8"],
+                    },
                     Group {
                         name: "ashift",
                         optional: false,
@@ -12476,7 +14775,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "collector_usage",
                         optional: true,
-                        words: &["collector::buffer::op"],
+                        words: &["collector_usage"],
                     },
                 ],
                 min_ops: 5,
@@ -12503,6 +14802,37 @@ pub static OPCODES: &[Opcode] = &[
                         name: "kind",
                         optional: false,
                         words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
+                    },
+                    Group {
+                        name: "collector_usage",
+                        optional: true,
+                        words: &["collector_usage"],
+                    },
+                ],
+                min_ops: 5,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "ws",
+                        optional: false,
+                        words: &["ws"],
+                    },
+                    Group {
+                        name: "cta_group::1",
+                        optional: false,
+                        words: &["cta_group::1"],
+                    },
+                    Group {
+                        name: "kind::i8",
+                        optional: false,
+                        words: &["kind::i8"],
                     },
                     Group {
                         name: "collector_usage",
@@ -12574,7 +14904,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "collector_usage",
                         optional: true,
-                        words: &["collector::buffer::op"],
+                        words: &["collector_usage"],
                     },
                 ],
                 min_ops: 6,
@@ -12606,6 +14936,42 @@ pub static OPCODES: &[Opcode] = &[
                         name: "kind",
                         optional: false,
                         words: &["kind::f16", "kind::tf32", "kind::f8f6f4"],
+                    },
+                    Group {
+                        name: "collector_usage",
+                        optional: true,
+                        words: &["collector_usage"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 7,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "ws",
+                        optional: false,
+                        words: &["ws"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "cta_group::1",
+                        optional: false,
+                        words: &["cta_group::1"],
+                    },
+                    Group {
+                        name: "kind::i8",
+                        optional: false,
+                        words: &["kind::i8"],
                     },
                     Group {
                         name: "collector_usage",
@@ -12656,7 +15022,7 @@ pub static OPCODES: &[Opcode] = &[
                 groups: &[Group {
                     name: "fence::before_thread_sync",
                     optional: false,
-                    words: &["*"],
+                    words: &["fence::before_thread_sync"],
                 }],
                 min_ops: 0,
                 max_ops: 0,
@@ -12665,7 +15031,7 @@ pub static OPCODES: &[Opcode] = &[
                 groups: &[Group {
                     name: "fence::after_thread_sync",
                     optional: false,
-                    words: &["*"],
+                    words: &["fence::after_thread_sync"],
                 }],
                 min_ops: 0,
                 max_ops: 0,
@@ -12713,7 +15079,7 @@ pub static OPCODES: &[Opcode] = &[
                     words: &["*"],
                 }],
                 min_ops: 0,
-                max_ops: 16,
+                max_ops: 0,
             },
         ],
     },
@@ -12936,10 +15302,10 @@ pub static OPCODES: &[Opcode] = &[
         name: "tex",
         sections: &["9.7.10.3"],
         since: (1, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 6,
         words: &[
-            "*", "1d", "2d", "2dms", "3d", "a1d", "a2d", "a2dms", "acube", "base", "cube", "f16",
+            "1d", "2d", "2dms", "3d", "a1d", "a2d", "a2dms", "acube", "base", "cube", "f16",
             "f16x2", "f32", "grad", "level", "s32", "u32", "v2", "v4",
         ],
         forms: &[
@@ -13253,25 +15619,16 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 4,
                 max_ops: 6,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
         name: "tld4",
         sections: &["9.7.10.4"],
         since: (2, 2),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 4,
         words: &[
-            "*", "2d", "a", "a2d", "acube", "b", "cube", "f32", "g", "r", "s32", "u32", "v4",
+            "2d", "a", "a2d", "acube", "b", "cube", "f32", "g", "r", "s32", "u32", "v4",
         ],
         forms: &[
             Form {
@@ -13336,15 +15693,6 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 2,
                 max_ops: 4,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
@@ -13360,10 +15708,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "txq",
         sections: &["9.7.10.5"],
         since: (1, 5),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 3,
         words: &[
-            "*",
             "addr_mode_0",
             "addr_mode_1",
             "addr_mode_2",
@@ -13450,15 +15797,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 2,
                 max_ops: 2,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -13589,9 +15927,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vabsdiff2",
         sections: &["9.7.18.2.1"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bse1", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bse1", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -13674,15 +16012,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -13690,9 +16019,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vabsdiff4",
         sections: &["9.7.18.2.3"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bsel", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bsel", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -13775,15 +16104,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -13914,9 +16234,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vadd2",
         sections: &["9.7.18.2.1"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bse1", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bse1", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -13999,15 +16319,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -14015,9 +16326,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vadd4",
         sections: &["9.7.18.2.3"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bsel", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bsel", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -14100,15 +16411,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -14116,9 +16418,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vavrg2",
         sections: &["9.7.18.2.1"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bse1", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bse1", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -14201,15 +16503,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -14217,9 +16510,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vavrg4",
         sections: &["9.7.18.2.3"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bsel", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bsel", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -14302,15 +16595,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -14538,9 +16822,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vmax2",
         sections: &["9.7.18.2.1"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bse1", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bse1", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -14623,15 +16907,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -14639,9 +16914,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vmax4",
         sections: &["9.7.18.2.3"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bsel", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bsel", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -14724,15 +16999,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -14863,9 +17129,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vmin2",
         sections: &["9.7.18.2.1"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bse1", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bse1", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -14948,15 +17214,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -14964,9 +17221,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vmin4",
         sections: &["9.7.18.2.3"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bsel", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bsel", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -15049,15 +17306,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -15259,10 +17507,10 @@ pub static OPCODES: &[Opcode] = &[
         name: "vset2",
         sections: &["9.7.18.2.2"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 4,
+        max_ops: 4,
         words: &[
-            "*", "add", "asel", "bse1", "eq", "ge", "gt", "le", "lt", "mask", "ne", "s32", "u32",
+            "add", "asel", "bse1", "eq", "ge", "gt", "le", "lt", "mask", "ne", "s32", "u32",
         ],
         forms: &[
             Form {
@@ -15341,15 +17589,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -15357,10 +17596,10 @@ pub static OPCODES: &[Opcode] = &[
         name: "vset4",
         sections: &["9.7.18.2.4"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 4,
+        max_ops: 4,
         words: &[
-            "*", "add", "ase1", "bse1", "eq", "ge", "gt", "le", "lt", "mask", "ne", "s32", "u32",
+            "add", "ase1", "bse1", "eq", "ge", "gt", "le", "lt", "mask", "ne", "s32", "u32",
         ],
         forms: &[
             Form {
@@ -15439,15 +17678,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -15858,9 +18088,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vsub2",
         sections: &["9.7.18.2.1"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bse1", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bse1", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -15943,15 +18173,6 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 4,
                 max_ops: 4,
-            },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
             },
         ],
     },
@@ -15959,9 +18180,9 @@ pub static OPCODES: &[Opcode] = &[
         name: "vsub4",
         sections: &["9.7.18.2.3"],
         since: (3, 0),
-        min_ops: 0,
-        max_ops: 16,
-        words: &["*", "add", "asel", "bsel", "mask", "s32", "sat", "u32"],
+        min_ops: 4,
+        max_ops: 4,
+        words: &["add", "asel", "bsel", "mask", "s32", "sat", "u32"],
         forms: &[
             Form {
                 groups: &[
@@ -16045,63 +18266,186 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 4,
                 max_ops: 4,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
         name: "wgmma",
-        sections: &["9.7.15.5.2", "9.7.15.6.3", "9.7.15.7.3"],
+        sections: &[
+            "9.7.15.5.2",
+            "9.7.15.6.3",
+            "9.7.15.7.1",
+            "9.7.15.7.2",
+            "9.7.15.7.3",
+        ],
         since: (8, 0),
         min_ops: 0,
-        max_ops: 16,
+        max_ops: 10,
         words: &[
-            "*",
             "aligned",
+            "and",
+            "b1",
+            "bf16",
+            "commit_group",
+            "e4m3",
+            "e5m2",
             "f16",
             "f32",
+            "fence",
             "m64n104k16",
+            "m64n104k32",
+            "m64n104k64",
+            "m64n104k8",
             "m64n112k16",
+            "m64n112k256",
+            "m64n112k32",
+            "m64n112k64",
+            "m64n112k8",
             "m64n120k16",
+            "m64n120k32",
+            "m64n120k64",
+            "m64n120k8",
             "m64n128k16",
+            "m64n128k256",
+            "m64n128k32",
+            "m64n128k64",
+            "m64n128k8",
             "m64n136k16",
+            "m64n136k32",
+            "m64n136k64",
+            "m64n136k8",
             "m64n144k16",
+            "m64n144k256",
+            "m64n144k32",
+            "m64n144k64",
+            "m64n144k8",
             "m64n152k16",
+            "m64n152k32",
+            "m64n152k64",
+            "m64n152k8",
             "m64n160k16",
+            "m64n160k256",
+            "m64n160k32",
+            "m64n160k64",
+            "m64n160k8",
             "m64n168k16",
+            "m64n168k32",
+            "m64n168k64",
+            "m64n168k8",
             "m64n16k16",
+            "m64n16k256",
+            "m64n16k32",
+            "m64n16k64",
+            "m64n16k8",
             "m64n176k16",
+            "m64n176k256",
+            "m64n176k32",
+            "m64n176k64",
+            "m64n176k8",
             "m64n184k16",
+            "m64n184k32",
+            "m64n184k64",
+            "m64n184k8",
             "m64n192k16",
+            "m64n192k256",
+            "m64n192k32",
+            "m64n192k64",
+            "m64n192k8",
             "m64n200k16",
+            "m64n200k32",
+            "m64n200k64",
+            "m64n200k8",
             "m64n208k16",
+            "m64n208k256",
+            "m64n208k32",
+            "m64n208k64",
+            "m64n208k8",
             "m64n216k16",
+            "m64n216k32",
+            "m64n216k64",
+            "m64n216k8",
             "m64n224k16",
+            "m64n224k256",
+            "m64n224k32",
+            "m64n224k64",
+            "m64n224k8",
             "m64n232k16",
+            "m64n232k32",
+            "m64n232k64",
+            "m64n232k8",
             "m64n240k16",
+            "m64n240k256",
+            "m64n240k32",
+            "m64n240k64",
+            "m64n240k8",
             "m64n248k16",
+            "m64n248k32",
+            "m64n248k64",
+            "m64n248k8",
             "m64n24k16",
+            "m64n24k256",
+            "m64n24k32",
+            "m64n24k64",
+            "m64n24k8",
             "m64n256k16",
+            "m64n256k256",
+            "m64n256k32",
+            "m64n256k64",
+            "m64n256k8",
             "m64n32k16",
+            "m64n32k256",
+            "m64n32k32",
+            "m64n32k64",
+            "m64n32k8",
             "m64n40k16",
+            "m64n40k32",
+            "m64n40k64",
+            "m64n40k8",
             "m64n48k16",
+            "m64n48k256",
+            "m64n48k32",
+            "m64n48k64",
+            "m64n48k8",
             "m64n56k16",
+            "m64n56k32",
+            "m64n56k64",
+            "m64n56k8",
             "m64n64k16",
+            "m64n64k256",
+            "m64n64k32",
+            "m64n64k64",
+            "m64n64k8",
             "m64n72k16",
+            "m64n72k32",
+            "m64n72k64",
+            "m64n72k8",
             "m64n80k16",
+            "m64n80k256",
+            "m64n80k32",
+            "m64n80k64",
+            "m64n80k8",
             "m64n88k16",
+            "m64n88k32",
+            "m64n88k64",
+            "m64n88k8",
             "m64n8k16",
+            "m64n8k256",
+            "m64n8k32",
+            "m64n8k64",
+            "m64n8k8",
             "m64n96k16",
+            "m64n96k256",
+            "m64n96k32",
+            "m64n96k64",
+            "m64n96k8",
             "mma_async",
+            "popc",
+            "s32",
+            "s8",
+            "satfinite",
             "sp",
             "sync",
+            "tf32",
+            "u8",
             "wait_group",
         ],
         forms: &[
@@ -16261,6 +18605,642 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["mma_async"],
                     },
                     Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k16",
+                            "m64n16k16",
+                            "m64n24k16",
+                            "m64n32k16",
+                            "m64n40k16",
+                            "m64n48k16",
+                            "m64n56k16",
+                            "m64n64k16",
+                            "m64n72k16",
+                            "m64n80k16",
+                            "m64n88k16",
+                            "m64n96k16",
+                            "m64n104k16",
+                            "m64n112k16",
+                            "m64n120k16",
+                            "m64n128k16",
+                            "m64n136k16",
+                            "m64n144k16",
+                            "m64n152k16",
+                            "m64n160k16",
+                            "m64n168k16",
+                            "m64n176k16",
+                            "m64n184k16",
+                            "m64n192k16",
+                            "m64n200k16",
+                            "m64n208k16",
+                            "m64n216k16",
+                            "m64n224k16",
+                            "m64n232k16",
+                            "m64n240k16",
+                            "m64n248k16",
+                            "m64n256k16",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                ],
+                min_ops: 7,
+                max_ops: 7,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k8",
+                            "m64n16k8",
+                            "m64n24k8",
+                            "m64n32k8",
+                            "m64n40k8",
+                            "m64n48k8",
+                            "m64n56k8",
+                            "m64n64k8",
+                            "m64n72k8",
+                            "m64n80k8",
+                            "m64n88k8",
+                            "m64n96k8",
+                            "m64n104k8",
+                            "m64n112k8",
+                            "m64n120k8",
+                            "m64n128k8",
+                            "m64n136k8",
+                            "m64n144k8",
+                            "m64n152k8",
+                            "m64n160k8",
+                            "m64n168k8",
+                            "m64n176k8",
+                            "m64n184k8",
+                            "m64n192k8",
+                            "m64n200k8",
+                            "m64n208k8",
+                            "m64n216k8",
+                            "m64n224k8",
+                            "m64n232k8",
+                            "m64n240k8",
+                            "m64n248k8",
+                            "m64n256k8",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k8",
+                            "m64n16k8",
+                            "m64n24k8",
+                            "m64n32k8",
+                            "m64n40k8",
+                            "m64n48k8",
+                            "m64n56k8",
+                            "m64n64k8",
+                            "m64n72k8",
+                            "m64n80k8",
+                            "m64n88k8",
+                            "m64n96k8",
+                            "m64n104k8",
+                            "m64n112k8",
+                            "m64n120k8",
+                            "m64n128k8",
+                            "m64n136k8",
+                            "m64n144k8",
+                            "m64n152k8",
+                            "m64n160k8",
+                            "m64n168k8",
+                            "m64n176k8",
+                            "m64n184k8",
+                            "m64n192k8",
+                            "m64n200k8",
+                            "m64n208k8",
+                            "m64n216k8",
+                            "m64n224k8",
+                            "m64n232k8",
+                            "m64n240k8",
+                            "m64n248k8",
+                            "m64n256k8",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k32",
+                            "m64n16k32",
+                            "m64n24k32",
+                            "m64n32k32",
+                            "m64n40k32",
+                            "m64n48k32",
+                            "m64n56k32",
+                            "m64n64k32",
+                            "m64n72k32",
+                            "m64n80k32",
+                            "m64n88k32",
+                            "m64n96k32",
+                            "m64n104k32",
+                            "m64n112k32",
+                            "m64n120k32",
+                            "m64n128k32",
+                            "m64n136k32",
+                            "m64n144k32",
+                            "m64n152k32",
+                            "m64n160k32",
+                            "m64n168k32",
+                            "m64n176k32",
+                            "m64n184k32",
+                            "m64n192k32",
+                            "m64n200k32",
+                            "m64n208k32",
+                            "m64n216k32",
+                            "m64n224k32",
+                            "m64n232k32",
+                            "m64n240k32",
+                            "m64n248k32",
+                            "m64n256k32",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k32",
+                            "m64n16k32",
+                            "m64n24k32",
+                            "m64n32k32",
+                            "m64n40k32",
+                            "m64n48k32",
+                            "m64n56k32",
+                            "m64n64k32",
+                            "m64n72k32",
+                            "m64n80k32",
+                            "m64n88k32",
+                            "m64n96k32",
+                            "m64n104k32",
+                            "m64n112k32",
+                            "m64n120k32",
+                            "m64n128k32",
+                            "m64n136k32",
+                            "m64n144k32",
+                            "m64n152k32",
+                            "m64n160k32",
+                            "m64n168k32",
+                            "m64n176k32",
+                            "m64n184k32",
+                            "m64n192k32",
+                            "m64n200k32",
+                            "m64n208k32",
+                            "m64n216k32",
+                            "m64n224k32",
+                            "m64n232k32",
+                            "m64n240k32",
+                            "m64n248k32",
+                            "m64n256k32",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k32",
+                            "m64n16k32",
+                            "m64n24k32",
+                            "m64n32k32",
+                            "m64n48k32",
+                            "m64n64k32",
+                            "m64n80k32",
+                            "m64n96k32",
+                            "m64n112k32",
+                            "m64n128k32",
+                            "m64n144k32",
+                            "m64n160k32",
+                            "m64n176k32",
+                            "m64n192k32",
+                            "m64n208k32",
+                            "m64n224k32",
+                        ],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k32",
+                            "m64n16k32",
+                            "m64n24k32",
+                            "m64n32k32",
+                            "m64n48k32",
+                            "m64n64k32",
+                            "m64n80k32",
+                            "m64n96k32",
+                            "m64n112k32",
+                            "m64n128k32",
+                            "m64n144k32",
+                            "m64n160k32",
+                            "m64n176k32",
+                            "m64n192k32",
+                            "m64n208k32",
+                            "m64n224k32",
+                        ],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k256",
+                            "m64n16k256",
+                            "m64n24k256",
+                            "m64n32k256",
+                            "m64n48k256",
+                            "m64n64k256",
+                            "m64n80k256",
+                            "m64n96k256",
+                            "m64n112k256",
+                            "m64n128k256",
+                            "m64n144k256",
+                            "m64n160k256",
+                            "m64n176k256",
+                            "m64n192k256",
+                            "m64n208k256",
+                            "m64n224k256",
+                            "m64n240k256",
+                            "m64n256k256",
+                        ],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "b1",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                    Group {
+                        name: "b1",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                    Group {
+                        name: "op",
+                        optional: false,
+                        words: &["and"],
+                    },
+                    Group {
+                        name: "popc",
+                        optional: false,
+                        words: &["popc"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k256",
+                            "m64n16k256",
+                            "m64n24k256",
+                            "m64n32k256",
+                            "m64n48k256",
+                            "m64n64k256",
+                            "m64n80k256",
+                            "m64n96k256",
+                            "m64n112k256",
+                            "m64n128k256",
+                            "m64n144k256",
+                            "m64n160k256",
+                            "m64n176k256",
+                            "m64n192k256",
+                            "m64n208k256",
+                            "m64n224k256",
+                            "m64n240k256",
+                            "m64n256k256",
+                        ],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "b1",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                    Group {
+                        name: "b1",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                    Group {
+                        name: "op",
+                        optional: false,
+                        words: &["and"],
+                    },
+                    Group {
+                        name: "popc",
+                        optional: false,
+                        words: &["popc"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
                         name: "sp",
                         optional: false,
                         words: &["sp"],
@@ -16278,12 +19258,31 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shape",
                         optional: false,
-                        words: &["*"],
+                        words: &[
+                            "m64n8k64",
+                            "m64n16k64",
+                            "m64n24k64",
+                            "m64n32k64",
+                            "m64n48k64",
+                            "m64n64k64",
+                            "m64n80k64",
+                            "m64n96k64",
+                            "m64n112k64",
+                            "m64n128k64",
+                            "m64n144k64",
+                            "m64n160k64",
+                            "m64n176k64",
+                            "m64n192k64",
+                            "m64n208k64",
+                            "m64n224k64",
+                            "m64n240k64",
+                            "m64n256k64",
+                        ],
                     },
                     Group {
                         name: "dtype",
                         optional: false,
-                        words: &["*"],
+                        words: &["f16", "f32"],
                     },
                     Group {
                         name: "f16",
@@ -16298,6 +19297,741 @@ pub static OPCODES: &[Opcode] = &[
                 ],
                 min_ops: 10,
                 max_ops: 10,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k64",
+                            "m64n16k64",
+                            "m64n24k64",
+                            "m64n32k64",
+                            "m64n48k64",
+                            "m64n64k64",
+                            "m64n80k64",
+                            "m64n96k64",
+                            "m64n112k64",
+                            "m64n128k64",
+                            "m64n144k64",
+                            "m64n160k64",
+                            "m64n176k64",
+                            "m64n192k64",
+                            "m64n208k64",
+                            "m64n224k64",
+                            "m64n240k64",
+                            "m64n256k64",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                    Group {
+                        name: "f16",
+                        optional: false,
+                        words: &["f16"],
+                    },
+                    Group {
+                        name: "f16",
+                        optional: false,
+                        words: &["f16"],
+                    },
+                ],
+                min_ops: 9,
+                max_ops: 9,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k32",
+                            "m64n16k32",
+                            "m64n24k32",
+                            "m64n32k32",
+                            "m64n40k32",
+                            "m64n48k32",
+                            "m64n56k32",
+                            "m64n64k32",
+                            "m64n72k32",
+                            "m64n80k32",
+                            "m64n88k32",
+                            "m64n96k32",
+                            "m64n104k32",
+                            "m64n112k32",
+                            "m64n120k32",
+                            "m64n128k32",
+                            "m64n136k32",
+                            "m64n144k32",
+                            "m64n152k32",
+                            "m64n160k32",
+                            "m64n168k32",
+                            "m64n176k32",
+                            "m64n184k32",
+                            "m64n192k32",
+                            "m64n200k32",
+                            "m64n208k32",
+                            "m64n216k32",
+                            "m64n224k32",
+                            "m64n232k32",
+                            "m64n240k32",
+                            "m64n248k32",
+                            "m64n256k32",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f16", "f32"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                ],
+                min_ops: 10,
+                max_ops: 10,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k32",
+                            "m64n16k32",
+                            "m64n24k32",
+                            "m64n32k32",
+                            "m64n40k32",
+                            "m64n48k32",
+                            "m64n56k32",
+                            "m64n64k32",
+                            "m64n72k32",
+                            "m64n80k32",
+                            "m64n88k32",
+                            "m64n96k32",
+                            "m64n104k32",
+                            "m64n112k32",
+                            "m64n120k32",
+                            "m64n128k32",
+                            "m64n136k32",
+                            "m64n144k32",
+                            "m64n152k32",
+                            "m64n160k32",
+                            "m64n168k32",
+                            "m64n176k32",
+                            "m64n184k32",
+                            "m64n192k32",
+                            "m64n200k32",
+                            "m64n208k32",
+                            "m64n216k32",
+                            "m64n224k32",
+                            "m64n232k32",
+                            "m64n240k32",
+                            "m64n248k32",
+                            "m64n256k32",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "bf16",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                ],
+                min_ops: 9,
+                max_ops: 9,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k32",
+                            "m64n16k32",
+                            "m64n24k32",
+                            "m64n32k32",
+                            "m64n40k32",
+                            "m64n48k32",
+                            "m64n56k32",
+                            "m64n64k32",
+                            "m64n72k32",
+                            "m64n80k32",
+                            "m64n88k32",
+                            "m64n96k32",
+                            "m64n104k32",
+                            "m64n112k32",
+                            "m64n120k32",
+                            "m64n128k32",
+                            "m64n136k32",
+                            "m64n144k32",
+                            "m64n152k32",
+                            "m64n160k32",
+                            "m64n168k32",
+                            "m64n176k32",
+                            "m64n184k32",
+                            "m64n192k32",
+                            "m64n200k32",
+                            "m64n208k32",
+                            "m64n216k32",
+                            "m64n224k32",
+                            "m64n232k32",
+                            "m64n240k32",
+                            "m64n248k32",
+                            "m64n256k32",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k32",
+                            "m64n16k32",
+                            "m64n24k32",
+                            "m64n32k32",
+                            "m64n40k32",
+                            "m64n48k32",
+                            "m64n56k32",
+                            "m64n64k32",
+                            "m64n72k32",
+                            "m64n80k32",
+                            "m64n88k32",
+                            "m64n96k32",
+                            "m64n104k32",
+                            "m64n112k32",
+                            "m64n120k32",
+                            "m64n128k32",
+                            "m64n136k32",
+                            "m64n144k32",
+                            "m64n152k32",
+                            "m64n160k32",
+                            "m64n168k32",
+                            "m64n176k32",
+                            "m64n184k32",
+                            "m64n192k32",
+                            "m64n200k32",
+                            "m64n208k32",
+                            "m64n216k32",
+                            "m64n224k32",
+                            "m64n232k32",
+                            "m64n240k32",
+                            "m64n248k32",
+                            "m64n256k32",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "tf32",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k16",
+                            "m64n16k16",
+                            "m64n24k16",
+                            "m64n32k16",
+                            "m64n40k16",
+                            "m64n48k16",
+                            "m64n56k16",
+                            "m64n64k16",
+                            "m64n72k16",
+                            "m64n80k16",
+                            "m64n88k16",
+                            "m64n96k16",
+                            "m64n104k16",
+                            "m64n112k16",
+                            "m64n120k16",
+                            "m64n128k16",
+                            "m64n136k16",
+                            "m64n144k16",
+                            "m64n152k16",
+                            "m64n160k16",
+                            "m64n168k16",
+                            "m64n176k16",
+                            "m64n184k16",
+                            "m64n192k16",
+                            "m64n200k16",
+                            "m64n208k16",
+                            "m64n216k16",
+                            "m64n224k16",
+                            "m64n232k16",
+                            "m64n240k16",
+                            "m64n248k16",
+                            "m64n256k16",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k16",
+                            "m64n16k16",
+                            "m64n24k16",
+                            "m64n32k16",
+                            "m64n40k16",
+                            "m64n48k16",
+                            "m64n56k16",
+                            "m64n64k16",
+                            "m64n72k16",
+                            "m64n80k16",
+                            "m64n88k16",
+                            "m64n96k16",
+                            "m64n104k16",
+                            "m64n112k16",
+                            "m64n120k16",
+                            "m64n128k16",
+                            "m64n136k16",
+                            "m64n144k16",
+                            "m64n152k16",
+                            "m64n160k16",
+                            "m64n168k16",
+                            "m64n176k16",
+                            "m64n184k16",
+                            "m64n192k16",
+                            "m64n200k16",
+                            "m64n208k16",
+                            "m64n216k16",
+                            "m64n224k16",
+                            "m64n232k16",
+                            "m64n240k16",
+                            "m64n248k16",
+                            "m64n256k16",
+                        ],
+                    },
+                    Group {
+                        name: "dtype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                ],
+                min_ops: 8,
+                max_ops: 8,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k64",
+                            "m64n16k64",
+                            "m64n24k64",
+                            "m64n32k64",
+                            "m64n40k64",
+                            "m64n48k64",
+                            "m64n56k64",
+                            "m64n64k64",
+                            "m64n72k64",
+                            "m64n80k64",
+                            "m64n88k64",
+                            "m64n96k64",
+                            "m64n104k64",
+                            "m64n112k64",
+                            "m64n120k64",
+                            "m64n128k64",
+                            "m64n136k64",
+                            "m64n144k64",
+                            "m64n152k64",
+                            "m64n160k64",
+                            "m64n168k64",
+                            "m64n176k64",
+                            "m64n184k64",
+                            "m64n192k64",
+                            "m64n200k64",
+                            "m64n208k64",
+                            "m64n216k64",
+                            "m64n224k64",
+                            "m64n232k64",
+                            "m64n240k64",
+                            "m64n248k64",
+                            "m64n256k64",
+                        ],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["e4m3", "e5m2"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma_async",
+                        optional: false,
+                        words: &["mma_async"],
+                    },
+                    Group {
+                        name: "sp",
+                        optional: false,
+                        words: &["sp"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &[
+                            "m64n8k64",
+                            "m64n16k64",
+                            "m64n24k64",
+                            "m64n32k64",
+                            "m64n48k64",
+                            "m64n64k64",
+                            "m64n80k64",
+                            "m64n96k64",
+                            "m64n112k64",
+                            "m64n128k64",
+                            "m64n144k64",
+                            "m64n160k64",
+                            "m64n176k64",
+                            "m64n192k64",
+                            "m64n208k64",
+                            "m64n224k64",
+                            "m64n240k64",
+                            "m64n256k64",
+                        ],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["s8", "u8"],
+                    },
+                ],
+                min_ops: 6,
+                max_ops: 6,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "fence",
+                        optional: false,
+                        words: &["fence"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                ],
+                min_ops: 0,
+                max_ops: 0,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "commit_group",
+                        optional: false,
+                        words: &["commit_group"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                ],
+                min_ops: 0,
+                max_ops: 0,
             },
             Form {
                 groups: &[
@@ -16320,58 +20054,55 @@ pub static OPCODES: &[Opcode] = &[
                 min_ops: 1,
                 max_ops: 1,
             },
-            Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
-            },
         ],
     },
     Opcode {
         name: "wmma",
-        sections: &[
-            "9.7.14.4.3",
-            "9.7.14.4.4",
-            "9.7.14.4.5",
-            "9.7.15.7.1",
-            "9.7.15.7.2",
-        ],
+        sections: &["9.7.14.4.3", "9.7.14.4.4", "9.7.14.4.5"],
         since: (6, 0),
-        min_ops: 0,
-        max_ops: 16,
+        min_ops: 2,
+        max_ops: 4,
         words: &[
-            "*",
             "a",
             "aligned",
+            "and",
             "b",
+            "b1",
+            "bf16",
             "c",
             "col",
-            "commit_group",
             "d",
             "f16",
             "f32",
             "f64",
-            "fence",
             "global",
             "load",
             "m16n16k16",
+            "m16n16k8",
             "m32n8k16",
             "m8n32k16",
+            "m8n8k128",
+            "m8n8k32",
             "m8n8k4",
             "mma",
+            "popc",
+            "rm",
+            "rn",
             "row",
+            "rp",
+            "rz",
             "s32",
+            "s4",
             "s8",
             "satfinite",
             "shared",
             "shared::cta",
             "store",
             "sync",
+            "tf32",
+            "u4",
             "u8",
+            "xor",
         ],
         forms: &[
             Form {
@@ -16515,14 +20246,290 @@ pub static OPCODES: &[Opcode] = &[
             Form {
                 groups: &[
                     Group {
-                        name: "store",
+                        name: "load",
                         optional: false,
-                        words: &["store"],
+                        words: &["load"],
                     },
                     Group {
-                        name: "d",
+                        name: "a",
                         optional: false,
-                        words: &["d"],
+                        words: &["a"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k16", "m8n32k16", "m32n8k16"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "b",
+                        optional: false,
+                        words: &["b"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k16", "m8n32k16", "m32n8k16"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "c",
+                        optional: false,
+                        words: &["c"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k16", "m8n32k16", "m32n8k16"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "a",
+                        optional: false,
+                        words: &["a"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k8"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "b",
+                        optional: false,
+                        words: &["b"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k8"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "c",
+                        optional: false,
+                        words: &["c"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k8"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "a",
+                        optional: false,
+                        words: &["a"],
                     },
                     Group {
                         name: "sync",
@@ -16550,9 +20557,377 @@ pub static OPCODES: &[Opcode] = &[
                         words: &["global", "shared", "shared::cta"],
                     },
                     Group {
-                        name: "type",
+                        name: "atype",
                         optional: false,
                         words: &["f64"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "b",
+                        optional: false,
+                        words: &["b"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k4"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "c",
+                        optional: false,
+                        words: &["c"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k4"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "a",
+                        optional: false,
+                        words: &["a"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k32"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["s4", "u4"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "b",
+                        optional: false,
+                        words: &["b"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k32"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["s4", "u4"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "c",
+                        optional: false,
+                        words: &["c"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k32"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "a",
+                        optional: false,
+                        words: &["a"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k128"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "b",
+                        optional: false,
+                        words: &["b"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k128"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "load",
+                        optional: false,
+                        words: &["load"],
+                    },
+                    Group {
+                        name: "c",
+                        optional: false,
+                        words: &["c"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k128"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "ctype",
+                        optional: false,
+                        words: &["s32"],
                     },
                 ],
                 min_ops: 2,
@@ -16588,7 +20963,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shape",
                         optional: false,
-                        words: &["m8n8k4"],
+                        words: &["m16n16k16", "m8n32k16", "m32n8k16"],
                     },
                     Group {
                         name: "ss",
@@ -16598,7 +20973,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["f64"],
+                        words: &["f16", "f32", "s32"],
                     },
                 ],
                 min_ops: 2,
@@ -16634,7 +21009,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shape",
                         optional: false,
-                        words: &["m8n8k4"],
+                        words: &["m8n8k32", "m8n8k128"],
                     },
                     Group {
                         name: "ss",
@@ -16644,7 +21019,53 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "type",
                         optional: false,
-                        words: &["f64"],
+                        words: &["s32"],
+                    },
+                ],
+                min_ops: 2,
+                max_ops: 3,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "store",
+                        optional: false,
+                        words: &["store"],
+                    },
+                    Group {
+                        name: "d",
+                        optional: false,
+                        words: &["d"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "layout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k8"],
+                    },
+                    Group {
+                        name: "ss",
+                        optional: true,
+                        words: &["global", "shared", "shared::cta"],
+                    },
+                    Group {
+                        name: "type",
+                        optional: false,
+                        words: &["f32"],
                     },
                 ],
                 min_ops: 2,
@@ -16806,9 +21227,9 @@ pub static OPCODES: &[Opcode] = &[
             Form {
                 groups: &[
                     Group {
-                        name: "fence",
+                        name: "mma",
                         optional: false,
-                        words: &["fence"],
+                        words: &["mma"],
                     },
                     Group {
                         name: "sync",
@@ -16820,16 +21241,51 @@ pub static OPCODES: &[Opcode] = &[
                         optional: false,
                         words: &["aligned"],
                     },
+                    Group {
+                        name: "alayout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "blayout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k16", "m8n32k16", "m32n8k16"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["bf16"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
                 ],
-                min_ops: 0,
-                max_ops: 0,
+                min_ops: 4,
+                max_ops: 4,
             },
             Form {
                 groups: &[
                     Group {
-                        name: "commit_group",
+                        name: "mma",
                         optional: false,
-                        words: &["commit_group"],
+                        words: &["mma"],
                     },
                     Group {
                         name: "sync",
@@ -16841,18 +21297,232 @@ pub static OPCODES: &[Opcode] = &[
                         optional: false,
                         words: &["aligned"],
                     },
+                    Group {
+                        name: "alayout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "blayout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m16n16k8"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["tf32"],
+                    },
+                    Group {
+                        name: "f32",
+                        optional: false,
+                        words: &["f32"],
+                    },
                 ],
-                min_ops: 0,
-                max_ops: 0,
+                min_ops: 4,
+                max_ops: 4,
             },
             Form {
-                groups: &[Group {
-                    name: "*",
-                    optional: true,
-                    words: &["*"],
-                }],
-                min_ops: 0,
-                max_ops: 16,
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "alayout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "blayout",
+                        optional: false,
+                        words: &["row", "col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k4"],
+                    },
+                    Group {
+                        name: "rnd",
+                        optional: true,
+                        words: &["rn", "rz", "rm", "rp"],
+                    },
+                    Group {
+                        name: "f64",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                    Group {
+                        name: "f64",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                    Group {
+                        name: "f64",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                    Group {
+                        name: "f64",
+                        optional: false,
+                        words: &["f64"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k32"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["s4", "u4"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["s4", "u4"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "satfinite",
+                        optional: true,
+                        words: &["satfinite"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
+            },
+            Form {
+                groups: &[
+                    Group {
+                        name: "mma",
+                        optional: false,
+                        words: &["mma"],
+                    },
+                    Group {
+                        name: "op",
+                        optional: false,
+                        words: &["xor", "and"],
+                    },
+                    Group {
+                        name: "popc",
+                        optional: false,
+                        words: &["popc"],
+                    },
+                    Group {
+                        name: "sync",
+                        optional: false,
+                        words: &["sync"],
+                    },
+                    Group {
+                        name: "aligned",
+                        optional: false,
+                        words: &["aligned"],
+                    },
+                    Group {
+                        name: "row",
+                        optional: false,
+                        words: &["row"],
+                    },
+                    Group {
+                        name: "col",
+                        optional: false,
+                        words: &["col"],
+                    },
+                    Group {
+                        name: "shape",
+                        optional: false,
+                        words: &["m8n8k128"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                    Group {
+                        name: "atype",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                    Group {
+                        name: "btype",
+                        optional: false,
+                        words: &["b1"],
+                    },
+                    Group {
+                        name: "s32",
+                        optional: false,
+                        words: &["s32"],
+                    },
+                ],
+                min_ops: 4,
+                max_ops: 4,
             },
         ],
     },

@@ -164,7 +164,8 @@ fn two_dimensional_clusters_registers_and_ranks() {
     mov.u32 %r17, %nclusterid.y;
     mov.u32 %r18, %cluster_nctaid.x;
     mov.u32 %r19, %cluster_nctaid.y;
-    mov.u32 %r20, %is_explicit_cluster;
+    mov.pred %p3, %is_explicit_cluster;   // a .pred register (ISA 10.11; ptxas refuses mov.u32)
+    selp.u32 %r20, 1, 0, %p3;
     st.global.v4.u32 [%rd1], {%r10, %r11, %r12, %r13};
     st.global.v4.u32 [%rd1+16], {%r14, %r15, %r16, %r17};
     st.global.v2.u32 [%rd1+32], {%r18, %r19};
@@ -479,8 +480,7 @@ fn cluster_errors_and_required_shape() {
 fn explicit_cluster_register() {
     let body = ".reg .pred %p1;\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n\
                 ld.param.u64 %rd1, [out];\nmov.pred %p1, %is_explicit_cluster;\n\
-                selp.u32 %r1, 1, 0, %p1;\nmov.u32 %r2, %is_explicit_cluster;\n\
-                st.global.v2.u32 [%rd1], {%r1, %r2};\nret;";
+                selp.u32 %r1, 1, 0, %p1;\nst.global.v2.u32 [%rd1], {%r1, %r1};\nret;";
     let k = load(body);
     let implicit = cfg([2, 1, 1], 32, [1, 1, 1]);
     let out = run(&k, &implicit, 2, false).unwrap_or_else(|e| panic!("{e}"));

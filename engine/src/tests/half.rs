@@ -555,7 +555,7 @@ fn packed_halves_divergent_lanes_and_data_movement() {
     mov.b32 %s1, {{%h2, %h1}};             // (hi lane, lo 1)
     mov.b32 %s2, {{%h1, %h2}};             // (hi 1, lo lane)
     @%p1 add.f16x2 %s0, %s1, %s2;          // (lane + 1, 1 + lane)
-    mov.f16x2 %s3, %s0;
+    mov.b32 %s3, %s0;                      // raw bits: ptxas has no mov.f16x2
     st.global.b32 [%rd1], %s3;
     "#
     );

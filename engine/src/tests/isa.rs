@@ -392,8 +392,10 @@ fn printf_fifo_drops_output_past_its_size() {
 
 #[test]
 fn half_precision_arithmetic_compare_and_cvt() {
+    // .b16, not .f16: the halves are also read as .u16 (`cvt.u32.u16`), which ptxas refuses
+    // from an .f16 register (ISA 9.4.1: floating-point operands never relax to integer types).
     let body = r#"
-    .reg .f16 %x<8>;
+    .reg .b16 %x<8>;
     mov.b16 %x1, 0x3c00;                 // 1
     mov.b16 %x2, 0x1000;                 // 2^-11: 1 + 2^-11 is halfway between 1 and 0x3c01
     add.f16 %x3, %x1, %x2;               // ties to even: 0x3c00

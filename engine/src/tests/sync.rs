@@ -515,7 +515,8 @@ fn vector_atomic_forms_rejected_at_load() {
         "atom.shared.v2.f32.add {%f1, %f2}, [%r1], {%f1, %f2};",
         "atom.global.v2.f32.min {%f1, %f2}, [%rs], {%f1, %f2};",
         "red.global.v8.f16x2.add.noftz [%rs], {%r1, %r1, %r1, %r1, %r1, %r1, %r1, %r1};",
-        "red.global.v2.f16.add [%rs], {%r1, %r1};",
+        // 16-bit elements: ptxas rejects .b32 registers for .f16 (ISA 9.4).
+        "{ .reg .b16 %h; red.global.v2.f16.add [%rs], {%h, %h}; }",
     ] {
         let src = kernel(inst);
         let e = Module::load(&src, "r.ptx").unwrap_err();

@@ -1,0 +1,652 @@
+//! Operand type checking (PTX ISA 9.4 and 9.4.1): every register operand's declared type must
+//! agree with the type the instruction gives that operand, and every literal must be one the
+//! operand's type admits. One pass over a function body, before anything is lowered, so that a
+//! mismatch is reported at load (as the real driver's ptxas reports it at `cuModuleLoad`)
+//! whether or not the executor runs the instruction.
+//!
+//! The rules, as the ISA states them and ptxas applies them (each verified with ptxas 13.5; the
+//! cases are in `engine/tests/operand_types.rs`):
+//! - Table 26 (9.4): a bit-size instruction type agrees with any register of its size; a signed
+//!   or unsigned integer type with bit-size and integer registers of its size (and `.f16x2`
+//!   ones, which ptxas treats as 32 raw bits there); a floating-point type only with its own
+//!   type or a bit-size register of its size. Predicates agree only with predicates.
+//! - 9.4.1 (Tables 27 and 28): the data operands of `ld`, `ldu`, `st` and `cvt` may be wider
+//!   than the instruction type ("chopped" sources, zero/sign-extended destinations), except
+//!   that a floating-point operand must still match a floating-point type exactly.
+//! - Literals: an integer literal is no floating-point operand (`add.f32 d, a, 1` is rejected);
+//!   a floating-point literal is no integer operand, and a raw-bits use needs the literal's own
+//!   width (`0f` for `.b32`, `0d` or decimal for `.b64`).
+//!
+//! - Special registers (chapter 10) have their own types: `mov.u64 %rd, %tid.x` is rejected
+//!   (`%tid` is .u32, which ptxas also reads into 16 bits), `mov.u32 %r, %clock64` too.
+//!
+//! Operands whose type the ISA defines independently of the instruction type (shift amounts,
+//! bit-field positions, the predicates of `selp` and `setp`, the member masks of warp
+//! collectives) are given explicitly per opcode. Instructions with a type word this module does
+//! not model (packed integers, fp8, tf32, ...), and opcodes it has no signature for, are not
+//! checked here: what is rejected is certainly invalid, never the other way round.
+
+use crate::ptx::ast::{Function, Instruction, Operand as O, Pos, Space, Statement, VarDecl};
+use std::collections::HashMap;
+
+/// A rejected operand: the instruction's position and the message.
+type R<T> = Result<T, (Pos, String)>;
+
+fn invalid<T>(pos: Pos, m: String) -> R<T> {
+    Err((pos, m))
+}
+
+/// The kind of a type: bit-size, signed, unsigned, floating point, and the packed half types
+/// whose agreement rules differ from the scalar ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum K {
+    B,
+    S,
+    U,
+    F,
+    /// `.f16x2`
+    H2,
+    /// `.bf16`
+    Bf,
+    /// `.bf16x2`
+    Bf2,
+    Pred,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ty {
+    k: K,
+    bits: u16,
+}
+
+impl Ty {
+    const fn new(k: K, bits: u16) -> Ty {
+        Ty { k, bits }
+    }
+    const U32: Ty = Ty::new(K::U, 32);
+    const B32: Ty = Ty::new(K::B, 32);
+    const PRED: Ty = Ty::new(K::Pred, 1);
+
+    fn name(self) -> String {
+        match self.k {
+            K::B => format!(".b{}", self.bits),
+            K::S => format!(".s{}", self.bits),
+            K::U => format!(".u{}", self.bits),
+            K::F => format!(".f{}", self.bits),
+            K::H2 => ".f16x2".into(),
+            K::Bf => ".bf16".into(),
+            K::Bf2 => ".bf16x2".into(),
+            K::Pred => ".pred".into(),
+        }
+    }
+
+    fn wide(self) -> Ty {
+        Ty::new(self.k, self.bits * 2)
+    }
+}
+
+/// A type word: `Some(Some(t))` for a type this module checks, `Some(None)` for another type
+/// word (its instruction is not checked), `None` for a word that is no type.
+fn type_word(w: &str) -> Option<Option<Ty>> {
+    let t = match w {
+        "pred" => Ty::PRED,
+        "f16x2" => Ty::new(K::H2, 32),
+        "bf16" => Ty::new(K::Bf, 16),
+        "bf16x2" => Ty::new(K::Bf2, 32),
+        _ => {
+            let k = match w.as_bytes().first() {
+                Some(b'b') => K::B,
+                Some(b's') => K::S,
+                Some(b'u') => K::U,
+                Some(b'f') => K::F,
+                _ => K::Pred, // not a scalar word: see below
+            };
+            let bits = w.get(1..).and_then(|d| d.parse::<u16>().ok());
+            let ok = matches!(
+                (k, bits),
+                (K::B, Some(8 | 16 | 32 | 64 | 128))
+                    | (K::S | K::U, Some(8 | 16 | 32 | 64))
+                    | (K::F, Some(16 | 32 | 64))
+            );
+            if ok {
+                Ty::new(k, bits.unwrap())
+            } else {
+                // Other type words (`u16x2`, `tf32`, `e4m3x2`, `ue8m0x2`, `b1`, `s4`, ...):
+                // letters then a digit. `v2`/`v4`/`v8` are vector counts, not types.
+                let b = w.as_bytes();
+                let letters = b.iter().take_while(|c| c.is_ascii_lowercase()).count();
+                let typeish = (1..=2).contains(&letters)
+                    && b.get(letters).is_some_and(u8::is_ascii_digit)
+                    && matches!(b[0], b'b' | b's' | b'u' | b'f' | b'e' | b't');
+                return typeish.then_some(None);
+            }
+        }
+    };
+    Some(Some(t))
+}
+
+/// How a register operand's type must relate to the type the instruction gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rule {
+    /// Table 26: same size, compatible kind.
+    Exact,
+    /// 9.4.1: the data operand of `ld`/`ldu`/`st`/`cvt` may be a wider register.
+    Wider,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum W {
+    /// Not checked here (addresses, symbols, immediates the instruction encodes, ...).
+    Skip,
+    T(Ty, Rule),
+}
+
+fn t(ty: Ty) -> W {
+    W::T(ty, Rule::Exact)
+}
+
+/// Up to 8 operand types, without allocating (this runs for every instruction of a module).
+#[derive(Clone, Copy)]
+struct Sig {
+    w: [W; 8],
+    n: usize,
+}
+
+impl Sig {
+    fn of(ws: &[W]) -> Sig {
+        let n = ws.len().min(8);
+        let mut s = Sig { w: [W::Skip; 8], n };
+        s.w[..n].copy_from_slice(&ws[..n]);
+        s
+    }
+    fn rep(w: W, n: usize) -> Sig {
+        let n = n.min(8);
+        let mut s = Sig { w: [W::Skip; 8], n };
+        s.w[..n].fill(w);
+        s
+    }
+    fn push(&mut self, w: W) {
+        if self.n < self.w.len() {
+            self.w[self.n] = w;
+            self.n += 1;
+        }
+    }
+}
+
+/// The types an instruction gives its operands, in order, or `None` when it is not checked.
+fn signature(i: &Instruction) -> Option<Sig> {
+    // Most untyped instructions (bra, bar, ret, call) leave before their words are read.
+    if matches!(
+        i.opcode.as_str(),
+        "bra" | "bar" | "ret" | "call" | "barrier" | "exit"
+    ) {
+        return None;
+    }
+    let mut types = [Ty::PRED; 4];
+    let mut nt = 0;
+    for m in &i.mods {
+        match type_word(m) {
+            Some(Some(ty)) if nt < types.len() => {
+                types[nt] = ty;
+                nt += 1;
+            }
+            Some(_) => return None,
+            None => {}
+        }
+    }
+    let types = &types[..nt];
+    let has = |w: &str| i.mods.iter().any(|m| m == w);
+    let n = i.operands.len();
+    let one = (types.len() == 1).then(|| types[0]);
+    let all = |ty: Ty| Sig::rep(t(ty), n);
+    Some(match i.opcode.as_str() {
+        "mul" | "mad" if has("wide") => {
+            let ty = one?;
+            let mut v = Sig::of(&[t(ty.wide()), t(ty), t(ty)]);
+            if i.opcode == "mad" {
+                v.push(t(ty.wide()));
+            }
+            v
+        }
+        "add" | "sub" | "mul" | "mad" | "addc" | "subc" | "madc" | "mul24" | "mad24" | "sad"
+        | "div" | "rem" | "abs" | "neg" | "min" | "max" | "and" | "or" | "xor" | "not" | "cnot"
+        | "fma" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh"
+        | "copysign" | "brev" | "prmt" | "cvta" | "activemask" => all(one?),
+        // 9.4: "the shift amount operand ... always has type .u32".
+        "shl" | "shr" => Sig::of(&[t(one?), t(one?), t(Ty::U32)]),
+        "shf" => Sig::of(&[t(one?), t(one?), t(one?), t(Ty::U32)]),
+        // 9.7.1.19/20: bit positions and lengths are .u32.
+        "bfe" => Sig::of(&[t(one?), t(one?), t(Ty::U32), t(Ty::U32)]),
+        "bfi" => Sig::of(&[t(one?), t(one?), t(one?), t(Ty::U32), t(Ty::U32)]),
+        // 9.7.1.14/15/16: the count or position is a .u32 whatever the source type.
+        "popc" | "clz" | "bfind" => Sig::of(&[t(Ty::U32), t(one?)]),
+        // 9.7.8.6: d|p, a, b, c, immLut, q.
+        "lop3" => Sig::of(&[t(one?), t(one?), t(one?), t(one?), W::Skip, t(Ty::PRED)]),
+        // 9.7.6.2: p|q, a, b, {!}c.
+        "setp" => Sig::of(&[t(Ty::PRED), t(one?), t(one?), t(Ty::PRED)]),
+        // 9.7.6.1: set.cmp.dtype.stype d, a, b, {!}c.
+        "set" if types.len() == 2 => Sig::of(&[t(types[0]), t(types[1]), t(types[1]), t(Ty::PRED)]),
+        "selp" => Sig::of(&[t(one?), t(one?), t(one?), t(Ty::PRED)]),
+        "slct" if types.len() == 2 => {
+            Sig::of(&[t(types[0]), t(types[0]), t(types[0]), t(types[1])])
+        }
+        "testp" => Sig::of(&[t(Ty::PRED), t(one?)]),
+        "mov" => Sig::of(&[t(one?), t(one?)]),
+        "ld" | "ldu" => Sig::of(&[W::T(one?, Rule::Wider)]),
+        "st" => Sig::of(&[W::Skip, W::T(one?, Rule::Wider)]),
+        // 9.7.9.21: cvt.dtype.atype d, a (the two-operand forms; packing forms are not checked).
+        "cvt" if types.len() == 2 && n == 2 => {
+            Sig::of(&[W::T(types[0], Rule::Wider), W::T(types[1], Rule::Wider)])
+        }
+        // 9.7.13.5: d, [a], b{, c}; a trailing cache policy is a .b64 the table does not check.
+        "atom" => {
+            let ty = one?;
+            let mut v = Sig::of(&[t(ty), W::Skip, t(ty)]);
+            if has("cas") {
+                v.push(t(ty));
+            }
+            v
+        }
+        "red" => Sig::of(&[W::Skip, t(one?)]),
+        // 9.7.9.5/6: every operand of shfl is .b32 (d|p takes the predicate of the pair).
+        "shfl" => all(one?),
+        // 9.7.13.8/9: vote.mode.pred d, {!}a, membermask / vote.ballot.b32 d, {!}a, membermask.
+        "vote" => Sig::of(&[t(one?), t(Ty::PRED), t(Ty::B32)]),
+        "redux" => Sig::of(&[t(one?), t(one?), t(Ty::B32)]),
+        // 9.7.13.10: match.any.sync.type d, a, membermask: d is a .b32 mask.
+        "match" => Sig::of(&[t(Ty::B32), t(one?), t(Ty::B32)]),
+        // 9.7.1.22: bmsk.mode.b32 d, a, b; ptxas refuses an .f32 destination, so all three
+        // are taken as .u32.
+        "bmsk" => Sig::rep(t(Ty::U32), 3),
+        // 9.7.1.23/24 dp4a/dp2a: 32-bit operands (packed bytes or halves, and the accumulator).
+        "dp4a" | "dp2a" => Sig::rep(t(Ty::B32), 4),
+        "nanosleep" => Sig::of(&[t(Ty::U32)]),
+        // 9.7.13.14: elect.sync d|p, membermask.
+        "elect" => Sig::of(&[t(Ty::B32), t(Ty::B32)]),
+        _ => return None,
+    })
+}
+
+/// A register's declared type, `None` for a type this module does not check.
+#[derive(Clone, Copy)]
+struct Decl {
+    ty: Option<Ty>,
+}
+
+/// A multiply-rotate hash (FxHash's) for register names: short keys hashed once per operand
+/// of every instruction, where SipHash's DoS resistance buys nothing.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.0 =
+                (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Map<'a, V> = HashMap<&'a str, V, std::hash::BuildHasherDefault<Fx>>;
+
+/// Register declarations in scope: explicit names, and `%r<N>` ranges by prefix.
+#[derive(Default)]
+struct Scope<'a> {
+    names: Map<'a, Decl>,
+    ranges: Map<'a, (u32, Decl)>,
+}
+
+struct Checker<'a> {
+    scopes: Vec<Scope<'a>>,
+}
+
+impl<'a> Checker<'a> {
+    fn declare(&mut self, v: &'a VarDecl) {
+        if v.space != Space::Reg {
+            return;
+        }
+        let d = Decl {
+            ty: type_word(&v.ty).flatten(),
+        };
+        let s = self.scopes.last_mut().expect("a scope");
+        match v.count {
+            Some(n) => {
+                s.ranges.insert(&v.name, (n, d));
+            }
+            None => {
+                s.names.insert(&v.name, d);
+            }
+        }
+    }
+
+    /// The declared type of register `name`, if it is one this module checks.
+    fn reg(&self, name: &str) -> Option<Ty> {
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, idx) = name.split_at(name.len() - digits);
+        for s in self.scopes.iter().rev() {
+            if let Some(d) = s.names.get(name) {
+                return d.ty;
+            }
+            if digits > 0 {
+                if let (Some((n, d)), Ok(k)) = (s.ranges.get(prefix), idx.parse::<u32>()) {
+                    if k < *n {
+                        return d.ty;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn stmts(&mut self, st: &'a [Statement]) -> R<()> {
+        for s in st {
+            match s {
+                Statement::Var(v) => self.declare(v),
+                Statement::Inst(i) => self.inst(i)?,
+                Statement::Block(b) => {
+                    self.scopes.push(Scope::default());
+                    let r = self.stmts(b);
+                    self.scopes.pop();
+                    r?
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn inst(&self, i: &Instruction) -> R<()> {
+        let Some(sig) = signature(i) else {
+            return Ok(());
+        };
+        leaves(i, &sig, &mut |k, o, want, rule| {
+            self.leaf(i, k, o, want, rule)
+        })?;
+        for (k, o) in i.operands.iter().enumerate() {
+            if let O::Vector(v) = o {
+                self.vector(i, k, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The registers of one vector operand must agree with each other (ptxas: "Incompatible
+    /// elements of vector expression"): one size, and no floating-point register beside an
+    /// integer one (`{%r, %f}`), though a bit-size register goes with either.
+    fn vector(&self, i: &Instruction, k: usize, v: &[O]) -> R<()> {
+        let regs: Vec<(&str, Ty)> = v
+            .iter()
+            .filter_map(|o| match o {
+                O::Name { name, .. } => self.reg(name).map(|t| (name.as_str(), t)),
+                _ => None,
+            })
+            .collect();
+        let Some(&(a, ta)) = regs.first() else {
+            return Ok(());
+        };
+        let int = |t: Ty| matches!(t.k, K::S | K::U);
+        for &(b, tb) in &regs[1..] {
+            if tb.bits != ta.bits || (int(ta) && tb.k == K::F) || (ta.k == K::F && int(tb)) {
+                return invalid(
+                    i.pos,
+                    format!(
+                        "'{}': operand {}: vector elements '{a}' ({}) and '{b}' ({}) have \
+                         incompatible types (PTX ISA 9.4)",
+                        i.full_name(),
+                        k + 1,
+                        ta.name(),
+                        tb.name()
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks one leaf `o` of operand `k` of `i` (a register or literal) against `want`.
+    fn leaf(&self, i: &Instruction, k: usize, o: &O, want: Ty, rule: Rule) -> R<()> {
+        let err = |what: String| {
+            invalid(
+                i.pos,
+                format!(
+                    "'{}': operand {} {what}; {} (PTX ISA {})",
+                    i.full_name(),
+                    k + 1,
+                    requires(want, rule),
+                    if rule == Rule::Wider { "9.4.1" } else { "9.4" }
+                ),
+            )
+        };
+        match o {
+            // `%v.x` of a vector register has the register's element type; special registers,
+            // symbols and labels are not registers declared here.
+            O::Name { name, .. } => match self.reg(name) {
+                Some(ty) if !agrees(want, ty, rule) => {
+                    err(format!("'{name}' is declared {}", ty.name()))
+                }
+                Some(_) => Ok(()),
+                None => match sreg_type(name) {
+                    // ptxas still reads the CTA geometry registers into 16-bit registers
+                    // (`mov.u16 %rh, %tid.x`, the PTX 1.x idiom), none of the others.
+                    Some((ty, legacy16)) => {
+                        let legacy =
+                            legacy16 && want.bits == 16 && matches!(want.k, K::B | K::S | K::U);
+                        if agrees(want, ty, rule) || legacy {
+                            Ok(())
+                        } else {
+                            err(format!("special register '{name}' is {}", ty.name()))
+                        }
+                    }
+                    None => Ok(()),
+                },
+            },
+            O::Int(_) if matches!(want.k, K::F | K::H2) => err("is an integer literal".into()),
+            O::Float { single, .. } if !float_literal_ok(want, *single) => {
+                let form = if *single {
+                    "an 0f"
+                } else {
+                    "a double-precision"
+                };
+                err(format!("is {form} floating-point literal"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Calls `f(k, leaf, want, rule)` for every typed leaf of every operand `k` of `i`: the operand
+/// itself, the elements of a vector, both sides of a `d|p` pair, the predicate of `!p`.
+fn leaves(i: &Instruction, sig: &Sig, f: &mut dyn FnMut(usize, &O, Ty, Rule) -> R<()>) -> R<()> {
+    fn go(
+        i: &Instruction,
+        k: usize,
+        o: &O,
+        want: Ty,
+        rule: Rule,
+        top: bool,
+        f: &mut dyn FnMut(usize, &O, Ty, Rule) -> R<()>,
+    ) -> R<()> {
+        match o {
+            // `!p`: the predicate negated.
+            O::Not(x) if want.k == K::Pred => go(i, k, x, want, rule, top, f),
+            // `d|p`: the second register of the pair is a predicate (setp, shfl, lop3, ...).
+            O::Pair(a, b) if top => {
+                go(i, k, a, want, rule, false, f)?;
+                go(i, k, b, Ty::PRED, Rule::Exact, false, f)
+            }
+            // `{a, b}`: the elements of a vector of ld/st/atom/red, and of `mov.v2/.v4`, each
+            // have the instruction type; those of plain mov (packing, unpacking) split the
+            // bit-size type evenly.
+            O::Vector(v) if top => {
+                let vector_mov = i.mods.iter().any(|m| m == "v2" || m == "v4");
+                let want = if i.opcode == "mov" && !vector_mov {
+                    if want.k != K::B || v.is_empty() || !want.bits.is_multiple_of(v.len() as u16) {
+                        return Ok(());
+                    }
+                    Ty::new(K::B, want.bits / v.len() as u16)
+                } else {
+                    want
+                };
+                v.iter().try_for_each(|x| go(i, k, x, want, rule, false, f))
+            }
+            O::Name { .. } | O::Int(_) | O::Float { .. } => f(k, o, want, rule),
+            _ => Ok(()),
+        }
+    }
+    for (k, (o, w)) in i.operands.iter().zip(&sig.w[..sig.n]).enumerate() {
+        if let W::T(ty, rule) = *w {
+            go(i, k, o, ty, rule, true, f)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether this module checks the operand types of `i` (it has a signature for its opcode and
+/// models all its type words): for coverage counts.
+pub fn is_checked(i: &Instruction) -> bool {
+    signature(i).is_some()
+}
+
+/// The registers `i` names where its signature gives a type, each with a register type that
+/// agrees with it (`pred`, or the bit-size type of the operand's size) and whether a wider
+/// register would do too (the data operands of ld/st/cvt, 9.4.1), in operand order. For code
+/// that must declare registers a fragment uses without declaring (the ISA's examples).
+pub fn implied_registers(i: &Instruction) -> Vec<(String, String, bool)> {
+    let mut out = Vec::new();
+    let Some(sig) = signature(i) else {
+        return out;
+    };
+    let _ = leaves(i, &sig, &mut |_, o, want, rule| {
+        if let O::Name { name, .. } = o {
+            let ty = match want.k {
+                K::Pred => "pred".to_string(),
+                _ => format!("b{}", want.bits),
+            };
+            out.push((name.clone(), ty, rule == Rule::Wider));
+        }
+        Ok(())
+    });
+    out
+}
+
+/// The type of a special register (ISA chapter 10) read as an operand, and whether ptxas also
+/// lets it be read into 16 bits. Verified with ptxas 13.5 (`mov.u64 %rd, %tid.x` and
+/// `mov.u32 %r, %clock64` are rejected, `mov.u16 %rh, %ntid.y` accepted). Registers not listed
+/// (`%gridid`, which ptxas reads at either width) are not checked.
+fn sreg_type(name: &str) -> Option<(Ty, bool)> {
+    let u64 = Ty::new(K::U, 64);
+    Some(match name {
+        "%tid" | "%ntid" | "%ctaid" | "%nctaid" => (Ty::U32, true),
+        "%laneid" | "%warpid" | "%nwarpid" | "%smid" | "%nsmid" | "%clock" | "%lanemask_eq"
+        | "%lanemask_le" | "%lanemask_lt" | "%lanemask_ge" | "%lanemask_gt"
+        | "%dynamic_smem_size" | "%total_smem_size" | "%aggr_smem_size" | "%globaltimer_lo"
+        | "%globaltimer_hi" | "%cluster_ctarank" | "%cluster_nctarank" | "%clusterid"
+        | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid" => (Ty::U32, false),
+        "%clock64" | "%globaltimer" | "%current_graph_exec" => (u64, false),
+        "%is_explicit_cluster" => (Ty::PRED, false),
+        _ => {
+            let n = name.strip_prefix("%pm")?;
+            match n.strip_suffix("_64") {
+                Some(d) if d.len() == 1 && d.as_bytes()[0].is_ascii_digit() => (u64, false),
+                None if n.len() == 1 && n.as_bytes()[0].is_ascii_digit() => (Ty::U32, false),
+                _ => return None,
+            }
+        }
+    })
+}
+
+/// Table 26 (`Exact`) and Tables 27/28 (`Wider`): does a register declared `reg` agree with an
+/// operand of type `want`?
+fn agrees(want: Ty, reg: Ty, rule: Rule) -> bool {
+    if want.k == K::Pred || reg.k == K::Pred {
+        return want.k == reg.k;
+    }
+    let size = if rule == Rule::Wider {
+        reg.bits >= want.bits
+    } else {
+        reg.bits == want.bits
+    };
+    match want.k {
+        K::B => size,
+        K::S | K::U => matches!(reg.k, K::B | K::S | K::U | K::H2) && size,
+        K::F => match reg.k {
+            K::F => reg.bits == want.bits,
+            K::B => size,
+            _ => false,
+        },
+        K::H2 => matches!(reg.k, K::B | K::H2) && size,
+        K::Bf | K::Bf2 => reg.k == K::B && size,
+        K::Pred => unreachable!(),
+    }
+}
+
+/// Whether a floating-point literal (`0f` when `single`, else `0d` or decimal) may be an
+/// operand of type `want` (ptxas: floating-point types take both forms; a bit-size type takes
+/// the form of its own width; integer, `.f16` and predicate operands take none).
+fn float_literal_ok(want: Ty, single: bool) -> bool {
+    match want.k {
+        K::F => want.bits >= 32,
+        K::B => match want.bits {
+            16 => false,
+            32 => single,
+            64 => !single,
+            _ => true,
+        },
+        K::S | K::U | K::Pred => false,
+        // Not established against ptxas: accepted.
+        K::H2 | K::Bf | K::Bf2 => true,
+    }
+}
+
+/// What an operand of type `want` requires, for diagnostics.
+fn requires(want: Ty, rule: Rule) -> String {
+    let n = want.bits;
+    let wider = rule == Rule::Wider;
+    let size = if wider {
+        format!("at least {n} bits")
+    } else {
+        format!("{n} bits")
+    };
+    match want.k {
+        K::Pred => "the instruction requires a .pred register".into(),
+        K::B => format!(
+            "the instruction type {} requires a register of {size}",
+            want.name()
+        ),
+        K::S | K::U => format!(
+            "the instruction type {} requires a bit-size or integer register of {size}",
+            want.name()
+        ),
+        K::F => format!(
+            "the instruction type {} requires a {} register or a bit-size register of {size}",
+            want.name(),
+            want.name()
+        ),
+        K::H2 => format!(
+            "the instruction type {} requires a .f16x2 or bit-size register of {size}",
+            want.name()
+        ),
+        K::Bf | K::Bf2 => format!(
+            "the instruction type {} requires a bit-size register of {size}",
+            want.name()
+        ),
+    }
+}
+
+/// Checks the operand types of every instruction of `f`'s body (`body`).
+pub fn check_function(f: &Function, body: &[Statement]) -> R<()> {
+    let mut c = Checker {
+        scopes: vec![Scope::default()],
+    };
+    // Register parameters of device functions (`.func (.reg .b32 r) f(.reg .u64 a)`).
+    for p in f.ret_params.iter().chain(&f.params) {
+        c.declare(p);
+    }
+    c.scopes.push(Scope::default());
+    c.stmts(body)
+}

@@ -1,0 +1,344 @@
+//! Operand type checking (PTX ISA 9.4, and 9.4.1 for ld/st/cvt): small instructions over
+//! registers of every type, each with ptxas's verdict (ptxas 13.5 of the pinned toolkit,
+//! `ptxas -arch=sm_90a`; its error, when it rejects, is in the comment). The engine must agree:
+//! accept what ptxas accepts, and reject as invalid PTX, with a diagnostic naming the
+//! instruction, the operand and the types, what this table records ptxas rejecting. When the
+//! toolkit is present, `ptxas_agrees_with_the_table` re-runs ptxas on every case.
+
+use engine::LoadErrorKind;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Registers named after their declared type (`u16` is a `.u16` register, `p` a predicate).
+const HEAD: &str = "\
+.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 pp)
+{
+.reg .b8 b8; .reg .b16 b16; .reg .b32 b32; .reg .b64 b64; .reg .b128 b128;
+.reg .s8 s8; .reg .s16 s16; .reg .s32 s32; .reg .s64 s64;
+.reg .u8 u8; .reg .u16 u16; .reg .u32 u32; .reg .u64 u64;
+.reg .f16 f16; .reg .f32 f32; .reg .f64 f64; .reg .f16x2 f16x2;
+.reg .pred p;
+.reg .b64 x64;
+";
+
+fn module(inst: &str) -> String {
+    format!("{HEAD}{inst}\nret;\n}}\n")
+}
+
+/// `(instruction, ptxas accepts it)`.
+const CASES: &[(&str, bool)] = &[
+    // ---- Table 26: bit-size types agree with any type of their size ----
+    ("add.u32 u32, s32, b32;", true),
+    ("add.f32 f32, b32, f32;", true),
+    ("add.f32 b32, b32, b32;", true),
+    ("and.b16 f16, f16, f16;", true),
+    ("and.b32 f32, f32, f32;", true),
+    ("add.f16 f16, f16, b16;", true),
+    ("add.bf16 b16, b16, b16;", true),
+    ("add.rn.bf16x2 b32, b32, b32;", true),
+    ("mov.b32 f32, b32;", true),
+    ("mov.b16 b16, f16;", true),
+    ("mov.b32 b32, f16x2;", true),
+    // ptxas treats an .f16x2 register as 32 raw bits for integer instructions.
+    ("add.s32 f16x2, f16x2, f16x2;", true),
+    // ---- Table 26: sizes must match, floats only with floats or bit-size ----
+    ("add.u32 u32, u16, u32;", false), // Arguments mismatch for instruction 'add'
+    ("add.s32 u32, f32, u32;", false), // Arguments mismatch for instruction 'add'
+    ("add.u32 u64, u32, u32;", false), // Arguments mismatch for instruction 'add'
+    ("add.u32 u32, b64, u32;", false), // Arguments mismatch for instruction 'add'
+    ("add.u16 u16, u8, u16;", false),  // Arguments mismatch for instruction 'add'
+    ("add.f32 u32, b32, f32;", false), // Arguments mismatch for instruction 'add'
+    ("add.f32 f32, u32, f32;", false), // Arguments mismatch for instruction 'add'
+    ("add.u16 u16, f16, u16;", false), // Arguments mismatch for instruction 'add'
+    ("add.u32 u32, p, u32;", false),   // Arguments mismatch for instruction 'add'
+    ("add.bf16 u16, u16, u16;", false), // Arguments mismatch for instruction 'add'
+    ("add.bf16 f16, f16, f16;", false), // Arguments mismatch for instruction 'add'
+    ("add.f16x2 u32, u32, u32;", false), // Arguments mismatch for instruction 'add'
+    ("add.f16x2 f32, f32, f32;", false), // Arguments mismatch for instruction 'add'
+    ("add.rn.bf16x2 u32, u32, u32;", false), // Arguments mismatch for instruction 'add'
+    ("mov.u32 f32, u32;", false),      // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u64, u32;", false),      // Arguments mismatch for instruction 'mov'
+    ("cvta.to.global.u64 u64, u32;", false), // Arguments mismatch for instruction 'cvta.to'
+    ("cvta.to.global.u64 u64, f64;", false), // Arguments mismatch for instruction 'cvta.to'
+    ("cvta.to.global.u64 u64, s64;", true),
+    // ---- literals ----
+    ("mov.b32 b32, 0f3f800000;", true),
+    ("mov.f32 f32, 0d3ff0000000000000;", true),
+    ("mov.f64 f64, 0f3f800000;", true),
+    ("mov.b64 b64, 0d3ff0000000000000;", true),
+    ("mov.b64 b64, 1.0;", true),
+    ("mov.f32 f32, 1.5;", true),
+    ("mov.pred p, 1;", true),
+    ("and.pred p, p, 1;", true),
+    ("mov.b16 f16, 0x3c00;", true),
+    ("mov.u32 u32, -1;", true),
+    ("fma.rn.f32 f32, f32, f32, 0d0000000000000000;", true),
+    ("mov.f32 f32, 1;", false), // Arguments mismatch for instruction 'mov'
+    ("mul.f32 f32, f32, 2;", false), // Arguments mismatch for instruction 'mul'
+    ("add.f16 f16, f16, 0f3f800000;", false), // Arguments mismatch for instruction 'add'
+    ("add.f16x2 f16x2, f16x2, 0;", false), // Arguments mismatch for instruction 'add'
+    ("mov.u32 u32, 0f3f800000;", false), // Arguments mismatch for instruction 'mov'
+    ("add.u32 u32, 0f3f800000, u32;", false), // Arguments mismatch for instruction 'add'
+    ("mov.b32 b32, 1.0;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.b32 b32, 0d3ff0000000000000;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.b64 b64, 0f3f800000;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.b16 b16, 0f3f800000;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.pred p, 1.0;", false), // Arguments mismatch for instruction 'mov'
+    // ---- mov packing and unpacking: elements split the bit-size type ----
+    ("mov.b64 b64, {u32, s32};", true),
+    ("mov.b64 f64, {u32, u32};", true),
+    ("mov.b64 {u16, u16, u16, u16}, b64;", true),
+    ("mov.b32 {f16, f16}, b32;", true),
+    ("mov.b64 b64, {u16, u32};", false), // Incompatible elements of vector expression
+    // Vector with elements of different types are not allowed in mov instruction
+    ("mov.b64 b64, {u32, f32};", false),
+    // ---- 9.4.1: ld/ldu destinations may be wider (Table 28) ----
+    ("ld.global.u8 u32, [x64];", true),
+    ("ld.global.s8 s64, [x64];", true),
+    ("ld.global.b8 f32, [x64];", true),
+    ("ld.global.b16 f32, [x64];", true),
+    ("ld.global.f32 b64, [x64];", true),
+    ("ld.global.s32 f16x2, [x64];", true),
+    ("ld.param.u32 u64, [pp];", true),
+    ("ldu.global.u8 u32, [x64];", true),
+    ("ld.global.nc.u8 u32, [x64];", true),
+    ("ld.global.v2.u8 {u32, u32}, [x64];", true),
+    ("ld.global.v2.u32 {u32, _}, [x64];", true),
+    ("ld.global.u32 u16, [x64];", false), // Arguments mismatch for instruction 'ld'
+    ("ld.global.u32 f32, [x64];", false), // Arguments mismatch for instruction 'ld'
+    ("ld.global.f32 u32, [x64];", false), // Arguments mismatch for instruction 'ld'
+    ("ld.global.f32 f64, [x64];", false), // Arguments mismatch for instruction 'ld'
+    ("ld.global.f32 f16x2, [x64];", false), // Arguments mismatch for instruction 'ld'
+    ("ld.global.s64 f16x2, [x64];", false), // Arguments mismatch for instruction 'ld'
+    ("ld.global.b32 f16, [x64];", false), // Arguments mismatch for instruction 'ld'
+    ("ld.global.u8 p, [x64];", false),    // Arguments mismatch for instruction 'ld'
+    ("ld.global.v2.u32 {u32, u16}, [x64];", false), // Incompatible elements of vector expression
+    ("ld.global.v2.u32 {u32, s32}, [x64];", true),
+    ("ld.global.v2.u32 {u32, b32}, [x64];", true),
+    // Vector with elements of different types are not allowed in ld instruction
+    ("ld.global.v2.b32 {u32, f32}, [x64];", false),
+    // ---- 9.4.1: st sources may be wider (Table 27) ----
+    ("st.global.u8 [x64], u64;", true),
+    ("st.global.b16 [x64], f32;", true),
+    ("st.global.u32 [x64], 1;", true),
+    ("st.global.f32 [x64], 0f3f800000;", true),
+    ("st.global.b64 [x64], 0d3ff0000000000000;", true),
+    ("st.global.v2.f32 [x64], {f32, b32};", true),
+    ("st.global.u32 [x64], u16;", false), // Arguments mismatch for instruction 'st'
+    ("st.global.f32 [x64], f64;", false), // Arguments mismatch for instruction 'st'
+    ("st.global.f32 [x64], 1;", false),   // Arguments mismatch for instruction 'st'
+    ("st.global.u32 [x64], 0f3f800000;", false), // Arguments mismatch for instruction 'st'
+    ("st.global.b64 [x64], 0f3f800000;", false), // Arguments mismatch for instruction 'st'
+    ("st.global.v2.u8 [x64], {u32, u16};", false), // Incompatible elements of vector expression
+    // ---- 9.4.1: cvt operands may be wider, except floating-point ones ----
+    ("cvt.u16.u32 u32, u32;", true),
+    ("cvt.u32.u8 u32, u32;", true),
+    ("cvt.rn.f32.u16 f32, u64;", true),
+    ("cvt.f32.f16 f32, b32;", true),
+    ("cvt.rn.f16.f32 b64, f32;", true),
+    ("cvt.rzi.s8.f32 s32, f32;", true),
+    ("cvt.rzi.u8.f32 f16x2, f32;", true),
+    ("cvt.u32.u16 u32, b16;", true),
+    ("cvt.u32.u16 u32, f16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.u32.u64 u32, u32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.f64.f32 f64, f64;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f32.f64 f32, b32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f32.f64 f64, f64;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rzi.s32.f32 s16, f32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- operands whose type the ISA fixes independently of the instruction type ----
+    ("shl.b64 u64, u64, s32;", true),
+    ("shl.b64 u64, u64, b32;", true),
+    ("shr.s16 s16, s16, u32;", true),
+    ("shl.b64 u64, u64, u64;", false), // Arguments mismatch for instruction 'shl'
+    ("shl.b64 u64, u64, u16;", false), // Arguments mismatch for instruction 'shl'
+    ("bfe.u32 u32, u32, s32, 8;", true),
+    ("bfe.u32 u32, u32, u16, 8;", false), // Arguments mismatch for instruction 'bfe'
+    ("bfe.u64 u64, u64, u64, 8;", false), // Arguments mismatch for instruction 'bfe'
+    ("popc.b64 s32, u64;", true),
+    ("popc.b64 u64, u64;", false), // Arguments mismatch for instruction 'popc'
+    ("clz.b32 u16, u32;", false),  // Arguments mismatch for instruction 'clz'
+    ("mul.wide.u16 u32, u16, u16;", true),
+    ("mul.wide.s32 s64, u32, u32;", true),
+    ("mul.wide.u32 u32, u32, u32;", false), // Arguments mismatch for instruction 'mul.wide'
+    ("mad.wide.u32 u64, u32, u32, u32;", false), // Arguments mismatch for instruction 'mad.wide'
+    ("setp.eq.f16x2 p|p, f16x2, b32;", true),
+    ("setp.eq.f16x2 p|p, u32, b32;", false), // Arguments mismatch for instruction 'setp'
+    ("setp.eq.f32 p, f32, 0;", false),       // Arguments mismatch for instruction 'setp'
+    ("setp.eq.u32 p, u32, 0f00000000;", false), // Arguments mismatch for instruction 'setp'
+    ("set.eq.f32.u32 f32, u32, u32;", true),
+    ("set.eq.u32.f32 u32, f32, f32;", true),
+    ("set.eq.u32.f32 f32, f32, f32;", false), // Arguments mismatch for instruction 'set'
+    ("selp.u32 u32, u32, 1, 1;", true),
+    ("selp.u32 u32, u32, u32, !p;", true),
+    ("selp.f32 f32, f32, 0f00000000, p;", true),
+    ("selp.u32 u32, u32, u32, u32;", false), // Arguments mismatch for instruction 'selp'
+    ("slct.u32.s32 u32, u32, u32, s32;", true),
+    ("slct.u32.s32 u32, u32, u32, f32;", false), // Arguments mismatch for instruction 'slct'
+    ("slct.f32.f32 f32, f32, f32, u32;", false), // Arguments mismatch for instruction 'slct'
+    ("testp.finite.f32 p, u32;", false),         // Arguments mismatch for instruction 'testp'
+    ("lop3.b32 u32, u32, u32, u32, 0x96;", true),
+    ("lop3.b32 u32, u32, u32, u64, 0x96;", false), // Arguments mismatch for instruction 'lop3'
+    ("prmt.b32 u32, u32, u32, u32;", true),
+    ("prmt.b32 u32, u32, u32, u16;", false), // Arguments mismatch for instruction 'prmt'
+    ("bmsk.clamp.b32 u32, s32, b32;", true),
+    ("bmsk.clamp.b32 u32, u32, u16;", false), // Arguments mismatch for instruction 'bmsk'
+    ("bmsk.clamp.b32 f32, u32, u32;", false), // Arguments mismatch for instruction 'bmsk'
+    ("dp4a.u32.u32 u32, u32, u32, u32;", true),
+    ("dp4a.u32.u32 u32, u32, u32, u16;", false), // Arguments mismatch for instruction 'dp4a'
+    ("nanosleep.u32 s32;", true),
+    ("nanosleep.u32 u64;", false), // Arguments mismatch for instruction 'nanosleep'
+    // ---- atomics and warp collectives ----
+    ("atom.global.add.u32 u32, [x64], s32;", true),
+    ("atom.global.add.f32 f32, [x64], b32;", true),
+    ("atom.global.cas.b32 u32, [x64], u32, f32;", true),
+    ("atom.global.b128.cas b128, [x64], b128, b128;", true),
+    ("red.global.v2.f16.add.noftz [x64], {b16, b16};", true),
+    ("atom.global.add.u32 u64, [x64], u32;", false), // Arguments mismatch for instruction 'atom'
+    ("atom.global.add.u32 u32, [x64], u64;", false), // Arguments mismatch for instruction 'atom'
+    ("atom.global.b128.cas b64, [x64], b64, b64;", false), // Arguments mismatch for instruction 'atom'
+    ("red.global.add.u32 [x64], u64;", false), // Arguments mismatch for instruction 'red'
+    ("red.global.v2.f16.add.noftz [x64], {b32, b32};", false), // Arguments mismatch for instruction 'red'
+    ("shfl.sync.bfly.b32 f32, f32, 1, 31, -1;", true),
+    ("shfl.sync.bfly.b32 u32|p, u32, 1, 31, u32;", true),
+    ("shfl.sync.bfly.b32 u64, u32, 1, 31, -1;", false), // Arguments mismatch for instruction 'shfl'
+    ("shfl.sync.bfly.b32 u32, u32, u16, 31, -1;", false), // Arguments mismatch for instruction 'shfl'
+    ("vote.sync.ballot.b32 f32, p, -1;", true),
+    ("vote.sync.any.pred p, !p, u32;", true),
+    ("vote.sync.ballot.b32 u64, p, -1;", false), // Arguments mismatch for instruction 'vote'
+    ("vote.sync.any.pred p, p, u16;", false),    // Arguments mismatch for instruction 'vote'
+    ("vote.sync.any.pred u32, p, -1;", false),   // Arguments mismatch for instruction 'vote'
+    ("match.any.sync.b64 u32, u64, -1;", true),
+    ("match.any.sync.b64 u64, u64, -1;", false), // Arguments mismatch for instruction 'match'
+    ("redux.sync.add.s32 s32, u32, -1;", true),
+    ("redux.sync.add.u32 u32, u32, u16;", false), // Arguments mismatch for instruction 'redux'
+    ("elect.sync u32|p, -1;", true),
+    ("elect.sync u64|p, -1;", false), // Arguments mismatch for instruction 'elect'
+    ("elect.sync _|p, u16;", false),  // Arguments mismatch for instruction 'elect'
+    ("activemask.b32 u32;", true),
+    ("activemask.b32 u64;", false), // Arguments mismatch for instruction 'activemask'
+    // ---- special registers have their own types (ISA chapter 10) ----
+    ("mov.u16 u16, %tid.x;", true),
+    ("mov.u16 u16, %ntid.y;", true),
+    ("mov.s32 s32, %tid.x;", true),
+    ("mov.b32 f32, %tid.x;", true),
+    ("mov.u64 u64, %clock64;", true),
+    ("mov.u64 u64, %globaltimer;", true),
+    ("mov.u32 u32, %lanemask_lt;", true),
+    ("mov.u32 u32, %pm3;", true),
+    ("mov.pred p, %is_explicit_cluster;", true),
+    ("cvt.u64.u32 u64, %tid.x;", true),
+    ("mov.u32 u32, %gridid;", true),
+    ("mov.u64 u64, %tid.x;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.b64 b64, %laneid;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u16 u16, %laneid;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u32, %globaltimer;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u32, %pm0_64;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u64 u64, %dynamic_smem_size;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u32, %is_explicit_cluster;", false), // Arguments mismatch for instruction 'mov'
+    ("cvt.u64.u64 u64, %tid.x;", false), // Arguments mismatch for instruction 'cvt'
+    // Special register argument not allowed for instruction 'mov'
+    ("mov.f32 f32, %tid.x;", false),
+];
+
+#[test]
+fn operand_types_are_checked_as_ptxas_checks_them() {
+    let mut wrong = Vec::new();
+    for (inst, ok) in CASES {
+        let c = engine::check(&module(inst), "t.ptx", true);
+        match (&c.error, ok) {
+            (None, true) => {}
+            (Some(e), false) => {
+                let d = &e.diagnostics[0];
+                // The diagnostic names the instruction, the line of the instruction, and the
+                // ISA rule.
+                let name = inst.split(' ').next().unwrap();
+                if e.kind != LoadErrorKind::InvalidPtx
+                    || d.line != 12
+                    || !d.message.contains(&format!("'{name}'"))
+                    || !d.message.contains("(PTX ISA 9.4")
+                {
+                    wrong.push(format!("{inst}: rejected, but not as expected: {e}"));
+                }
+            }
+            (None, false) => wrong.push(format!("{inst}: accepted, ptxas rejects it")),
+            (Some(e), true) => wrong.push(format!("{inst}: rejected, ptxas accepts it: {e}")),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn diagnostics_name_the_operand_and_both_types() {
+    let e = engine::check(&module("add.u32 u32, u16, u32;"), "t.ptx", true)
+        .error
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "t.ptx:12:1: error: 'add.u32': operand 2 'u16' is declared .u16; the instruction type \
+         .u32 requires a bit-size or integer register of 32 bits (PTX ISA 9.4)"
+    );
+    let e = engine::check(&module("ld.global.f32 u32, [x64];"), "t.ptx", true)
+        .error
+        .unwrap();
+    assert!(
+        e.to_string().contains(
+            "'ld.global.f32': operand 1 'u32' is declared .u32; the instruction type .f32 \
+             requires a .f32 register or a bit-size register of at least 32 bits (PTX ISA 9.4.1)"
+        ),
+        "{e}"
+    );
+    // The loader reports the same diagnostic (CUDA_ERROR_INVALID_PTX at the driver).
+    let e = engine::Module::load(&module("mul.f32 f32, f32, 2;"), "m.ptx").unwrap_err();
+    assert_eq!(e.kind, LoadErrorKind::InvalidPtx);
+    assert!(
+        e.to_string()
+            .starts_with("m.ptx:12:1: error: 'mul.f32': operand 3 is an integer literal"),
+        "{e}"
+    );
+}
+
+/// ptxas of the pinned toolkit, or None (and a message) when it is missing.
+fn ptxas() -> Option<PathBuf> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/install-toolkit.sh");
+    let r = Command::new("bash")
+        .arg(script)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()).join("bin/ptxas"))
+        .filter(|p| p.exists());
+    if r.is_none() {
+        eprintln!("SKIPPED: the CUDA toolkit (scripts/install-toolkit.sh) is not available; CI installs it");
+    }
+    r
+}
+
+/// The verdicts of the table are ptxas's own.
+#[test]
+fn ptxas_agrees_with_the_table() {
+    let Some(ptxas) = ptxas() else { return };
+    let dir = std::env::temp_dir().join(format!("engine-operand-types-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut wrong = Vec::new();
+    for (k, (inst, ok)) in CASES.iter().enumerate() {
+        let f = dir.join(format!("c{k}.ptx"));
+        std::fs::write(&f, module(inst)).unwrap();
+        let out = Command::new(&ptxas)
+            .args(["-arch=sm_90a", "-o", "/dev/null"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        if out.status.success() != *ok {
+            wrong.push(format!(
+                "{inst}: ptxas {} it: {}",
+                if *ok { "rejects" } else { "accepts" },
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
