@@ -15,7 +15,8 @@
 //! - `driver_api`, `modules_memory`, `vmm` call `cuCtxCreate(&ctx, nullptr, 0, dev)`, CUDA 13's
 //!   signature; under 12.9's `cuda.h` that name is the three-argument `cuCtxCreate_v2`, so they
 //!   do not compile (and they are driver-API programs: the runtime does not matter to them);
-//! - `isa_warp` (both builds) includes `cooperative_groups.h`: 12.9's includes
+//! - `isa_warp` (both builds), `coop_grid_sync`, `clusters` and `graph_clusters` include
+//!   `cooperative_groups.h`: 12.9's includes
 //!   `<cuda/std/type_traits>`, which the cudart 12.9 package does not ship, so CUDA 13's CCCL is
 //!   found and stops with "CUDA compiler and CUDA toolkit headers are incompatible";
 //! - `occupancy` expects `cuFuncGetAttribute(.., CU_FUNC_ATTRIBUTE_MAX, ..)` to be invalid, but
@@ -361,6 +362,21 @@ fn isa_integer() {
 #[test]
 fn isa_half() {
     Program::new("isa_half").run_both();
+}
+
+#[test]
+fn isa_frames() {
+    Program::new("isa_frames").run_both();
+}
+
+#[test]
+fn isa_call_barriers() {
+    Program::new("isa_call_barriers").run_both();
+}
+
+#[test]
+fn isa_grid_constant() {
+    Program::new("isa_grid_constant").run_both();
 }
 
 #[test]
