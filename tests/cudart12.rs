@@ -365,6 +365,11 @@ fn isa_half() {
 }
 
 #[test]
+fn big_alloc() {
+    Program::new("big_alloc").run_both();
+}
+
+#[test]
 fn isa_frames() {
     Program::new("isa_frames").run_both();
 }

@@ -241,3 +241,11 @@ fn thread_count_setting_is_honoured_and_checked() {
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(stderr.contains("CUDA_SHIM_THREADS=\"many\""), "{stderr}");
 }
+
+/// 60 + 19 GiB allocated on a machine with far less memory (untouched device memory costs
+/// nothing), and an allocation past the profile's 80 GiB fails with cudaErrorMemoryAllocation.
+#[test]
+fn allocations_as_large_as_the_emulated_device() {
+    let exe = nvcc("big_alloc", "big_alloc", &[]);
+    assert_pass("big_alloc", &run_preloaded(&exe, &[]));
+}
