@@ -1785,17 +1785,8 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 }
                 let size = (t.bits() / 8) as u8;
-                let is_ld = i.opcode != "st";
                 need(2)?;
-                let (ao, vo) = if is_ld {
-                    (&ops_[1], &ops_[0])
-                } else {
-                    (&ops_[0], &ops_[1])
-                };
-                let (ms, addr) = self.addr(fc, i, ao, space)?;
-                if ms == MSpace::KParam && !is_ld {
-                    return invalid(i.pos, "store to a kernel parameter");
-                }
+                let (is_ld, ms, addr, vo) = self.ld_st_operands(fc, i, space)?;
                 let parts: Vec<O>;
                 let items: Vec<&O> = if vn > 1 {
                     parts = self.vector_parts(fc, i, vo, vn)?;
@@ -2538,6 +2529,28 @@ impl<'a> Prog<'a> {
             }
             _ => invalid(i.pos, "expected a vector operand"),
         }
+    }
+
+    /// The operands of ld/ldu/st (two, checked by the caller): whether it loads, the address
+    /// in its space, and the value operand (first of ld/ldu, second of st).
+    fn ld_st_operands<'o>(
+        &mut self,
+        fc: &FnCtx,
+        i: &'o Instruction,
+        space: Option<AS>,
+    ) -> R<(bool, MSpace, Addr, &'o O)> {
+        let ops_ = &i.operands;
+        let is_ld = i.opcode != "st";
+        let (ao, vo) = if is_ld {
+            (&ops_[1], &ops_[0])
+        } else {
+            (&ops_[0], &ops_[1])
+        };
+        let (ms, addr) = self.addr(fc, i, ao, space)?;
+        if ms == MSpace::KParam && !is_ld {
+            return invalid(i.pos, "store to a kernel parameter");
+        }
+        Ok((is_ld, ms, addr, vo))
     }
 
     /// The generic address of the launch's global copy of the kernel parameter block, read into

@@ -56,16 +56,7 @@ impl<'a> Prog<'a> {
                 m.take("b128");
                 m.done()?;
                 need(2)?;
-                let is_ld = i.opcode != "st";
-                let (ao, vo) = if is_ld {
-                    (&ops_[1], &ops_[0])
-                } else {
-                    (&ops_[0], &ops_[1])
-                };
-                let (ms, addr) = self.addr(fc, i, ao, space)?;
-                if ms == MSpace::KParam && !is_ld {
-                    return invalid(i.pos, "store to a kernel parameter");
-                }
+                let (is_ld, ms, addr, vo) = self.ld_st_operands(fc, i, space)?;
                 let q = self.pair(fc, i, vo)?;
                 let op = if is_ld {
                     Op::Ld {
