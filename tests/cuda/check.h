@@ -14,9 +14,21 @@
     }                                                                                     \
   } while (0)
 
-// A value check that counts instead of exiting, so one run reports every mismatch (the first 20
-// on stderr); the program ends with `expect_failures == 0 ? 0 : 1`.
+// Checks that count instead of exiting, so one run reports every mismatch (the first 20 on
+// stderr); the program ends with `expect_failures == 0 ? 0 : 1`. EXPECT_EQ prints both values,
+// EXPECT_MSG a printf-style message.
 static int expect_failures = 0;
+#define EXPECT_MSG(cond, ...)                                                             \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
+      if (expect_failures < 20) {                                                         \
+        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                   \
+        fprintf(stderr, __VA_ARGS__);                                                     \
+        fputc('\n', stderr);                                                              \
+      }                                                                                   \
+      expect_failures++;                                                                  \
+    }                                                                                     \
+  } while (0)
 #define EXPECT_EQ(a, b)                                                                   \
   do {                                                                                    \
     long long a_ = (long long)(a), b_ = (long long)(b);                                   \

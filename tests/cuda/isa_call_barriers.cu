@@ -75,15 +75,6 @@ __global__ void barriers(int* out, int rounds) {
   out[blockDim.x + t] = w;
 }
 
-static int bad = 0;
-#define EXPECT(cond, ...)                                                              \
-  do {                                                                                 \
-    if (!(cond) && bad++ < 30) {                                                       \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                  \
-      fprintf(stderr, __VA_ARGS__);                                                    \
-      fputc('\n', stderr);                                                             \
-    }                                                                                  \
-  } while (0)
 
 int main() {
   const int B = 96, ROUNDS = 5;
@@ -108,7 +99,7 @@ int main() {
   round([&](int t) { return t % 3 == 0 ? acc[t] & 1023 : t ^ 77; },
         [&](int t, int r) { acc[t] += t % 3 == 0 ? r * 2 + 1 : -r; });
   for (int t = 0; t < B; t++) {
-    EXPECT(out[t] == acc[t], "block barriers: thread %d = %d want %d", t, out[t], acc[t]);
+    EXPECT_MSG(out[t] == acc[t], "block barriers: thread %d = %d want %d", t, out[t], acc[t]);
     int w = 0;
     if (t < 32)
       w = ((t + 5) & 31) * 7;
@@ -121,11 +112,11 @@ int main() {
       int v = (src & 16) ? src + 3000 : src - 3000;
       w = (t & 16) ? v + 1 : v - 1;
     }
-    EXPECT(out[B + t] == w, "warp barriers: thread %d = %d want %d", t, out[B + t], w);
+    EXPECT_MSG(out[B + t] == w, "warp barriers: thread %d = %d want %d", t, out[B + t], w);
   }
   CHECK(cudaFree(dout));
-  if (bad) {
-    printf("FAIL isa_call_barriers: %d checks failed\n", bad);
+  if (expect_failures) {
+    printf("FAIL isa_call_barriers: %d checks failed\n", expect_failures);
     return 1;
   }
   printf("PASS isa_call_barriers: __syncthreads and __syncwarp in functions called from divergent code\n");

@@ -86,15 +86,6 @@ __global__ void frames(unsigned* out) {
   out[4 * t + 3] = outer(t % 6);
 }
 
-static int bad = 0;
-#define EXPECT(cond, ...)                                                              \
-  do {                                                                                 \
-    if (!(cond) && bad++ < 30) {                                                       \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                  \
-      fprintf(stderr, __VA_ARGS__);                                                    \
-      fputc('\n', stderr);                                                             \
-    }                                                                                  \
-  } while (0)
 
 int main() {
   const int N = 128;
@@ -111,12 +102,12 @@ int main() {
     unsigned want[4] = {nest(nullptr, t % 9, t), even_step(nullptr, t % 10),
                         skip(nullptr, nullptr, t % 8), outer(t % 6)};
     for (int k = 0; k < 4; k++)
-      EXPECT(out[4 * t + k] == want[k], "thread %d %s = %u want %u", t, what[k], out[4 * t + k],
-             want[k]);
+      EXPECT_MSG(out[4 * t + k] == want[k], "thread %d %s = %u want %u", t, what[k],
+                 out[4 * t + k], want[k]);
   }
   CHECK(cudaFree(dout));
-  if (bad) {
-    printf("FAIL isa_frames: %d checks failed\n", bad);
+  if (expect_failures) {
+    printf("FAIL isa_frames: %d checks failed\n", expect_failures);
     return 1;
   }
   printf("PASS isa_frames: recursion, mutual recursion and two-level pointers into callers' frames\n");
