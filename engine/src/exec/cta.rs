@@ -355,6 +355,41 @@ impl<'a> Cta<'a> {
         })
     }
 
+    /// The common `ld/st.shared` of a kernel's own `__shared__` data, checked in one pass:
+    /// when every active lane's address (`addrs`, lanes `em`) names this CTA (no cluster rank
+    /// field), is aligned for `len` bytes and its access ends inside this CTA's shared memory,
+    /// the host address of shared offset 0 (lane `l`'s access is that plus `addrs[l]`). None
+    /// otherwise: the caller goes on to [`Cta::place_warp`], which reports bad lanes exactly.
+    /// (Tiled kernels' shared reads are neither contiguous nor uniform across a warp, e.g. two
+    /// rows of a 16-wide tile, and `place_warp`'s general classification cost them dearly.)
+    #[inline(always)]
+    pub fn own_shared(&mut self, addrs: &Lanes, em: u32, len: u64) -> Option<*mut u8> {
+        let (mut hi, mut or, mut rank_field) = (0u32, 0u64, 0u64);
+        if em == FULL {
+            for &a in addrs {
+                rank_field |= a >> CLUSTER_RANK_SHIFT;
+                or |= a;
+                hi = hi.max(a as u32);
+            }
+        } else {
+            for (l, &a) in addrs.iter().enumerate() {
+                // Inactive lanes count as offset 0 (a select: the loop vectorizes).
+                let a = if em >> l & 1 != 0 { a } else { 0 };
+                rank_field |= a >> CLUSTER_RANK_SHIFT;
+                or |= a;
+                hi = hi.max(a as u32);
+            }
+        }
+        let align = len.min(16).next_power_of_two();
+        // With no rank field every address is below 2^24, so `hi` is exact.
+        (rank_field == 0 && or & (align - 1) == 0 && hi as u64 + len <= self.shared_len as u64)
+            .then(|| {
+                self.shared
+                    .as_mut_ptr()
+                    .wrapping_add(self.rank as usize * self.shared_len)
+            })
+    }
+
     /// Checks a whole warp's access at once: when the active lanes' addresses (`addrs`, lanes
     /// `em`, at least one) are all aligned for `len` bytes, all in one space and, from the
     /// lowest to the highest plus `len`, inside one allocation or window, every lane's

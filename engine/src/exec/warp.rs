@@ -382,6 +382,97 @@ unsafe fn st_lanes(
     }
 }
 
+/// Loads like [`ld_lanes`] for an access [`Cta::own_shared`] placed: lane `l` reads at
+/// `base + addrs[l] + koff`, with no classification of the warp's addresses.
+///
+/// # Safety
+/// Every active lane's access must be inside the CTA's shared memory (as `own_shared` checks).
+#[inline(always)]
+unsafe fn ld_shared(
+    dst: &mut Lanes,
+    base: *mut u8,
+    addrs: &Lanes,
+    em: u32,
+    koff: usize,
+    size: u8,
+    sext: bool,
+) {
+    #[inline(always)]
+    unsafe fn go<T: Copy>(
+        dst: &mut Lanes,
+        base: *const u8,
+        addrs: &Lanes,
+        em: u32,
+        conv: impl Fn(T) -> u64,
+    ) {
+        let at = |a: u64| base.wrapping_add(a as usize) as *const T;
+        if em == FULL {
+            for (v, &a) in dst.iter_mut().zip(addrs) {
+                // SAFETY: a lane's checked access (all lanes active).
+                *v = conv(unsafe { at(a).read_unaligned() });
+            }
+        } else {
+            for l in lanes(em) {
+                // SAFETY: an active lane's checked access.
+                dst[l] = conv(unsafe { at(addrs[l]).read_unaligned() });
+            }
+        }
+    }
+    let b = base.wrapping_add(koff) as *const u8;
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match (size, sext) {
+            (1, false) => go(dst, b, addrs, em, |v: u8| v as u64),
+            (1, true) => go(dst, b, addrs, em, |v: i8| v as i64 as u64),
+            (2, false) => go(dst, b, addrs, em, |v: u16| v as u64),
+            (2, true) => go(dst, b, addrs, em, |v: i16| v as i64 as u64),
+            (4, false) => go(dst, b, addrs, em, |v: u32| v as u64),
+            (4, true) => go(dst, b, addrs, em, |v: i32| v as i64 as u64),
+            _ => go(dst, b, addrs, em, |v: u64| v),
+        }
+    }
+}
+
+/// Stores like [`st_lanes`] for an access [`Cta::own_shared`] placed, in lane order (lanes
+/// sharing an address leave the highest one's value).
+///
+/// # Safety
+/// Every active lane's access must be inside the CTA's shared memory (as `own_shared` checks).
+#[inline(always)]
+unsafe fn st_shared(v: &Lanes, base: *mut u8, addrs: &Lanes, em: u32, koff: usize, size: u8) {
+    #[inline(always)]
+    unsafe fn go<T: Copy>(
+        v: &Lanes,
+        base: *mut u8,
+        addrs: &Lanes,
+        em: u32,
+        conv: impl Fn(u64) -> T,
+    ) {
+        let at = |a: u64| base.wrapping_add(a as usize) as *mut T;
+        if em == FULL {
+            for (&x, &a) in v.iter().zip(addrs) {
+                // SAFETY: a lane's checked access (all lanes active).
+                unsafe { at(a).write_unaligned(conv(x)) };
+            }
+        } else {
+            for l in lanes(em) {
+                // SAFETY: an active lane's checked access.
+                unsafe { at(addrs[l]).write_unaligned(conv(v[l])) };
+            }
+        }
+    }
+    let b = base.wrapping_add(koff);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match size {
+            1 => go(v, b, addrs, em, |x| x as u8),
+            2 => go(v, b, addrs, em, |x| x as u16),
+            4 => go(v, b, addrs, em, |x| x as u32),
+            _ => go(v, b, addrs, em, |x| x),
+        }
+    }
+}
+
 /// Whether `Warp::run` uses its AVX2 build: 0 not yet known, 1 no, 2 yes.
 #[cfg(target_arch = "x86_64")]
 static AVX2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
@@ -834,6 +925,32 @@ impl Warp {
                     let len = *size as u64 * *n as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
+                    let own = match space {
+                        MSpace::Shared => cta.own_shared(&addrs, em, len),
+                        _ => None,
+                    };
+                    if let Some(base) = own {
+                        for (k, dk) in d.iter().enumerate().take(*n as usize) {
+                            if let Some(r) = *dk {
+                                let koff = k * *size as usize;
+                                // SAFETY: own_shared checked every active lane's access
+                                // inside this CTA's shared memory. (The addresses were all
+                                // read above, so writing a base register changes none.)
+                                unsafe {
+                                    ld_shared(
+                                        row_mut(regs, r),
+                                        base,
+                                        &addrs,
+                                        em,
+                                        koff,
+                                        *size,
+                                        *sext,
+                                    )
+                                };
+                            }
+                        }
+                        continue;
+                    }
                     match cta.place_warp(self.id, *space, &addrs, em, len, false) {
                         Some(pl) => {
                             for (k, dk) in d.iter().enumerate().take(*n as usize) {
@@ -884,6 +1001,20 @@ impl Warp {
                     let len = *size as u64 * *n as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
+                    let own = match space {
+                        MSpace::Shared => cta.own_shared(&addrs, em, len),
+                        _ => None,
+                    };
+                    if let Some(base) = own {
+                        let mut tmp = [0; 32];
+                        for (k, sk) in s.iter().enumerate().take(*n as usize) {
+                            let v = opnd(regs, *sk, &mut tmp);
+                            // SAFETY: own_shared checked every active lane's access inside
+                            // this CTA's shared memory.
+                            unsafe { st_shared(v, base, &addrs, em, k * *size as usize, *size) };
+                        }
+                        continue;
+                    }
                     match cta.place_warp(self.id, *space, &addrs, em, len, true) {
                         Some(pl) => {
                             let mut tmp = [0; 32];
