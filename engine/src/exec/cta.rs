@@ -364,30 +364,29 @@ impl<'a> Cta<'a> {
     /// rows of a 16-wide tile, and `place_warp`'s general classification cost them dearly.)
     #[inline(always)]
     pub fn own_shared(&mut self, addrs: &Lanes, em: u32, len: u64) -> Option<*mut u8> {
-        let (mut hi, mut or, mut rank_field) = (0u32, 0u64, 0u64);
+        // Shared memory is below 2^24 bytes per CTA, so an address at most `last` has no rank
+        // field: it names this CTA.
+        let last = (self.shared_len as u64).checked_sub(len)?;
+        let (mut over, mut or) = (false, 0u64);
         if em == FULL {
             for &a in addrs {
-                rank_field |= a >> CLUSTER_RANK_SHIFT;
+                over |= a > last;
                 or |= a;
-                hi = hi.max(a as u32);
             }
         } else {
             for (l, &a) in addrs.iter().enumerate() {
                 // Inactive lanes count as offset 0 (a select: the loop vectorizes).
                 let a = if em >> l & 1 != 0 { a } else { 0 };
-                rank_field |= a >> CLUSTER_RANK_SHIFT;
+                over |= a > last;
                 or |= a;
-                hi = hi.max(a as u32);
             }
         }
         let align = len.min(16).next_power_of_two();
-        // With no rank field every address is below 2^24, so `hi` is exact.
-        (rank_field == 0 && or & (align - 1) == 0 && hi as u64 + len <= self.shared_len as u64)
-            .then(|| {
-                self.shared
-                    .as_mut_ptr()
-                    .wrapping_add(self.rank as usize * self.shared_len)
-            })
+        (!over && or & (align - 1) == 0).then(|| {
+            self.shared
+                .as_mut_ptr()
+                .wrapping_add(self.rank as usize * self.shared_len)
+        })
     }
 
     /// Checks a whole warp's access at once: when the active lanes' addresses (`addrs`, lanes

@@ -1049,9 +1049,20 @@ impl Warp {
                     let size = atom_width(*ty) as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
-                    let pl = cta
-                        .place_warp(self.id, *space, &addrs, em, size, true)
-                        .map(|(p, _)| p);
+                    let own = match space {
+                        MSpace::Shared => cta.own_shared(&addrs, em, size),
+                        _ => None,
+                    };
+                    let pl = match own {
+                        Some(base) => Some(Place::Buf {
+                            base,
+                            sub: 0,
+                            stride: 0,
+                        }),
+                        None => cta
+                            .place_warp(self.id, *space, &addrs, em, size, true)
+                            .map(|(p, _)| p),
+                    };
                     if let (
                         Some(pl),
                         AtomOp::Add,
