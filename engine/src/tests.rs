@@ -657,6 +657,7 @@ mod groups;
 mod half;
 mod isa;
 mod misc;
+mod shared;
 mod sreg;
 mod sync;
 mod video;
