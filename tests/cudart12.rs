@@ -380,6 +380,11 @@ fn isa_call_barriers() {
 }
 
 #[test]
+fn isa_sync_groups() {
+    Program::new("isa_sync_groups").run_both();
+}
+
+#[test]
 fn isa_grid_constant() {
     Program::new("isa_grid_constant").run_both();
 }

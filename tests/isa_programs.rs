@@ -66,6 +66,13 @@ fn barriers_in_functions_called_from_divergent_code() {
     run("isa_call_barriers", "isa_call_barriers", &[]);
 }
 
+/// Two warp groups with different member masks syncing apart at once on diverged paths, and a
+/// guarded `bar.warp.sync` / non-aligned `barrier.sync` that only some lanes of a path take.
+#[test]
+fn sync_taken_by_some_lanes_and_groups_syncing_apart() {
+    run("isa_sync_groups", "isa_sync_groups", &[]);
+}
+
 /// Per-thread arrays of 4, 8 and 16 KiB in local memory, indexed by data.
 #[test]
 fn big_local_arrays() {

@@ -814,8 +814,7 @@ pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
                 }],
                 calls: Vec::new(),
                 free_calls: Vec::new(),
-                wsync_mask: 0,
-                wsync_arrived: 0,
+                wsync: Vec::new(),
             }
         })
         .collect();

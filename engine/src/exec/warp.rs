@@ -68,10 +68,10 @@ pub struct Warp {
     /// Call frames, by index (`Entry::call`); `free_calls` lists the unused ones.
     pub calls: Vec<CallFrame>,
     pub free_calls: Vec<u32>,
-    /// A `bar.warp.sync` some lanes wait at ([`WARP_PARK`]) for the other lanes of its
-    /// membermask (0: none), and the lanes that arrived.
-    pub wsync_mask: u32,
-    pub wsync_arrived: u32,
+    /// The `bar.warp.sync`s lanes wait at ([`WARP_PARK`]) for other lanes of their
+    /// membermask: `(membermask, lanes arrived)`, one per mask (diverged groups of a warp may
+    /// sync apart, each with its own mask, at the same time).
+    pub wsync: Vec<(u32, u32)>,
 }
 
 /// Why a warp stopped running.
@@ -1397,6 +1397,11 @@ impl Warp {
                         let t = lanes(em).filter(|&l| get(regs, p, l) & 1 != 0).count();
                         (op, d, t as u32)
                     });
+                    // Lanes whose guard was false do not wait (`barrier` is per thread; for
+                    // the `.aligned` forms such code is undefined).
+                    if !*arrive {
+                        self.split_top(em);
+                    }
                     break Ok(Stop::Barrier {
                         id,
                         count: c,
@@ -1591,13 +1596,21 @@ impl Warp {
                         cta.thread_instructions += count + 32 * full;
                         return Err(e);
                     }
-                    Ok(g) if g.n == 1 => {
-                        // One membermask (every executing lane's): wait for its lanes on
-                        // other paths. (The top entry parks: the loop runs another path.)
-                        let m = get(regs, *mm, em.trailing_zeros() as usize) as u32;
-                        self.warp_sync(m, mask);
+                    Ok(g) => {
+                        // Each group of lanes with one membermask waits for its lanes on other
+                        // paths; lanes whose guard was false go on. (A waiting top entry
+                        // parks: the loop runs another path.)
+                        for grp in g.iter() {
+                            let m = get(regs, *mm, grp.trailing_zeros() as usize) as u32;
+                            self.warp_arrive(m, grp);
+                        }
+                        if em & self.warp_waiting() != 0 {
+                            self.split_top(em);
+                            if let Some(t) = self.stack.last_mut() {
+                                t.park = WARP_PARK;
+                            }
+                        }
                     }
-                    Ok(_) => {}
                 },
                 Op::Match {
                     all,
@@ -1756,41 +1769,62 @@ impl Warp {
         None
     }
 
-    /// `bar.warp.sync m` by the top entry's lanes (`mask`, with any whose guard is false:
-    /// they stay with the entry). With independent thread scheduling a thread waits until
-    /// every non-exited thread of `m` executed a `bar.warp.sync` with the same mask, wherever
-    /// it is (lanes of both sides of an `if` calling a function that syncs the warp, from two
-    /// call sites): when lanes of `m` are on other paths, the entry parks until they arrive or
-    /// exit. Lanes all on this path, as in converged code, go on at once. A different mask
-    /// while one is pending (disjoint groups syncing apart on diverged paths) does not wait,
-    /// as before.
-    fn warp_sync(&mut self, m: u32, mask: u32) {
-        let need = m & self.valid & !self.exited;
-        if self.wsync_mask == 0 {
-            if need & !mask == 0 {
-                return;
-            }
-            self.wsync_mask = m;
-            self.wsync_arrived = mask;
-        } else if self.wsync_mask != m {
-            return;
-        } else {
-            self.wsync_arrived |= mask;
-            if need & !self.wsync_arrived == 0 {
-                self.release_warp_sync();
-                return;
-            }
+    /// Lanes `lanes` of the top entry arrive at a `bar.warp.sync` with membermask `m`. With
+    /// independent thread scheduling a thread waits until every non-exited thread of `m`
+    /// executed a `bar.warp.sync` with the same mask, wherever it is (lanes of both sides of an
+    /// `if` calling a function that syncs the warp, from two call sites). The caller parks the
+    /// top entry when [`Warp::warp_waiting`] still holds some of its lanes afterwards; lanes
+    /// all on this path, as in converged code, go on at once.
+    fn warp_arrive(&mut self, m: u32, lanes: u32) {
+        match self.wsync.iter_mut().find(|w| w.0 == m) {
+            Some(w) => w.1 |= lanes,
+            None => self.wsync.push((m, lanes)),
         }
-        if let Some(t) = self.stack.last_mut() {
-            t.park = WARP_PARK;
+        self.settle_warp_syncs();
+    }
+
+    /// Lanes waiting at a `bar.warp.sync` whose membermask has not arrived yet.
+    fn warp_waiting(&self) -> u32 {
+        self.wsync.iter().fold(0, |w, &(_, a)| w | a)
+    }
+
+    /// Completes every `bar.warp.sync` whose non-exited members all arrived, and resumes
+    /// the parked entries none of whose lanes still wait.
+    fn settle_warp_syncs(&mut self) {
+        let live = self.valid & !self.exited;
+        let before = self.wsync.len();
+        self.wsync.retain(|&(m, a)| m & live & !a != 0);
+        if self.wsync.len() == before {
+            return;
+        }
+        let waiting = self.warp_waiting();
+        for e in self.stack.iter_mut() {
+            if e.park == WARP_PARK && e.mask & waiting == 0 {
+                e.park = NO_PARK;
+            }
         }
     }
 
-    /// Resumes the lanes waiting at a `bar.warp.sync`.
-    fn release_warp_sync(&mut self) {
-        self.wsync_mask = 0;
-        self.wsync_arrived = 0;
-        self.release(WARP_PARK);
+    /// Splits the top entry so that only its lanes `em` (those whose guard was true) stay on
+    /// top, to wait at a barrier; the others go on in an entry of their own below it, at the
+    /// same pc and reconvergence point. (Not for an entry that holds a call frame: the frame
+    /// belongs to one entry. Such an entry waits whole, as before.)
+    fn split_top(&mut self, em: u32) {
+        let n = self.stack.len();
+        let Some(&top) = self.stack.last() else {
+            return;
+        };
+        if top.mask & !em == 0 || top.call != NO_CALL {
+            return;
+        }
+        self.stack[n - 1].mask = em;
+        self.stack.insert(
+            n - 1,
+            Entry {
+                mask: top.mask & !em,
+                ..top
+            },
+        );
     }
 
     /// Lanes `lanes` of call frame `id` returned (or its entry was dropped, `lanes` 0): frees
@@ -1844,10 +1878,8 @@ impl Warp {
     /// Whether the warp can run: its top entry is not parked, or a sibling was moved on top.
     pub fn unblock(&mut self, kernel_exit: u32) -> bool {
         // A `bar.warp.sync` whose missing lanes exited meanwhile completes.
-        if self.wsync_mask != 0
-            && self.wsync_mask & self.valid & !self.exited & !self.wsync_arrived == 0
-        {
-            self.release_warp_sync();
+        if !self.wsync.is_empty() {
+            self.settle_warp_syncs();
         }
         // Entries that reached their reconvergence point are dropped first, as `run` would.
         while self
