@@ -364,23 +364,27 @@ impl<'a> Cta<'a> {
     /// rows of a 16-wide tile, and `place_warp`'s general classification cost them dearly.)
     #[inline(always)]
     pub fn own_shared(&mut self, addrs: &Lanes, em: u32, len: u64) -> Option<*mut u8> {
-        // Shared memory is below 2^24 bytes per CTA, so an address at most `last` has no rank
-        // field: it names this CTA.
+        // Shared memory is below 2^24 bytes per CTA (`CLUSTER_OFFSET_MASK`), so an address at
+        // most `last` has no rank field: it names this CTA. Per lane, only an OR and a
+        // subtraction (a u64 compare or max does not vectorize): the OR of the addresses shows
+        // any bit at or above 2^24, and for addresses below that, `last - a` has its top bit
+        // set exactly when `a` is past `last`.
         let last = (self.shared_len as u64).checked_sub(len)?;
-        let (mut over, mut or) = (false, 0u64);
+        let (mut past, mut or) = (0u64, 0u64);
         if em == FULL {
             for &a in addrs {
-                over |= a > last;
+                past |= last.wrapping_sub(a);
                 or |= a;
             }
         } else {
             for (l, &a) in addrs.iter().enumerate() {
                 // Inactive lanes count as offset 0 (a select: the loop vectorizes).
                 let a = if em >> l & 1 != 0 { a } else { 0 };
-                over |= a > last;
+                past |= last.wrapping_sub(a);
                 or |= a;
             }
         }
+        let over = or >> CLUSTER_RANK_SHIFT != 0 || past >> 63 != 0;
         let align = len.min(16).next_power_of_two();
         (!over && or & (align - 1) == 0).then(|| {
             self.shared
