@@ -54,17 +54,50 @@ impl Val for bool {
     }
 }
 
+// The lane loops below are what every `Un`/`Bin`/`Ter` op runs. The functions holding them
+// are reached through pointers from the interpreter, so they do not inherit its AVX2 build
+// (`Warp::run_avx2`): each loop is compiled twice, and the AVX2 copy is taken on hosts that
+// have it, with FMA (`mul_add` then is one instruction; e.g. `mul.wide.s32` needs SSE4.1's signed 32x32->64 multiply to vectorize, and
+// AVX2 does 4 lanes at a time). Both copies compute the same bits: Rust does not contract
+// or reassociate floating-point arithmetic, whatever the target features.
+
 #[inline(always)]
 pub fn map1<A: Val, R: Val>(x: &Lanes, o: &mut Lanes, f: impl Fn(A) -> R) {
-    for i in 0..32 {
-        o[i] = f(A::get(x[i])).put();
+    #[inline(always)]
+    fn go<A: Val, R: Val>(x: &Lanes, o: &mut Lanes, f: impl Fn(A) -> R) {
+        for i in 0..32 {
+            o[i] = f(A::get(x[i])).put();
+        }
     }
+    #[cfg(target_arch = "x86_64")]
+    if crate::exec::warp::host_avx2() {
+        #[target_feature(enable = "avx2,fma")]
+        fn k<A: Val, R: Val>(x: &Lanes, o: &mut Lanes, f: impl Fn(A) -> R) {
+            go(x, o, f)
+        }
+        // SAFETY: the host has AVX2 and FMA (detected).
+        return unsafe { k(x, o, f) };
+    }
+    go(x, o, f)
 }
 #[inline(always)]
 pub fn map2<A: Val, B: Val, R: Val>(x: &Lanes, y: &Lanes, o: &mut Lanes, f: impl Fn(A, B) -> R) {
-    for i in 0..32 {
-        o[i] = f(A::get(x[i]), B::get(y[i])).put();
+    #[inline(always)]
+    fn go<A: Val, B: Val, R: Val>(x: &Lanes, y: &Lanes, o: &mut Lanes, f: impl Fn(A, B) -> R) {
+        for i in 0..32 {
+            o[i] = f(A::get(x[i]), B::get(y[i])).put();
+        }
     }
+    #[cfg(target_arch = "x86_64")]
+    if crate::exec::warp::host_avx2() {
+        #[target_feature(enable = "avx2,fma")]
+        fn k<A: Val, B: Val, R: Val>(x: &Lanes, y: &Lanes, o: &mut Lanes, f: impl Fn(A, B) -> R) {
+            go(x, y, o, f)
+        }
+        // SAFETY: the host has AVX2 and FMA (detected).
+        return unsafe { k(x, y, o, f) };
+    }
+    go(x, y, o, f)
 }
 #[inline(always)]
 pub fn map3<A: Val, B: Val, C: Val, R: Val>(
@@ -74,9 +107,34 @@ pub fn map3<A: Val, B: Val, C: Val, R: Val>(
     o: &mut Lanes,
     f: impl Fn(A, B, C) -> R,
 ) {
-    for i in 0..32 {
-        o[i] = f(A::get(x[i]), B::get(y[i]), C::get(z[i])).put();
+    #[inline(always)]
+    fn go<A: Val, B: Val, C: Val, R: Val>(
+        x: &Lanes,
+        y: &Lanes,
+        z: &Lanes,
+        o: &mut Lanes,
+        f: impl Fn(A, B, C) -> R,
+    ) {
+        for i in 0..32 {
+            o[i] = f(A::get(x[i]), B::get(y[i]), C::get(z[i])).put();
+        }
     }
+    #[cfg(target_arch = "x86_64")]
+    if crate::exec::warp::host_avx2() {
+        #[target_feature(enable = "avx2,fma")]
+        fn k<A: Val, B: Val, C: Val, R: Val>(
+            x: &Lanes,
+            y: &Lanes,
+            z: &Lanes,
+            o: &mut Lanes,
+            f: impl Fn(A, B, C) -> R,
+        ) {
+            go(x, y, z, o, f)
+        }
+        // SAFETY: the host has AVX2 and FMA (detected).
+        return unsafe { k(x, y, z, o, f) };
+    }
+    go(x, y, z, o, f)
 }
 
 macro_rules! f1 {

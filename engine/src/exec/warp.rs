@@ -477,14 +477,16 @@ unsafe fn st_shared(v: &Lanes, base: *mut u8, addrs: &Lanes, em: u32, koff: usiz
 #[cfg(target_arch = "x86_64")]
 static AVX2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
-/// Whether the host has AVX2 (and the other features `Warp::run_avx2` uses), detected once.
+/// Whether the host has AVX2 (and the other features `Warp::run_avx2` and the AVX2 lane loops
+/// of `ops` use), detected once.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn host_avx2() -> bool {
+pub(crate) fn host_avx2() -> bool {
     use std::sync::atomic::Ordering;
     match AVX2.load(Ordering::Relaxed) {
         0 => {
             let yes = std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
                 && std::arch::is_x86_feature_detected!("popcnt")
                 && std::arch::is_x86_feature_detected!("bmi1")
                 && std::arch::is_x86_feature_detected!("bmi2")
