@@ -239,8 +239,83 @@ const CASES: &[(&str, bool)] = &[
     ("mov.u64 u64, %dynamic_smem_size;", false), // Arguments mismatch for instruction 'mov'
     ("mov.u32 u32, %is_explicit_cluster;", false), // Arguments mismatch for instruction 'mov'
     ("cvt.u64.u64 u64, %tid.x;", false), // Arguments mismatch for instruction 'cvt'
+    ("mov.u32 u32, %clock_hi;", true),
+    ("mov.u32 u32, %envreg3;", true),
+    ("mov.u32 u32, %reserved_smem_offset_begin;", true),
+    ("mov.u64 u64, %current_graph_exec;", true),
+    ("mov.u16 u16, %nctaid.z;", true),
+    ("mov.v4.u16 {u16, u16, u16, u16}, %ntid;", true),
+    ("mov.b64 {u32, u32}, %clock64;", true),
+    ("mov.u16 u16, %clock_hi;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u64 u64, %envreg3;", false),  // Arguments mismatch for instruction 'mov'
+    ("mov.u16 u16, %warpid;", false),   // Arguments mismatch for instruction 'mov'
+    ("mov.u16 u16, %clusterid.x;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u64 u64, %reserved_smem_offset_1;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u32, %current_graph_exec;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.v4.u64 {u64, u64, u64, u64}, %ntid;", false), // Arguments mismatch for instruction 'mov'
+    ("cvt.u32.u32 u32, %is_explicit_cluster;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- ISA 10: special registers are read by mov and cvt only ----
+    ("cvt.u32.u64 u32, %clock64;", true),
+    ("cvt.sat.u16.u32 u16, %tid.x;", true),
+    ("cvt.u32.s16 u32, %tid.x;", true),
+    ("cvt.u8.u16 u8, %tid.x;", true),
+    ("mov.b32 f32, %tid.x;", true),
+    ("mov.pred p, %is_explicit_cluster;", true),
+    ("add.u32 u32, u32, WARP_SZ;", true), // a constant, not a special register
     // Special register argument not allowed for instruction 'mov'
     ("mov.f32 f32, %tid.x;", false),
+    // Special register argument not allowed for instruction 'cvt' (any floating-point type)
+    ("cvt.rn.f32.u32 f32, %tid.x;", false),
+    ("cvt.rn.f64.u64 f64, %clock64;", false),
+    ("cvt.rn.f16.u32 f16, %tid.x;", false),
+    ("cvt.rn.bf16.u32 b16, %tid.x;", false),
+    // Special register argument not allowed for instruction '...'
+    ("add.u32 u32, %tid.x, 1;", false),
+    ("add.u32 u32, u32, %tid.x;", false),
+    ("add.u64 u64, %clock64, 1;", false),
+    ("mad.lo.u32 u32, %ctaid.x, %ntid.x, %tid.x;", false),
+    ("mul.wide.u32 u64, %tid.x, 4;", false),
+    ("and.b32 u32, %laneid, 1;", false),
+    ("and.pred p, p, %is_explicit_cluster;", false),
+    ("shl.b32 u32, u32, %tid.x;", false),
+    ("setp.eq.u32 p, %tid.x, 0;", false),
+    ("selp.u32 u32, %tid.x, 1, p;", false),
+    ("brev.b64 u64, %clock64;", false),
+    ("testp.finite.f32 p, %tid.x;", false),
+    ("st.global.u32 [x64], %tid.x;", false),
+    ("atom.global.add.u32 u32, [x64], %tid.x;", false),
+    ("red.global.add.u32 [x64], %tid.x;", false),
+    ("shfl.sync.idx.b32 u32, u32, %laneid, 31, -1;", false),
+    ("vote.sync.ballot.b32 u32, p, %lanemask_lt;", false),
+    ("nanosleep.u32 %clock;", false),
+    ("bar.sync %warpid;", false),
+    ("bar.sync 0, %ntid.x;", false),
+    ("cvta.to.global.u64 u64, %clock64;", false),
+    ("isspacep.global p, %clock64;", false),
+    // ---- vector elements may be special registers; then only sizes are checked ----
+    ("st.global.v2.u32 [x64], {%tid.x, %tid.y};", true),
+    (
+        "st.global.v4.u32 [x64], {%tid.x, %tid.y, %tid.z, %laneid};",
+        true,
+    ),
+    ("st.global.v2.u32 [x64], {%clock64, %clock64};", true),
+    ("st.global.v2.u16 [x64], {%tid.x, %tid.y};", true),
+    ("st.global.v2.f32 [x64], {%tid.x, f32};", true),
+    ("st.global.v2.f32 [x64], {u32, %tid.x};", true),
+    ("st.global.v2.u32 [x64], {f32, %tid.x};", true),
+    ("st.global.v2.f64 [x64], {%clock64, f64};", true),
+    ("st.global.v2.u64 [x64], {%gridid, u64};", true),
+    ("red.global.v2.f32.add [x64], {%tid.x, f32};", true),
+    ("mov.b64 u64, {%tid.x, f32};", true),
+    ("mov.v2.u32 {u32, u32}, {%tid.x, %tid.y};", true),
+    ("st.global.v2.u64 [x64], {%tid.x, %tid.y};", false), // Arguments mismatch for instruction 'st'
+    ("mov.b32 u32, {%tid.x, %tid.y};", false), // Arguments mismatch for instruction 'mov'
+    ("st.global.v2.b16 [x64], {%tid.x, b16};", false), // Incompatible elements of vector expression
+    ("st.global.v2.u32 [x64], {%gridid, u32};", false), // Incompatible elements of vector expression
+    ("st.global.v2.u64 [x64], {%clock64, %tid.x};", false), // Incompatible elements of vector expression
+    ("mov.v2.u32 {u32, u32}, {%tid.x, %clock64};", false), // Incompatible elements of vector expression
+    // Vector with elements of different types are not allowed in st instruction
+    ("st.global.v4.u32 [x64], {%tid.x, f32, u32, u32};", false),
 ];
 
 #[test]
@@ -258,7 +333,7 @@ fn operand_types_are_checked_as_ptxas_checks_them() {
                 if e.kind != LoadErrorKind::InvalidPtx
                     || d.line != 12
                     || !d.message.contains(&format!("'{name}'"))
-                    || !d.message.contains("(PTX ISA 9.4")
+                    || !(d.message.contains("(PTX ISA 9.4") || d.message.contains("(PTX ISA 10)"))
                 {
                     wrong.push(format!("{inst}: rejected, but not as expected: {e}"));
                 }

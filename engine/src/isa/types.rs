@@ -19,6 +19,10 @@
 //!
 //! - Special registers (chapter 10) have their own types: `mov.u64 %rd, %tid.x` is rejected
 //!   (`%tid` is .u32, which ptxas also reads into 16 bits), `mov.u32 %r, %clock64` too.
+//!   They are read by `mov` and `cvt` only, with integer or bit-size types (ISA 10: "accessed
+//!   through mov or cvt instructions"): `add.u32 %r, %tid.x, 1` and `cvt.rn.f32.u32 %f,
+//!   %tid.x` are rejected. As elements of a vector operand ptxas accepts them anywhere, and
+//!   checks such a vector's elements by size only.
 //!
 //! Operands whose type the ISA defines independently of the instruction type (shift amounts,
 //! bit-field positions, the predicates of `selp` and `setp`, the member masks of warp
@@ -27,6 +31,7 @@
 //! checked here: what is rejected is certainly invalid, never the other way round.
 
 use crate::ptx::ast::{Function, Instruction, Operand as O, Pos, Space, Statement, VarDecl};
+use crate::ptx::is_predefined_name;
 use std::collections::HashMap;
 
 /// A rejected operand: the instruction's position and the message.
@@ -361,11 +366,22 @@ impl<'a> Checker<'a> {
     }
 
     fn inst(&self, i: &Instruction) -> R<()> {
+        self.sreg_operands(i)?;
         let Some(sig) = signature(i) else {
             return Ok(());
         };
+        // Vector operands with a special register element: ptxas then checks every element
+        // by its size only (`st.v2.f32 [a], {%tid.x, %r}` is accepted).
+        let mut loose = 0u32;
+        for (k, o) in i.operands.iter().enumerate().take(32) {
+            if let O::Vector(v) = o {
+                if v.iter().any(|x| self.sreg_name(x).is_some()) {
+                    loose |= 1 << k;
+                }
+            }
+        }
         leaves(i, &sig, &mut |k, o, want, rule| {
-            self.leaf(i, k, o, want, rule)
+            self.leaf(i, k, o, want, rule, k < 32 && loose & (1 << k) != 0)
         })?;
         for (k, o) in i.operands.iter().enumerate() {
             if let O::Vector(v) = o {
@@ -375,22 +391,102 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
+    /// Whether `name` is a register declared in scope (of any type).
+    fn declared(&self, name: &str) -> bool {
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, idx) = name.split_at(name.len() - digits);
+        self.scopes.iter().any(|s| {
+            s.names.contains_key(name)
+                || (digits > 0
+                    && matches!((s.ranges.get(prefix), idx.parse::<u32>()), (Some((n, _)), Ok(k)) if k < *n))
+        })
+    }
+
+    /// The name of the special register `o` reads (`%tid` for `%tid.x`), if it is one.
+    fn sreg_name<'o>(&self, o: &'o O) -> Option<&'o str> {
+        match o {
+            O::Name { name, .. } => {
+                let name: &str = name;
+                (name.starts_with('%') && is_predefined_name(name) && !self.declared(name))
+                    .then_some(name)
+            }
+            _ => None,
+        }
+    }
+
+    /// ISA chapter 10: special registers "are accessed through `mov` or `cvt` instructions".
+    /// ptxas 13.5 rejects one as an operand of any other instruction ("Special register
+    /// argument not allowed for instruction 'add'"), and of a `mov` or `cvt` with a
+    /// floating-point type (`mov.f32`, `cvt.rn.f32.u32`); `mov.b32 %f, %tid.x` is accepted.
+    /// Elements of a vector operand are exempt (ptxas accepts `st.v2.u32 [a], {%tid.x,
+    /// %tid.y}`), and so is the guard (`@%is_explicit_cluster`).
+    fn sreg_operands(&self, i: &Instruction) -> R<()> {
+        fn scalar<'o>(o: &'o O, out: &mut Vec<&'o O>) {
+            match o {
+                O::Not(x) | O::Neg(x) => scalar(x, out),
+                O::Pair(a, b) => {
+                    scalar(a, out);
+                    scalar(b, out);
+                }
+                O::Name { .. } => out.push(o),
+                _ => {}
+            }
+        }
+        let mut leaves = Vec::new();
+        for o in &i.operands {
+            scalar(o, &mut leaves);
+        }
+        let Some(name) = leaves.iter().find_map(|o| self.sreg_name(o)) else {
+            return Ok(());
+        };
+        let op: &str = &i.opcode;
+        let reader = matches!(op, "mov" | "cvt");
+        let integer = i.mods.iter().all(|m| match type_word(m) {
+            Some(Some(t)) => matches!(t.k, K::B | K::S | K::U | K::Pred),
+            Some(None) => false,
+            None => true,
+        });
+        if reader && integer {
+            return Ok(());
+        }
+        let why = if reader {
+            "with a floating-point type"
+        } else {
+            "other than mov and cvt"
+        };
+        invalid(
+            i.pos,
+            format!(
+                "'{}': special register '{name}' is not allowed as an operand of an instruction \
+                 {why} (PTX ISA 10)",
+                i.full_name()
+            ),
+        )
+    }
+
     /// The registers of one vector operand must agree with each other (ptxas: "Incompatible
     /// elements of vector expression"): one size, and no floating-point register beside an
     /// integer one (`{%r, %f}`), though a bit-size register goes with either.
     fn vector(&self, i: &Instruction, k: usize, v: &[O]) -> R<()> {
+        // A special register element counts as a bit-size register of its width (ptxas:
+        // `{%tid.x, %f}` is accepted, `{%tid.x, %h}` is not), and `%gridid` as 64 bits.
         let regs: Vec<(&str, Ty)> = v
             .iter()
             .filter_map(|o| match o {
-                O::Name { name, .. } => self.reg(name).map(|t| (name.as_str(), t)),
+                O::Name { name, .. } => match self.sreg_name(o) {
+                    Some(s) => sreg_vector_type(s).map(|t| (s, bits_of(t))),
+                    None => self.reg(name).map(|t| (&**name, t)),
+                },
                 _ => None,
             })
             .collect();
-        let Some(&(a, ta)) = regs.first() else {
-            return Ok(());
-        };
         let int = |t: Ty| matches!(t.k, K::S | K::U);
-        for &(b, tb) in &regs[1..] {
+        // Every pair: `{%tid.x, %f, %r}` mixes .f32 and .u32 behind a bit-size first element.
+        let pairs = regs
+            .iter()
+            .enumerate()
+            .flat_map(|(x, &a)| regs[x + 1..].iter().map(move |&b| (a, b)));
+        for ((a, ta), (b, tb)) in pairs {
             if tb.bits != ta.bits || (int(ta) && tb.k == K::F) || (ta.k == K::F && int(tb)) {
                 return invalid(
                     i.pos,
@@ -409,7 +505,9 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks one leaf `o` of operand `k` of `i` (a register or literal) against `want`.
-    fn leaf(&self, i: &Instruction, k: usize, o: &O, want: Ty, rule: Rule) -> R<()> {
+    /// In a `loose` vector (one with a special register element), registers are checked by
+    /// their size only.
+    fn leaf(&self, i: &Instruction, k: usize, o: &O, want: Ty, rule: Rule, loose: bool) -> R<()> {
         let err = |what: String| {
             invalid(
                 i.pos,
@@ -425,6 +523,18 @@ impl<'a> Checker<'a> {
         match o {
             // `%v.x` of a vector register has the register's element type; special registers,
             // symbols and labels are not registers declared here.
+            O::Name { name, .. } if loose => {
+                let ty = match self.sreg_name(o) {
+                    Some(s) => sreg_vector_type(s),
+                    None => self.reg(name),
+                };
+                match ty {
+                    Some(ty) if !agrees(want, bits_of(ty), rule) => {
+                        err(format!("'{name}' is {}", ty.name()))
+                    }
+                    _ => Ok(()),
+                }
+            }
             O::Name { name, .. } => match self.reg(name) {
                 Some(ty) if !agrees(want, ty, rule) => {
                     err(format!("'{name}' is declared {}", ty.name()))
@@ -547,9 +657,23 @@ fn sreg_type(name: &str) -> Option<(Ty, bool)> {
         | "%dynamic_smem_size" | "%total_smem_size" | "%aggr_smem_size" | "%globaltimer_lo"
         | "%globaltimer_hi" | "%cluster_ctarank" | "%cluster_nctarank" | "%clusterid"
         | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid" => (Ty::U32, false),
+        // 10.23, 10.29: .u32 (ptxas reads neither into 16 nor 64 bits).
+        "%clock_hi"
+        | "%reserved_smem_offset_begin"
+        | "%reserved_smem_offset_end"
+        | "%reserved_smem_offset_cap"
+        | "%reserved_smem_offset_0"
+        | "%reserved_smem_offset_1" => (Ty::U32, false),
         "%clock64" | "%globaltimer" | "%current_graph_exec" => (u64, false),
         "%is_explicit_cluster" => (Ty::PRED, false),
         _ => {
+            // 10.27: %envreg0 .. %envreg31, .b32.
+            if let Some(n) = name.strip_prefix("%envreg") {
+                return match n.parse::<u8>() {
+                    Ok(0..=31) if !n.starts_with('0') || n == "0" => Some((Ty::B32, false)),
+                    _ => None,
+                };
+            }
             let n = name.strip_prefix("%pm")?;
             match n.strip_suffix("_64") {
                 Some(d) if d.len() == 1 && d.as_bytes()[0].is_ascii_digit() => (u64, false),
@@ -558,6 +682,23 @@ fn sreg_type(name: &str) -> Option<(Ty, bool)> {
             }
         }
     })
+}
+
+/// The type of a special register as an element of a vector operand: its own type (`%gridid`
+/// is 64 bits there; ptxas rejects `{%gridid, %r}`).
+fn sreg_vector_type(name: &str) -> Option<Ty> {
+    match name {
+        "%gridid" => Some(Ty::new(K::U, 64)),
+        _ => sreg_type(name).map(|(t, _)| t),
+    }
+}
+
+/// A register type as a bit-size one of its width (predicates stay predicates).
+fn bits_of(t: Ty) -> Ty {
+    match t.k {
+        K::Pred => t,
+        _ => Ty::new(K::B, t.bits),
+    }
 }
 
 /// Table 26 (`Exact`) and Tables 27/28 (`Wider`): does a register declared `reg` agree with an
