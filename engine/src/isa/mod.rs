@@ -302,9 +302,8 @@ mod tests {
     /// given in a block the extraction did not pair with its forms): cp (9.7.9.25.5.3's
     /// `.level::cache_hint`), mma (the sparse and block-scaling forms of 9.7.14.5.14 and
     /// 9.7.14.6.3), sust (9.7.11.2's `.{1d,2d,3d}`) and tcgen05 (9.7.16, `.collector::buffer::op`).
-    /// Verdicts of ptxas 13.5 (`-arch=sm_90a`; tcgen05 `sm_100a`, `kind::f8f6f4` `sm_120a`): each
-    /// rejected word is an
-    /// "Unknown modifier", each accepted form assembles.
+    /// Verdicts of ptxas 13.5 (`-arch=sm_90a`; tcgen05 `sm_100a`, `kind::f8f6f4` `sm_120a`):
+    /// each rejected word is an "Unknown modifier", each accepted form assembles.
     #[test]
     fn formerly_wildcard_opcodes_check_their_words() {
         for (text, word) in [
