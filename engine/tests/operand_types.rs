@@ -1,6 +1,7 @@
 //! Operand type checking (PTX ISA 9.4, and 9.4.1 for ld/st/cvt): small instructions over
 //! registers of every type, each with ptxas's verdict (ptxas 13.5 of the pinned toolkit,
-//! `ptxas -arch=sm_90a`; its error, when it rejects, is in the comment). The engine must agree:
+//! `ptxas -arch=sm_90a`, or `sm_100a` for the instructions of [`CASES_SM100A`]; its error, when
+//! it rejects, is in the comment). The engine must agree:
 //! accept what ptxas accepts, and reject as invalid PTX, with a diagnostic naming the
 //! instruction, the operand and the types, what this table records ptxas rejecting. When the
 //! toolkit is present, `ptxas_agrees_with_the_table` re-runs ptxas on every case.
@@ -25,7 +26,11 @@ const HEAD: &str = "\
 ";
 
 fn module(inst: &str) -> String {
-    format!("{HEAD}{inst}\nret;\n}}\n")
+    module_for(inst, "sm_90a")
+}
+
+fn module_for(inst: &str, arch: &str) -> String {
+    format!("{}{inst}\nret;\n}}\n", HEAD.replace("sm_90a", arch))
 }
 
 /// `(instruction, ptxas accepts it)`.
@@ -148,6 +153,44 @@ const CASES: &[(&str, bool)] = &[
     ("cvt.rn.f32.f64 f32, b32;", false), // Arguments mismatch for instruction 'cvt'
     ("cvt.rn.f32.f64 f64, f64;", false), // Arguments mismatch for instruction 'cvt'
     ("cvt.rzi.s32.f32 s16, f32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.21: conversions with .bf16/.bf16x2/.tf32/fp8 types check sizes exactly ----
+    ("cvt.rn.bf16.f32 b16, f32;", true),
+    ("cvt.rn.bf16.f32 b16, b32;", true),
+    ("cvt.rn.bf16.f32 b32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16.f32 u16, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16.f32 b16, b64;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16.f32 b64, b64;", true),   // (no .bf16: wider registers, 9.4.1)
+    ("cvt.rna.tf32.f32 b32, f32;", true),
+    ("cvt.rna.tf32.f32 u32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rna.tf32.f32 b64, f32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.21: packing conversions (two sources, or a packed source) ----
+    ("cvt.rn.f16x2.f32 f16x2, f32, f32;", true),
+    ("cvt.rn.f16x2.f32 b64, b64, f32;", true),
+    ("cvt.rn.f16x2.f32 u32, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.f32 b32, f32, f16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.f32 b32, f32, u32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16x2.f32 b32, f32, b32;", true),
+    ("cvt.rn.bf16x2.f32 f16x2, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16x2.f32 b32, f32, b64;", false),   // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e4m3x2.f32 b16, f32, f32;", true),
+    ("cvt.rn.satfinite.e4m3x2.f32 b32, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e4m3x2.f32 u16, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e4m3x2.f32 b16, f32, f64;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e4m3x2.f16x2 b16, f16x2;", true),
+    ("cvt.rn.satfinite.e4m3x2.f16x2 b16, u32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e4m3x2 f16x2, b16;", true),
+    ("cvt.rn.f16x2.e4m3x2 b64, b16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e4m3x2 b32, u16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e4m3x2 b32, b32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.22: cvt.pack (d .u32, a and b .s32, c .b32; each may be wider) ----
+    ("cvt.pack.sat.u16.s32 u32, s32, s32;", true),
+    ("cvt.pack.sat.u16.s32 b64, b32, u32;", true),
+    ("cvt.pack.sat.u4.s32.b32 u32, s32, s32, f32;", true),
+    ("cvt.pack.sat.u16.s32 f32, s32, s32;", false), // Arguments mismatch for instruction 'cvt.pack'
+    ("cvt.pack.sat.u16.s32 u16, s32, s32;", false), // Arguments mismatch for instruction 'cvt.pack'
+    ("cvt.pack.sat.u16.s32 u32, s16, s32;", false), // Arguments mismatch for instruction 'cvt.pack'
+    ("cvt.pack.sat.u16.s32 u32, s32, f32;", false), // Arguments mismatch for instruction 'cvt.pack'
+    ("cvt.pack.sat.u4.s32.b32 u32, s32, s32, u16;", false), // Arguments mismatch for instruction 'cvt.pack'
     // ---- operands whose type the ISA fixes independently of the instruction type ----
     ("shl.b64 u64, u64, s32;", true),
     ("shl.b64 u64, u64, b32;", true),
@@ -318,11 +361,73 @@ const CASES: &[(&str, bool)] = &[
     ("st.global.v4.u32 [x64], {%tid.x, f32, u32, u32};", false),
 ];
 
+/// Cases of instructions that need sm_100a (`-arch=sm_100a`).
+const CASES_SM100A: &[(&str, bool)] = &[
+    // ---- 9.7.9.21: .rs conversions take .b32 random bits ----
+    ("cvt.rs.f16x2.f32 b64, f32, b64, b32;", true),
+    ("cvt.rs.f16x2.f32 b32, f32, f32, u32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rs.f16x2.f32 b32, f32, f32, b64;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rs.bf16x2.f32 b32, f32, f32, b32;", true),
+    ("cvt.rs.bf16x2.f32 b32, f32, b64, b32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.21: fp4/fp6 pairs, ue8m0x2 ----
+    ("cvt.rn.satfinite.e2m1x2.f32 b8, f32, f32;", true),
+    ("cvt.rn.satfinite.e2m1x2.f32 b16, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e2m1x2.f32 u8, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e2m1x2 b32, b8;", true),
+    ("cvt.rn.f16x2.e2m1x2 b32, b16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e2m3x2.f32 b16, f32, b32;", true),
+    ("cvt.rn.satfinite.e2m3x2.f32 b8, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e3m2x2 f16x2, b16;", true),
+    ("cvt.rn.f16x2.e3m2x2 b32, f16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rz.satfinite.ue8m0x2.f32 b16, f32, f32;", true),
+    ("cvt.rz.satfinite.ue8m0x2.f32 s16, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rz.satfinite.ue8m0x2.bf16x2 b16, b32;", true),
+    ("cvt.rz.satfinite.ue8m0x2.bf16x2 b16, f16x2;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16x2.ue8m0x2 b32, b16;", true),
+    ("cvt.rn.bf16x2.ue8m0x2 u32, b16;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.21: four f32 sources to x4 types ----
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b32, {f32, f32, b32, f32}, b32;",
+        true,
+    ),
+    (
+        "cvt.rs.satfinite.e2m1x4.f32 b16, {f32, f32, f32, f32}, b32;",
+        true,
+    ),
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b16, {f32, f32, f32, f32}, b32;",
+        false,
+    ), // Arguments mismatch for instruction 'cvt'
+    (
+        "cvt.rs.satfinite.e2m1x4.f32 b32, {f32, f32, f32, f32}, b32;",
+        false,
+    ), // Arguments mismatch for instruction 'cvt'
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b32, {f32, f32, f32, f32}, f32;",
+        false,
+    ), // Arguments mismatch for instruction 'cvt'
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b32, {f64, f64, f64, f64}, b32;",
+        false,
+    ), // Arguments mismatch for instruction 'cvt'
+    // Vector with elements of different types are not allowed in cvt instruction
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b32, {u32, f32, f32, f32}, b32;",
+        false,
+    ),
+];
+
+/// Every case with the target it is assembled for.
+fn all_cases() -> impl Iterator<Item = (&'static str, bool, &'static str)> {
+    (CASES.iter().map(|&(i, ok)| (i, ok, "sm_90a")))
+        .chain(CASES_SM100A.iter().map(|&(i, ok)| (i, ok, "sm_100a")))
+}
+
 #[test]
 fn operand_types_are_checked_as_ptxas_checks_them() {
     let mut wrong = Vec::new();
-    for (inst, ok) in CASES {
-        let c = engine::check(&module(inst), "t.ptx", true);
+    for (inst, ok, arch) in all_cases() {
+        let c = engine::check(&module_for(inst, arch), "t.ptx", true);
         match (&c.error, ok) {
             (None, true) => {}
             (Some(e), false) => {
@@ -398,18 +503,18 @@ fn ptxas_agrees_with_the_table() {
     let dir = std::env::temp_dir().join(format!("engine-operand-types-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut wrong = Vec::new();
-    for (k, (inst, ok)) in CASES.iter().enumerate() {
+    for (k, (inst, ok, arch)) in all_cases().enumerate() {
         let f = dir.join(format!("c{k}.ptx"));
-        std::fs::write(&f, module(inst)).unwrap();
+        std::fs::write(&f, module_for(inst, arch)).unwrap();
         let out = Command::new(&ptxas)
-            .args(["-arch=sm_90a", "-o", "/dev/null"])
+            .args([&format!("-arch={arch}"), "-o", "/dev/null"])
             .arg(&f)
             .output()
             .unwrap();
-        if out.status.success() != *ok {
+        if out.status.success() != ok {
             wrong.push(format!(
                 "{inst}: ptxas {} it: {}",
-                if *ok { "rejects" } else { "accepts" },
+                if ok { "rejects" } else { "accepts" },
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
         }

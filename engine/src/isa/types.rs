@@ -24,6 +24,12 @@
 //!   %tid.x` are rejected. As elements of a vector operand ptxas accepts them anywhere, and
 //!   checks such a vector's elements by size only.
 //!
+//! - `cvt` (9.7.9.21, 9.7.9.22): the packing forms have fixed operand sizes: `.f16x2`/`.bf16x2`
+//!   from two `.f32`, fp8/fp6 pairs and `.ue8m0x2` in `.b16`, `.e2m1x2` in `.b8`, x4 types from
+//!   a vector of four `.f32`, `.rs` random bits `.b32`, `cvt.pack` into a `.u32` from `.s32`
+//!   sources. A conversion involving `.bf16`, `.bf16x2`, `.tf32` or a packed type checks every
+//!   operand exactly (ptxas grants 9.4.1's wider registers to the classic types only).
+//!
 //! Operands whose type the ISA defines independently of the instruction type (shift amounts,
 //! bit-field positions, the predicates of `selp` and `setp`, the member masks of warp
 //! collectives) are given explicitly per opcode. Instructions with a type word this module does
@@ -55,6 +61,9 @@ enum K {
     Bf,
     /// `.bf16x2`
     Bf2,
+    /// A packed or narrow type held in bit-size registers only (`.tf32`, `.e4m3x2`,
+    /// `.ue8m0x2`, ..., and the `.b32` random bits of `cvt.rs`): its name.
+    Raw(&'static str),
     Pred,
 }
 
@@ -81,6 +90,7 @@ impl Ty {
             K::H2 => ".f16x2".into(),
             K::Bf => ".bf16".into(),
             K::Bf2 => ".bf16x2".into(),
+            K::Raw(n) => format!(".{n}"),
             K::Pred => ".pred".into(),
         }
     }
@@ -187,6 +197,9 @@ fn signature(i: &Instruction) -> Option<Sig> {
     ) {
         return None;
     }
+    if i.opcode.as_str() == "cvt" {
+        return cvt_signature(i);
+    }
     let mut types = [Ty::PRED; 4];
     let mut nt = 0;
     for m in &i.mods {
@@ -239,10 +252,6 @@ fn signature(i: &Instruction) -> Option<Sig> {
         "mov" => Sig::of(&[t(one?), t(one?)]),
         "ld" | "ldu" => Sig::of(&[W::T(one?, Rule::Wider)]),
         "st" => Sig::of(&[W::Skip, W::T(one?, Rule::Wider)]),
-        // 9.7.9.21: cvt.dtype.atype d, a (the two-operand forms; packing forms are not checked).
-        "cvt" if types.len() == 2 && n == 2 => {
-            Sig::of(&[W::T(types[0], Rule::Wider), W::T(types[1], Rule::Wider)])
-        }
         // 9.7.13.5: d, [a], b{, c}; a trailing cache policy is a .b64 the table does not check.
         "atom" => {
             let ty = one?;
@@ -268,6 +277,81 @@ fn signature(i: &Instruction) -> Option<Sig> {
         "nanosleep" => Sig::of(&[t(Ty::U32)]),
         // 9.7.13.14: elect.sync d|p, membermask.
         "elect" => Sig::of(&[t(Ty::B32), t(Ty::B32)]),
+        _ => return None,
+    })
+}
+
+/// The type of a `cvt` type word (ISA 9.7.9.21), and whether it is one of the types 9.4.1's
+/// relaxed size rule applies to: ptxas lets the operands of a conversion between integer,
+/// `.f16`, `.f16x2`, `.f32` and `.f64` types be wider registers, and checks every operand of
+/// one involving `.bf16`, `.bf16x2`, `.tf32` or a packed fp8/fp6/fp4 type exactly.
+fn cvt_type(w: &str) -> Option<(Ty, bool)> {
+    let raw = |n: &'static str, bits| Some((Ty::new(K::Raw(n), bits), false));
+    match w {
+        // "For .tf32 instruction type, operand d has .b32 type."
+        "tf32" => raw("tf32", 32),
+        // "When converting to .e4m3x2/.e5m2x2 [.e2m3x2/.e3m2x2, .ue8m0x2] data formats, the
+        // destination operand d has .b16 type"; from them, "source operand a has .b16 type".
+        "e4m3x2" => raw("e4m3x2", 16),
+        "e5m2x2" => raw("e5m2x2", 16),
+        "e2m3x2" => raw("e2m3x2", 16),
+        "e3m2x2" => raw("e3m2x2", 16),
+        "ue8m0x2" => raw("ue8m0x2", 16),
+        // ".e2m1x2 ... the destination operand d has .b8 type" (and the source, from it).
+        "e2m1x2" => raw("e2m1x2", 8),
+        // ".e5m2x4/.e4m3x4/.e3m2x4/.e2m3x4 ... the destination operand d has .b32 type"; four
+        // 4-bit .e2m1 values make 16 bits (ptxas: .b16).
+        "e4m3x4" => raw("e4m3x4", 32),
+        "e5m2x4" => raw("e5m2x4", 32),
+        "e2m3x4" => raw("e2m3x4", 32),
+        "e3m2x4" => raw("e3m2x4", 32),
+        "e2m1x4" => raw("e2m1x4", 16),
+        _ => match type_word(w)?? {
+            t if matches!(t.k, K::Bf | K::Bf2) => Some((t, false)),
+            t => Some((t, true)),
+        },
+    }
+}
+
+/// 9.7.9.21 `cvt` and 9.7.9.22 `cvt.pack`: the operand types of every form.
+fn cvt_signature(i: &Instruction) -> Option<Sig> {
+    let n = i.operands.len();
+    let words: Vec<&str> = i
+        .mods
+        .iter()
+        .map(|m| &**m)
+        .filter(|m| type_word(m).is_some())
+        .collect();
+    if i.mods.iter().any(|m| &**m == "pack") {
+        // 9.7.9.22: cvt.pack.sat.convertType.abType{.cType} d, a, b{, c}: "Destination d is an
+        // unsigned 32-bit integer", a and b are .s32, c is .b32; ptxas lets each be a wider
+        // register (as the data operands of cvt, 9.4.1).
+        let w = |ty| W::T(ty, Rule::Wider);
+        let sig = [
+            w(Ty::U32),
+            w(Ty::new(K::S, 32)),
+            w(Ty::new(K::S, 32)),
+            w(Ty::B32),
+        ];
+        return (n == 3 || n == 4).then(|| Sig::of(&sig[..n]));
+    }
+    let [d, a] = words[..] else {
+        return None;
+    };
+    let ((dt, dc), (at, ac)) = (cvt_type(d)?, cvt_type(a)?);
+    let rule = if dc && ac { Rule::Wider } else { Rule::Exact };
+    let (dw, aw) = (W::T(dt, rule), W::T(at, rule));
+    // `rbits` of the .rs forms: "a .b32 type register operand" (ptxas: .b32 registers only).
+    let rbits = t(Ty::new(K::Raw("b32"), 32));
+    Some(match n {
+        // cvt.dtype.atype d, a.
+        2 => Sig::of(&[dw, aw]),
+        // cvt.rs...f8x4type.f32 d, {a, b, e, f}, rbits.
+        3 if matches!(i.operands[1], O::Vector(_)) => Sig::of(&[dw, aw, rbits]),
+        // cvt.frnd2.f16x2.f32 d, a, b (and .bf16x2, the x2 fp8/fp6/fp4 types, .ue8m0x2).
+        3 => Sig::of(&[dw, aw, aw]),
+        // cvt.rs.f16x2.f32 d, a, b, rbits.
+        4 => Sig::of(&[dw, aw, aw, rbits]),
         _ => return None,
     })
 }
@@ -721,7 +805,7 @@ fn agrees(want: Ty, reg: Ty, rule: Rule) -> bool {
             _ => false,
         },
         K::H2 => matches!(reg.k, K::B | K::H2) && size,
-        K::Bf | K::Bf2 => reg.k == K::B && size,
+        K::Bf | K::Bf2 | K::Raw(_) => reg.k == K::B && size,
         K::Pred => unreachable!(),
     }
 }
@@ -740,7 +824,7 @@ fn float_literal_ok(want: Ty, single: bool) -> bool {
         },
         K::S | K::U | K::Pred => false,
         // Not established against ptxas: accepted.
-        K::H2 | K::Bf | K::Bf2 => true,
+        K::H2 | K::Bf | K::Bf2 | K::Raw(_) => true,
     }
 }
 
@@ -772,7 +856,7 @@ fn requires(want: Ty, rule: Rule) -> String {
             "the instruction type {} requires a .f16x2 or bit-size register of {size}",
             want.name()
         ),
-        K::Bf | K::Bf2 => format!(
+        K::Bf | K::Bf2 | K::Raw(_) => format!(
             "the instruction type {} requires a bit-size register of {size}",
             want.name()
         ),
