@@ -29,6 +29,8 @@
 //!   a vector of four `.f32`, `.rs` random bits `.b32`, `cvt.pack` into a `.u32` from `.s32`
 //!   sources. A conversion involving `.bf16`, `.bf16x2`, `.tf32` or a packed type checks every
 //!   operand exactly (ptxas grants 9.4.1's wider registers to the classic types only).
+//! - `wmma` (9.7.14.4.1): each matrix fragment is a vector of as many registers, of the type,
+//!   as its shape and element type give; the stride is a `.u32`.
 //!
 //! Operands whose type the ISA defines independently of the instruction type (shift amounts,
 //! bit-field positions, the predicates of `selp` and `setp`, the member masks of warp
@@ -154,6 +156,8 @@ enum W {
     /// Not checked here (addresses, symbols, immediates the instruction encodes, ...).
     Skip,
     T(Ty, Rule),
+    /// A vector of exactly this many registers of this type (the matrix fragments of `wmma`).
+    Vec(Ty, u8),
 }
 
 fn t(ty: Ty) -> W {
@@ -199,6 +203,9 @@ fn signature(i: &Instruction) -> Option<Sig> {
     }
     if i.opcode.as_str() == "cvt" {
         return cvt_signature(i);
+    }
+    if i.opcode.as_str() == "wmma" {
+        return wmma_signature(i);
     }
     let mut types = [Ty::PRED; 4];
     let mut nt = 0;
@@ -356,6 +363,82 @@ fn cvt_signature(i: &Instruction) -> Option<Sig> {
     })
 }
 
+/// 9.7.14.4.1: the fragment of matrix `m` (`a`, `b`, `c`, `d`) of a `wmma` of this shape and
+/// element type: how many registers, of which type. The element types are ptxas's: `.f16`
+/// halves in `.f16x2` or `.b32` registers, `.u8`/`.s8` bytes in integer ones, `.bf16` and `.tf32`
+/// elements in `.b32` registers only, sub-byte and single-bit ones in any 32-bit register. The
+/// `.f64` accumulator is two `.f64` registers (the ISA's table says one; ptxas requires two, as
+/// for `mma.m8n8k4`, 9.7.14.5.14).
+fn wmma_fragment(m: &str, shape: &str, ty: &str) -> Option<(Ty, u8)> {
+    let ab = matches!(m, "a" | "b");
+    let bits = Ty::new(K::Raw("b32"), 32);
+    // Multiplicand counts: `sq` for m16n16k16, (A, B) for m8n32k16 and for m32n8k16.
+    let count = |sq: u8, m8n32: (u8, u8), m32n8: (u8, u8)| -> Option<u8> {
+        let (a, b) = match shape {
+            "m16n16k16" => (sq, sq),
+            "m8n32k16" => m8n32,
+            "m32n8k16" => m32n8,
+            _ => return None,
+        };
+        Some(if m == "a" { a } else { b })
+    };
+    Some(match (ty, ab) {
+        ("f16", true) => (Ty::new(K::H2, 32), 8),
+        ("f16", false) => (Ty::new(K::H2, 32), 4),
+        ("f32", false) => (Ty::new(K::F, 32), 8),
+        ("s32", false) => (
+            Ty::new(K::S, 32),
+            if matches!(shape, "m8n8k32" | "m8n8k128") {
+                2
+            } else {
+                8
+            },
+        ),
+        ("u8" | "s8", true) => (Ty::U32, count(2, (1, 4), (4, 1))?),
+        ("bf16", true) => (bits, count(4, (2, 8), (8, 2))?),
+        ("tf32", true) if shape == "m16n16k8" => (bits, 4),
+        ("f64", true) => (Ty::new(K::F, 64), 1),
+        ("f64", false) => (Ty::new(K::F, 64), 2),
+        ("u4" | "s4" | "b1", true) => (Ty::B32, 1),
+        _ => return None,
+    })
+}
+
+/// 9.7.14.4.3-5 `wmma.load`, `wmma.store`, `wmma.mma`: fragments are vectors of the registers
+/// [`wmma_fragment`] gives, the stride a `.u32`.
+fn wmma_signature(i: &Instruction) -> Option<Sig> {
+    let mods: Vec<&str> = i.mods.iter().map(|m| &**m).collect();
+    let shape = *mods.iter().find(|m| {
+        m.starts_with('m')
+            && m.contains('n')
+            && m.contains('k')
+            && m.as_bytes().get(1).is_some_and(u8::is_ascii_digit)
+    })?;
+    let types: Vec<&str> = mods
+        .iter()
+        .copied()
+        .filter(|m| type_word(m).is_some())
+        .collect();
+    let frag = |m: &str, ty: &str| wmma_fragment(m, shape, ty).map(|(t, n)| W::Vec(t, n));
+    let stride = t(Ty::U32);
+    Some(match (mods.first().copied(), mods.get(1).copied()) {
+        (Some("load"), Some(m @ ("a" | "b" | "c"))) => {
+            Sig::of(&[frag(m, types.last()?)?, W::Skip, stride])
+        }
+        (Some("store"), Some("d")) => Sig::of(&[W::Skip, frag("d", types.last()?)?, stride]),
+        (Some("mma"), _) => {
+            // `.dtype.ctype` (.f16 multiplicands) or `.dtype.atype.btype.ctype`.
+            let (d, a, b, c) = match types[..] {
+                [d, c] => (d, "f16", "f16", c),
+                [d, a, b, c] => (d, a, b, c),
+                _ => return None,
+            };
+            Sig::of(&[frag("d", d)?, frag("a", a)?, frag("b", b)?, frag("c", c)?])
+        }
+        _ => return None,
+    })
+}
+
 /// A register's declared type, `None` for a type this module does not check.
 #[derive(Clone, Copy)]
 struct Decl {
@@ -470,6 +553,28 @@ impl<'a> Checker<'a> {
         for (k, o) in i.operands.iter().enumerate() {
             if let O::Vector(v) = o {
                 self.vector(i, k, v)?;
+            }
+            if let Some(&W::Vec(ty, n)) = sig.w[..sig.n].get(k) {
+                let len = match o {
+                    O::Vector(v) => v.len(),
+                    _ => 0,
+                };
+                if len != n as usize {
+                    let is = match o {
+                        O::Vector(_) => format!("is a vector of {len}"),
+                        _ => "is no vector".into(),
+                    };
+                    return invalid(
+                        i.pos,
+                        format!(
+                            "'{}': operand {} {is}; the fragment is a vector of {n} {} registers \
+                             (PTX ISA 9.7.14.4.1)",
+                            i.full_name(),
+                            k + 1,
+                            ty.name()
+                        ),
+                    );
+                }
             }
         }
         Ok(())
@@ -693,8 +798,10 @@ fn leaves(i: &Instruction, sig: &Sig, f: &mut dyn FnMut(usize, &O, Ty, Rule) -> 
         }
     }
     for (k, (o, w)) in i.operands.iter().zip(&sig.w[..sig.n]).enumerate() {
-        if let W::T(ty, rule) = *w {
-            go(i, k, o, ty, rule, true, f)?;
+        match *w {
+            W::T(ty, rule) => go(i, k, o, ty, rule, true, f)?,
+            W::Vec(ty, _) => go(i, k, o, ty, Rule::Exact, true, f)?,
+            W::Skip => {}
         }
     }
     Ok(())
