@@ -1,7 +1,7 @@
 //! Operand type checking (PTX ISA 9.4, and 9.4.1 for ld/st/cvt): small instructions over
 //! registers of every type, each with ptxas's verdict (ptxas 13.5 of the pinned toolkit,
-//! `ptxas -arch=sm_90a`, or `sm_100a` for the instructions of [`CASES_SM100A`]; its error, when
-//! it rejects, is in the comment). The engine must agree:
+//! `ptxas -arch=sm_90a`, or `sm_100a`/`sm_120a` for the instructions of [`CASES_SM100A`] and
+//! [`CASES_SM120A`]; its error, when it rejects, is in the comment). The engine must agree:
 //! accept what ptxas accepts, and reject as invalid PTX, with a diagnostic naming the
 //! instruction, the operand and the types, what this table records ptxas rejecting. When the
 //! toolkit is present, `ptxas_agrees_with_the_table` re-runs ptxas on every case.
@@ -255,6 +255,39 @@ const CASES: &[(&str, bool)] = &[
     ("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {s32, s32}, {b32}, {b32}, {s32, s32};", true),
     // Argument vector size mismatch for instruction 'wmma.mma'
     ("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {s32, s32}, {b32, b32}, {b32}, {s32, s32};", false),
+    // ---- 9.7.14.5, 9.7.14.6.2: mma fragments (M*K/32, K*N/32, M*N/32 elements a thread) ----
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {f32, f32, f32, f32}, {f16x2, f16x2, f16x2, f16x2}, {b32, b32}, {f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {f32, f32, f32, f32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {u32, u32, u32, u32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {b32, b32}, {f32, f32, f32, f32}, {b32, b32}, {b32, b32};", false),
+    ("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {f32, f32, f32, f32, f32, f32, f32, f32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32, f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {b32, b32, b32, b32}, {b32, b32}, {b32, b32}, {b32, b32};", false),
+    ("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {f32, f32, f32, f32}, {b32, b32}, {b32}, {f32, f32, f32, f32};", true),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {f32, f32, f32, f32}, {f32, f32}, {b32}, {f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {f32, f32, f32, f32}, {u32, u32, u32, u32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    ("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {f32, f32, f32, f32}, {u32, u32, u32, u32}, {b32, b32}, {f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32}, {f32, f32, f32, f32};", false),
+    ("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {f64, f64, f64, f64}, {f64, f64, f64, f64, f64, f64, f64, f64}, {b64, b64, b64, b64}, {f64, f64, f64, f64};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {f64, f64}, {f64, f64}, {f64}, {f64, f64};", false),
+    ("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {u32, u32, u32, u32}, {b32, b32, b32, b32}, {b32, b32}, {s32, s32, s32, s32};", true),
+    // Illegal vector size: 4
+    ("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {s32, s32}, {b32}, {b32}, {s32, s32, s32, s32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k64.row.col.s32.u4.u4.s32 {s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    ("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32}, {s32, s32, s32, s32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {s32, s32}, {b32, b32}, {b32}, {s32, s32};", false),
+    ("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {u32, u32, u32, u32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32}, b32, 0;", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {f32, f32, f32, f32}, {b32, b32, b32, b32, b32, b32, b32, b32}, {b32, b32, b32, b32}, {f32, f32, f32, f32}, b32, 0;", false),
     // ---- operands whose type the ISA fixes independently of the instruction type ----
     ("shl.b64 u64, u64, s32;", true),
     ("shl.b64 u64, u64, b32;", true),
@@ -481,10 +514,24 @@ const CASES_SM100A: &[(&str, bool)] = &[
     ),
 ];
 
+/// Cases of instructions that need sm_120a (`-arch=sm_120a`).
+const CASES_SM120A: &[(&str, bool)] = &[
+    ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {f32, f32, f32, f32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32}, b32, {0, 0}, b32, {0, 0};", true),
+    // Illegal vector size
+    ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {f32, f32, f32, f32}, b32, {0, 0}, b32, {0, 0};", false),
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32 {b32, b32, b32, b32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, b32, 0;", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32 {b32, b32, b32, b32}, {b32, b32, b32, b32}, {b32, b32}, {b32, b32, b32, b32}, b32, 0;", false),
+];
+
 /// Every case with the target it is assembled for.
 fn all_cases() -> impl Iterator<Item = (&'static str, bool, &'static str)> {
     (CASES.iter().map(|&(i, ok)| (i, ok, "sm_90a")))
         .chain(CASES_SM100A.iter().map(|&(i, ok)| (i, ok, "sm_100a")))
+        .chain(CASES_SM120A.iter().map(|&(i, ok)| (i, ok, "sm_120a")))
 }
 
 #[test]

@@ -30,7 +30,8 @@
 //!   sources. A conversion involving `.bf16`, `.bf16x2`, `.tf32` or a packed type checks every
 //!   operand exactly (ptxas grants 9.4.1's wider registers to the classic types only).
 //! - `wmma` (9.7.14.4.1): each matrix fragment is a vector of as many registers, of the type,
-//!   as its shape and element type give; the stride is a `.u32`.
+//!   as its shape and element type give; the stride is a `.u32`. `mma` and `mma.sp`
+//!   (9.7.14.5, 9.7.14.6.2): the fragments of A, B, C and D, by shape and element size.
 //!
 //! Operands whose type the ISA defines independently of the instruction type (shift amounts,
 //! bit-field positions, the predicates of `selp` and `setp`, the member masks of warp
@@ -206,6 +207,9 @@ fn signature(i: &Instruction) -> Option<Sig> {
     }
     if i.opcode.as_str() == "wmma" {
         return wmma_signature(i);
+    }
+    if i.opcode.as_str() == "mma" {
+        return mma_signature(i);
     }
     let mut types = [Ty::PRED; 4];
     let mut nt = 0;
@@ -408,12 +412,7 @@ fn wmma_fragment(m: &str, shape: &str, ty: &str) -> Option<(Ty, u8)> {
 /// [`wmma_fragment`] gives, the stride a `.u32`.
 fn wmma_signature(i: &Instruction) -> Option<Sig> {
     let mods: Vec<&str> = i.mods.iter().map(|m| &**m).collect();
-    let shape = *mods.iter().find(|m| {
-        m.starts_with('m')
-            && m.contains('n')
-            && m.contains('k')
-            && m.as_bytes().get(1).is_some_and(u8::is_ascii_digit)
-    })?;
+    let shape = shape_word(&mods)?;
     let types: Vec<&str> = mods
         .iter()
         .copied()
@@ -437,6 +436,93 @@ fn wmma_signature(i: &Instruction) -> Option<Sig> {
         }
         _ => return None,
     })
+}
+
+/// The `mMnNkK` shape word of a matrix instruction.
+fn shape_word<'a>(mods: &[&'a str]) -> Option<&'a str> {
+    mods.iter().copied().find(|m| {
+        m.starts_with('m')
+            && m.contains('n')
+            && m.contains('k')
+            && m.as_bytes().get(1).is_some_and(u8::is_ascii_digit)
+    })
+}
+
+/// 9.7.14.5.1-13 and 9.7.14.6.2, the fragments of `mma` and `mma.sp`: each thread of the warp
+/// holds M*K/32 elements of A (half of them for a sparse A), K*N/32 of B and M*N/32 of C and D,
+/// packed into 32-bit registers (`.f64` ones for `.f64`); `.m8n8k4` with `.f16` works on quad
+/// pairs (9.7.14.5.1: A and B two `.f16x2` registers, C and D four `.f16x2` or eight `.f32`).
+/// Multiplicand registers of packed integer and fp8 types are taken as `.b32` (any 32-bit
+/// register); the accumulators have their types. The operands after c (sparsity metadata,
+/// block scales) are not checked here.
+fn mma_signature(i: &Instruction) -> Option<Sig> {
+    let mods: Vec<&str> = i.mods.iter().map(|m| &**m).collect();
+    let shape = shape_word(&mods)?;
+    let dims = |c: char| -> Option<u32> {
+        let k = shape.find(c)? + 1;
+        let end = shape[k..]
+            .find(|x: char| !x.is_ascii_digit())
+            .map_or(shape.len(), |e| k + e);
+        shape[k..end].parse().ok()
+    };
+    let (m, n, k) = (dims('m')?, dims('n')?, dims('k')?);
+    let sparse = mods.first()?.starts_with("sp");
+    let types: Vec<&str> = mods
+        .iter()
+        .copied()
+        .filter(|w| type_word(w).is_some())
+        .collect();
+    let [d, a, b, c, ..] = types[..] else {
+        return None;
+    };
+    // `.e2m1` is stored in 4 bits with the mxf4 kinds, in 8 bits with f8f6f4 (9.7.14.5.14).
+    let fp4_packed = mods.iter().any(|w| w.starts_with("kind::mxf4"));
+    let bits = |ty: &str| -> Option<u32> {
+        Some(match ty {
+            "f16" | "bf16" => 16,
+            "tf32" | "f32" | "s32" => 32,
+            "f64" => 64,
+            "e4m3" | "e5m2" | "e3m2" | "e2m3" | "u8" | "s8" => 8,
+            "e2m1" if fp4_packed => 4,
+            "e2m1" => 8,
+            "u4" | "s4" => 4,
+            "b1" => 1,
+            _ => return None,
+        })
+    };
+    // ptxas 13.5: dense `.bf16`/`.tf32` multiplicands only in `.b32` registers; with a sparse
+    // A, it checks only the sizes of the `.bf16` multiplicands and of the accumulators.
+    let reg = |ty: &str, acc: bool| match ty {
+        "f16" => Ty::new(K::H2, 32),
+        "f64" => Ty::new(K::F, 64),
+        "f32" | "s32" if acc && sparse => Ty::B32,
+        "f32" if acc => Ty::new(K::F, 32),
+        "s32" if acc => Ty::new(K::S, 32),
+        "bf16" | "tf32" if !sparse => Ty::new(K::Raw("b32"), 32),
+        _ => Ty::B32,
+    };
+    let frag = |ty: &str, elems: u32, acc: bool| -> Option<W> {
+        let r = reg(ty, acc);
+        let total = elems * bits(ty)?;
+        (total.is_multiple_of(r.bits as u32) && total > 0)
+            .then(|| W::Vec(r, (total / r.bits as u32) as u8))
+    };
+    let quad = (m, n, k) == (8, 8, 4) && a == "f16";
+    let (ea, eb, ec) = if quad {
+        (4, 4, 8)
+    } else {
+        (
+            m * k / 32 / if sparse { 2 } else { 1 },
+            k * n / 32,
+            m * n / 32,
+        )
+    };
+    Some(Sig::of(&[
+        frag(d, ec, true)?,
+        frag(a, ea, false)?,
+        frag(b, eb, false)?,
+        frag(c, ec, true)?,
+    ]))
 }
 
 /// A register's declared type, `None` for a type this module does not check.
@@ -568,10 +654,15 @@ impl<'a> Checker<'a> {
                         i.pos,
                         format!(
                             "'{}': operand {} {is}; the fragment is a vector of {n} {} registers \
-                             (PTX ISA 9.7.14.4.1)",
+                             (PTX ISA {})",
                             i.full_name(),
                             k + 1,
-                            ty.name()
+                            ty.name(),
+                            if i.opcode.as_str() == "wmma" {
+                                "9.7.14.4.1"
+                            } else {
+                                "9.7.14.5, 9.7.14.6.2"
+                            }
                         ),
                     );
                 }
