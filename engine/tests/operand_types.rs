@@ -288,6 +288,46 @@ const CASES: &[(&str, bool)] = &[
     ("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {u32, u32, u32, u32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32}, b32, 0;", true),
     // Argument vector size mismatch for instruction 'mma'
     ("mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {f32, f32, f32, f32}, {b32, b32, b32, b32, b32, b32, b32, b32}, {b32, b32, b32, b32}, {f32, f32, f32, f32}, b32, 0;", false),
+    // ---- 9.7.10.3: tex (destination and coordinate vectors, lod, gradients, e, f) ----
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}];", true),
+    ("tex.2d.v4.f32.f32 {u32, u32, u32, u32}, [x64, {s32, s32}];", true),
+    // Illegal vector size: 3
+    ("tex.2d.v4.f32.f32 {f32, f32, f32}, [x64, {f32, f32}];", false),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}];", false),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f64, f64, f64, f64}, [x64, {f32, f32}];", false),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.u32.s32 {f32, f32, f32, f32}, [x64, {s32, s32}];", false),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f32.s32 {f32, f32, f32, f32}, [x64, {f32, f32}];", false),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.2dms.v4.f32.s32 {f32, f32, f32, f32}, [x64, {s32, s32}];", false),
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}|p, [x64, {f32, f32, f32, f32}];", true),
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32}];", true),
+    // Array index in the 'tex' instruction has unexpected type. Expecting type .u32
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}];", false),
+    ("tex.2d.v2.f16x2.f32 {f16x2, f16x2}, [x64, {f32, f32}];", true),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v2.f16x2.f32 {u32, u32}, [x64, {f32, f32}];", false),
+    // Argument vector size mismatch for instruction 'tex'
+    ("tex.2d.v2.f16x2.f32 {f16x2, f16x2, f16x2, f16x2}, [x64, {f32, f32}];", false),
+    ("tex.2d.v4.f16.f32 {f16, f16, f16, f16}, [x64, {f32, f32}];", true),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f16.f32 {b32, b32, b32, b32}, [x64, {f32, f32}];", false),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {s32, s32}, f32;", true),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32};", false),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {s32, s32}, u32;", false),
+    ("tex.level.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], f32;", true),
+    // Arguments mismatch for instruction 'tex.level'
+    ("tex.level.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], u32;", false),
+    // Arguments mismatch for instruction 'tex.level'
+    ("tex.level.2d.v4.f32.s32 {f32, f32, f32, f32}, [x64, {s32, s32}], f32;", false),
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32}, {b32, b32};", true),
+    // Arguments mismatch for instruction 'tex.grad'
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {u32, u32}, {f32, f32};", false),
     // ---- operands whose type the ISA fixes independently of the instruction type ----
     ("shl.b64 u64, u64, s32;", true),
     ("shl.b64 u64, u64, b32;", true),

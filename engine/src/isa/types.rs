@@ -32,6 +32,8 @@
 //! - `wmma` (9.7.14.4.1): each matrix fragment is a vector of as many registers, of the type,
 //!   as its shape and element type give; the stride is a `.u32`. `mma` and `mma.sp`
 //!   (9.7.14.5, 9.7.14.6.2): the fragments of A, B, C and D, by shape and element size.
+//! - `tex` (9.7.10.3): the destination vector, the coordinates by geometry (the array index a
+//!   `.u32`), `lod`, the gradients, the offset and the depth compare value.
 //!
 //! Operands whose type the ISA defines independently of the instruction type (shift amounts,
 //! bit-field positions, the predicates of `selp` and `setp`, the member masks of warp
@@ -438,6 +440,93 @@ fn wmma_signature(i: &Instruction) -> Option<Sig> {
     })
 }
 
+/// The geometry, destination type and coordinate type of a `tex` (9.7.10.3).
+fn tex_types(i: &Instruction) -> Option<(&str, &str, &str)> {
+    let geom = i.mods.iter().map(|m| &**m).find(|m| {
+        matches!(
+            *m,
+            "1d" | "2d" | "3d" | "a1d" | "a2d" | "cube" | "acube" | "2dms" | "a2dms"
+        )
+    })?;
+    let mut types = i
+        .mods
+        .iter()
+        .map(|m| &**m)
+        .filter(|w| type_word(w).is_some());
+    let (d, c) = (types.next()?, types.next()?);
+    types.next().is_none().then_some((geom, d, c))
+}
+
+/// 9.7.10.3 `tex.geom.v4.dtype.ctype d[|p], [a, {b,} c] {, lod | dPdx, dPdy} {, e} {, f}`, as
+/// ptxas 13.5 checks it: calls `f(k, leaf, want)` for every element of `d` (the destination
+/// type; `.f32` ones may be any 32-bit registers), of the coordinates `c` (the coordinate type,
+/// any 32-bit register for `.f32`; the array index of a1d, a2d, acube and a2dms a `.u32`), for
+/// `lod` (the coordinate type), the gradients (`.f32`), the offset `e` (`.s32`) and the depth
+/// compare value `f` after it (`.f32`). The counts of `d` and `c` are checked by the caller;
+/// those of `e` and the gradients are not checked.
+fn tex_leaves(i: &Instruction, f: &mut dyn FnMut(usize, &O, Ty) -> R<()>) -> R<()> {
+    let Some((geom, dt, ct)) = tex_types(i) else {
+        return Ok(());
+    };
+    let dwant = match dt {
+        "f32" => Ty::B32,
+        "f16x2" => Ty::new(K::H2, 32),
+        "u32" => Ty::U32,
+        "s32" => Ty::new(K::S, 32),
+        "f16" => Ty::new(K::B, 16),
+        _ => return Ok(()),
+    };
+    let (cwant, lod) = match ct {
+        "f32" => (Ty::B32, Ty::new(K::F, 32)),
+        "s32" => (Ty::new(K::S, 32), Ty::new(K::S, 32)),
+        _ => return Ok(()),
+    };
+    let f32 = Ty::new(K::F, 32);
+    let mut each = |k: usize, o: &O, want: &dyn Fn(usize) -> Ty| -> R<()> {
+        match o {
+            O::Vector(v) => v.iter().enumerate().try_for_each(|(n, x)| f(k, x, want(n))),
+            O::Name { .. } | O::Int(_) | O::Float { .. } => f(k, o, want(0)),
+            _ => Ok(()),
+        }
+    };
+    match i.operands.first() {
+        Some(O::Pair(d, _)) => each(0, d, &|_| dwant)?,
+        Some(d) => each(0, d, &|_| dwant)?,
+        None => {}
+    }
+    if let Some(O::Tuple(t)) = i.operands.get(1) {
+        if let Some(c) = t.last() {
+            let array = geom.starts_with('a');
+            each(1, c, &|n| if array && n == 0 { Ty::U32 } else { cwant })?;
+        }
+    }
+    let mut k = 2;
+    if i.mods.iter().any(|m| &**m == "level") {
+        if let Some(o) = i.operands.get(k) {
+            each(k, o, &|_| lod)?;
+        }
+        k += 1;
+    } else if i.mods.iter().any(|m| &**m == "grad") {
+        for k in k..k + 2 {
+            if let Some(o) = i.operands.get(k) {
+                each(k, o, &|_| f32)?;
+            }
+        }
+        k += 2;
+    }
+    // `e` is a vector, `f` a scalar; ptxas does not check a lone scalar after the coordinates
+    // (`tex.2d... [a, c], %r` with a .u32 %r assembles).
+    let rest = i.operands.len().saturating_sub(k);
+    for (k, o) in i.operands.iter().enumerate().skip(k) {
+        match o {
+            O::Vector(_) => each(k, o, &|_| Ty::new(K::S, 32))?,
+            _ if rest == 2 => each(k, o, &|_| f32)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// The `mMnNkK` shape word of a matrix instruction.
 fn shape_word<'a>(mods: &[&'a str]) -> Option<&'a str> {
     mods.iter().copied().find(|m| {
@@ -620,6 +709,9 @@ impl<'a> Checker<'a> {
 
     fn inst(&self, i: &Instruction) -> R<()> {
         self.sreg_operands(i)?;
+        if i.opcode.as_str() == "tex" {
+            return self.tex(i);
+        }
         let Some(sig) = signature(i) else {
             return Ok(());
         };
@@ -669,6 +761,54 @@ impl<'a> Checker<'a> {
             }
         }
         Ok(())
+    }
+
+    /// 9.7.10.3 `tex`: the counts [`tex_leaves`] does not check, then the element types.
+    fn tex(&self, i: &Instruction) -> R<()> {
+        let Some((geom, _, _)) = tex_types(i) else {
+            return Ok(());
+        };
+        let count = |k: usize, n: usize, what: String| {
+            invalid(
+                i.pos,
+                format!(
+                    "'{}': operand {} has {n} elements; {what} (PTX ISA 9.7.10.3)",
+                    i.full_name(),
+                    k + 1
+                ),
+            )
+        };
+        let dn = if i.mods.iter().any(|m| &**m == "v2") {
+            2
+        } else {
+            4
+        };
+        let d = match i.operands.first() {
+            Some(O::Pair(d, _)) => Some(&**d),
+            d => d,
+        };
+        if let Some(O::Vector(v)) = d {
+            if v.len() != dn {
+                return count(0, v.len(), format!("the destination is a vector of {dn}"));
+            }
+        }
+        if let Some(O::Tuple(t)) = i.operands.get(1) {
+            let need = match geom {
+                "1d" => 1,
+                "2d" | "a1d" => 2,
+                _ => 4,
+            };
+            let n = match t.last() {
+                Some(O::Vector(v)) => v.len(),
+                _ => need,
+            };
+            if n < need {
+                return count(1, n, format!("a .{geom} texture takes {need} coordinates"));
+            }
+        }
+        tex_leaves(i, &mut |k, o, want| {
+            self.leaf(i, k, o, want, Rule::Exact, false)
+        })
     }
 
     /// Whether `name` is a register declared in scope (of any type).
@@ -901,7 +1041,7 @@ fn leaves(i: &Instruction, sig: &Sig, f: &mut dyn FnMut(usize, &O, Ty, Rule) -> 
 /// Whether this module checks the operand types of `i` (it has a signature for its opcode and
 /// models all its type words): for coverage counts.
 pub fn is_checked(i: &Instruction) -> bool {
-    signature(i).is_some()
+    signature(i).is_some() || (i.opcode.as_str() == "tex" && tex_types(i).is_some())
 }
 
 /// The registers `i` names where its signature gives a type, each with a register type that
@@ -910,16 +1050,25 @@ pub fn is_checked(i: &Instruction) -> bool {
 /// that must declare registers a fragment uses without declaring (the ISA's examples).
 pub fn implied_registers(i: &Instruction) -> Vec<(String, String, bool)> {
     let mut out = Vec::new();
+    let reg = |want: Ty| match want.k {
+        K::Pred => "pred".to_string(),
+        _ => format!("b{}", want.bits),
+    };
+    if i.opcode.as_str() == "tex" {
+        let _ = tex_leaves(i, &mut |_, o, want| {
+            if let O::Name { name, .. } = o {
+                out.push((name.to_string(), reg(want), false));
+            }
+            Ok(())
+        });
+        return out;
+    }
     let Some(sig) = signature(i) else {
         return out;
     };
     let _ = leaves(i, &sig, &mut |_, o, want, rule| {
         if let O::Name { name, .. } = o {
-            let ty = match want.k {
-                K::Pred => "pred".to_string(),
-                _ => format!("b{}", want.bits),
-            };
-            out.push((name.clone(), ty, rule == Rule::Wider));
+            out.push((name.to_string(), reg(want), rule == Rule::Wider));
         }
         Ok(())
     });
