@@ -442,6 +442,8 @@ const CASES: &[(&str, bool)] = &[
     ("mov.b32 f32, %tid.x;", true),
     ("mov.pred p, %is_explicit_cluster;", true),
     ("add.u32 u32, u32, WARP_SZ;", true), // a constant, not a special register
+    ("@%is_explicit_cluster add.u32 u32, u32, 1;", true), // a guard, not an operand
+    ("@!%is_explicit_cluster add.u32 u32, u32, 1;", true),
     // Special register argument not allowed for instruction 'mov'
     ("mov.f32 f32, %tid.x;", false),
     // Special register argument not allowed for instruction 'cvt' (any floating-point type)
