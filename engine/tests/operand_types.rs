@@ -399,6 +399,73 @@ const CASES: &[(&str, bool)] = &[
     ("elect.sync _|p, u16;", false),  // Arguments mismatch for instruction 'elect'
     ("activemask.b32 u32;", true),
     ("activemask.b32 u64;", false), // Arguments mismatch for instruction 'activemask'
+    // ---- 9.7.13.15: mbarrier (64-bit integer state, .u32 counts and parities) ----
+    ("mbarrier.init.shared.b64 [x64], u32;", true),
+    ("mbarrier.init.shared.b64 [x64], s32;", true),
+    ("mbarrier.init.shared.b64 [x64], b32;", true),
+    // Arguments mismatch for instruction 'mbarrier.init'
+    ("mbarrier.init.shared.b64 [x64], u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.init'
+    ("mbarrier.init.shared.b64 [x64], u16;", false),
+    // Arguments mismatch for instruction 'mbarrier.init'
+    ("mbarrier.init.shared.b64 [x64], f32;", false),
+    ("mbarrier.arrive.shared.b64 b64, [x64];", true),
+    ("mbarrier.arrive.shared.b64 u64, [x64];", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.shared.b64 f64, [x64];", false),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.shared.b64 u32, [x64];", false),
+    ("mbarrier.arrive.shared.b64 b64, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.shared.b64 b64, [x64], u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.shared.b64 b64, [x64], f32;", false),
+    ("mbarrier.arrive.shared.b64 _, [x64];", true),
+    ("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 b64, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive.expect_tx'
+    ("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 b64, [x64], u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.arrive.expect_tx'
+    ("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 b64, [x64], u16;", false),
+    ("mbarrier.test_wait.shared.b64 p, [x64], b64;", true),
+    // Arguments mismatch for instruction 'mbarrier.test_wait'
+    ("mbarrier.test_wait.shared.b64 p, [x64], u32;", false),
+    // Arguments mismatch for instruction 'mbarrier.test_wait'
+    ("mbarrier.test_wait.shared.b64 u32, [x64], b64;", false),
+    // Arguments mismatch for instruction 'mbarrier.test_wait'
+    ("mbarrier.test_wait.shared.b64 p, [x64], f64;", false),
+    ("mbarrier.test_wait.parity.shared.b64 p, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.test_wait.parity'
+    ("mbarrier.test_wait.parity.shared.b64 p, [x64], b64;", false),
+    // Arguments mismatch for instruction 'mbarrier.test_wait.parity'
+    ("mbarrier.test_wait.parity.shared.b64 p, [x64], f32;", false),
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [x64], u32;", true),
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [x64], u32, u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.try_wait.parity'
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [x64], u32, u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.try_wait.parity'
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [x64], u64;", false),
+    ("mbarrier.try_wait.shared::cta.b64 p, [x64], b64;", true),
+    ("mbarrier.try_wait.shared::cta.b64 p, [x64], b64, u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.try_wait'
+    ("mbarrier.try_wait.shared::cta.b64 p, [x64], u32;", false),
+    // Arguments mismatch for instruction 'mbarrier.try_wait'
+    ("mbarrier.try_wait.shared::cta.b64 b32, [x64], b64;", false),
+    ("mbarrier.pending_count.b64 u32, b64;", true),
+    // Arguments mismatch for instruction 'mbarrier.pending_count'
+    ("mbarrier.pending_count.b64 u64, b64;", false),
+    // Arguments mismatch for instruction 'mbarrier.pending_count'
+    ("mbarrier.pending_count.b64 u32, u32;", false),
+    ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.expect_tx'
+    ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [x64], u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.complete_tx'
+    ("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [x64], u64;", false),
+    ("mbarrier.arrive_drop.shared.b64 b64, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive_drop'
+    ("mbarrier.arrive_drop.shared.b64 b64, [x64], u16;", false),
+    ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [x64], u64;", false),
     // ---- special registers have their own types (ISA chapter 10) ----
     ("mov.u16 u16, %tid.x;", true),
     ("mov.u16 u16, %ntid.y;", true),

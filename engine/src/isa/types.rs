@@ -288,6 +288,22 @@ fn signature(i: &Instruction) -> Option<Sig> {
         // 9.7.1.23/24 dp4a/dp2a: 32-bit operands (packed bytes or halves, and the accumulator).
         "dp4a" | "dp2a" => Sig::rep(t(Ty::B32), 4),
         "nanosleep" => Sig::of(&[t(Ty::U32)]),
+        // 9.7.13.15: the state of an mbarrier is a 64-bit integer (ptxas refuses an .f64
+        // register for it), counts, phase parities and time hints are .u32, waitComplete a
+        // predicate.
+        "mbarrier" => {
+            let (u64, u32) = (t(Ty::new(K::U, 64)), t(Ty::U32));
+            match i.mods.first().map(|m| &**m) {
+                Some("init" | "expect_tx" | "complete_tx") => Sig::of(&[W::Skip, u32]),
+                Some("arrive" | "arrive_drop") => Sig::of(&[u64, W::Skip, u32]),
+                Some("test_wait" | "try_wait") if has("parity") => {
+                    Sig::of(&[t(Ty::PRED), W::Skip, u32, u32])
+                }
+                Some("test_wait" | "try_wait") => Sig::of(&[t(Ty::PRED), W::Skip, u64, u32]),
+                Some("pending_count") => Sig::of(&[u32, u64]),
+                _ => return None,
+            }
+        }
         // 9.7.13.14: elect.sync d|p, membermask.
         "elect" => Sig::of(&[t(Ty::B32), t(Ty::B32)]),
         _ => return None,
