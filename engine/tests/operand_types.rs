@@ -466,6 +466,47 @@ const CASES: &[(&str, bool)] = &[
     ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [x64], u32;", true),
     // Arguments mismatch for instruction 'mbarrier.arrive'
     ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [x64], u64;", false),
+    // ---- 9.7.1 packed .u16x2/.s16x2 (.b32 or .f16x2 registers), 9.7.9.23 mapa ----
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 u32, u32, u32;", false),
+    ("add.u16x2 b32, b32, b32;", true),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 s32, s32, s32;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 f32, u32, u32;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 f16x2, u32, u32;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 u64, u32, u32;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.s16x2 u32, u32, 1;", false),
+    // Arguments mismatch for instruction 'min'
+    ("min.u16x2 u32, u32, u32;", false),
+    // Arguments mismatch for instruction 'min'
+    ("min.s16x2 f32, u32, u32;", false),
+    ("mapa.shared::cluster.u32 u32, u32, u32;", true),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u32 u32, u32, u16;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u32 u32, u32, u64;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u32 u64, u32, u32;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u32 f32, u32, u32;", false),
+    ("mapa.u64 u64, u64, u32;", true),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.u64 u64, u64, u64;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.u64 u64, u32, u32;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u64 u32, u64, u32;", false),
+    ("mapa.shared::cluster.u64 u64, u64, u32;", true),
+    ("max.relu.s16x2 b32, b32, b32;", true),
+    ("min.u16x2 b32, b32, f16x2;", true),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 b32, b32, 1;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.s16x2 b32, b32, -1;", false),
     // ---- special registers have their own types (ISA chapter 10) ----
     ("mov.u16 u16, %tid.x;", true),
     ("mov.u16 u16, %ntid.y;", true),

@@ -113,6 +113,10 @@ fn type_word(w: &str) -> Option<Option<Ty>> {
         "f16x2" => Ty::new(K::H2, 32),
         "bf16" => Ty::new(K::Bf, 16),
         "bf16x2" => Ty::new(K::Bf2, 32),
+        // 9.7.1: the packed 16-bit integer SIMD types of add, sub, min and max; ptxas takes
+        // them in .b32 registers only (`add.u16x2` refuses a .u32 register).
+        "u16x2" => Ty::new(K::Raw("u16x2"), 32),
+        "s16x2" => Ty::new(K::Raw("s16x2"), 32),
         _ => {
             let k = match w.as_bytes().first() {
                 Some(b'b') => K::B,
@@ -288,6 +292,8 @@ fn signature(i: &Instruction) -> Option<Sig> {
         // 9.7.1.23/24 dp4a/dp2a: 32-bit operands (packed bytes or halves, and the accumulator).
         "dp4a" | "dp2a" => Sig::rep(t(Ty::B32), 4),
         "nanosleep" => Sig::of(&[t(Ty::U32)]),
+        // 9.7.9.23: mapa.type d, a, b: the target CTA rank b is a .u32.
+        "mapa" => Sig::of(&[t(one?), t(one?), t(Ty::U32)]),
         // 9.7.13.15: the state of an mbarrier is a 64-bit integer (ptxas refuses an .f64
         // register for it), counts, phase parities and time hints are .u32, waitComplete a
         // predicate.
@@ -991,7 +997,11 @@ impl<'a> Checker<'a> {
                     None => Ok(()),
                 },
             },
-            O::Int(_) if matches!(want.k, K::F | K::H2) => err("is an integer literal".into()),
+            // ptxas: no integer literal for floating-point nor packed 16-bit integer operands
+            // (`add.u16x2 %r, %r, 1` is rejected).
+            O::Int(_) if matches!(want.k, K::F | K::H2 | K::Raw("u16x2" | "s16x2")) => {
+                err("is an integer literal".into())
+            }
             O::Float { single, .. } if !float_literal_ok(want, *single) => {
                 let form = if *single {
                     "an 0f"
@@ -1168,6 +1178,9 @@ fn agrees(want: Ty, reg: Ty, rule: Rule) -> bool {
             _ => false,
         },
         K::H2 => matches!(reg.k, K::B | K::H2) && size,
+        // ptxas takes the packed integer types in .f16x2 registers too (`min.u16x2 %r, %r,
+        // %h2` assembles), not in .u32 ones.
+        K::Raw("u16x2" | "s16x2") => matches!(reg.k, K::B | K::H2) && size,
         K::Bf | K::Bf2 | K::Raw(_) => reg.k == K::B && size,
         K::Pred => unreachable!(),
     }
