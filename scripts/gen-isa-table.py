@@ -14,9 +14,9 @@ its syntax block). EXTRA lists what ptxas accepts and nvcc emits but no syntax b
 
 Every code block of a section's Syntax part is read (wmma gives its .bf16, .tf32, .f64 and
 sub-byte forms in separate blocks between prose lines), each list of forms with the group
-definitions that follow it, and FIXES corrects the misprints found in the blocks; with that, only
-the opcodes of PROSE_WORDS keep a wildcard vocabulary, and the groups some blocks leave undefined
-(`*` in a form, listed by `--loose`).
+definitions that follow it (or the block right after it), and FIXES corrects the misprints found
+in the blocks; with that, no opcode accepts any word: `--loose` lists the groups still left
+undefined (`*` in a form), none for PTX ISA 9.0.
 """
 import re
 import sys
@@ -27,6 +27,7 @@ PLACEHOLDER = re.compile(
     r"^(type|[a-z]type|[a-z]*type\d*|vec|op|op\d|sem|scope|space|ss|cop|shape|layout|"
     r"[a-z]layout|rnd|[a-z]rnd\d?|mode|level::.*|geom|cmp|cmpop|boolop|bop|dim|load_mode|"
     r"cta_group|kind|redop|redOp|dst|src|completion_mechanism|cache_hint|num|repeat|pack|"
+    r"collector_usage|"
     r"mask|prefetch_size|eviction_priority|multicast|ctype|qualifier|abs|flavor|.*_type|"
     r"rel|f[a-z0-9]*type|[a-z]+::[a-z_]+|CmpOp|BoolOp|[A-Z].*)$"
 )
@@ -36,7 +37,7 @@ PLACEHOLDER = re.compile(
 # `tcgen05.fence::before_thread_sync`).
 LITERAL = {
     "NaN", "abs", "L1", "L2", "pack", "mask", "async::generic", "fence::after_thread_sync",
-    "fence::before_thread_sync",
+    "fence::before_thread_sync", "sp::ordered_metadata",
 }
 
 # Forms ptxas accepts (checked with `ptxas -arch=sm_100a`) that the syntax blocks do not spell
@@ -57,12 +58,11 @@ EXTRA = [
     ("set", ["f16", "f16x2", "bf16", "bf16x2"]),
     ("pmevent", ["mask"]),
     ("mbarrier", ["acquire", "relaxed", "release", "cta", "cluster", "shared::cta"]),
+    # `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.ignore_oob`: nvcc 13.5
+    # emits it for compute_120a (cuda::memcpy_async in thrust); the ISA 9.0 text has no
+    # `.ignore_oob`.
+    ("cp", ["ignore_oob"]),
 ]
-
-# Opcodes whose modifiers the ISA still gives partly in prose the extraction does not read
-# (tcgen05: shapes with footnote marks, `.collector::buffer::op` spelled out in prose): any
-# modifier word is accepted (`*`); their operand counts are still checked.
-PROSE_WORDS = ["tcgen05"]
 
 # Misprints of opcodes in the ISA text (`1` for `l`, a dropped `p`).
 TYPOS = {"se1p": "selp", "shf1": "shfl", "griddecontrol": "griddepcontrol"}
@@ -70,6 +70,13 @@ TYPOS = {"se1p": "selp", "shf1": "shfl", "griddecontrol": "griddepcontrol"}
 BOGUS = {"instruction"}
 # Misprints inside syntax blocks: (text, correction).
 FIXES = [
+    # 9.7.16.10.9.2 tcgen05.mma.sp: `:::` for `::`, and the block-scaling kinds misspelt
+    # (`.kind::mx8f6f4` for `.kind::mxf8f6f4`, as 9.7.16.10.9.1 and the description spell them).
+    (":::", "::"),
+    (
+        ".kind::mx8f6f4, .kind::mx4, .kind::mx4nfv4",
+        ".kind::mxf8f6f4, .kind::mxf4, .kind::mxf4nvf4",
+    ),
     # 9.7.11.3 sured: a space for the dot before the ctype group.
     (".geom ctype.clamp", ".geom.ctype.clamp"),
     # 9.7.13.4 fence: `.proxykind` lists dotted sequences, which the parser splits into words.
@@ -89,6 +96,34 @@ FIXES = [
     ("ex2.approx.atype    d, a;", "ex2.approx.type    d, a;"),
     # 9.7.13.12 redux: a stray dot in `{.abs.}`.
     ("{.abs.}", "{.abs}"),
+    # 9.7.9.25.5.3 cp.reduce.async.bulk.tensor: `.level::cache_hint` is left undefined (the
+    # other bulk copies define it as `{ .L2::cache_hint }`).
+    (
+        ".redOp =        { .add, .min, .max, .inc, .dec, .and, .or, .xor }",
+        ".redOp =        { .add, .min, .max, .inc, .dec, .and, .or, .xor }\n"
+        ".level::cache_hint = { .L2::cache_hint }",
+    ),
+    # 9.7.11.2 sust: the dimension groups are written as bare lists (`.{1d,2d,3d}`), and
+    # `.vec = { none, .v2, .v4 }` means the vector word is optional.
+    ("sust.b.{1d,2d,3d}{.cop}.vec.", "sust.b.sdim{.cop}{.vec}."),
+    ("sust.p.{1d,2d,3d}.vec.", "sust.p.sdim{.vec}."),
+    ("sust.b.{a1d,a2d}{.cop}.vec.", "sust.b.adim{.cop}{.vec}."),
+    (
+        ".cop  = { .wb, .cg, .cs, .wt }; // cache operation",
+        ".cop  = { .wb, .cg, .cs, .wt };\n.sdim = { .1d, .2d, .3d };\n.adim = { .a1d, .a2d };",
+    ),
+    # 9.7.14.5.14 mma: `.m8n84` for `.m8n8k4`, `.kind::mxf4nfvf4` for `.kind::mxf4nvf4` (as
+    # the description and 9.7.14.6.3 spell it).
+    (".shape = {.m8n84,", ".shape = {.m8n8k4,"),
+    # The double-precision forms take a rounding modifier (the ISA's own example writes
+    # `mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64.rn`; ptxas 13.5 accepts .rn, .rz, .rm
+    # and .rp there, and rejects one on the .f16 forms: "Illegal rounding modifier").
+    (
+        "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 d, a, b, c;",
+        "mma.sync.aligned.shape.row.col.f64.f64.f64.f64{.rnd} d, a, b, c;\n"
+        ".rnd = { .rn, .rz, .rm, .rp };",
+    ),
+    (".kind::mxf4nfvf4", ".kind::mxf4nvf4"),
     # 9.7.14.5.15 ldmatrix: one colon in `.shared{::cta}`.
     (".shared{:cta}", ".shared{::cta}"),
     # 9.7.9.8 ld and 9.7.9.11 st: the typesetting lost the head of `.ss` (the line break
@@ -121,8 +156,21 @@ def expand(word_list, defs, depth=0):
             cur += ch
     items.append(cur)
     for it in items:
-        it = it.strip().rstrip(";").strip()
+        # `::discard*`: a footnote mark (tcgen05.mma's default collector operation).
+        it = it.strip().rstrip(";").strip().rstrip("*")
         if not it:
+            continue
+        # `.collector::buffer::op` with `::buffer = { ::a }`, `::op = { ::fill, ... }`: every
+        # combination of the sub-word groups (tcgen05.mma, 9.7.16.10.9).
+        segs = it.lstrip(".").split("::")
+        if len(segs) > 1 and "{" not in it and any(
+            x in defs and defs[x] and all(w.startswith("::") for w in defs[x]) for x in segs[1:]
+        ):
+            words = [segs[0]]
+            for x in segs[1:]:
+                subs = defs.get(x) if x in defs and all(w.startswith("::") for w in defs[x]) else None
+                words = [w + sub for w in words for sub in (subs or ["::" + x])]
+            out.extend(words)
             continue
         m = re.match(r"^\.?([A-Za-z0-9_:]+)\s*(\{(.*)\})?$", it)
         if not m:
@@ -230,6 +278,9 @@ def parse_block(text, defs_global, section="", nested=False):
     # `↪` / `↳` mark a line the typesetting broke.
     # A break inside a word (`cache-\n↪policy`, `{.\n↪level`) joins; one before an operand
     # (`half_word_type\n↪[a], b`) leaves a space.
+    # A break after a dot joins whatever spaces follow the mark (mma.sp's `.f8f6f4type.\n↪
+    # f8f6f4type`).
+    text = re.sub(r"\.\n?[↪↳]\s*", ".", text)
     text = re.sub(r"\n?[↪↳](?=[A-Za-z0-9_.:])", "", text)
     text = re.sub(r"\n?[↪↳]", " ", text)
     for bad, good in FIXES:
@@ -272,21 +323,31 @@ def parse_block(text, defs_global, section="", nested=False):
             return all_defs, all_forms
     defs = {}
     forms = []
-    # Group definitions first (they may follow the forms).
-    for m in re.finditer(r"(?m)^\s*((?:(?:\.|::)?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+)\{", text):
-        k = m.end() - 1
-        d, j = 0, k
-        while j < len(text):
-            d += {"{": 1, "}": -1}.get(text[j], 0)
-            if d == 0:
-                break
-            j += 1
-        words = expand(text[k + 1 : j], {**defs_global, **defs})
-        # `.dtype = .atype = .btype = { ... }` defines several groups at once. A group
-        # defined twice for different forms of one list (sured's `.ctype`, "for sured.b" and
-        # "for sured.p") takes the words of both.
-        for name in re.findall(r"(?:\.|::)?([A-Za-z][A-Za-z0-9_:]*)\s*=", m.group(1)):
-            defs[name] = list(dict.fromkeys(defs.get(name, []) + words))
+    # Group definitions first (they may follow the forms). Sub-word groups (`::op = { ::fill,
+    # ... }`) are read first: a definition may use one defined after it
+    # (`.collector_usage = { .collector::buffer::op }` before `::buffer`, tcgen05.mma.ws).
+    def read_defs(lookup):
+        defs = {}
+        for m in re.finditer(r"(?m)^\s*((?:(?:\.|::)?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+)\{", text):
+            k = m.end() - 1
+            d, j = 0, k
+            while j < len(text):
+                d += {"{": 1, "}": -1}.get(text[j], 0)
+                if d == 0:
+                    break
+                j += 1
+            words = expand(text[k + 1 : j], {**lookup, **defs})
+            # `.dtype = .atype = .btype = { ... }` defines several groups at once. A group
+            # defined twice for different forms of one list (sured's `.ctype`, "for sured.b"
+            # and "for sured.p") takes the words of both.
+            for name in re.findall(r"(?:\.|::)?([A-Za-z][A-Za-z0-9_:]*)\s*=", m.group(1)):
+                defs[name] = list(dict.fromkeys(defs.get(name, []) + words))
+        return defs
+
+    subwords = {
+        n: ws for n, ws in read_defs(defs_global).items() if ws and all(w.startswith("::") for w in ws)
+    }
+    defs = read_defs({**defs_global, **subwords})
     body = re.sub(r"(?m)^\s*(?:(?:\.|::)?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+\{[^}]*(\{[^}]*\}[^}]*)*\}\s*;?", "", text)
     for stmt in body.split(";"):
         stmt = " ".join(stmt.split())
@@ -410,8 +471,16 @@ def main():
                 n += 1
             forms = []
             pending = []
-            for t in texts:
-                defs, fs = parse_block(t, defs_global, section)
+            # A block of forms without definitions takes those of the block right after it
+            # when that one only defines groups (mma's integer and block-scaling forms: each
+            # list of forms is followed by its own `.shape`, `.kind`, ... blocks), before those
+            # inherited from earlier blocks.
+            own = [parse_block(t, {}, section) for t in texts]
+            for n, t in enumerate(texts):
+                inherited = dict(defs_global)
+                if not own[n][0] and n + 1 < len(texts) and own[n + 1][0] and not own[n + 1][1]:
+                    inherited.update(own[n + 1][0])
+                defs, fs = parse_block(t, inherited, section)
                 defs_global.update(defs)
                 forms += fs
             # A placeholder left open in one list of forms may be defined by another list of
@@ -447,8 +516,6 @@ def main():
         o = ops.setdefault(opcode, {"sections": [], "since": (1, 0), "forms": []})
         o["forms"].append(([(w, True, [w]) for w in words], 0, 0))
         o["extra"] = words
-    for opcode in PROSE_WORDS:
-        ops[opcode]["forms"].append(([("*", True, ["*"])], 0, 0))
     if "--loose" in sys.argv:
         # The opcodes that still accept any word somewhere, with the groups that do.
         for opcode in sorted(ops):

@@ -1212,11 +1212,20 @@ impl<'a> Prog<'a> {
         self.insts.len() - 1
     }
 
-    fn guard(&self, fc: &FnCtx, i: &Instruction) -> R<Option<(Reg, bool)>> {
+    /// The guard of `i`: a predicate register, or the predicate special register
+    /// `%is_explicit_cluster` (ISA 10.11), which ptxas 13.5 accepts as a guard
+    /// (`@%is_explicit_cluster bra L`) and which is read into a register first.
+    fn guard(&mut self, fc: &FnCtx, i: &Instruction) -> R<Option<(Reg, bool)>> {
         match &i.guard {
             None => Ok(None),
             Some((g, neg)) => match self.lookup(fc, g) {
                 Some(Sym::Reg(r)) => Ok(Some((r, *neg))),
+                None if g.as_str() == "%is_explicit_cluster" => {
+                    let d = self.new_reg();
+                    let s = SReg::IsExplicitCluster;
+                    self.emit(i, None, Op::Sreg { d, s });
+                    Ok(Some((d, *neg)))
+                }
                 _ => invalid(i.pos, format!("guard '{g}' is not a predicate register")),
             },
         }

@@ -269,6 +269,24 @@ const EXCLUDED: &[(&str, &str)] = &[
 /// Example lines that are not valid PTX as printed, with the fix (each rejected by ptxas as
 /// written: "Arguments mismatch for instruction 'atom'", the address lacks its brackets).
 const TYPOS: &[(&str, &str)] = &[
+    // 9.7.14.5.14 mma: `.kind::mx8f6f4` for `.kind::mxf8f6f4` (ptxas: "Unknown modifier
+    // '.kind::mx8f6f4'").
+    (
+        "mma.sync.aligned.m16n8k32.row.col.kind::mx8f6f4.block_scale.scale_vec::1X.f32.e4m3. e5m2.f32.ue8m0",
+        "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e5m2.f32.ue8m0",
+    ),
+    // 9.7.16.9.2 tcgen05.cp: `.warp2::02_13` for `.warpx2::02_13` (ptxas: "Unknown modifier
+    // '.warp2::02_13'").
+    (
+        "tcgen05.cp.cta_group::1.64x128b.warp2::02_13   [taddr2], sdesc2;",
+        "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13   [taddr2], sdesc2;",
+    ),
+    // 9.7.16.11.1 tcgen05.fence: the group names `.cta_group.kind` left in the example
+    // (ptxas: "Unknown modifier '.cta_group'").
+    (
+        "tcgen05.mma.cta_group.kind [taddr0], adesc, bdesc, idesc, p;",
+        "tcgen05.mma.cta_group::1.kind::tf32 [taddr0], adesc, bdesc, idesc, p;",
+    ),
     (
         "atom.shared.b128.cas d,a,b,c;",
         "atom.shared.b128.cas d,[a],b,c;",

@@ -1,6 +1,7 @@
 //! Operand type checking (PTX ISA 9.4, and 9.4.1 for ld/st/cvt): small instructions over
 //! registers of every type, each with ptxas's verdict (ptxas 13.5 of the pinned toolkit,
-//! `ptxas -arch=sm_90a`; its error, when it rejects, is in the comment). The engine must agree:
+//! `ptxas -arch=sm_90a`, or `sm_100a`/`sm_120a` for the instructions of [`CASES_SM100A`] and
+//! [`CASES_SM120A`]; its error, when it rejects, is in the comment). The engine must agree:
 //! accept what ptxas accepts, and reject as invalid PTX, with a diagnostic naming the
 //! instruction, the operand and the types, what this table records ptxas rejecting. When the
 //! toolkit is present, `ptxas_agrees_with_the_table` re-runs ptxas on every case.
@@ -25,7 +26,11 @@ const HEAD: &str = "\
 ";
 
 fn module(inst: &str) -> String {
-    format!("{HEAD}{inst}\nret;\n}}\n")
+    module_for(inst, "sm_90a")
+}
+
+fn module_for(inst: &str, arch: &str) -> String {
+    format!("{}{inst}\nret;\n}}\n", HEAD.replace("sm_90a", arch))
 }
 
 /// `(instruction, ptxas accepts it)`.
@@ -148,6 +153,181 @@ const CASES: &[(&str, bool)] = &[
     ("cvt.rn.f32.f64 f32, b32;", false), // Arguments mismatch for instruction 'cvt'
     ("cvt.rn.f32.f64 f64, f64;", false), // Arguments mismatch for instruction 'cvt'
     ("cvt.rzi.s32.f32 s16, f32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.21: conversions with .bf16/.bf16x2/.tf32/fp8 types check sizes exactly ----
+    ("cvt.rn.bf16.f32 b16, f32;", true),
+    ("cvt.rn.bf16.f32 b16, b32;", true),
+    ("cvt.rn.bf16.f32 b32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16.f32 u16, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16.f32 b16, b64;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16.f32 b64, b64;", true),   // (no .bf16: wider registers, 9.4.1)
+    ("cvt.rna.tf32.f32 b32, f32;", true),
+    ("cvt.rna.tf32.f32 u32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rna.tf32.f32 b64, f32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.21: packing conversions (two sources, or a packed source) ----
+    ("cvt.rn.f16x2.f32 f16x2, f32, f32;", true),
+    ("cvt.rn.f16x2.f32 b64, b64, f32;", true),
+    ("cvt.rn.f16x2.f32 u32, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.f32 b32, f32, f16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.f32 b32, f32, u32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16x2.f32 b32, f32, b32;", true),
+    ("cvt.rn.bf16x2.f32 f16x2, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16x2.f32 b32, f32, b64;", false),   // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e4m3x2.f32 b16, f32, f32;", true),
+    ("cvt.rn.satfinite.e4m3x2.f32 b32, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e4m3x2.f32 u16, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e4m3x2.f32 b16, f32, f64;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e4m3x2.f16x2 b16, f16x2;", true),
+    ("cvt.rn.satfinite.e4m3x2.f16x2 b16, u32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e4m3x2 f16x2, b16;", true),
+    ("cvt.rn.f16x2.e4m3x2 b64, b16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e4m3x2 b32, u16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e4m3x2 b32, b32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.22: cvt.pack (d .u32, a and b .s32, c .b32; each may be wider) ----
+    ("cvt.pack.sat.u16.s32 u32, s32, s32;", true),
+    ("cvt.pack.sat.u16.s32 b64, b32, u32;", true),
+    ("cvt.pack.sat.u4.s32.b32 u32, s32, s32, f32;", true),
+    ("cvt.pack.sat.u16.s32 f32, s32, s32;", false), // Arguments mismatch for instruction 'cvt.pack'
+    ("cvt.pack.sat.u16.s32 u16, s32, s32;", false), // Arguments mismatch for instruction 'cvt.pack'
+    ("cvt.pack.sat.u16.s32 u32, s16, s32;", false), // Arguments mismatch for instruction 'cvt.pack'
+    ("cvt.pack.sat.u16.s32 u32, s32, f32;", false), // Arguments mismatch for instruction 'cvt.pack'
+    ("cvt.pack.sat.u4.s32.b32 u32, s32, s32, u16;", false), // Arguments mismatch for instruction 'cvt.pack'
+    // ---- 9.7.14.4.1: wmma fragments (register count and type per shape and type) ----
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2}, [x64];", true),
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {b32, b32, b32, b32, b32, b32, b32, b32}, [x64], s32;", true),
+    // Argument vector size mismatch for instruction 'wmma.load.a'
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {b32, b32, b32, b32}, [x64];", false),
+    // Illegal vector size: 7
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {b32, b32, b32, b32, b32, b32, b32}, [x64];", false),
+    // Vector expected for argument 0
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 b32, [x64];", false),
+    // Arguments mismatch for instruction 'wmma.load.a'
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {u32, u32, u32, u32, u32, u32, u32, u32}, [x64];", false),
+    // Arguments mismatch for instruction 'wmma.load.a'
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {b32, b32, b32, b32, b32, b32, b32, b32}, [x64], u64;", false),
+    ("wmma.load.c.sync.aligned.row.m16n16k16.global.f16 {f16x2, f16x2, f16x2, f16x2}, [x64];", true),
+    // Argument vector size mismatch for instruction 'wmma.load.c'
+    ("wmma.load.c.sync.aligned.row.m16n16k16.global.f16 {b32, b32, b32, b32, b32, b32, b32, b32}, [x64];", false),
+    ("wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {f32, f32, f32, f32, f32, f32, f32, f32}, [x64];", true),
+    // Arguments mismatch for instruction 'wmma.load.c'
+    ("wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {u32, u32, u32, u32, u32, u32, u32, u32}, [x64];", false),
+    ("wmma.load.c.sync.aligned.row.m16n16k16.global.s32 {u32, u32, u32, u32, u32, u32, u32, u32}, [x64];", true),
+    // Arguments mismatch for instruction 'wmma.load.c'
+    ("wmma.load.c.sync.aligned.row.m16n16k16.global.s32 {f32, f32, f32, f32, f32, f32, f32, f32}, [x64];", false),
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.s8 {s32, s32}, [x64];", true),
+    // Arguments mismatch for instruction 'wmma.load.a'
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.s8 {f32, f32}, [x64];", false),
+    ("wmma.load.a.sync.aligned.row.m8n32k16.global.s8 {b32}, [x64];", true),
+    // Argument vector size mismatch for instruction 'wmma.load.a'
+    ("wmma.load.a.sync.aligned.row.m8n32k16.global.s8 {b32, b32}, [x64];", false),
+    ("wmma.load.b.sync.aligned.col.m8n32k16.global.s8 {b32, b32, b32, b32}, [x64];", true),
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.bf16 {b32, b32, b32, b32}, [x64];", true),
+    // Arguments mismatch for instruction 'wmma.load.a'
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.bf16 {u32, u32, u32, u32}, [x64];", false),
+    // Arguments mismatch for instruction 'wmma.load.a'
+    ("wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {f32, f32, f32, f32}, [x64];", false),
+    ("wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {f32}, [x64];", true),
+    ("wmma.load.a.sync.aligned.row.m8n8k4.global.f64 {b64}, [x64];", true),
+    // Vector expected for argument 0
+    ("wmma.load.a.sync.aligned.row.m8n8k4.global.f64 f64, [x64];", false),
+    ("wmma.load.c.sync.aligned.row.m8n8k4.global.f64 {f64, f64}, [x64];", true),
+    // Argument vector size mismatch for instruction 'wmma.load.c'
+    ("wmma.load.c.sync.aligned.row.m8n8k4.global.f64 {f64}, [x64];", false),
+    ("wmma.store.d.sync.aligned.row.m16n16k16.global.s32 [x64], {s32, s32, s32, s32, s32, s32, s32, s32}, u32;", true),
+    // Argument vector size mismatch for instruction 'wmma.store.d'
+    ("wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [x64], {f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'wmma.store.d'
+    ("wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [x64], {u32, u32, u32, u32, u32, u32, u32, u32};", false),
+    ("wmma.mma.sync.aligned.row.col.m16n16k16.f16.f32 {f16x2, f16x2, f16x2, f16x2}, {f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2}, {b32, b32, b32, b32, b32, b32, b32, b32}, {f32, f32, f32, f32, f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'wmma.mma'
+    ("wmma.mma.sync.aligned.row.col.m16n16k16.f16.f32 {f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2}, {f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2}, {b32, b32, b32, b32, b32, b32, b32, b32}, {f32, f32, f32, f32, f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'wmma.mma'
+    ("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {f32, f32, f32, f32, f32, f32, f32, f32}, {f32, f32, f32, f32, f32, f32, f32, f32}, {b32, b32, b32, b32, b32, b32, b32, b32}, {f32, f32, f32, f32, f32, f32, f32, f32};", false),
+    ("wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32 {s32, s32, s32, s32, s32, s32, s32, s32}, {b32, b32}, {b32, b32}, {s32, s32, s32, s32, s32, s32, s32, s32};", true),
+    // Argument vector size mismatch for instruction 'wmma.mma'
+    ("wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32 {s32, s32, s32, s32, s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32}, {s32, s32, s32, s32, s32, s32, s32, s32};", false),
+    ("wmma.mma.sync.aligned.row.col.m32n8k16.f32.bf16.bf16.f32 {f32, f32, f32, f32, f32, f32, f32, f32}, {b32, b32, b32, b32, b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32, f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'wmma.mma'
+    ("wmma.mma.sync.aligned.row.col.m32n8k16.f32.bf16.bf16.f32 {f32, f32, f32, f32, f32, f32, f32, f32}, {b32, b32}, {b32, b32, b32, b32, b32, b32, b32, b32}, {f32, f32, f32, f32, f32, f32, f32, f32};", false),
+    ("wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32 {f32, f32, f32, f32, f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {f32, f32, f32, f32, f32, f32, f32, f32};", true),
+    ("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {f64, f64}, {f64}, {f64}, {f64, f64};", true),
+    // Argument vector size mismatch for instruction 'wmma.mma'
+    ("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {f64}, {f64}, {f64}, {f64};", false),
+    ("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {s32, s32}, {b32}, {b32}, {s32, s32};", true),
+    // Argument vector size mismatch for instruction 'wmma.mma'
+    ("wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {s32, s32}, {b32, b32}, {b32}, {s32, s32};", false),
+    // ---- 9.7.14.5, 9.7.14.6.2: mma fragments (M*K/32, K*N/32, M*N/32 elements a thread) ----
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {f32, f32, f32, f32}, {f16x2, f16x2, f16x2, f16x2}, {b32, b32}, {f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {f32, f32, f32, f32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {u32, u32, u32, u32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {b32, b32}, {f32, f32, f32, f32}, {b32, b32}, {b32, b32};", false),
+    ("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {f32, f32, f32, f32, f32, f32, f32, f32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32, f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {b32, b32, b32, b32}, {b32, b32}, {b32, b32}, {b32, b32};", false),
+    ("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {f32, f32, f32, f32}, {b32, b32}, {b32}, {f32, f32, f32, f32};", true),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {f32, f32, f32, f32}, {f32, f32}, {b32}, {f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {f32, f32, f32, f32}, {u32, u32, u32, u32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    ("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {f32, f32, f32, f32}, {u32, u32, u32, u32}, {b32, b32}, {f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32}, {f32, f32, f32, f32};", false),
+    ("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {f64, f64, f64, f64}, {f64, f64, f64, f64, f64, f64, f64, f64}, {b64, b64, b64, b64}, {f64, f64, f64, f64};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {f64, f64}, {f64, f64}, {f64}, {f64, f64};", false),
+    ("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {u32, u32, u32, u32}, {b32, b32, b32, b32}, {b32, b32}, {s32, s32, s32, s32};", true),
+    // Illegal vector size: 4
+    ("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {s32, s32}, {b32}, {b32}, {s32, s32, s32, s32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k64.row.col.s32.u4.u4.s32 {s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    ("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32}, {s32, s32, s32, s32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {s32, s32}, {b32, b32}, {b32}, {s32, s32};", false),
+    ("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {u32, u32, u32, u32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32}, b32, 0;", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {f32, f32, f32, f32}, {b32, b32, b32, b32, b32, b32, b32, b32}, {b32, b32, b32, b32}, {f32, f32, f32, f32}, b32, 0;", false),
+    // ---- 9.7.10.3: tex (destination and coordinate vectors, lod, gradients, e, f) ----
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}];", true),
+    ("tex.2d.v4.f32.f32 {u32, u32, u32, u32}, [x64, {s32, s32}];", true),
+    // Illegal vector size: 3
+    ("tex.2d.v4.f32.f32 {f32, f32, f32}, [x64, {f32, f32}];", false),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}];", false),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f64, f64, f64, f64}, [x64, {f32, f32}];", false),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.u32.s32 {f32, f32, f32, f32}, [x64, {s32, s32}];", false),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f32.s32 {f32, f32, f32, f32}, [x64, {f32, f32}];", false),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.2dms.v4.f32.s32 {f32, f32, f32, f32}, [x64, {s32, s32}];", false),
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}|p, [x64, {f32, f32, f32, f32}];", true),
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32}];", true),
+    // Array index in the 'tex' instruction has unexpected type. Expecting type .u32
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}];", false),
+    ("tex.2d.v2.f16x2.f32 {f16x2, f16x2}, [x64, {f32, f32}];", true),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v2.f16x2.f32 {u32, u32}, [x64, {f32, f32}];", false),
+    // Argument vector size mismatch for instruction 'tex'
+    ("tex.2d.v2.f16x2.f32 {f16x2, f16x2, f16x2, f16x2}, [x64, {f32, f32}];", false),
+    ("tex.2d.v4.f16.f32 {f16, f16, f16, f16}, [x64, {f32, f32}];", true),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f16.f32 {b32, b32, b32, b32}, [x64, {f32, f32}];", false),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {s32, s32}, f32;", true),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32};", false),
+    // Arguments mismatch for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {s32, s32}, u32;", false),
+    ("tex.level.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], f32;", true),
+    // Arguments mismatch for instruction 'tex.level'
+    ("tex.level.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], u32;", false),
+    // Arguments mismatch for instruction 'tex.level'
+    ("tex.level.2d.v4.f32.s32 {f32, f32, f32, f32}, [x64, {s32, s32}], f32;", false),
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32}, {b32, b32};", true),
+    // Arguments mismatch for instruction 'tex.grad'
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {u32, u32}, {f32, f32};", false),
     // ---- operands whose type the ISA fixes independently of the instruction type ----
     ("shl.b64 u64, u64, s32;", true),
     ("shl.b64 u64, u64, b32;", true),
@@ -219,6 +399,114 @@ const CASES: &[(&str, bool)] = &[
     ("elect.sync _|p, u16;", false),  // Arguments mismatch for instruction 'elect'
     ("activemask.b32 u32;", true),
     ("activemask.b32 u64;", false), // Arguments mismatch for instruction 'activemask'
+    // ---- 9.7.13.15: mbarrier (64-bit integer state, .u32 counts and parities) ----
+    ("mbarrier.init.shared.b64 [x64], u32;", true),
+    ("mbarrier.init.shared.b64 [x64], s32;", true),
+    ("mbarrier.init.shared.b64 [x64], b32;", true),
+    // Arguments mismatch for instruction 'mbarrier.init'
+    ("mbarrier.init.shared.b64 [x64], u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.init'
+    ("mbarrier.init.shared.b64 [x64], u16;", false),
+    // Arguments mismatch for instruction 'mbarrier.init'
+    ("mbarrier.init.shared.b64 [x64], f32;", false),
+    ("mbarrier.arrive.shared.b64 b64, [x64];", true),
+    ("mbarrier.arrive.shared.b64 u64, [x64];", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.shared.b64 f64, [x64];", false),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.shared.b64 u32, [x64];", false),
+    ("mbarrier.arrive.shared.b64 b64, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.shared.b64 b64, [x64], u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.shared.b64 b64, [x64], f32;", false),
+    ("mbarrier.arrive.shared.b64 _, [x64];", true),
+    ("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 b64, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive.expect_tx'
+    ("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 b64, [x64], u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.arrive.expect_tx'
+    ("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 b64, [x64], u16;", false),
+    ("mbarrier.test_wait.shared.b64 p, [x64], b64;", true),
+    // Arguments mismatch for instruction 'mbarrier.test_wait'
+    ("mbarrier.test_wait.shared.b64 p, [x64], u32;", false),
+    // Arguments mismatch for instruction 'mbarrier.test_wait'
+    ("mbarrier.test_wait.shared.b64 u32, [x64], b64;", false),
+    // Arguments mismatch for instruction 'mbarrier.test_wait'
+    ("mbarrier.test_wait.shared.b64 p, [x64], f64;", false),
+    ("mbarrier.test_wait.parity.shared.b64 p, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.test_wait.parity'
+    ("mbarrier.test_wait.parity.shared.b64 p, [x64], b64;", false),
+    // Arguments mismatch for instruction 'mbarrier.test_wait.parity'
+    ("mbarrier.test_wait.parity.shared.b64 p, [x64], f32;", false),
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [x64], u32;", true),
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [x64], u32, u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.try_wait.parity'
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [x64], u32, u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.try_wait.parity'
+    ("mbarrier.try_wait.parity.shared::cta.b64 p, [x64], u64;", false),
+    ("mbarrier.try_wait.shared::cta.b64 p, [x64], b64;", true),
+    ("mbarrier.try_wait.shared::cta.b64 p, [x64], b64, u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.try_wait'
+    ("mbarrier.try_wait.shared::cta.b64 p, [x64], u32;", false),
+    // Arguments mismatch for instruction 'mbarrier.try_wait'
+    ("mbarrier.try_wait.shared::cta.b64 b32, [x64], b64;", false),
+    ("mbarrier.pending_count.b64 u32, b64;", true),
+    // Arguments mismatch for instruction 'mbarrier.pending_count'
+    ("mbarrier.pending_count.b64 u64, b64;", false),
+    // Arguments mismatch for instruction 'mbarrier.pending_count'
+    ("mbarrier.pending_count.b64 u32, u32;", false),
+    ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.expect_tx'
+    ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [x64], u64;", false),
+    // Arguments mismatch for instruction 'mbarrier.complete_tx'
+    ("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [x64], u64;", false),
+    ("mbarrier.arrive_drop.shared.b64 b64, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive_drop'
+    ("mbarrier.arrive_drop.shared.b64 b64, [x64], u16;", false),
+    ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [x64], u32;", true),
+    // Arguments mismatch for instruction 'mbarrier.arrive'
+    ("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [x64], u64;", false),
+    // ---- 9.7.1 packed .u16x2/.s16x2 (.b32 or .f16x2 registers), 9.7.9.23 mapa ----
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 u32, u32, u32;", false),
+    ("add.u16x2 b32, b32, b32;", true),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 s32, s32, s32;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 f32, u32, u32;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 f16x2, u32, u32;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 u64, u32, u32;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.s16x2 u32, u32, 1;", false),
+    // Arguments mismatch for instruction 'min'
+    ("min.u16x2 u32, u32, u32;", false),
+    // Arguments mismatch for instruction 'min'
+    ("min.s16x2 f32, u32, u32;", false),
+    ("mapa.shared::cluster.u32 u32, u32, u32;", true),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u32 u32, u32, u16;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u32 u32, u32, u64;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u32 u64, u32, u32;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u32 f32, u32, u32;", false),
+    ("mapa.u64 u64, u64, u32;", true),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.u64 u64, u64, u64;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.u64 u64, u32, u32;", false),
+    // Arguments mismatch for instruction 'mapa'
+    ("mapa.shared::cluster.u64 u32, u64, u32;", false),
+    ("mapa.shared::cluster.u64 u64, u64, u32;", true),
+    ("max.relu.s16x2 b32, b32, b32;", true),
+    ("min.u16x2 b32, b32, f16x2;", true),
+    // Arguments mismatch for instruction 'add'
+    ("add.u16x2 b32, b32, 1;", false),
+    // Arguments mismatch for instruction 'add'
+    ("add.s16x2 b32, b32, -1;", false),
     // ---- special registers have their own types (ISA chapter 10) ----
     ("mov.u16 u16, %tid.x;", true),
     ("mov.u16 u16, %ntid.y;", true),
@@ -239,15 +527,168 @@ const CASES: &[(&str, bool)] = &[
     ("mov.u64 u64, %dynamic_smem_size;", false), // Arguments mismatch for instruction 'mov'
     ("mov.u32 u32, %is_explicit_cluster;", false), // Arguments mismatch for instruction 'mov'
     ("cvt.u64.u64 u64, %tid.x;", false), // Arguments mismatch for instruction 'cvt'
+    ("mov.u32 u32, %clock_hi;", true),
+    ("mov.u32 u32, %envreg3;", true),
+    ("mov.u32 u32, %reserved_smem_offset_begin;", true),
+    ("mov.u64 u64, %current_graph_exec;", true),
+    ("mov.u16 u16, %nctaid.z;", true),
+    ("mov.v4.u16 {u16, u16, u16, u16}, %ntid;", true),
+    ("mov.b64 {u32, u32}, %clock64;", true),
+    ("mov.u16 u16, %clock_hi;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u64 u64, %envreg3;", false),  // Arguments mismatch for instruction 'mov'
+    ("mov.u16 u16, %warpid;", false),   // Arguments mismatch for instruction 'mov'
+    ("mov.u16 u16, %clusterid.x;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u64 u64, %reserved_smem_offset_1;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.u32 u32, %current_graph_exec;", false), // Arguments mismatch for instruction 'mov'
+    ("mov.v4.u64 {u64, u64, u64, u64}, %ntid;", false), // Arguments mismatch for instruction 'mov'
+    ("cvt.u32.u32 u32, %is_explicit_cluster;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- ISA 10: special registers are read by mov and cvt only ----
+    ("cvt.u32.u64 u32, %clock64;", true),
+    ("cvt.sat.u16.u32 u16, %tid.x;", true),
+    ("cvt.u32.s16 u32, %tid.x;", true),
+    ("cvt.u8.u16 u8, %tid.x;", true),
+    ("mov.b32 f32, %tid.x;", true),
+    ("mov.pred p, %is_explicit_cluster;", true),
+    ("add.u32 u32, u32, WARP_SZ;", true), // a constant, not a special register
+    ("@%is_explicit_cluster add.u32 u32, u32, 1;", true), // a guard, not an operand
+    ("@!%is_explicit_cluster add.u32 u32, u32, 1;", true),
     // Special register argument not allowed for instruction 'mov'
     ("mov.f32 f32, %tid.x;", false),
+    // Special register argument not allowed for instruction 'cvt' (any floating-point type)
+    ("cvt.rn.f32.u32 f32, %tid.x;", false),
+    ("cvt.rn.f64.u64 f64, %clock64;", false),
+    ("cvt.rn.f16.u32 f16, %tid.x;", false),
+    ("cvt.rn.bf16.u32 b16, %tid.x;", false),
+    // Special register argument not allowed for instruction '...'
+    ("add.u32 u32, %tid.x, 1;", false),
+    ("add.u32 u32, u32, %tid.x;", false),
+    ("add.u64 u64, %clock64, 1;", false),
+    ("mad.lo.u32 u32, %ctaid.x, %ntid.x, %tid.x;", false),
+    ("mul.wide.u32 u64, %tid.x, 4;", false),
+    ("and.b32 u32, %laneid, 1;", false),
+    ("and.pred p, p, %is_explicit_cluster;", false),
+    ("shl.b32 u32, u32, %tid.x;", false),
+    ("setp.eq.u32 p, %tid.x, 0;", false),
+    ("selp.u32 u32, %tid.x, 1, p;", false),
+    ("brev.b64 u64, %clock64;", false),
+    ("testp.finite.f32 p, %tid.x;", false),
+    ("st.global.u32 [x64], %tid.x;", false),
+    ("atom.global.add.u32 u32, [x64], %tid.x;", false),
+    ("red.global.add.u32 [x64], %tid.x;", false),
+    ("shfl.sync.idx.b32 u32, u32, %laneid, 31, -1;", false),
+    ("vote.sync.ballot.b32 u32, p, %lanemask_lt;", false),
+    ("nanosleep.u32 %clock;", false),
+    ("bar.sync %warpid;", false),
+    ("bar.sync 0, %ntid.x;", false),
+    ("cvta.to.global.u64 u64, %clock64;", false),
+    ("isspacep.global p, %clock64;", false),
+    // ---- vector elements may be special registers; then only sizes are checked ----
+    ("st.global.v2.u32 [x64], {%tid.x, %tid.y};", true),
+    (
+        "st.global.v4.u32 [x64], {%tid.x, %tid.y, %tid.z, %laneid};",
+        true,
+    ),
+    ("st.global.v2.u32 [x64], {%clock64, %clock64};", true),
+    ("st.global.v2.u16 [x64], {%tid.x, %tid.y};", true),
+    ("st.global.v2.f32 [x64], {%tid.x, f32};", true),
+    ("st.global.v2.f32 [x64], {u32, %tid.x};", true),
+    ("st.global.v2.u32 [x64], {f32, %tid.x};", true),
+    ("st.global.v2.f64 [x64], {%clock64, f64};", true),
+    ("st.global.v2.u64 [x64], {%gridid, u64};", true),
+    ("red.global.v2.f32.add [x64], {%tid.x, f32};", true),
+    ("mov.b64 u64, {%tid.x, f32};", true),
+    ("mov.v2.u32 {u32, u32}, {%tid.x, %tid.y};", true),
+    ("st.global.v2.u64 [x64], {%tid.x, %tid.y};", false), // Arguments mismatch for instruction 'st'
+    ("mov.b32 u32, {%tid.x, %tid.y};", false), // Arguments mismatch for instruction 'mov'
+    ("st.global.v2.b16 [x64], {%tid.x, b16};", false), // Incompatible elements of vector expression
+    ("st.global.v2.u32 [x64], {%gridid, u32};", false), // Incompatible elements of vector expression
+    ("st.global.v2.u64 [x64], {%clock64, %tid.x};", false), // Incompatible elements of vector expression
+    ("mov.v2.u32 {u32, u32}, {%tid.x, %clock64};", false), // Incompatible elements of vector expression
+    // Vector with elements of different types are not allowed in st instruction
+    ("st.global.v4.u32 [x64], {%tid.x, f32, u32, u32};", false),
 ];
+
+/// Cases of instructions that need sm_100a (`-arch=sm_100a`).
+const CASES_SM100A: &[(&str, bool)] = &[
+    // ---- 9.7.9.21: .rs conversions take .b32 random bits ----
+    ("cvt.rs.f16x2.f32 b64, f32, b64, b32;", true),
+    ("cvt.rs.f16x2.f32 b32, f32, f32, u32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rs.f16x2.f32 b32, f32, f32, b64;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rs.bf16x2.f32 b32, f32, f32, b32;", true),
+    ("cvt.rs.bf16x2.f32 b32, f32, b64, b32;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.21: fp4/fp6 pairs, ue8m0x2 ----
+    ("cvt.rn.satfinite.e2m1x2.f32 b8, f32, f32;", true),
+    ("cvt.rn.satfinite.e2m1x2.f32 b16, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e2m1x2.f32 u8, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e2m1x2 b32, b8;", true),
+    ("cvt.rn.f16x2.e2m1x2 b32, b16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.satfinite.e2m3x2.f32 b16, f32, b32;", true),
+    ("cvt.rn.satfinite.e2m3x2.f32 b8, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.f16x2.e3m2x2 f16x2, b16;", true),
+    ("cvt.rn.f16x2.e3m2x2 b32, f16;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rz.satfinite.ue8m0x2.f32 b16, f32, f32;", true),
+    ("cvt.rz.satfinite.ue8m0x2.f32 s16, f32, f32;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rz.satfinite.ue8m0x2.bf16x2 b16, b32;", true),
+    ("cvt.rz.satfinite.ue8m0x2.bf16x2 b16, f16x2;", false), // Arguments mismatch for instruction 'cvt'
+    ("cvt.rn.bf16x2.ue8m0x2 b32, b16;", true),
+    ("cvt.rn.bf16x2.ue8m0x2 u32, b16;", false), // Arguments mismatch for instruction 'cvt'
+    // ---- 9.7.9.21: four f32 sources to x4 types ----
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b32, {f32, f32, b32, f32}, b32;",
+        true,
+    ),
+    (
+        "cvt.rs.satfinite.e2m1x4.f32 b16, {f32, f32, f32, f32}, b32;",
+        true,
+    ),
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b16, {f32, f32, f32, f32}, b32;",
+        false,
+    ), // Arguments mismatch for instruction 'cvt'
+    (
+        "cvt.rs.satfinite.e2m1x4.f32 b32, {f32, f32, f32, f32}, b32;",
+        false,
+    ), // Arguments mismatch for instruction 'cvt'
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b32, {f32, f32, f32, f32}, f32;",
+        false,
+    ), // Arguments mismatch for instruction 'cvt'
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b32, {f64, f64, f64, f64}, b32;",
+        false,
+    ), // Arguments mismatch for instruction 'cvt'
+    // Vector with elements of different types are not allowed in cvt instruction
+    (
+        "cvt.rs.satfinite.e4m3x4.f32 b32, {u32, f32, f32, f32}, b32;",
+        false,
+    ),
+];
+
+/// Cases of instructions that need sm_120a (`-arch=sm_120a`).
+const CASES_SM120A: &[(&str, bool)] = &[
+    ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32};", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {f32, f32, f32, f32}, {b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32}, b32, {0, 0}, b32, {0, 0};", true),
+    // Illegal vector size
+    ("mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {f32, f32, f32, f32}, b32, {0, 0}, b32, {0, 0};", false),
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32 {b32, b32, b32, b32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, b32, 0;", true),
+    // Argument vector size mismatch for instruction 'mma'
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32 {b32, b32, b32, b32}, {b32, b32, b32, b32}, {b32, b32}, {b32, b32, b32, b32}, b32, 0;", false),
+];
+
+/// Every case with the target it is assembled for.
+fn all_cases() -> impl Iterator<Item = (&'static str, bool, &'static str)> {
+    (CASES.iter().map(|&(i, ok)| (i, ok, "sm_90a")))
+        .chain(CASES_SM100A.iter().map(|&(i, ok)| (i, ok, "sm_100a")))
+        .chain(CASES_SM120A.iter().map(|&(i, ok)| (i, ok, "sm_120a")))
+}
 
 #[test]
 fn operand_types_are_checked_as_ptxas_checks_them() {
     let mut wrong = Vec::new();
-    for (inst, ok) in CASES {
-        let c = engine::check(&module(inst), "t.ptx", true);
+    for (inst, ok, arch) in all_cases() {
+        let c = engine::check(&module_for(inst, arch), "t.ptx", true);
         match (&c.error, ok) {
             (None, true) => {}
             (Some(e), false) => {
@@ -258,7 +699,7 @@ fn operand_types_are_checked_as_ptxas_checks_them() {
                 if e.kind != LoadErrorKind::InvalidPtx
                     || d.line != 12
                     || !d.message.contains(&format!("'{name}'"))
-                    || !d.message.contains("(PTX ISA 9.4")
+                    || !d.message.contains("(PTX ISA ")
                 {
                     wrong.push(format!("{inst}: rejected, but not as expected: {e}"));
                 }
@@ -323,18 +764,18 @@ fn ptxas_agrees_with_the_table() {
     let dir = std::env::temp_dir().join(format!("engine-operand-types-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut wrong = Vec::new();
-    for (k, (inst, ok)) in CASES.iter().enumerate() {
+    for (k, (inst, ok, arch)) in all_cases().enumerate() {
         let f = dir.join(format!("c{k}.ptx"));
-        std::fs::write(&f, module(inst)).unwrap();
+        std::fs::write(&f, module_for(inst, arch)).unwrap();
         let out = Command::new(&ptxas)
-            .args(["-arch=sm_90a", "-o", "/dev/null"])
+            .args([&format!("-arch={arch}"), "-o", "/dev/null"])
             .arg(&f)
             .output()
             .unwrap();
-        if out.status.success() != *ok {
+        if out.status.success() != ok {
             wrong.push(format!(
                 "{inst}: ptxas {} it: {}",
-                if *ok { "rejects" } else { "accepts" },
+                if ok { "rejects" } else { "accepts" },
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
         }

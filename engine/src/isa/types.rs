@@ -19,6 +19,21 @@
 //!
 //! - Special registers (chapter 10) have their own types: `mov.u64 %rd, %tid.x` is rejected
 //!   (`%tid` is .u32, which ptxas also reads into 16 bits), `mov.u32 %r, %clock64` too.
+//!   They are read by `mov` and `cvt` only, with integer or bit-size types (ISA 10: "accessed
+//!   through mov or cvt instructions"): `add.u32 %r, %tid.x, 1` and `cvt.rn.f32.u32 %f,
+//!   %tid.x` are rejected. As elements of a vector operand ptxas accepts them anywhere, and
+//!   checks such a vector's elements by size only.
+//!
+//! - `cvt` (9.7.9.21, 9.7.9.22): the packing forms have fixed operand sizes: `.f16x2`/`.bf16x2`
+//!   from two `.f32`, fp8/fp6 pairs and `.ue8m0x2` in `.b16`, `.e2m1x2` in `.b8`, x4 types from
+//!   a vector of four `.f32`, `.rs` random bits `.b32`, `cvt.pack` into a `.u32` from `.s32`
+//!   sources. A conversion involving `.bf16`, `.bf16x2`, `.tf32` or a packed type checks every
+//!   operand exactly (ptxas grants 9.4.1's wider registers to the classic types only).
+//! - `wmma` (9.7.14.4.1): each matrix fragment is a vector of as many registers, of the type,
+//!   as its shape and element type give; the stride is a `.u32`. `mma` and `mma.sp`
+//!   (9.7.14.5, 9.7.14.6.2): the fragments of A, B, C and D, by shape and element size.
+//! - `tex` (9.7.10.3): the destination vector, the coordinates by geometry (the array index a
+//!   `.u32`), `lod`, the gradients, the offset and the depth compare value.
 //!
 //! Operands whose type the ISA defines independently of the instruction type (shift amounts,
 //! bit-field positions, the predicates of `selp` and `setp`, the member masks of warp
@@ -27,6 +42,7 @@
 //! checked here: what is rejected is certainly invalid, never the other way round.
 
 use crate::ptx::ast::{Function, Instruction, Operand as O, Pos, Space, Statement, VarDecl};
+use crate::ptx::is_predefined_name;
 use std::collections::HashMap;
 
 /// A rejected operand: the instruction's position and the message.
@@ -50,6 +66,9 @@ enum K {
     Bf,
     /// `.bf16x2`
     Bf2,
+    /// A packed or narrow type held in bit-size registers only (`.tf32`, `.e4m3x2`,
+    /// `.ue8m0x2`, ..., and the `.b32` random bits of `cvt.rs`): its name.
+    Raw(&'static str),
     Pred,
 }
 
@@ -76,6 +95,7 @@ impl Ty {
             K::H2 => ".f16x2".into(),
             K::Bf => ".bf16".into(),
             K::Bf2 => ".bf16x2".into(),
+            K::Raw(n) => format!(".{n}"),
             K::Pred => ".pred".into(),
         }
     }
@@ -93,6 +113,10 @@ fn type_word(w: &str) -> Option<Option<Ty>> {
         "f16x2" => Ty::new(K::H2, 32),
         "bf16" => Ty::new(K::Bf, 16),
         "bf16x2" => Ty::new(K::Bf2, 32),
+        // 9.7.1: the packed 16-bit integer SIMD types of add, sub, min and max; ptxas takes
+        // them in .b32 registers only (`add.u16x2` refuses a .u32 register).
+        "u16x2" => Ty::new(K::Raw("u16x2"), 32),
+        "s16x2" => Ty::new(K::Raw("s16x2"), 32),
         _ => {
             let k = match w.as_bytes().first() {
                 Some(b'b') => K::B,
@@ -139,6 +163,8 @@ enum W {
     /// Not checked here (addresses, symbols, immediates the instruction encodes, ...).
     Skip,
     T(Ty, Rule),
+    /// A vector of exactly this many registers of this type (the matrix fragments of `wmma`).
+    Vec(Ty, u8),
 }
 
 fn t(ty: Ty) -> W {
@@ -181,6 +207,15 @@ fn signature(i: &Instruction) -> Option<Sig> {
         "bra" | "bar" | "ret" | "call" | "barrier" | "exit"
     ) {
         return None;
+    }
+    if i.opcode.as_str() == "cvt" {
+        return cvt_signature(i);
+    }
+    if i.opcode.as_str() == "wmma" {
+        return wmma_signature(i);
+    }
+    if i.opcode.as_str() == "mma" {
+        return mma_signature(i);
     }
     let mut types = [Ty::PRED; 4];
     let mut nt = 0;
@@ -234,10 +269,6 @@ fn signature(i: &Instruction) -> Option<Sig> {
         "mov" => Sig::of(&[t(one?), t(one?)]),
         "ld" | "ldu" => Sig::of(&[W::T(one?, Rule::Wider)]),
         "st" => Sig::of(&[W::Skip, W::T(one?, Rule::Wider)]),
-        // 9.7.9.21: cvt.dtype.atype d, a (the two-operand forms; packing forms are not checked).
-        "cvt" if types.len() == 2 && n == 2 => {
-            Sig::of(&[W::T(types[0], Rule::Wider), W::T(types[1], Rule::Wider)])
-        }
         // 9.7.13.5: d, [a], b{, c}; a trailing cache policy is a .b64 the table does not check.
         "atom" => {
             let ty = one?;
@@ -261,10 +292,348 @@ fn signature(i: &Instruction) -> Option<Sig> {
         // 9.7.1.23/24 dp4a/dp2a: 32-bit operands (packed bytes or halves, and the accumulator).
         "dp4a" | "dp2a" => Sig::rep(t(Ty::B32), 4),
         "nanosleep" => Sig::of(&[t(Ty::U32)]),
+        // 9.7.9.23: mapa.type d, a, b: the target CTA rank b is a .u32.
+        "mapa" => Sig::of(&[t(one?), t(one?), t(Ty::U32)]),
+        // 9.7.13.15: the state of an mbarrier is a 64-bit integer (ptxas refuses an .f64
+        // register for it), counts, phase parities and time hints are .u32, waitComplete a
+        // predicate.
+        "mbarrier" => {
+            let (u64, u32) = (t(Ty::new(K::U, 64)), t(Ty::U32));
+            match i.mods.first().map(|m| &**m) {
+                Some("init" | "expect_tx" | "complete_tx") => Sig::of(&[W::Skip, u32]),
+                Some("arrive" | "arrive_drop") => Sig::of(&[u64, W::Skip, u32]),
+                Some("test_wait" | "try_wait") if has("parity") => {
+                    Sig::of(&[t(Ty::PRED), W::Skip, u32, u32])
+                }
+                Some("test_wait" | "try_wait") => Sig::of(&[t(Ty::PRED), W::Skip, u64, u32]),
+                Some("pending_count") => Sig::of(&[u32, u64]),
+                _ => return None,
+            }
+        }
         // 9.7.13.14: elect.sync d|p, membermask.
         "elect" => Sig::of(&[t(Ty::B32), t(Ty::B32)]),
         _ => return None,
     })
+}
+
+/// The type of a `cvt` type word (ISA 9.7.9.21), and whether it is one of the types 9.4.1's
+/// relaxed size rule applies to: ptxas lets the operands of a conversion between integer,
+/// `.f16`, `.f16x2`, `.f32` and `.f64` types be wider registers, and checks every operand of
+/// one involving `.bf16`, `.bf16x2`, `.tf32` or a packed fp8/fp6/fp4 type exactly.
+fn cvt_type(w: &str) -> Option<(Ty, bool)> {
+    let raw = |n: &'static str, bits| Some((Ty::new(K::Raw(n), bits), false));
+    match w {
+        // "For .tf32 instruction type, operand d has .b32 type."
+        "tf32" => raw("tf32", 32),
+        // "When converting to .e4m3x2/.e5m2x2 [.e2m3x2/.e3m2x2, .ue8m0x2] data formats, the
+        // destination operand d has .b16 type"; from them, "source operand a has .b16 type".
+        "e4m3x2" => raw("e4m3x2", 16),
+        "e5m2x2" => raw("e5m2x2", 16),
+        "e2m3x2" => raw("e2m3x2", 16),
+        "e3m2x2" => raw("e3m2x2", 16),
+        "ue8m0x2" => raw("ue8m0x2", 16),
+        // ".e2m1x2 ... the destination operand d has .b8 type" (and the source, from it).
+        "e2m1x2" => raw("e2m1x2", 8),
+        // ".e5m2x4/.e4m3x4/.e3m2x4/.e2m3x4 ... the destination operand d has .b32 type"; four
+        // 4-bit .e2m1 values make 16 bits (ptxas: .b16).
+        "e4m3x4" => raw("e4m3x4", 32),
+        "e5m2x4" => raw("e5m2x4", 32),
+        "e2m3x4" => raw("e2m3x4", 32),
+        "e3m2x4" => raw("e3m2x4", 32),
+        "e2m1x4" => raw("e2m1x4", 16),
+        _ => match type_word(w)?? {
+            t if matches!(t.k, K::Bf | K::Bf2) => Some((t, false)),
+            t => Some((t, true)),
+        },
+    }
+}
+
+/// 9.7.9.21 `cvt` and 9.7.9.22 `cvt.pack`: the operand types of every form.
+fn cvt_signature(i: &Instruction) -> Option<Sig> {
+    let n = i.operands.len();
+    let words: Vec<&str> = i
+        .mods
+        .iter()
+        .map(|m| &**m)
+        .filter(|m| type_word(m).is_some())
+        .collect();
+    if i.mods.iter().any(|m| &**m == "pack") {
+        // 9.7.9.22: cvt.pack.sat.convertType.abType{.cType} d, a, b{, c}: "Destination d is an
+        // unsigned 32-bit integer", a and b are .s32, c is .b32; ptxas lets each be a wider
+        // register (as the data operands of cvt, 9.4.1).
+        let w = |ty| W::T(ty, Rule::Wider);
+        let sig = [
+            w(Ty::U32),
+            w(Ty::new(K::S, 32)),
+            w(Ty::new(K::S, 32)),
+            w(Ty::B32),
+        ];
+        return (n == 3 || n == 4).then(|| Sig::of(&sig[..n]));
+    }
+    let [d, a] = words[..] else {
+        return None;
+    };
+    let ((dt, dc), (at, ac)) = (cvt_type(d)?, cvt_type(a)?);
+    let rule = if dc && ac { Rule::Wider } else { Rule::Exact };
+    let (dw, aw) = (W::T(dt, rule), W::T(at, rule));
+    // `rbits` of the .rs forms: "a .b32 type register operand" (ptxas: .b32 registers only).
+    let rbits = t(Ty::new(K::Raw("b32"), 32));
+    Some(match n {
+        // cvt.dtype.atype d, a.
+        2 => Sig::of(&[dw, aw]),
+        // cvt.rs...f8x4type.f32 d, {a, b, e, f}, rbits.
+        3 if matches!(i.operands[1], O::Vector(_)) => Sig::of(&[dw, aw, rbits]),
+        // cvt.frnd2.f16x2.f32 d, a, b (and .bf16x2, the x2 fp8/fp6/fp4 types, .ue8m0x2).
+        3 => Sig::of(&[dw, aw, aw]),
+        // cvt.rs.f16x2.f32 d, a, b, rbits.
+        4 => Sig::of(&[dw, aw, aw, rbits]),
+        _ => return None,
+    })
+}
+
+/// 9.7.14.4.1: the fragment of matrix `m` (`a`, `b`, `c`, `d`) of a `wmma` of this shape and
+/// element type: how many registers, of which type. The element types are ptxas's: `.f16`
+/// halves in `.f16x2` or `.b32` registers, `.u8`/`.s8` bytes in integer ones, `.bf16` and `.tf32`
+/// elements in `.b32` registers only, sub-byte and single-bit ones in any 32-bit register. The
+/// `.f64` accumulator is two `.f64` registers (the ISA's table says one; ptxas requires two, as
+/// for `mma.m8n8k4`, 9.7.14.5.14).
+fn wmma_fragment(m: &str, shape: &str, ty: &str) -> Option<(Ty, u8)> {
+    let ab = matches!(m, "a" | "b");
+    let bits = Ty::new(K::Raw("b32"), 32);
+    // Multiplicand counts: `sq` for m16n16k16, (A, B) for m8n32k16 and for m32n8k16.
+    let count = |sq: u8, m8n32: (u8, u8), m32n8: (u8, u8)| -> Option<u8> {
+        let (a, b) = match shape {
+            "m16n16k16" => (sq, sq),
+            "m8n32k16" => m8n32,
+            "m32n8k16" => m32n8,
+            _ => return None,
+        };
+        Some(if m == "a" { a } else { b })
+    };
+    Some(match (ty, ab) {
+        ("f16", true) => (Ty::new(K::H2, 32), 8),
+        ("f16", false) => (Ty::new(K::H2, 32), 4),
+        ("f32", false) => (Ty::new(K::F, 32), 8),
+        ("s32", false) => (
+            Ty::new(K::S, 32),
+            if matches!(shape, "m8n8k32" | "m8n8k128") {
+                2
+            } else {
+                8
+            },
+        ),
+        ("u8" | "s8", true) => (Ty::U32, count(2, (1, 4), (4, 1))?),
+        ("bf16", true) => (bits, count(4, (2, 8), (8, 2))?),
+        ("tf32", true) if shape == "m16n16k8" => (bits, 4),
+        ("f64", true) => (Ty::new(K::F, 64), 1),
+        ("f64", false) => (Ty::new(K::F, 64), 2),
+        ("u4" | "s4" | "b1", true) => (Ty::B32, 1),
+        _ => return None,
+    })
+}
+
+/// 9.7.14.4.3-5 `wmma.load`, `wmma.store`, `wmma.mma`: fragments are vectors of the registers
+/// [`wmma_fragment`] gives, the stride a `.u32`.
+fn wmma_signature(i: &Instruction) -> Option<Sig> {
+    let mods: Vec<&str> = i.mods.iter().map(|m| &**m).collect();
+    let shape = shape_word(&mods)?;
+    let types: Vec<&str> = mods
+        .iter()
+        .copied()
+        .filter(|m| type_word(m).is_some())
+        .collect();
+    let frag = |m: &str, ty: &str| wmma_fragment(m, shape, ty).map(|(t, n)| W::Vec(t, n));
+    let stride = t(Ty::U32);
+    Some(match (mods.first().copied(), mods.get(1).copied()) {
+        (Some("load"), Some(m @ ("a" | "b" | "c"))) => {
+            Sig::of(&[frag(m, types.last()?)?, W::Skip, stride])
+        }
+        (Some("store"), Some("d")) => Sig::of(&[W::Skip, frag("d", types.last()?)?, stride]),
+        (Some("mma"), _) => {
+            // `.dtype.ctype` (.f16 multiplicands) or `.dtype.atype.btype.ctype`.
+            let (d, a, b, c) = match types[..] {
+                [d, c] => (d, "f16", "f16", c),
+                [d, a, b, c] => (d, a, b, c),
+                _ => return None,
+            };
+            Sig::of(&[frag("d", d)?, frag("a", a)?, frag("b", b)?, frag("c", c)?])
+        }
+        _ => return None,
+    })
+}
+
+/// The geometry, destination type and coordinate type of a `tex` (9.7.10.3).
+fn tex_types(i: &Instruction) -> Option<(&str, &str, &str)> {
+    let geom = i.mods.iter().map(|m| &**m).find(|m| {
+        matches!(
+            *m,
+            "1d" | "2d" | "3d" | "a1d" | "a2d" | "cube" | "acube" | "2dms" | "a2dms"
+        )
+    })?;
+    let mut types = i
+        .mods
+        .iter()
+        .map(|m| &**m)
+        .filter(|w| type_word(w).is_some());
+    let (d, c) = (types.next()?, types.next()?);
+    types.next().is_none().then_some((geom, d, c))
+}
+
+/// 9.7.10.3 `tex.geom.v4.dtype.ctype d[|p], [a, {b,} c] {, lod | dPdx, dPdy} {, e} {, f}`, as
+/// ptxas 13.5 checks it: calls `f(k, leaf, want)` for every element of `d` (the destination
+/// type; `.f32` ones may be any 32-bit registers), of the coordinates `c` (the coordinate type,
+/// any 32-bit register for `.f32`; the array index of a1d, a2d, acube and a2dms a `.u32`), for
+/// `lod` (the coordinate type), the gradients (`.f32`), the offset `e` (`.s32`) and the depth
+/// compare value `f` after it (`.f32`). The counts of `d` and `c` are checked by the caller;
+/// those of `e` and the gradients are not checked.
+fn tex_leaves(i: &Instruction, f: &mut dyn FnMut(usize, &O, Ty) -> R<()>) -> R<()> {
+    let Some((geom, dt, ct)) = tex_types(i) else {
+        return Ok(());
+    };
+    let dwant = match dt {
+        "f32" => Ty::B32,
+        "f16x2" => Ty::new(K::H2, 32),
+        "u32" => Ty::U32,
+        "s32" => Ty::new(K::S, 32),
+        "f16" => Ty::new(K::B, 16),
+        _ => return Ok(()),
+    };
+    let (cwant, lod) = match ct {
+        "f32" => (Ty::B32, Ty::new(K::F, 32)),
+        "s32" => (Ty::new(K::S, 32), Ty::new(K::S, 32)),
+        _ => return Ok(()),
+    };
+    let f32 = Ty::new(K::F, 32);
+    let mut each = |k: usize, o: &O, want: &dyn Fn(usize) -> Ty| -> R<()> {
+        match o {
+            O::Vector(v) => v.iter().enumerate().try_for_each(|(n, x)| f(k, x, want(n))),
+            O::Name { .. } | O::Int(_) | O::Float { .. } => f(k, o, want(0)),
+            _ => Ok(()),
+        }
+    };
+    match i.operands.first() {
+        Some(O::Pair(d, _)) => each(0, d, &|_| dwant)?,
+        Some(d) => each(0, d, &|_| dwant)?,
+        None => {}
+    }
+    if let Some(O::Tuple(t)) = i.operands.get(1) {
+        if let Some(c) = t.last() {
+            let array = geom.starts_with('a');
+            each(1, c, &|n| if array && n == 0 { Ty::U32 } else { cwant })?;
+        }
+    }
+    let mut k = 2;
+    if i.mods.iter().any(|m| &**m == "level") {
+        if let Some(o) = i.operands.get(k) {
+            each(k, o, &|_| lod)?;
+        }
+        k += 1;
+    } else if i.mods.iter().any(|m| &**m == "grad") {
+        for k in k..k + 2 {
+            if let Some(o) = i.operands.get(k) {
+                each(k, o, &|_| f32)?;
+            }
+        }
+        k += 2;
+    }
+    // `e` is a vector, `f` a scalar; ptxas does not check a lone scalar after the coordinates
+    // (`tex.2d... [a, c], %r` with a .u32 %r assembles).
+    let rest = i.operands.len().saturating_sub(k);
+    for (k, o) in i.operands.iter().enumerate().skip(k) {
+        match o {
+            O::Vector(_) => each(k, o, &|_| Ty::new(K::S, 32))?,
+            _ if rest == 2 => each(k, o, &|_| f32)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The `mMnNkK` shape word of a matrix instruction.
+fn shape_word<'a>(mods: &[&'a str]) -> Option<&'a str> {
+    mods.iter().copied().find(|m| {
+        m.starts_with('m')
+            && m.contains('n')
+            && m.contains('k')
+            && m.as_bytes().get(1).is_some_and(u8::is_ascii_digit)
+    })
+}
+
+/// 9.7.14.5.1-13 and 9.7.14.6.2, the fragments of `mma` and `mma.sp`: each thread of the warp
+/// holds M*K/32 elements of A (half of them for a sparse A), K*N/32 of B and M*N/32 of C and D,
+/// packed into 32-bit registers (`.f64` ones for `.f64`); `.m8n8k4` with `.f16` works on quad
+/// pairs (9.7.14.5.1: A and B two `.f16x2` registers, C and D four `.f16x2` or eight `.f32`).
+/// Multiplicand registers of packed integer and fp8 types are taken as `.b32` (any 32-bit
+/// register); the accumulators have their types. The operands after c (sparsity metadata,
+/// block scales) are not checked here.
+fn mma_signature(i: &Instruction) -> Option<Sig> {
+    let mods: Vec<&str> = i.mods.iter().map(|m| &**m).collect();
+    let shape = shape_word(&mods)?;
+    let dims = |c: char| -> Option<u32> {
+        let k = shape.find(c)? + 1;
+        let end = shape[k..]
+            .find(|x: char| !x.is_ascii_digit())
+            .map_or(shape.len(), |e| k + e);
+        shape[k..end].parse().ok()
+    };
+    let (m, n, k) = (dims('m')?, dims('n')?, dims('k')?);
+    let sparse = mods.first()?.starts_with("sp");
+    let types: Vec<&str> = mods
+        .iter()
+        .copied()
+        .filter(|w| type_word(w).is_some())
+        .collect();
+    let [d, a, b, c, ..] = types[..] else {
+        return None;
+    };
+    // `.e2m1` is stored in 4 bits with the mxf4 kinds, in 8 bits with f8f6f4 (9.7.14.5.14).
+    let fp4_packed = mods.iter().any(|w| w.starts_with("kind::mxf4"));
+    let bits = |ty: &str| -> Option<u32> {
+        Some(match ty {
+            "f16" | "bf16" => 16,
+            "tf32" | "f32" | "s32" => 32,
+            "f64" => 64,
+            "e4m3" | "e5m2" | "e3m2" | "e2m3" | "u8" | "s8" => 8,
+            "e2m1" if fp4_packed => 4,
+            "e2m1" => 8,
+            "u4" | "s4" => 4,
+            "b1" => 1,
+            _ => return None,
+        })
+    };
+    // ptxas 13.5: dense `.bf16`/`.tf32` multiplicands only in `.b32` registers; with a sparse
+    // A, it checks only the sizes of the `.bf16` multiplicands and of the accumulators.
+    let reg = |ty: &str, acc: bool| match ty {
+        "f16" => Ty::new(K::H2, 32),
+        "f64" => Ty::new(K::F, 64),
+        "f32" | "s32" if acc && sparse => Ty::B32,
+        "f32" if acc => Ty::new(K::F, 32),
+        "s32" if acc => Ty::new(K::S, 32),
+        "bf16" | "tf32" if !sparse => Ty::new(K::Raw("b32"), 32),
+        _ => Ty::B32,
+    };
+    let frag = |ty: &str, elems: u32, acc: bool| -> Option<W> {
+        let r = reg(ty, acc);
+        let total = elems * bits(ty)?;
+        (total.is_multiple_of(r.bits as u32) && total > 0)
+            .then(|| W::Vec(r, (total / r.bits as u32) as u8))
+    };
+    let quad = (m, n, k) == (8, 8, 4) && a == "f16";
+    let (ea, eb, ec) = if quad {
+        (4, 4, 8)
+    } else {
+        (
+            m * k / 32 / if sparse { 2 } else { 1 },
+            k * n / 32,
+            m * n / 32,
+        )
+    };
+    Some(Sig::of(&[
+        frag(d, ec, true)?,
+        frag(a, ea, false)?,
+        frag(b, eb, false)?,
+        frag(c, ec, true)?,
+    ]))
 }
 
 /// A register's declared type, `None` for a type this module does not check.
@@ -361,36 +730,205 @@ impl<'a> Checker<'a> {
     }
 
     fn inst(&self, i: &Instruction) -> R<()> {
+        self.sreg_operands(i)?;
+        if i.opcode.as_str() == "tex" {
+            return self.tex(i);
+        }
         let Some(sig) = signature(i) else {
             return Ok(());
         };
+        // Vector operands with a special register element: ptxas then checks every element
+        // by its size only (`st.v2.f32 [a], {%tid.x, %r}` is accepted).
+        let mut loose = 0u32;
+        for (k, o) in i.operands.iter().enumerate().take(32) {
+            if let O::Vector(v) = o {
+                if v.iter().any(|x| self.sreg_name(x).is_some()) {
+                    loose |= 1 << k;
+                }
+            }
+        }
         leaves(i, &sig, &mut |k, o, want, rule| {
-            self.leaf(i, k, o, want, rule)
+            self.leaf(i, k, o, want, rule, k < 32 && loose & (1 << k) != 0)
         })?;
         for (k, o) in i.operands.iter().enumerate() {
             if let O::Vector(v) = o {
                 self.vector(i, k, v)?;
             }
+            if let Some(&W::Vec(ty, n)) = sig.w[..sig.n].get(k) {
+                let len = match o {
+                    O::Vector(v) => v.len(),
+                    _ => 0,
+                };
+                if len != n as usize {
+                    let is = match o {
+                        O::Vector(_) => format!("is a vector of {len}"),
+                        _ => "is no vector".into(),
+                    };
+                    return invalid(
+                        i.pos,
+                        format!(
+                            "'{}': operand {} {is}; the fragment is a vector of {n} {} registers \
+                             (PTX ISA {})",
+                            i.full_name(),
+                            k + 1,
+                            ty.name(),
+                            if i.opcode.as_str() == "wmma" {
+                                "9.7.14.4.1"
+                            } else {
+                                "9.7.14.5, 9.7.14.6.2"
+                            }
+                        ),
+                    );
+                }
+            }
         }
         Ok(())
+    }
+
+    /// 9.7.10.3 `tex`: the counts [`tex_leaves`] does not check, then the element types.
+    fn tex(&self, i: &Instruction) -> R<()> {
+        let Some((geom, _, _)) = tex_types(i) else {
+            return Ok(());
+        };
+        let count = |k: usize, n: usize, what: String| {
+            invalid(
+                i.pos,
+                format!(
+                    "'{}': operand {} has {n} elements; {what} (PTX ISA 9.7.10.3)",
+                    i.full_name(),
+                    k + 1
+                ),
+            )
+        };
+        let dn = if i.mods.iter().any(|m| &**m == "v2") {
+            2
+        } else {
+            4
+        };
+        let d = match i.operands.first() {
+            Some(O::Pair(d, _)) => Some(&**d),
+            d => d,
+        };
+        if let Some(O::Vector(v)) = d {
+            if v.len() != dn {
+                return count(0, v.len(), format!("the destination is a vector of {dn}"));
+            }
+        }
+        if let Some(O::Tuple(t)) = i.operands.get(1) {
+            let need = match geom {
+                "1d" => 1,
+                "2d" | "a1d" => 2,
+                _ => 4,
+            };
+            let n = match t.last() {
+                Some(O::Vector(v)) => v.len(),
+                _ => need,
+            };
+            if n < need {
+                return count(1, n, format!("a .{geom} texture takes {need} coordinates"));
+            }
+        }
+        tex_leaves(i, &mut |k, o, want| {
+            self.leaf(i, k, o, want, Rule::Exact, false)
+        })
+    }
+
+    /// Whether `name` is a register declared in scope (of any type).
+    fn declared(&self, name: &str) -> bool {
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, idx) = name.split_at(name.len() - digits);
+        self.scopes.iter().any(|s| {
+            s.names.contains_key(name)
+                || (digits > 0
+                    && matches!((s.ranges.get(prefix), idx.parse::<u32>()), (Some((n, _)), Ok(k)) if k < *n))
+        })
+    }
+
+    /// The name of the special register `o` reads (`%tid` for `%tid.x`), if it is one.
+    fn sreg_name<'o>(&self, o: &'o O) -> Option<&'o str> {
+        match o {
+            O::Name { name, .. } => {
+                let name: &str = name;
+                (name.starts_with('%') && is_predefined_name(name) && !self.declared(name))
+                    .then_some(name)
+            }
+            _ => None,
+        }
+    }
+
+    /// ISA chapter 10: special registers "are accessed through `mov` or `cvt` instructions".
+    /// ptxas 13.5 rejects one as an operand of any other instruction ("Special register
+    /// argument not allowed for instruction 'add'"), and of a `mov` or `cvt` with a
+    /// floating-point type (`mov.f32`, `cvt.rn.f32.u32`); `mov.b32 %f, %tid.x` is accepted.
+    /// Elements of a vector operand are exempt (ptxas accepts `st.v2.u32 [a], {%tid.x,
+    /// %tid.y}`), and so is the guard (`@%is_explicit_cluster`).
+    fn sreg_operands(&self, i: &Instruction) -> R<()> {
+        fn scalar<'o>(o: &'o O, out: &mut Vec<&'o O>) {
+            match o {
+                O::Not(x) | O::Neg(x) => scalar(x, out),
+                O::Pair(a, b) => {
+                    scalar(a, out);
+                    scalar(b, out);
+                }
+                O::Name { .. } => out.push(o),
+                _ => {}
+            }
+        }
+        let mut leaves = Vec::new();
+        for o in &i.operands {
+            scalar(o, &mut leaves);
+        }
+        let Some(name) = leaves.iter().find_map(|o| self.sreg_name(o)) else {
+            return Ok(());
+        };
+        let op: &str = &i.opcode;
+        let reader = matches!(op, "mov" | "cvt");
+        let integer = i.mods.iter().all(|m| match type_word(m) {
+            Some(Some(t)) => matches!(t.k, K::B | K::S | K::U | K::Pred),
+            Some(None) => false,
+            None => true,
+        });
+        if reader && integer {
+            return Ok(());
+        }
+        let why = if reader {
+            "with a floating-point type"
+        } else {
+            "other than mov and cvt"
+        };
+        invalid(
+            i.pos,
+            format!(
+                "'{}': special register '{name}' is not allowed as an operand of an instruction \
+                 {why} (PTX ISA 10)",
+                i.full_name()
+            ),
+        )
     }
 
     /// The registers of one vector operand must agree with each other (ptxas: "Incompatible
     /// elements of vector expression"): one size, and no floating-point register beside an
     /// integer one (`{%r, %f}`), though a bit-size register goes with either.
     fn vector(&self, i: &Instruction, k: usize, v: &[O]) -> R<()> {
+        // A special register element counts as a bit-size register of its width (ptxas:
+        // `{%tid.x, %f}` is accepted, `{%tid.x, %h}` is not), and `%gridid` as 64 bits.
         let regs: Vec<(&str, Ty)> = v
             .iter()
             .filter_map(|o| match o {
-                O::Name { name, .. } => self.reg(name).map(|t| (name.as_str(), t)),
+                O::Name { name, .. } => match self.sreg_name(o) {
+                    Some(s) => sreg_vector_type(s).map(|t| (s, bits_of(t))),
+                    None => self.reg(name).map(|t| (&**name, t)),
+                },
                 _ => None,
             })
             .collect();
-        let Some(&(a, ta)) = regs.first() else {
-            return Ok(());
-        };
         let int = |t: Ty| matches!(t.k, K::S | K::U);
-        for &(b, tb) in &regs[1..] {
+        // Every pair: `{%tid.x, %f, %r}` mixes .f32 and .u32 behind a bit-size first element.
+        let pairs = regs
+            .iter()
+            .enumerate()
+            .flat_map(|(x, &a)| regs[x + 1..].iter().map(move |&b| (a, b)));
+        for ((a, ta), (b, tb)) in pairs {
             if tb.bits != ta.bits || (int(ta) && tb.k == K::F) || (ta.k == K::F && int(tb)) {
                 return invalid(
                     i.pos,
@@ -409,7 +947,9 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks one leaf `o` of operand `k` of `i` (a register or literal) against `want`.
-    fn leaf(&self, i: &Instruction, k: usize, o: &O, want: Ty, rule: Rule) -> R<()> {
+    /// In a `loose` vector (one with a special register element), registers are checked by
+    /// their size only.
+    fn leaf(&self, i: &Instruction, k: usize, o: &O, want: Ty, rule: Rule, loose: bool) -> R<()> {
         let err = |what: String| {
             invalid(
                 i.pos,
@@ -425,6 +965,18 @@ impl<'a> Checker<'a> {
         match o {
             // `%v.x` of a vector register has the register's element type; special registers,
             // symbols and labels are not registers declared here.
+            O::Name { name, .. } if loose => {
+                let ty = match self.sreg_name(o) {
+                    Some(s) => sreg_vector_type(s),
+                    None => self.reg(name),
+                };
+                match ty {
+                    Some(ty) if !agrees(want, bits_of(ty), rule) => {
+                        err(format!("'{name}' is {}", ty.name()))
+                    }
+                    _ => Ok(()),
+                }
+            }
             O::Name { name, .. } => match self.reg(name) {
                 Some(ty) if !agrees(want, ty, rule) => {
                     err(format!("'{name}' is declared {}", ty.name()))
@@ -445,7 +997,11 @@ impl<'a> Checker<'a> {
                     None => Ok(()),
                 },
             },
-            O::Int(_) if matches!(want.k, K::F | K::H2) => err("is an integer literal".into()),
+            // ptxas: no integer literal for floating-point nor packed 16-bit integer operands
+            // (`add.u16x2 %r, %r, 1` is rejected).
+            O::Int(_) if matches!(want.k, K::F | K::H2 | K::Raw("u16x2" | "s16x2")) => {
+                err("is an integer literal".into())
+            }
             O::Float { single, .. } if !float_literal_ok(want, *single) => {
                 let form = if *single {
                     "an 0f"
@@ -499,8 +1055,10 @@ fn leaves(i: &Instruction, sig: &Sig, f: &mut dyn FnMut(usize, &O, Ty, Rule) -> 
         }
     }
     for (k, (o, w)) in i.operands.iter().zip(&sig.w[..sig.n]).enumerate() {
-        if let W::T(ty, rule) = *w {
-            go(i, k, o, ty, rule, true, f)?;
+        match *w {
+            W::T(ty, rule) => go(i, k, o, ty, rule, true, f)?,
+            W::Vec(ty, _) => go(i, k, o, ty, Rule::Exact, true, f)?,
+            W::Skip => {}
         }
     }
     Ok(())
@@ -509,7 +1067,7 @@ fn leaves(i: &Instruction, sig: &Sig, f: &mut dyn FnMut(usize, &O, Ty, Rule) -> 
 /// Whether this module checks the operand types of `i` (it has a signature for its opcode and
 /// models all its type words): for coverage counts.
 pub fn is_checked(i: &Instruction) -> bool {
-    signature(i).is_some()
+    signature(i).is_some() || (i.opcode.as_str() == "tex" && tex_types(i).is_some())
 }
 
 /// The registers `i` names where its signature gives a type, each with a register type that
@@ -518,16 +1076,25 @@ pub fn is_checked(i: &Instruction) -> bool {
 /// that must declare registers a fragment uses without declaring (the ISA's examples).
 pub fn implied_registers(i: &Instruction) -> Vec<(String, String, bool)> {
     let mut out = Vec::new();
+    let reg = |want: Ty| match want.k {
+        K::Pred => "pred".to_string(),
+        _ => format!("b{}", want.bits),
+    };
+    if i.opcode.as_str() == "tex" {
+        let _ = tex_leaves(i, &mut |_, o, want| {
+            if let O::Name { name, .. } = o {
+                out.push((name.to_string(), reg(want), false));
+            }
+            Ok(())
+        });
+        return out;
+    }
     let Some(sig) = signature(i) else {
         return out;
     };
     let _ = leaves(i, &sig, &mut |_, o, want, rule| {
         if let O::Name { name, .. } = o {
-            let ty = match want.k {
-                K::Pred => "pred".to_string(),
-                _ => format!("b{}", want.bits),
-            };
-            out.push((name.clone(), ty, rule == Rule::Wider));
+            out.push((name.to_string(), reg(want), rule == Rule::Wider));
         }
         Ok(())
     });
@@ -547,9 +1114,23 @@ fn sreg_type(name: &str) -> Option<(Ty, bool)> {
         | "%dynamic_smem_size" | "%total_smem_size" | "%aggr_smem_size" | "%globaltimer_lo"
         | "%globaltimer_hi" | "%cluster_ctarank" | "%cluster_nctarank" | "%clusterid"
         | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid" => (Ty::U32, false),
+        // 10.23, 10.29: .u32 (ptxas reads neither into 16 nor 64 bits).
+        "%clock_hi"
+        | "%reserved_smem_offset_begin"
+        | "%reserved_smem_offset_end"
+        | "%reserved_smem_offset_cap"
+        | "%reserved_smem_offset_0"
+        | "%reserved_smem_offset_1" => (Ty::U32, false),
         "%clock64" | "%globaltimer" | "%current_graph_exec" => (u64, false),
         "%is_explicit_cluster" => (Ty::PRED, false),
         _ => {
+            // 10.27: %envreg0 .. %envreg31, .b32.
+            if let Some(n) = name.strip_prefix("%envreg") {
+                return match n.parse::<u8>() {
+                    Ok(0..=31) if !n.starts_with('0') || n == "0" => Some((Ty::B32, false)),
+                    _ => None,
+                };
+            }
             let n = name.strip_prefix("%pm")?;
             match n.strip_suffix("_64") {
                 Some(d) if d.len() == 1 && d.as_bytes()[0].is_ascii_digit() => (u64, false),
@@ -558,6 +1139,23 @@ fn sreg_type(name: &str) -> Option<(Ty, bool)> {
             }
         }
     })
+}
+
+/// The type of a special register as an element of a vector operand: its own type (`%gridid`
+/// is 64 bits there; ptxas rejects `{%gridid, %r}`).
+fn sreg_vector_type(name: &str) -> Option<Ty> {
+    match name {
+        "%gridid" => Some(Ty::new(K::U, 64)),
+        _ => sreg_type(name).map(|(t, _)| t),
+    }
+}
+
+/// A register type as a bit-size one of its width (predicates stay predicates).
+fn bits_of(t: Ty) -> Ty {
+    match t.k {
+        K::Pred => t,
+        _ => Ty::new(K::B, t.bits),
+    }
 }
 
 /// Table 26 (`Exact`) and Tables 27/28 (`Wider`): does a register declared `reg` agree with an
@@ -580,7 +1178,10 @@ fn agrees(want: Ty, reg: Ty, rule: Rule) -> bool {
             _ => false,
         },
         K::H2 => matches!(reg.k, K::B | K::H2) && size,
-        K::Bf | K::Bf2 => reg.k == K::B && size,
+        // ptxas takes the packed integer types in .f16x2 registers too (`min.u16x2 %r, %r,
+        // %h2` assembles), not in .u32 ones.
+        K::Raw("u16x2" | "s16x2") => matches!(reg.k, K::B | K::H2) && size,
+        K::Bf | K::Bf2 | K::Raw(_) => reg.k == K::B && size,
         K::Pred => unreachable!(),
     }
 }
@@ -599,7 +1200,7 @@ fn float_literal_ok(want: Ty, single: bool) -> bool {
         },
         K::S | K::U | K::Pred => false,
         // Not established against ptxas: accepted.
-        K::H2 | K::Bf | K::Bf2 => true,
+        K::H2 | K::Bf | K::Bf2 | K::Raw(_) => true,
     }
 }
 
@@ -631,7 +1232,7 @@ fn requires(want: Ty, rule: Rule) -> String {
             "the instruction type {} requires a .f16x2 or bit-size register of {size}",
             want.name()
         ),
-        K::Bf | K::Bf2 => format!(
+        K::Bf | K::Bf2 | K::Raw(_) => format!(
             "the instruction type {} requires a bit-size register of {size}",
             want.name()
         ),

@@ -333,7 +333,8 @@ mod tests {
         assert_eq!(minmax_f32(F_FTZ | F_NAN, f(1e-40), f(1.0), 0), 0);
     }
 
-    /// The forms through the whole pipeline (parse, ISA table, lowering, executor).
+    /// The forms through the whole pipeline (parse, ISA table, lowering, executor). The packed
+    /// integer sources are registers: ptxas refuses integer literals for `.u16x2`/`.s16x2`.
     #[test]
     fn kernel_runs_the_forms() {
         use crate::{launch, mem, LaunchConfig, Module};
@@ -341,10 +342,14 @@ mod tests {
             .visible .entry k(.param .u64 out)\n{\n\
             .reg .b32 %r<16>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<2>;\n\
             ld.param.u64 %rd1, [out];\n\
-            add.u16x2 %r1, 0x1234FFFF, 0x00010002;\n\
-            min.relu.s16x2 %r2, 0x0005FFFF, 0xFFF90003;\n\
-            max.s16x2 %r3, 0x0005FFFF, 0xFFF90003;\n\
-            min.u16x2 %r4, 0x0005FFFF, 0xFFF90003;\n\
+            mov.b32 %r10, 0x1234FFFF;\n\
+            mov.b32 %r11, 0x00010002;\n\
+            mov.b32 %r12, 0x0005FFFF;\n\
+            mov.b32 %r13, 0xFFF90003;\n\
+            add.u16x2 %r1, %r10, %r11;\n\
+            min.relu.s16x2 %r2, %r12, %r13;\n\
+            max.s16x2 %r3, %r12, %r13;\n\
+            min.u16x2 %r4, %r12, %r13;\n\
             min.NaN.f32 %f1, 0f7FC00001, 0f40000000;\n\
             max.xorsign.abs.f32 %f2, 0fC0400000, 0f40000000;\n\
             max.NaN.f32 %f3, 0f3F800000, 0f40A00000, 0f40400000;\n\

@@ -506,3 +506,23 @@ fn explicit_cluster_register() {
     let out = run(&e, &explicit, 2, false).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out, [1, 1]);
 }
+
+/// `%is_explicit_cluster` guards an instruction directly (ptxas 13.5 accepts
+/// `@%is_explicit_cluster` and `@!%is_explicit_cluster`).
+#[test]
+fn explicit_cluster_register_as_guard() {
+    let body = ".reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n\
+                ld.param.u64 %rd1, [out];\nmov.u32 %r1, 0;\nmov.u32 %r2, 0;\n\
+                @%is_explicit_cluster mov.u32 %r1, 1;\n@!%is_explicit_cluster mov.u32 %r2, 1;\n\
+                st.global.v2.u32 [%rd1], {%r1, %r2};\nret;";
+    let k = load(body);
+    let implicit = cfg([2, 1, 1], 32, [1, 1, 1]);
+    let out = run(&k, &implicit, 2, false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, [0, 1]);
+    let explicit = LaunchConfig {
+        explicit_cluster: true,
+        ..implicit
+    };
+    let out = run(&k, &explicit, 2, false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out, [1, 0]);
+}

@@ -465,17 +465,18 @@ fn conversions_fp8_fp6_fp4_and_cvt_pack() {
     cvt.rn.relu.f16x2.e4m3x2 %s11, %h2;   // {0, 0x3c00}
     mov.b16 %h2, 0x7c3c;                  // e5m2 {inf, 1}
     cvt.rn.f16x2.e5m2x2 %s12, %h2;        // {0x7c00, 0x3c00}
+    .reg .b8 %e<2>;                       // e2m1x2 is held in 8 bits (ISA 9.7.9.21)
     mov.b32 %f1, 0f40C00000;              // 6 = e2m1 MAX 0x7
     mov.b32 %f2, 0f3F800000;              // 1 = 0x2
-    cvt.rn.satfinite.e2m1x2.f32 %h1, %f1, %f2;  // 0x72
-    cvt.u32.u16 %s13, %h1;
+    cvt.rn.satfinite.e2m1x2.f32 %e0, %f1, %f2;  // 0x72
+    cvt.u32.u8 %s13, %e0;
     mov.b32 %f1, 0f42C80000;              // 100 -> MAX 0x7
     mov.b32 %f2, 0fBF000000;              // -0.5 = subnormal 0x1 with sign: 0x9
-    cvt.rn.satfinite.e2m1x2.f32 %h1, %f1, %f2;  // 0x79
-    cvt.u32.u16 %s14, %h1;
+    cvt.rn.satfinite.e2m1x2.f32 %e0, %f1, %f2;  // 0x79
+    cvt.u32.u8 %s14, %e0;
     mov.b32 %f2, 0f40200000;              // 2.5: halfway between 2 (0x4) and 3 (0x5) -> 0x4
-    cvt.rn.satfinite.e2m1x2.f32 %h1, %f5, %f2;  // NaN -> +MAX 0x7: 0x74
-    cvt.u32.u16 %s15, %h1;
+    cvt.rn.satfinite.e2m1x2.f32 %e0, %f5, %f2;  // NaN -> +MAX 0x7: 0x74
+    cvt.u32.u8 %s15, %e0;
     mov.b32 %f1, 0f40F00000;              // 7.5 = e2m3 MAX 0x1f
     mov.b32 %f2, 0f3F800000;              // 1 = 0x08
     cvt.rn.satfinite.e2m3x2.f32 %h1, %f1, %f2;  // 0x1f08
@@ -489,7 +490,8 @@ fn conversions_fp8_fp6_fp4_and_cvt_pack() {
     cvt.rn.satfinite.e3m2x2.f32 %h1, %f1, %f2;  // 0x1f0c
     cvt.u32.u16 %s18, %h1;
     mov.b16 %h2, 0x0072;                  // e2m1 {6, 1}
-    cvt.rn.f16x2.e2m1x2 %s19, %h2;        // {6 = 0x4600, 0x3c00}
+    cvt.u8.u16 %e1, %h2;
+    cvt.rn.f16x2.e2m1x2 %s19, %e1;        // {6 = 0x4600, 0x3c00}
     mov.b16 %h2, 0x1f08;                  // e2m3 {7.5, 1}
     cvt.rn.f16x2.e2m3x2 %s20, %h2;        // {7.5 = 1.875 * 2^2 = 0x4780, 0x3c00}
     mov.u32 %s50, 40000;
