@@ -8,7 +8,7 @@ use crate::diag::LoadErrorKind;
 use crate::ir::*;
 use crate::ops::{self, Cmp, FBin, FUn, IBin, IUn, IntTy};
 use crate::ptx::ast::{
-    self, Init, Instruction, Operand as O, Pos, Space as AS, Statement, VarDecl,
+    self, Init, Instruction, Name, Operand as O, Pos, Space as AS, Statement, VarDecl,
 };
 use crate::softfloat::Mode;
 use std::collections::HashMap;
@@ -443,15 +443,15 @@ pub struct KernelOut {
 }
 
 struct FnCtx {
-    scopes: Vec<HashMap<String, Sym>>,
-    labels: HashMap<String, u32>,
+    scopes: Vec<HashMap<Name, Sym>>,
+    labels: HashMap<Name, u32>,
     fixups: Vec<(usize, String, Pos)>,
     /// `brx.idx` instructions and the labels of their `.branchtargets` list.
     brx_fixups: Vec<(usize, Vec<String>, Pos)>,
     is_kernel: bool,
     fidx: usize,
     /// Every label of the function (any scope), for name checks of unsupported instructions.
-    all_labels: std::collections::HashSet<String>,
+    all_labels: std::collections::HashSet<Name>,
     /// A re-entrant function's frame: its `.local` variables, allocated on the thread's stack
     /// at each entry ([`Op::Frame`]).
     frame: Option<FrameCtx>,
@@ -566,7 +566,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
     };
     for g in &mc.m.globals {
         if let Some(b) = elem_bytes(&g.ty) {
-            p.elem.insert(g.name.clone(), b * g.vec as u64);
+            p.elem.insert(g.name.to_string(), b * g.vec as u64);
         }
     }
     p.layout_shared(fidx)?;
@@ -574,7 +574,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         if g.space == AS::Local {
             let (size, align) = var_layout(g)?;
             let off = p.alloc_local(size, align);
-            p.local_mod.insert(g.name.clone(), off);
+            p.local_mod.insert(g.name.to_string(), off);
         }
     }
     // Kernel parameters: natural alignment unless `.align` says otherwise.
@@ -584,9 +584,9 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
     for d in &f.params {
         let (size, align) = var_layout(d)?;
         off = align_up(off, align);
-        scope.insert(d.name.clone(), Sym::KParam(off as u32));
+        scope.insert(Name::new(&d.name), Sym::KParam(off as u32));
         params.push(crate::Param {
-            name: d.name.clone(),
+            name: d.name.to_string(),
             offset: off as usize,
             size: size as usize,
             align: align as usize,
@@ -655,7 +655,7 @@ impl<'a> Prog<'a> {
             if g.space == AS::Shared && !g.attrs.iter().any(|a| a == "extern") {
                 let (s, a) = var_layout(g)?;
                 size = align_up(size, a);
-                self.shared_mod.insert(g.name.clone(), size as u32);
+                self.shared_mod.insert(g.name.to_string(), size as u32);
                 size += s;
             } else if g.space == AS::Shared {
                 max_align = max_align.max(g.align.unwrap_or(1) as u64);
@@ -897,7 +897,7 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
-    fn formal_scope(&self, fi: usize) -> HashMap<String, Sym> {
+    fn formal_scope(&self, fi: usize) -> HashMap<Name, Sym> {
         let f = &self.mc.m.functions[fi];
         let sig = &self.sigs[&fi];
         let mut s = HashMap::new();
@@ -911,7 +911,7 @@ impl<'a> Prog<'a> {
                 Formal::Local(o, _) => Sym::Local(o),
                 Formal::Reg(r, _) => Sym::Reg(r),
             };
-            s.insert(d.name.clone(), sym);
+            s.insert(Name::new(&d.name), sym);
         }
         s
     }
@@ -919,7 +919,7 @@ impl<'a> Prog<'a> {
     fn lower_fn(
         &mut self,
         fidx: usize,
-        scope: HashMap<String, Sym>,
+        scope: HashMap<Name, Sym>,
         is_kernel: bool,
     ) -> R<(u32, u32)> {
         let f = &self.mc.m.functions[fidx];
@@ -982,18 +982,18 @@ impl<'a> Prog<'a> {
             });
             self.info.push(InstInfo {
                 line: f.pos.line,
-                name: f.name.clone(),
+                name: Name::new(&f.name),
             });
             Some(entry as usize)
         } else {
             None
         };
         if self.lower_only {
-            fn labels(st: &[Statement], out: &mut std::collections::HashSet<String>) {
+            fn labels(st: &[Statement], out: &mut std::collections::HashSet<Name>) {
                 for s in st {
                     match s {
                         Statement::Label(l, _) => {
-                            out.insert(l.clone());
+                            out.insert(Name::new(l));
                         }
                         Statement::Block(b) => labels(b, out),
                         _ => {}
@@ -1026,7 +1026,7 @@ impl<'a> Prog<'a> {
             let t = if label.is_empty() {
                 exit as u32
             } else {
-                match fc.labels.get(&label) {
+                match fc.labels.get(label.as_str()) {
                     Some(&t) => t,
                     None => return invalid(pos, format!("undefined label '{label}'")),
                 }
@@ -1038,7 +1038,7 @@ impl<'a> Prog<'a> {
         for (pc, list, pos) in std::mem::take(&mut fc.brx_fixups) {
             let mut ts = Vec::with_capacity(list.len());
             for label in &list {
-                match fc.labels.get(label) {
+                match fc.labels.get(label.as_str()) {
                     Some(&t) => ts.push(t),
                     None => return invalid(pos, format!("undefined label '{label}'")),
                 }
@@ -1063,7 +1063,7 @@ impl<'a> Prog<'a> {
                 Statement::Label(l, pos) => {
                     if fc
                         .labels
-                        .insert(l.clone(), self.insts.len() as u32)
+                        .insert(Name::new(l), self.insts.len() as u32)
                         .is_some()
                     {
                         return invalid(*pos, format!("duplicate label '{l}'"));
@@ -1092,7 +1092,7 @@ impl<'a> Prog<'a> {
                 let wide = elem_bytes(&v.ty) == Some(8);
                 let pred = v.ty == "pred";
                 let b128 = v.ty == "b128";
-                let mk = |p: &mut Prog, scope: &mut HashMap<String, Sym>, name: String| {
+                let mk = |p: &mut Prog, scope: &mut HashMap<Name, Sym>, name: Name| {
                     let new = |p: &mut Prog| {
                         let r = p.new_reg();
                         if wide {
@@ -1114,7 +1114,7 @@ impl<'a> Prog<'a> {
                     if v.vec > 1 {
                         for c in comps.iter().take(v.vec as usize) {
                             let r = new(p);
-                            scope.insert(format!("{name}.{c}"), Sym::Reg(r));
+                            scope.insert(compact_str::format_compact!("{name}.{c}"), Sym::Reg(r));
                         }
                     } else {
                         let r = new(p);
@@ -1124,15 +1124,15 @@ impl<'a> Prog<'a> {
                 match v.count {
                     Some(n) => {
                         for k in 0..n {
-                            mk(self, scope, format!("{}{k}", v.name));
+                            mk(self, scope, compact_str::format_compact!("{}{k}", v.name));
                         }
                     }
-                    None => mk(self, scope, v.name.clone()),
+                    None => mk(self, scope, Name::new(&v.name)),
                 }
             }
             AS::Shared => {
                 if let Some(b) = elem_bytes(&v.ty) {
-                    self.elem.insert(v.name.clone(), b * v.vec as u64);
+                    self.elem.insert(v.name.to_string(), b * v.vec as u64);
                 }
                 let off = if v.attrs.iter().any(|a| a == "extern") {
                     self.dyn_off
@@ -1142,11 +1142,11 @@ impl<'a> Prog<'a> {
                 fc.scopes
                     .last_mut()
                     .unwrap()
-                    .insert(v.name.clone(), Sym::Shared(off));
+                    .insert(Name::new(&v.name), Sym::Shared(off));
             }
             AS::Local | AS::Param => {
                 if let Some(b) = elem_bytes(&v.ty) {
-                    self.elem.insert(v.name.clone(), b * v.vec as u64);
+                    self.elem.insert(v.name.to_string(), b * v.vec as u64);
                 }
                 let (size, align) = var_layout(v)?;
                 let sym = match &mut fc.frame {
@@ -1160,7 +1160,10 @@ impl<'a> Prog<'a> {
                     }
                     _ => Sym::Local(self.alloc_local(size, align)),
                 };
-                fc.scopes.last_mut().unwrap().insert(v.name.clone(), sym);
+                fc.scopes
+                    .last_mut()
+                    .unwrap()
+                    .insert(Name::new(&v.name), sym);
             }
             _ => {
                 return Err(LowerError {
@@ -1442,14 +1445,14 @@ impl<'a> Prog<'a> {
             O::Index { name, index } => {
                 let (_, es) = self.indexed(fc, i, name)?;
                 match &**index {
-                    O::Int(k) => (Some(name.clone()), k.wrapping_mul(es as i64)),
+                    O::Int(k) => (Some(Name::new(name)), k.wrapping_mul(es as i64)),
                     idx => {
                         let r = self.scaled_index(fc, i, None, idx, es)?;
                         let (ms, a) = self.addr(
                             fc,
                             i,
                             &O::Addr {
-                                base: Some(name.clone()),
+                                base: Some(Name::new(name)),
                                 offset: 0,
                             },
                             space,
@@ -1585,7 +1588,7 @@ impl<'a> Prog<'a> {
         self.info.truncate(n_info);
         self.emit(i, None, Op::Nop);
         self.unsupported.push(Unsupported {
-            name: i.full_name(),
+            name: i.full_name().to_string(),
             decoded,
         });
         Ok(())
@@ -1615,8 +1618,10 @@ impl<'a> Prog<'a> {
                     return invalid(i.pos, format!("undefined symbol '{name}'"));
                 }
             }
-            O::SymOff { name, .. }
-            | O::Addr {
+            O::SymOff { name, .. } if !known(name) => {
+                return invalid(i.pos, format!("undefined symbol '{name}'"));
+            }
+            O::Addr {
                 base: Some(name), ..
             } if !known(name) => {
                 return invalid(i.pos, format!("undefined symbol '{name}'"));
@@ -2523,7 +2528,7 @@ impl<'a> Prog<'a> {
                     .take(vn as usize)
                     .map(|c| O::Name {
                         name: name.clone(),
-                        comp: Some(c.to_string()),
+                        comp: Some(Name::new(c)),
                     })
                     .collect())
             }
@@ -3903,7 +3908,7 @@ pub fn write_init(v: &VarDecl, buf: &mut [u8], globals: &HashMap<String, u64>) -
             Init::Float { bits, .. } => *bits,
             Init::Sym {
                 name, offset, mask, ..
-            } => match globals.get(name) {
+            } => match globals.get(name.as_str()) {
                 // ISA 5.4.4: `mask(expr)` extracts the masked byte of the address and stores it at
                 // bit 0 (so `0xFF00(foo)` in a `.u8` array is the address's second byte).
                 Some(a) => match mask {

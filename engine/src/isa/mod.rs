@@ -88,7 +88,7 @@ fn match_form(f: &Form, i: &Instruction) -> Option<Vec<(u8, u8)>> {
     }
     struct S<'a> {
         f: &'a Form,
-        mods: &'a [String],
+        mods: &'a [crate::ptx::ast::Name],
         taken: u64,
         out: Vec<(u8, u8)>,
         steps: u32,

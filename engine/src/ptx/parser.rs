@@ -1091,12 +1091,12 @@ impl<'a> Parser<'a> {
         }
         let pos = self.pos();
         let opcode = self.ident()?;
-        let mut mods = Vec::new();
+        let mut mods = Mods::new();
         while let Tok::Dot(d) = self.peek() {
-            mods.push(d.to_string());
+            mods.push(Name::new(d));
             self.bump();
         }
-        let mut operands = Vec::new();
+        let mut operands = Operands::new();
         let is_call = opcode == "call";
         if !self.eat_punct(";") {
             loop {
@@ -1104,7 +1104,7 @@ impl<'a> Parser<'a> {
                 if matches!(o, Operand::Addr { .. }) {
                     // `[a].unified`
                     while let Tok::Dot(d) = self.peek() {
-                        mods.push(d.to_string());
+                        mods.push(Name::new(d));
                         self.bump();
                     }
                 }
@@ -1121,7 +1121,7 @@ impl<'a> Parser<'a> {
         Ok(Instruction {
             pos,
             guard,
-            opcode: opcode.to_string(),
+            opcode: Name::new(opcode),
             mods,
             operands,
         })
@@ -1170,7 +1170,10 @@ impl<'a> Parser<'a> {
                     Operand::Addr {
                         base: Some(name),
                         offset: 0,
-                    } => Operand::Name { name, comp: None },
+                    } => Operand::Name {
+                        name: name.to_string(),
+                        comp: None,
+                    },
                     other => other,
                 };
                 let mut v = vec![first];
@@ -1227,7 +1230,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let mut comp = None;
                 if let Tok::Dot(c) = self.peek() {
-                    comp = Some(c.to_string());
+                    comp = Some(Name::new(c));
                     self.bump();
                 }
                 if self.eat_punct("|") {
@@ -1277,7 +1280,7 @@ impl<'a> Parser<'a> {
                     0
                 };
                 Ok(Operand::Addr {
-                    base: Some(name.to_string()),
+                    base: Some(Name::new(name)),
                     offset,
                 })
             }
@@ -1386,7 +1389,7 @@ impl<'a> Parser<'a> {
                 attrs: attrs.clone(),
                 align,
                 vec,
-                ty: ty.to_string(),
+                ty: Name::new(ty),
                 name: name.to_string(),
                 count,
                 dims,
@@ -1500,7 +1503,7 @@ impl<'a> Parser<'a> {
             0
         };
         Ok(Init::Sym {
-            name: name.to_string(),
+            name: Name::new(name),
             offset,
             generic,
             mask: None,
