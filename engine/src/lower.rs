@@ -13,6 +13,10 @@ use crate::ptx::ast::{
 use crate::softfloat::Mode;
 use std::collections::HashMap;
 
+/// Maps and sets of the per-operand lookups (names, registers), with a fast hash.
+type FxMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
+type FxSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
+
 mod atom;
 mod b128;
 mod half;
@@ -230,6 +234,26 @@ enum Sym {
     Func(usize),
 }
 
+/// `{prefix}{k}`: the name of register `k` of a parameterized declaration (`%r<16>`), written
+/// without going through `fmt` (a module declares many of them).
+fn numbered(prefix: &str, k: u32) -> Name {
+    let mut digits = [0u8; 10];
+    let (mut i, mut k) = (digits.len(), k);
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (k % 10) as u8;
+        k /= 10;
+        if k == 0 {
+            break;
+        }
+    }
+    let mut s = Name::with_capacity(prefix.len() + digits.len() - i);
+    s.push_str(prefix);
+    // The digits are ASCII.
+    s.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    s
+}
+
 #[derive(Clone, Copy)]
 enum Formal {
     Local(u32, u32),
@@ -443,15 +467,15 @@ pub struct KernelOut {
 }
 
 struct FnCtx {
-    scopes: Vec<HashMap<Name, Sym>>,
-    labels: HashMap<Name, u32>,
+    scopes: Vec<FxMap<Name, Sym>>,
+    labels: FxMap<Name, u32>,
     fixups: Vec<(usize, String, Pos)>,
     /// `brx.idx` instructions and the labels of their `.branchtargets` list.
     brx_fixups: Vec<(usize, Vec<String>, Pos)>,
     is_kernel: bool,
     fidx: usize,
     /// Every label of the function (any scope), for name checks of unsupported instructions.
-    all_labels: std::collections::HashSet<Name>,
+    all_labels: FxSet<Name>,
     /// A re-entrant function's frame: its `.local` variables, allocated on the thread's stack
     /// at each entry ([`Op::Frame`]).
     frame: Option<FrameCtx>,
@@ -504,10 +528,10 @@ struct Prog<'a> {
     param_bytes: u64,
     param_window: bool,
     /// The low registers of `.b128` registers (each is a pair: low half, then high half).
-    b128_regs: std::collections::HashSet<Reg>,
+    b128_regs: FxSet<Reg>,
     /// Registers declared `.pred` (operands whose meaning depends on their type: cp.async's
     /// src-size or ignore-src).
-    pred_regs: std::collections::HashSet<Reg>,
+    pred_regs: FxSet<Reg>,
     /// Element bytes of array variables by name (module and function scope), for `sym[i]`.
     elem: HashMap<String, u64>,
     /// Lower-only mode (`check --lower-only`): an instruction the executor cannot run is
@@ -579,7 +603,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
     }
     // Kernel parameters: natural alignment unless `.align` says otherwise.
     let mut params = Vec::new();
-    let mut scope = HashMap::new();
+    let mut scope = FxMap::default();
     let mut off = 0u64;
     for d in &f.params {
         let (size, align) = var_layout(d)?;
@@ -897,10 +921,10 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
-    fn formal_scope(&self, fi: usize) -> HashMap<Name, Sym> {
+    fn formal_scope(&self, fi: usize) -> FxMap<Name, Sym> {
         let f = &self.mc.m.functions[fi];
         let sig = &self.sigs[&fi];
-        let mut s = HashMap::new();
+        let mut s = FxMap::default();
         for (d, fm) in f
             .params
             .iter()
@@ -916,12 +940,7 @@ impl<'a> Prog<'a> {
         s
     }
 
-    fn lower_fn(
-        &mut self,
-        fidx: usize,
-        scope: HashMap<Name, Sym>,
-        is_kernel: bool,
-    ) -> R<(u32, u32)> {
+    fn lower_fn(&mut self, fidx: usize, scope: FxMap<Name, Sym>, is_kernel: bool) -> R<(u32, u32)> {
         let f = &self.mc.m.functions[fidx];
         let body = match &f.body {
             Some(b) => b,
@@ -941,7 +960,7 @@ impl<'a> Prog<'a> {
         let saved_owner = std::mem::replace(&mut self.owner, fidx);
         let mut fc = FnCtx {
             scopes: vec![scope],
-            labels: HashMap::new(),
+            labels: FxMap::default(),
             fixups: Vec::new(),
             brx_fixups: Vec::new(),
             is_kernel,
@@ -989,7 +1008,7 @@ impl<'a> Prog<'a> {
             None
         };
         if self.lower_only {
-            fn labels(st: &[Statement], out: &mut std::collections::HashSet<Name>) {
+            fn labels(st: &[Statement], out: &mut FxSet<Name>) {
                 for s in st {
                     match s {
                         Statement::Label(l, _) => {
@@ -1071,7 +1090,7 @@ impl<'a> Prog<'a> {
                 }
                 Statement::Var(v) => self.declare(fc, v)?,
                 Statement::Block(b) => {
-                    fc.scopes.push(HashMap::new());
+                    fc.scopes.push(FxMap::default());
                     self.stmts(fc, b)?;
                     fc.scopes.pop();
                 }
@@ -1092,7 +1111,7 @@ impl<'a> Prog<'a> {
                 let wide = elem_bytes(&v.ty) == Some(8);
                 let pred = v.ty == "pred";
                 let b128 = v.ty == "b128";
-                let mk = |p: &mut Prog, scope: &mut HashMap<Name, Sym>, name: Name| {
+                let mk = |p: &mut Prog, scope: &mut FxMap<Name, Sym>, name: Name| {
                     let new = |p: &mut Prog| {
                         let r = p.new_reg();
                         if wide {
@@ -1114,7 +1133,10 @@ impl<'a> Prog<'a> {
                     if v.vec > 1 {
                         for c in comps.iter().take(v.vec as usize) {
                             let r = new(p);
-                            scope.insert(compact_str::format_compact!("{name}.{c}"), Sym::Reg(r));
+                            let mut full = name.clone();
+                            full.push('.');
+                            full.push_str(c);
+                            scope.insert(full, Sym::Reg(r));
                         }
                     } else {
                         let r = new(p);
@@ -1123,8 +1145,9 @@ impl<'a> Prog<'a> {
                 };
                 match v.count {
                     Some(n) => {
+                        scope.reserve(n as usize * v.vec.max(1) as usize);
                         for k in 0..n {
-                            mk(self, scope, compact_str::format_compact!("{}{k}", v.name));
+                            mk(self, scope, numbered(&v.name, k));
                         }
                     }
                     None => mk(self, scope, Name::new(&v.name)),
@@ -1564,8 +1587,8 @@ impl<'a> Prog<'a> {
             // The executor's lowering checks what it runs; the table still checks the
             // instruction's words and operand count (lowering reads only the operands it needs).
             Ok(()) => {
-                return match crate::isa::decode(i) {
-                    Ok(_) => Ok(()),
+                return match crate::isa::check(i) {
+                    Ok(()) => Ok(()),
                     Err(reason) => invalid(i.pos, reason),
                 }
             }
