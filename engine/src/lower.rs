@@ -494,6 +494,8 @@ struct Prog<'a> {
     mc: &'a ModCtx<'a>,
     insts: Vec<Inst>,
     info: Vec<InstInfo>,
+    /// The address of the instruction [`Prog::emit`] last named, and its name.
+    last_name: Option<(usize, Name)>,
     nregs: u32,
     /// Static shared layout, computed before lowering so dynamic shared memory can follow it:
     /// module variables by name, function variables by declaration position.
@@ -559,6 +561,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         mc,
         insts: Vec::new(),
         info: Vec::new(),
+        last_name: None,
         nregs: 0,
         shared_mod: HashMap::new(),
         shared_fn: HashMap::new(),
@@ -1231,11 +1234,26 @@ impl<'a> Prog<'a> {
 
     fn emit(&mut self, i: &Instruction, guard: Option<(Reg, bool)>, op: Op) -> usize {
         self.insts.push(Inst { op, guard });
+        let name = self.name_of(i);
         self.info.push(InstInfo {
             line: i.pos.line,
-            name: i.full_name(),
+            name,
         });
         self.insts.len() - 1
+    }
+
+    /// `i.full_name()`, built once per instruction (which often emits several): the
+    /// instructions named are those of the syntax tree, which outlives the lowering.
+    fn name_of(&mut self, i: &Instruction) -> Name {
+        let at = i as *const Instruction as usize;
+        match &self.last_name {
+            Some((a, n)) if *a == at => n.clone(),
+            _ => {
+                let n = i.full_name();
+                self.last_name = Some((at, n.clone()));
+                n
+            }
+        }
     }
 
     fn guard(&self, fc: &FnCtx, i: &Instruction) -> R<Option<(Reg, bool)>> {
@@ -1583,11 +1601,12 @@ impl<'a> Prog<'a> {
     /// `unsupported` after its operands' names are resolved.
     fn inst(&mut self, fc: &mut FnCtx, i: &Instruction) -> R<()> {
         let (n_insts, n_info) = (self.insts.len(), self.info.len());
+        let name = self.name_of(i);
         let e = match self.inst_exec(fc, i) {
             // The executor's lowering checks what it runs; the table still checks the
             // instruction's words and operand count (lowering reads only the operands it needs).
             Ok(()) => {
-                return match crate::isa::check(i) {
+                return match crate::isa::check(i, &name) {
                     Ok(()) => Ok(()),
                     Err(reason) => invalid(i.pos, reason),
                 }

@@ -194,8 +194,8 @@ pub fn decode(i: &Instruction) -> Result<Decoded, String> {
 /// Whether `i` is valid as [`decode`] decides, remembering the instructions (opcode, modifiers,
 /// operand count, whether one is negated: all that decides validity) found valid on this thread,
 /// so that a module's repeated instructions are decoded once. The reason, when invalid, is
-/// [`decode`]'s.
-pub fn check(i: &Instruction) -> Result<(), String> {
+/// [`decode`]'s. `full_name` is `i.full_name()`.
+pub fn check(i: &Instruction, full_name: &crate::ptx::ast::Name) -> Result<(), String> {
     use std::cell::RefCell;
     type Key = (crate::ptx::ast::Name, u16, bool);
     thread_local! {
@@ -204,7 +204,7 @@ pub fn check(i: &Instruction) -> Result<(), String> {
     }
     let neg = i.operands.iter().any(|o| matches!(o, Operand::Neg(_)));
     let key: Key = (
-        i.full_name(),
+        full_name.clone(),
         i.operands.len().min(u16::MAX as usize) as u16,
         neg,
     );

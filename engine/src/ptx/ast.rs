@@ -119,7 +119,23 @@ pub struct Instruction {
 impl Instruction {
     /// `opcode.mod1.mod2`, as diagnostics name it.
     pub fn full_name(&self) -> Name {
-        let mut s = self.opcode.clone();
+        // Written into a buffer first: most names fit one inline `Name`.
+        let mut buf = [0u8; 24];
+        let len = self.opcode.len() + self.mods.iter().map(|m| m.len() + 1).sum::<usize>();
+        if len <= buf.len() {
+            buf[..self.opcode.len()].copy_from_slice(self.opcode.as_bytes());
+            let mut k = self.opcode.len();
+            for m in &self.mods {
+                buf[k] = b'.';
+                buf[k + 1..k + 1 + m.len()].copy_from_slice(m.as_bytes());
+                k += 1 + m.len();
+            }
+            if let Ok(s) = std::str::from_utf8(&buf[..len]) {
+                return Name::new(s);
+            }
+        }
+        let mut s = Name::with_capacity(len);
+        s.push_str(&self.opcode);
         for m in &self.mods {
             s.push('.');
             s.push_str(m);

@@ -141,6 +141,7 @@ impl<'a> Parser<'a> {
         }
     }
     /// Consumes the current token and returns it.
+    #[inline]
     fn bump(&mut self) -> Tok<'a> {
         let t = self.buf[self.head].tok;
         if t != Tok::Eof {
@@ -190,6 +191,7 @@ impl<'a> Parser<'a> {
     fn is_punct(&self, c: &str) -> bool {
         matches!(self.peek(), Tok::Punct(p) if p == c)
     }
+    #[inline]
     fn eat_punct(&mut self, c: &str) -> bool {
         if self.is_punct(c) {
             self.bump();
@@ -198,6 +200,7 @@ impl<'a> Parser<'a> {
             false
         }
     }
+    #[inline]
     fn expect_punct(&mut self, c: &str) -> R<()> {
         if self.eat_punct(c) {
             Ok(())
@@ -205,9 +208,11 @@ impl<'a> Parser<'a> {
             self.expected(&format!("'{c}'"))
         }
     }
+    #[inline]
     fn is_dot(&self, w: &str) -> bool {
         matches!(self.peek(), Tok::Dot(d) if d == w)
     }
+    #[inline]
     fn ident(&mut self) -> R<&'a str> {
         match self.peek() {
             Tok::Ident(s) => {
