@@ -234,6 +234,17 @@ enum Sym {
     Func(usize),
 }
 
+/// The instructions of a function body, nested blocks included.
+fn count_insts(st: &[Statement]) -> usize {
+    st.iter()
+        .map(|s| match s {
+            Statement::Inst(_) => 1,
+            Statement::Block(b) => count_insts(b),
+            _ => 0,
+        })
+        .sum()
+}
+
 /// `{prefix}{k}`: the name of register `k` of a parameterized declaration (`%r<16>`), written
 /// without going through `fmt` (a module declares many of them).
 fn numbered(prefix: &str, k: u32) -> Name {
@@ -505,8 +516,8 @@ struct Prog<'a> {
     dyn_off: u32,
     local_mod: HashMap<String, u32>,
     local_size: u64,
-    sigs: HashMap<usize, Sig>,
-    code: HashMap<usize, (u32, u32)>,
+    sigs: FxMap<usize, Sig>,
+    code: FxMap<usize, (u32, u32)>,
     queue: Vec<usize>,
     /// Direct call edges (caller, callee) of the call graph.
     edges: Vec<(usize, usize)>,
@@ -514,8 +525,8 @@ struct Prog<'a> {
     cc_reg: Option<Reg>,
     /// The function whose registers and locals are being allocated (usize::MAX: none).
     owner: usize,
-    fn_regs: HashMap<usize, Vec<Reg>>,
-    fn_locals: HashMap<usize, Vec<(u32, u32)>>,
+    fn_regs: FxMap<usize, Vec<Reg>>,
+    fn_locals: FxMap<usize, Vec<(u32, u32)>>,
     /// Declared bytes of each register (4 unless declared 64-bit), for frame sizes.
     reg_bytes: Vec<u8>,
     /// Call sites; `callees` hold module function indices until the end of lowering.
@@ -569,14 +580,14 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         dyn_off: 0,
         local_mod: HashMap::new(),
         local_size: 0,
-        sigs: HashMap::new(),
-        code: HashMap::new(),
+        sigs: FxMap::default(),
+        code: FxMap::default(),
         queue: Vec::new(),
         edges: Vec::new(),
         cc_reg: None,
         owner: usize::MAX,
-        fn_regs: HashMap::new(),
-        fn_locals: HashMap::new(),
+        fn_regs: FxMap::default(),
+        fn_locals: FxMap::default(),
         reg_bytes: Vec::new(),
         sites: Vec::new(),
         indirect_callers: Vec::new(),
@@ -958,6 +969,11 @@ impl<'a> Prog<'a> {
         if let Err((pos, m)) = crate::isa::types::check_function(f, body) {
             return invalid(pos, m);
         }
+        // Room for the body's code up front (lowering emits about one IR instruction per PTX
+        // instruction, often more): the tables grow by doubling otherwise.
+        let n = count_insts(body);
+        self.insts.reserve(n + n / 2);
+        self.info.reserve(n + n / 2);
         let entry = self.insts.len() as u32;
         self.lowered.push(fidx);
         let saved_owner = std::mem::replace(&mut self.owner, fidx);
@@ -1148,7 +1164,9 @@ impl<'a> Prog<'a> {
                 };
                 match v.count {
                     Some(n) => {
-                        scope.reserve(n as usize * v.vec.max(1) as usize);
+                        let regs = n as usize * v.vec.max(1) as usize;
+                        scope.reserve(regs);
+                        self.reg_bytes.reserve(regs);
                         for k in 0..n {
                             mk(self, scope, numbered(&v.name, k));
                         }
@@ -3763,14 +3781,15 @@ const ATOM_QUALIFIERS: &[&str] = &[
 /// instruction unsupported (never silently ignored).
 struct Mods<'a> {
     i: &'a Instruction,
-    used: Vec<bool>,
+    /// Which modifiers a lowering has read (inline: instructions have a few).
+    used: smallvec::SmallVec<[bool; 16]>,
 }
 
 impl<'a> Mods<'a> {
     fn new(i: &'a Instruction) -> Self {
         Mods {
             i,
-            used: vec![false; i.mods.len()],
+            used: smallvec::SmallVec::from_elem(false, i.mods.len()),
         }
     }
     fn take(&mut self, w: &str) -> bool {
