@@ -208,9 +208,13 @@ impl<'a> Lexer<'a> {
                 self.i = i.min(b.len());
                 tok
             } else {
-                let two = b
-                    .get(start..start + 2)
-                    .and_then(|s| PUNCT2.iter().find(|p| p.as_bytes() == s).copied());
+                // Most punctuation is one character and cannot start a two-character operator.
+                let two = match c {
+                    b'<' | b'>' | b'=' | b'!' | b'&' | b'|' => b
+                        .get(start..start + 2)
+                        .and_then(|s| PUNCT2.iter().find(|p| p.as_bytes() == s).copied()),
+                    _ => None,
+                };
                 if let Some(p) = two {
                     self.i = start + 2;
                     Tok::Punct(p)

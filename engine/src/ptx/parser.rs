@@ -144,7 +144,7 @@ impl<'a> Parser<'a> {
     #[inline]
     fn bump(&mut self) -> Tok<'a> {
         let t = self.buf[self.head].tok;
-        if t != Tok::Eof {
+        if !matches!(t, Tok::Eof) {
             self.buf[self.head] = self.lex.next_token();
             self.head = (self.head + 1) % LA;
         }
