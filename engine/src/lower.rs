@@ -258,10 +258,19 @@ fn numbered(prefix: &str, k: u32) -> Name {
             break;
         }
     }
-    let mut s = Name::with_capacity(prefix.len() + digits.len() - i);
+    let mut buf = [0u8; 24];
+    let len = prefix.len() + digits.len() - i;
+    if len <= buf.len() {
+        buf[..prefix.len()].copy_from_slice(prefix.as_bytes());
+        buf[prefix.len()..len].copy_from_slice(&digits[i..]);
+        // SAFETY: a `str` followed by ASCII digits is valid UTF-8.
+        return Name::new(unsafe { std::str::from_utf8_unchecked(&buf[..len]) });
+    }
+    let mut s = Name::with_capacity(len);
     s.push_str(prefix);
-    // The digits are ASCII.
-    s.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    for &d in &digits[i..] {
+        s.push(d as char);
+    }
     s
 }
 
@@ -3794,16 +3803,22 @@ impl<'a> Mods<'a> {
     }
     fn take(&mut self, w: &str) -> bool {
         for (k, m) in self.i.mods.iter().enumerate() {
-            if !self.used[k] && m == w {
+            if !self.used[k] && m.len() == w.len() && m.as_str() == w {
                 self.used[k] = true;
                 return true;
             }
         }
         false
     }
+    /// Marks every unused modifier that is one of `ws`.
     fn ignore(&mut self, ws: &[&str]) {
-        for w in ws {
-            while self.take(w) {}
+        for (k, m) in self.i.mods.iter().enumerate() {
+            if !self.used[k] {
+                let m = m.as_str();
+                if ws.iter().any(|w| w.len() == m.len() && *w == m) {
+                    self.used[k] = true;
+                }
+            }
         }
     }
     /// The next unused type word, with the packed and bf16 float types read as the bit types of

@@ -130,9 +130,9 @@ impl Instruction {
                 buf[k + 1..k + 1 + m.len()].copy_from_slice(m.as_bytes());
                 k += 1 + m.len();
             }
-            if let Ok(s) = std::str::from_utf8(&buf[..len]) {
-                return Name::new(s);
-            }
+            // SAFETY: `buf[..len]` is the opcode and the modifiers (each a `str`) joined by
+            // ASCII dots: valid UTF-8.
+            return Name::new(unsafe { std::str::from_utf8_unchecked(&buf[..len]) });
         }
         let mut s = Name::with_capacity(len);
         s.push_str(&self.opcode);
