@@ -3790,20 +3790,29 @@ const ATOM_QUALIFIERS: &[&str] = &[
 /// instruction unsupported (never silently ignored).
 struct Mods<'a> {
     i: &'a Instruction,
+    /// The modifiers as `str`s, read once.
+    words: smallvec::SmallVec<[&'a str; 8]>,
     /// Which modifiers a lowering has read (inline: instructions have a few).
     used: smallvec::SmallVec<[bool; 16]>,
+}
+
+/// `a == b` for the short words of modifiers, without a call to `memcmp`.
+#[inline]
+fn same_word(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 impl<'a> Mods<'a> {
     fn new(i: &'a Instruction) -> Self {
         Mods {
             i,
+            words: i.mods.iter().map(|m| m.as_str()).collect(),
             used: smallvec::SmallVec::from_elem(false, i.mods.len()),
         }
     }
     fn take(&mut self, w: &str) -> bool {
-        for (k, m) in self.i.mods.iter().enumerate() {
-            if !self.used[k] && m.len() == w.len() && m.as_str() == w {
+        for (k, m) in self.words.iter().enumerate() {
+            if !self.used[k] && same_word(m, w) {
                 self.used[k] = true;
                 return true;
             }
@@ -3812,12 +3821,9 @@ impl<'a> Mods<'a> {
     }
     /// Marks every unused modifier that is one of `ws`.
     fn ignore(&mut self, ws: &[&str]) {
-        for (k, m) in self.i.mods.iter().enumerate() {
-            if !self.used[k] {
-                let m = m.as_str();
-                if ws.iter().any(|w| w.len() == m.len() && *w == m) {
-                    self.used[k] = true;
-                }
+        for (k, m) in self.words.iter().enumerate() {
+            if !self.used[k] && ws.iter().any(|w| same_word(w, m)) {
+                self.used[k] = true;
             }
         }
     }

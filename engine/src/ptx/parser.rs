@@ -974,7 +974,8 @@ impl<'a> Parser<'a> {
     }
 
     fn statements_inner(&mut self, f: &mut Function) -> R<Vec<Statement>> {
-        let mut out = Vec::new();
+        // Bodies have tens to thousands of statements: skip the first doublings.
+        let mut out = Vec::with_capacity(16);
         loop {
             let pos = self.pos();
             match self.peek() {
@@ -1391,7 +1392,8 @@ impl<'a> Parser<'a> {
             out.push(VarDecl {
                 pos: if out.is_empty() { pos } else { vpos },
                 space,
-                attrs: attrs.clone(),
+                // Filled in below (moved into the last declaration, cloned for the others).
+                attrs: Vec::new(),
                 align,
                 vec,
                 ty: Name::new(ty),
@@ -1399,12 +1401,20 @@ impl<'a> Parser<'a> {
                 count,
                 dims,
                 init,
-                ptr_attrs: ptr_attrs.clone(),
+                ptr_attrs: Vec::new(),
                 fields,
             });
             if !(multi && self.eat_punct(",")) {
                 break;
             }
+        }
+        if let Some((last, rest)) = out.split_last_mut() {
+            for d in rest {
+                d.attrs = attrs.clone();
+                d.ptr_attrs = ptr_attrs.clone();
+            }
+            last.attrs = attrs;
+            last.ptr_attrs = ptr_attrs;
         }
         Ok(out)
     }
