@@ -1042,7 +1042,7 @@ impl<'a> Parser<'a> {
                         _ => out.push(Statement::Label(name.to_string(), pos)),
                     }
                 }
-                Tok::Punct("@") | Tok::Ident(_) => out.push(Statement::Inst(self.instruction()?)),
+                Tok::Punct("@") | Tok::Ident(_) => self.instruction(&mut out)?,
                 _ => return self.err(format!("unexpected {}", self.describe())),
             }
         }
@@ -1089,7 +1089,10 @@ impl<'a> Parser<'a> {
         Ok(p)
     }
 
-    fn instruction(&mut self) -> R<Instruction> {
+    /// Parses an instruction into a new statement at the end of `out`, built in place (an
+    /// instruction is a few hundred bytes: moving it through results cost more than parsing
+    /// it). On error the statement is left incomplete; the caller discards `out`.
+    fn instruction(&mut self, out: &mut Vec<Statement>) -> R<()> {
         let mut guard = None;
         if self.eat_punct("@") {
             let neg = self.eat_punct("!");
@@ -1097,12 +1100,20 @@ impl<'a> Parser<'a> {
         }
         let pos = self.pos();
         let opcode = self.ident()?;
-        let mut mods = Mods::new();
+        out.push(Statement::Inst(Instruction {
+            pos,
+            guard,
+            opcode: Name::new(opcode),
+            mods: Mods::new(),
+            operands: Operands::new(),
+        }));
+        let Some(Statement::Inst(inst)) = out.last_mut() else {
+            unreachable!("just pushed")
+        };
         while let Tok::Dot(d) = self.peek() {
-            mods.push(Name::new(d));
+            inst.mods.push(Name::new(d));
             self.bump();
         }
-        let mut operands = Operands::new();
         let is_call = opcode == "call";
         if !self.eat_punct(";") {
             loop {
@@ -1110,11 +1121,11 @@ impl<'a> Parser<'a> {
                 if matches!(o, Operand::Addr { .. }) {
                     // `[a].unified`
                     while let Tok::Dot(d) = self.peek() {
-                        mods.push(Name::new(d));
+                        inst.mods.push(Name::new(d));
                         self.bump();
                     }
                 }
-                operands.push(o);
+                inst.operands.push(o);
                 if self.eat_punct(";") {
                     break;
                 }
@@ -1124,13 +1135,7 @@ impl<'a> Parser<'a> {
                 self.bump();
             }
         }
-        Ok(Instruction {
-            pos,
-            guard,
-            opcode: Name::new(opcode),
-            mods,
-            operands,
-        })
+        Ok(())
     }
 
     fn cv_operand(v: CV) -> Operand {
