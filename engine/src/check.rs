@@ -98,7 +98,7 @@ pub fn check(ptx: &str, name: &str, lower_only: bool) -> CheckSummary {
         match lower::var_layout(g) {
             Ok((size, align)) => {
                 next = next.div_ceil(align.max(1)) * align.max(1);
-                addrs.insert(g.name.clone(), next);
+                addrs.insert(g.name.to_string(), next);
                 layouts.push((g, size));
                 next += size.max(1);
             }

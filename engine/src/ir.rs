@@ -697,7 +697,8 @@ pub struct Inst {
 #[derive(Clone, Debug)]
 pub struct InstInfo {
     pub line: u32,
-    pub name: String,
+    /// `opcode.mods` (inline: most fit a [`Name`](crate::ptx::ast::Name) without allocating).
+    pub name: crate::ptx::ast::Name,
 }
 
 /// One kernel, lowered with every device function it calls.

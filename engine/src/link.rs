@@ -519,9 +519,17 @@ fn rename_module(m: &mut ast::Module, map: &dyn Fn(&str) -> Option<String>) {
             *s = n;
         }
     };
+    /// `fix` for a [`ast::Name`] field.
+    fn fix_name(n: &mut ast::Name, fix: &dyn Fn(&mut String)) {
+        let mut s = n.to_string();
+        fix(&mut s);
+        if s != *n {
+            *n = s.into();
+        }
+    }
     fn init(i: &mut Init, fix: &dyn Fn(&mut String)) {
         match i {
-            Init::Sym { name, .. } => fix(name),
+            Init::Sym { name, .. } => fix_name(name, fix),
             Init::List(l) => l.iter_mut().for_each(|x| init(x, fix)),
             _ => {}
         }
@@ -529,7 +537,7 @@ fn rename_module(m: &mut ast::Module, map: &dyn Fn(&str) -> Option<String>) {
     fn op(o: &mut Operand, fix: &dyn Fn(&mut String)) {
         match o {
             Operand::Name { name, .. } | Operand::SymOff { name, .. } => fix(name),
-            Operand::Addr { base: Some(b), .. } => fix(b),
+            Operand::Addr { base: Some(b), .. } => fix_name(b, fix),
             Operand::Index { name, index } => {
                 fix(name);
                 op(index, fix);

@@ -8,10 +8,14 @@ use crate::diag::LoadErrorKind;
 use crate::ir::*;
 use crate::ops::{self, Cmp, FBin, FUn, IBin, IUn, IntTy};
 use crate::ptx::ast::{
-    self, Init, Instruction, Operand as O, Pos, Space as AS, Statement, VarDecl,
+    self, Init, Instruction, Name, Operand as O, Pos, Space as AS, Statement, VarDecl,
 };
 use crate::softfloat::Mode;
 use std::collections::HashMap;
+
+/// Maps and sets of the per-operand lookups (names, registers), with a fast hash.
+type FxMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
+type FxSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 
 mod atom;
 mod b128;
@@ -230,6 +234,46 @@ enum Sym {
     Func(usize),
 }
 
+/// The instructions of a function body, nested blocks included.
+fn count_insts(st: &[Statement]) -> usize {
+    st.iter()
+        .map(|s| match s {
+            Statement::Inst(_) => 1,
+            Statement::Block(b) => count_insts(b),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// `{prefix}{k}`: the name of register `k` of a parameterized declaration (`%r<16>`), written
+/// without going through `fmt` (a module declares many of them).
+fn numbered(prefix: &str, k: u32) -> Name {
+    let mut digits = [0u8; 10];
+    let (mut i, mut k) = (digits.len(), k);
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (k % 10) as u8;
+        k /= 10;
+        if k == 0 {
+            break;
+        }
+    }
+    let mut buf = [0u8; 24];
+    let len = prefix.len() + digits.len() - i;
+    if len <= buf.len() {
+        buf[..prefix.len()].copy_from_slice(prefix.as_bytes());
+        buf[prefix.len()..len].copy_from_slice(&digits[i..]);
+        // SAFETY: a `str` followed by ASCII digits is valid UTF-8.
+        return Name::new(unsafe { std::str::from_utf8_unchecked(&buf[..len]) });
+    }
+    let mut s = Name::with_capacity(len);
+    s.push_str(prefix);
+    for &d in &digits[i..] {
+        s.push(d as char);
+    }
+    s
+}
+
 #[derive(Clone, Copy)]
 enum Formal {
     Local(u32, u32),
@@ -443,15 +487,15 @@ pub struct KernelOut {
 }
 
 struct FnCtx {
-    scopes: Vec<HashMap<String, Sym>>,
-    labels: HashMap<String, u32>,
+    scopes: Vec<FxMap<Name, Sym>>,
+    labels: FxMap<Name, u32>,
     fixups: Vec<(usize, String, Pos)>,
     /// `brx.idx` instructions and the labels of their `.branchtargets` list.
     brx_fixups: Vec<(usize, Vec<String>, Pos)>,
     is_kernel: bool,
     fidx: usize,
     /// Every label of the function (any scope), for name checks of unsupported instructions.
-    all_labels: std::collections::HashSet<String>,
+    all_labels: FxSet<Name>,
     /// A re-entrant function's frame: its `.local` variables, allocated on the thread's stack
     /// at each entry ([`Op::Frame`]).
     frame: Option<FrameCtx>,
@@ -470,6 +514,8 @@ struct Prog<'a> {
     mc: &'a ModCtx<'a>,
     insts: Vec<Inst>,
     info: Vec<InstInfo>,
+    /// The address of the instruction [`Prog::emit`] last named, and its name.
+    last_name: Option<(usize, Name)>,
     nregs: u32,
     /// Static shared layout, computed before lowering so dynamic shared memory can follow it:
     /// module variables by name, function variables by declaration position.
@@ -479,8 +525,8 @@ struct Prog<'a> {
     dyn_off: u32,
     local_mod: HashMap<String, u32>,
     local_size: u64,
-    sigs: HashMap<usize, Sig>,
-    code: HashMap<usize, (u32, u32)>,
+    sigs: FxMap<usize, Sig>,
+    code: FxMap<usize, (u32, u32)>,
     queue: Vec<usize>,
     /// Direct call edges (caller, callee) of the call graph.
     edges: Vec<(usize, usize)>,
@@ -488,8 +534,8 @@ struct Prog<'a> {
     cc_reg: Option<Reg>,
     /// The function whose registers and locals are being allocated (usize::MAX: none).
     owner: usize,
-    fn_regs: HashMap<usize, Vec<Reg>>,
-    fn_locals: HashMap<usize, Vec<(u32, u32)>>,
+    fn_regs: FxMap<usize, Vec<Reg>>,
+    fn_locals: FxMap<usize, Vec<(u32, u32)>>,
     /// Declared bytes of each register (4 unless declared 64-bit), for frame sizes.
     reg_bytes: Vec<u8>,
     /// Call sites; `callees` hold module function indices until the end of lowering.
@@ -504,10 +550,10 @@ struct Prog<'a> {
     param_bytes: u64,
     param_window: bool,
     /// The low registers of `.b128` registers (each is a pair: low half, then high half).
-    b128_regs: std::collections::HashSet<Reg>,
+    b128_regs: FxSet<Reg>,
     /// Registers declared `.pred` (operands whose meaning depends on their type: cp.async's
     /// src-size or ignore-src).
-    pred_regs: std::collections::HashSet<Reg>,
+    pred_regs: FxSet<Reg>,
     /// Element bytes of array variables by name (module and function scope), for `sym[i]`.
     elem: HashMap<String, u64>,
     /// Lower-only mode (`check --lower-only`): an instruction the executor cannot run is
@@ -535,6 +581,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         mc,
         insts: Vec::new(),
         info: Vec::new(),
+        last_name: None,
         nregs: 0,
         shared_mod: HashMap::new(),
         shared_fn: HashMap::new(),
@@ -542,14 +589,14 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         dyn_off: 0,
         local_mod: HashMap::new(),
         local_size: 0,
-        sigs: HashMap::new(),
-        code: HashMap::new(),
+        sigs: FxMap::default(),
+        code: FxMap::default(),
         queue: Vec::new(),
         edges: Vec::new(),
         cc_reg: None,
         owner: usize::MAX,
-        fn_regs: HashMap::new(),
-        fn_locals: HashMap::new(),
+        fn_regs: FxMap::default(),
+        fn_locals: FxMap::default(),
         reg_bytes: Vec::new(),
         sites: Vec::new(),
         indirect_callers: Vec::new(),
@@ -566,7 +613,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
     };
     for g in &mc.m.globals {
         if let Some(b) = elem_bytes(&g.ty) {
-            p.elem.insert(g.name.clone(), b * g.vec as u64);
+            p.elem.insert(g.name.to_string(), b * g.vec as u64);
         }
     }
     p.layout_shared(fidx)?;
@@ -574,19 +621,19 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         if g.space == AS::Local {
             let (size, align) = var_layout(g)?;
             let off = p.alloc_local(size, align);
-            p.local_mod.insert(g.name.clone(), off);
+            p.local_mod.insert(g.name.to_string(), off);
         }
     }
     // Kernel parameters: natural alignment unless `.align` says otherwise.
     let mut params = Vec::new();
-    let mut scope = HashMap::new();
+    let mut scope = FxMap::default();
     let mut off = 0u64;
     for d in &f.params {
         let (size, align) = var_layout(d)?;
         off = align_up(off, align);
-        scope.insert(d.name.clone(), Sym::KParam(off as u32));
+        scope.insert(Name::new(&d.name), Sym::KParam(off as u32));
         params.push(crate::Param {
-            name: d.name.clone(),
+            name: d.name.to_string(),
             offset: off as usize,
             size: size as usize,
             align: align as usize,
@@ -655,7 +702,7 @@ impl<'a> Prog<'a> {
             if g.space == AS::Shared && !g.attrs.iter().any(|a| a == "extern") {
                 let (s, a) = var_layout(g)?;
                 size = align_up(size, a);
-                self.shared_mod.insert(g.name.clone(), size as u32);
+                self.shared_mod.insert(g.name.to_string(), size as u32);
                 size += s;
             } else if g.space == AS::Shared {
                 max_align = max_align.max(g.align.unwrap_or(1) as u64);
@@ -897,10 +944,10 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
-    fn formal_scope(&self, fi: usize) -> HashMap<String, Sym> {
+    fn formal_scope(&self, fi: usize) -> FxMap<Name, Sym> {
         let f = &self.mc.m.functions[fi];
         let sig = &self.sigs[&fi];
-        let mut s = HashMap::new();
+        let mut s = FxMap::default();
         for (d, fm) in f
             .params
             .iter()
@@ -911,17 +958,12 @@ impl<'a> Prog<'a> {
                 Formal::Local(o, _) => Sym::Local(o),
                 Formal::Reg(r, _) => Sym::Reg(r),
             };
-            s.insert(d.name.clone(), sym);
+            s.insert(Name::new(&d.name), sym);
         }
         s
     }
 
-    fn lower_fn(
-        &mut self,
-        fidx: usize,
-        scope: HashMap<String, Sym>,
-        is_kernel: bool,
-    ) -> R<(u32, u32)> {
+    fn lower_fn(&mut self, fidx: usize, scope: FxMap<Name, Sym>, is_kernel: bool) -> R<(u32, u32)> {
         let f = &self.mc.m.functions[fidx];
         let body = match &f.body {
             Some(b) => b,
@@ -936,12 +978,17 @@ impl<'a> Prog<'a> {
         if let Err((pos, m)) = crate::isa::types::check_function(f, body) {
             return invalid(pos, m);
         }
+        // Room for the body's code up front (lowering emits about one IR instruction per PTX
+        // instruction, often more): the tables grow by doubling otherwise.
+        let n = count_insts(body);
+        self.insts.reserve(n + n / 2);
+        self.info.reserve(n + n / 2);
         let entry = self.insts.len() as u32;
         self.lowered.push(fidx);
         let saved_owner = std::mem::replace(&mut self.owner, fidx);
         let mut fc = FnCtx {
             scopes: vec![scope],
-            labels: HashMap::new(),
+            labels: FxMap::default(),
             fixups: Vec::new(),
             brx_fixups: Vec::new(),
             is_kernel,
@@ -982,18 +1029,18 @@ impl<'a> Prog<'a> {
             });
             self.info.push(InstInfo {
                 line: f.pos.line,
-                name: f.name.clone(),
+                name: Name::new(&f.name),
             });
             Some(entry as usize)
         } else {
             None
         };
         if self.lower_only {
-            fn labels(st: &[Statement], out: &mut std::collections::HashSet<String>) {
+            fn labels(st: &[Statement], out: &mut FxSet<Name>) {
                 for s in st {
                     match s {
                         Statement::Label(l, _) => {
-                            out.insert(l.clone());
+                            out.insert(Name::new(l));
                         }
                         Statement::Block(b) => labels(b, out),
                         _ => {}
@@ -1026,7 +1073,7 @@ impl<'a> Prog<'a> {
             let t = if label.is_empty() {
                 exit as u32
             } else {
-                match fc.labels.get(&label) {
+                match fc.labels.get(label.as_str()) {
                     Some(&t) => t,
                     None => return invalid(pos, format!("undefined label '{label}'")),
                 }
@@ -1038,7 +1085,7 @@ impl<'a> Prog<'a> {
         for (pc, list, pos) in std::mem::take(&mut fc.brx_fixups) {
             let mut ts = Vec::with_capacity(list.len());
             for label in &list {
-                match fc.labels.get(label) {
+                match fc.labels.get(label.as_str()) {
                     Some(&t) => ts.push(t),
                     None => return invalid(pos, format!("undefined label '{label}'")),
                 }
@@ -1063,7 +1110,7 @@ impl<'a> Prog<'a> {
                 Statement::Label(l, pos) => {
                     if fc
                         .labels
-                        .insert(l.clone(), self.insts.len() as u32)
+                        .insert(Name::new(l), self.insts.len() as u32)
                         .is_some()
                     {
                         return invalid(*pos, format!("duplicate label '{l}'"));
@@ -1071,7 +1118,7 @@ impl<'a> Prog<'a> {
                 }
                 Statement::Var(v) => self.declare(fc, v)?,
                 Statement::Block(b) => {
-                    fc.scopes.push(HashMap::new());
+                    fc.scopes.push(FxMap::default());
                     self.stmts(fc, b)?;
                     fc.scopes.pop();
                 }
@@ -1092,7 +1139,7 @@ impl<'a> Prog<'a> {
                 let wide = elem_bytes(&v.ty) == Some(8);
                 let pred = v.ty == "pred";
                 let b128 = v.ty == "b128";
-                let mk = |p: &mut Prog, scope: &mut HashMap<String, Sym>, name: String| {
+                let mk = |p: &mut Prog, scope: &mut FxMap<Name, Sym>, name: Name| {
                     let new = |p: &mut Prog| {
                         let r = p.new_reg();
                         if wide {
@@ -1114,7 +1161,10 @@ impl<'a> Prog<'a> {
                     if v.vec > 1 {
                         for c in comps.iter().take(v.vec as usize) {
                             let r = new(p);
-                            scope.insert(format!("{name}.{c}"), Sym::Reg(r));
+                            let mut full = name.clone();
+                            full.push('.');
+                            full.push_str(c);
+                            scope.insert(full, Sym::Reg(r));
                         }
                     } else {
                         let r = new(p);
@@ -1123,16 +1173,19 @@ impl<'a> Prog<'a> {
                 };
                 match v.count {
                     Some(n) => {
+                        let regs = n as usize * v.vec.max(1) as usize;
+                        scope.reserve(regs);
+                        self.reg_bytes.reserve(regs);
                         for k in 0..n {
-                            mk(self, scope, format!("{}{k}", v.name));
+                            mk(self, scope, numbered(&v.name, k));
                         }
                     }
-                    None => mk(self, scope, v.name.clone()),
+                    None => mk(self, scope, Name::new(&v.name)),
                 }
             }
             AS::Shared => {
                 if let Some(b) = elem_bytes(&v.ty) {
-                    self.elem.insert(v.name.clone(), b * v.vec as u64);
+                    self.elem.insert(v.name.to_string(), b * v.vec as u64);
                 }
                 let off = if v.attrs.iter().any(|a| a == "extern") {
                     self.dyn_off
@@ -1142,11 +1195,11 @@ impl<'a> Prog<'a> {
                 fc.scopes
                     .last_mut()
                     .unwrap()
-                    .insert(v.name.clone(), Sym::Shared(off));
+                    .insert(Name::new(&v.name), Sym::Shared(off));
             }
             AS::Local | AS::Param => {
                 if let Some(b) = elem_bytes(&v.ty) {
-                    self.elem.insert(v.name.clone(), b * v.vec as u64);
+                    self.elem.insert(v.name.to_string(), b * v.vec as u64);
                 }
                 let (size, align) = var_layout(v)?;
                 let sym = match &mut fc.frame {
@@ -1160,7 +1213,10 @@ impl<'a> Prog<'a> {
                     }
                     _ => Sym::Local(self.alloc_local(size, align)),
                 };
-                fc.scopes.last_mut().unwrap().insert(v.name.clone(), sym);
+                fc.scopes
+                    .last_mut()
+                    .unwrap()
+                    .insert(Name::new(&v.name), sym);
             }
             _ => {
                 return Err(LowerError {
@@ -1205,11 +1261,26 @@ impl<'a> Prog<'a> {
 
     fn emit(&mut self, i: &Instruction, guard: Option<(Reg, bool)>, op: Op) -> usize {
         self.insts.push(Inst { op, guard });
+        let name = self.name_of(i);
         self.info.push(InstInfo {
             line: i.pos.line,
-            name: i.full_name(),
+            name,
         });
         self.insts.len() - 1
+    }
+
+    /// `i.full_name()`, built once per instruction (which often emits several): the
+    /// instructions named are those of the syntax tree, which outlives the lowering.
+    fn name_of(&mut self, i: &Instruction) -> Name {
+        let at = i as *const Instruction as usize;
+        match &self.last_name {
+            Some((a, n)) if *a == at => n.clone(),
+            _ => {
+                let n = i.full_name();
+                self.last_name = Some((at, n.clone()));
+                n
+            }
+        }
     }
 
     /// The guard of `i`: a predicate register, or the predicate special register
@@ -1451,14 +1522,14 @@ impl<'a> Prog<'a> {
             O::Index { name, index } => {
                 let (_, es) = self.indexed(fc, i, name)?;
                 match &**index {
-                    O::Int(k) => (Some(name.clone()), k.wrapping_mul(es as i64)),
+                    O::Int(k) => (Some(Name::new(name)), k.wrapping_mul(es as i64)),
                     idx => {
                         let r = self.scaled_index(fc, i, None, idx, es)?;
                         let (ms, a) = self.addr(
                             fc,
                             i,
                             &O::Addr {
-                                base: Some(name.clone()),
+                                base: Some(Name::new(name)),
                                 offset: 0,
                             },
                             space,
@@ -1566,12 +1637,13 @@ impl<'a> Prog<'a> {
     /// `unsupported` after its operands' names are resolved.
     fn inst(&mut self, fc: &mut FnCtx, i: &Instruction) -> R<()> {
         let (n_insts, n_info) = (self.insts.len(), self.info.len());
+        let name = self.name_of(i);
         let e = match self.inst_exec(fc, i) {
             // The executor's lowering checks what it runs; the table still checks the
             // instruction's words and operand count (lowering reads only the operands it needs).
             Ok(()) => {
-                return match crate::isa::decode(i) {
-                    Ok(_) => Ok(()),
+                return match crate::isa::check(i, &name) {
+                    Ok(()) => Ok(()),
                     Err(reason) => invalid(i.pos, reason),
                 }
             }
@@ -1594,7 +1666,7 @@ impl<'a> Prog<'a> {
         self.info.truncate(n_info);
         self.emit(i, None, Op::Nop);
         self.unsupported.push(Unsupported {
-            name: i.full_name(),
+            name: i.full_name().to_string(),
             decoded,
         });
         Ok(())
@@ -1624,8 +1696,10 @@ impl<'a> Prog<'a> {
                     return invalid(i.pos, format!("undefined symbol '{name}'"));
                 }
             }
-            O::SymOff { name, .. }
-            | O::Addr {
+            O::SymOff { name, .. } if !known(name) => {
+                return invalid(i.pos, format!("undefined symbol '{name}'"));
+            }
+            O::Addr {
                 base: Some(name), ..
             } if !known(name) => {
                 return invalid(i.pos, format!("undefined symbol '{name}'"));
@@ -2532,7 +2606,7 @@ impl<'a> Prog<'a> {
                     .take(vn as usize)
                     .map(|c| O::Name {
                         name: name.clone(),
-                        comp: Some(c.to_string()),
+                        comp: Some(Name::new(c)),
                     })
                     .collect())
             }
@@ -3725,28 +3799,41 @@ const ATOM_QUALIFIERS: &[&str] = &[
 /// instruction unsupported (never silently ignored).
 struct Mods<'a> {
     i: &'a Instruction,
-    used: Vec<bool>,
+    /// The modifiers as `str`s, read once.
+    words: smallvec::SmallVec<[&'a str; 8]>,
+    /// Which modifiers a lowering has read (inline: instructions have a few).
+    used: smallvec::SmallVec<[bool; 16]>,
+}
+
+/// `a == b` for the short words of modifiers, without a call to `memcmp`.
+#[inline]
+fn same_word(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 impl<'a> Mods<'a> {
     fn new(i: &'a Instruction) -> Self {
         Mods {
             i,
-            used: vec![false; i.mods.len()],
+            words: i.mods.iter().map(|m| m.as_str()).collect(),
+            used: smallvec::SmallVec::from_elem(false, i.mods.len()),
         }
     }
     fn take(&mut self, w: &str) -> bool {
-        for (k, m) in self.i.mods.iter().enumerate() {
-            if !self.used[k] && m == w {
+        for (k, m) in self.words.iter().enumerate() {
+            if !self.used[k] && same_word(m, w) {
                 self.used[k] = true;
                 return true;
             }
         }
         false
     }
+    /// Marks every unused modifier that is one of `ws`.
     fn ignore(&mut self, ws: &[&str]) {
-        for w in ws {
-            while self.take(w) {}
+        for (k, m) in self.words.iter().enumerate() {
+            if !self.used[k] && ws.iter().any(|w| same_word(w, m)) {
+                self.used[k] = true;
+            }
         }
     }
     /// The next unused type word, with the packed and bf16 float types read as the bit types of
@@ -3912,7 +3999,7 @@ pub fn write_init(v: &VarDecl, buf: &mut [u8], globals: &HashMap<String, u64>) -
             Init::Float { bits, .. } => *bits,
             Init::Sym {
                 name, offset, mask, ..
-            } => match globals.get(name) {
+            } => match globals.get(name.as_str()) {
                 // ISA 5.4.4: `mask(expr)` extracts the masked byte of the address and stores it at
                 // bit 0 (so `0xFF00(foo)` in a `.u8` array is the address's second byte).
                 Some(a) => match mask {

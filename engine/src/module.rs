@@ -157,11 +157,11 @@ impl Module {
                 )
             })?;
             module.globals.push(Global {
-                name: g.name.clone(),
+                name: g.name.to_string(),
                 address,
                 size: size as usize,
             });
-            addrs.insert(g.name.clone(), address);
+            addrs.insert(g.name.to_string(), address);
             layouts.push((g, address, size));
         }
         // A name maps to its definition when there is one, else to its (last) declaration.

@@ -518,7 +518,7 @@ fn walk_operand(o: &Operand, n: &mut Names) {
         Operand::Addr {
             base: Some(name), ..
         } => {
-            n.used.entry(name.clone()).or_default();
+            n.used.entry(name.to_string()).or_default();
         }
         Operand::SymOff { name, .. } => {
             n.used.entry(name.clone()).or_default();
@@ -608,7 +608,7 @@ fn walk(body: &[Statement], n: &mut Names) {
                     } = o
                     {
                         if i.mods.iter().any(|m| m.starts_with("param")) {
-                            n.params.insert(name.clone());
+                            n.params.insert(name.to_string());
                         }
                     }
                     walk_operand(o, n);

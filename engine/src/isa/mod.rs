@@ -88,7 +88,7 @@ fn match_form(f: &Form, i: &Instruction) -> Option<Vec<(u8, u8)>> {
     }
     struct S<'a> {
         f: &'a Form,
-        mods: &'a [String],
+        mods: &'a [crate::ptx::ast::Name],
         taken: u64,
         out: Vec<(u8, u8)>,
         steps: u32,
@@ -189,6 +189,38 @@ pub fn decode(i: &Instruction) -> Result<Decoded, String> {
         form: None,
         mods: Vec::new(),
     })
+}
+
+/// Whether `i` is valid as [`decode`] decides, remembering the instructions (opcode, modifiers,
+/// operand count, whether one is negated: all that decides validity) found valid on this thread,
+/// so that a module's repeated instructions are decoded once. The reason, when invalid, is
+/// [`decode`]'s. `full_name` is `i.full_name()`.
+pub fn check(i: &Instruction, full_name: &crate::ptx::ast::Name) -> Result<(), String> {
+    use std::cell::RefCell;
+    type Key = (crate::ptx::ast::Name, u16, bool);
+    thread_local! {
+        static VALID: RefCell<std::collections::HashSet<Key, rustc_hash::FxBuildHasher>> =
+            RefCell::default();
+    }
+    let neg = i.operands.iter().any(|o| matches!(o, Operand::Neg(_)));
+    let key: Key = (
+        full_name.clone(),
+        i.operands.len().min(u16::MAX as usize) as u16,
+        neg,
+    );
+    if VALID.with(|v| v.borrow().contains(&key)) {
+        return Ok(());
+    }
+    decode(i)?;
+    VALID.with(|v| {
+        let mut v = v.borrow_mut();
+        // Bounded: a program that generates endless distinct instructions keeps a fresh set.
+        if v.len() >= 1 << 14 {
+            v.clear();
+        }
+        v.insert(key);
+    });
+    Ok(())
 }
 
 #[cfg(test)]

@@ -28,7 +28,12 @@ fn is_cvt_word(w: &str) -> bool {
 
 /// The type words of an instruction, in order (marked used).
 fn ty_names(i: &Instruction, m: &mut Mods) -> Vec<String> {
-    let names: Vec<String> = i.mods.iter().filter(|w| is_cvt_word(w)).cloned().collect();
+    let names: Vec<String> = i
+        .mods
+        .iter()
+        .filter(|w| is_cvt_word(w))
+        .map(|w| w.to_string())
+        .collect();
     for n in &names {
         m.take(n);
     }

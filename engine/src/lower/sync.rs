@@ -120,7 +120,7 @@ impl<'a> Prog<'a> {
         g: Option<(Reg, bool)>,
         m: &mut Mods,
     ) -> R<()> {
-        let word = i.mods.first().map(String::as_str).unwrap_or("");
+        let word = i.mods.first().map(|m| m.as_str()).unwrap_or("");
         m.take(word);
         // Memory semantics and scopes: a CTA runs on one host thread, so every mbarrier
         // operation is ordered with the CTA's other memory operations as release/acquire need.

@@ -295,7 +295,7 @@ impl<'a> Prog<'a> {
                         name: name.clone(),
                         comp: None,
                     },
-                    Some(c.clone()),
+                    Some(c.to_string()),
                 ),
                 o => (o.clone(), None),
             }

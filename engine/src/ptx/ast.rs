@@ -1,5 +1,58 @@
 //! The syntax tree of a PTX module. Instructions stay generic (opcode, modifiers, operands):
 //! `lower` gives them meaning.
+//!
+//! Names, opcodes and modifiers are [`Name`]s: strings of up to 24 bytes (nearly all of them)
+//! are stored inline, so building the tree allocates per statement, not per word. They deref to
+//! `&str`.
+
+use smallvec::SmallVec;
+
+/// An identifier, opcode or modifier word: a `String` that keeps short text inline.
+pub type Name = compact_str::CompactString;
+
+/// The dotted modifiers of an instruction, in order: a list that holds up to four without
+/// allocating. Derefs to `[Name]`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mods(SmallVec<[Name; 4]>);
+
+impl Mods {
+    pub fn new() -> Mods {
+        Mods(SmallVec::new())
+    }
+    pub fn push(&mut self, m: Name) {
+        self.0.push(m);
+    }
+}
+
+impl std::ops::Deref for Mods {
+    type Target = [Name];
+    fn deref(&self) -> &[Name] {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Mods {
+    fn deref_mut(&mut self) -> &mut [Name] {
+        &mut self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a Mods {
+    type Item = &'a Name;
+    type IntoIter = std::slice::Iter<'a, Name>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for Mods {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.0.len() == N && self.0.iter().zip(other).all(|(a, b)| a == b)
+    }
+}
+
+/// The operands of an instruction (most have at most three).
+pub type Operands = SmallVec<[Operand; 3]>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Pos {
@@ -11,8 +64,9 @@ pub struct Pos {
 pub enum Operand {
     /// A register, special register, symbol or label, with an optional `.x`-style component.
     Name {
+        // A `String`, not a `Name`, while isa::types clones it into its own `String`s.
         name: String,
-        comp: Option<String>,
+        comp: Option<Name>,
     },
     Int(i64),
     /// Float literal as f64 bits; `single` when written `0fXXXXXXXX`.
@@ -22,7 +76,7 @@ pub enum Operand {
     },
     /// `[base+offset]`, `[base]`, `[offset]`.
     Addr {
-        base: Option<String>,
+        base: Option<Name>,
         offset: i64,
     },
     /// `{a, b, ...}`.
@@ -55,17 +109,33 @@ pub struct Instruction {
     pub pos: Pos,
     /// `(register, negated)` of an `@p` / `@!p` guard.
     pub guard: Option<(String, bool)>,
-    pub opcode: String,
+    pub opcode: Name,
     /// Dotted modifiers in order. A modifier written after an address operand (`[a].unified`,
     /// ISA 9.7.9.8) is appended here too.
-    pub mods: Vec<String>,
-    pub operands: Vec<Operand>,
+    pub mods: Mods,
+    pub operands: Operands,
 }
 
 impl Instruction {
     /// `opcode.mod1.mod2`, as diagnostics name it.
-    pub fn full_name(&self) -> String {
-        let mut s = self.opcode.clone();
+    pub fn full_name(&self) -> Name {
+        // Written into a buffer first: most names fit one inline `Name`.
+        let mut buf = [0u8; 24];
+        let len = self.opcode.len() + self.mods.iter().map(|m| m.len() + 1).sum::<usize>();
+        if len <= buf.len() {
+            buf[..self.opcode.len()].copy_from_slice(self.opcode.as_bytes());
+            let mut k = self.opcode.len();
+            for m in &self.mods {
+                buf[k] = b'.';
+                buf[k + 1..k + 1 + m.len()].copy_from_slice(m.as_bytes());
+                k += 1 + m.len();
+            }
+            // SAFETY: `buf[..len]` is the opcode and the modifiers (each a `str`) joined by
+            // ASCII dots: valid UTF-8.
+            return Name::new(unsafe { std::str::from_utf8_unchecked(&buf[..len]) });
+        }
+        let mut s = Name::with_capacity(len);
+        s.push_str(&self.opcode);
         for m in &self.mods {
             s.push('.');
             s.push_str(m);
@@ -97,7 +167,7 @@ pub enum Init {
     /// `sym`, `sym+off`, `generic(sym)+off`; `mask(...)` (ISA 5.4.4, `0xFF00(generic(sym))`)
     /// extracts the masked bits of the address, shifted down to bit 0.
     Sym {
-        name: String,
+        name: Name,
         offset: i64,
         generic: bool,
         mask: Option<u64>,
@@ -115,7 +185,7 @@ pub struct VarDecl {
     /// `.v2` / `.v4` (1 when scalar).
     pub vec: u32,
     /// Element type word (`b32`, `f32`, `pred`, ...).
-    pub ty: String,
+    pub ty: Name,
     pub name: String,
     /// `%r<100>`: declares `%r0` .. `%r99`.
     pub count: Option<u32>,

@@ -40,14 +40,32 @@ pub struct Token<'a> {
     pub end: u32,
 }
 
+/// Character classes, one table lookup per byte: bit 0 `followsym`, bit 1 `ident_start`.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let alpha = b.is_ascii_alphabetic();
+        if alpha || b.is_ascii_digit() || b == b'_' || b == b'$' {
+            t[c] |= 1;
+        }
+        if alpha || b == b'_' || b == b'$' || b == b'%' {
+            t[c] |= 2;
+        }
+        c += 1;
+    }
+    t
+};
+
 #[inline]
 fn ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c == b'%'
+    CLASS[c as usize] & 2 != 0
 }
 
 #[inline]
 fn followsym(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+    CLASS[c as usize] & 1 != 0
 }
 
 const PUNCT1: &[&str] = &[
@@ -190,9 +208,13 @@ impl<'a> Lexer<'a> {
                 self.i = i.min(b.len());
                 tok
             } else {
-                let two = b
-                    .get(start..start + 2)
-                    .and_then(|s| PUNCT2.iter().find(|p| p.as_bytes() == s).copied());
+                // Most punctuation is one character and cannot start a two-character operator.
+                let two = match c {
+                    b'<' | b'>' | b'=' | b'!' | b'&' | b'|' => b
+                        .get(start..start + 2)
+                        .and_then(|s| PUNCT2.iter().find(|p| p.as_bytes() == s).copied()),
+                    _ => None,
+                };
                 if let Some(p) = two {
                     self.i = start + 2;
                     Tok::Punct(p)

@@ -141,9 +141,10 @@ impl<'a> Parser<'a> {
         }
     }
     /// Consumes the current token and returns it.
+    #[inline]
     fn bump(&mut self) -> Tok<'a> {
         let t = self.buf[self.head].tok;
-        if t != Tok::Eof {
+        if !matches!(t, Tok::Eof) {
             self.buf[self.head] = self.lex.next_token();
             self.head = (self.head + 1) % LA;
         }
@@ -190,6 +191,7 @@ impl<'a> Parser<'a> {
     fn is_punct(&self, c: &str) -> bool {
         matches!(self.peek(), Tok::Punct(p) if p == c)
     }
+    #[inline]
     fn eat_punct(&mut self, c: &str) -> bool {
         if self.is_punct(c) {
             self.bump();
@@ -198,6 +200,7 @@ impl<'a> Parser<'a> {
             false
         }
     }
+    #[inline]
     fn expect_punct(&mut self, c: &str) -> R<()> {
         if self.eat_punct(c) {
             Ok(())
@@ -205,9 +208,11 @@ impl<'a> Parser<'a> {
             self.expected(&format!("'{c}'"))
         }
     }
+    #[inline]
     fn is_dot(&self, w: &str) -> bool {
         matches!(self.peek(), Tok::Dot(d) if d == w)
     }
+    #[inline]
     fn ident(&mut self) -> R<&'a str> {
         match self.peek() {
             Tok::Ident(s) => {
@@ -969,7 +974,8 @@ impl<'a> Parser<'a> {
     }
 
     fn statements_inner(&mut self, f: &mut Function) -> R<Vec<Statement>> {
-        let mut out = Vec::new();
+        // Bodies have tens to thousands of statements: skip the first doublings.
+        let mut out = Vec::with_capacity(16);
         loop {
             let pos = self.pos();
             match self.peek() {
@@ -1036,7 +1042,7 @@ impl<'a> Parser<'a> {
                         _ => out.push(Statement::Label(name.to_string(), pos)),
                     }
                 }
-                Tok::Punct("@") | Tok::Ident(_) => out.push(Statement::Inst(self.instruction()?)),
+                Tok::Punct("@") | Tok::Ident(_) => self.instruction(&mut out)?,
                 _ => return self.err(format!("unexpected {}", self.describe())),
             }
         }
@@ -1083,7 +1089,10 @@ impl<'a> Parser<'a> {
         Ok(p)
     }
 
-    fn instruction(&mut self) -> R<Instruction> {
+    /// Parses an instruction into a new statement at the end of `out`, built in place (an
+    /// instruction is a few hundred bytes: moving it through results cost more than parsing
+    /// it). On error the statement is left incomplete; the caller discards `out`.
+    fn instruction(&mut self, out: &mut Vec<Statement>) -> R<()> {
         let mut guard = None;
         if self.eat_punct("@") {
             let neg = self.eat_punct("!");
@@ -1091,12 +1100,20 @@ impl<'a> Parser<'a> {
         }
         let pos = self.pos();
         let opcode = self.ident()?;
-        let mut mods = Vec::new();
+        out.push(Statement::Inst(Instruction {
+            pos,
+            guard,
+            opcode: Name::new(opcode),
+            mods: Mods::new(),
+            operands: Operands::new(),
+        }));
+        let Some(Statement::Inst(inst)) = out.last_mut() else {
+            unreachable!("just pushed")
+        };
         while let Tok::Dot(d) = self.peek() {
-            mods.push(d.to_string());
+            inst.mods.push(Name::new(d));
             self.bump();
         }
-        let mut operands = Vec::new();
         let is_call = opcode == "call";
         if !self.eat_punct(";") {
             loop {
@@ -1104,11 +1121,11 @@ impl<'a> Parser<'a> {
                 if matches!(o, Operand::Addr { .. }) {
                     // `[a].unified`
                     while let Tok::Dot(d) = self.peek() {
-                        mods.push(d.to_string());
+                        inst.mods.push(Name::new(d));
                         self.bump();
                     }
                 }
-                operands.push(o);
+                inst.operands.push(o);
                 if self.eat_punct(";") {
                     break;
                 }
@@ -1118,13 +1135,7 @@ impl<'a> Parser<'a> {
                 self.bump();
             }
         }
-        Ok(Instruction {
-            pos,
-            guard,
-            opcode: opcode.to_string(),
-            mods,
-            operands,
-        })
+        Ok(())
     }
 
     fn cv_operand(v: CV) -> Operand {
@@ -1170,7 +1181,10 @@ impl<'a> Parser<'a> {
                     Operand::Addr {
                         base: Some(name),
                         offset: 0,
-                    } => Operand::Name { name, comp: None },
+                    } => Operand::Name {
+                        name: name.to_string(),
+                        comp: None,
+                    },
                     other => other,
                 };
                 let mut v = vec![first];
@@ -1227,7 +1241,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let mut comp = None;
                 if let Tok::Dot(c) = self.peek() {
-                    comp = Some(c.to_string());
+                    comp = Some(Name::new(c));
                     self.bump();
                 }
                 if self.eat_punct("|") {
@@ -1277,7 +1291,7 @@ impl<'a> Parser<'a> {
                     0
                 };
                 Ok(Operand::Addr {
-                    base: Some(name.to_string()),
+                    base: Some(Name::new(name)),
                     offset,
                 })
             }
@@ -1383,20 +1397,29 @@ impl<'a> Parser<'a> {
             out.push(VarDecl {
                 pos: if out.is_empty() { pos } else { vpos },
                 space,
-                attrs: attrs.clone(),
+                // Filled in below (moved into the last declaration, cloned for the others).
+                attrs: Vec::new(),
                 align,
                 vec,
-                ty: ty.to_string(),
+                ty: Name::new(ty),
                 name: name.to_string(),
                 count,
                 dims,
                 init,
-                ptr_attrs: ptr_attrs.clone(),
+                ptr_attrs: Vec::new(),
                 fields,
             });
             if !(multi && self.eat_punct(",")) {
                 break;
             }
+        }
+        if let Some((last, rest)) = out.split_last_mut() {
+            for d in rest {
+                d.attrs = attrs.clone();
+                d.ptr_attrs = ptr_attrs.clone();
+            }
+            last.attrs = attrs;
+            last.ptr_attrs = ptr_attrs;
         }
         Ok(out)
     }
@@ -1500,7 +1523,7 @@ impl<'a> Parser<'a> {
             0
         };
         Ok(Init::Sym {
-            name: name.to_string(),
+            name: Name::new(name),
             offset,
             generic,
             mask: None,
