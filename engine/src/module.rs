@@ -60,6 +60,18 @@ pub struct Module {
     globals: Vec<Global>,
 }
 
+/// Drops the syntax tree of a large module on a thread of its own: freeing its millions of
+/// small allocations took about a sixth of a 10 MB module's load (65 of 450 ms here), and
+/// nothing needs to wait for it. Small modules, and a failed spawn, drop it here.
+fn free_in_background(ast: crate::ptx::ast::Module, source_bytes: usize) {
+    if source_bytes >= 1 << 20 {
+        // On failure the closure, and with it the tree, is dropped right here.
+        let _ = std::thread::Builder::new()
+            .name("ptx-free".into())
+            .spawn(move || drop(ast));
+    }
+}
+
 impl Module {
     /// Parses, lowers and validates `ptx`. `name` is used in diagnostics (`name:LINE:COL`).
     pub fn load(ptx: &str, name: &str) -> Result<Module, LoadError> {
@@ -86,7 +98,9 @@ impl Module {
                 ))
             }
         };
-        Self::from_ast(&ast, name, &|line| (name.to_string(), line))
+        let module = Self::from_ast(&ast, name, &|line| (name.to_string(), line));
+        free_in_background(ast, ptx.len());
+        module
     }
 
     /// Links several PTX modules (text, name for diagnostics) into one and loads it: `.extern`
