@@ -355,15 +355,25 @@ impl<'a> Cta<'a> {
         })
     }
 
-    /// The common `ld/st.shared` of a kernel's own `__shared__` data, checked in one pass:
-    /// when every active lane's address (`addrs`, lanes `em`) names this CTA (no cluster rank
-    /// field), is aligned for `len` bytes and its access ends inside this CTA's shared memory,
-    /// the host address of shared offset 0 (lane `l`'s access is that plus `addrs[l]`). None
-    /// otherwise: the caller goes on to [`Cta::place_warp`], which reports bad lanes exactly.
+    /// The common `ld/st/atom.shared` of a kernel's own `__shared__` data, checked in one
+    /// pass: when `space` is Shared and every active lane's address (`addrs`, lanes `em`)
+    /// names this CTA (no cluster rank field), is aligned for `len` bytes and its access ends
+    /// inside this CTA's shared memory, the host address of shared offset 0 (lane `l`'s
+    /// access is that plus `addrs[l]`). None otherwise: the caller goes on to
+    /// [`Cta::place_warp`], which reports bad lanes exactly.
     /// (Tiled kernels' shared reads are neither contiguous nor uniform across a warp, e.g. two
     /// rows of a 16-wide tile, and `place_warp`'s general classification cost them dearly.)
     #[inline(always)]
-    pub fn own_shared(&mut self, addrs: &Lanes, em: u32, len: u64) -> Option<*mut u8> {
+    pub fn own_shared(
+        &mut self,
+        space: MSpace,
+        addrs: &Lanes,
+        em: u32,
+        len: u64,
+    ) -> Option<*mut u8> {
+        if space != MSpace::Shared {
+            return None;
+        }
         // Shared memory is below 2^24 bytes per CTA (`CLUSTER_OFFSET_MASK`), so an address at
         // most `last` has no rank field: it names this CTA. Per lane, only an OR and a
         // subtraction (a u64 compare or max does not vectorize): the OR of the addresses shows

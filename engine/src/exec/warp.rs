@@ -927,10 +927,7 @@ impl Warp {
                     let len = *size as u64 * *n as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
-                    let own = match space {
-                        MSpace::Shared => cta.own_shared(&addrs, em, len),
-                        _ => None,
-                    };
+                    let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
                         for (k, dk) in d.iter().enumerate().take(*n as usize) {
                             if let Some(r) = *dk {
@@ -1003,10 +1000,7 @@ impl Warp {
                     let len = *size as u64 * *n as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
-                    let own = match space {
-                        MSpace::Shared => cta.own_shared(&addrs, em, len),
-                        _ => None,
-                    };
+                    let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
                         let mut tmp = [0; 32];
                         for (k, sk) in s.iter().enumerate().take(*n as usize) {
@@ -1051,10 +1045,7 @@ impl Warp {
                     let size = atom_width(*ty) as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
-                    let own = match space {
-                        MSpace::Shared => cta.own_shared(&addrs, em, size),
-                        _ => None,
-                    };
+                    let own = cta.own_shared(*space, &addrs, em, size);
                     let pl = match own {
                         Some(base) => Some(Place::Buf {
                             base,
