@@ -328,6 +328,68 @@ const CASES: &[(&str, bool)] = &[
     ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32}, {b32, b32};", true),
     // Arguments mismatch for instruction 'tex.grad'
     ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {u32, u32}, {f32, f32};", false),
+    // 9.7.10.3: integer literals among .f32 coordinates: leading integer or bit-size
+    // registers only.
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, u32}];", true),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, b32}];", true),
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, u32, u32, u32}];", true),
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1, u32, u32}];", true),
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, 1, u32, u32}];", true),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1}];", false), // ptxas: segmentation fault
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {b32, 1}];", false), // ptxas: segmentation fault
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1, u32, u32}];", false), // ptxas: segmentation fault
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1}];", false), // ptxas: segmentation fault
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, f32}];", false),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, 1.0}];", true),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1.0, 1.0}];", true),
+    ("tex.2d.v4.f32.s32 {f32, f32, f32, f32}, [x64, {s32, 1}];", true),
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, f32}];", true),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, 1}];", false),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, 1.0}];", false),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f16x2, 1}];", false),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1, f32, f32}];", false),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, 1}];", false),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, 2}];", false), // Arguments mismatch for instruction 'tex'
+    ("tex.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1}];", false), // Arguments mismatch for instruction 'tex'
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, 1}];", false), // Arguments mismatch for instruction 'tex'
+    // 9.7.10.3: the gradients have one element per dimension (4 for 3d and cube), the offset
+    // at least as many.
+    ("tex.grad.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}], {f32}, {f32};", true),
+    ("tex.grad.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32}], {f32}, {f32};", true),
+    ("tex.grad.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32, f32, f32}], {f32, f32}, {f32, f32};", true),
+    ("tex.grad.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], {f32, f32, f32, f32}, {f32, f32, f32, f32};", true),
+    ("tex.grad.cube.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], {f32, f32, f32, f32}, {f32, f32, f32, f32};", true),
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32}, {f32, f32}, {s32, s32};", true),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32}, {f32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32, f32, f32}, {f32, f32, f32, f32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}], {f32, f32}, {f32, f32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32}], {f32, f32}, {f32, f32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32}, {f32, f32}, {s32};", false),
+    ("tex.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}], {s32};", true),
+    ("tex.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}], {s32, s32};", true),
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32}], {s32};", true),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {s32, s32, s32, s32};", true),
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32, f32, f32}], {s32, s32};", true),
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], {s32, s32, s32, s32};", true),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {s32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32, f32, f32}], {s32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], {s32, s32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.level'
+    ("tex.level.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], f32, {s32, s32};", false),
     // ---- 9.7.11.1 suld, 9.7.11.2 sust: `.vec = { none, .v2, .v4 }`: `none` means no word ----
     ("suld.b.1d.b32.trap {u32}, [x64, {s32}];", true),
     ("sust.b.1d.b32.trap [x64, {s32}], {u32};", true),

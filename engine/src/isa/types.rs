@@ -484,8 +484,8 @@ fn tex_types(i: &Instruction) -> Option<(&str, &str, &str)> {
 /// type; `.f32` ones may be any 32-bit registers), of the coordinates `c` (the coordinate type,
 /// any 32-bit register for `.f32`; the array index of a1d, a2d, acube and a2dms a `.u32`), for
 /// `lod` (the coordinate type), the gradients (`.f32`), the offset `e` (`.s32`) and the depth
-/// compare value `f` after it (`.f32`). The counts of `d` and `c` are checked by the caller;
-/// those of `e` and the gradients are not checked.
+/// compare value `f` after it (`.f32`). The counts of `d`, `c`, `e` and the gradients are
+/// checked by the caller.
 fn tex_leaves(i: &Instruction, f: &mut dyn FnMut(usize, &O, Ty) -> R<()>) -> R<()> {
     let Some((geom, dt, ct)) = tex_types(i) else {
         return Ok(());
@@ -827,8 +827,72 @@ impl<'a> Checker<'a> {
             if n < need {
                 return count(1, n, format!("a .{geom} texture takes {need} coordinates"));
             }
+            // 9.7.10.3: under `.f32` the coordinates are floating point. ptxas 13.5 lets an
+            // integer literal lead a vector of integer or bit-size registers (`{1, %r}`), but
+            // not stand beside a floating-point register or literal ("Vector with elements of
+            // different types"), nor fill the vector ("Arguments mismatch"); after the first
+            // element it crashes (segmentation fault) in 1d, 2d, 3d and a1d (a2d takes it).
+            if let (Some(O::Vector(v)), Some((_, _, "f32"))) = (t.last(), tex_types(i)) {
+                let coords = &v[usize::from(geom.starts_with('a')).min(v.len())..];
+                let float = |o: &O| match o {
+                    O::Float { .. } => true,
+                    O::Name { name, .. } => {
+                        self.reg(name).is_some_and(|t| matches!(t.k, K::F | K::H2))
+                    }
+                    _ => false,
+                };
+                let is_int = |o: &O| matches!(o, O::Int(_));
+                let int = coords.iter().any(is_int);
+                let late = matches!(geom, "1d" | "2d" | "3d" | "a1d") && v.iter().skip(1).any(is_int);
+                if int && (late || coords.iter().any(float) || v.iter().all(is_int)) {
+                    return invalid(
+                        i.pos,
+                        format!(
+                            "'{}': operand 2 has an integer literal among .f32 coordinates \
+                             (PTX ISA 9.7.10.3)",
+                            i.full_name()
+                        ),
+                    );
+                }
+            }
         }
+        // 9.7.10.3: the gradients have one element per dimension of the geometry (ptxas
+        // 13.5: exactly; it also takes either 2 or 4 for .acube, which is left unchecked),
+        // the offset at least that many (ptxas takes a .v4 offset for a 1d or 2d texture).
+        let dims = match geom {
+            "1d" | "a1d" => Some(1),
+            "2d" | "a2d" => Some(2),
+            "3d" | "cube" => Some(4),
+            _ => None,
+        };
+        if let Some(dims) = dims {
+            let len = |o: Option<&O>| match o {
+                Some(O::Vector(v)) => Some(v.len()),
+                _ => None,
+            };
+            let mut k = 2;
+            if i.mods.iter().any(|m| &**m == "level") {
+                k += 1;
+            } else if i.mods.iter().any(|m| &**m == "grad") {
+                for k in 2..4 {
+                    if let Some(n) = len(i.operands.get(k)).filter(|&n| n != dims) {
+                        return count(k, n, format!("a .{geom} gradient has {dims}"));
+                    }
+                }
+                k += 2;
+            }
+            if let Some(n) = len(i.operands.get(k)).filter(|&n| n < dims && geom != "cube") {
+                return count(k, n, format!("a .{geom} offset has {dims}"));
+            }
+        }
+        // A floating-point literal among `.f32` coordinates (any 32-bit register there) is
+        // one of `.f32`: ptxas 13.5 takes `{%f, 1.0}`.
+        let f32 = Ty::new(K::F, 32);
         tex_leaves(i, &mut |k, o, want| {
+            let want = match o {
+                O::Float { .. } if want == Ty::B32 => f32,
+                _ => want,
+            };
             self.leaf(i, k, o, want, Rule::Exact, false)
         })
     }
