@@ -393,7 +393,8 @@ fn cvt_signature(i: &Instruction) -> Option<Sig> {
 
 /// 9.7.14.4.1: the fragment of matrix `m` (`a`, `b`, `c`, `d`) of a `wmma` of this shape and
 /// element type: how many registers, of which type. The element types are ptxas's: `.f16`
-/// halves in `.f16x2` or `.b32` registers, `.u8`/`.s8` bytes in integer ones, `.bf16` and `.tf32`
+/// halves in `.f16x2` or `.b32` registers, `.u8`/`.s8` bytes and `.s32` accumulators in
+/// integer or bit-size ones (no `.f16x2`, ptxas 13.5: "Arguments mismatch"), `.bf16` and `.tf32`
 /// elements in `.b32` registers only, sub-byte and single-bit ones in any 32-bit register. The
 /// `.f64` accumulator is two `.f64` registers (the ISA's table says one; ptxas requires two, as
 /// for `mma.m8n8k4`, 9.7.14.5.14).
@@ -415,14 +416,14 @@ fn wmma_fragment(m: &str, shape: &str, ty: &str) -> Option<(Ty, u8)> {
         ("f16", false) => (Ty::new(K::H2, 32), 4),
         ("f32", false) => (Ty::new(K::F, 32), 8),
         ("s32", false) => (
-            Ty::new(K::S, 32),
+            INT32,
             if matches!(shape, "m8n8k32" | "m8n8k128") {
                 2
             } else {
                 8
             },
         ),
-        ("u8" | "s8", true) => (Ty::U32, count(2, (1, 4), (4, 1))?),
+        ("u8" | "s8", true) => (Ty::new(K::Raw("u32"), 32), count(2, (1, 4), (4, 1))?),
         ("bf16", true) => (bits, count(4, (2, 8), (8, 2))?),
         ("tf32", true) if shape == "m16n16k8" => (bits, 4),
         ("f64", true) => (Ty::new(K::F, 64), 1),
@@ -461,6 +462,11 @@ fn wmma_signature(i: &Instruction) -> Option<Sig> {
         _ => return None,
     })
 }
+
+/// A 32-bit integer fragment register of `wmma` and `mma` (9.7.14.4.1, 9.7.14.5.14,
+/// 9.7.14.6.2): an integer or bit-size register, where ptxas 13.5 takes no `.f16x2` one (it
+/// does for integer arithmetic, where `.s32` agrees with `.f16x2`).
+const INT32: Ty = Ty::new(K::Raw("s32"), 32);
 
 /// The geometry, destination type and coordinate type of a `tex` (9.7.10.3).
 fn tex_types(i: &Instruction) -> Option<(&str, &str, &str)> {
@@ -602,13 +608,15 @@ fn mma_signature(i: &Instruction) -> Option<Sig> {
         })
     };
     // ptxas 13.5: dense `.bf16`/`.tf32` multiplicands only in `.b32` registers; with a sparse
-    // A, it checks only the sizes of the `.bf16` multiplicands and of the accumulators.
+    // A, it checks only the sizes of the `.bf16` multiplicands and of the `.f32` accumulators.
     let reg = |ty: &str, acc: bool| match ty {
         "f16" => Ty::new(K::H2, 32),
         "f64" => Ty::new(K::F, 64),
-        "f32" | "s32" if acc && sparse => Ty::B32,
+        "f32" if acc && sparse => Ty::B32,
         "f32" if acc => Ty::new(K::F, 32),
-        "s32" if acc => Ty::new(K::S, 32),
+        // An `.s32` accumulator, sparse or not, is an integer or bit-size register (no `.f32`
+        // nor `.f16x2` one, ptxas 13.5: "Arguments mismatch").
+        "s32" if acc => INT32,
         "bf16" | "tf32" if !sparse => Ty::new(K::Raw("b32"), 32),
         _ => Ty::B32,
     };
@@ -843,7 +851,8 @@ impl<'a> Checker<'a> {
                 };
                 let is_int = |o: &O| matches!(o, O::Int(_));
                 let int = coords.iter().any(is_int);
-                let late = matches!(geom, "1d" | "2d" | "3d" | "a1d") && v.iter().skip(1).any(is_int);
+                let late =
+                    matches!(geom, "1d" | "2d" | "3d" | "a1d") && v.iter().skip(1).any(is_int);
                 if int && (late || coords.iter().any(float) || v.iter().all(is_int)) {
                     return invalid(
                         i.pos,
@@ -1245,6 +1254,8 @@ fn agrees(want: Ty, reg: Ty, rule: Rule) -> bool {
         // ptxas takes the packed integer types in .f16x2 registers too (`min.u16x2 %r, %r,
         // %h2` assembles), not in .u32 ones.
         K::Raw("u16x2" | "s16x2") => matches!(reg.k, K::B | K::H2) && size,
+        // Integer matrix fragments ([`INT32`]): no `.f16x2` register, unlike `.s32`/`.u32`.
+        K::Raw("s32" | "u32") => matches!(reg.k, K::B | K::S | K::U) && size,
         K::Bf | K::Bf2 | K::Raw(_) => reg.k == K::B && size,
         K::Pred => unreachable!(),
     }
@@ -1262,7 +1273,7 @@ fn float_literal_ok(want: Ty, single: bool) -> bool {
             64 => !single,
             _ => true,
         },
-        K::S | K::U | K::Pred => false,
+        K::S | K::U | K::Pred | K::Raw("s32" | "u32") => false,
         // Not established against ptxas: accepted.
         K::H2 | K::Bf | K::Bf2 | K::Raw(_) => true,
     }
