@@ -69,6 +69,9 @@ TYPOS = {"se1p": "selp", "shf1": "shfl", "griddecontrol": "griddepcontrol"}
 # Syntax lines that are prose, not forms.
 BOGUS = {"instruction"}
 # Misprints inside syntax blocks: (text, correction).
+# A group definition listing a bare `none` among its words (`.vec = { none, .v2, .v4 }`).
+NONE_GROUP = re.compile(r"(?m)^\s*\.([A-Za-z][A-Za-z0-9_]*)\s*=\s*\{\s*none\s*,")
+
 FIXES = [
     # 9.7.16.10.9.2 tcgen05.mma.sp: `:::` for `::`, and the block-scaling kinds misspelt
     # (`.kind::mx8f6f4` for `.kind::mxf8f6f4`, as 9.7.16.10.9.1 and the description spell them).
@@ -103,11 +106,10 @@ FIXES = [
         ".redOp =        { .add, .min, .max, .inc, .dec, .and, .or, .xor }\n"
         ".level::cache_hint = { .L2::cache_hint }",
     ),
-    # 9.7.11.2 sust: the dimension groups are written as bare lists (`.{1d,2d,3d}`), and
-    # `.vec = { none, .v2, .v4 }` means the vector word is optional.
-    ("sust.b.{1d,2d,3d}{.cop}.vec.", "sust.b.sdim{.cop}{.vec}."),
-    ("sust.p.{1d,2d,3d}.vec.", "sust.p.sdim{.vec}."),
-    ("sust.b.{a1d,a2d}{.cop}.vec.", "sust.b.adim{.cop}{.vec}."),
+    # 9.7.11.2 sust: the dimension groups are written as bare lists (`.{1d,2d,3d}`).
+    ("sust.b.{1d,2d,3d}{.cop}.vec.", "sust.b.sdim{.cop}.vec."),
+    ("sust.p.{1d,2d,3d}.vec.", "sust.p.sdim.vec."),
+    ("sust.b.{a1d,a2d}{.cop}.vec.", "sust.b.adim{.cop}.vec."),
     (
         ".cop  = { .wb, .cg, .cs, .wt }; // cache operation",
         ".cop  = { .wb, .cg, .cs, .wt };\n.sdim = { .1d, .2d, .3d };\n.adim = { .a1d, .a2d };",
@@ -158,7 +160,9 @@ def expand(word_list, defs, depth=0):
     for it in items:
         # `::discard*`: a footnote mark (tcgen05.mma's default collector operation).
         it = it.strip().rstrip(";").strip().rstrip("*")
-        if not it:
+        # A bare `none` (suld's and sust's `.vec = { none, .v2, .v4 }`, 9.7.11.1-2) is no
+        # word: it makes the group optional (see NONE_GROUP in parse_block).
+        if not it or it == "none":
             continue
         # `.collector::buffer::op` with `::buffer = { ::a }`, `::op = { ::fill, ... }`: every
         # combination of the sub-word groups (tcgen05.mma, 9.7.16.10.9).
@@ -323,6 +327,9 @@ def parse_block(text, defs_global, section="", nested=False):
             return all_defs, all_forms
     defs = {}
     forms = []
+    # Groups whose definition lists a bare `none` may be left out: `suld.b.1d.b32.trap` takes
+    # no `.vec` word (ptxas 13.5 accepts it and rejects `.none`).
+    optional_groups = set(re.findall(NONE_GROUP, text))
     # Group definitions first (they may follow the forms). Sub-word groups (`::op = { ::fill,
     # ... }`) are read first: a definition may use one defined after it
     # (`.collector_usage = { .collector::buffer::op }` before `::buffer`, tcgen05.mma.ws).
@@ -379,7 +386,7 @@ def parse_block(text, defs_global, section="", nested=False):
                         break
                     groups.append((gw2[0], True, gw2[1]))
             else:
-                groups.append((gw[0], opt, gw[1]))
+                groups.append((gw[0], opt or gw[0] in optional_groups, gw[1]))
         for a, b in tail_mods:
             w = (a or b).lstrip(".")
             groups.append((w, True, [w]))

@@ -328,6 +328,106 @@ const CASES: &[(&str, bool)] = &[
     ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32}, {b32, b32};", true),
     // Arguments mismatch for instruction 'tex.grad'
     ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {u32, u32}, {f32, f32};", false),
+    // 9.7.10.3: integer literals among .f32 coordinates: leading integer or bit-size
+    // registers only.
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, u32}];", true),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, b32}];", true),
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, u32, u32, u32}];", true),
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1, u32, u32}];", true),
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, 1, u32, u32}];", true),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1}];", false), // ptxas: segmentation fault
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {b32, 1}];", false), // ptxas: segmentation fault
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1, u32, u32}];", false), // ptxas: segmentation fault
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1}];", false), // ptxas: segmentation fault
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, f32}];", false),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, 1.0}];", true),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1.0, 1.0}];", true),
+    ("tex.2d.v4.f32.s32 {f32, f32, f32, f32}, [x64, {s32, 1}];", true),
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, f32}];", true),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, 1}];", false),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, 1.0}];", false),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f16x2, 1}];", false),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, 1, f32, f32}];", false),
+    // Vector with elements of different types are not allowed in tex instruction
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, 1}];", false),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, 2}];", false), // Arguments mismatch for instruction 'tex'
+    ("tex.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1}];", false), // Arguments mismatch for instruction 'tex'
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {1, 1}];", false), // Arguments mismatch for instruction 'tex'
+    // 9.7.10.3: the gradients have one element per dimension (4 for 3d and cube), the offset
+    // at least as many.
+    ("tex.grad.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}], {f32}, {f32};", true),
+    ("tex.grad.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32}], {f32}, {f32};", true),
+    ("tex.grad.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32, f32, f32}], {f32, f32}, {f32, f32};", true),
+    ("tex.grad.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], {f32, f32, f32, f32}, {f32, f32, f32, f32};", true),
+    ("tex.grad.cube.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], {f32, f32, f32, f32}, {f32, f32, f32, f32};", true),
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32}, {f32, f32}, {s32, s32};", true),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32}, {f32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32, f32, f32}, {f32, f32, f32, f32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}], {f32, f32}, {f32, f32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32}], {f32, f32}, {f32, f32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.grad'
+    ("tex.grad.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {f32, f32}, {f32, f32}, {s32};", false),
+    ("tex.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}], {s32};", true),
+    ("tex.1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32}], {s32, s32};", true),
+    ("tex.a1d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32}], {s32};", true),
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {s32, s32, s32, s32};", true),
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32, f32, f32}], {s32, s32};", true),
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], {s32, s32, s32, s32};", true),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32}], {s32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.a2d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {u32, f32, f32, f32}], {s32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex'
+    ("tex.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], {s32, s32};", false),
+    // Operand vector size doesn't match geometry for instruction 'tex.level'
+    ("tex.level.3d.v4.f32.f32 {f32, f32, f32, f32}, [x64, {f32, f32, f32, f32}], f32, {s32, s32};", false),
+    // ---- 9.7.14.4.1 wmma, 9.7.14.5.14 mma, 9.7.14.6.2 mma.sp: .f16x2 registers in integer
+    // fragments: sub-byte and single-bit multiplicands and the .u8/.s8 multiplicands of mma
+    // are 32 raw bits, .u8/.s8 wmma multiplicands and .s32 accumulators are integers ----
+    ("wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {f16x2}, [x64];", true),
+    ("wmma.load.a.sync.aligned.row.m8n8k128.global.b1 {f16x2}, [x64];", true),
+    // Arguments mismatch for instruction 'wmma.load.a'
+    ("wmma.load.a.sync.aligned.row.m16n16k16.global.s8 {f16x2, f16x2}, [x64];", false),
+    // Arguments mismatch for instruction 'wmma.load.c'
+    ("wmma.load.c.sync.aligned.row.m16n16k16.global.s32 {f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2, f16x2}, [x64];", false),
+    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {s32, s32, s32, s32}, {f16x2, f16x2, f16x2, f16x2}, {f16x2, f16x2}, {s32, s32, s32, s32};", true),
+    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {u32, u32, u32, u32}, {b32, b32, b32, b32}, {b32, b32}, {b32, b32, b32, b32};", true),
+    ("mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {s32, s32}, {f16x2}, {f16x2}, {s32, s32};", true),
+    ("mma.sync.aligned.m8n8k128.row.col.and.popc.s32.b1.b1.s32 {s32, s32}, {f16x2}, {f16x2}, {s32, s32};", true),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {f16x2, f16x2, f16x2, f16x2}, {b32, b32, b32, b32}, {b32, b32}, {s32, s32, s32, s32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32}, {f16x2, f16x2, f16x2, f16x2};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32}, {s32, s32, s32, s32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32}, {f32, f32, f32, f32};", false),
+    // A sparse .f32 accumulator is any 32-bit register; a sparse .s32 one an integer.
+    ("mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {s32, s32, s32, s32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {f16x2, f16x2, f16x2, f16x2}, b32, 0;", true),
+    ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {u32, u32, u32, u32}, {f16x2, f16x2, f16x2, f16x2}, {f16x2, f16x2, f16x2, f16x2}, {b32, b32, b32, b32}, b32, 0;", true),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {f16x2, f16x2, f16x2, f16x2}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {s32, s32, s32, s32}, b32, 0;", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {f32, f32, f32, f32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {s32, s32, s32, s32}, b32, 0;", false),
+    // Arguments mismatch for instruction 'mma'
+    ("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {u32, u32, u32, u32}, {b32, b32, b32, b32}, {b32, b32, b32, b32}, {f16x2, f16x2, f16x2, f16x2}, b32, 0;", false),
+    // ---- 9.7.11.1 suld, 9.7.11.2 sust: `.vec = { none, .v2, .v4 }`: `none` means no word ----
+    ("suld.b.1d.b32.trap {u32}, [x64, {s32}];", true),
+    ("sust.b.1d.b32.trap [x64, {s32}], {u32};", true),
+    ("sust.b.1d.v2.b32.trap [x64, {s32}], {u32, u32};", true),
+    ("suld.b.1d.none.b32.trap {u32}, [x64, {s32}];", false), // Unknown modifier '.none'
+    ("sust.b.1d.none.b32.trap [x64, {s32}], {u32};", false), // Unknown modifier '.none'
     // ---- operands whose type the ISA fixes independently of the instruction type ----
     ("shl.b64 u64, u64, s32;", true),
     ("shl.b64 u64, u64, b32;", true),
@@ -695,10 +795,14 @@ fn operand_types_are_checked_as_ptxas_checks_them() {
                 let d = &e.diagnostics[0];
                 // The diagnostic names the instruction, the line of the instruction, and the
                 // ISA rule.
+                // A modifier the opcode does not take is named with the opcode.
                 let name = inst.split(' ').next().unwrap();
+                let opcode = name.split('.').next().unwrap();
                 if e.kind != LoadErrorKind::InvalidPtx
                     || d.line != 12
-                    || !d.message.contains(&format!("'{name}'"))
+                    || !(d.message.contains(&format!("'{name}'"))
+                        || d.message
+                            .contains(&format!("is not a modifier of '{opcode}'")))
                     || !d.message.contains("(PTX ISA ")
                 {
                     wrong.push(format!("{inst}: rejected, but not as expected: {e}"));

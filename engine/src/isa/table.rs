@@ -12872,7 +12872,7 @@ pub static OPCODES: &[Opcode] = &[
         max_ops: 2,
         words: &[
             "1d", "2d", "3d", "a1d", "a2d", "b", "b16", "b32", "b64", "b8", "ca", "cg", "clamp",
-            "cs", "cv", "none", "trap", "v2", "v4", "zero",
+            "cs", "cv", "trap", "v2", "v4", "zero",
         ],
         forms: &[Form {
             groups: &[
@@ -12893,8 +12893,8 @@ pub static OPCODES: &[Opcode] = &[
                 },
                 Group {
                     name: "vec",
-                    optional: false,
-                    words: &["none", "v2", "v4"],
+                    optional: true,
+                    words: &["v2", "v4"],
                 },
                 Group {
                     name: "dtype",
@@ -13035,7 +13035,7 @@ pub static OPCODES: &[Opcode] = &[
         max_ops: 2,
         words: &[
             "1d", "2d", "3d", "a1d", "a2d", "b", "b16", "b32", "b64", "b8", "cg", "clamp", "cs",
-            "none", "p", "trap", "v2", "v4", "wb", "wt", "zero",
+            "p", "trap", "v2", "v4", "wb", "wt", "zero",
         ],
         forms: &[
             Form {
@@ -13058,7 +13058,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "vec",
                         optional: true,
-                        words: &["none", "v2", "v4"],
+                        words: &["v2", "v4"],
                     },
                     Group {
                         name: "ctype",
@@ -13089,7 +13089,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "vec",
                         optional: true,
-                        words: &["none", "v2", "v4"],
+                        words: &["v2", "v4"],
                     },
                     Group {
                         name: "b32",
@@ -13125,7 +13125,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "vec",
                         optional: true,
-                        words: &["none", "v2", "v4"],
+                        words: &["v2", "v4"],
                     },
                     Group {
                         name: "ctype",

@@ -393,7 +393,8 @@ fn cvt_signature(i: &Instruction) -> Option<Sig> {
 
 /// 9.7.14.4.1: the fragment of matrix `m` (`a`, `b`, `c`, `d`) of a `wmma` of this shape and
 /// element type: how many registers, of which type. The element types are ptxas's: `.f16`
-/// halves in `.f16x2` or `.b32` registers, `.u8`/`.s8` bytes in integer ones, `.bf16` and `.tf32`
+/// halves in `.f16x2` or `.b32` registers, `.u8`/`.s8` bytes and `.s32` accumulators in
+/// integer or bit-size ones (no `.f16x2`, ptxas 13.5: "Arguments mismatch"), `.bf16` and `.tf32`
 /// elements in `.b32` registers only, sub-byte and single-bit ones in any 32-bit register. The
 /// `.f64` accumulator is two `.f64` registers (the ISA's table says one; ptxas requires two, as
 /// for `mma.m8n8k4`, 9.7.14.5.14).
@@ -415,14 +416,14 @@ fn wmma_fragment(m: &str, shape: &str, ty: &str) -> Option<(Ty, u8)> {
         ("f16", false) => (Ty::new(K::H2, 32), 4),
         ("f32", false) => (Ty::new(K::F, 32), 8),
         ("s32", false) => (
-            Ty::new(K::S, 32),
+            INT32,
             if matches!(shape, "m8n8k32" | "m8n8k128") {
                 2
             } else {
                 8
             },
         ),
-        ("u8" | "s8", true) => (Ty::U32, count(2, (1, 4), (4, 1))?),
+        ("u8" | "s8", true) => (Ty::new(K::Raw("u32"), 32), count(2, (1, 4), (4, 1))?),
         ("bf16", true) => (bits, count(4, (2, 8), (8, 2))?),
         ("tf32", true) if shape == "m16n16k8" => (bits, 4),
         ("f64", true) => (Ty::new(K::F, 64), 1),
@@ -462,6 +463,11 @@ fn wmma_signature(i: &Instruction) -> Option<Sig> {
     })
 }
 
+/// A 32-bit integer fragment register of `wmma` and `mma` (9.7.14.4.1, 9.7.14.5.14,
+/// 9.7.14.6.2): an integer or bit-size register, where ptxas 13.5 takes no `.f16x2` one (it
+/// does for integer arithmetic, where `.s32` agrees with `.f16x2`).
+const INT32: Ty = Ty::new(K::Raw("s32"), 32);
+
 /// The geometry, destination type and coordinate type of a `tex` (9.7.10.3).
 fn tex_types(i: &Instruction) -> Option<(&str, &str, &str)> {
     let geom = i.mods.iter().map(|m| &**m).find(|m| {
@@ -484,8 +490,8 @@ fn tex_types(i: &Instruction) -> Option<(&str, &str, &str)> {
 /// type; `.f32` ones may be any 32-bit registers), of the coordinates `c` (the coordinate type,
 /// any 32-bit register for `.f32`; the array index of a1d, a2d, acube and a2dms a `.u32`), for
 /// `lod` (the coordinate type), the gradients (`.f32`), the offset `e` (`.s32`) and the depth
-/// compare value `f` after it (`.f32`). The counts of `d` and `c` are checked by the caller;
-/// those of `e` and the gradients are not checked.
+/// compare value `f` after it (`.f32`). The counts of `d`, `c`, `e` and the gradients are
+/// checked by the caller.
 fn tex_leaves(i: &Instruction, f: &mut dyn FnMut(usize, &O, Ty) -> R<()>) -> R<()> {
     let Some((geom, dt, ct)) = tex_types(i) else {
         return Ok(());
@@ -602,13 +608,15 @@ fn mma_signature(i: &Instruction) -> Option<Sig> {
         })
     };
     // ptxas 13.5: dense `.bf16`/`.tf32` multiplicands only in `.b32` registers; with a sparse
-    // A, it checks only the sizes of the `.bf16` multiplicands and of the accumulators.
+    // A, it checks only the sizes of the `.bf16` multiplicands and of the `.f32` accumulators.
     let reg = |ty: &str, acc: bool| match ty {
         "f16" => Ty::new(K::H2, 32),
         "f64" => Ty::new(K::F, 64),
-        "f32" | "s32" if acc && sparse => Ty::B32,
+        "f32" if acc && sparse => Ty::B32,
         "f32" if acc => Ty::new(K::F, 32),
-        "s32" if acc => Ty::new(K::S, 32),
+        // An `.s32` accumulator, sparse or not, is an integer or bit-size register (no `.f32`
+        // nor `.f16x2` one, ptxas 13.5: "Arguments mismatch").
+        "s32" if acc => INT32,
         "bf16" | "tf32" if !sparse => Ty::new(K::Raw("b32"), 32),
         _ => Ty::B32,
     };
@@ -827,8 +835,73 @@ impl<'a> Checker<'a> {
             if n < need {
                 return count(1, n, format!("a .{geom} texture takes {need} coordinates"));
             }
+            // 9.7.10.3: under `.f32` the coordinates are floating point. ptxas 13.5 lets an
+            // integer literal lead a vector of integer or bit-size registers (`{1, %r}`), but
+            // not stand beside a floating-point register or literal ("Vector with elements of
+            // different types"), nor fill the vector ("Arguments mismatch"); after the first
+            // element it crashes (segmentation fault) in 1d, 2d, 3d and a1d (a2d takes it).
+            if let (Some(O::Vector(v)), Some((_, _, "f32"))) = (t.last(), tex_types(i)) {
+                let coords = &v[usize::from(geom.starts_with('a')).min(v.len())..];
+                let float = |o: &O| match o {
+                    O::Float { .. } => true,
+                    O::Name { name, .. } => {
+                        self.reg(name).is_some_and(|t| matches!(t.k, K::F | K::H2))
+                    }
+                    _ => false,
+                };
+                let is_int = |o: &O| matches!(o, O::Int(_));
+                let int = coords.iter().any(is_int);
+                let late =
+                    matches!(geom, "1d" | "2d" | "3d" | "a1d") && v.iter().skip(1).any(is_int);
+                if int && (late || coords.iter().any(float) || v.iter().all(is_int)) {
+                    return invalid(
+                        i.pos,
+                        format!(
+                            "'{}': operand 2 has an integer literal among .f32 coordinates \
+                             (PTX ISA 9.7.10.3)",
+                            i.full_name()
+                        ),
+                    );
+                }
+            }
         }
+        // 9.7.10.3: the gradients have one element per dimension of the geometry (ptxas
+        // 13.5: exactly; it also takes either 2 or 4 for .acube, which is left unchecked),
+        // the offset at least that many (ptxas takes a .v4 offset for a 1d or 2d texture).
+        let dims = match geom {
+            "1d" | "a1d" => Some(1),
+            "2d" | "a2d" => Some(2),
+            "3d" | "cube" => Some(4),
+            _ => None,
+        };
+        if let Some(dims) = dims {
+            let len = |o: Option<&O>| match o {
+                Some(O::Vector(v)) => Some(v.len()),
+                _ => None,
+            };
+            let mut k = 2;
+            if i.mods.iter().any(|m| &**m == "level") {
+                k += 1;
+            } else if i.mods.iter().any(|m| &**m == "grad") {
+                for k in 2..4 {
+                    if let Some(n) = len(i.operands.get(k)).filter(|&n| n != dims) {
+                        return count(k, n, format!("a .{geom} gradient has {dims}"));
+                    }
+                }
+                k += 2;
+            }
+            if let Some(n) = len(i.operands.get(k)).filter(|&n| n < dims && geom != "cube") {
+                return count(k, n, format!("a .{geom} offset has {dims}"));
+            }
+        }
+        // A floating-point literal among `.f32` coordinates (any 32-bit register there) is
+        // one of `.f32`: ptxas 13.5 takes `{%f, 1.0}`.
+        let f32 = Ty::new(K::F, 32);
         tex_leaves(i, &mut |k, o, want| {
+            let want = match o {
+                O::Float { .. } if want == Ty::B32 => f32,
+                _ => want,
+            };
             self.leaf(i, k, o, want, Rule::Exact, false)
         })
     }
@@ -1181,6 +1254,8 @@ fn agrees(want: Ty, reg: Ty, rule: Rule) -> bool {
         // ptxas takes the packed integer types in .f16x2 registers too (`min.u16x2 %r, %r,
         // %h2` assembles), not in .u32 ones.
         K::Raw("u16x2" | "s16x2") => matches!(reg.k, K::B | K::H2) && size,
+        // Integer matrix fragments ([`INT32`]): no `.f16x2` register, unlike `.s32`/`.u32`.
+        K::Raw("s32" | "u32") => matches!(reg.k, K::B | K::S | K::U) && size,
         K::Bf | K::Bf2 | K::Raw(_) => reg.k == K::B && size,
         K::Pred => unreachable!(),
     }
@@ -1198,7 +1273,7 @@ fn float_literal_ok(want: Ty, single: bool) -> bool {
             64 => !single,
             _ => true,
         },
-        K::S | K::U | K::Pred => false,
+        K::S | K::U | K::Pred | K::Raw("s32" | "u32") => false,
         // Not established against ptxas: accepted.
         K::H2 | K::Bf | K::Bf2 | K::Raw(_) => true,
     }
