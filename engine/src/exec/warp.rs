@@ -2000,7 +2000,7 @@ impl Warp {
     /// `bar.warp`): each executing lane names in its `membermask` the lanes it synchronises with,
     /// and computes over those of them that execute the instruction (lanes that exited, or are
     /// not active here, take no part, as the engine runs a converged warp's lanes together;
-    /// `bar.warp.sync` then waits for the lanes of its mask on other paths, see `warp_sync`).
+    /// `bar.warp.sync` then waits for the lanes of its mask on other paths, see `warp_arrive`).
     /// Converged lanes may pass different masks when they form disjoint groups (the tiles of
     /// cooperative groups), so the result of each lane covers its own group only.
     ///
