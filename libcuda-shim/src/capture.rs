@@ -285,6 +285,27 @@ pub fn wait_event(t: &Target, event: CUevent, flags: c_uint) -> CuResult<bool> {
     }
 }
 
+/// cuCtxRecordEvent / cuCtxWaitEvent: refused with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while
+/// a stream of `ctx` captures (those captures are invalidated) or, with `event`, while the
+/// event stands for captured work.
+pub fn refuse_context(ctx: &Arc<crate::context::Context>, event: Option<usize>) -> CuResult {
+    if ACTIVE.load(Ordering::Acquire) == 0 {
+        return Ok(());
+    }
+    let s = STATE.lock();
+    let key = Arc::as_ptr(ctx) as usize;
+    let mut hit = event.is_some_and(|e| s.events.contains_key(&e));
+    for m in s.streams.values().filter(|m| m.ctx == key) {
+        invalidate(&m.capture);
+        hit = true;
+    }
+    if hit {
+        Err(UNSUPPORTED)
+    } else {
+        Ok(())
+    }
+}
+
 // ---- Entry points.
 
 unsafe fn begin(stream: CUstream, mode: u32) -> CuResult {

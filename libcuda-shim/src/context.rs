@@ -46,6 +46,9 @@ pub struct Context {
     streams: Mutex<Vec<Weak<Queue>>>,
     /// Held while work is submitted, so implicit dependencies are captured atomically.
     pub(crate) submission: Mutex<()>,
+    /// What every later submission to any stream of the context waits for (cuCtxWaitEvent);
+    /// completed entries are dropped as submissions find them.
+    pub(crate) waits: Mutex<Vec<crate::queue::Dep>>,
 }
 
 impl Context {
@@ -66,6 +69,7 @@ impl Context {
             legacy: OnceCell::new(),
             streams: Mutex::new(Vec::new()),
             submission: Mutex::new(()),
+            waits: Mutex::new(Vec::new()),
         }
     }
 

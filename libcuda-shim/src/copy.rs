@@ -79,8 +79,16 @@ enum Mode {
     Async,
 }
 
+/// Whether device memory at `p` has CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set, which makes
+/// synchronous operations on it synchronise.
+fn sync_memops(p: u64) -> bool {
+    memory::sync_memops(p)
+}
+
 /// Submits validated rows to `t` and synchronises the host as the rules above say. In a
 /// capturing stream the copy becomes a memcpy node described by `desc` instead.
+/// With `stage`, an asynchronous copy reads its source at the call whatever its kind
+/// (`CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL`).
 fn submit_copy(
     t: &Target,
     desc: impl FnOnce() -> CUDA_MEMCPY3D,
@@ -88,6 +96,7 @@ fn submit_copy(
     dst: Side,
     src: Side,
     mode: Mode,
+    stage: bool,
 ) -> CuResult {
     if rows.is_empty() {
         return Ok(());
@@ -96,10 +105,18 @@ fn submit_copy(
         return Ok(());
     }
     let wait = match mode {
-        Mode::Sync => dst.host() || src.host() || dst == Side::Managed || src == Side::Managed,
+        Mode::Sync => {
+            dst.host()
+                || src.host()
+                || dst == Side::Managed
+                || src == Side::Managed
+                || rows
+                    .first()
+                    .is_some_and(|r| sync_memops(r.dst) || sync_memops(r.src))
+        }
         Mode::Async => dst == Side::Pageable || (dst.host() && src.host()),
     };
-    let dep = if !wait && src == Side::Pageable {
+    let dep = if !wait && (src == Side::Pageable || stage) {
         // SAFETY: each source row was checked (non-null, the program's readable memory for
         // `len` bytes by the API contract); it is read now, before the call returns.
         let staged: Vec<(u64, Vec<u8>)> = rows
@@ -159,6 +176,7 @@ fn copy_1d(
         dst_side,
         src_side,
         mode,
+        false,
     )
 }
 
@@ -183,6 +201,46 @@ fn desc_1d(dst: u64, dst_side: Side, src: u64, src_side: Side, n: usize) -> CUDA
     d.Height = 1;
     d.Depth = 1;
     d
+}
+
+/// One validated copy of a batch (cuMemcpyBatchAsync and its relatives): checked in full
+/// before any copy of the batch is queued.
+pub(crate) struct Prepared {
+    desc: CUDA_MEMCPY3D,
+    rows: Vec<Row>,
+    dst: Side,
+    src: Side,
+}
+
+/// Validates a pointer-to-pointer copy of `n` bytes, either side of any kind.
+pub(crate) fn prepare_1d(dst: u64, src: u64, n: usize) -> CuResult<Prepared> {
+    let (dst_side, src_side) = (Side::of(dst), Side::of(src));
+    check_side(dst, n, dst_side)?;
+    check_side(src, n, src_side)?;
+    Ok(Prepared {
+        desc: desc_1d(dst, dst_side, src, src_side, n),
+        rows: vec![Row { dst, src, len: n }],
+        dst: dst_side,
+        src: src_side,
+    })
+}
+
+/// Validates a 3D copy as cuMemcpy3DAsync does.
+pub(crate) fn prepare_3d(c: &CUDA_MEMCPY3D) -> CuResult<Prepared> {
+    let (src, dst) = regions_3d(c);
+    let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, c.Depth)?;
+    Ok(Prepared {
+        desc: *c,
+        rows,
+        dst: dside,
+        src: sside,
+    })
+}
+
+/// Queues a prepared copy as an asynchronous one; `stage` reads the source at the call.
+pub(crate) fn submit_prepared(t: &Target, p: Prepared, stage: bool) -> CuResult {
+    let desc = p.desc;
+    submit_copy(t, || desc, p.rows, p.dst, p.src, Mode::Async, stage)
 }
 
 /// A validated copy, ready to run (graph memcpy nodes).
@@ -561,7 +619,7 @@ unsafe fn copy_2d_on(t: &Target, p: *const CUDA_MEMCPY2D, mode: Mode) -> CuResul
     let c = unsafe { &*p };
     let (src, dst) = regions_2d(c);
     let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, 1)?;
-    submit_copy(t, || desc_2d(c), rows, dside, sside, mode)
+    submit_copy(t, || desc_2d(c), rows, dside, sside, mode, false)
 }
 
 pub(crate) unsafe fn copy_2d(p: *const CUDA_MEMCPY2D) -> CuResult {
@@ -586,7 +644,7 @@ unsafe fn copy_3d_on(t: &Target, p: *const CUDA_MEMCPY3D, mode: Mode) -> CuResul
     }
     let (src, dst) = regions_3d(c);
     let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, c.Depth)?;
-    submit_copy(t, || *c, rows, dside, sside, mode)
+    submit_copy(t, || *c, rows, dside, sside, mode, false)
 }
 
 /// A 2D copy as the CUDA_MEMCPY3D a memcpy node reports for it.
@@ -963,7 +1021,8 @@ fn fill(
     }
     let side = plan.side;
     let dep = submit_fill(t, plan);
-    let wait = side != Side::Device && (mode == Mode::Sync || side == Side::Pageable);
+    let wait = (side != Side::Device && (mode == Mode::Sync || side == Side::Pageable))
+        || (mode == Mode::Sync && sync_memops(dst));
     if wait {
         stream::wait(t, &dep)
     } else {

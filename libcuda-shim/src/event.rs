@@ -86,6 +86,11 @@ pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
 
 /// Records `e` in `t`'s queue (also the body of a graph's event record node).
 pub(crate) fn record_on(e: &Arc<Event>, t: &stream::Target) {
+    record_after(e, t, Vec::new())
+}
+
+/// Records `e` in `t`'s queue, also after `deps`.
+fn record_after(e: &Arc<Event>, t: &stream::Target, deps: Vec<Dep>) {
     let generation = {
         let mut st = e.state.lock();
         st.generation += 1;
@@ -95,7 +100,7 @@ pub(crate) fn record_on(e: &Arc<Event>, t: &stream::Target) {
     let stamp = e.clone();
     let marker = stream::submit(
         t,
-        Vec::new(),
+        deps,
         Box::new(move |_| {
             let mut st = stamp.state.lock();
             if st.generation == generation {
@@ -172,5 +177,41 @@ pub(crate) unsafe fn elapsed_time(ms: *mut f32, start: CUevent, end: CUevent) ->
     };
     // SAFETY: checked non-null.
     unsafe { *ms = v as f32 };
+    Ok(())
+}
+
+/// cuCtxRecordEvent: the event captures all work submitted to the context so far, on every
+/// stream (non-blocking ones included). Its marker runs on a queue of its own, so no stream
+/// of the context waits for it.
+pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResult {
+    let c = handles::context(ctx)?;
+    let e = handles::event(event)?;
+    if !Arc::ptr_eq(&c, &e.ctx) {
+        return Err(INVALID_HANDLE);
+    }
+    crate::capture::refuse_context(&c, None)?;
+    let mut deps: Vec<Dep> = c
+        .stream_queues()
+        .iter()
+        .filter_map(|q| q.pending())
+        .collect();
+    deps.extend(c.legacy().pending());
+    let own = stream::Target {
+        ctx: c.clone(),
+        queue: crate::queue::Queue::new(false, Arc::downgrade(&c)),
+    };
+    record_after(&e, &own, deps);
+    Ok(())
+}
+
+/// cuCtxWaitEvent: all work submitted to the context after this call, on any stream, waits
+/// for the work the event's latest record captured (the event may belong to another context).
+pub(crate) unsafe fn ctx_wait_event(ctx: CUcontext, event: CUevent) -> CuResult {
+    let c = handles::context(ctx)?;
+    let e = handles::event(event)?;
+    crate::capture::refuse_context(&c, Some(event as usize))?;
+    if let Some(dep) = e.captured() {
+        c.waits.lock().push(dep);
+    }
     Ok(())
 }

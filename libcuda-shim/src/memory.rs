@@ -139,6 +139,9 @@ pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     // cuMemFree synchronises: queued work may still use the memory.
     ctx.wait_idle();
     ctx.check()?;
+    if let Some(a) = dmem::find(dptr).filter(|_| is_managed(dptr)) {
+        crate::managed::forget(a.base, a.size);
+    }
     dmem::free(dptr).map_err(mem_error)?;
     forget_buffer(dptr);
     MANAGED.lock().remove(&dptr);
@@ -290,6 +293,9 @@ pub(crate) unsafe fn host_unregister(p: *mut c_void) -> CuResult {
 struct Buffer {
     id: u64,
     ctx: usize,
+    /// CU_POINTER_ATTRIBUTE_SYNC_MEMOPS as cuPointerSetAttribute set it (None: the context's
+    /// CU_CTX_SYNC_MEMOPS flag decides).
+    sync_memops: Option<bool>,
 }
 static BUFFERS: Lazy<Mutex<HashMap<u64, Buffer>>> = Lazy::new(Default::default);
 static NEXT_BUFFER_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -305,6 +311,7 @@ pub(crate) fn new_buffer(base: u64, ctx: &Arc<context::Context>) {
         Buffer {
             id: next_buffer_id(),
             ctx: ctx.handle() as usize,
+            sync_memops: None,
         },
     );
 }
@@ -322,6 +329,7 @@ fn buffer(base: u64) -> (u64, usize) {
         ctx: context::current()
             .map(|c| c.handle() as usize)
             .unwrap_or_else(|_| context::primary().handle() as usize),
+        sync_memops: None,
     });
     (e.id, e.ctx)
 }
@@ -475,7 +483,7 @@ unsafe fn write_attribute(
                 // The host cannot address device memory.
                 _ => return Err(INVALID_VALUE),
             },
-            P::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS => *u32_out = 1,
+            P::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS => *u32_out = u32::from(sync_memops_of(info)),
             P::CU_POINTER_ATTRIBUTE_BUFFER_ID => *u64_out = info.buffer_id,
             P::CU_POINTER_ATTRIBUTE_IS_MANAGED => *u32_out = u32::from(k == Kind::Managed),
             P::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => *(data as *mut i32) = 0,
@@ -548,5 +556,65 @@ pub(crate) unsafe fn pointer_get_attributes(
             }
         }
     }
+    Ok(())
+}
+
+/// CU_CTX_SYNC_MEMOPS: synchronous memory operations of the context always synchronise.
+const CTX_SYNC_MEMOPS: u32 = 0x80;
+
+/// Whether synchronous memory operations on `info`'s allocation must synchronise: as
+/// cuPointerSetAttribute(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) set it, else as the allocating
+/// context's CU_CTX_SYNC_MEMOPS flag says.
+fn sync_memops_of(info: &PointerInfo) -> bool {
+    let set = BUFFERS
+        .lock()
+        .get(&info.range.0)
+        .and_then(|b| b.sync_memops);
+    set.unwrap_or_else(|| {
+        crate::handles::context(info.ctx as *mut c_void).is_ok_and(|c| {
+            c.flags.load(std::sync::atomic::Ordering::Acquire) & CTX_SYNC_MEMOPS != 0
+        })
+    })
+}
+
+/// Whether a synchronous copy or memset touching `ptr` must wait for its completion because
+/// the memory has CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set.
+pub(crate) fn sync_memops(ptr: u64) -> bool {
+    classify(ptr).is_some_and(|i| i.kind != Kind::Unmapped && sync_memops_of(&i))
+}
+
+/// cuPointerSetAttribute: only CU_POINTER_ATTRIBUTE_SYNC_MEMOPS can be set (the other pointer
+/// attributes are properties of the allocation: CUDA_ERROR_INVALID_VALUE). `value` points to
+/// an unsigned int, 1 to set and 0 to unset. Setting it waits for the synchronous memory
+/// operations still pending, as the documentation says.
+pub(crate) unsafe fn pointer_set_attribute(
+    value: *const c_void,
+    attribute: CUpointer_attribute,
+    ptr: CUdeviceptr,
+) -> CuResult {
+    if value.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let ctx = context::active()?;
+    if attribute != CUpointer_attribute::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS {
+        return Err(INVALID_VALUE);
+    }
+    let info = classify(ptr).ok_or(INVALID_VALUE)?;
+    if info.kind == Kind::Unmapped {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the documentation makes it an unsigned int.
+    let on = unsafe { *(value as *const c_uint) } != 0;
+    if on {
+        // Synchronous operations run on the default streams; wait for what they queued.
+        ctx.wait_idle();
+    }
+    let mut b = BUFFERS.lock();
+    let e = b.entry(info.range.0).or_insert_with(|| Buffer {
+        id: info.buffer_id,
+        ctx: info.ctx,
+        sync_memops: None,
+    });
+    e.sync_memops = Some(on);
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! stream order, after the work queued before it.
 
 use crate::errors::{CuResult, INVALID_VALUE};
+use crate::managed::Loc;
 use crate::{device, memory, stream};
 use abi::*;
 use engine::mem as dmem;
@@ -337,6 +338,18 @@ pub(crate) unsafe fn advise(
     advice: CUmem_advise,
     dev: CUdevice,
 ) -> CuResult {
+    advise_at(ptr, count, advice, dev, Loc::from_device(dev))
+}
+
+/// Validates advice (`dev`: the device `loc` names, CU_DEVICE_CPU for the host) and records
+/// it for cuMemRangeGetAttribute.
+fn advise_at(
+    ptr: CUdeviceptr,
+    count: usize,
+    advice: CUmem_advise,
+    dev: CUdevice,
+    loc: Loc,
+) -> CuResult {
     check_managed_range(ptr, count)?;
     if !(1..=6).contains(&advice.0) {
         return Err(INVALID_VALUE);
@@ -345,6 +358,7 @@ pub(crate) unsafe fn advise(
     if dev != -1 {
         device::check(dev)?;
     }
+    crate::managed::advise(ptr, count, advice, loc);
     Ok(())
 }
 
@@ -358,8 +372,7 @@ pub(crate) unsafe fn advise_v2(
         CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => location_id(&location.0),
         _ => -1,
     };
-    // SAFETY: forwarded contract.
-    unsafe { advise(ptr, count, advice, dev) }
+    advise_at(ptr, count, advice, dev, Loc::from_location(&location.0))
 }
 
 pub(crate) unsafe fn prefetch(
@@ -368,12 +381,19 @@ pub(crate) unsafe fn prefetch(
     dev: CUdevice,
     s: CUstream,
 ) -> CuResult {
+    prefetch_to(ptr, count, dev, Loc::from_device(dev), s)
+}
+
+/// Validates a prefetch (`dev` as for [`advise_at`]), records its location for
+/// cuMemRangeGetAttribute and orders it in the stream.
+fn prefetch_to(ptr: CUdeviceptr, count: usize, dev: CUdevice, loc: Loc, s: CUstream) -> CuResult {
     check_managed_range(ptr, count)?;
     if dev != -1 {
         device::check(dev)?;
     }
     // Ordered in the stream like any work, though it moves nothing.
     let t = stream::target(s)?;
+    crate::managed::prefetched(ptr, count, loc);
     stream::submit(&t, Vec::new(), Box::new(|_| {}));
     Ok(())
 }
@@ -392,8 +412,7 @@ pub(crate) unsafe fn prefetch_v2(
         CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => location_id(&location.0),
         _ => -1,
     };
-    // SAFETY: forwarded contract.
-    unsafe { prefetch(ptr, count, dev, s) }
+    prefetch_to(ptr, count, dev, Loc::from_location(&location.0), s)
 }
 
 /// The device a (location, allocation type) pair names, for the CUDA 13 pool queries: device

@@ -247,13 +247,17 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS => 1,
             A::CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM => 1,
+            // Stream memory operations (memops.rs), v1 and v2 APIs alike: 64-bit operands,
+            // the NOR condition and, host memory being device memory, the flush of remote
+            // writes and atomic reductions. (An H100 under driver 580 reports 0 for the v1
+            // attributes, whose API needs a kernel-module option there.)
             A::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1
             | A::CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1
-            | A::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 => 0,
+            | A::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 => 1,
             A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH => 1,
             A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH => 0,
             A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => self.shared_per_block_optin,
-            A::CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES => 0,
+            A::CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES => 1,
             A::CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES => 0,
             A::CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => 0,
@@ -282,7 +286,8 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH => i32::from(self.cc_major >= 9),
             A::CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS
-            | A::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR => 0,
+            | A::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR
+            | A::CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT => {

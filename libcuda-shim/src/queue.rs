@@ -44,6 +44,8 @@ struct State {
 pub struct Queue {
     /// Takes part in the legacy default stream's implicit synchronisation.
     pub blocking: bool,
+    /// The stream's attributes (priority included), see `stream_attrs`.
+    pub attrs: Mutex<crate::stream_attrs::StreamAttrs>,
     ctx: Weak<Context>,
     state: Mutex<State>,
     /// Signalled on submission (for the worker) and on completion (for waiters).
@@ -75,6 +77,7 @@ impl Queue {
     pub fn new(blocking: bool, ctx: Weak<Context>) -> Arc<Queue> {
         Arc::new(Queue {
             blocking,
+            attrs: Mutex::new(crate::stream_attrs::StreamAttrs::new(0)),
             ctx,
             state: Mutex::new(State::default()),
             cv: Condvar::new(),

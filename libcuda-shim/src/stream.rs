@@ -22,7 +22,6 @@ use std::sync::Arc;
 pub struct Stream {
     pub id: u64,
     pub flags: u32,
-    pub priority: i32,
     pub ctx: Arc<Context>,
     pub queue: Arc<Queue>,
 }
@@ -110,6 +109,13 @@ pub fn resolve(s: CUstream) -> CuResult<Arc<Context>> {
 pub fn submit(t: &Target, deps: Vec<Dep>, work: Work) -> Dep {
     let _order = t.ctx.submission.lock();
     let mut deps = deps;
+    {
+        let mut waits = t.ctx.waits.lock();
+        if !waits.is_empty() {
+            waits.retain(|d| !d.done());
+            deps.extend(waits.iter().cloned());
+        }
+    }
     let legacy = t.ctx.legacy();
     if Arc::ptr_eq(&t.queue, &legacy) {
         deps.extend(
@@ -146,6 +152,12 @@ pub fn wait(t: &Target, dep: &Dep) -> CuResult {
     t.ctx.check()
 }
 
+/// A requested priority clamped to the range cuCtxGetStreamPriorityRange reports, as the
+/// driver does.
+pub(crate) fn clamp_priority(p: i32) -> i32 {
+    p.clamp(-5, 0)
+}
+
 fn next_id() -> u64 {
     // Ids 0..=2 are the default streams'.
     static NEXT: AtomicU64 = AtomicU64::new(3);
@@ -162,11 +174,10 @@ pub(crate) unsafe fn create_with_priority(
     }
     let ctx = context::active()?;
     let queue = ctx.new_queue(flags & NON_BLOCKING == 0);
-    // Clamped to the range cuCtxGetStreamPriorityRange reports, as the driver does.
+    *queue.attrs.lock() = crate::stream_attrs::StreamAttrs::new(clamp_priority(priority));
     let s = Arc::new(Stream {
         id: next_id(),
         flags,
-        priority: priority.clamp(-5, 0),
         ctx,
         queue,
     });
@@ -229,10 +240,8 @@ pub(crate) unsafe fn get_priority(stream: CUstream, priority: *mut c_int) -> CuR
     if priority.is_null() {
         return Err(INVALID_VALUE);
     }
-    let p = match stream as usize {
-        0 | LEGACY | PER_THREAD => 0,
-        _ => handles::stream(stream)?.priority,
-    };
+    // cuStreamSetAttribute(CU_STREAM_ATTRIBUTE_PRIORITY) changes it.
+    let p = lookup(stream)?.queue.attrs.lock().priority();
     // SAFETY: checked non-null.
     unsafe { *priority = p };
     Ok(())
