@@ -139,3 +139,14 @@ fn remaining_queries_answer_as_documented_for_one_device() {
     );
     assert_pass("queries", &run_preloaded(&exe, &[]));
 }
+
+#[test]
+fn stream_attributes_memory_operations_range_attributes_and_batched_copies() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "stream_memops",
+        "stream_memops",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_pass("stream_memops", &run_preloaded(&exe, &[]));
+}
