@@ -149,4 +149,18 @@ fn stream_attributes_memory_operations_range_attributes_and_batched_copies() {
         &["-L", lib.to_str().unwrap(), "-lcuda"],
     );
     assert_pass("stream_memops", &run_preloaded(&exe, &[]));
+    // The same calls through their `_ptsz` variants (cuda.h maps the names to them in
+    // per-thread default stream mode).
+    let exe = nvcc(
+        "stream_memops",
+        "stream_memops_ptds",
+        &[
+            "-L",
+            lib.to_str().unwrap(),
+            "-lcuda",
+            "--default-stream",
+            "per-thread",
+        ],
+    );
+    assert_pass("stream_memops ptds", &run_preloaded(&exe, &[]));
 }

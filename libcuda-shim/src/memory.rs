@@ -606,8 +606,10 @@ pub(crate) unsafe fn pointer_set_attribute(
     // SAFETY: checked non-null; the documentation makes it an unsigned int.
     let on = unsafe { *(value as *const c_uint) } != 0;
     if on {
-        // Synchronous operations run on the default streams; wait for what they queued.
-        ctx.wait_idle();
+        // Synchronous memory operations run on the legacy default stream: wait for what it
+        // holds (not for other streams, which may be blocked on memory the program has yet
+        // to write).
+        ctx.legacy().wait_all();
     }
     let mut b = BUFFERS.lock();
     let e = b.entry(info.range.0).or_insert_with(|| Buffer {
