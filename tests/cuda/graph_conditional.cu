@@ -189,6 +189,45 @@ int main() {
     CHECK(cudaGraphDestroy(g));
   }
 
+  // The sample's captured WHILE loop: a conditional node added to the graph a stream is
+  // capturing (cudaStreamGetCaptureInfo, cudaStreamUpdateCaptureDependencies), its body
+  // captured from another stream, work captured after it.
+  {
+    cudaStream_t body_stream;
+    CHECK(cudaStreamCreate(&body_stream));
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaMemsetAsync(iters, 0, sizeof(int), s));
+    cudaStreamCaptureStatus status;
+    cudaGraph_t g;
+    const cudaGraphNode_t* deps;
+    size_t ndeps;
+    CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, &g, &deps, nullptr, &ndeps));
+    EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+    cudaGraphConditionalHandle h;
+    CHECK(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault));
+    cudaGraph_t body;
+    cudaGraphNode_t cnode = add_cond(g, deps, ndeps, h, cudaGraphCondTypeWhile, 1, &body);
+    CHECK(cudaStreamUpdateCaptureDependencies(s, &cnode, nullptr, 1,
+                                              cudaStreamSetCaptureDependencies));
+    CHECK(cudaStreamBeginCaptureToGraph(body_stream, body, nullptr, nullptr, 0,
+                                        cudaStreamCaptureModeRelaxed));
+    loop_body<<<1, 32, 0, body_stream>>>(h, count, iters);
+    cudaGraph_t same;
+    CHECK(cudaStreamEndCapture(body_stream, &same));
+    int thousand = 1000;
+    add<<<1, 1, 0, s>>>(iters, thousand);
+    CHECK(cudaStreamEndCapture(s, &g));
+    cudaGraphExec_t e;
+    CHECK(cudaGraphInstantiate(&e, g, 0));
+    put(count, 6);
+    CHECK(cudaGraphLaunch(e, s));
+    CHECK(cudaStreamSynchronize(s));
+    EXPECT_EQ(get(iters), 1006);
+    CHECK(cudaGraphExecDestroy(e));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamDestroy(body_stream));
+  }
+
   // Argument checks: sizes per type, flags.
   {
     cudaGraph_t g;
