@@ -320,6 +320,9 @@ pub enum SysCall {
     AssertFail,
     Malloc,
     Free,
+    /// `cudaGraphSetConditional(handle, value)`: the driver makes a conditional handle the
+    /// address of its 32-bit condition variable, so this stores `value` there.
+    GraphSetConditional,
 }
 
 /// An argument of a system call: a `.param` variable in local memory (offset, bytes), or a value.

@@ -24,7 +24,13 @@ use crate::ptx::parser::{self, Error as PErr};
 use std::collections::{HashMap, HashSet};
 
 /// Functions with no PTX definition that lowering implements itself (ISA 7.2 system calls).
-const SYSCALLS: &[&str] = &["vprintf", "__assertfail", "malloc", "free"];
+const SYSCALLS: &[&str] = &[
+    "vprintf",
+    "__assertfail",
+    "malloc",
+    "free",
+    "cudaGraphSetConditional",
+];
 
 /// The merged module of a link, with the first merged line of each input.
 pub(crate) struct Linked {

@@ -2874,6 +2874,7 @@ impl<'a> Prog<'a> {
             SysCall::AssertFail => (5, 0),
             SysCall::Malloc => (1, 1),
             SysCall::Free => (1, 0),
+            SysCall::GraphSetConditional => (2, 0),
         };
         if args.len() != want.0 || rets.len() > want.1 || f.params.len() != want.0 {
             return invalid(
@@ -3526,6 +3527,7 @@ impl<'a> Prog<'a> {
                 "__assertfail" => Some(SysCall::AssertFail),
                 "malloc" => Some(SysCall::Malloc),
                 "free" => Some(SysCall::Free),
+                "cudaGraphSetConditional" => Some(SysCall::GraphSetConditional),
                 _ => None,
             };
             if let Some(sc) = sc {

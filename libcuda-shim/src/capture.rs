@@ -52,6 +52,9 @@ pub struct Capture {
     /// The queue that began the capture.
     origin: usize,
     invalidated: AtomicBool,
+    /// Captured into the program's graph (cuStreamBeginCaptureToGraph), which a failed capture
+    /// leaves to the program.
+    into_existing: bool,
 }
 
 /// One stream taking part in a capture.
@@ -309,6 +312,18 @@ pub fn refuse_context(ctx: &Arc<crate::context::Context>, event: Option<usize>) 
 // ---- Entry points.
 
 unsafe fn begin(stream: CUstream, mode: u32) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { begin_into(stream, mode, None, Vec::new()) }
+}
+
+/// Begins a capture into `into` (a new graph when None), the first captured work after the
+/// nodes `deps` of that graph.
+unsafe fn begin_into(
+    stream: CUstream,
+    mode: u32,
+    into: Option<Arc<Graph>>,
+    deps: Vec<usize>,
+) -> CuResult {
     let t = stream::target(stream)?;
     if mode > MODE_RELAXED {
         return Err(INVALID_VALUE);
@@ -323,7 +338,8 @@ unsafe fn begin(stream: CUstream, mode: u32) -> CuResult {
     }
     let c = Arc::new(Capture {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-        graph: Graph::create(),
+        into_existing: into.is_some(),
+        graph: into.unwrap_or_else(Graph::create),
         mode,
         thread: std::thread::current().id(),
         origin: k,
@@ -335,7 +351,7 @@ unsafe fn begin(stream: CUstream, mode: u32) -> CuResult {
             capture: c,
             queue: t.queue.clone(),
             ctx: Arc::as_ptr(&t.ctx) as usize,
-            deps: Vec::new(),
+            deps,
             out_deps: Vec::new(),
             out_edges: Vec::new(),
         },
@@ -352,6 +368,50 @@ pub(crate) unsafe fn begin_capture(stream: CUstream) -> CuResult {
 pub(crate) unsafe fn begin_capture_v2(stream: CUstream, mode: CUstreamCaptureMode) -> CuResult {
     // SAFETY: forwarded contract.
     unsafe { begin(stream, mode.0) }
+}
+
+/// `cuStreamBeginCaptureToGraph`: captures into the program's graph, after `deps` (distinct
+/// nodes of it; edge data, when given, must be the default full dependency, the only kind of
+/// edge this driver has); cuStreamEndCapture then returns that graph.
+pub(crate) unsafe fn begin_capture_to_graph(
+    stream: CUstream,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    edges: *const CUgraphEdgeData,
+    n: usize,
+    mode: CUstreamCaptureMode,
+) -> CuResult {
+    let graph = handles::graph(g)?;
+    if n > 0 && deps.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let list: Vec<usize> = if n == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: checked non-null; the caller passes `n` handles.
+        unsafe { std::slice::from_raw_parts(deps, n) }
+            .iter()
+            .map(|&d| d as usize)
+            .collect()
+    };
+    for (i, &d) in list.iter().enumerate() {
+        let ours = handles::graph_node(d as CUgraphNode)
+            .ok()
+            .and_then(|n| n.graph.upgrade())
+            .is_some_and(|o| Arc::ptr_eq(&o, &graph));
+        if !ours || list[..i].contains(&d) {
+            return Err(INVALID_VALUE);
+        }
+    }
+    if !edges.is_null() && n > 0 {
+        // SAFETY: the caller passes `n` entries.
+        let e = unsafe { std::slice::from_raw_parts(edges, n) };
+        if e.iter().any(|e| *e != CUgraphEdgeData::default()) {
+            return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { begin_into(stream, mode.0, Some(graph), list) }
 }
 
 /// Nodes from which some node of `targets` can be reached (the targets included).
@@ -400,7 +460,9 @@ pub(crate) unsafe fn end_capture(stream: CUstream, out: *mut CUgraph) -> CuResul
     s.events.retain(|_, (ec, _)| !Arc::ptr_eq(ec, &c));
     drop(s);
     if c.invalidated.load(Ordering::Acquire) || !joined {
-        c.graph.unregister();
+        if !c.into_existing {
+            c.graph.unregister();
+        }
         // SAFETY: checked non-null.
         unsafe { *out = std::ptr::null_mut() };
         return Err(if joined {

@@ -259,13 +259,18 @@ pub(crate) fn plan_3d(c: &CUDA_MEMCPY3D) -> CuResult<CopyPlan> {
 
 /// Queues a planned copy; host memory is read when it runs (graph semantics: no staging).
 pub(crate) fn submit_plan(t: &Target, p: CopyPlan) {
-    stream::submit_unless_faulted(t, move |_| {
-        for r in &p.0 {
+    stream::submit_unless_faulted(t, move |_| p.run());
+}
+
+impl CopyPlan {
+    /// Copies now, on the calling thread (a stream worker).
+    pub(crate) fn run(&self) {
+        for r in &self.0 {
             // SAFETY: the rows were validated when the launch was prepared; host ranges are
             // the program's, valid while the graph runs (the API's contract).
             unsafe { std::ptr::copy(r.src as *const u8, r.dst as *mut u8, r.len) };
         }
-    });
+    }
 }
 
 /// The default stream of a synchronous call (legacy, or per-thread in a `_ptds` call).
@@ -974,20 +979,26 @@ pub(crate) fn plan_memset(p: &CUDA_MEMSET_NODE_PARAMS) -> CuResult<FillPlan> {
 
 /// Queues a planned memset.
 pub(crate) fn submit_fill(t: &Target, p: FillPlan) -> crate::queue::Dep {
-    stream::submit_unless_faulted(t, move |_| {
-        for &start in &p.rows {
+    stream::submit_unless_faulted(t, move |_| p.run())
+}
+
+impl FillPlan {
+    /// Fills now, on the calling thread (a stream worker).
+    pub(crate) fn run(&self) {
+        for &start in &self.rows {
             // SAFETY: each row was validated (device allocation, or host memory the program
             // owns) and is aligned to `size`.
             unsafe {
-                match p.size {
-                    1 => std::ptr::write_bytes(start as *mut u8, p.pattern as u8, p.width),
-                    2 => std::slice::from_raw_parts_mut(start as *mut u16, p.width)
-                        .fill(p.pattern as u16),
-                    _ => std::slice::from_raw_parts_mut(start as *mut u32, p.width).fill(p.pattern),
+                match self.size {
+                    1 => std::ptr::write_bytes(start as *mut u8, self.pattern as u8, self.width),
+                    2 => std::slice::from_raw_parts_mut(start as *mut u16, self.width)
+                        .fill(self.pattern as u16),
+                    _ => std::slice::from_raw_parts_mut(start as *mut u32, self.width)
+                        .fill(self.pattern),
                 }
             }
         }
-    })
+    }
 }
 
 /// A memset call: validated, captured or queued, and waited for as the rules above say.

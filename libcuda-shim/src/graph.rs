@@ -8,11 +8,14 @@
 //! registered in `handles`. Nodes are kept in creation order, which is the order
 //! `cuGraphGetNodes` reports and `cuGraphExecUpdate` pairs them in.
 
+use crate::conditional::{CondHandle, CondNode};
 use crate::copy;
 use crate::errors::{CuResult, INVALID_VALUE};
+use crate::graph_mem::GraphAlloc;
 use crate::handles::{self, Object};
 use crate::launch;
 use crate::module::Function;
+use crate::user_object::Refs;
 use abi::*;
 use parking_lot::Mutex;
 use std::ffi::{c_uint, c_void};
@@ -146,6 +149,12 @@ pub enum Kind {
     EventWait(CUevent),
     /// The node owns this graph (a clone of the one the program gave).
     Child(Arc<Graph>),
+    /// A memory allocation node (see `graph_mem`).
+    MemAlloc(Arc<GraphAlloc>),
+    /// A memory free node: the address of a graph allocation.
+    MemFree(u64),
+    /// An IF, WHILE or SWITCH node (see `conditional`).
+    Conditional(CondNode),
 }
 
 // SAFETY: the raw pointers inside are program addresses (device or host memory, host function
@@ -167,6 +176,9 @@ impl Kind {
             Kind::EventRecord(_) => T::CU_GRAPH_NODE_TYPE_EVENT_RECORD,
             Kind::EventWait(_) => T::CU_GRAPH_NODE_TYPE_WAIT_EVENT,
             Kind::Child(_) => T::CU_GRAPH_NODE_TYPE_GRAPH,
+            Kind::MemAlloc(_) => T::CU_GRAPH_NODE_TYPE_MEM_ALLOC,
+            Kind::MemFree(_) => T::CU_GRAPH_NODE_TYPE_MEM_FREE,
+            Kind::Conditional(_) => T::CU_GRAPH_NODE_TYPE_CONDITIONAL,
         }
     }
 }
@@ -201,6 +213,10 @@ pub struct Inner {
 pub struct Graph {
     pub id: u32,
     pub inner: Mutex<Inner>,
+    /// The user-object references this graph owns (cuGraphRetainUserObject).
+    pub user_objects: Mutex<Refs>,
+    /// The conditional handles made for this graph (cuGraphConditionalHandleCreate).
+    pub conds: Mutex<Vec<Arc<CondHandle>>>,
 }
 
 static NEXT_GRAPH_ID: AtomicU32 = AtomicU32::new(1);
@@ -211,6 +227,8 @@ impl Graph {
         let g = Arc::new(Graph {
             id: NEXT_GRAPH_ID.fetch_add(1, Ordering::Relaxed),
             inner: Mutex::new(Inner::default()),
+            user_objects: Mutex::new(Refs::default()),
+            conds: Mutex::new(Vec::new()),
         });
         handles::insert(Object::Graph(g.clone()));
         g
@@ -245,9 +263,25 @@ impl Graph {
         inner.nodes.iter().any(|n| n.handle() == h)
     }
 
+    /// Whether the graph (or a child graph) has memory or conditional nodes, which make it
+    /// one that cannot be cloned or used as a child graph (cuGraphClone, cuGraphAddChildGraphNode).
+    pub fn has_special_nodes(&self) -> bool {
+        self.inner
+            .lock()
+            .nodes
+            .iter()
+            .any(|n| match &*n.kind.lock() {
+                Kind::MemAlloc(_) | Kind::MemFree(_) | Kind::Conditional(_) => true,
+                Kind::Child(c) => c.has_special_nodes(),
+                _ => false,
+            })
+    }
+
     /// A deep copy (child graphs included), registered; cloned nodes remember their origin.
+    /// The copy owns as many user-object references as the original.
     pub fn deep_clone(self: &Arc<Self>) -> Arc<Graph> {
         let copy = Graph::create();
+        *copy.user_objects.lock() = self.user_objects.lock().duplicate();
         let inner = self.inner.lock();
         let mut map = std::collections::HashMap::new();
         for n in &inner.nodes {
@@ -262,17 +296,24 @@ impl Graph {
         copy
     }
 
-    /// Unregisters the graph, its nodes and its child graphs.
+    /// Unregisters the graph, its nodes, its child graphs and conditional bodies, and
+    /// releases what it owns: its user-object references and conditional handles.
     pub fn unregister(self: &Arc<Self>) {
         let nodes = std::mem::take(&mut self.inner.lock().nodes);
         for n in &nodes {
-            if let Kind::Child(g) = &*n.kind.lock() {
-                g.unregister();
+            match &*n.kind.lock() {
+                Kind::Child(g) => g.unregister(),
+                Kind::Conditional(c) => c.bodies.iter().for_each(|b| b.unregister()),
+                _ => {}
             }
             handles::remove(n.handle());
         }
         self.inner.lock().nodes = nodes;
         handles::remove(Arc::as_ptr(self) as usize);
+        crate::conditional::forget(&std::mem::take(&mut *self.conds.lock()));
+        // Taken out first: a destructor may run now, with no lock held.
+        let refs = std::mem::take(&mut *self.user_objects.lock());
+        drop(refs);
     }
 }
 
@@ -420,6 +461,11 @@ pub(crate) unsafe fn clone(out: *mut CUgraph, h: CUgraph) -> CuResult {
         return Err(INVALID_VALUE);
     }
     let g = graph(h)?;
+    // cuda.h: "Cloning is not supported for graphs which contain memory allocation nodes,
+    // memory free nodes, or conditional nodes".
+    if g.has_special_nodes() {
+        return Err(INVALID_VALUE);
+    }
     let c = g.deep_clone();
     // SAFETY: checked non-null.
     unsafe { *out = c.handle() };
@@ -518,7 +564,13 @@ pub(crate) unsafe fn add_child_graph_node(
     // SAFETY: forwarded contract.
     unsafe {
         add_node(out, g, deps, n, || {
-            Ok(Kind::Child(graph(child)?.deep_clone()))
+            let child = graph(child)?;
+            // "If childGraph contains allocation nodes, free nodes, or conditional nodes,
+            // this call will return an error."
+            if child.has_special_nodes() {
+                return Err(INVALID_VALUE);
+            }
+            Ok(Kind::Child(child.deep_clone()))
         })
     }
 }
@@ -566,8 +618,9 @@ pub(crate) unsafe fn add_generic_node(
     if p.is_null() {
         return Err(INVALID_VALUE);
     }
+    let raw = p;
     // SAFETY: checked non-null.
-    let p = unsafe { &*p };
+    let p = unsafe { &*raw };
     use CUgraphNodeType as T;
     // SAFETY: the union member read is the one `type_` names; forwarded contract otherwise.
     unsafe {
@@ -622,8 +675,235 @@ pub(crate) unsafe fn add_generic_node(
             T::CU_GRAPH_NODE_TYPE_WAIT_EVENT => {
                 add_event_wait_node(out, g, deps, n, p.__bindgen_anon_1.eventWait.event)
             }
+            T::CU_GRAPH_NODE_TYPE_MEM_ALLOC => {
+                // The v2 parameters have the v1 layout; dptr is written back.
+                let a = &mut (*raw).__bindgen_anon_1.alloc as *mut CUDA_MEM_ALLOC_NODE_PARAMS_v2
+                    as *mut CUDA_MEM_ALLOC_NODE_PARAMS;
+                add_mem_alloc_node(out, g, deps, n, a)
+            }
+            T::CU_GRAPH_NODE_TYPE_MEM_FREE => {
+                add_mem_free_node(out, g, deps, n, p.__bindgen_anon_1.free.dptr)
+            }
+            T::CU_GRAPH_NODE_TYPE_CONDITIONAL => {
+                let c = &mut (*raw).__bindgen_anon_1.conditional;
+                add_node(out, g, deps, n, || crate::conditional::make_node(c))
+            }
             _ => Err(CUresult::CUDA_ERROR_NOT_SUPPORTED),
         }
+    }
+}
+
+pub(crate) unsafe fn add_mem_alloc_node(
+    out: *mut CUgraphNode,
+    g: CUgraph,
+    deps: *const CUgraphNode,
+    n: usize,
+    p: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe {
+        add_node(out, g, deps, n, || {
+            let kind = crate::graph_mem::alloc_params(p)?;
+            if let Kind::MemAlloc(a) = &kind {
+                (*p).dptr = a.dptr;
+            }
+            Ok(kind)
+        })
+    }
+}
+
+/// A free node for a graph allocation; an address freed by another free node of the same
+/// graph, or that is no graph allocation's base, is CUDA_ERROR_INVALID_VALUE (cuda.h).
+pub(crate) unsafe fn add_mem_free_node(
+    out: *mut CUgraphNode,
+    h: CUgraph,
+    deps: *const CUgraphNode,
+    n: usize,
+    dptr: CUdeviceptr,
+) -> CuResult {
+    let g = graph(h)?;
+    let twice = g
+        .inner
+        .lock()
+        .nodes
+        .iter()
+        .any(|m| matches!(&*m.kind.lock(), Kind::MemFree(p) if *p == dptr));
+    // SAFETY: forwarded contract.
+    unsafe {
+        add_node(out, h, deps, n, || {
+            if twice || crate::graph_mem::find(dptr).is_none() {
+                return Err(INVALID_VALUE);
+            }
+            Ok(Kind::MemFree(dptr))
+        })
+    }
+}
+
+pub(crate) unsafe fn mem_alloc_node_get_params(
+    h: CUgraphNode,
+    out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    with_kind(h, CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEM_ALLOC, |_, k| {
+        let Kind::MemAlloc(a) = k else { unreachable!() };
+        // SAFETY: checked non-null; the descriptors live as long as the node.
+        unsafe { *out = alloc_params_of(a) };
+        Ok(())
+    })
+}
+
+fn alloc_params_of(a: &GraphAlloc) -> CUDA_MEM_ALLOC_NODE_PARAMS {
+    CUDA_MEM_ALLOC_NODE_PARAMS {
+        poolProps: a.props,
+        accessDescs: if a.access.is_empty() {
+            std::ptr::null()
+        } else {
+            a.access.as_ptr()
+        },
+        accessDescCount: a.access.len(),
+        bytesize: a.size as usize,
+        dptr: a.dptr,
+    }
+}
+
+pub(crate) unsafe fn mem_free_node_get_params(h: CUgraphNode, out: *mut CUdeviceptr) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    with_kind(h, CUgraphNodeType::CU_GRAPH_NODE_TYPE_MEM_FREE, |_, k| {
+        let Kind::MemFree(p) = k else { unreachable!() };
+        // SAFETY: checked non-null.
+        unsafe { *out = *p };
+        Ok(())
+    })
+}
+
+/// `cuGraphNodeGetParams`: the node's parameters in the generic structure (pointers in it
+/// refer to storage the node owns).
+pub(crate) unsafe fn node_get_params(h: CUgraphNode, p: *mut CUgraphNodeParams) -> CuResult {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let t = node(h)?.kind.lock().node_type();
+    // SAFETY: all-zero bytes are a valid CUgraphNodeParams (plain data and pointers).
+    let mut v: CUgraphNodeParams = unsafe { std::mem::zeroed() };
+    v.type_ = t;
+    use CUgraphNodeType as T;
+    // SAFETY: each arm writes the union member `t` selects, through the matching getter.
+    unsafe {
+        let u = &mut v.__bindgen_anon_1;
+        match t {
+            T::CU_GRAPH_NODE_TYPE_KERNEL => kernel_node_get_params(
+                h,
+                &mut u.kernel as *mut CUDA_KERNEL_NODE_PARAMS_v3 as *mut CUDA_KERNEL_NODE_PARAMS,
+            )?,
+            T::CU_GRAPH_NODE_TYPE_MEMCPY => {
+                memcpy_node_get_params(h, &mut u.memcpy.copyParams)?;
+                u.memcpy.copyCtx = crate::context::active()?.handle();
+            }
+            T::CU_GRAPH_NODE_TYPE_MEMSET => {
+                let mut m = CUDA_MEMSET_NODE_PARAMS::default();
+                memset_node_get_params(h, &mut m)?;
+                u.memset.dst = m.dst;
+                u.memset.pitch = m.pitch;
+                u.memset.value = m.value;
+                u.memset.elementSize = m.elementSize;
+                u.memset.width = m.width;
+                u.memset.height = m.height;
+                u.memset.ctx = crate::context::active()?.handle();
+            }
+            T::CU_GRAPH_NODE_TYPE_HOST => {
+                let mut m = CUDA_HOST_NODE_PARAMS {
+                    fn_: None,
+                    userData: std::ptr::null_mut(),
+                };
+                host_node_get_params(h, &mut m)?;
+                u.host.fn_ = m.fn_;
+                u.host.userData = m.userData;
+            }
+            T::CU_GRAPH_NODE_TYPE_GRAPH => child_graph_node_get_graph(h, &mut u.graph.graph)?,
+            T::CU_GRAPH_NODE_TYPE_EVENT_RECORD => {
+                event_record_node_get_event(h, &mut u.eventRecord.event)?
+            }
+            T::CU_GRAPH_NODE_TYPE_WAIT_EVENT => {
+                event_wait_node_get_event(h, &mut u.eventWait.event)?
+            }
+            T::CU_GRAPH_NODE_TYPE_MEM_ALLOC => mem_alloc_node_get_params(
+                h,
+                &mut u.alloc as *mut CUDA_MEM_ALLOC_NODE_PARAMS_v2
+                    as *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+            )?,
+            T::CU_GRAPH_NODE_TYPE_MEM_FREE => mem_free_node_get_params(h, &mut u.free.dptr)?,
+            T::CU_GRAPH_NODE_TYPE_CONDITIONAL => {
+                let n = node(h)?;
+                let k = n.kind.lock();
+                let Kind::Conditional(c) = &*k else {
+                    return Err(INVALID_VALUE);
+                };
+                u.conditional.handle = c.handle.cell;
+                u.conditional.type_ = c.ty;
+                u.conditional.size = c.bodies.len() as u32;
+                u.conditional.phGraph_out = c.out.as_ptr() as *mut CUgraph;
+                u.conditional.ctx = crate::context::active()?.handle();
+            }
+            _ => {}
+        }
+        *p = v;
+    }
+    Ok(())
+}
+
+/// `cuGraphNodeSetParams` (and `_v2`): the type must be the node's; memory nodes cannot be
+/// changed (CUDA_ERROR_NOT_SUPPORTED, as cuda.h says), nor here a child graph node's graph or
+/// a conditional node's shape.
+pub(crate) unsafe fn node_set_params(h: CUgraphNode, p: *mut CUgraphNodeParams) -> CuResult {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let n = node(h)?;
+    // SAFETY: checked non-null.
+    let p = unsafe { &*p };
+    if n.kind.lock().node_type() != p.type_ {
+        return Err(INVALID_VALUE);
+    }
+    use CUgraphNodeType as T;
+    // SAFETY: the union member read is the one `type_` names.
+    unsafe {
+        let u = &p.__bindgen_anon_1;
+        match p.type_ {
+            T::CU_GRAPH_NODE_TYPE_KERNEL => kernel_node_set_params(
+                h,
+                &u.kernel as *const CUDA_KERNEL_NODE_PARAMS_v3 as *const CUDA_KERNEL_NODE_PARAMS,
+            ),
+            T::CU_GRAPH_NODE_TYPE_MEMCPY => memcpy_node_set_params(h, &u.memcpy.copyParams),
+            T::CU_GRAPH_NODE_TYPE_MEMSET => memset_node_set_params(h, &memset_v1(&u.memset)),
+            T::CU_GRAPH_NODE_TYPE_HOST => host_node_set_params(
+                h,
+                &CUDA_HOST_NODE_PARAMS {
+                    fn_: u.host.fn_,
+                    userData: u.host.userData,
+                },
+            ),
+            T::CU_GRAPH_NODE_TYPE_EVENT_RECORD => {
+                event_record_node_set_event(h, u.eventRecord.event)
+            }
+            T::CU_GRAPH_NODE_TYPE_WAIT_EVENT => event_wait_node_set_event(h, u.eventWait.event),
+            T::CU_GRAPH_NODE_TYPE_EMPTY => Ok(()),
+            _ => Err(CUresult::CUDA_ERROR_NOT_SUPPORTED),
+        }
+    }
+}
+
+pub(crate) fn memset_v1(m: &CUDA_MEMSET_NODE_PARAMS_v2) -> CUDA_MEMSET_NODE_PARAMS {
+    CUDA_MEMSET_NODE_PARAMS {
+        dst: m.dst,
+        pitch: m.pitch,
+        value: m.value,
+        elementSize: m.elementSize,
+        width: m.width,
+        height: m.height,
     }
 }
 
@@ -1247,8 +1527,10 @@ pub(crate) unsafe fn destroy_node(h: CUgraphNode) -> CuResult {
         inner.nodes.retain(|m| m.handle() != h);
         inner.edges.retain(|&(a, b)| a != h && b != h);
     }
-    if let Kind::Child(c) = &*n.kind.lock() {
-        c.unregister();
+    match &*n.kind.lock() {
+        Kind::Child(c) => c.unregister(),
+        Kind::Conditional(c) => c.bodies.iter().for_each(|b| b.unregister()),
+        _ => {}
     }
     handles::remove(h);
     Ok(())

@@ -9,15 +9,19 @@
 //! after the previous launch's end, whatever the streams.
 
 use crate::capture;
+use crate::conditional::{self, CondHandle};
+use crate::context::Context;
 use crate::copy;
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::event::{self, Event};
 use crate::graph::{self, Graph, Kind};
+use crate::graph_mem::{self, GraphAlloc};
 use crate::handles::{self, Object};
 use crate::launch;
 use crate::module::Function;
 use crate::queue::Dep;
 use crate::stream::{self, Target};
+use crate::user_object::Refs;
 use abi::*;
 use parking_lot::Mutex;
 use std::ffi::{c_char, c_uint, c_ulonglong, c_void};
@@ -30,12 +34,20 @@ struct Step {
     /// The node of the instantiated graph (or of one of its child graphs) this step came from.
     origin: usize,
     kind: Kind,
+    /// cuGraphNodeSetEnabled: a disabled node runs as an empty one.
+    enabled: bool,
+    /// A conditional node's body graphs, each flattened as the executable is.
+    bodies: Vec<Vec<Step>>,
 }
 
 pub struct GraphExec {
     pub id: u32,
     pub flags: u64,
     steps: Mutex<Vec<Step>>,
+    /// The user-object references the executable owns; each launch keeps them until its end.
+    refs: Arc<Refs>,
+    /// The conditional handles of the graph, its child graphs and conditional bodies.
+    conds: Vec<Arc<CondHandle>>,
     /// The topology the executable was made from (cuGraphExecUpdate needs an equal one).
     topology: String,
     types: String,
@@ -51,13 +63,50 @@ fn flatten(g: &Graph, out: &mut Vec<Step>) -> Result<(), usize> {
         let kind = n.kind.lock().clone();
         match kind {
             Kind::Child(c) => flatten(&c, out)?,
-            kind => out.push(Step {
-                origin: n.handle(),
-                kind,
-            }),
+            kind => {
+                let mut bodies = Vec::new();
+                if let Kind::Conditional(c) = &kind {
+                    for b in &c.bodies {
+                        let mut steps = Vec::new();
+                        flatten(b, &mut steps)?;
+                        bodies.push(steps);
+                    }
+                }
+                out.push(Step {
+                    origin: n.handle(),
+                    kind,
+                    enabled: true,
+                    bodies,
+                })
+            }
         }
     }
     Ok(())
+}
+
+/// What an executable takes from `g` and the graphs inside it (child graphs, conditional
+/// bodies): new references to their user objects and their conditional handles.
+fn owned(g: &Graph, refs: &mut Refs, conds: &mut Vec<Arc<CondHandle>>) {
+    refs.absorb(g.user_objects.lock().duplicate());
+    conds.extend(g.conds.lock().iter().cloned());
+    let nodes = g.inner.lock().nodes.clone();
+    for n in nodes {
+        match &*n.kind.lock() {
+            Kind::Child(c) => owned(c, refs, conds),
+            Kind::Conditional(c) => c.bodies.iter().for_each(|b| owned(b, refs, conds)),
+            _ => {}
+        }
+    }
+}
+
+/// The first step of a conditional body that a body may not hold: cuda.h allows kernel,
+/// empty, child graph, memset, memcpy and conditional nodes there.
+fn bad_body_step(bodies: &[Vec<Step>]) -> Option<usize> {
+    bodies.iter().flatten().find_map(|s| match &s.kind {
+        Kind::Kernel(_) | Kind::Empty | Kind::Memset(_) | Kind::Memcpy(_) => None,
+        Kind::Conditional(_) => bad_body_step(&s.bodies),
+        _ => Some(s.origin),
+    })
 }
 
 /// The graph's shape (node count and edges by creation index, child graphs nested) and its
@@ -85,8 +134,10 @@ fn shape(g: &Graph, topology: &mut String, types: &mut String) {
     for n in &inner.nodes {
         let k = n.kind.lock().clone();
         let _ = write!(types, "{},", k.node_type().0);
-        if let Kind::Child(c) = k {
-            shape(&c, topology, types);
+        match k {
+            Kind::Child(c) => shape(&c, topology, types),
+            Kind::Conditional(c) => c.bodies.iter().for_each(|b| shape(b, topology, types)),
+            _ => {}
         }
     }
     topology.push(']');
@@ -122,13 +173,22 @@ fn instantiate(g: &Graph, flags: u64) -> Result<Arc<GraphExec>, Failure> {
         if let Kind::Kernel(k) = &s.kind {
             node_cluster(k).map_err(|e| Failure::Node(s.origin, e))?;
         }
+        if let Some(bad) = bad_body_step(&s.bodies) {
+            return Err(Failure::Node(bad, INVALID_VALUE));
+        }
     }
     let (mut topology, mut types) = (String::new(), String::new());
     shape(g, &mut topology, &mut types);
+    let (mut refs, mut conds) = (Refs::default(), Vec::new());
+    owned(g, &mut refs, &mut conds);
+    // A new executable starts from the handles' default values.
+    conds.iter().for_each(|c| c.set(c.default));
     let e = Arc::new(GraphExec {
         id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         flags,
         steps: Mutex::new(steps),
+        refs: Arc::new(refs),
+        conds,
         topology,
         types,
         last: Mutex::new(None),
@@ -272,11 +332,35 @@ enum Ready {
     Host(unsafe extern "C" fn(*mut c_void), usize),
     Record(Arc<Event>),
     Wait(Arc<Event>),
+    Alloc(Arc<GraphAlloc>),
+    Free(u64),
+    /// A conditional node: its handle, type and prepared bodies.
+    Cond(Arc<CondHandle>, CUgraphConditionalNodeType, Vec<Vec<Ready>>),
 }
 
-fn prepare(kind: &Kind) -> CuResult<Ready> {
+fn prepare(step: &Step) -> CuResult<Ready> {
+    if !step.enabled {
+        return Ok(Ready::Nothing);
+    }
+    Ok(match &step.kind {
+        Kind::Conditional(c) => Ready::Cond(
+            c.handle.clone(),
+            c.ty,
+            step.bodies
+                .iter()
+                .map(|b| b.iter().map(prepare).collect::<CuResult<Vec<_>>>())
+                .collect::<CuResult<Vec<_>>>()?,
+        ),
+        Kind::MemAlloc(a) => Ready::Alloc(a.clone()),
+        Kind::MemFree(p) => Ready::Free(*p),
+        kind => prepare_kind(kind)?,
+    })
+}
+
+fn prepare_kind(kind: &Kind) -> CuResult<Ready> {
     Ok(match kind {
         Kind::Empty | Kind::Child(_) => Ready::Nothing,
+        Kind::MemAlloc(_) | Kind::MemFree(_) | Kind::Conditional(_) => unreachable!(),
         Kind::Kernel(k) => {
             let (cluster, explicit_cluster) = node_cluster(k)?;
             Ready::Kernel(
@@ -320,6 +404,43 @@ fn submit(t: &Target, r: Ready) {
                 stream::submit(t, vec![dep], Box::new(|_| {}));
             }
         }
+        // Graph memory is accounted when the launch is enqueued (see `graph_mem`).
+        Ready::Alloc(a) => a.allocate(),
+        Ready::Free(p) => {
+            graph_mem::free(p);
+        }
+        Ready::Cond(h, ty, bodies) => {
+            stream::submit_unless_faulted(t, move |ctx| run_conditional(ctx, &h, ty, &bodies));
+        }
+    }
+}
+
+/// Runs a conditional node on the stream worker, once its dependencies are done: the body
+/// the condition chooses, again while a WHILE condition holds, each body's nodes in order on
+/// this thread. A fault stops it (and the launch's later work, through the sticky error).
+fn run_conditional(
+    ctx: &Context,
+    h: &CondHandle,
+    ty: CUgraphConditionalNodeType,
+    bodies: &[Vec<Ready>],
+) {
+    while let Some(i) = conditional::choose(ty, bodies.len(), h.get()) {
+        for r in &bodies[i] {
+            if ctx.check().is_err() {
+                return;
+            }
+            match r {
+                Ready::Kernel(f, config, bytes) => launch::run_now(ctx, f, config, bytes, false),
+                Ready::Copy(p) => p.run(),
+                Ready::Fill(p) => p.run(),
+                Ready::Cond(h, ty, b) => run_conditional(ctx, h, *ty, b),
+                // Bodies hold nothing else (checked at instantiation).
+                _ => {}
+            }
+        }
+        if ty != CUgraphConditionalNodeType::CU_GRAPH_COND_TYPE_WHILE || ctx.check().is_err() {
+            return;
+        }
     }
 }
 
@@ -342,19 +463,197 @@ pub(crate) unsafe fn graph_launch(h: CUgraphExec, s: CUstream) -> CuResult {
     if capture::intercept(&t, || Kind::Child(as_graph(&steps)))? {
         return Ok(());
     }
-    // Everything is looked up before anything is submitted, so a failed launch runs nothing.
-    let ready = steps
+    // An allocation of the previous launch not freed yet: freed now with
+    // AUTO_FREE_ON_LAUNCH, else the launch fails (cuGraphLaunch's documentation).
+    let allocs: Vec<&Arc<GraphAlloc>> = steps
         .iter()
-        .map(|s| prepare(&s.kind))
-        .collect::<CuResult<Vec<_>>>()?;
+        .filter_map(|s| match &s.kind {
+            Kind::MemAlloc(a) if a.live() => Some(a),
+            _ => None,
+        })
+        .collect();
+    if !allocs.is_empty() && e.flags & AUTO_FREE_ON_LAUNCH == 0 {
+        return Err(INVALID_VALUE);
+    }
+    // Everything is looked up before anything is submitted, so a failed launch runs nothing.
+    let ready = steps.iter().map(prepare).collect::<CuResult<Vec<_>>>()?;
+    for a in allocs {
+        graph_mem::free(a.dptr);
+    }
     let mut last = e.last.lock();
     // Serialised with the previous launch of this executable, in whatever stream it ran.
     stream::submit(&t, last.take().into_iter().collect(), Box::new(|_| {}));
+    let defaults: Vec<Arc<CondHandle>> = e
+        .conds
+        .iter()
+        .filter(|c| c.assign_default)
+        .cloned()
+        .collect();
+    if !defaults.is_empty() {
+        stream::submit_unless_faulted(&t, move |_| {
+            defaults.iter().for_each(|c| c.set(c.default));
+        });
+    }
     for r in ready {
         submit(&t, r);
     }
-    *last = Some(stream::submit(&t, Vec::new(), Box::new(|_| {})));
+    // The launch keeps the executable's user objects alive until it is done.
+    let refs = e.refs.clone();
+    *last = Some(stream::submit(
+        &t,
+        Vec::new(),
+        Box::new(move |_| drop(refs)),
+    ));
     Ok(())
+}
+
+const AUTO_FREE_ON_LAUNCH: u64 = 0x1;
+
+/// The step `node` became in executable `h`, for `f`.
+fn with_step<R>(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    f: impl FnOnce(&mut Step) -> CuResult<R>,
+) -> CuResult<R> {
+    let e = exec(h)?;
+    handles::graph_node(node)?;
+    let mut steps = e.steps.lock();
+    let step = steps
+        .iter_mut()
+        .find(|s| s.origin == node as usize)
+        .ok_or(INVALID_VALUE)?;
+    f(step)
+}
+
+/// Kernel, memset and memcpy nodes can be disabled (cuda.h lists these).
+fn can_disable(k: &Kind) -> CuResult {
+    match k {
+        Kind::Kernel(_) | Kind::Memset(_) | Kind::Memcpy(_) => Ok(()),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+pub(crate) unsafe fn node_set_enabled(h: CUgraphExec, node: CUgraphNode, on: c_uint) -> CuResult {
+    with_step(h, node, |s| {
+        can_disable(&s.kind)?;
+        s.enabled = on != 0;
+        Ok(())
+    })
+}
+
+pub(crate) unsafe fn node_get_enabled(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    out: *mut c_uint,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let on = with_step(h, node, |s| {
+        can_disable(&s.kind)?;
+        Ok(s.enabled)
+    })?;
+    // SAFETY: checked non-null.
+    unsafe { *out = on as c_uint };
+    Ok(())
+}
+
+/// `cuGraphExecChildGraphNodeSetParams`: `child` must have the topology, creation order and
+/// node types of the node's graph; its nodes' parameters replace those of the steps that graph
+/// became.
+pub(crate) unsafe fn exec_child_graph_node_set_params(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    child: CUgraph,
+) -> CuResult {
+    let e = exec(h)?;
+    let n = handles::graph_node(node)?;
+    let new = handles::graph(child)?;
+    let Kind::Child(old) = n.kind.lock().clone() else {
+        return Err(INVALID_VALUE);
+    };
+    let (mut t0, mut y0, mut t1, mut y1) = Default::default();
+    shape(&old, &mut t0, &mut y0);
+    shape(&new, &mut t1, &mut y1);
+    if t0 != t1 || y0 != y1 {
+        return Err(INVALID_VALUE);
+    }
+    let (mut was, mut now) = (Vec::new(), Vec::new());
+    flatten(&old, &mut was).map_err(|_| INVALID_VALUE)?;
+    flatten(&new, &mut now).map_err(|_| INVALID_VALUE)?;
+    let mut steps = e.steps.lock();
+    for (w, f) in was.iter().zip(now) {
+        if let Kind::Kernel(k) = &f.kind {
+            node_cluster(k)?;
+        }
+        if let Some(s) = steps.iter_mut().find(|s| s.origin == w.origin) {
+            s.kind = f.kind;
+            s.bodies = f.bodies;
+        }
+    }
+    Ok(())
+}
+
+/// `cuGraphExecNodeSetParams`: the per-type calls through the generic structure; memory
+/// nodes cannot be changed (CUDA_ERROR_NOT_SUPPORTED, "API unsupported" in cuda.h).
+pub(crate) unsafe fn exec_node_set_params(
+    h: CUgraphExec,
+    node: CUgraphNode,
+    p: *mut CUgraphNodeParams,
+) -> CuResult {
+    if p.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null.
+    let p = unsafe { &*p };
+    use CUgraphNodeType as T;
+    let current = with_step(h, node, |s| Ok(s.kind.node_type()))?;
+    if current != p.type_ {
+        return Err(INVALID_VALUE);
+    }
+    let active = || crate::context::active().map(|c| c.handle());
+    // SAFETY: the union member read is the one `type_` names; forwarded contract otherwise.
+    unsafe {
+        let u = &p.__bindgen_anon_1;
+        match p.type_ {
+            T::CU_GRAPH_NODE_TYPE_KERNEL => exec_kernel_node_set_params(
+                h,
+                node,
+                &u.kernel as *const CUDA_KERNEL_NODE_PARAMS_v3 as *const CUDA_KERNEL_NODE_PARAMS,
+            ),
+            T::CU_GRAPH_NODE_TYPE_MEMCPY => {
+                let ctx = match u.memcpy.copyCtx.is_null() {
+                    true => active()?,
+                    false => u.memcpy.copyCtx,
+                };
+                exec_memcpy_node_set_params(h, node, &u.memcpy.copyParams, ctx)
+            }
+            T::CU_GRAPH_NODE_TYPE_MEMSET => {
+                let ctx = match u.memset.ctx.is_null() {
+                    true => active()?,
+                    false => u.memset.ctx,
+                };
+                exec_memset_node_set_params(h, node, &graph::memset_v1(&u.memset), ctx)
+            }
+            T::CU_GRAPH_NODE_TYPE_HOST => exec_host_node_set_params(
+                h,
+                node,
+                &CUDA_HOST_NODE_PARAMS {
+                    fn_: u.host.fn_,
+                    userData: u.host.userData,
+                },
+            ),
+            T::CU_GRAPH_NODE_TYPE_GRAPH => exec_child_graph_node_set_params(h, node, u.graph.graph),
+            T::CU_GRAPH_NODE_TYPE_EVENT_RECORD => {
+                exec_event_record_node_set_event(h, node, u.eventRecord.event)
+            }
+            T::CU_GRAPH_NODE_TYPE_WAIT_EVENT => {
+                exec_event_wait_node_set_event(h, node, u.eventWait.event)
+            }
+            T::CU_GRAPH_NODE_TYPE_EMPTY => Ok(()),
+            _ => Err(CUresult::CUDA_ERROR_NOT_SUPPORTED),
+        }
+    }
 }
 
 /// Replaces the kind of the step that came from `node`, which must be of the same type.
@@ -523,6 +822,7 @@ pub(crate) unsafe fn exec_update(
     }
     for (s, f) in steps.iter_mut().zip(fresh) {
         s.kind = f.kind;
+        s.bodies = f.bodies;
     }
     Ok(())
 }

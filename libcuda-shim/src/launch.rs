@@ -282,18 +282,31 @@ fn submit(
     cooperative: bool,
 ) {
     stream::submit_unless_faulted(target, move |ctx| {
-        let r = if cooperative {
-            engine::launch_cooperative(&f.kernel, &config, &bytes)
-        } else {
-            engine::launch(&f.kernel, &config, &bytes)
-        };
-        if let Err(e) = r {
-            if ctx.check().is_ok() {
-                trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
-            }
-            ctx.set_sticky(fault_code(e.kind));
-        }
+        run_now(ctx, &f, &config, &bytes, cooperative)
     });
+}
+
+/// Runs a validated launch on the calling thread (a stream worker): the body of a queued
+/// launch, and of a kernel node in a conditional node's body. A fault becomes `ctx`'s sticky
+/// error.
+pub(crate) fn run_now(
+    ctx: &crate::context::Context,
+    f: &Function,
+    config: &LaunchConfig,
+    bytes: &[u8],
+    cooperative: bool,
+) {
+    let r = if cooperative {
+        engine::launch_cooperative(&f.kernel, config, bytes)
+    } else {
+        engine::launch(&f.kernel, config, bytes)
+    };
+    if let Err(e) = r {
+        if ctx.check().is_ok() {
+            trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
+        }
+        ctx.set_sticky(fault_code(e.kind));
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

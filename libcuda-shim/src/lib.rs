@@ -8,13 +8,14 @@
 //!
 //! Layout: `exports` (the one table of entry points) -> the modules named for what they do
 //! (`device`, `context`, `memory`, `array` (CUDA arrays), `module` + `fatbin`, `launch` + `occupancy`, `vmm` (virtual memory management), `stream`, `event`, `graph` +
-//! `graph_exec` + `capture`), with
+//! `graph_exec` + `capture`, with `graph_mem`, `conditional`, `user_object`, `graph_dot`), with
 //! `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
 //! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
 //! NVIDIA's cudart needs), `trace`, `config` and `errors`.
 
 pub mod array;
 pub mod capture;
+pub mod conditional;
 pub mod config;
 pub mod context;
 pub mod copy;
@@ -26,7 +27,9 @@ pub mod export_tables;
 pub mod exports;
 pub mod fatbin;
 pub mod graph;
+pub mod graph_dot;
 pub mod graph_exec;
+pub mod graph_mem;
 pub mod handles;
 pub mod integrity;
 pub mod launch;
@@ -44,6 +47,7 @@ pub mod queue;
 pub mod stream;
 pub mod stream_attrs;
 pub mod trace;
+pub mod user_object;
 pub mod vmm;
 
 pub use exports::{entry_points, EntryPoint};

@@ -133,6 +133,14 @@ pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     if dptr == 0 {
         return Ok(());
     }
+    if crate::graph_mem::find(dptr).is_some() {
+        // A graph allocation: its lifetime ends, its memory stays with its node.
+        ctx.wait_idle();
+        ctx.check()?;
+        return crate::graph_mem::free(dptr)
+            .then_some(())
+            .ok_or(INVALID_VALUE);
+    }
     if dmem::find(dptr).is_none_or(|a| a.base != dptr) || host_range(dptr as usize).is_some() {
         return Err(INVALID_VALUE);
     }

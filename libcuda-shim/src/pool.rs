@@ -84,8 +84,12 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
         return Err(INVALID_VALUE);
     }
     let t = stream::target(s)?;
-    // Captured allocations would be memory-allocation nodes, which graphs here lack.
-    crate::capture::refuse(&t)?;
+    // In a capture the allocation becomes a memory allocation node.
+    if let Some(a) = crate::graph_mem::capture_alloc(&t, bytesize)? {
+        // SAFETY: checked non-null.
+        unsafe { *dptr = a };
+        return Ok(());
+    }
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
@@ -118,6 +122,9 @@ pub(crate) unsafe fn alloc_from_pool_async(
 
 pub(crate) unsafe fn free_async(dptr: CUdeviceptr, s: CUstream) -> CuResult {
     let t = stream::target(s)?;
+    if crate::graph_mem::find(dptr).is_some() {
+        return crate::graph_mem::free_async(&t, dptr);
+    }
     crate::capture::refuse(&t)?;
     let (p, size) = ALLOCATIONS.lock().remove(&dptr).ok_or(INVALID_VALUE)?;
     // From here the pointer is no longer a pool allocation (its attributes are undefined).

@@ -1,5 +1,6 @@
 //! The extern functions nvcc's device code calls by name: `vprintf` (device printf),
-//! `__assertfail` (device assert), `malloc` and `free` (the device heap).
+//! `__assertfail` (device assert), `malloc` and `free` (the device heap), and
+//! `cudaGraphSetConditional` (a conditional node's condition, see [`SysCall`]).
 //!
 //! Device printf output is formatted when the call runs and appended to a process-wide FIFO
 //! (bounded, excess dropped as CUDA drops it); the driver calls [`flush_printf`] where CUDA
@@ -145,6 +146,11 @@ pub fn run(
             SysCall::Malloc => malloc(a[0]),
             SysCall::Free => {
                 free(a[0]);
+                0
+            }
+            SysCall::GraphSetConditional => {
+                // A handle that is no condition variable faults like a bad store.
+                ln.write(MSpace::Global, a[0], 4, a[1] as u32 as u64)?;
                 0
             }
             SysCall::AssertFail => {
