@@ -397,7 +397,9 @@ pub enum Op {
         ftz: bool,
     },
     /// Arithmetic with the condition-code carry flag, kept per lane in the hidden register `cc`:
-    /// `cin` reads it (addc/subc/madc), `cout` writes the carry (or borrow) out (`.cc`).
+    /// `cin` reads it (addc/subc/madc), `cout` writes the carry out (`.cc`). One flag for all:
+    /// sub computes `a + ~b + cin` (cin 1 for sub.cc, CC.CF for subc) and its carry-out is the
+    /// flag, so after a subtraction CF = 1 means no borrow, as the hardware has it.
     Carry {
         op: CarryOp,
         bits: u32,

@@ -838,8 +838,13 @@ impl Warp {
                                 (s, (s >> bits) & 1)
                             }
                             CarryOp::Sub => {
-                                let t = y as u128 + cf;
-                                ((x as u128).wrapping_sub(t), (t > x as u128) as u128)
+                                // The hardware subtracts as a + ~b + carry-in, the carry-in 1
+                                // for sub.cc and CC.CF for subc, and CC.CF becomes the carry
+                                // out of that sum: 1 means no borrow (measured on an H100; the
+                                // ISA's words "borrow-out" do not say which polarity).
+                                let cin = if *cin { cf } else { 1 };
+                                let s = x as u128 + (!y & m) as u128 + cin;
+                                (s, (s >> bits) & 1)
                             }
                             CarryOp::MadLo | CarryOp::MadHi => {
                                 // The full 2*bits product of the operands as their type reads
