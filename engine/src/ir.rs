@@ -429,19 +429,24 @@ pub enum Op {
         s: SReg,
     },
     /// Loads `n` elements of `size` bytes; `sext` sign-extends each to 64 bits.
+    /// `n` elements of `size` bytes (up to 8: the 256-bit `.v8.b32`/`.v4.b64` of sm_100); a
+    /// `None` element (the sink `_`) is not read.
     Ld {
         space: MSpace,
         size: u8,
         sext: bool,
         n: u8,
-        d: [Option<Reg>; 4],
+        d: [Option<Reg>; 8],
         addr: Addr,
     },
+    /// `n` elements of `size` bytes; the elements whose bit is set in `sink` (the `_` of a
+    /// 256-bit store) are not written.
     St {
         space: MSpace,
         size: u8,
         n: u8,
-        s: [Src; 4],
+        sink: u8,
+        s: [Src; 8],
         addr: Addr,
     },
     Atom {

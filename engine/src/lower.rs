@@ -1363,6 +1363,7 @@ impl<'a> Prog<'a> {
                 }
             }
             O::SymOff { name, offset } => match self.lookup(fc, name) {
+                Some(Sym::Reg(r)) => self.reg_plus_imm(i, g, r, *offset, t),
                 Some(s) => self.sym_addr(fc, i, g, s, *offset),
                 None => invalid(i.pos, format!("undefined symbol '{name}'")),
             },
@@ -1412,6 +1413,107 @@ impl<'a> Prog<'a> {
             O::Tuple(_) | O::Neg(_) => unsupported(i),
             _ => invalid(i.pos, format!("unexpected operand in '{}'", i.full_name())),
         }
+    }
+
+    /// The rules of a 256-bit `ld`/`st` (`vn` elements of type `t`), in ptxas 13.5's words.
+    fn wide_ld_st(&self, i: &Instruction, vn: u8, t: T, space: Option<AS>) -> R<()> {
+        let limit = || {
+            invalid(
+                i.pos,
+                format!(
+                    "'{}': vector type too large, exceeds 128 bit limit",
+                    i.full_name()
+                ),
+            )
+        };
+        if i.opcode == "ldu" || vn as u32 * t.bits() > 256 {
+            return limit();
+        }
+        if !matches!((vn, t.bits()), (8, 32) | (4, 64)) {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': .v8 takes only .b32, .s32, .u32 and .f32",
+                    i.full_name()
+                ),
+            );
+        }
+        self.require_sm(i, 100, "256 bit wide load/store")?;
+        if !matches!(space, None | Some(AS::Global)) {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': global state space expected for feature '256 bit wide load/store'",
+                    i.full_name()
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Refuses a feature the module's `.target` lacks, with ptxas's words ("Feature '...'
+    /// requires .target sm_90 or higher"). A module that names no `sm_NN` target is not checked.
+    fn require_sm(&self, i: &Instruction, sm: u32, feature: &str) -> R<()> {
+        let have = self.mc.m.target.iter().find_map(|t| {
+            let n = t.strip_prefix("sm_")?;
+            n.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse::<u32>()
+                .ok()
+        });
+        match have {
+            Some(have) if have < sm => invalid(
+                i.pos,
+                format!(
+                    "'{}': feature '{feature}' requires .target sm_{sm} or higher",
+                    i.full_name()
+                ),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// A source operand `reg + imm` (`st.u64 [a], r + 1;`): ptxas assembles it for integer and
+    /// bit-size operands as the sum in the operand's type, `add.tN tmp, reg, imm` (the same
+    /// machine code, checked against ptxas 13.5 for u16, u32 and u64 sources and for cvt and
+    /// setp operands). For floating-point and predicate operands ptxas accepts the syntax but
+    /// the code it emits has no defined meaning (it drops the store), so those are refused.
+    fn reg_plus_imm(
+        &mut self,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        r: Reg,
+        off: i64,
+        t: T,
+    ) -> R<Src> {
+        let it = match t {
+            // An 8-bit operand is used through its low byte: the 16-bit sum has the same one.
+            T::B(8) | T::U(8) | T::S(8) => T::U(16).int(),
+            T::B(b) | T::U(b) | T::S(b) if b <= 64 => T::U(b).int(),
+            _ => None,
+        };
+        let Some(f) = it.and_then(|it| ops::int_bin(IBin::Add, it)) else {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': a register plus an immediate is only defined for integer operands",
+                    i.full_name()
+                ),
+            );
+        };
+        let d = self.new_reg();
+        let b = Src::Imm(off as u64);
+        self.emit(
+            i,
+            g,
+            Op::Bin {
+                f,
+                fl: 0,
+                d,
+                a: Src::Reg(r),
+                b,
+            },
+        );
+        Ok(Src::Reg(d))
     }
 
     /// The symbol and element bytes of an array operand `name[...]`.
@@ -1864,10 +1966,17 @@ impl<'a> Prog<'a> {
                 let vn = m.vec();
                 let t = m.ty_data()?;
                 m.done()?;
-                if t == T::Other || t == T::Pred || vn > 4 {
+                if t == T::Other || t == T::Pred {
                     return unsupported(i);
                 }
                 let size = (t.bits() / 8) as u8;
+                // 256 bits at once (ISA 9.7.9.8, 9.7.9.10: `.v8` of 32-bit and `.v4` of
+                // 64-bit types, sm_100+, only in `.global` or generic addressing, not ldu).
+                // `.v8` of narrower types is no PTX (ptxas 13.5 crashes on `ld.global.v8.u16`).
+                let wide = vn as u32 * t.bits() > 128 || vn == 8;
+                if wide {
+                    self.wide_ld_st(i, vn, t, space)?;
+                }
                 need(2)?;
                 let (is_ld, ms, addr, vo) = self.ld_st_operands(fc, i, space)?;
                 let parts: Vec<O>;
@@ -1880,9 +1989,10 @@ impl<'a> Prog<'a> {
                     vec![vo]
                 };
                 if is_ld {
-                    let mut d = [None; 4];
+                    let mut d = [None; 8];
                     for (k, o) in items.iter().enumerate() {
-                        d[k] = Some(self.dreg(fc, i, o)?);
+                        // The sink `_` leaves that element unread.
+                        d[k] = self.opt_dreg(fc, i, o)?;
                     }
                     let sext = matches!(t, T::S(_));
                     self.emit(
@@ -1898,8 +2008,21 @@ impl<'a> Prog<'a> {
                         },
                     );
                 } else {
-                    let mut s = [Src::Imm(0); 4];
+                    let mut s = [Src::Imm(0); 8];
+                    let mut sink = 0u8;
                     for (k, o) in items.iter().enumerate() {
+                        if matches!(o, O::Name { name, .. } if name == "_") {
+                            // ptxas allows the sink in 256-bit stores only ("Sink '_' not
+                            // allowed as a source operand" elsewhere).
+                            if !wide {
+                                return invalid(
+                                    i.pos,
+                                    format!("'{}': the sink '_' is not a source", i.full_name()),
+                                );
+                            }
+                            sink |= 1 << k;
+                            continue;
+                        }
                         s[k] = self.src(fc, i, g, o, t)?;
                     }
                     self.emit(
@@ -1909,6 +2032,7 @@ impl<'a> Prog<'a> {
                             space: ms,
                             size,
                             n: vn,
+                            sink,
                             s,
                             addr,
                         },
