@@ -2157,6 +2157,15 @@ impl<'a> Prog<'a> {
                 let (Some(dst), Some(src)) = (dt.cvt_ty(), st.cvt_ty()) else {
                     return unsupported(i);
                 };
+                // ".ftz can only be specified when either .dtype or .atype is .f32" (ISA
+                // 9.7.9.21; ptxas 13.5: "Modifier '.ftz' does not apply to this type of convert
+                // operation").
+                if ftz && dst != Ty::F32 && src != Ty::F32 {
+                    return invalid(
+                        i.pos,
+                        format!("'{}': .ftz applies only when a type is .f32", i.full_name()),
+                    );
+                }
                 let ok = match (dst.float(), src.float()) {
                     (false, false) => rnd == Rnd::None,
                     (false, true) => matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi),
