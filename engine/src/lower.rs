@@ -1900,7 +1900,23 @@ impl<'a> Prog<'a> {
                 if t == T::Other {
                     return unsupported(i);
                 }
-                match (&ops_[0], &ops_[1]) {
+                // A whole vector register moved to or from a scalar of its total width
+                // (`mov.b64 %rd, v` with `v` a `.v2.u32`; the type check allows only that) is
+                // the vector of its elements, first element lowest, as `mov.b64 d, {a, b}`.
+                let whole = |o: &O| -> R<O> {
+                    match o {
+                        O::Name { name, comp: None }
+                            if self.lookup(fc, name).is_none()
+                                && self.lookup(fc, &format!("{name}.x")).is_some() =>
+                        {
+                            let n = self.vector_len(fc, name);
+                            Ok(O::Vector(self.vector_parts(fc, i, o, n)?))
+                        }
+                        o => Ok(o.clone()),
+                    }
+                };
+                let (o0, o1) = (whole(&ops_[0])?, whole(&ops_[1])?);
+                match (&o0, &o1) {
                     (O::Vector(ds), a) => {
                         let a = self.src(fc, i, g, a, T::B(bits))?;
                         let mut regs = Vec::new();
@@ -2809,10 +2825,56 @@ impl<'a> Prog<'a> {
         }
         let ds = self.vector_parts(fc, i, &ops_[0], vn)?;
         let ss = self.vector_parts(fc, i, &ops_[1], vn)?;
-        for (d, a) in ds.iter().zip(&ss) {
-            let Some(d) = self.opt_dreg(fc, i, d)? else {
+        let mut dregs = Vec::with_capacity(ds.len());
+        for d in &ds {
+            dregs.push(self.opt_dreg(fc, i, d)?);
+        }
+        // The move reads every source before it writes any destination: when a destination is
+        // also a source (`mov.v4.u16 {a,b,c,d}, {d,a,b,c}`), the register sources are first
+        // copied to fresh registers.
+        let mut srcs = Vec::with_capacity(ss.len());
+        for a in &ss {
+            srcs.push(match a {
+                // Special registers (and the zero `.w` of a vector one) are handled below.
+                O::Name { name, comp }
+                    if sreg(name, comp.as_deref()).is_some() || sreg(name, Some("x")).is_some() =>
+                {
+                    None
+                }
+                a => Some(self.src(fc, i, g, a, t)?),
+            });
+        }
+        let overlap = srcs
+            .iter()
+            .any(|s| matches!(s, Some(Src::Reg(r)) if dregs.contains(&Some(*r))));
+        if overlap {
+            for s in srcs.iter_mut() {
+                if let Some(Src::Reg(r)) = *s {
+                    let d = self.new_reg();
+                    let f = ops::mov(t.bits());
+                    self.emit(
+                        i,
+                        g,
+                        Op::Un {
+                            f,
+                            fl: 0,
+                            d,
+                            a: Src::Reg(r),
+                        },
+                    );
+                    *s = Some(Src::Reg(d));
+                }
+            }
+        }
+        for ((d, a), s) in dregs.into_iter().zip(&ss).zip(srcs) {
+            let Some(d) = d else {
                 continue;
             };
+            if let Some(a) = s {
+                let f = ops::mov(t.bits());
+                self.emit(i, g, Op::Un { f, fl: 0, d, a });
+                continue;
+            }
             match a {
                 O::Name { name, comp } if sreg(name, comp.as_deref()).is_some() => {
                     let s = sreg(name, comp.as_deref()).unwrap();
@@ -2826,11 +2888,7 @@ impl<'a> Prog<'a> {
                     let a = Src::Imm(0);
                     self.emit(i, g, Op::Un { f, fl: 0, d, a });
                 }
-                a => {
-                    let a = self.src(fc, i, g, a, t)?;
-                    let f = ops::mov(t.bits());
-                    self.emit(i, g, Op::Un { f, fl: 0, d, a });
-                }
+                _ => return invalid(i.pos, format!("unexpected operand in '{}'", i.full_name())),
             }
         }
         Ok(())
