@@ -923,21 +923,28 @@ impl<'a> Prog<'a> {
         }
         let f = &self.mc.m.functions[fi];
         let saved_owner = std::mem::replace(&mut self.owner, fi);
-        let mk = |p: &mut Prog, d: &VarDecl| -> R<Formal> {
+        // A `.reg .v2/.v4` formal is one register formal per element (`a.x`, `a.y`, ...): the
+        // caller passes the elements of a vector of that shape, or splits a scalar of the same
+        // total width (see `vector_actual`).
+        let mk = |p: &mut Prog, d: &VarDecl, out: &mut Vec<Formal>| -> R<()> {
             let (size, align) = var_layout(d)?;
-            Ok(if d.space == AS::Reg {
-                Formal::Reg(p.new_reg(), (size * 8) as u32)
+            if d.space == AS::Reg {
+                let n = d.vec.max(1) as u64;
+                for _ in 0..n {
+                    out.push(Formal::Reg(p.new_reg(), (size / n * 8) as u32));
+                }
             } else {
-                Formal::Local(p.alloc_local(size, align), size as u32)
-            })
+                out.push(Formal::Local(p.alloc_local(size, align), size as u32));
+            }
+            Ok(())
         };
         let mut params = Vec::new();
         for d in &f.params {
-            params.push(mk(self, d)?);
+            mk(self, d, &mut params)?;
         }
         let mut rets = Vec::new();
         for d in &f.ret_params {
-            rets.push(mk(self, d)?);
+            mk(self, d, &mut rets)?;
         }
         self.sigs.insert(fi, Sig { params, rets });
         self.owner = saved_owner;
@@ -948,17 +955,24 @@ impl<'a> Prog<'a> {
         let f = &self.mc.m.functions[fi];
         let sig = &self.sigs[&fi];
         let mut s = FxMap::default();
-        for (d, fm) in f
-            .params
-            .iter()
-            .zip(&sig.params)
-            .chain(f.ret_params.iter().zip(&sig.rets))
-        {
-            let sym = match *fm {
-                Formal::Local(o, _) => Sym::Local(o),
-                Formal::Reg(r, _) => Sym::Reg(r),
-            };
-            s.insert(Name::new(&d.name), sym);
+        for (decls, formals) in [(&f.params, &sig.params), (&f.ret_params, &sig.rets)] {
+            let mut fms = formals.iter();
+            for d in decls {
+                let n = if d.space == AS::Reg { d.vec.max(1) } else { 1 };
+                for c in ["x", "y", "z", "w"].iter().take(n as usize) {
+                    let Some(fm) = fms.next() else { break };
+                    let sym = match *fm {
+                        Formal::Local(o, _) => Sym::Local(o),
+                        Formal::Reg(r, _) => Sym::Reg(r),
+                    };
+                    let name = if n > 1 {
+                        Name::new(format!("{}.{c}", d.name))
+                    } else {
+                        Name::new(&d.name)
+                    };
+                    s.insert(name, sym);
+                }
+            }
         }
         s
     }
@@ -3733,19 +3747,42 @@ impl<'a> Prog<'a> {
             let s = &self.sigs[&callee];
             (s.params.clone(), s.rets.clone())
         };
-        if params.len() != args.len() || retf.len() != rets.len() {
+        let cf = &self.mc.m.functions[callee];
+        if cf.params.len() != args.len() || cf.ret_params.len() != rets.len() {
             return invalid(
                 i.pos,
                 format!("call of '{name}' with the wrong number of arguments"),
             );
         }
+        let shape = |d: &VarDecl| {
+            if d.space == AS::Reg {
+                d.vec.max(1) as usize
+            } else {
+                1
+            }
+        };
+        let pshape: Vec<usize> = cf.params.iter().map(shape).collect();
+        let rshape: Vec<usize> = cf.ret_params.iter().map(shape).collect();
         let mut actuals = Vec::new();
-        for (a, f) in args.iter().zip(&params) {
-            actuals.push(self.actual(fc, i, g, a, Some(*f))?);
+        let mut fs = params.iter();
+        for (a, n) in args.iter().zip(pshape) {
+            let f: Vec<Formal> = fs.by_ref().take(n).copied().collect();
+            if n > 1 {
+                actuals.extend(self.vector_actual(fc, i, g, a, &f)?);
+            } else {
+                actuals.push(self.actual(fc, i, g, a, f.first().copied())?);
+            }
         }
         let mut dests = Vec::new();
-        for (r, f) in rets.iter().zip(&retf) {
-            dests.push(self.ret_dest(fc, i, r, Some(*f))?);
+        let mut packs = Vec::new();
+        let mut fs = retf.iter();
+        for (r, n) in rets.iter().zip(rshape) {
+            let f: Vec<Formal> = fs.by_ref().take(n).copied().collect();
+            if n > 1 {
+                dests.extend(self.vector_ret(fc, i, r, &f, &mut packs)?);
+            } else {
+                dests.push(self.ret_dest(fc, i, r, f.first().copied())?);
+            }
         }
         self.edges.push((fc.fidx, callee));
         if !self.code.contains_key(&callee) {
@@ -3761,7 +3798,78 @@ impl<'a> Prog<'a> {
                 rets: dests,
                 save: Some(fc.fidx as u32),
             },
-        )
+        )?;
+        // A vector result received in a scalar register: joined after the return.
+        for (d, parts, bits) in packs {
+            self.emit(i, g, Op::Pack { d, parts, bits });
+        }
+        Ok(())
+    }
+
+    /// The actuals of a `.reg .vN` formal (`f`, one per element): a vector register of that
+    /// shape or a brace list of N values, element by element, or a scalar register or
+    /// immediate of the same total width split into elements, first element lowest (as
+    /// `mov.b64 v, %rd` splits it), all of which ptxas 13.5 accepts.
+    fn vector_actual(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        a: &O,
+        f: &[Formal],
+    ) -> R<Vec<Actual>> {
+        let n = f.len() as u8;
+        let Some(&Formal::Reg(_, bits)) = f.first() else {
+            return invalid(i.pos, "vector argument of a non-register formal");
+        };
+        if let Ok(parts) = self.vector_parts(fc, i, a, n) {
+            let mut out = Vec::new();
+            for p in &parts {
+                out.push(Actual::Val(self.src(fc, i, g, p, T::B(bits))?));
+            }
+            return Ok(out);
+        }
+        let whole = self.src(fc, i, g, a, T::B(bits * n as u32))?;
+        let ds: Vec<Reg> = (0..n).map(|_| self.new_reg()).collect();
+        let op = Op::Unpack {
+            ds: ds.iter().map(|&d| Some(d)).collect(),
+            a: whole,
+            bits,
+        };
+        self.emit(i, g, op);
+        Ok(ds.into_iter().map(|d| Actual::Val(Src::Reg(d))).collect())
+    }
+
+    /// Where the elements of a `.reg .vN` result go: the elements of a vector register or
+    /// brace list, or fresh registers that `packs` joins into a scalar destination after the
+    /// call (`call (%rd), f, ...` with a `.v2.u32` result).
+    fn vector_ret(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        r: &O,
+        f: &[Formal],
+        packs: &mut Vec<(Reg, Vec<Src>, u32)>,
+    ) -> R<Vec<Loc>> {
+        let n = f.len() as u8;
+        let Some(&Formal::Reg(_, bits)) = f.first() else {
+            return invalid(i.pos, "vector result of a non-register formal");
+        };
+        if matches!(r, O::Vector(_)) {
+            // ptxas 13.5: a syntax error (a brace list is an argument, never a result).
+            return invalid(i.pos, "a call result cannot be a brace list");
+        }
+        if let Ok(parts) = self.vector_parts(fc, i, r, n) {
+            let mut out = Vec::new();
+            for p in &parts {
+                out.push(Loc::Reg(self.dreg(fc, i, p)?, bits));
+            }
+            return Ok(out);
+        }
+        let d = self.dreg(fc, i, r)?;
+        let ts: Vec<Reg> = (0..n).map(|_| self.new_reg()).collect();
+        packs.push((d, ts.iter().map(|&t| Src::Reg(t)).collect(), bits));
+        Ok(ts.into_iter().map(|t| Loc::Reg(t, bits)).collect())
     }
 
     /// Emits `Call` (guarded) and its `CallRet` (unguarded: it pops the frame the call pushed).
