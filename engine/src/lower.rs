@@ -188,6 +188,9 @@ pub struct ModCtx<'a> {
     pub shared_funcs: Vec<usize>,
     /// Functions that may be re-entered ([`reentrant`]).
     pub reentrant: Vec<bool>,
+    /// `.global` / `.const` variables declared in function bodies: their declaration's
+    /// (line, column) -> device address (allocated by the module with the others).
+    pub scoped: HashMap<(u32, u32), u64>,
 }
 
 impl<'a> ModCtx<'a> {
@@ -203,6 +206,7 @@ impl<'a> ModCtx<'a> {
             taken: Vec::new(),
             shared_funcs: Vec::new(),
             reentrant: Vec::new(),
+            scoped: HashMap::new(),
         };
         mc.taken = address_taken(m, &mc.funcs);
         mc.reentrant = reentrant(m, &mc.funcs, &mc.taken);
@@ -1231,6 +1235,16 @@ impl<'a> Prog<'a> {
                     .last_mut()
                     .unwrap()
                     .insert(Name::new(&v.name), sym);
+            }
+            AS::Global | AS::Const if self.mc.scoped.contains_key(&(v.pos.line, v.pos.col)) => {
+                if let Some(b) = elem_bytes(&v.ty) {
+                    self.elem.insert(v.name.to_string(), b * v.vec as u64);
+                }
+                let a = self.mc.scoped[&(v.pos.line, v.pos.col)];
+                fc.scopes
+                    .last_mut()
+                    .unwrap()
+                    .insert(Name::new(&v.name), Sym::Global(a));
             }
             _ => {
                 return Err(LowerError {
