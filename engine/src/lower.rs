@@ -3843,6 +3843,7 @@ impl<'a> Prog<'a> {
             }
             return Ok(out);
         }
+        self.vector_mismatch(fc, i, a, n, bits)?;
         let whole = self.src(fc, i, g, a, T::B(bits * n as u32))?;
         let ds: Vec<Reg> = (0..n).map(|_| self.new_reg()).collect();
         let op = Op::Unpack {
@@ -3852,6 +3853,40 @@ impl<'a> Prog<'a> {
         };
         self.emit(i, g, op);
         Ok(ds.into_iter().map(|d| Actual::Val(Src::Reg(d))).collect())
+    }
+
+    /// Refuses an operand that cannot stand for a `.reg .vN` formal of `n` elements of `bits`
+    /// (ptxas 13.5: "Type of argument does not match formal parameter"): a vector register of
+    /// another length, or a scalar register whose width (64 bits or not) differs from the
+    /// formal's total. (Registers of 32 bits and less are not told apart here.)
+    fn vector_mismatch(&self, fc: &FnCtx, i: &Instruction, o: &O, n: u8, bits: u32) -> R<()> {
+        let total = bits * n as u32;
+        let bad = match o {
+            O::Name { name, comp: None } if self.lookup(fc, &format!("{name}.x")).is_some() => {
+                self.vector_len(fc, name) != n
+            }
+            O::Name { name, comp } => {
+                let full = comp.as_ref().map(|c| format!("{name}.{c}"));
+                let r = full.as_deref().and_then(|f| self.lookup(fc, f));
+                match r.or_else(|| self.lookup(fc, name)) {
+                    Some(Sym::Reg(r)) if total <= 64 => {
+                        (self.reg_bytes[r as usize] == 8) != (total == 64)
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        if bad {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': an operand does not match its .v{n} formal parameter of {total} bits",
+                    i.full_name()
+                ),
+            );
+        }
+        Ok(())
     }
 
     /// Where the elements of a `.reg .vN` result go: the elements of a vector register or
@@ -3880,6 +3915,7 @@ impl<'a> Prog<'a> {
             }
             return Ok(out);
         }
+        self.vector_mismatch(fc, i, r, n, bits)?;
         let d = self.dreg(fc, i, r)?;
         let ts: Vec<Reg> = (0..n).map(|_| self.new_reg()).collect();
         packs.push((d, ts.iter().map(|&t| Src::Reg(t)).collect(), bits));
