@@ -122,3 +122,15 @@ fn half_and_bfloat16() {
 fn grid_constant_parameters_through_generic_addresses() {
     run("isa_grid_constant", "isa_grid_constant", &[]);
 }
+
+/// The carry flag of add.cc/addc/sub.cc/subc in 32 and 64 bits against values measured on an
+/// H100 (after sub.cc, CC.CF = 1 means no borrow); cvt.rni/.rzi/.rmi/.rpi to the same bf16 or
+/// f16 type (the bf16 intrinsics htrunc/hrint/hfloor/hceil compile to them on sm_90); vector
+/// movs whose destinations are also sources; mov between a vector register and a scalar of the
+/// same width; a register plus an immediate as a source operand; `.global` and `.const`
+/// variables declared inside a function. Built for compute_90 (cvt.bf16.bf16 needs sm_90).
+#[test]
+fn ptx_forms_carry_rounding_moves_and_scoped_variables() {
+    let exe = nvcc_arch("isa_ptx_forms", "isa_ptx_forms", "compute_90", &[]);
+    assert_pass("isa_ptx_forms", &run_preloaded(&exe, &[]));
+}

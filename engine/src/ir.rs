@@ -400,7 +400,9 @@ pub enum Op {
         ftz: bool,
     },
     /// Arithmetic with the condition-code carry flag, kept per lane in the hidden register `cc`:
-    /// `cin` reads it (addc/subc/madc), `cout` writes the carry (or borrow) out (`.cc`).
+    /// `cin` reads it (addc/subc/madc), `cout` writes the carry out (`.cc`). One flag for all:
+    /// sub computes `a + ~b + cin` (cin 1 for sub.cc, CC.CF for subc) and its carry-out is the
+    /// flag, so after a subtraction CF = 1 means no borrow, as the hardware has it.
     Carry {
         op: CarryOp,
         bits: u32,
@@ -430,19 +432,24 @@ pub enum Op {
         s: SReg,
     },
     /// Loads `n` elements of `size` bytes; `sext` sign-extends each to 64 bits.
+    /// `n` elements of `size` bytes (up to 8: the 256-bit `.v8.b32`/`.v4.b64` of sm_100); a
+    /// `None` element (the sink `_`) is not read.
     Ld {
         space: MSpace,
         size: u8,
         sext: bool,
         n: u8,
-        d: [Option<Reg>; 4],
+        d: [Option<Reg>; 8],
         addr: Addr,
     },
+    /// `n` elements of `size` bytes; the elements whose bit is set in `sink` (the `_` of a
+    /// 256-bit store) are not written.
     St {
         space: MSpace,
         size: u8,
         n: u8,
-        s: [Src; 4],
+        sink: u8,
+        s: [Src; 8],
         addr: Addr,
     },
     Atom {

@@ -188,6 +188,9 @@ pub struct ModCtx<'a> {
     pub shared_funcs: Vec<usize>,
     /// Functions that may be re-entered ([`reentrant`]).
     pub reentrant: Vec<bool>,
+    /// `.global` / `.const` variables declared in function bodies: their declaration's
+    /// (line, column) -> device address (allocated by the module with the others).
+    pub scoped: HashMap<(u32, u32), u64>,
 }
 
 impl<'a> ModCtx<'a> {
@@ -203,6 +206,7 @@ impl<'a> ModCtx<'a> {
             taken: Vec::new(),
             shared_funcs: Vec::new(),
             reentrant: Vec::new(),
+            scoped: HashMap::new(),
         };
         mc.taken = address_taken(m, &mc.funcs);
         mc.reentrant = reentrant(m, &mc.funcs, &mc.taken);
@@ -923,21 +927,28 @@ impl<'a> Prog<'a> {
         }
         let f = &self.mc.m.functions[fi];
         let saved_owner = std::mem::replace(&mut self.owner, fi);
-        let mk = |p: &mut Prog, d: &VarDecl| -> R<Formal> {
+        // A `.reg .v2/.v4` formal is one register formal per element (`a.x`, `a.y`, ...): the
+        // caller passes the elements of a vector of that shape, or splits a scalar of the same
+        // total width (see `vector_actual`).
+        let mk = |p: &mut Prog, d: &VarDecl, out: &mut Vec<Formal>| -> R<()> {
             let (size, align) = var_layout(d)?;
-            Ok(if d.space == AS::Reg {
-                Formal::Reg(p.new_reg(), (size * 8) as u32)
+            if d.space == AS::Reg {
+                let n = d.vec.max(1) as u64;
+                for _ in 0..n {
+                    out.push(Formal::Reg(p.new_reg(), (size / n * 8) as u32));
+                }
             } else {
-                Formal::Local(p.alloc_local(size, align), size as u32)
-            })
+                out.push(Formal::Local(p.alloc_local(size, align), size as u32));
+            }
+            Ok(())
         };
         let mut params = Vec::new();
         for d in &f.params {
-            params.push(mk(self, d)?);
+            mk(self, d, &mut params)?;
         }
         let mut rets = Vec::new();
         for d in &f.ret_params {
-            rets.push(mk(self, d)?);
+            mk(self, d, &mut rets)?;
         }
         self.sigs.insert(fi, Sig { params, rets });
         self.owner = saved_owner;
@@ -948,17 +959,24 @@ impl<'a> Prog<'a> {
         let f = &self.mc.m.functions[fi];
         let sig = &self.sigs[&fi];
         let mut s = FxMap::default();
-        for (d, fm) in f
-            .params
-            .iter()
-            .zip(&sig.params)
-            .chain(f.ret_params.iter().zip(&sig.rets))
-        {
-            let sym = match *fm {
-                Formal::Local(o, _) => Sym::Local(o),
-                Formal::Reg(r, _) => Sym::Reg(r),
-            };
-            s.insert(Name::new(&d.name), sym);
+        for (decls, formals) in [(&f.params, &sig.params), (&f.ret_params, &sig.rets)] {
+            let mut fms = formals.iter();
+            for d in decls {
+                let n = if d.space == AS::Reg { d.vec.max(1) } else { 1 };
+                for c in ["x", "y", "z", "w"].iter().take(n as usize) {
+                    let Some(fm) = fms.next() else { break };
+                    let sym = match *fm {
+                        Formal::Local(o, _) => Sym::Local(o),
+                        Formal::Reg(r, _) => Sym::Reg(r),
+                    };
+                    let name = if n > 1 {
+                        Name::new(format!("{}.{c}", d.name))
+                    } else {
+                        Name::new(&d.name)
+                    };
+                    s.insert(name, sym);
+                }
+            }
         }
         s
     }
@@ -1218,6 +1236,16 @@ impl<'a> Prog<'a> {
                     .unwrap()
                     .insert(Name::new(&v.name), sym);
             }
+            AS::Global | AS::Const if self.mc.scoped.contains_key(&(v.pos.line, v.pos.col)) => {
+                if let Some(b) = elem_bytes(&v.ty) {
+                    self.elem.insert(v.name.to_string(), b * v.vec as u64);
+                }
+                let a = self.mc.scoped[&(v.pos.line, v.pos.col)];
+                fc.scopes
+                    .last_mut()
+                    .unwrap()
+                    .insert(Name::new(&v.name), Sym::Global(a));
+            }
             _ => {
                 return Err(LowerError {
                     kind: LoadErrorKind::Unsupported,
@@ -1363,6 +1391,7 @@ impl<'a> Prog<'a> {
                 }
             }
             O::SymOff { name, offset } => match self.lookup(fc, name) {
+                Some(Sym::Reg(r)) => self.reg_plus_imm(i, g, r, *offset, t),
                 Some(s) => self.sym_addr(fc, i, g, s, *offset),
                 None => invalid(i.pos, format!("undefined symbol '{name}'")),
             },
@@ -1412,6 +1441,107 @@ impl<'a> Prog<'a> {
             O::Tuple(_) | O::Neg(_) => unsupported(i),
             _ => invalid(i.pos, format!("unexpected operand in '{}'", i.full_name())),
         }
+    }
+
+    /// The rules of a 256-bit `ld`/`st` (`vn` elements of type `t`), in ptxas 13.5's words.
+    fn wide_ld_st(&self, i: &Instruction, vn: u8, t: T, space: Option<AS>) -> R<()> {
+        let limit = || {
+            invalid(
+                i.pos,
+                format!(
+                    "'{}': vector type too large, exceeds 128 bit limit",
+                    i.full_name()
+                ),
+            )
+        };
+        if i.opcode == "ldu" || vn as u32 * t.bits() > 256 {
+            return limit();
+        }
+        if !matches!((vn, t.bits()), (8, 32) | (4, 64)) {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': .v8 takes only .b32, .s32, .u32 and .f32",
+                    i.full_name()
+                ),
+            );
+        }
+        self.require_sm(i, 100, "256 bit wide load/store")?;
+        if !matches!(space, None | Some(AS::Global)) {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': global state space expected for feature '256 bit wide load/store'",
+                    i.full_name()
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Refuses a feature the module's `.target` lacks, with ptxas's words ("Feature '...'
+    /// requires .target sm_90 or higher"). A module that names no `sm_NN` target is not checked.
+    fn require_sm(&self, i: &Instruction, sm: u32, feature: &str) -> R<()> {
+        let have = self.mc.m.target.iter().find_map(|t| {
+            let n = t.strip_prefix("sm_")?;
+            n.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse::<u32>()
+                .ok()
+        });
+        match have {
+            Some(have) if have < sm => invalid(
+                i.pos,
+                format!(
+                    "'{}': feature '{feature}' requires .target sm_{sm} or higher",
+                    i.full_name()
+                ),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// A source operand `reg + imm` (`st.u64 [a], r + 1;`): ptxas assembles it for integer and
+    /// bit-size operands as the sum in the operand's type, `add.tN tmp, reg, imm` (the same
+    /// machine code, checked against ptxas 13.5 for u16, u32 and u64 sources and for cvt and
+    /// setp operands). For floating-point and predicate operands ptxas accepts the syntax but
+    /// the code it emits has no defined meaning (it drops the store), so those are refused.
+    fn reg_plus_imm(
+        &mut self,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        r: Reg,
+        off: i64,
+        t: T,
+    ) -> R<Src> {
+        let it = match t {
+            // An 8-bit operand is used through its low byte: the 16-bit sum has the same one.
+            T::B(8) | T::U(8) | T::S(8) => T::U(16).int(),
+            T::B(b) | T::U(b) | T::S(b) if b <= 64 => T::U(b).int(),
+            _ => None,
+        };
+        let Some(f) = it.and_then(|it| ops::int_bin(IBin::Add, it)) else {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': a register plus an immediate is only defined for integer operands",
+                    i.full_name()
+                ),
+            );
+        };
+        let d = self.new_reg();
+        let b = Src::Imm(off as u64);
+        self.emit(
+            i,
+            g,
+            Op::Bin {
+                f,
+                fl: 0,
+                d,
+                a: Src::Reg(r),
+                b,
+            },
+        );
+        Ok(Src::Reg(d))
     }
 
     /// The symbol and element bytes of an array operand `name[...]`.
@@ -1798,7 +1928,23 @@ impl<'a> Prog<'a> {
                 if t == T::Other {
                     return unsupported(i);
                 }
-                match (&ops_[0], &ops_[1]) {
+                // A whole vector register moved to or from a scalar of its total width
+                // (`mov.b64 %rd, v` with `v` a `.v2.u32`; the type check allows only that) is
+                // the vector of its elements, first element lowest, as `mov.b64 d, {a, b}`.
+                let whole = |o: &O| -> R<O> {
+                    match o {
+                        O::Name { name, comp: None }
+                            if self.lookup(fc, name).is_none()
+                                && self.lookup(fc, &format!("{name}.x")).is_some() =>
+                        {
+                            let n = self.vector_len(fc, name);
+                            Ok(O::Vector(self.vector_parts(fc, i, o, n)?))
+                        }
+                        o => Ok(o.clone()),
+                    }
+                };
+                let (o0, o1) = (whole(&ops_[0])?, whole(&ops_[1])?);
+                match (&o0, &o1) {
                     (O::Vector(ds), a) => {
                         let a = self.src(fc, i, g, a, T::B(bits))?;
                         let mut regs = Vec::new();
@@ -1864,10 +2010,17 @@ impl<'a> Prog<'a> {
                 let vn = m.vec();
                 let t = m.ty_data()?;
                 m.done()?;
-                if t == T::Other || t == T::Pred || vn > 4 {
+                if t == T::Other || t == T::Pred {
                     return unsupported(i);
                 }
                 let size = (t.bits() / 8) as u8;
+                // 256 bits at once (ISA 9.7.9.8, 9.7.9.10: `.v8` of 32-bit and `.v4` of
+                // 64-bit types, sm_100+, only in `.global` or generic addressing, not ldu).
+                // `.v8` of narrower types is no PTX (ptxas 13.5 crashes on `ld.global.v8.u16`).
+                let wide = vn as u32 * t.bits() > 128 || vn == 8;
+                if wide {
+                    self.wide_ld_st(i, vn, t, space)?;
+                }
                 need(2)?;
                 let (is_ld, ms, addr, vo) = self.ld_st_operands(fc, i, space)?;
                 let parts: Vec<O>;
@@ -1880,9 +2033,10 @@ impl<'a> Prog<'a> {
                     vec![vo]
                 };
                 if is_ld {
-                    let mut d = [None; 4];
+                    let mut d = [None; 8];
                     for (k, o) in items.iter().enumerate() {
-                        d[k] = Some(self.dreg(fc, i, o)?);
+                        // The sink `_` leaves that element unread.
+                        d[k] = self.opt_dreg(fc, i, o)?;
                     }
                     let sext = matches!(t, T::S(_));
                     self.emit(
@@ -1898,8 +2052,21 @@ impl<'a> Prog<'a> {
                         },
                     );
                 } else {
-                    let mut s = [Src::Imm(0); 4];
+                    let mut s = [Src::Imm(0); 8];
+                    let mut sink = 0u8;
                     for (k, o) in items.iter().enumerate() {
+                        if matches!(o, O::Name { name, .. } if name == "_") {
+                            // ptxas allows the sink in 256-bit stores only ("Sink '_' not
+                            // allowed as a source operand" elsewhere).
+                            if !wide {
+                                return invalid(
+                                    i.pos,
+                                    format!("'{}': the sink '_' is not a source", i.full_name()),
+                                );
+                            }
+                            sink |= 1 << k;
+                            continue;
+                        }
                         s[k] = self.src(fc, i, g, o, t)?;
                     }
                     self.emit(
@@ -1909,6 +2076,7 @@ impl<'a> Prog<'a> {
                             space: ms,
                             size,
                             n: vn,
+                            sink,
                             s,
                             addr,
                         },
@@ -2033,6 +2201,15 @@ impl<'a> Prog<'a> {
                 let (Some(dst), Some(src)) = (dt.cvt_ty(), st.cvt_ty()) else {
                     return unsupported(i);
                 };
+                // ".ftz can only be specified when either .dtype or .atype is .f32" (ISA
+                // 9.7.9.21; ptxas 13.5: "Modifier '.ftz' does not apply to this type of convert
+                // operation").
+                if ftz && dst != Ty::F32 && src != Ty::F32 {
+                    return invalid(
+                        i.pos,
+                        format!("'{}': .ftz applies only when a type is .f32", i.full_name()),
+                    );
+                }
                 let ok = match (dst.float(), src.float()) {
                     (false, false) => rnd == Rnd::None,
                     (false, true) => matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi),
@@ -2676,10 +2853,56 @@ impl<'a> Prog<'a> {
         }
         let ds = self.vector_parts(fc, i, &ops_[0], vn)?;
         let ss = self.vector_parts(fc, i, &ops_[1], vn)?;
-        for (d, a) in ds.iter().zip(&ss) {
-            let Some(d) = self.opt_dreg(fc, i, d)? else {
+        let mut dregs = Vec::with_capacity(ds.len());
+        for d in &ds {
+            dregs.push(self.opt_dreg(fc, i, d)?);
+        }
+        // The move reads every source before it writes any destination: when a destination is
+        // also a source (`mov.v4.u16 {a,b,c,d}, {d,a,b,c}`), the register sources are first
+        // copied to fresh registers.
+        let mut srcs = Vec::with_capacity(ss.len());
+        for a in &ss {
+            srcs.push(match a {
+                // Special registers (and the zero `.w` of a vector one) are handled below.
+                O::Name { name, comp }
+                    if sreg(name, comp.as_deref()).is_some() || sreg(name, Some("x")).is_some() =>
+                {
+                    None
+                }
+                a => Some(self.src(fc, i, g, a, t)?),
+            });
+        }
+        let overlap = srcs
+            .iter()
+            .any(|s| matches!(s, Some(Src::Reg(r)) if dregs.contains(&Some(*r))));
+        if overlap {
+            for s in srcs.iter_mut() {
+                if let Some(Src::Reg(r)) = *s {
+                    let d = self.new_reg();
+                    let f = ops::mov(t.bits());
+                    self.emit(
+                        i,
+                        g,
+                        Op::Un {
+                            f,
+                            fl: 0,
+                            d,
+                            a: Src::Reg(r),
+                        },
+                    );
+                    *s = Some(Src::Reg(d));
+                }
+            }
+        }
+        for ((d, a), s) in dregs.into_iter().zip(&ss).zip(srcs) {
+            let Some(d) = d else {
                 continue;
             };
+            if let Some(a) = s {
+                let f = ops::mov(t.bits());
+                self.emit(i, g, Op::Un { f, fl: 0, d, a });
+                continue;
+            }
             match a {
                 O::Name { name, comp } if sreg(name, comp.as_deref()).is_some() => {
                     let s = sreg(name, comp.as_deref()).unwrap();
@@ -2693,11 +2916,7 @@ impl<'a> Prog<'a> {
                     let a = Src::Imm(0);
                     self.emit(i, g, Op::Un { f, fl: 0, d, a });
                 }
-                a => {
-                    let a = self.src(fc, i, g, a, t)?;
-                    let f = ops::mov(t.bits());
-                    self.emit(i, g, Op::Un { f, fl: 0, d, a });
-                }
+                _ => return invalid(i.pos, format!("unexpected operand in '{}'", i.full_name())),
             }
         }
         Ok(())
@@ -3544,19 +3763,42 @@ impl<'a> Prog<'a> {
             let s = &self.sigs[&callee];
             (s.params.clone(), s.rets.clone())
         };
-        if params.len() != args.len() || retf.len() != rets.len() {
+        let cf = &self.mc.m.functions[callee];
+        if cf.params.len() != args.len() || cf.ret_params.len() != rets.len() {
             return invalid(
                 i.pos,
                 format!("call of '{name}' with the wrong number of arguments"),
             );
         }
+        let shape = |d: &VarDecl| {
+            if d.space == AS::Reg {
+                d.vec.max(1) as usize
+            } else {
+                1
+            }
+        };
+        let pshape: Vec<usize> = cf.params.iter().map(shape).collect();
+        let rshape: Vec<usize> = cf.ret_params.iter().map(shape).collect();
         let mut actuals = Vec::new();
-        for (a, f) in args.iter().zip(&params) {
-            actuals.push(self.actual(fc, i, g, a, Some(*f))?);
+        let mut fs = params.iter();
+        for (a, n) in args.iter().zip(pshape) {
+            let f: Vec<Formal> = fs.by_ref().take(n).copied().collect();
+            if n > 1 {
+                actuals.extend(self.vector_actual(fc, i, g, a, &f)?);
+            } else {
+                actuals.push(self.actual(fc, i, g, a, f.first().copied())?);
+            }
         }
         let mut dests = Vec::new();
-        for (r, f) in rets.iter().zip(&retf) {
-            dests.push(self.ret_dest(fc, i, r, Some(*f))?);
+        let mut packs = Vec::new();
+        let mut fs = retf.iter();
+        for (r, n) in rets.iter().zip(rshape) {
+            let f: Vec<Formal> = fs.by_ref().take(n).copied().collect();
+            if n > 1 {
+                dests.extend(self.vector_ret(fc, i, r, &f, &mut packs)?);
+            } else {
+                dests.push(self.ret_dest(fc, i, r, f.first().copied())?);
+            }
         }
         self.edges.push((fc.fidx, callee));
         if !self.code.contains_key(&callee) {
@@ -3572,7 +3814,114 @@ impl<'a> Prog<'a> {
                 rets: dests,
                 save: Some(fc.fidx as u32),
             },
-        )
+        )?;
+        // A vector result received in a scalar register: joined after the return.
+        for (d, parts, bits) in packs {
+            self.emit(i, g, Op::Pack { d, parts, bits });
+        }
+        Ok(())
+    }
+
+    /// The actuals of a `.reg .vN` formal (`f`, one per element): a vector register of that
+    /// shape or a brace list of N values, element by element, or a scalar register or
+    /// immediate of the same total width split into elements, first element lowest (as
+    /// `mov.b64 v, %rd` splits it), all of which ptxas 13.5 accepts.
+    fn vector_actual(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        a: &O,
+        f: &[Formal],
+    ) -> R<Vec<Actual>> {
+        let n = f.len() as u8;
+        let Some(&Formal::Reg(_, bits)) = f.first() else {
+            return invalid(i.pos, "vector argument of a non-register formal");
+        };
+        if let Ok(parts) = self.vector_parts(fc, i, a, n) {
+            let mut out = Vec::new();
+            for p in &parts {
+                out.push(Actual::Val(self.src(fc, i, g, p, T::B(bits))?));
+            }
+            return Ok(out);
+        }
+        self.vector_mismatch(fc, i, a, n, bits)?;
+        let whole = self.src(fc, i, g, a, T::B(bits * n as u32))?;
+        let ds: Vec<Reg> = (0..n).map(|_| self.new_reg()).collect();
+        let op = Op::Unpack {
+            ds: ds.iter().map(|&d| Some(d)).collect(),
+            a: whole,
+            bits,
+        };
+        self.emit(i, g, op);
+        Ok(ds.into_iter().map(|d| Actual::Val(Src::Reg(d))).collect())
+    }
+
+    /// Refuses an operand that cannot stand for a `.reg .vN` formal of `n` elements of `bits`
+    /// (ptxas 13.5: "Type of argument does not match formal parameter"): a vector register of
+    /// another length, or a scalar register whose width (64 bits or not) differs from the
+    /// formal's total. (Registers of 32 bits and less are not told apart here.)
+    fn vector_mismatch(&self, fc: &FnCtx, i: &Instruction, o: &O, n: u8, bits: u32) -> R<()> {
+        let total = bits * n as u32;
+        let bad = match o {
+            O::Name { name, comp: None } if self.lookup(fc, &format!("{name}.x")).is_some() => {
+                self.vector_len(fc, name) != n
+            }
+            O::Name { name, comp } => {
+                let full = comp.as_ref().map(|c| format!("{name}.{c}"));
+                let r = full.as_deref().and_then(|f| self.lookup(fc, f));
+                match r.or_else(|| self.lookup(fc, name)) {
+                    Some(Sym::Reg(r)) if total <= 64 => {
+                        (self.reg_bytes[r as usize] == 8) != (total == 64)
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        if bad {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': an operand does not match its .v{n} formal parameter of {total} bits",
+                    i.full_name()
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Where the elements of a `.reg .vN` result go: the elements of a vector register or
+    /// brace list, or fresh registers that `packs` joins into a scalar destination after the
+    /// call (`call (%rd), f, ...` with a `.v2.u32` result).
+    fn vector_ret(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        r: &O,
+        f: &[Formal],
+        packs: &mut Vec<(Reg, Vec<Src>, u32)>,
+    ) -> R<Vec<Loc>> {
+        let n = f.len() as u8;
+        let Some(&Formal::Reg(_, bits)) = f.first() else {
+            return invalid(i.pos, "vector result of a non-register formal");
+        };
+        if matches!(r, O::Vector(_)) {
+            // ptxas 13.5: a syntax error (a brace list is an argument, never a result).
+            return invalid(i.pos, "a call result cannot be a brace list");
+        }
+        if let Ok(parts) = self.vector_parts(fc, i, r, n) {
+            let mut out = Vec::new();
+            for p in &parts {
+                out.push(Loc::Reg(self.dreg(fc, i, p)?, bits));
+            }
+            return Ok(out);
+        }
+        self.vector_mismatch(fc, i, r, n, bits)?;
+        let d = self.dreg(fc, i, r)?;
+        let ts: Vec<Reg> = (0..n).map(|_| self.new_reg()).collect();
+        packs.push((d, ts.iter().map(|&t| Src::Reg(t)).collect(), bits));
+        Ok(ts.into_iter().map(|t| Loc::Reg(t, bits)).collect())
     }
 
     /// Emits `Call` (guarded) and its `CallRet` (unguarded: it pops the frame the call pushed).

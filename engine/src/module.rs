@@ -58,6 +58,9 @@ pub struct Module {
     pub name: String,
     kernels: Vec<Arc<Kernel>>,
     globals: Vec<Global>,
+    /// Addresses of the `.global`/`.const` variables declared inside function bodies: device
+    /// memory of the module, but no symbol of it (`cuModuleGetGlobal` does not see them).
+    scoped: Vec<u64>,
 }
 
 /// Drops the syntax tree of a large module on a thread of its own: freeing its millions of
@@ -144,6 +147,7 @@ impl Module {
             name: name.to_string(),
             kernels: Vec::new(),
             globals: Vec::new(),
+            scoped: Vec::new(),
         };
         // Globals first (kernels embed their addresses); `module` frees them if anything fails.
         let mut addrs = HashMap::new();
@@ -201,7 +205,10 @@ impl Module {
             lower::write_init(g, buf, &init_addrs)
                 .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
         }
-        let mc = ModCtx::new(ast, addrs, funcs);
+        let scoped = alloc_scoped_vars(ast, &init_addrs, &mut module.scoped)
+            .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
+        let mut mc = ModCtx::new(ast, addrs, funcs);
+        mc.scoped = scoped;
         // Every function is compiled at load, as a driver's JIT compiles the whole module: those
         // no kernel reaches are lowered on their own below (each once).
         //
@@ -278,6 +285,61 @@ impl Module {
     }
 }
 
+/// Allocates and initialises the `.global` and `.const` variables declared inside function
+/// bodies (ISA 5.1: variables of these spaces may be declared at function scope; they live as
+/// long as the module, one instance for all threads and calls), pushing each address to
+/// `owned`. Returns their addresses by declaration position, which is how lowering finds them
+/// in their scope. ptxas refuses linking directives on them.
+fn alloc_scoped_vars(
+    ast: &crate::ptx::ast::Module,
+    init_addrs: &HashMap<String, u64>,
+    owned: &mut Vec<u64>,
+) -> Result<HashMap<(u32, u32), u64>, lower::LowerError> {
+    use crate::ptx::ast::{Statement, VarDecl};
+    fn walk<'a>(st: &'a [Statement], out: &mut Vec<&'a VarDecl>) {
+        for s in st {
+            match s {
+                Statement::Var(v) if matches!(v.space, Space::Global | Space::Const) => out.push(v),
+                Statement::Block(b) => walk(b, out),
+                _ => {}
+            }
+        }
+    }
+    let mut vars = Vec::new();
+    for f in &ast.functions {
+        if let Some(b) = &f.body {
+            walk(b, &mut vars);
+        }
+    }
+    let mut at = HashMap::new();
+    for v in vars {
+        if let Some(a) = v
+            .attrs
+            .iter()
+            .find(|a| matches!(a.as_str(), "extern" | "visible" | "weak" | "common"))
+        {
+            return Err(lower::LowerError {
+                kind: LoadErrorKind::InvalidPtx,
+                pos: v.pos,
+                message: format!("'.{a}' on the function-scope variable '{}'", v.name),
+            });
+        }
+        let (size, _align) = lower::var_layout(v)?;
+        let address = mem::alloc(size.max(1)).map_err(|_| lower::LowerError {
+            kind: LoadErrorKind::InvalidPtx,
+            pos: v.pos,
+            message: format!("out of device memory for variable '{}'", v.name),
+        })?;
+        owned.push(address);
+        // SAFETY: `address` is a fresh allocation of `size` bytes in the device region.
+        let buf = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, size as usize) };
+        buf.fill(0);
+        lower::write_init(v, buf, init_addrs)?;
+        at.insert((v.pos.line, v.pos.col), address);
+    }
+    Ok(at)
+}
+
 /// Lowers the kernels `entries` of a module on up to [`crate::exec::worker_threads`] threads
 /// (each kernel's lowering reads only the AST and module-scope facts), returning the results
 /// in the order of `entries`: a load reports the same first error as a sequential one.
@@ -312,6 +374,9 @@ impl Drop for Module {
     fn drop(&mut self) {
         for g in &self.globals {
             let _ = mem::free(g.address);
+        }
+        for &a in &self.scoped {
+            let _ = mem::free(a);
         }
     }
 }

@@ -653,6 +653,7 @@ mod atom16;
 mod calls;
 mod cluster;
 mod coop;
+mod forms;
 mod groups;
 mod half;
 mod isa;

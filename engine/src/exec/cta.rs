@@ -257,6 +257,31 @@ impl<'a> Cta<'a> {
         )
     }
 
+    /// Faults the first active lane whose address is not a multiple of `len` (the 256-bit
+    /// accesses, which [`Self::resolve`] and the warp-wide paths check only to 16 bytes).
+    pub fn check_aligned(
+        &self,
+        warp: &Warp,
+        addrs: &[u64; 32],
+        em: u32,
+        len: u64,
+        pc: u32,
+    ) -> Result<(), Fault> {
+        let Some(lane) = (0..32).find(|&l| em & (1 << l) != 0 && !addrs[l].is_multiple_of(len))
+        else {
+            return Ok(());
+        };
+        Err(ExecError {
+            kind: ExecErrorKind::MisalignedAddress,
+            message: format!(
+                "misaligned address {:#x} {}: {} of {len} bytes",
+                addrs[lane],
+                self.where_(warp, lane, pc),
+                self.prog.info[pc as usize].name
+            ),
+        })
+    }
+
     /// Checks an access of `len` bytes at `addr` in `space` by `lane` and returns the host
     /// pointer. Misaligned accesses and accesses outside every allocation or window fault.
     #[allow(clippy::too_many_arguments)]

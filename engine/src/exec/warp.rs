@@ -838,8 +838,13 @@ impl Warp {
                                 (s, (s >> bits) & 1)
                             }
                             CarryOp::Sub => {
-                                let t = y as u128 + cf;
-                                ((x as u128).wrapping_sub(t), (t > x as u128) as u128)
+                                // The hardware subtracts as a + ~b + carry-in, the carry-in 1
+                                // for sub.cc and CC.CF for subc, and CC.CF becomes the carry
+                                // out of that sum: 1 means no borrow (measured on an H100; the
+                                // ISA's words "borrow-out" do not say which polarity).
+                                let cin = if *cin { cf } else { 1 };
+                                let s = x as u128 + (!y & m) as u128 + cin;
+                                (s, (s >> bits) & 1)
                             }
                             CarryOp::MadLo | CarryOp::MadHi => {
                                 // The full 2*bits product of the operands as their type reads
@@ -927,6 +932,9 @@ impl Warp {
                     let len = *size as u64 * *n as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
+                    if len > 16 {
+                        cta.check_aligned(self, &addrs, em, len, pc)?;
+                    }
                     let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
                         for (k, dk) in d.iter().enumerate().take(*n as usize) {
@@ -994,16 +1002,21 @@ impl Warp {
                     space,
                     size,
                     n,
+                    sink,
                     s,
                     addr,
                 } => {
                     let len = *size as u64 * *n as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
+                    if len > 16 {
+                        cta.check_aligned(self, &addrs, em, len, pc)?;
+                    }
+                    let live = |k: &(usize, &Src)| *sink & (1 << k.0) == 0;
                     let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
                         let mut tmp = [0; 32];
-                        for (k, sk) in s.iter().enumerate().take(*n as usize) {
+                        for (k, sk) in s.iter().enumerate().take(*n as usize).filter(live) {
                             let v = opnd(regs, *sk, &mut tmp);
                             // SAFETY: own_shared checked every active lane's access inside
                             // this CTA's shared memory.
@@ -1014,7 +1027,7 @@ impl Warp {
                     match cta.place_warp(self.id, *space, &addrs, em, len, true) {
                         Some(pl) => {
                             let mut tmp = [0; 32];
-                            for (k, sk) in s.iter().enumerate().take(*n as usize) {
+                            for (k, sk) in s.iter().enumerate().take(*n as usize).filter(live) {
                                 let v = opnd(regs, *sk, &mut tmp);
                                 // SAFETY: place_warp checked every active lane's range inside
                                 // one live, writable allocation or window.
@@ -1024,7 +1037,7 @@ impl Warp {
                         None => {
                             for l in lanes(em) {
                                 let p = cta.resolve(self, *space, addrs[l], len, l, pc, true)?;
-                                for (k, sk) in s.iter().enumerate().take(*n as usize) {
+                                for (k, sk) in s.iter().enumerate().take(*n as usize).filter(live) {
                                     let v = get(regs, *sk, l);
                                     // SAFETY: as for loads; the range is writable memory.
                                     unsafe { write_sized(p.add(k * *size as usize), *size, v) };

@@ -648,6 +648,8 @@ fn mma_signature(i: &Instruction) -> Option<Sig> {
 #[derive(Clone, Copy)]
 struct Decl {
     ty: Option<Ty>,
+    /// `.v2`/`.v4` (1 for a scalar register).
+    vec: u32,
 }
 
 /// A multiply-rotate hash (FxHash's) for register names: short keys hashed once per operand
@@ -689,6 +691,7 @@ impl<'a> Checker<'a> {
         }
         let d = Decl {
             ty: type_word(&v.ty).flatten(),
+            vec: v.vec,
         };
         let s = self.scopes.last_mut().expect("a scope");
         match v.count {
@@ -698,6 +701,78 @@ impl<'a> Checker<'a> {
             None => {
                 s.names.insert(&v.name, d);
             }
+        }
+    }
+
+    /// The element type and count of `name` when it is a vector register (`.reg .v2 .u32 v`).
+    fn vector_reg(&self, name: &str) -> Option<(Ty, u32)> {
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, idx) = name.split_at(name.len() - digits);
+        for s in self.scopes.iter().rev() {
+            let d = s.names.get(name).or_else(|| {
+                let (n, d) = s.ranges.get(prefix).filter(|_| digits > 0)?;
+                (idx.parse::<u32>().ok()? < *n).then_some(d)
+            });
+            if let Some(d) = d {
+                return (d.vec > 1).then_some((d.ty?, d.vec));
+            }
+        }
+        None
+    }
+
+    /// `mov.bN` between a whole vector register and a scalar register or immediate of the same
+    /// total width (`mov.b64 %rd, v` with `v` a `.v2.u32`, `mov.b32 v, %r` with `v` a `.v2.b16`),
+    /// which ptxas 13.5 accepts in both directions and nowhere else: not with a `.uN`/`.fN`
+    /// type, not between two vectors ("Illegal vector-vector operands for vector-scalar or
+    /// scalar-vector mov instruction"). `None` when the mov names no whole vector register.
+    fn mov_vector_scalar(&self, i: &Instruction) -> Option<R<()>> {
+        let whole = |o: &O| match o {
+            O::Name { name, comp: None } => self.vector_reg(name),
+            _ => None,
+        };
+        let [d, a] = i.operands.as_slice() else {
+            return None;
+        };
+        let (k, (ety, n), other) = match (whole(d), whole(a)) {
+            (Some(v), None) => (0, v, a),
+            (None, Some(v)) => (1, v, d),
+            _ => return None,
+        };
+        if i.mods
+            .iter()
+            .any(|w| matches!(w.as_str(), "v2" | "v4" | "v8"))
+        {
+            return None;
+        }
+        let bits = i
+            .mods
+            .iter()
+            .find_map(|w| w.strip_prefix('b')?.parse::<u16>().ok());
+        let err = |what: &str| {
+            Some(invalid(
+                i.pos,
+                format!(
+                    "'{}': operand {} {what} (PTX ISA 9.7.9.10)",
+                    i.full_name(),
+                    k + 1
+                ),
+            ))
+        };
+        if matches!(other, O::Vector(_)) {
+            return err(
+                "is a whole vector register; a vector operand cannot be moved to or from it",
+            );
+        }
+        match bits {
+            Some(b) if b as u32 == ety.bits as u32 * n && i.mods.len() == 1 => {
+                let want = Ty::new(K::B, b);
+                Some(self.leaf(i, 1 - k, other, want, Rule::Exact, false))
+            }
+            _ => err(&format!(
+                "is a vector of {n} {} registers; only mov.b{} moves it whole",
+                ety.name(),
+                ety.bits as u32 * n
+            )),
         }
     }
 
@@ -741,6 +816,11 @@ impl<'a> Checker<'a> {
         self.sreg_operands(i)?;
         if i.opcode.as_str() == "tex" {
             return self.tex(i);
+        }
+        if i.opcode.as_str() == "mov" {
+            if let Some(r) = self.mov_vector_scalar(i) {
+                return r;
+            }
         }
         let Some(sig) = signature(i) else {
             return Ok(());

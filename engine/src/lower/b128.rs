@@ -64,7 +64,7 @@ impl<'a> Prog<'a> {
                         size: 8,
                         sext: false,
                         n: 2,
-                        d: [Some(q), Some(q + 1), None, None],
+                        d: [Some(q), Some(q + 1), None, None, None, None, None, None],
                         addr,
                     }
                 } else {
@@ -73,7 +73,8 @@ impl<'a> Prog<'a> {
                         space: ms,
                         size: 8,
                         n: 2,
-                        s: [Src::Reg(q), Src::Reg(q + 1), z, z],
+                        sink: 0,
+                        s: [Src::Reg(q), Src::Reg(q + 1), z, z, z, z, z, z],
                         addr,
                     }
                 };

@@ -429,6 +429,9 @@ impl<'a> Prog<'a> {
             "e2m1x2" => Some(El::E2m1),
             _ => None,
         };
+        if dt == "bf16" && st == "bf16" {
+            return self.cvt_bf16_bf16(fc, i, g, rnd, rna || relu || satf || sat || ftz);
+        }
         let rn_or_rz = matches!(rnd, Rnd::Rn | Rnd::Rz);
         // (dst element, src element, mode, pack, operand type of the sources)
         let rz_or_rp = matches!(rnd, Rnd::Rz | Rnd::Rp);
@@ -547,6 +550,60 @@ impl<'a> Prog<'a> {
         };
         let cfg = nw::cvt_cfg(de, se, md, rna, pack, fl);
         self.lane(i, g, nw::cvt, cfg, d, a, b, Src::Imm(0));
+        Ok(())
+    }
+
+    /// `cvt{.irnd}.bf16.bf16 d, a` (sm_90+): with `.rni/.rzi/.rmi/.rpi` the value rounded to an
+    /// integral value in bf16 (ISA 9.7.9.21: "the result is an integral value, stored in
+    /// floating-point format"), without one a plain copy. ptxas 13.5 allows neither `.ftz` nor
+    /// `.sat` here (`other`), nor a float rounding. The rounding runs in f32: bf16 widens to it
+    /// exactly, and the integral result, at most 2^8 in magnitude where rounding changes
+    /// anything, narrows back exactly.
+    fn cvt_bf16_bf16(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        rnd: Rnd,
+        other: bool,
+    ) -> R<()> {
+        self.require_sm(i, 90, "cvt with .bf16.bf16")?;
+        let irnd = matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi);
+        if other || !(irnd || rnd == Rnd::None) {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': only .rni/.rzi/.rmi/.rpi apply to cvt.bf16.bf16",
+                    i.full_name()
+                ),
+            );
+        }
+        if i.operands.len() != 2 {
+            return invalid(i.pos, format!("'{}' needs 2 operands", i.full_name()));
+        }
+        let d = self.dreg(fc, i, &i.operands[0])?;
+        let a = self.src(fc, i, g, &i.operands[1], T::B(16))?;
+        let z = Src::Imm(0);
+        if !irnd {
+            let f = ops::mov(16);
+            self.emit(i, g, Op::Un { f, fl: 0, d, a });
+            return Ok(());
+        }
+        let wide = self.new_reg();
+        self.lane(i, g, nw::bf16_to_f32, 0, wide, a, z, z);
+        let int = self.new_reg();
+        let op = Op::Cvt {
+            d: int,
+            a: Src::Reg(wide),
+            dst: Ty::F32,
+            src: Ty::F32,
+            rnd,
+            sat: false,
+            ftz: false,
+        };
+        self.emit(i, g, op);
+        let cfg = nw::cvt_cfg(El::Bf16, El::F32, Mode::Rn, false, 0, 0);
+        self.lane(i, g, nw::cvt, cfg, d, Src::Reg(int), z, z);
         Ok(())
     }
 
