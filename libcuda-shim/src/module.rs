@@ -727,6 +727,49 @@ pub(crate) unsafe fn library_get_global(
     global(&lib.module, c_name(name)?, dptr, bytes)
 }
 
+/// `cuLibraryGetManaged`: a `__managed__` variable (`.global .attribute(.managed)`). cudart 13
+/// asks for each one it registered and stores the address in the host's shadow pointer. Device
+/// memory is host memory here, so the variable's device address serves the host too. A name
+/// that is not a managed variable is CUDA_ERROR_NOT_FOUND. No context is needed: cudart 13
+/// asks at start-up, before it makes one current (managed memory belongs to no context).
+pub(crate) unsafe fn library_get_managed(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    library: CUlibrary,
+    name: *const c_char,
+) -> CuResult {
+    let lib = handles::library(library)?;
+    let name = c_name(name)?;
+    if !lib.module.engine.global(name).is_some_and(|g| g.managed) {
+        return Err(NOT_FOUND);
+    }
+    global(&lib.module, name, dptr, bytes)
+}
+
+/// `cuLibraryGetUnifiedFunction`: the address of a `.func .attribute(.unified)`, which a GPU
+/// lets host and device code call through one pointer. Device functions here are interpreted
+/// and have no host-callable address, so one that exists is CUDA_ERROR_NOT_SUPPORTED (said on
+/// stderr); any other name is CUDA_ERROR_NOT_FOUND, as the driver answers.
+pub(crate) unsafe fn library_get_unified_function(
+    fptr: *mut *mut c_void,
+    library: CUlibrary,
+    name: *const c_char,
+) -> CuResult {
+    let lib = handles::library(library)?;
+    if fptr.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let name = c_name(name)?;
+    if !lib.module.engine.is_unified_function(name) {
+        return Err(NOT_FOUND);
+    }
+    trace::warn(&format!(
+        "cuLibraryGetUnifiedFunction({name}): unified (host-callable) device functions are not \
+         supported: device code is interpreted and has no host address"
+    ));
+    Err(CUresult::CUDA_ERROR_NOT_SUPPORTED)
+}
+
 pub(crate) unsafe fn library_get_kernel_count(count: *mut c_uint, library: CUlibrary) -> CuResult {
     if count.is_null() {
         return Err(INVALID_VALUE);
