@@ -61,7 +61,28 @@ pub fn initialized() -> bool {
 }
 
 pub(crate) fn set_initialized() {
+    static AT_FORK: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registers a handler that only stores to an atomic (async-signal-safe).
+    AT_FORK.call_once(|| unsafe {
+        libc::pthread_atfork(None, None, Some(forked_child));
+    });
     INITIALIZED.store(true, std::sync::atomic::Ordering::Release)
+}
+
+/// Set in a child process forked after `cuInit`: the child has none of the parent's worker
+/// threads (and locks they held may stay held), so, as with the real driver, every call that
+/// needs the driver, `cuInit` included, returns CUDA_ERROR_NOT_INITIALIZED there (measured on
+/// an H100, driver 580.159: the child's cuMemAlloc and cuInit both return 3) instead of waiting
+/// on threads that do not exist.
+static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn forked_child() {
+    FORKED.store(true, std::sync::atomic::Ordering::Release);
+}
+
+/// Whether this process is a child forked after `cuInit`.
+pub fn forked() -> bool {
+    FORKED.load(std::sync::atomic::Ordering::Acquire)
 }
 
 /// The common body of every implemented export: the init check, panic catching, the trace.
@@ -74,7 +95,8 @@ pub(crate) fn call(
 ) -> CUresult {
     // The `_ptds`/`_ptsz` variants give the NULL stream the per-thread meaning.
     stream::set_per_thread_call(is_per_thread(name));
-    let result = if needs_init && !initialized() {
+    let result = if ((needs_init || name == "cuInit") && forked()) || (needs_init && !initialized())
+    {
         CUresult::CUDA_ERROR_NOT_INITIALIZED
     } else {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
