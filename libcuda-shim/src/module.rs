@@ -274,6 +274,12 @@ unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Mo
             if units > 1 {
                 log.info += &format!(" ({units} linked inputs)");
             }
+            let device_sm = profile::current().sm();
+            if ptx_sm > device_sm {
+                log.info += &format!(
+                    " (newer than the emulated sm_{device_sm}: the image has no older PTX)"
+                );
+            }
             for n in notes {
                 log.info += &format!("\nlibcuda-shim: {n}");
             }
