@@ -951,6 +951,23 @@ not_supported! {
     cuVDPAUGetDevice "cuVDPAUGetDevice" 3010;
     cuWaitExternalSemaphoresAsync "cuWaitExternalSemaphoresAsync" 10000;
     cuWaitExternalSemaphoresAsync_ptsz "cuWaitExternalSemaphoresAsync" 10000;
+    // Unversioned legacy names the real libcuda.so.1 exports whose current versions are not
+    // supported either: OpenGL/VDPAU/EGL interop, graphics resources, texture references.
+    // `cuMemGetAttribute`/`_v2` is exported by the driver but declared in no public header.
+    cuEGLApiInit "cuEGLApiInit" 7000;
+    cuGLCtxCreate "cuGLCtxCreate" 2000;
+    cuGLGetDevices_v2 "cuGLGetDevices" 6050;
+    cuGLMapBufferObject "cuGLMapBufferObject" 2000;
+    cuGLMapBufferObjectAsync "cuGLMapBufferObjectAsync" 2030;
+    cuGraphicsResourceGetMappedPointer "cuGraphicsResourceGetMappedPointer" 3000;
+    cuGraphicsResourceSetMapFlags "cuGraphicsResourceSetMapFlags" 3000;
+    cuMemGetAttribute "cuMemGetAttribute" 3000;
+    cuMemGetAttribute_v2 "cuMemGetAttribute" 3020;
+    cuTexRefGetAddress "cuTexRefGetAddress" 2000;
+    cuTexRefSetAddress "cuTexRefSetAddress" 2000;
+    cuTexRefSetAddress2D "cuTexRefSetAddress2D" 2020;
+    cuTexRefSetAddress2D_v2 "cuTexRefSetAddress2D" 3020;
+    cuVDPAUCtxCreate "cuVDPAUCtxCreate" 3010;
 }
 
 #[cfg(test)]
