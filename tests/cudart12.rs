@@ -389,6 +389,27 @@ fn isa_grid_constant() {
     Program::new("isa_grid_constant").run_both();
 }
 
+// ---- tests/driver_compat.rs
+
+#[test]
+fn launch_config() {
+    Program::new("launch_config").run_both();
+}
+
+#[test]
+fn managed_vars() {
+    Program::new("managed_vars").run_both();
+}
+
+#[test]
+fn fork_child() {
+    Program {
+        driver_api: true,
+        ..Program::new("fork_child")
+    }
+    .run_both();
+}
+
 #[test]
 fn cudart12_takes_the_module_path() {
     let exe = build("vector_add", "traced", Link::Static);

@@ -50,6 +50,9 @@ pub struct Global {
     /// Device address (a host address inside the device region).
     pub address: u64,
     pub size: usize,
+    /// Declared `.attribute(.managed)` (a CUDA `__managed__` variable): the driver hands its
+    /// address to the host through `cuLibraryGetManaged`.
+    pub managed: bool,
 }
 
 /// A loaded module. Dropping it frees its globals.
@@ -61,6 +64,8 @@ pub struct Module {
     /// Addresses of the `.global`/`.const` variables declared inside function bodies: device
     /// memory of the module, but no symbol of it (`cuModuleGetGlobal` does not see them).
     scoped: Vec<u64>,
+    /// Names of the `.func`s declared `.attribute(.unified)` (host-device unified functions).
+    unified_functions: Vec<String>,
 }
 
 /// Drops the syntax tree of a large module on a thread of its own: freeing its millions of
@@ -148,6 +153,10 @@ impl Module {
             kernels: Vec::new(),
             globals: Vec::new(),
             scoped: Vec::new(),
+            unified_functions: (ast.functions.iter())
+                .filter(|f| !f.is_entry && f.attrs.iter().any(|a| a == "unified"))
+                .map(|f| f.name.clone())
+                .collect(),
         };
         // Globals first (kernels embed their addresses); `module` frees them if anything fails.
         let mut addrs = HashMap::new();
@@ -178,6 +187,7 @@ impl Module {
                 name: g.name.to_string(),
                 address,
                 size: size as usize,
+                managed: g.attrs.iter().any(|a| a == "managed"),
             });
             addrs.insert(g.name.to_string(), address);
             layouts.push((g, address, size));
@@ -282,6 +292,11 @@ impl Module {
 
     pub fn globals(&self) -> &[Global] {
         &self.globals
+    }
+
+    /// Whether `name` is a `.func` declared `.attribute(.unified)`.
+    pub fn is_unified_function(&self, name: &str) -> bool {
+        self.unified_functions.iter().any(|f| f == name)
     }
 }
 

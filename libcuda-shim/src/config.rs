@@ -6,6 +6,8 @@
 //!   call with its arguments and result.
 //! - `CUDA_SHIM_THREADS` = unset (default: all cores) | a positive number: host threads that run
 //!   CTAs in parallel.
+//! - `CUDA_SHIM_STRICT_ARCH` = unset/`0` (default) | `1`: refuse an image whose only PTX targets
+//!   a newer architecture than the emulated device, as a GPU driver does (by default it runs).
 
 use once_cell::sync::Lazy;
 
@@ -94,6 +96,27 @@ pub fn parse(
         },
         complaints,
     )
+}
+
+/// `CUDA_SHIM_STRICT_ARCH=1`: no PTX newer than the emulated device (see the module comment).
+pub fn strict_arch() -> bool {
+    static STRICT: Lazy<bool> = Lazy::new(|| {
+        match std::env::var("CUDA_SHIM_STRICT_ARCH")
+            .ok()
+            .as_deref()
+            .map(str::trim)
+        {
+            None | Some("") | Some("0") => false,
+            Some("1") => true,
+            Some(other) => {
+                eprintln!(
+                    "libcuda-shim: CUDA_SHIM_STRICT_ARCH={other:?} is neither 0 nor 1; using 0"
+                );
+                false
+            }
+        }
+    });
+    *STRICT
 }
 
 #[cfg(test)]

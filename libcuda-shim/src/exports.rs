@@ -61,7 +61,28 @@ pub fn initialized() -> bool {
 }
 
 pub(crate) fn set_initialized() {
+    static AT_FORK: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registers a handler that only stores to an atomic (async-signal-safe).
+    AT_FORK.call_once(|| unsafe {
+        libc::pthread_atfork(None, None, Some(forked_child));
+    });
     INITIALIZED.store(true, std::sync::atomic::Ordering::Release)
+}
+
+/// Set in a child process forked after `cuInit`: the child has none of the parent's worker
+/// threads (and locks they held may stay held), so, as with the real driver, every call that
+/// needs the driver, `cuInit` included, returns CUDA_ERROR_NOT_INITIALIZED there (measured on
+/// an H100, driver 580.159: the child's cuMemAlloc and cuInit both return 3) instead of waiting
+/// on threads that do not exist.
+static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn forked_child() {
+    FORKED.store(true, std::sync::atomic::Ordering::Release);
+}
+
+/// Whether this process is a child forked after `cuInit`.
+pub fn forked() -> bool {
+    FORKED.load(std::sync::atomic::Ordering::Acquire)
 }
 
 /// The common body of every implemented export: the init check, panic catching, the trace.
@@ -74,7 +95,8 @@ pub(crate) fn call(
 ) -> CUresult {
     // The `_ptds`/`_ptsz` variants give the NULL stream the per-thread meaning.
     stream::set_per_thread_call(is_per_thread(name));
-    let result = if needs_init && !initialized() {
+    let result = if ((needs_init || name == "cuInit") && forked()) || (needs_init && !initialized())
+    {
         CUresult::CUDA_ERROR_NOT_INITIALIZED
     } else {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
@@ -654,6 +676,75 @@ implemented! {
     cuEventQuery "cuEventQuery" 2000 (event: CUevent) => event::query;
     cuEventElapsedTime "cuEventElapsedTime" 2000 (ms: *mut f32, start: CUevent, end: CUevent) => event::elapsed_time;
     cuEventElapsedTime_v2 "cuEventElapsedTime" 12080 (ms: *mut f32, start: CUevent, end: CUevent) => event::elapsed_time;
+    // Libraries: managed variables and unified functions (what cudart 13 registers).
+    cuLibraryGetManaged "cuLibraryGetManaged" 12000 (dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) => module::library_get_managed;
+    cuLibraryGetUnifiedFunction "cuLibraryGetUnifiedFunction" 12000 (fptr: *mut *mut c_void, library: CUlibrary, name: *const c_char) => module::library_get_unified_function;
+    // Profiler control (no profiler; see profiler.rs).
+    cuProfilerInitialize "cuProfilerInitialize" 4000 (config_file: *const c_char, output_file: *const c_char, mode: c_int) => profiler::initialize;
+    cuProfilerStart "cuProfilerStart" 4000 () => profiler::start;
+    cuProfilerStop "cuProfilerStop" 4000 () => profiler::stop;
+    // The launch API before cuLaunchKernel (legacy_launch.rs).
+    cuFuncSetBlockShape "cuFuncSetBlockShape" 2000 (func: CUfunction, x: c_int, y: c_int, z: c_int) => legacy_launch::func_set_block_shape;
+    cuFuncSetSharedSize "cuFuncSetSharedSize" 2000 (func: CUfunction, bytes: c_uint) => legacy_launch::func_set_shared_size;
+    cuParamSetSize "cuParamSetSize" 2000 (func: CUfunction, bytes: c_uint) => legacy_launch::param_set_size;
+    cuParamSeti "cuParamSeti" 2000 (func: CUfunction, offset: c_int, value: c_uint) => legacy_launch::param_seti;
+    cuParamSetf "cuParamSetf" 2000 (func: CUfunction, offset: c_int, value: f32) => legacy_launch::param_setf;
+    cuParamSetv "cuParamSetv" 2000 (func: CUfunction, offset: c_int, ptr: *mut c_void, bytes: c_uint) => legacy_launch::param_setv;
+    cuLaunch "cuLaunch" 2000 (func: CUfunction) => legacy_launch::launch;
+    cuLaunchGrid "cuLaunchGrid" 2000 (func: CUfunction, width: c_int, height: c_int) => legacy_launch::launch_grid;
+    cuLaunchGridAsync "cuLaunchGridAsync" 2000 (func: CUfunction, width: c_int, height: c_int, stream: CUstream) => legacy_launch::launch_grid_async;
+    // The unversioned names cuda.h redirects to `_v2`/`_v3` with macros, under their original
+    // ABI (the real libcuda.so.1 exports them). Where that ABI equals the current one the
+    // current body serves; where it has 32-bit sizes and `CUdeviceptr_v1`, legacy.rs widens.
+    cuCtxCreate "cuCtxCreate" 2000 (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::create_v2;
+    cuCtxDestroy "cuCtxDestroy" 2000 (ctx: CUcontext) => context::destroy;
+    cuCtxPushCurrent "cuCtxPushCurrent" 2000 (ctx: CUcontext) => context::push_current;
+    cuCtxPopCurrent "cuCtxPopCurrent" 2000 (pctx: *mut CUcontext) => context::pop_current;
+    cuStreamDestroy "cuStreamDestroy" 2000 (stream: CUstream) => stream::destroy;
+    cuEventDestroy "cuEventDestroy" 2000 (event: CUevent) => event::destroy;
+    cuMemHostRegister "cuMemHostRegister" 4000 (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host_register;
+    cuDeviceTotalMem "cuDeviceTotalMem" 2000 (bytes: *mut c_uint, dev: CUdevice) => legacy::device_total_mem;
+    cuMemGetInfo "cuMemGetInfo" 2000 (free: *mut c_uint, total: *mut c_uint) => legacy::mem_get_info;
+    cuMemAlloc "cuMemAlloc" 2000 (dptr: *mut legacy::DevPtr32, bytesize: c_uint) => legacy::mem_alloc;
+    cuMemAllocPitch "cuMemAllocPitch" 2000 (dptr: *mut legacy::DevPtr32, pitch: *mut c_uint, width: c_uint, height: c_uint, element_size: c_uint) => legacy::mem_alloc_pitch;
+    cuMemFree "cuMemFree" 2000 (dptr: legacy::DevPtr32) => legacy::mem_free;
+    cuMemGetAddressRange "cuMemGetAddressRange" 2000 (base: *mut legacy::DevPtr32, size: *mut c_uint, dptr: legacy::DevPtr32) => legacy::mem_get_address_range;
+    cuMemAllocHost "cuMemAllocHost" 2000 (pp: *mut *mut c_void, bytesize: c_uint) => legacy::mem_alloc_host;
+    cuMemHostGetDevicePointer "cuMemHostGetDevicePointer" 2020 (pdptr: *mut legacy::DevPtr32, p: *mut c_void, flags: c_uint) => legacy::mem_host_get_device_pointer;
+    cuModuleGetGlobal "cuModuleGetGlobal" 2000 (dptr: *mut legacy::DevPtr32, bytes: *mut c_uint, module: CUmodule, name: *const c_char) => legacy::module_get_global;
+    cuMemcpyHtoD "cuMemcpyHtoD" 2000 (dst: legacy::DevPtr32, src: *const c_void, n: c_uint) => legacy::memcpy_htod;
+    cuMemcpyDtoH "cuMemcpyDtoH" 2000 (dst: *mut c_void, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtoh;
+    cuMemcpyDtoD "cuMemcpyDtoD" 2000 (dst: legacy::DevPtr32, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtod;
+    cuMemcpyHtoDAsync "cuMemcpyHtoDAsync" 2000 (dst: legacy::DevPtr32, src: *const c_void, n: c_uint, stream: CUstream) => legacy::memcpy_htod_async;
+    cuMemcpyDtoHAsync "cuMemcpyDtoHAsync" 2000 (dst: *mut c_void, src: legacy::DevPtr32, n: c_uint, stream: CUstream) => legacy::memcpy_dtoh_async;
+    cuMemcpyDtoDAsync "cuMemcpyDtoDAsync" 3000 (dst: legacy::DevPtr32, src: legacy::DevPtr32, n: c_uint, stream: CUstream) => legacy::memcpy_dtod_async;
+    cuMemcpyDtoA "cuMemcpyDtoA" 2000 (dst: CUarray, offset: c_uint, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtoa;
+    cuMemcpyAtoD "cuMemcpyAtoD" 2000 (dst: legacy::DevPtr32, src: CUarray, offset: c_uint, n: c_uint) => legacy::memcpy_atod;
+    cuMemcpyHtoA "cuMemcpyHtoA" 2000 (dst: CUarray, offset: c_uint, src: *const c_void, n: c_uint) => legacy::memcpy_htoa;
+    cuMemcpyAtoH "cuMemcpyAtoH" 2000 (dst: *mut c_void, src: CUarray, offset: c_uint, n: c_uint) => legacy::memcpy_atoh;
+    cuMemcpyAtoA "cuMemcpyAtoA" 2000 (dst: CUarray, dst_offset: c_uint, src: CUarray, src_offset: c_uint, n: c_uint) => legacy::memcpy_atoa;
+    cuMemcpyHtoAAsync "cuMemcpyHtoAAsync" 2000 (dst: CUarray, offset: c_uint, src: *const c_void, n: c_uint, stream: CUstream) => legacy::memcpy_htoa_async;
+    cuMemcpyAtoHAsync "cuMemcpyAtoHAsync" 2000 (dst: *mut c_void, src: CUarray, offset: c_uint, n: c_uint, stream: CUstream) => legacy::memcpy_atoh_async;
+    cuMemcpy2D "cuMemcpy2D" 2000 (copy: *const legacy::Memcpy2DV1) => legacy::memcpy_2d;
+    cuMemcpy2DUnaligned "cuMemcpy2DUnaligned" 2000 (copy: *const legacy::Memcpy2DV1) => legacy::memcpy_2d;
+    cuMemcpy2DAsync "cuMemcpy2DAsync" 2000 (copy: *const legacy::Memcpy2DV1, stream: CUstream) => legacy::memcpy_2d_async;
+    cuMemcpy3D "cuMemcpy3D" 2000 (copy: *const legacy::Memcpy3DV1) => legacy::memcpy_3d;
+    cuMemcpy3DAsync "cuMemcpy3DAsync" 2000 (copy: *const legacy::Memcpy3DV1, stream: CUstream) => legacy::memcpy_3d_async;
+    cuMemsetD8 "cuMemsetD8" 2000 (dst: legacy::DevPtr32, value: c_uchar, n: c_uint) => legacy::memset_d8;
+    cuMemsetD16 "cuMemsetD16" 2000 (dst: legacy::DevPtr32, value: c_ushort, n: c_uint) => legacy::memset_d16;
+    cuMemsetD32 "cuMemsetD32" 2000 (dst: legacy::DevPtr32, value: c_uint, n: c_uint) => legacy::memset_d32;
+    cuMemsetD2D8 "cuMemsetD2D8" 2000 (dst: legacy::DevPtr32, pitch: c_uint, value: c_uchar, width: c_uint, height: c_uint) => legacy::memset_d2d8;
+    cuMemsetD2D16 "cuMemsetD2D16" 2000 (dst: legacy::DevPtr32, pitch: c_uint, value: c_ushort, width: c_uint, height: c_uint) => legacy::memset_d2d16;
+    cuMemsetD2D32 "cuMemsetD2D32" 2000 (dst: legacy::DevPtr32, pitch: c_uint, value: c_uint, width: c_uint, height: c_uint) => legacy::memset_d2d32;
+    cuArrayCreate "cuArrayCreate" 2000 (handle: *mut CUarray, desc: *const legacy::ArrayDescriptorV1) => legacy::array_create;
+    cuArrayGetDescriptor "cuArrayGetDescriptor" 2000 (desc: *mut legacy::ArrayDescriptorV1, array: CUarray) => legacy::array_get_descriptor;
+    cuArray3DCreate "cuArray3DCreate" 2000 (handle: *mut CUarray, desc: *const legacy::Array3DDescriptorV1) => legacy::array_3d_create;
+    cuArray3DGetDescriptor "cuArray3DGetDescriptor" 2000 (desc: *mut legacy::Array3DDescriptorV1, array: CUarray) => legacy::array_3d_get_descriptor;
+    cuGraphAddKernelNode "cuGraphAddKernelNode" 10000 (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, n: usize, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_add_kernel_node;
+    cuGraphKernelNodeGetParams "cuGraphKernelNodeGetParams" 10000 (node: CUgraphNode, params: *mut CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_kernel_node_get_params;
+    cuGraphKernelNodeSetParams "cuGraphKernelNodeSetParams" 10000 (node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_kernel_node_set_params;
+    cuGraphExecKernelNodeSetParams "cuGraphExecKernelNodeSetParams" 10010 (exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_exec_kernel_node_set_params;
+    cuGraphExecUpdate "cuGraphExecUpdate" 10020 (exec: CUgraphExec, graph: CUgraph, error_node: *mut CUgraphNode, result: *mut CUgraphExecUpdateResult) => legacy::graph_exec_update;
 }
 
 not_supported! {
@@ -708,8 +799,6 @@ not_supported! {
     cuExternalMemoryGetMappedMipmappedArray "cuExternalMemoryGetMappedMipmappedArray" 10000;
     cuFabricCpyBatchAsync "cuFabricCpyBatchAsync" 13050;
     cuFabricCpyBatchAsync_ptsz "cuFabricCpyBatchAsync" 13050;
-    cuFuncSetBlockShape "cuFuncSetBlockShape" 2000;
-    cuFuncSetSharedSize "cuFuncSetSharedSize" 2000;
     cuGLCtxCreate_v2 "cuGLCtxCreate" 3020;
     cuGLGetDevices "cuGLGetDevices" 4010;
     cuGLInit "cuGLInit" 2000;
@@ -765,12 +854,7 @@ not_supported! {
     cuIpcOpenEventHandle "cuIpcOpenEventHandle" 4010;
     cuIpcOpenMemHandle "cuIpcOpenMemHandle" 4010;
     cuIpcOpenMemHandle_v2 "cuIpcOpenMemHandle" 11000;
-    cuLaunch "cuLaunch" 2000;
     cuLaunchCooperativeKernelMultiDevice "cuLaunchCooperativeKernelMultiDevice" 9000;
-    cuLaunchGrid "cuLaunchGrid" 2000;
-    cuLaunchGridAsync "cuLaunchGridAsync" 2000;
-    cuLibraryGetManaged "cuLibraryGetManaged" 12000;
-    cuLibraryGetUnifiedFunction "cuLibraryGetUnifiedFunction" 12000;
     cuLogicalEndpointAddDevice "cuLogicalEndpointAddDevice" 13030;
     cuLogicalEndpointBindAddr "cuLogicalEndpointBindAddr" 13030;
     cuLogicalEndpointBindMem "cuLogicalEndpointBindMem" 13030;
@@ -808,14 +892,13 @@ not_supported! {
     cuMulticastCreate "cuMulticastCreate" 12010;
     cuMulticastGetGranularity "cuMulticastGetGranularity" 12010;
     cuMulticastUnbind "cuMulticastUnbind" 12010;
-    cuParamSetf "cuParamSetf" 2000;
-    cuParamSeti "cuParamSeti" 2000;
-    cuParamSetSize "cuParamSetSize" 2000;
+    // Texture references do not exist here (legacy_launch.rs).
     cuParamSetTexRef "cuParamSetTexRef" 2000;
     cuParamSetv "cuParamSetv" 2000;
     cuProfilerInitialize "cuProfilerInitialize" 4000;
     cuProfilerStart "cuProfilerStart" 4000;
     cuProfilerStop "cuProfilerStop" 4000;
+    cuPointerSetAttribute "cuPointerSetAttribute" 6000;
     cuSignalExternalSemaphoresAsync "cuSignalExternalSemaphoresAsync" 10000;
     cuSignalExternalSemaphoresAsync_ptsz "cuSignalExternalSemaphoresAsync" 10000;
     cuStreamAttachMemAsync "cuStreamAttachMemAsync" 6000;
@@ -878,6 +961,23 @@ not_supported! {
     cuVDPAUGetDevice "cuVDPAUGetDevice" 3010;
     cuWaitExternalSemaphoresAsync "cuWaitExternalSemaphoresAsync" 10000;
     cuWaitExternalSemaphoresAsync_ptsz "cuWaitExternalSemaphoresAsync" 10000;
+    // Unversioned legacy names the real libcuda.so.1 exports whose current versions are not
+    // supported either: OpenGL/VDPAU/EGL interop, graphics resources, texture references.
+    // `cuMemGetAttribute`/`_v2` is exported by the driver but declared in no public header.
+    cuEGLApiInit "cuEGLApiInit" 7000;
+    cuGLCtxCreate "cuGLCtxCreate" 2000;
+    cuGLGetDevices_v2 "cuGLGetDevices" 6050;
+    cuGLMapBufferObject "cuGLMapBufferObject" 2000;
+    cuGLMapBufferObjectAsync "cuGLMapBufferObjectAsync" 2030;
+    cuGraphicsResourceGetMappedPointer "cuGraphicsResourceGetMappedPointer" 3000;
+    cuGraphicsResourceSetMapFlags "cuGraphicsResourceSetMapFlags" 3000;
+    cuMemGetAttribute "cuMemGetAttribute" 3000;
+    cuMemGetAttribute_v2 "cuMemGetAttribute" 3020;
+    cuTexRefGetAddress "cuTexRefGetAddress" 2000;
+    cuTexRefSetAddress "cuTexRefSetAddress" 2000;
+    cuTexRefSetAddress2D "cuTexRefSetAddress2D" 2020;
+    cuTexRefSetAddress2D_v2 "cuTexRefSetAddress2D" 3020;
+    cuVDPAUCtxCreate "cuVDPAUCtxCreate" 3010;
 }
 
 #[cfg(test)]

@@ -57,7 +57,15 @@ impl fmt::Display for FatbinError {
                      (e.g. `-gencode arch=compute_80,code=compute_80`)",
                     list(sass),
                     list(ptx)
-                )
+                )?;
+                if !ptx.is_empty() {
+                    write!(
+                        f,
+                        "; its newer PTX is not run because CUDA_SHIM_STRICT_ARCH=1 asks for a \
+                         GPU driver's refusal"
+                    )?;
+                }
+                Ok(())
             }
         }
     }
@@ -131,15 +139,22 @@ pub fn parse(fatbin: &[u8]) -> Result<Vec<Entry<'_>>, FatbinError> {
     Ok(entries)
 }
 
-/// The PTX entry with the highest sm <= the device's.
-pub fn select_ptx<'a, 'b>(
+/// The PTX entry with the highest sm <= the device's, as a GPU driver chooses; when there is
+/// none and `allow_newer`, the PTX entry closest above the device (the one with the fewest
+/// instructions the device may lack). A program built for a newer GPU carries SASS for it and
+/// PTX only for its newest architecture (CuPy's prebuilt thrust/CUB library: SASS sm_75 to
+/// sm_120, PTX compute_120), and SASS cannot run here; instructions of that PTX that the engine
+/// does not implement are still refused at load, each named with its line.
+pub fn select_ptx_policy<'a, 'b>(
     entries: &'b [Entry<'a>],
     device_sm: u32,
+    allow_newer: bool,
 ) -> Result<&'b Entry<'a>, FatbinError> {
-    entries
-        .iter()
-        .filter(|e| e.kind == KIND_PTX && e.sm <= device_sm)
+    let ptx = || entries.iter().filter(|e| e.kind == KIND_PTX);
+    ptx()
+        .filter(|e| e.sm <= device_sm)
         .max_by_key(|e| e.sm)
+        .or_else(|| ptx().filter(|_| allow_newer).min_by_key(|e| e.sm))
         .ok_or_else(|| FatbinError::NoPtx {
             sass: entries
                 .iter()
@@ -155,6 +170,15 @@ pub fn select_ptx<'a, 'b>(
         })
 }
 
+/// [`select_ptx_policy`] with newer PTX allowed unless `CUDA_SHIM_STRICT_ARCH=1` asks for the
+/// real driver's refusal.
+pub fn select_ptx<'a, 'b>(
+    entries: &'b [Entry<'a>],
+    device_sm: u32,
+) -> Result<&'b Entry<'a>, FatbinError> {
+    select_ptx_policy(entries, device_sm, !crate::config::strict_arch())
+}
+
 /// The entry's payload, decompressed, up to its first NUL (PTX text is NUL-terminated).
 pub fn payload_bytes(e: &Entry<'_>) -> Result<Vec<u8>, FatbinError> {
     let mut data = payload_bytes_raw(e)?;
@@ -168,6 +192,14 @@ pub fn payload_bytes(e: &Entry<'_>) -> Result<Vec<u8>, FatbinError> {
 pub fn ptx_for_device(fatbin: &[u8], device_sm: u32) -> Result<(String, u32), FatbinError> {
     let entries = parse(fatbin)?;
     let e = select_ptx(&entries, device_sm)?;
+    if e.sm > device_sm {
+        crate::trace::trace!(
+            "  no PTX for sm_{device_sm} or below in this fatbin: running its compute_{} PTX on \
+             the emulated sm_{device_sm} device (CUDA_SHIM_STRICT_ARCH=1 refuses it, as a GPU \
+             driver does)",
+            e.sm
+        );
+    }
     let bytes = payload_bytes(e)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| FatbinError::Malformed("PTX entry is not UTF-8 text".into()))?;
@@ -292,6 +324,20 @@ pub(crate) mod tests {
         assert_eq!(ptx_for_device(&f, 90).unwrap(), ("sm86".to_string(), 86));
         assert_eq!(ptx_for_device(&f, 80).unwrap(), ("sm75".to_string(), 75));
         assert_eq!(ptx_for_device(&f, 100).unwrap().1, 100);
+    }
+
+    #[test]
+    fn newer_ptx_runs_only_when_nothing_older_exists_and_not_in_strict_mode() {
+        let f = build(&[
+            (KIND_ELF, 90, 0, vec![0x7f, b'E', b'L', b'F'], 0),
+            (KIND_PTX, 120, 0, nul("sm120"), 0),
+            (KIND_PTX, 100, 0, nul("sm100"), 0),
+        ]);
+        let entries = parse(&f).unwrap();
+        assert_eq!(select_ptx_policy(&entries, 90, true).unwrap().sm, 100);
+        assert_eq!(select_ptx_policy(&entries, 110, true).unwrap().sm, 100);
+        let err = select_ptx_policy(&entries, 90, false).unwrap_err();
+        assert!(matches!(&err, FatbinError::NoPtx { ptx, .. } if ptx == &vec![120, 100]));
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! Layout: `exports` (the one table of entry points) -> the modules named for what they do
 //! (`device`, `context`, `memory`, `array` (CUDA arrays), `module` + `fatbin`, `launch` + `occupancy`, `vmm` (virtual memory management), `stream`, `event`, `graph` +
 //! `graph_exec` + `capture`, with `graph_mem`, `conditional`, `user_object`, `graph_dot`), with
-//! `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
+//! `legacy` + `legacy_launch` (the pre-3.2 ABI names and the pre-cuLaunchKernel launch API),
+//! `profiler`, `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
 //! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
 //! NVIDIA's cudart needs), `trace`, `config` and `errors`.
 
@@ -33,6 +34,8 @@ pub mod graph_mem;
 pub mod handles;
 pub mod integrity;
 pub mod launch;
+pub mod legacy;
+pub mod legacy_launch;
 pub mod link;
 pub mod managed;
 pub mod memops;
@@ -43,6 +46,7 @@ pub mod pool;
 pub mod printf;
 pub mod proc_address;
 pub mod profile;
+pub mod profiler;
 pub mod queue;
 pub mod stream;
 pub mod stream_attrs;

@@ -19,6 +19,10 @@ pub struct Module {
     pub ptx_sm: u32,
     /// Function handles already handed out, by name (the same name gives the same handle).
     functions: Mutex<HashMap<String, usize>>,
+    /// Loaded by cuLibraryLoadData with CU_LIBRARY_BINARY_IS_PRESERVED, as cudart loads the
+    /// kernels a program registers: their launches report a bad shape as cudart's
+    /// cudaErrorInvalidConfiguration (see `launch::shape_error`).
+    pub registered_by_runtime: std::sync::atomic::AtomicBool,
 }
 
 pub struct Function {
@@ -270,6 +274,12 @@ unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Mo
             if units > 1 {
                 log.info += &format!(" ({units} linked inputs)");
             }
+            let device_sm = profile::current().sm();
+            if ptx_sm > device_sm {
+                log.info += &format!(
+                    " (newer than the emulated sm_{device_sm}: the image has no older PTX)"
+                );
+            }
             for n in notes {
                 log.info += &format!("\nlibcuda-shim: {n}");
             }
@@ -277,6 +287,7 @@ unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Mo
                 engine,
                 ptx_sm,
                 functions: Mutex::new(HashMap::new()),
+                registered_by_runtime: Default::default(),
             });
             let h = handles::insert(Object::Module(module.clone()));
             Ok((module, h))
@@ -604,6 +615,12 @@ pub(crate) unsafe fn library_load_data(
     // SAFETY: forwarded contract.
     unsafe { write_jit_log(&log, num_jit_options, jit_options, jit_values) };
     let (module, module_handle) = r?;
+    // SAFETY: `lib_options` holds `num_lib_options` entries (checked non-null above).
+    let preserved = (0..num_lib_options as usize)
+        .any(|i| unsafe { *lib_options.add(i) == CUlibraryOption::CU_LIBRARY_BINARY_IS_PRESERVED });
+    module
+        .registered_by_runtime
+        .store(preserved, Ordering::Release);
     let lib = Arc::new(Library {
         module,
         module_handle,
@@ -725,6 +742,49 @@ pub(crate) unsafe fn library_get_global(
     let lib = handles::library(library)?;
     context::active()?;
     global(&lib.module, c_name(name)?, dptr, bytes)
+}
+
+/// `cuLibraryGetManaged`: a `__managed__` variable (`.global .attribute(.managed)`). cudart 13
+/// asks for each one it registered and stores the address in the host's shadow pointer. Device
+/// memory is host memory here, so the variable's device address serves the host too. A name
+/// that is not a managed variable is CUDA_ERROR_NOT_FOUND. No context is needed: cudart 13
+/// asks at start-up, before it makes one current (managed memory belongs to no context).
+pub(crate) unsafe fn library_get_managed(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    library: CUlibrary,
+    name: *const c_char,
+) -> CuResult {
+    let lib = handles::library(library)?;
+    let name = c_name(name)?;
+    if !lib.module.engine.global(name).is_some_and(|g| g.managed) {
+        return Err(NOT_FOUND);
+    }
+    global(&lib.module, name, dptr, bytes)
+}
+
+/// `cuLibraryGetUnifiedFunction`: the address of a `.func .attribute(.unified)`, which a GPU
+/// lets host and device code call through one pointer. Device functions here are interpreted
+/// and have no host-callable address, so one that exists is CUDA_ERROR_NOT_SUPPORTED (said on
+/// stderr); any other name is CUDA_ERROR_NOT_FOUND, as the driver answers.
+pub(crate) unsafe fn library_get_unified_function(
+    fptr: *mut *mut c_void,
+    library: CUlibrary,
+    name: *const c_char,
+) -> CuResult {
+    let lib = handles::library(library)?;
+    if fptr.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let name = c_name(name)?;
+    if !lib.module.engine.is_unified_function(name) {
+        return Err(NOT_FOUND);
+    }
+    trace::warn(&format!(
+        "cuLibraryGetUnifiedFunction({name}): unified (host-callable) device functions are not \
+         supported: device code is interpreted and has no host address"
+    ));
+    Err(CUresult::CUDA_ERROR_NOT_SUPPORTED)
 }
 
 pub(crate) unsafe fn library_get_kernel_count(count: *mut c_uint, library: CUlibrary) -> CuResult {

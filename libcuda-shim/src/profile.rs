@@ -58,7 +58,8 @@ pub static PROFILES: [Profile; 3] = [
         mem_clock_khz: 2_619_000,
         mem_bus_width: 5120,
         l2_bytes: 50 << 20,
-        max_persisting_l2_bytes: 78_643_200 / 2,
+        // An H100 SXM (driver 580.159) reports 32768000.
+        max_persisting_l2_bytes: 32_768_000,
         shared_per_block: 48 << 10,
         shared_per_block_optin: 227 << 10,
         shared_per_sm: 228 << 10,
@@ -224,8 +225,9 @@ impl Profile {
             | A::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH => 32768,
             A::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS => 2046,
             A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH => 268_435_456,
-            A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH
-            | A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT => 131072,
+            A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH => 131072,
+            // What an H100 (driver 580.159) reports.
+            A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT => 65000,
             A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH => 2_097_120,
             A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH => 32768,
             A::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT => 32768,
@@ -270,15 +272,25 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR => self.max_blocks_per_sm,
             A::CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE => self.max_persisting_l2_bytes,
-            A::CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE => 134_213_632,
+            // 128 MiB on an H100 (driver 580.159); 128 MiB - 4 KiB on earlier GPUs.
+            A::CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE => {
+                if self.cc_major >= 9 {
+                    134_217_728
+                } else {
+                    134_213_632
+                }
+            }
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK => {
                 self.reserved_shared_per_block
             }
             A::CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED => 0,
-            A::CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 0,
+            // cuMemHostRegister accepts CU_MEMHOSTREGISTER_READ_ONLY.
+            A::CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED => 0,
-            A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 0,
+            // Stream-ordered allocation and device memory pools work (pool.rs); pools cannot
+            // be exported, so no handle types.
+            A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS => 0,
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING => 0,
@@ -308,6 +320,12 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID => self.pci_device_id as i32,
             A::CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID => self.pci_subsystem_id as i32,
             A::CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED => 0,
+            // cuMemCreate takes host and host-NUMA locations (vmm.rs); memory pools take
+            // device locations only.
+            A::CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+            | A::CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1,
+            A::CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED
+            | A::CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED => 0,
             a if a.0 < A::CU_DEVICE_ATTRIBUTE_MAX.0 && a.0 > 0 => 0,
             _ => return None,
         })

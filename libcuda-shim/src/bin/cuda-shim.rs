@@ -35,6 +35,19 @@ fn main() -> ExitCode {
         Some("check") => check(rest),
         Some("info") => {
             println!("{}", cuda::profile::current());
+            let sm = cuda::profile::current().sm();
+            if cuda::config::strict_arch() {
+                println!(
+                    "PTX: sm_{sm} and older; an image whose PTX all targets newer GPUs is refused \
+                     (CUDA_SHIM_STRICT_ARCH=1), as a GPU driver refuses it"
+                );
+            } else {
+                println!(
+                    "PTX: sm_{sm} and older; an image with only newer PTX (e.g. compute_120) runs \
+                     that PTX, whose instructions the engine lacks are refused at load \
+                     (CUDA_SHIM_STRICT_ARCH=1 refuses the image, as a GPU driver does)"
+                );
+            }
             ExitCode::SUCCESS
         }
         Some("support-table") => {
