@@ -16,42 +16,23 @@ const PARAM_END: usize = 0;
 const PARAM_BUFFER_POINTER: usize = 1;
 const PARAM_BUFFER_SIZE: usize = 2;
 
-/// Not in cuda.h: what the driver answers for a bad launch shape (a zero or too large grid or
-/// block dimension, too many threads per block) of a kernel that cudart registered. cudart
-/// hands the driver's code through unchanged (checked for every code cuda.h defines, and
-/// unknown ones pass as they are), and a GPU reports `<<<1, 2048>>>` of a registered kernel
-/// as cudaErrorInvalidConfiguration (9), while the same launch of a kernel the program loaded
-/// itself (cudaLibraryLoadData + cudaLaunchKernel, measured on an H100 with driver 580.159) or
-/// through the driver API is CUDA_ERROR_INVALID_VALUE. What tells them apart here is how cudart
-/// loads registered kernels: cuLibraryLoadData with CU_LIBRARY_BINARY_IS_PRESERVED.
-pub(crate) const INVALID_CONFIGURATION: CUresult = CUresult(9);
-
-/// The code for a bad launch shape of `f` (see [`INVALID_CONFIGURATION`]).
-fn shape_error(f: &Function) -> CUresult {
-    if f.module.registered_by_runtime.load(Ordering::Acquire) {
-        INVALID_CONFIGURATION
-    } else {
-        INVALID_VALUE
-    }
-}
-
 /// Checks the launch shape and resources, in the order the driver reports them.
 pub(crate) fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32) -> CuResult {
     let p = profile::current();
     let max_grid = [i32::MAX as u32, 65535, 65535];
     let max_block = [1024, 1024, 64];
     if grid.contains(&0) || block.contains(&0) {
-        return Err(shape_error(f));
+        return Err(INVALID_VALUE);
     }
     if grid.iter().zip(max_grid).any(|(&g, m)| g > m)
         || block.iter().zip(max_block).any(|(&b, m)| b > m)
     {
-        return Err(shape_error(f));
+        return Err(INVALID_VALUE);
     }
     let threads = block.iter().map(|&b| b as u64).product::<u64>();
     let k = &f.kernel;
     if threads > p.max_threads_per_block as u64 {
-        return Err(shape_error(f));
+        return Err(INVALID_VALUE);
     }
     if k.max_threads_per_block > 0 && threads > k.max_threads_per_block as u64 {
         return Err(INVALID_VALUE);

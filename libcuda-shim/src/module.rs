@@ -19,10 +19,6 @@ pub struct Module {
     pub ptx_sm: u32,
     /// Function handles already handed out, by name (the same name gives the same handle).
     functions: Mutex<HashMap<String, usize>>,
-    /// Loaded by cuLibraryLoadData with CU_LIBRARY_BINARY_IS_PRESERVED, as cudart loads the
-    /// kernels a program registers: their launches report a bad shape as cudart's
-    /// cudaErrorInvalidConfiguration (see `launch::shape_error`).
-    pub registered_by_runtime: std::sync::atomic::AtomicBool,
 }
 
 pub struct Function {
@@ -287,7 +283,6 @@ unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Mo
                 engine,
                 ptx_sm,
                 functions: Mutex::new(HashMap::new()),
-                registered_by_runtime: Default::default(),
             });
             let h = handles::insert(Object::Module(module.clone()));
             Ok((module, h))
@@ -615,12 +610,6 @@ pub(crate) unsafe fn library_load_data(
     // SAFETY: forwarded contract.
     unsafe { write_jit_log(&log, num_jit_options, jit_options, jit_values) };
     let (module, module_handle) = r?;
-    // SAFETY: `lib_options` holds `num_lib_options` entries (checked non-null above).
-    let preserved = (0..num_lib_options as usize)
-        .any(|i| unsafe { *lib_options.add(i) == CUlibraryOption::CU_LIBRARY_BINARY_IS_PRESERVED });
-    module
-        .registered_by_runtime
-        .store(preserved, Ordering::Release);
     let lib = Arc::new(Library {
         module,
         module_handle,
