@@ -894,11 +894,6 @@ not_supported! {
     cuMulticastUnbind "cuMulticastUnbind" 12010;
     // Texture references do not exist here (legacy_launch.rs).
     cuParamSetTexRef "cuParamSetTexRef" 2000;
-    cuParamSetv "cuParamSetv" 2000;
-    cuProfilerInitialize "cuProfilerInitialize" 4000;
-    cuProfilerStart "cuProfilerStart" 4000;
-    cuProfilerStop "cuProfilerStop" 4000;
-    cuPointerSetAttribute "cuPointerSetAttribute" 6000;
     cuSignalExternalSemaphoresAsync "cuSignalExternalSemaphoresAsync" 10000;
     cuSignalExternalSemaphoresAsync_ptsz "cuSignalExternalSemaphoresAsync" 10000;
     cuStreamAttachMemAsync "cuStreamAttachMemAsync" 6000;
