@@ -59,6 +59,14 @@ fn recursion_within_the_default_stack() {
     run("recursion_stack", "recursion_stack", &[]);
 }
 
+/// Tiled matrix products staged through cp.async pipelines (cuda::pipeline with thread and
+/// block scope, 4 stages; the __pipeline_* primitives, 3 stages), checked exactly; the program
+/// prints each kernel's time beside a plain shared-memory version.
+#[test]
+fn cp_async_multi_stage_pipelines() {
+    run("pipeline_copy", "pipeline_copy", &[]);
+}
+
 /// Pointers to a caller's local array passed into recursive calls (direct and mutual
 /// recursion, and two levels down through another function) reach the caller's own frame.
 #[test]
