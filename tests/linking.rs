@@ -65,7 +65,13 @@ fn driver_api_links_forward_declared_functions() {
     let src = repo().join("tests/cuda/link_forward.cu");
     let ptx = build_dir().join("link_forward_device.ptx");
     let out = std::process::Command::new(toolkit().join("bin/nvcc"))
-        .args(["-gencode", "arch=compute_80,code=compute_80", "-O2", "-rdc=true", "-ptx"])
+        .args([
+            "-gencode",
+            "arch=compute_80,code=compute_80",
+            "-O2",
+            "-rdc=true",
+            "-ptx",
+        ])
         .arg("-DDEVICE_PTX")
         .arg("-o")
         .arg(&ptx)

@@ -193,15 +193,14 @@ impl Walk {
                 Statement::Inst(i) => {
                     self.pos += 1;
                     let op = i.opcode.as_str();
-                    // Operand 0 is the destination, except for instructions that write no
-                    // register (stores, reductions, branches, calls, whose result list holds
-                    // `.param` names or registers counted as read here).
+                    // Operand 0 is the destination, unless it is an address (`st`, `cp.async`,
+                    // `wmma.store`, `mbarrier.init`, ...) or the instruction writes no register
+                    // (branches; calls, whose result list is counted as read here; barriers,
+                    // whose operand 0 is a barrier number).
                     let writes = !matches!(
                         op,
                         "st" | "red" | "bra" | "brx" | "call" | "ret" | "exit" | "bar" | "barrier"
-                            | "membar" | "fence" | "prefetch" | "prefetchu" | "cp" | "stmatrix"
-                            | "wmma" | "mbarrier"
-                    );
+                    ) && !matches!(i.operands.first(), Some(Operand::Addr { .. }));
                     let mut defs = Vec::new();
                     let mut uses = Vec::new();
                     if let Some((g, _)) = &i.guard {
