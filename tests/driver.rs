@@ -164,3 +164,17 @@ fn stream_attributes_memory_operations_range_attributes_and_batched_copies() {
     );
     assert_pass("stream_memops ptds", &run_preloaded(&exe, &[]));
 }
+
+/// Module variables read zeros past their initializers (and wholly without one) even when
+/// the module reuses memory an unloaded module left dirty (numba-cuda's `.const` arrays with
+/// short initializers).
+#[test]
+fn module_variables_are_zero_filled_past_their_initializers() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "globals_zero_fill",
+        "globals_zero_fill",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_pass("globals_zero_fill", &run_preloaded(&exe, &[]));
+}

@@ -51,6 +51,22 @@ fn recursion_function_pointers_and_virtual_calls() {
     run("isa_recursion", "isa_recursion", &[]);
 }
 
+/// Recursion as deep as a GPU runs it in the default 1024-byte stack (frames as `ptxas -v`
+/// sizes them: 16 bytes for `walk`, 32 for `fib`), deeper under a raised limit, and a stack
+/// overflow past it.
+#[test]
+fn recursion_within_the_default_stack() {
+    run("recursion_stack", "recursion_stack", &[]);
+}
+
+/// Tiled matrix products staged through cp.async pipelines (cuda::pipeline with thread and
+/// block scope, 4 stages; the __pipeline_* primitives, 3 stages), checked exactly; the program
+/// prints each kernel's time beside a plain shared-memory version.
+#[test]
+fn cp_async_multi_stage_pipelines() {
+    run("pipeline_copy", "pipeline_copy", &[]);
+}
+
 /// Pointers to a caller's local array passed into recursive calls (direct and mutual
 /// recursion, and two levels down through another function) reach the caller's own frame.
 #[test]

@@ -54,3 +54,45 @@ fn rdc_program_with_shared_cudart() {
         .unwrap();
     assert_pass("rdc shared", &out);
 }
+
+/// PTX as NVVM writes it, every function declared before its definition (libdevice's
+/// `__internal_trig_reduction_slowpathd` and `__internal_accurate_pow` behind sin and pow),
+/// linked by cuLink* alone (as numba-cuda links its kernels), with a hand-written module
+/// (`.extern` calls into it, private and `.weak` forward declarations of its own), and with a
+/// mismatched `.extern` prototype, which the linker rejects.
+#[test]
+fn driver_api_links_forward_declared_functions() {
+    let src = repo().join("tests/cuda/link_forward.cu");
+    let ptx = build_dir().join("link_forward_device.ptx");
+    let out = std::process::Command::new(toolkit().join("bin/nvcc"))
+        .args([
+            "-gencode",
+            "arch=compute_80,code=compute_80",
+            "-O2",
+            "-rdc=true",
+            "-ptx",
+        ])
+        .arg("-DDEVICE_PTX")
+        .arg("-o")
+        .arg(&ptx)
+        .arg(&src)
+        .output()
+        .expect("cannot run nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc -ptx failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lib = lib_dir();
+    let exe = nvcc(
+        "link_forward",
+        "link_forward",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    let out = std::process::Command::new(&exe)
+        .arg(&ptx)
+        .env("LD_PRELOAD", &shim().library)
+        .output()
+        .unwrap();
+    assert_pass("link_forward", &out);
+}

@@ -676,9 +676,10 @@ pub struct Func {
     /// `locals`: they live in its frame on the stack, see [`Op::Frame`].)
     pub regs: Vec<(Reg, Reg)>,
     pub locals: Vec<(u32, u32)>,
-    /// Stack bytes per thread one saved activation is charged against the stack limit: its
-    /// saved locals (a frame's are charged when [`Op::Frame`] allocates it), 16 bytes, and a quarter of its declared register bytes (an estimate of what a
-    /// hardware ABI frame spills).
+    /// Stack bytes per thread one saved activation is charged against the stack limit: what
+    /// a hardware ABI frame saves, the return address and the registers live across its calls
+    /// ([`crate::frame::saved_bytes`]); its `.local` variables are charged when [`Op::Frame`]
+    /// allocates them. 0 for functions no call saves.
     pub frame_bytes: u32,
 }
 

@@ -13,6 +13,7 @@ mod analysis;
 mod check;
 pub mod diag;
 mod exec;
+mod frame;
 mod ir;
 #[doc(hidden)] // public for `check` and the ISA tests; not a stable API
 pub mod isa;

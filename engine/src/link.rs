@@ -156,11 +156,23 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
         }
     }
 
-    // Module-scope symbols of every input.
+    // Module-scope symbols of every input. A function declared without a body and without
+    // `.extern` is a forward declaration (a prototype) of a function its own input defines
+    // later (numba and NVVM declare every callee before its definition this way): it is no
+    // symbol of its own, whatever its linkage word. Only `.extern` declares a function of
+    // another input; ptxas rejects a prototype that its input leaves undefined ("Unresolved
+    // extern function"), even where another input defines the name.
     let symbols = |mods: &[ast::Module]| {
         let mut by_name: HashMap<String, Vec<Sym>> = HashMap::new();
         for (k, m) in mods.iter().enumerate() {
+            let defined: HashSet<&str> = (m.functions.iter())
+                .filter(|f| f.body.is_some())
+                .map(|f| f.name.as_str())
+                .collect();
             for (i, f) in m.functions.iter().enumerate() {
+                if is_prototype(f) && defined.contains(f.name.as_str()) {
+                    continue;
+                }
                 let link = if f.body.is_none() {
                     Linkage::Extern
                 } else if f.is_entry {
@@ -242,6 +254,31 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
         }
     }
 
+    // Prototypes whose input defines no such function: an error where used, as in ptxas.
+    let mut undefined: Vec<(usize, ast::Pos, String)> = Vec::new();
+    for (k, m) in mods.iter().enumerate() {
+        for f in m.functions.iter().filter(|f| is_prototype(f)) {
+            let defined = m
+                .functions
+                .iter()
+                .any(|g| g.name == f.name && g.body.is_some());
+            if defined || SYSCALLS.contains(&f.name.as_str()) {
+                continue;
+            }
+            if let Some(&pos) = first_use.get(&(k, f.name.clone())) {
+                undefined.push((
+                    k,
+                    pos,
+                    format!(
+                        "Unresolved extern function '{}' (declared at line {} without .extern, \
+                         so it must be defined in the same module)",
+                        f.name, f.pos.line
+                    ),
+                ));
+            }
+        }
+    }
+
     // Resolution: which declarations and definitions survive into the merged module.
     let by_name = symbols(&mods);
     let mut drop_fn: Vec<HashSet<usize>> = vec![HashSet::new(); mods.len()];
@@ -250,7 +287,6 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
     names.sort(); // deterministic diagnostics
     let at = |s: &Sym| format!("{}:{}", name_of(s.input), s.pos.line);
     // Every undefined reference is reported (as linkers do), in input and line order.
-    let mut undefined: Vec<(usize, ast::Pos, String)> = Vec::new();
     for name in names {
         let syms = &by_name[name];
         let mut drop = |s: &Sym| {
@@ -374,6 +410,28 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
         };
         match winner {
             Some(w) => {
+                // nvlink compares every `.extern` declaration of a function with the
+                // definition it binds to ("Prototype doesn't match").
+                if w.func {
+                    let def = &mods[w.input].functions[w.index];
+                    for s in syms.iter().filter(|s| s.link == Linkage::Extern) {
+                        let decl = &mods[s.input].functions[s.index];
+                        if signature(decl) != signature(def) {
+                            return Err(load_error(
+                                LoadErrorKind::InvalidPtx,
+                                name_of(s.input),
+                                s.pos,
+                                format!(
+                                    "Prototype doesn't match for '{name}': declared here as {}, \
+                                     defined at {} as {}",
+                                    show_signature(decl),
+                                    at(w),
+                                    show_signature(def)
+                                ),
+                            ));
+                        }
+                    }
+                }
                 for s in &syms {
                     if (s.input, s.index) != (w.input, w.index) {
                         drop(s);
@@ -471,6 +529,66 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
         module: merged,
         files,
     })
+}
+
+/// A function declared without a body and without `.extern`: a forward declaration of a
+/// function defined later in the same module.
+fn is_prototype(f: &ast::Function) -> bool {
+    f.body.is_none() && !f.is_entry && !f.attrs.iter().any(|a| a == "extern")
+}
+
+/// How nvlink compares a parameter of two prototypes (measured with nvlink 13.5 on `ptxas -c`
+/// objects): scalars by size and by being floating-point or not (`.b32`, `.u32` and `.s32`
+/// match each other, `.f32` matches none of them); byte arrays by element type and count,
+/// whatever their alignment; a scalar never matches an array.
+#[derive(Debug, PartialEq, Eq)]
+enum ParamShape {
+    Scalar { float: bool, bits: u64 },
+    Array { float: bool, bits: u64, count: u64 },
+}
+
+fn param_shape(d: &VarDecl) -> ParamShape {
+    let ty = d.ty.as_str();
+    let float = ty.starts_with('f') || ty.starts_with("bf");
+    let digits: String = ty.chars().filter(|c| c.is_ascii_digit()).collect();
+    let bits = digits.parse::<u64>().unwrap_or(0) * d.vec.max(1) as u64;
+    if d.dims.is_empty() {
+        ParamShape::Scalar { float, bits }
+    } else {
+        let count = d.dims.iter().map(|x| x.unwrap_or(0)).product();
+        ParamShape::Array { float, bits, count }
+    }
+}
+
+/// The parts of a function's prototype the linker compares: return and parameter shapes.
+fn signature(f: &ast::Function) -> (Vec<ParamShape>, Vec<ParamShape>) {
+    (
+        f.ret_params.iter().map(param_shape).collect(),
+        f.params.iter().map(param_shape).collect(),
+    )
+}
+
+/// `(.b64) name(.b32, .align 8 .b8[16])` for diagnostics.
+fn show_signature(f: &ast::Function) -> String {
+    let list = |ps: &[VarDecl]| {
+        ps.iter()
+            .map(|p| {
+                let dims: String = p
+                    .dims
+                    .iter()
+                    .map(|d| format!("[{}]", d.unwrap_or(0)))
+                    .collect();
+                format!(".{}{dims}", p.ty)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let rets = if f.ret_params.is_empty() {
+        String::new()
+    } else {
+        format!("({}) ", list(&f.ret_params))
+    };
+    format!("{rets}{}({})", f.name, list(&f.params))
 }
 
 /// Calls `f` for every name an instruction operand or a local initializer uses, with its
@@ -925,5 +1043,172 @@ mod tests {
             e.diagnostics[0].message,
             "Undefined reference to 'my_alloc'"
         );
+    }
+
+    /// numba-cuda and NVVM declare every device function before its definition in the same
+    /// module, without `.extern` (`__internal_trig_reduction_slowpathd` of libdevice's sin):
+    /// the declaration binds to the definition that follows, in a link of that input alone
+    /// or with others; `.weak` forward declarations (numba's device functions) as well.
+    /// k stores f(5) = helper(5) + w() = (5 * 7) + 40 and g.
+    #[test]
+    fn forward_declared_functions_bind_to_their_own_definition() {
+        let lib = "
+.func (.param .b32 r) helper (.param .b32 a);
+.weak .func (.param .b32 r) w ();
+.visible .global .align 4 .u32 g = 9;
+.visible .func (.param .b32 r) f (.param .b32 a)
+{
+    .reg .b32 %r<4>;
+    ld.param.b32 %r1, [a];
+    {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], %r1;
+    call.uni (r0), helper, (a0);
+    ld.param.b32 %r2, [r0];
+    }
+    {
+    .param .b32 r1;
+    call.uni (r1), w, ();
+    ld.param.b32 %r3, [r1];
+    }
+    add.s32 %r2, %r2, %r3;
+    st.param.b32 [r], %r2;
+    ret;
+}
+.func (.param .b32 r) helper (.param .b32 a)
+{
+    .reg .b32 %r<3>;
+    ld.param.b32 %r1, [a];
+    mul.lo.s32 %r2, %r1, 7;
+    st.param.b32 [r], %r2;
+    ret;
+}
+.weak .func (.param .b32 r) w ()
+{
+    st.param.b32 [r], 40;
+    ret;
+}
+";
+        // The whole program in one input (numba's shape: one self-contained PTX per kernel).
+        let one = format!(
+            "{lib}{}",
+            USER.replace(".extern .func", "// .extern .func")
+                .replace(".extern .global .align 4 .u32 g;", "")
+        );
+        assert_eq!(run(&[&one], 2), vec![75, 9]);
+        // Beside a user input whose `.extern` declarations it defines.
+        assert_eq!(run(&[USER, lib], 2), vec![75, 9]);
+        // Another input with its own private `helper` (also forward-declared) and a visible
+        // `w`, which wins over lib's weak one: f = 35 + 1000.
+        let other = "
+.func (.param .b32 r) helper (.param .b32 a);
+.visible .func (.param .b32 r) w ()
+{
+    .reg .b32 %r<2>;
+    {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], 1;
+    call.uni (r0), helper, (a0);
+    ld.param.b32 %r1, [r0];
+    }
+    st.param.b32 [r], %r1;
+    ret;
+}
+.func (.param .b32 r) helper (.param .b32 a)
+{
+    st.param.b32 [r], 1000;
+    ret;
+}
+";
+        assert_eq!(run(&[USER, lib, other], 2), vec![1035, 9]);
+    }
+
+    /// A declaration without `.extern` is no reference to another input: ptxas 13.5 rejects
+    /// its input on its own ("Unresolved extern function"), even where another input defines
+    /// the name, for plain, `.visible` and `.weak` declarations alike.
+    #[test]
+    fn a_prototype_its_input_never_defines_is_an_error() {
+        let lib = "
+.visible .global .align 4 .u32 g = 1;
+.visible .func (.param .b32 r) f (.param .b32 a)
+{
+    st.param.b32 [r], 2;
+    ret;
+}
+";
+        for word in ["", ".visible ", ".weak "] {
+            let user = USER.replace(".extern .func", &format!("{word}.func"));
+            let e = link_err(&[&user, lib]);
+            let d = &e.diagnostics[0];
+            assert!(
+                d.message.starts_with("Unresolved extern function 'f'"),
+                "{word}: {e}"
+            );
+            assert_eq!((d.file.as_str(), d.line), ("in0.ptx", 16), "{word}");
+        }
+    }
+
+    /// nvlink 13.5 compares an `.extern` declaration with the definition it binds to
+    /// ("Prototype doesn't match"): measured on `ptxas -c` objects, a declared `.b64` result
+    /// of a function defined without one, a `.b32` parameter defined `.f32` or `.u64`, and a
+    /// `.b32` parameter defined as `.align 4 .b8 x[4]` are errors; `.b32` against `.u32` or
+    /// `.s32`, and byte arrays of other alignments, are not.
+    #[test]
+    fn extern_declarations_must_match_the_definition() {
+        let user = |decl: &str| {
+            format!(
+                "
+.extern .func {decl};
+.visible .entry k(.param .u64 out)
+{{
+    ret;
+}}
+"
+            )
+        };
+        let def = |sig: &str| format!(".visible .func {sig}\n{{\nret;\n}}\n");
+        let ok = [
+            (
+                "(.param .b32 r) f (.param .b32 a)",
+                "(.param .s32 r) f (.param .u32 a)",
+            ),
+            (
+                "f (.param .align 4 .b8 a[4])",
+                "f (.param .align 8 .b8 a[4])",
+            ),
+            ("f (.param .f64 a)", "f (.param .f64 b)"),
+        ];
+        for (d, s) in ok {
+            let u = user(d);
+            let l = def(s);
+            let texts = [format!("{HEAD}{u}"), format!("{HEAD}{l}")];
+            Module::check_links(&[(&texts[0], "in0.ptx"), (&texts[1], "in1.ptx")])
+                .unwrap_or_else(|e| panic!("{d} / {s}: {e}"));
+        }
+        let bad = [
+            (
+                "(.param .b64 r) consume (.param .b32 a)",
+                "consume (.param .b32 a)",
+            ),
+            ("f (.param .b32 a)", "f (.param .f32 a)"),
+            ("f (.param .b32 a)", "f (.param .u64 a)"),
+            ("f (.param .b32 a)", "f (.param .align 4 .b8 a[4])"),
+            (
+                "f (.param .align 4 .b8 a[8])",
+                "f (.param .align 4 .b32 a[2])",
+            ),
+            ("f (.param .b32 a)", "f (.param .b32 a, .param .b32 b)"),
+        ];
+        for (d, s) in bad {
+            let e = link_err(&[&user(d), &def(s)]);
+            let m = &e.diagnostics[0];
+            assert!(
+                m.message.starts_with("Prototype doesn't match"),
+                "{d} / {s}: {e}"
+            );
+            assert_eq!((m.file.as_str(), m.line), ("in0.ptx", 5), "{e}");
+        }
     }
 }

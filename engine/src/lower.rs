@@ -834,17 +834,6 @@ impl<'a> Prog<'a> {
             let (entry, exit) = self.code[&fi];
             let regs = ranges(self.fn_regs.get(&fi));
             let locals = self.fn_locals.get(&fi).cloned().unwrap_or_default();
-            let rb: u32 = regs
-                .iter()
-                .flat_map(|&(a, b)| a..b)
-                .map(|r| self.reg_bytes[r as usize] as u32)
-                .sum();
-            let lb: u32 = locals.iter().map(|&(_, n)| n).sum();
-            // What a hardware ABI frame would hold: the function's local and parameter memory,
-            // a return address and saved state (16 bytes), and the callee-saved registers it
-            // spills, estimated as a quarter of its declared register bytes (most registers
-            // are not live across a call). We save all of them; only the charge is estimated.
-            let rb = rb.div_ceil(4) + 16;
             let (params, rets) = match self.sigs.get(&fi) {
                 Some(s) => (
                     s.params.iter().map(|x| x.loc()).collect(),
@@ -861,7 +850,8 @@ impl<'a> Prog<'a> {
                 rets,
                 regs,
                 locals,
-                frame_bytes: rb + lb,
+                // Set below for the functions whose calls save them.
+                frame_bytes: 0,
             });
         }
         // Call graph over module indices: direct edges, and indirect callers to every
@@ -915,6 +905,15 @@ impl<'a> Prog<'a> {
             let recursive = cands.iter().any(|&c| reaches(c, caller));
             s.save = recursive.then(|| index[&caller]);
             s.callees = cands.iter().map(|c| index[c]).collect();
+            // What a hardware ABI frame of the caller holds besides its `.local` variables
+            // (those are charged by `Op::Frame`): the registers it saves (see `frame`). The
+            // executor saves all of the caller's state; only the charge is estimated.
+            if let Some(k) = s.save {
+                let f = &mut funcs[k as usize];
+                if f.frame_bytes == 0 {
+                    f.frame_bytes = crate::frame::saved_bytes(&self.mc.m.functions[caller]);
+                }
+            }
         }
         (funcs, sites)
     }

@@ -154,6 +154,33 @@ pub fn free(ptr: u64) -> Result<(), MemError> {
     Ok(())
 }
 
+/// Zero-fills `[ptr, ptr + len)` of a live allocation whose base is `ptr`. Whole pages are
+/// given back to the host instead of written (they read as zeros on the next touch, and a large
+/// variable that is never written costs no memory); only partial pages are written.
+pub fn zero(ptr: u64, len: u64) {
+    let page = 4096u64;
+    let (lo, hi) = (ptr.div_ceil(page) * page, (ptr + len) / page * page);
+    if hi > lo {
+        // SAFETY: [lo, hi) lies inside the caller's allocation (whole pages of it, so no other
+        // allocation's bytes), in our own private anonymous mapping: DONTNEED yields zero pages.
+        unsafe {
+            libc::madvise(
+                lo as *mut libc::c_void,
+                (hi - lo) as usize,
+                libc::MADV_DONTNEED,
+            );
+        }
+        // SAFETY: both edges lie inside the allocation `[ptr, ptr + len)`.
+        unsafe {
+            std::ptr::write_bytes(ptr as *mut u8, 0, (lo - ptr) as usize);
+            std::ptr::write_bytes(hi as *mut u8, 0, (ptr + len - hi) as usize);
+        }
+    } else {
+        // SAFETY: as above.
+        unsafe { std::ptr::write_bytes(ptr as *mut u8, 0, len as usize) };
+    }
+}
+
 /// The allocation containing `addr`, if any.
 pub fn find(addr: u64) -> Option<Allocation> {
     let m = MAP.read();

@@ -210,6 +210,9 @@ impl Module {
             }
         }
         for (g, address, size) in layouts {
+            // Variables start zero-filled past their initializers, or wholly without one (ISA
+            // 5.4.4); a reused allocation holds what a freed one left behind.
+            mem::zero(address, size.max(1));
             // SAFETY: `address` is a fresh allocation of `size` bytes in the device region.
             let buf = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, size as usize) };
             lower::write_init(g, buf, &init_addrs)

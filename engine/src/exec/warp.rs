@@ -910,12 +910,16 @@ impl Warp {
                         | SReg::LanemaskGt
                         | SReg::Clock
                         | SReg::Clock64
-                        | SReg::ClockHi
-                        | SReg::Globaltimer => {
+                        | SReg::ClockHi => {
                             for l in lanes(em) {
                                 o[l] = cta.sreg(*s, self.id, l as u32);
                             }
                         }
+                        // One reading of the system clock for the warp: its lanes read the
+                        // timer at the same instant. (Per lane, the clock_gettime calls were a
+                        // sixth of the run time of libcu++'s barrier and pipeline waits, which
+                        // read it on every spin.)
+                        SReg::Globaltimer => o = [cta.sreg(*s, self.id, 0); 32],
                         // The same in every lane of the warp.
                         _ => o = [cta.sreg(*s, self.id, em.trailing_zeros()); 32],
                     }
