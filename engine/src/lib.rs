@@ -24,6 +24,7 @@ mod narrow;
 mod ops;
 #[doc(hidden)] // public for the parser tests and benchmarks; not a stable API
 pub mod ptx;
+pub mod regs;
 pub mod softfloat;
 mod video;
 

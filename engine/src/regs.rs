@@ -1,0 +1,972 @@
+//! The registers per thread a kernel gets from NVIDIA's PTX assembler (ptxas), estimated:
+//! what `CU_FUNC_ATTRIBUTE_NUM_REGS` reports and what the launch check and the occupancy
+//! calculators charge. PTX declares virtual registers without bound (compilers emit one per
+//! value); ptxas allocates physical 32-bit registers to the values live at once, up to 255 and
+//! up to what the kernel's launch bounds leave each thread.
+//!
+//! The estimate ([`estimate`]) is the most 32-bit words live at once in the kernel and, at each
+//! call, in the callee on top of what is live across the call (as if inlined, which is what
+//! ptxas mostly does), plus [`FIXED`] registers ptxas always takes. Liveness is computed on the
+//! lowered IR: a 64-bit value takes two registers, a predicate none (predicates have a file of
+//! their own), a register is live only where some definition may reach it, and a guarded
+//! definition kills a value only where none reached it before. [`allocate`] then applies the
+//! limits ptxas applies: `.maxnreg`, the JIT's `CU_JIT_MAX_REGISTERS` (both raised to ptxas's
+//! floor of [`MIN_LIMIT`]) and the registers `.maxntid`/`.reqntid` with `.minnctapersm` leave
+//! a thread ([`bound_limit`]), so a launch within the declared bounds always fits.
+//!
+//! Known departures from ptxas (measured by `engine/tests/regs_corpus.rs` against `ptxas -v`
+//! over the PTX corpus): ptxas schedules loads early and unrolls, which raises pressure, and
+//! rematerialises constants and addresses, which lowers it; neither is modelled.
+
+use crate::ir::{Actual, Inst, Loc, MSpace, Op, Program, Reg, SReg, Src, SysArg, SysRet};
+use rustc_hash::FxHashMap;
+
+/// Registers a thread can have at most.
+pub const MAX_REGS: u32 = 255;
+/// The lowest register limit ptxas accepts from `-maxrregcount`, `CU_JIT_MAX_REGISTERS` or
+/// `.maxnreg` for sm_80 through sm_100 ("adjusting per thread register count of 10 to lower
+/// bound of 24", ptxas 13.5): a smaller limit is raised to it.
+pub const MIN_LIMIT: u32 = 24;
+/// 32-bit registers per SM (and per block) on every architecture the profiles emulate.
+const REGS_PER_SM: u32 = 65536;
+/// Registers per warp are allocated in units of 256 (8 per thread), and the warps of a block
+/// are spread over the SM's 4 register file partitions (as the occupancy calculator models).
+const REG_UNIT: u32 = 256;
+const PARTITIONS: u32 = 4;
+/// Registers ptxas uses beyond the values the program keeps: the ABI's stack pointer (R1),
+/// registers for constants and addresses of the parameter bank, and the scratch registers of
+/// its instruction sequences. ptxas 13.5 gives an empty kernel 4 and one that stores `%tid.x`
+/// through a pointer parameter 8 (3 words live here).
+pub const FIXED: u32 = 8;
+
+/// A kernel's declared bounds (its performance-tuning directives, ISA 11.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    /// `.maxnreg`.
+    pub maxnreg: Option<u32>,
+    /// Threads per block of `.maxntid` or `.reqntid` (the product of the dimensions).
+    pub max_threads: Option<u32>,
+    /// `.minnctapersm` (ptxas ignores it without `.maxntid` or `.reqntid`).
+    pub min_blocks: Option<u32>,
+}
+
+impl Bounds {
+    /// The bounds a kernel's directives declare (`("maxntid", [256, 1, 1])`, ...).
+    pub fn from_directives(directives: &[(String, Vec<u64>)]) -> Bounds {
+        let get = |name: &str| directives.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        let threads = |v: &Vec<u64>| {
+            let t = v.iter().fold(1u64, |a, &x| a.saturating_mul(x));
+            t.min(u32::MAX as u64) as u32
+        };
+        let one = |v: &Vec<u64>| v.first().map(|&x| x.min(u32::MAX as u64) as u32);
+        Bounds {
+            maxnreg: get("maxnreg").and_then(one),
+            max_threads: get("reqntid").or(get("maxntid")).map(threads),
+            min_blocks: get("minnctapersm").and_then(one),
+        }
+    }
+}
+
+/// The most registers per thread that let `min_blocks` blocks of `threads` threads be
+/// resident on one SM at once (the occupancy calculator's register rule: registers per warp in
+/// units of [`REG_UNIT`], warps per partition out of a quarter of the register file). ptxas
+/// targets this limit for `.maxntid`/`.reqntid` (with `.minnctapersm`, else one block): with
+/// 200 live values it reports 64 registers for `.maxntid 1024`, 168 for `.maxntid 384`, 128
+/// for `.maxntid 200 .minnctapersm 2` and 64 for `.maxntid 256 .minnctapersm 4` (ptxas 13.5,
+/// sm_90). At least 1 (what no block size reaches).
+pub fn bound_limit(threads: u32, min_blocks: u32) -> u32 {
+    let warps = threads.div_ceil(32).max(1);
+    let blocks = min_blocks.max(1);
+    let fits = |r: u32| {
+        let per_warp = (r * 32).div_ceil(REG_UNIT) * REG_UNIT;
+        let per_block = per_warp * warps.div_ceil(PARTITIONS) * PARTITIONS;
+        let per_partition = REGS_PER_SM / PARTITIONS / per_warp;
+        per_block <= REGS_PER_SM && per_partition * PARTITIONS / warps >= blocks
+    };
+    (1..=MAX_REGS).rev().find(|&r| fits(r)).unwrap_or(1)
+}
+
+/// The register limit of a kernel: `.maxnreg` and the JIT option (each raised to
+/// [`MIN_LIMIT`]), the launch bounds ([`bound_limit`]), and [`MAX_REGS`].
+pub fn limit(bounds: &Bounds, jit_max: Option<u32>) -> u32 {
+    let mut l = MAX_REGS;
+    for m in [bounds.maxnreg, jit_max].into_iter().flatten() {
+        l = l.min(m.max(MIN_LIMIT));
+    }
+    if let Some(t) = bounds.max_threads {
+        l = l.min(bound_limit(t, bounds.min_blocks.unwrap_or(1)));
+    }
+    l
+}
+
+/// The registers a kernel whose code needs `estimate` gets under `bounds` and the JIT option.
+pub fn allocate(estimate: u32, bounds: &Bounds, jit_max: Option<u32>) -> u32 {
+    estimate.clamp(1, limit(bounds, jit_max))
+}
+
+/// The 32-bit registers the program's code needs per thread (see the module documentation),
+/// at most [`MAX_REGS`].
+pub(crate) fn estimate(p: &Program) -> u32 {
+    let n = p.funcs.len();
+    let uniform = uniform_regs(p);
+    let locals: Vec<Local> = (0..n).map(|f| local_pressure(p, f, &uniform)).collect();
+    // Each function's need with its callees': depth first, a call back into a function being
+    // computed (recursion) adding only what is live across the call.
+    let mut memo: Vec<Option<u32>> = vec![None; n];
+    let mut on_stack = vec![false; n];
+    fn need(
+        f: usize,
+        locals: &[Local],
+        p: &Program,
+        memo: &mut Vec<Option<u32>>,
+        on_stack: &mut Vec<bool>,
+    ) -> u32 {
+        if let Some(v) = memo[f] {
+            return v;
+        }
+        if on_stack[f] {
+            return 0;
+        }
+        on_stack[f] = true;
+        let mut v = locals[f].max;
+        for &(site, across) in &locals[f].calls {
+            let callee = (p.sites[site as usize].callees.iter())
+                .map(|&c| need(c as usize, locals, p, memo, on_stack))
+                .max()
+                .unwrap_or(0);
+            v = v.max(across + callee);
+        }
+        on_stack[f] = false;
+        memo[f] = Some(v);
+        v
+    }
+    let words = need(0, &locals, p, &mut memo, &mut on_stack);
+    (words + FIXED).min(MAX_REGS)
+}
+
+/// The pressure of one function on its own: the most words live at once, and per call site
+/// the words live across it.
+struct Local {
+    max: u32,
+    calls: Vec<(u32, u32)>,
+}
+
+/// Uses and definitions of one instruction (registers of the IR).
+#[derive(Default)]
+struct Operands {
+    uses: Vec<Reg>,
+    defs: Vec<Reg>,
+}
+
+impl Operands {
+    fn clear(&mut self) {
+        self.uses.clear();
+        self.defs.clear();
+    }
+    fn src(&mut self, s: &Src) {
+        if let Src::Reg(r) = s {
+            self.uses.push(*r);
+        }
+    }
+    fn srcs<'a>(&mut self, s: impl IntoIterator<Item = &'a Src>) {
+        for s in s {
+            self.src(s);
+        }
+    }
+    fn use_opt(&mut self, r: Option<Reg>) {
+        self.uses.extend(r);
+    }
+    fn def(&mut self, r: Reg) {
+        self.defs.push(r);
+    }
+    fn def_opt(&mut self, r: Option<Reg>) {
+        self.defs.extend(r);
+    }
+}
+
+/// The registers `inst` reads and writes. A call reads its arguments (the callee's formals are
+/// the callee's); its `CallRet` writes the results. A function's end reads its `.reg` results.
+fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) {
+    o.clear();
+    if let Some((g, _)) = inst.guard {
+        o.uses.push(g);
+    }
+    match &inst.op {
+        Op::Un { d, a, .. } => {
+            o.src(a);
+            o.def(*d);
+        }
+        Op::Bin { d, a, b, .. } => {
+            o.srcs([a, b]);
+            o.def(*d);
+        }
+        Op::Ter { d, a, b, c, .. } | Op::Lane { d, a, b, c, .. } => {
+            o.srcs([a, b, c]);
+            o.def(*d);
+        }
+        Op::Quad { d, a, b, c, e, .. } => {
+            o.srcs([a, b, c, e]);
+            o.def(*d);
+        }
+        Op::Setp {
+            a, b, d, dn, comb, ..
+        } => {
+            o.srcs([a, b]);
+            if let Some((_, c, _)) = comb {
+                o.src(c);
+            }
+            o.def_opt(*d);
+            o.def_opt(*dn);
+        }
+        Op::Cvt { d, a, .. } => {
+            o.src(a);
+            o.def(*d);
+        }
+        Op::Carry {
+            cin,
+            cout,
+            cc,
+            d,
+            a,
+            b,
+            c,
+            ..
+        } => {
+            o.srcs([a, b, c]);
+            if *cin {
+                o.uses.push(*cc);
+            }
+            if *cout {
+                o.def(*cc);
+            }
+            o.def(*d);
+        }
+        Op::Pack { d, parts, .. } => {
+            o.srcs(parts);
+            o.def(*d);
+        }
+        Op::Unpack { ds, a, .. } => {
+            o.src(a);
+            for d in ds {
+                o.def_opt(*d);
+            }
+        }
+        Op::Sreg { d, .. } | Op::StackSave { d } | Op::Frame { d, .. } | Op::Activemask { d } => {
+            o.def(*d)
+        }
+        Op::Ld { d, addr, n, .. } => {
+            o.use_opt(addr.base);
+            for d in d.iter().take(*n as usize) {
+                o.def_opt(*d);
+            }
+        }
+        Op::St { s, addr, n, .. } => {
+            o.use_opt(addr.base);
+            o.srcs(s.iter().take(*n as usize));
+        }
+        Op::Atom { d, addr, a, b, .. } => {
+            o.use_opt(addr.base);
+            o.srcs([a, b]);
+            o.def_opt(*d);
+        }
+        Op::AtomVec { d, addr, b, n, .. } => {
+            o.use_opt(addr.base);
+            o.srcs(b.iter().take(*n as usize));
+            for d in d.iter().take(*n as usize) {
+                o.def_opt(*d);
+            }
+        }
+        Op::Atom128 {
+            d, addr, b, c, cas, ..
+        } => {
+            o.use_opt(addr.base);
+            o.uses.extend([*b, *b + 1]);
+            if *cas {
+                o.uses.extend([*c, *c + 1]);
+            }
+            if let Some(d) = d {
+                o.defs.extend([*d, *d + 1]);
+            }
+        }
+        Op::Bra { .. } | Op::Exit | Op::Nop | Op::Trap | Op::Brkpt | Op::ClusterBar { .. } => {}
+        Op::Brx { idx, .. } => o.src(idx),
+        Op::Call { site } => {
+            let s = &p.sites[*site as usize];
+            if let Some(sel) = &s.sel {
+                o.src(sel);
+            }
+            for a in &s.args {
+                if let Actual::Val(v) = a {
+                    o.src(v);
+                }
+            }
+        }
+        Op::CallRet { site } => {
+            for r in &p.sites[*site as usize].rets {
+                if let Loc::Reg(r, _) = r {
+                    o.def(*r);
+                }
+            }
+        }
+        Op::StackRestore { a } => o.src(a),
+        Op::Alloca { d, size, .. } => {
+            o.src(size);
+            o.def(*d);
+        }
+        Op::Sys { args, ret, .. } => {
+            for a in args {
+                if let SysArg::Reg(r) = a {
+                    o.uses.push(*r);
+                }
+            }
+            if let Some(SysRet::Reg(r)) = ret {
+                o.def(*r);
+            }
+        }
+        Op::End => {
+            if func != 0 {
+                for r in &p.funcs[func].rets {
+                    if let Loc::Reg(r, _) = r {
+                        o.uses.push(*r);
+                    }
+                }
+            }
+        }
+        Op::Bar { id, count, red, .. } => {
+            o.src(id);
+            if let Some(c) = count {
+                o.src(c);
+            }
+            if let Some((_, d, a)) = red {
+                o.src(a);
+                o.def(*d);
+            }
+        }
+        Op::Mbar { addr, d, a, b, .. } => {
+            o.use_opt(addr.base);
+            o.srcs([a, b]);
+            o.def_opt(*d);
+        }
+        Op::CpAsync {
+            dst,
+            src,
+            src_size,
+            ignore,
+            ..
+        } => {
+            o.use_opt(dst.base);
+            o.use_opt(src.base);
+            o.srcs(src_size.iter().chain(ignore.iter()));
+        }
+        Op::Shfl {
+            d,
+            p: pd,
+            a,
+            b,
+            c,
+            mask,
+            ..
+        } => {
+            o.srcs([a, b, c]);
+            o.srcs(mask.iter());
+            o.def(*d);
+            o.def_opt(*pd);
+        }
+        Op::Vote { d, a, mask, .. } => {
+            o.src(a);
+            o.srcs(mask.iter());
+            o.def(*d);
+        }
+        Op::WarpSync { mask } => o.src(mask),
+        Op::Match {
+            d, p: pd, a, mask, ..
+        } => {
+            o.srcs([a, mask]);
+            o.def_opt(*d);
+            o.def_opt(*pd);
+        }
+        Op::Redux { d, a, mask, .. } => {
+            o.srcs([a, mask]);
+            o.def(*d);
+        }
+        Op::Elect { d, p: pd, mask } => {
+            o.src(mask);
+            o.def_opt(*d);
+            o.def_opt(*pd);
+        }
+        Op::Isspacep { d, a, .. } => {
+            o.src(a);
+            o.def(*d);
+        }
+    }
+}
+
+/// Where control goes after instruction `pc` (within its function).
+fn successors(inst: &Inst, pc: u32, out: &mut Vec<u32>) {
+    out.clear();
+    let guarded = inst.guard.is_some();
+    match &inst.op {
+        Op::Bra { target, .. } => out.push(*target),
+        Op::Brx { targets, .. } => out.extend(targets),
+        Op::Exit | Op::Trap | Op::Brkpt | Op::End => {}
+        _ => {
+            out.push(pc + 1);
+            return;
+        }
+    }
+    if guarded && !matches!(inst.op, Op::End) {
+        out.push(pc + 1);
+    }
+}
+
+/// A set of a function's registers (dense local indices).
+#[derive(Clone, PartialEq, Eq)]
+struct Set(Vec<u64>);
+
+impl Set {
+    fn new(n: usize) -> Set {
+        Set(vec![0; n.div_ceil(64)])
+    }
+    fn has(&self, i: u32) -> bool {
+        self.0[i as usize / 64] >> (i % 64) & 1 != 0
+    }
+    fn set(&mut self, i: u32) {
+        self.0[i as usize / 64] |= 1 << (i % 64);
+    }
+    fn unset(&mut self, i: u32) {
+        self.0[i as usize / 64] &= !(1 << (i % 64));
+    }
+    fn union(&mut self, o: &Set) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a |= b;
+        }
+    }
+}
+
+/// Registers (32-bit words) an ABI call of a runtime function takes beyond what is live
+/// across it: ptxas 13.5 gives a kernel whose only other values are printf's arguments 24.
+const SYS_CALL: u32 = 16;
+
+/// Scratch words ptxas's expansion of an instruction needs beyond its operands: the IEEE
+/// divisions, remainders, square roots and reciprocals are instruction sequences (a Newton
+/// iteration with a slow path), 64-bit integer division a subroutine; the approximate
+/// transcendental functions need a range-reduced temporary. By the PTX opcode.
+fn expansion(name: &str) -> u32 {
+    let mut words = name.split('.');
+    let op = words.next().unwrap_or("");
+    let mods: Vec<&str> = words.collect();
+    let has = |m: &str| mods.contains(&m);
+    let wide = has("f64") || has("s64") || has("u64") || has("b64");
+    let approx = has("approx") || has("full");
+    match op {
+        "div" | "rem" if approx => 1,
+        "div" | "rem" if wide => 12,
+        "div" if has("f32") => 6,
+        "div" | "rem" => 4,
+        "sqrt" | "rcp" | "rsqrt" if wide => 8,
+        "sqrt" | "rcp" | "rsqrt" if !approx => 4,
+        "sin" | "cos" | "ex2" | "lg2" | "tanh" => 1,
+        _ => 0,
+    }
+}
+
+/// The live set of the pressure walk, with the words it holds: a rematerialisable value
+/// ([`remat_roots`]) costs nothing while its root is live.
+struct Tracker<'a> {
+    live: Set,
+    w: u32,
+    /// Per root: words of the live values it can recompute.
+    dep: Vec<u32>,
+    /// Words of live values whose root is live too.
+    disc: u32,
+    weight: &'a [u32],
+    root: &'a [Option<u32>],
+}
+
+impl Tracker<'_> {
+    fn reset(&mut self) {
+        self.live.0.iter_mut().for_each(|w| *w = 0);
+        self.dep.iter_mut().for_each(|w| *w = 0);
+        (self.w, self.disc) = (0, 0);
+    }
+    fn held(&self) -> u32 {
+        self.w - self.disc
+    }
+    fn add(&mut self, r: u32) {
+        if self.live.has(r) {
+            return;
+        }
+        self.live.set(r);
+        let wr = self.weight[r as usize];
+        self.w += wr;
+        if let Some(q) = self.root[r as usize] {
+            self.dep[q as usize] += wr;
+            if self.live.has(q) {
+                self.disc += wr;
+            }
+        }
+        self.disc += self.dep[r as usize];
+    }
+    fn remove(&mut self, r: u32) {
+        self.live.unset(r);
+        let wr = self.weight[r as usize];
+        self.w -= wr;
+        if let Some(q) = self.root[r as usize] {
+            self.dep[q as usize] -= wr;
+            if self.live.has(q) {
+                self.disc -= wr;
+            }
+        }
+        self.disc -= self.dep[r as usize];
+    }
+}
+
+/// Values ptxas recomputes where they are used rather than keep in a register (or folds into
+/// the using instruction: an address offset, a sign extension): those computed by one or two
+/// register-to-register operations from a single other per-thread value (the root) and
+/// uniform ones or constants. Such a value costs nothing where its root is live anyway: a
+/// kernel that keeps `(int64)(tid + k * 128)` for k = 0..15 across a loop needs the 32 words
+/// of the sixteen values in the PTX and one register under ptxas. Per register (local index):
+/// its root, if rematerialisable.
+fn remat_roots(insts: &[Inst], ops: &[(Vec<u32>, Vec<u32>)], weight: &[u32]) -> Vec<Option<u32>> {
+    let n = weight.len();
+    let mut defs = vec![0u32; n];
+    for (_, d) in ops {
+        for &r in d {
+            defs[r as usize] += 1;
+        }
+    }
+    // The single source of each single-definition value of a pure operation.
+    let mut src: Vec<Option<u32>> = vec![None; n];
+    for (inst, (u, d)) in insts.iter().zip(ops) {
+        let pure = matches!(
+            inst.op,
+            Op::Un { .. } | Op::Bin { .. } | Op::Ter { .. } | Op::Lane { .. } | Op::Cvt { .. }
+        );
+        if pure && inst.guard.is_none() && d.len() == 1 && defs[d[0] as usize] == 1 {
+            let mut s = u.iter().copied().filter(|&r| weight[r as usize] > 0);
+            if let (Some(a), None) = (s.next(), s.next()) {
+                if a != d[0] {
+                    src[d[0] as usize] = Some(a);
+                }
+            }
+        }
+    }
+    (0..n)
+        .map(|r| {
+            let s = src[r]?;
+            // Two operations at most: one step further back when the source is derived too.
+            Some(src[s as usize].filter(|&q| q as usize != r).unwrap_or(s))
+        })
+        .collect()
+}
+
+/// Functions whose instructions times registers exceed this (bits of a set per block, seven
+/// sets) are measured by [`intervals`] instead, which needs no sets.
+const HUGE: u64 = 1 << 27;
+
+/// The pressure of a huge function, cheaply: each register is taken live from its first to its
+/// last mention in program order (no loop extension, so an underestimate inside loops).
+fn intervals(insts: &[Inst], ops: &[(Vec<u32>, Vec<u32>)], weight: &[u32]) -> Local {
+    let mut first = vec![u32::MAX; weight.len()];
+    let mut last = vec![0u32; weight.len()];
+    for (i, (u, d)) in ops.iter().enumerate() {
+        for &r in u.iter().chain(d) {
+            first[r as usize] = first[r as usize].min(i as u32);
+            last[r as usize] = i as u32;
+        }
+    }
+    // +weight at the first mention, -weight after the last.
+    let mut delta = vec![0i64; ops.len() + 1];
+    for r in 0..weight.len() {
+        if first[r] != u32::MAX {
+            delta[first[r] as usize] += weight[r] as i64;
+            delta[last[r] as usize + 1] -= weight[r] as i64;
+        }
+    }
+    let (mut w, mut max, mut calls) = (0i64, 0i64, Vec::new());
+    for (i, inst) in insts.iter().enumerate() {
+        w += delta[i];
+        max = max.max(w);
+        if let Op::Call { site } = inst.op {
+            calls.push((site, w.max(0) as u32));
+        }
+    }
+    Local {
+        max: max as u32,
+        calls,
+    }
+}
+
+/// Whether a special register is the same for every thread of a warp (ptxas reads those into
+/// uniform registers).
+fn uniform_sreg(s: SReg) -> bool {
+    !matches!(
+        s,
+        SReg::Tid(_)
+            | SReg::Laneid
+            | SReg::Warpid
+            | SReg::Smid
+            | SReg::LanemaskEq
+            | SReg::LanemaskLe
+            | SReg::LanemaskLt
+            | SReg::LanemaskGe
+            | SReg::LanemaskGt
+            | SReg::Clock
+            | SReg::Clock64
+            | SReg::ClockHi
+            | SReg::Globaltimer
+    )
+}
+
+/// Registers whose value is the same in every thread of a warp and that ptxas keeps out of
+/// the per-thread register file: kernel parameters (read from the constant bank as operands
+/// or into uniform registers), warp-uniform special registers, constants, and arithmetic on
+/// those alone. Since sm_75 ptxas gives such values uniform registers, which "Used N
+/// registers" does not count: a grid-stride loop's bound, stride and base pointers cost no
+/// per-thread register. A register defined more than once (a value merged from several
+/// paths) counts as uniform only in a function without divergent branches, since a merge
+/// after a branch some lanes take and others not differs between lanes.
+fn uniform_regs(p: &Program) -> Vec<bool> {
+    let n = p.nregs as usize;
+    let mut defs = vec![0u32; n];
+    let mut o = Operands::default();
+    let mut func_of = vec![0u32; p.insts.len()];
+    for (fi, f) in p.funcs.iter().enumerate() {
+        for pc in f.entry..=f.exit {
+            func_of[pc as usize] = fi as u32;
+        }
+        for l in &f.params {
+            if let Loc::Reg(r, _) = l {
+                defs[*r as usize] += 2; // defined by every call: not uniform
+            }
+        }
+    }
+    let mut ops: Vec<(Vec<Reg>, Vec<Reg>)> = Vec::with_capacity(p.insts.len());
+    for (pc, inst) in p.insts.iter().enumerate() {
+        operands(p, func_of[pc] as usize, inst, &mut o);
+        for &d in &o.defs {
+            defs[d as usize] += 1;
+        }
+        ops.push((o.uses.clone(), o.defs.clone()));
+    }
+    let mut uniform: Vec<bool> = defs.iter().map(|&d| d > 0).collect();
+    let mut divergent = vec![false; p.funcs.len()];
+    loop {
+        let mut changed = false;
+        for (pc, inst) in p.insts.iter().enumerate() {
+            let (uses, ds) = &ops[pc];
+            let all = uses.iter().all(|&r| uniform[r as usize]);
+            let kind = match &inst.op {
+                Op::Un { .. }
+                | Op::Bin { .. }
+                | Op::Ter { .. }
+                | Op::Quad { .. }
+                | Op::Lane { .. }
+                | Op::Setp { .. }
+                | Op::Cvt { .. }
+                | Op::Carry { .. }
+                | Op::Pack { .. }
+                | Op::Unpack { .. } => true,
+                Op::Sreg { s, .. } => uniform_sreg(*s),
+                Op::Ld { space, .. } => *space == MSpace::KParam,
+                Op::Bra { .. } | Op::Brx { .. } => {
+                    let f = func_of[pc] as usize;
+                    if !all && !divergent[f] {
+                        divergent[f] = true;
+                        changed = true;
+                    }
+                    continue;
+                }
+                _ => false,
+            };
+            let multi_ok = !divergent[func_of[pc] as usize];
+            for &d in ds {
+                let u = kind && all && (defs[d as usize] == 1 || multi_ok);
+                if !u && uniform[d as usize] {
+                    uniform[d as usize] = false;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return uniform;
+        }
+    }
+}
+
+/// Liveness of one function and its pressure.
+fn local_pressure(p: &Program, func: usize, uniform: &[bool]) -> Local {
+    let f = &p.funcs[func];
+    let (start, end) = (f.entry, f.exit);
+    let words = |r: Reg| {
+        if uniform[r as usize] {
+            return 0;
+        }
+        p.reg_words.get(r as usize).copied().unwrap_or(1) as u32
+    };
+    let insts = &p.insts[start as usize..=end as usize];
+    // Operands of every instruction, in local indices of the registers that take words.
+    let mut index: FxHashMap<Reg, u32> = FxHashMap::default();
+    let mut weight: Vec<u32> = Vec::new();
+    let mut local = |r: Reg| -> u32 {
+        let k = index.len() as u32;
+        *index.entry(r).or_insert_with(|| {
+            weight.push(words(r));
+            k
+        })
+    };
+    let mut ops: Vec<(Vec<u32>, Vec<u32>)> = Vec::with_capacity(insts.len());
+    let mut o = Operands::default();
+    for inst in insts {
+        operands(p, func, inst, &mut o);
+        let keep = |v: &[Reg], local: &mut dyn FnMut(Reg) -> u32| -> Vec<u32> {
+            v.iter()
+                .filter(|&&r| words(r) > 0)
+                .map(|&r| local(r))
+                .collect()
+        };
+        let u = keep(&o.uses, &mut local);
+        let d = keep(&o.defs, &mut local);
+        ops.push((u, d));
+    }
+    let params: Vec<u32> = (f.params.iter())
+        .filter_map(|l| match l {
+            Loc::Reg(r, _) if words(*r) > 0 => Some(local(*r)),
+            _ => None,
+        })
+        .collect();
+    let nregs = weight.len();
+    let n = insts.len() as u32;
+    if n as u64 * nregs as u64 > HUGE {
+        return intervals(insts, &ops, &weight);
+    }
+    // Basic blocks: leaders are the entry, branch targets and what follows a branch.
+    let mut leader = vec![false; n as usize + 1];
+    leader[0] = true;
+    let mut succ = Vec::new();
+    for (i, inst) in insts.iter().enumerate() {
+        if matches!(
+            inst.op,
+            Op::Bra { .. } | Op::Brx { .. } | Op::Exit | Op::Trap | Op::Brkpt | Op::End
+        ) {
+            leader[i + 1] = true;
+            successors(inst, start + i as u32, &mut succ);
+            for &t in &succ {
+                if (start..=end).contains(&t) {
+                    leader[(t - start) as usize] = true;
+                }
+            }
+        }
+    }
+    let mut block_of = vec![0u32; n as usize];
+    let mut blocks: Vec<(u32, u32)> = Vec::new(); // [first, last] local pcs
+    for i in 0..n {
+        if leader[i as usize] {
+            blocks.push((i, i));
+        }
+        blocks.last_mut().unwrap().1 = i;
+        block_of[i as usize] = blocks.len() as u32 - 1;
+    }
+    let nb = blocks.len();
+    let mut bsucc: Vec<Vec<u32>> = vec![Vec::new(); nb];
+    let mut bpred: Vec<Vec<u32>> = vec![Vec::new(); nb];
+    for (b, &(_, last)) in blocks.iter().enumerate() {
+        successors(&insts[last as usize], start + last, &mut succ);
+        for &t in &succ {
+            if (start..=end).contains(&t) {
+                let s = block_of[(t - start) as usize];
+                bsucc[b].push(s);
+                bpred[s as usize].push(b as u32);
+            }
+        }
+    }
+    // Forward: registers some definition may reach (the formals are defined on entry).
+    let mut gen = vec![Set::new(nregs); nb];
+    for (b, &(first, last)) in blocks.iter().enumerate() {
+        for i in first..=last {
+            for &d in &ops[i as usize].1 {
+                gen[b].set(d);
+            }
+        }
+    }
+    let mut def_in = vec![Set::new(nregs); nb];
+    for &r in &params {
+        def_in[0].set(r);
+    }
+    let mut def_out: Vec<Set> = (0..nb)
+        .map(|b| {
+            let mut s = def_in[b].clone();
+            s.union(&gen[b]);
+            s
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..nb {
+            let mut s = def_in[b].clone();
+            for &q in &bpred[b] {
+                s.union(&def_out[q as usize]);
+            }
+            if s != def_in[b] {
+                let mut out = s.clone();
+                out.union(&gen[b]);
+                def_in[b] = s;
+                def_out[b] = out;
+                changed = true;
+            }
+        }
+    }
+    // Which definitions kill: unguarded ones, and guarded ones no other definition reaches
+    // (the register held nothing before them).
+    let mut kills: Vec<Vec<bool>> = vec![Vec::new(); n as usize];
+    for (b, &(first, last)) in blocks.iter().enumerate() {
+        let mut cur = def_in[b].clone();
+        for i in first..=last {
+            let guarded = insts[i as usize].guard.is_some();
+            kills[i as usize] = (ops[i as usize].1.iter())
+                .map(|&d| {
+                    let k = !guarded || !cur.has(d);
+                    cur.set(d);
+                    k
+                })
+                .collect();
+        }
+    }
+    // Backward: live registers, cut to those some definition reaches.
+    let mut uses = vec![Set::new(nregs); nb];
+    let mut killed = vec![Set::new(nregs); nb];
+    for (b, &(first, last)) in blocks.iter().enumerate() {
+        for i in (first..=last).rev() {
+            let (u, d) = &ops[i as usize];
+            for (k, &r) in d.iter().enumerate() {
+                if kills[i as usize][k] {
+                    uses[b].unset(r);
+                    killed[b].set(r);
+                }
+            }
+            for &r in u {
+                uses[b].set(r);
+            }
+        }
+    }
+    let mut live_in = uses.clone();
+    let mut live_out = vec![Set::new(nregs); nb];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..nb).rev() {
+            let mut out = Set::new(nregs);
+            for &s in &bsucc[b] {
+                out.union(&live_in[s as usize]);
+            }
+            for (o, d) in out.0.iter_mut().zip(&def_out[b].0) {
+                *o &= d;
+            }
+            if out != live_out[b] {
+                let mut inn = uses[b].clone();
+                for ((i, o), k) in inn.0.iter_mut().zip(&out.0).zip(&killed[b].0) {
+                    *i |= o & !k;
+                }
+                live_out[b] = out;
+                if inn != live_in[b] {
+                    live_in[b] = inn;
+                }
+                changed = true;
+            }
+        }
+    }
+    // Values ptxas recomputes instead of keeping: see `remat_roots`.
+    let root = remat_roots(insts, &ops, &weight);
+    // Pressure: walk each block backward from its live-out set.
+    let mut max = 0u32;
+    let mut calls = Vec::new();
+    let mut t = Tracker {
+        live: Set::new(nregs),
+        w: 0,
+        dep: vec![0; nregs],
+        disc: 0,
+        weight: &weight,
+        root: &root,
+    };
+    for (b, &(first, last)) in blocks.iter().enumerate() {
+        t.reset();
+        for r in 0..nregs as u32 {
+            if live_out[b].has(r) {
+                t.add(r);
+            }
+        }
+        for i in (first..=last).rev() {
+            let (u, d) = &ops[i as usize];
+            match &insts[i as usize].op {
+                Op::Call { site } => calls.push((*site, t.held())),
+                // An ABI call of the runtime (vprintf, malloc, free, __assertfail): its
+                // arguments and what the callee itself uses ([`SYS_CALL`]).
+                Op::Sys { .. } => max = max.max(t.held() + SYS_CALL),
+                _ => {}
+            }
+            // Results are written while the live values are held; a dead result still takes
+            // a register for the moment.
+            let dead: u32 = (d.iter())
+                .filter(|&&r| !t.live.has(r))
+                .map(|&r| weight[r as usize])
+                .sum();
+            let pc = (start + i) as usize;
+            max = max.max(t.held() + dead + expansion(p.info[pc].name.as_str()));
+            for (k, &r) in d.iter().enumerate() {
+                if kills[i as usize][k] && t.live.has(r) {
+                    t.remove(r);
+                }
+            }
+            for &r in u {
+                t.add(r);
+            }
+            max = max.max(t.held());
+        }
+    }
+    Local { max, calls }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits ptxas 13.5 applied (sm_90) to a kernel with 200 live f32 values (it needs
+    /// 206 registers unbounded), for the bounds named.
+    #[test]
+    fn bound_limits_match_ptxas() {
+        for (threads, blocks, ptxas) in [
+            (1024, 1, 64),
+            (1000, 1, 64),
+            (384, 1, 168),
+            (96, 1, 255),
+            (256, 4, 64),
+            (128, 3, 168),
+            (200, 2, 128),
+        ] {
+            assert_eq!(bound_limit(threads, blocks), ptxas, "{threads} x {blocks}");
+        }
+        // And what fits 512 and 768 threads (ptxas chose fewer there: it spilled anyway).
+        assert_eq!(bound_limit(512, 1), 128);
+        assert_eq!(bound_limit(768, 1), 80);
+    }
+
+    #[test]
+    fn limits_of_maxnreg_and_jit_option() {
+        let none = Bounds::default();
+        assert_eq!(limit(&none, None), 255);
+        // ptxas: "adjusting per thread register count of 10 to lower bound of 24".
+        assert_eq!(limit(&none, Some(10)), 24);
+        assert_eq!(limit(&none, Some(38)), 38);
+        let b = Bounds {
+            maxnreg: Some(37),
+            ..Bounds::default()
+        };
+        assert_eq!(allocate(206, &b, None), 37);
+        assert_eq!(allocate(206, &b, Some(30)), 30);
+        let b = Bounds::from_directives(&[("reqntid".into(), vec![32, 32, 1])]);
+        assert_eq!(allocate(206, &b, None), 64);
+        assert_eq!(allocate(20, &b, None), 20);
+    }
+}
