@@ -19,7 +19,6 @@
 //! rematerialises constants and addresses, which lowers it; neither is modelled.
 
 use crate::ir::{Actual, Inst, Loc, MSpace, Op, Program, Reg, SReg, Src, SysArg, SysRet};
-use rustc_hash::FxHashMap;
 
 /// Registers a thread can have at most.
 pub const MAX_REGS: u32 = 255;
@@ -108,8 +107,12 @@ pub fn allocate(estimate: u32, bounds: &Bounds, jit_max: Option<u32>) -> u32 {
 /// at most [`MAX_REGS`].
 pub(crate) fn estimate(p: &Program) -> u32 {
     let n = p.funcs.len();
-    let uniform = uniform_regs(p);
-    let locals: Vec<Local> = (0..n).map(|f| local_pressure(p, f, &uniform)).collect();
+    let table = Table::new(p);
+    let uniform = uniform_regs(p, &table);
+    let mut slot = vec![u32::MAX; p.nregs as usize];
+    let locals: Vec<Local> = (0..n)
+        .map(|f| local_pressure(p, f, &table, &uniform, &mut slot))
+        .collect();
     // Each function's need with its callees': depth first, a call back into a function being
     // computed (recursion) adding only what is live across the call.
     let mut memo: Vec<Option<u32>> = vec![None; n];
@@ -181,6 +184,53 @@ impl Operands {
     }
     fn def_opt(&mut self, r: Option<Reg>) {
         self.defs.extend(r);
+    }
+}
+
+/// The operands of every instruction of a program, flat (one allocation for all).
+struct Table {
+    uses: Vec<Reg>,
+    defs: Vec<Reg>,
+    /// Where each instruction's uses and definitions start (one more entry than instructions).
+    use_at: Vec<u32>,
+    def_at: Vec<u32>,
+    /// The function each instruction belongs to.
+    func_of: Vec<u32>,
+}
+
+impl Table {
+    fn new(p: &Program) -> Table {
+        let n = p.insts.len();
+        let mut func_of = vec![0u32; n];
+        for (fi, f) in p.funcs.iter().enumerate() {
+            for pc in f.entry..=f.exit.min(n as u32 - 1) {
+                func_of[pc as usize] = fi as u32;
+            }
+        }
+        let mut t = Table {
+            uses: Vec::with_capacity(2 * n),
+            defs: Vec::with_capacity(n),
+            use_at: Vec::with_capacity(n + 1),
+            def_at: Vec::with_capacity(n + 1),
+            func_of,
+        };
+        let mut o = Operands::default();
+        for (pc, inst) in p.insts.iter().enumerate() {
+            operands(p, t.func_of[pc] as usize, inst, &mut o);
+            t.use_at.push(t.uses.len() as u32);
+            t.def_at.push(t.defs.len() as u32);
+            t.uses.extend_from_slice(&o.uses);
+            t.defs.extend_from_slice(&o.defs);
+        }
+        t.use_at.push(t.uses.len() as u32);
+        t.def_at.push(t.defs.len() as u32);
+        t
+    }
+    fn uses(&self, pc: usize) -> &[Reg] {
+        &self.uses[self.use_at[pc] as usize..self.use_at[pc + 1] as usize]
+    }
+    fn defs(&self, pc: usize) -> &[Reg] {
+        &self.defs[self.def_at[pc] as usize..self.def_at[pc + 1] as usize]
     }
 }
 
@@ -436,6 +486,19 @@ impl Set {
     fn unset(&mut self, i: u32) {
         self.0[i as usize / 64] &= !(1 << (i % 64));
     }
+    /// The members, in order.
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (self.0.iter().enumerate()).flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros();
+                    w &= w - 1;
+                    k as u32 * 64 + b
+                })
+            })
+        })
+    }
     fn union(&mut self, o: &Set) {
         for (a, b) in self.0.iter_mut().zip(&o.0) {
             *a |= b;
@@ -452,10 +515,14 @@ const SYS_CALL: u32 = 16;
 /// iteration with a slow path), 64-bit integer division a subroutine; the approximate
 /// transcendental functions need a range-reduced temporary. By the PTX opcode.
 fn expansion(name: &str) -> u32 {
-    let mut words = name.split('.');
-    let op = words.next().unwrap_or("");
-    let mods: Vec<&str> = words.collect();
-    let has = |m: &str| mods.contains(&m);
+    let op = name.split('.').next().unwrap_or("");
+    if !matches!(
+        op,
+        "div" | "rem" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "ex2" | "lg2" | "tanh"
+    ) {
+        return 0;
+    }
+    let has = |m: &str| name.split('.').skip(1).any(|w| w == m);
     let wide = has("f64") || has("s64") || has("u64") || has("b64");
     let approx = has("approx") || has("full");
     match op {
@@ -484,11 +551,6 @@ struct Tracker<'a> {
 }
 
 impl Tracker<'_> {
-    fn reset(&mut self) {
-        self.live.0.iter_mut().for_each(|w| *w = 0);
-        self.dep.iter_mut().for_each(|w| *w = 0);
-        (self.w, self.disc) = (0, 0);
-    }
     fn held(&self) -> u32 {
         self.w - self.disc
     }
@@ -528,26 +590,24 @@ impl Tracker<'_> {
 /// kernel that keeps `(int64)(tid + k * 128)` for k = 0..15 across a loop needs the 32 words
 /// of the sixteen values in the PTX and one register under ptxas. Per register (local index):
 /// its root, if rematerialisable.
-fn remat_roots(insts: &[Inst], ops: &[(Vec<u32>, Vec<u32>)], weight: &[u32]) -> Vec<Option<u32>> {
-    let n = weight.len();
+fn remat_roots(insts: &[Inst], ops: &Ops) -> Vec<Option<u32>> {
+    let n = ops.nregs;
     let mut defs = vec![0u32; n];
-    for (_, d) in ops {
-        for &r in d {
-            defs[r as usize] += 1;
-        }
+    for &r in &ops.defs {
+        defs[r as usize] += 1;
     }
     // The single source of each single-definition value of a pure operation.
     let mut src: Vec<Option<u32>> = vec![None; n];
-    for (inst, (u, d)) in insts.iter().zip(ops) {
+    for (i, inst) in insts.iter().enumerate() {
         let pure = matches!(
             inst.op,
             Op::Un { .. } | Op::Bin { .. } | Op::Ter { .. } | Op::Lane { .. } | Op::Cvt { .. }
         );
+        let (u, d) = (ops.uses(i), ops.defs(i));
         if pure && inst.guard.is_none() && d.len() == 1 && defs[d[0] as usize] == 1 {
-            let mut s = u.iter().copied().filter(|&r| weight[r as usize] > 0);
-            if let (Some(a), None) = (s.next(), s.next()) {
-                if a != d[0] {
-                    src[d[0] as usize] = Some(a);
+            if let [a] = u {
+                if *a != d[0] {
+                    src[d[0] as usize] = Some(*a);
                 }
             }
         }
@@ -561,23 +621,24 @@ fn remat_roots(insts: &[Inst], ops: &[(Vec<u32>, Vec<u32>)], weight: &[u32]) -> 
         .collect()
 }
 
-/// Functions whose instructions times registers exceed this (bits of a set per block, seven
-/// sets) are measured by [`intervals`] instead, which needs no sets.
-const HUGE: u64 = 1 << 27;
+/// Functions whose basic blocks times registers live across blocks exceed this (the bits of
+/// one set per block; the analysis keeps six such, 12 MiB at the limit) are measured by
+/// [`intervals`] instead, which needs no sets.
+const HUGE: u64 = 1 << 24;
 
 /// The pressure of a huge function, cheaply: each register is taken live from its first to its
 /// last mention in program order (no loop extension, so an underestimate inside loops).
-fn intervals(insts: &[Inst], ops: &[(Vec<u32>, Vec<u32>)], weight: &[u32]) -> Local {
+fn intervals(insts: &[Inst], ops: &Ops, weight: &[u32]) -> Local {
     let mut first = vec![u32::MAX; weight.len()];
     let mut last = vec![0u32; weight.len()];
-    for (i, (u, d)) in ops.iter().enumerate() {
-        for &r in u.iter().chain(d) {
+    for i in 0..insts.len() {
+        for &r in ops.uses(i).iter().chain(ops.defs(i)) {
             first[r as usize] = first[r as usize].min(i as u32);
             last[r as usize] = i as u32;
         }
     }
     // +weight at the first mention, -weight after the last.
-    let mut delta = vec![0i64; ops.len() + 1];
+    let mut delta = vec![0i64; insts.len() + 1];
     for r in 0..weight.len() {
         if first[r] != u32::MAX {
             delta[first[r] as usize] += weight[r] as i64;
@@ -627,36 +688,26 @@ fn uniform_sreg(s: SReg) -> bool {
 /// per-thread register. A register defined more than once (a value merged from several
 /// paths) counts as uniform only in a function without divergent branches, since a merge
 /// after a branch some lanes take and others not differs between lanes.
-fn uniform_regs(p: &Program) -> Vec<bool> {
+fn uniform_regs(p: &Program, t: &Table) -> Vec<bool> {
     let n = p.nregs as usize;
     let mut defs = vec![0u32; n];
-    let mut o = Operands::default();
-    let mut func_of = vec![0u32; p.insts.len()];
-    for (fi, f) in p.funcs.iter().enumerate() {
-        for pc in f.entry..=f.exit {
-            func_of[pc as usize] = fi as u32;
-        }
+    for f in &p.funcs {
         for l in &f.params {
             if let Loc::Reg(r, _) = l {
                 defs[*r as usize] += 2; // defined by every call: not uniform
             }
         }
     }
-    let mut ops: Vec<(Vec<Reg>, Vec<Reg>)> = Vec::with_capacity(p.insts.len());
-    for (pc, inst) in p.insts.iter().enumerate() {
-        operands(p, func_of[pc] as usize, inst, &mut o);
-        for &d in &o.defs {
-            defs[d as usize] += 1;
-        }
-        ops.push((o.uses.clone(), o.defs.clone()));
+    for &d in &t.defs {
+        defs[d as usize] += 1;
     }
     let mut uniform: Vec<bool> = defs.iter().map(|&d| d > 0).collect();
     let mut divergent = vec![false; p.funcs.len()];
     loop {
         let mut changed = false;
         for (pc, inst) in p.insts.iter().enumerate() {
-            let (uses, ds) = &ops[pc];
-            let all = uses.iter().all(|&r| uniform[r as usize]);
+            let all = t.uses(pc).iter().all(|&r| uniform[r as usize]);
+            let f = t.func_of[pc] as usize;
             let kind = match &inst.op {
                 Op::Un { .. }
                 | Op::Bin { .. }
@@ -671,7 +722,6 @@ fn uniform_regs(p: &Program) -> Vec<bool> {
                 Op::Sreg { s, .. } => uniform_sreg(*s),
                 Op::Ld { space, .. } => *space == MSpace::KParam,
                 Op::Bra { .. } | Op::Brx { .. } => {
-                    let f = func_of[pc] as usize;
                     if !all && !divergent[f] {
                         divergent[f] = true;
                         changed = true;
@@ -680,9 +730,8 @@ fn uniform_regs(p: &Program) -> Vec<bool> {
                 }
                 _ => false,
             };
-            let multi_ok = !divergent[func_of[pc] as usize];
-            for &d in ds {
-                let u = kind && all && (defs[d as usize] == 1 || multi_ok);
+            for &d in t.defs(pc) {
+                let u = kind && all && (defs[d as usize] == 1 || !divergent[f]);
                 if !u && uniform[d as usize] {
                     uniform[d as usize] = false;
                     changed = true;
@@ -695,8 +744,40 @@ fn uniform_regs(p: &Program) -> Vec<bool> {
     }
 }
 
-/// Liveness of one function and its pressure.
-fn local_pressure(p: &Program, func: usize, uniform: &[bool]) -> Local {
+/// One function's operands in its own dense register numbering (only registers that take words):
+/// first those live across basic blocks (`global` of them), then those that live and die
+/// within one block, which the dataflow over blocks never needs to see.
+struct Ops {
+    uses: Vec<u32>,
+    defs: Vec<u32>,
+    use_at: Vec<u32>,
+    def_at: Vec<u32>,
+    /// Whether each definition kills the value (parallel to `defs`).
+    kills: Vec<bool>,
+    nregs: usize,
+}
+
+impl Ops {
+    fn uses(&self, i: usize) -> &[u32] {
+        &self.uses[self.use_at[i] as usize..self.use_at[i + 1] as usize]
+    }
+    fn defs(&self, i: usize) -> &[u32] {
+        &self.defs[self.def_at[i] as usize..self.def_at[i + 1] as usize]
+    }
+    fn def_range(&self, i: usize) -> std::ops::Range<usize> {
+        self.def_at[i] as usize..self.def_at[i + 1] as usize
+    }
+}
+
+/// Liveness of one function and its pressure. `slot` (one entry per register of the program,
+/// all `u32::MAX`) is scratch space, returned as it was given.
+fn local_pressure(
+    p: &Program,
+    func: usize,
+    t: &Table,
+    uniform: &[bool],
+    slot: &mut [u32],
+) -> Local {
     let f = &p.funcs[func];
     let (start, end) = (f.entry, f.exit);
     let words = |r: Reg| {
@@ -706,41 +787,7 @@ fn local_pressure(p: &Program, func: usize, uniform: &[bool]) -> Local {
         p.reg_words.get(r as usize).copied().unwrap_or(1) as u32
     };
     let insts = &p.insts[start as usize..=end as usize];
-    // Operands of every instruction, in local indices of the registers that take words.
-    let mut index: FxHashMap<Reg, u32> = FxHashMap::default();
-    let mut weight: Vec<u32> = Vec::new();
-    let mut local = |r: Reg| -> u32 {
-        let k = index.len() as u32;
-        *index.entry(r).or_insert_with(|| {
-            weight.push(words(r));
-            k
-        })
-    };
-    let mut ops: Vec<(Vec<u32>, Vec<u32>)> = Vec::with_capacity(insts.len());
-    let mut o = Operands::default();
-    for inst in insts {
-        operands(p, func, inst, &mut o);
-        let keep = |v: &[Reg], local: &mut dyn FnMut(Reg) -> u32| -> Vec<u32> {
-            v.iter()
-                .filter(|&&r| words(r) > 0)
-                .map(|&r| local(r))
-                .collect()
-        };
-        let u = keep(&o.uses, &mut local);
-        let d = keep(&o.defs, &mut local);
-        ops.push((u, d));
-    }
-    let params: Vec<u32> = (f.params.iter())
-        .filter_map(|l| match l {
-            Loc::Reg(r, _) if words(*r) > 0 => Some(local(*r)),
-            _ => None,
-        })
-        .collect();
-    let nregs = weight.len();
     let n = insts.len() as u32;
-    if n as u64 * nregs as u64 > HUGE {
-        return intervals(insts, &ops, &weight);
-    }
     // Basic blocks: leaders are the entry, branch targets and what follows a branch.
     let mut leader = vec![false; n as usize + 1];
     leader[0] = true;
@@ -752,9 +799,9 @@ fn local_pressure(p: &Program, func: usize, uniform: &[bool]) -> Local {
         ) {
             leader[i + 1] = true;
             successors(inst, start + i as u32, &mut succ);
-            for &t in &succ {
-                if (start..=end).contains(&t) {
-                    leader[(t - start) as usize] = true;
+            for &s in &succ {
+                if (start..=end).contains(&s) {
+                    leader[(s - start) as usize] = true;
                 }
             }
         }
@@ -773,24 +820,116 @@ fn local_pressure(p: &Program, func: usize, uniform: &[bool]) -> Local {
     let mut bpred: Vec<Vec<u32>> = vec![Vec::new(); nb];
     for (b, &(_, last)) in blocks.iter().enumerate() {
         successors(&insts[last as usize], start + last, &mut succ);
-        for &t in &succ {
-            if (start..=end).contains(&t) {
-                let s = block_of[(t - start) as usize];
-                bsucc[b].push(s);
-                bpred[s as usize].push(b as u32);
+        for &s in &succ {
+            if (start..=end).contains(&s) {
+                let sb = block_of[(s - start) as usize];
+                bsucc[b].push(sb);
+                bpred[sb as usize].push(b as u32);
             }
         }
     }
-    // Forward: registers some definition may reach (the formals are defined on entry).
-    let mut gen = vec![Set::new(nregs); nb];
+    // The function's registers in order of first mention, and whether each lives within one
+    // block: mentioned in no other block, first by a definition that kills (so never live
+    // into the block).
+    let mut regs: Vec<Reg> = Vec::new();
+    let mut home: Vec<(u32, bool)> = Vec::new(); // (block, block-local so far)
+    let mut mention = |r: Reg, b: u32, kill: bool, slot: &mut [u32]| {
+        let k = slot[r as usize];
+        if k == u32::MAX {
+            slot[r as usize] = regs.len() as u32;
+            regs.push(r);
+            home.push((b, kill));
+        } else if home[k as usize].0 != b {
+            home[k as usize].1 = false;
+        }
+    };
+    for &l in &f.params {
+        if let Loc::Reg(r, _) = l {
+            if words(r) > 0 {
+                mention(r, u32::MAX, false, slot);
+            }
+        }
+    }
+    for i in 0..n as usize {
+        let pc = start as usize + i;
+        let b = block_of[i];
+        let unguarded = insts[i].guard.is_none();
+        for &r in t.uses(pc) {
+            if words(r) > 0 {
+                mention(r, b, false, slot);
+            }
+        }
+        for &r in t.defs(pc) {
+            if words(r) > 0 {
+                mention(r, b, unguarded, slot);
+            }
+        }
+    }
+    // Final numbering: registers live across blocks first.
+    let nregs = regs.len();
+    let mut order: Vec<u32> = (0..nregs as u32).collect();
+    order.sort_by_key(|&k| home[k as usize].1);
+    let global = home.iter().filter(|h| !h.1).count();
+    let mut weight = vec![0u32; nregs];
+    for (idx, &k) in order.iter().enumerate() {
+        let r = regs[k as usize];
+        slot[r as usize] = idx as u32;
+        weight[idx] = words(r);
+    }
+    let mut ops = Ops {
+        uses: Vec::new(),
+        defs: Vec::new(),
+        use_at: Vec::with_capacity(n as usize + 1),
+        def_at: Vec::with_capacity(n as usize + 1),
+        kills: Vec::new(),
+        nregs,
+    };
+    for i in 0..n as usize {
+        let pc = start as usize + i;
+        ops.use_at.push(ops.uses.len() as u32);
+        ops.def_at.push(ops.defs.len() as u32);
+        let keep = |r: &Reg| words(*r) > 0;
+        ops.uses.extend(
+            t.uses(pc)
+                .iter()
+                .filter(|r| keep(r))
+                .map(|&r| slot[r as usize]),
+        );
+        ops.defs.extend(
+            t.defs(pc)
+                .iter()
+                .filter(|r| keep(r))
+                .map(|&r| slot[r as usize]),
+        );
+    }
+    ops.use_at.push(ops.uses.len() as u32);
+    ops.def_at.push(ops.defs.len() as u32);
+    let params: Vec<u32> = (f.params.iter())
+        .filter_map(|l| match l {
+            Loc::Reg(r, _) if words(*r) > 0 => Some(slot[*r as usize]),
+            _ => None,
+        })
+        .collect();
+    for &r in &regs {
+        slot[r as usize] = u32::MAX;
+    }
+    if nb as u64 * global as u64 > HUGE {
+        return intervals(insts, &ops, &weight);
+    }
+    // Forward: registers (live across blocks) some definition may reach; the formals are
+    // defined on entry.
+    let g = global;
+    let mut gen = vec![Set::new(g); nb];
     for (b, &(first, last)) in blocks.iter().enumerate() {
         for i in first..=last {
-            for &d in &ops[i as usize].1 {
-                gen[b].set(d);
+            for &d in ops.defs(i as usize) {
+                if (d as usize) < g {
+                    gen[b].set(d);
+                }
             }
         }
     }
-    let mut def_in = vec![Set::new(nregs); nb];
+    let mut def_in = vec![Set::new(g); nb];
     for &r in &params {
         def_in[0].set(r);
     }
@@ -801,88 +940,99 @@ fn local_pressure(p: &Program, func: usize, uniform: &[bool]) -> Local {
             s
         })
         .collect();
+    let mut scratch = Set::new(g);
     let mut changed = true;
     while changed {
         changed = false;
         for b in 0..nb {
-            let mut s = def_in[b].clone();
+            scratch.0.copy_from_slice(&def_in[b].0);
             for &q in &bpred[b] {
-                s.union(&def_out[q as usize]);
+                scratch.union(&def_out[q as usize]);
             }
-            if s != def_in[b] {
-                let mut out = s.clone();
-                out.union(&gen[b]);
-                def_in[b] = s;
-                def_out[b] = out;
+            if scratch != def_in[b] {
+                std::mem::swap(&mut def_in[b], &mut scratch);
+                def_out[b].union(&def_in[b]);
                 changed = true;
             }
         }
     }
+    drop(gen);
     // Which definitions kill: unguarded ones, and guarded ones no other definition reaches
-    // (the register held nothing before them).
-    let mut kills: Vec<Vec<bool>> = vec![Vec::new(); n as usize];
+    // (the register held nothing before them). A block-local register is defined before a
+    // point of its block if an earlier instruction of the block defines it.
+    ops.kills = vec![true; ops.defs.len()];
+    let mut local_defined = vec![false; nregs - g];
+    let mut cur = Set::new(g);
     for (b, &(first, last)) in blocks.iter().enumerate() {
-        let mut cur = def_in[b].clone();
+        cur.0.copy_from_slice(&def_in[b].0);
         for i in first..=last {
             let guarded = insts[i as usize].guard.is_some();
-            kills[i as usize] = (ops[i as usize].1.iter())
-                .map(|&d| {
-                    let k = !guarded || !cur.has(d);
+            for k in ops.def_range(i as usize) {
+                let d = ops.defs[k];
+                let before = if (d as usize) < g {
+                    let h = cur.has(d);
                     cur.set(d);
-                    k
-                })
-                .collect();
+                    h
+                } else {
+                    std::mem::replace(&mut local_defined[d as usize - g], true)
+                };
+                ops.kills[k] = !guarded || !before;
+            }
         }
     }
-    // Backward: live registers, cut to those some definition reaches.
-    let mut uses = vec![Set::new(nregs); nb];
-    let mut killed = vec![Set::new(nregs); nb];
+    // Backward: registers live across blocks, cut to those some definition reaches.
+    let mut uses = vec![Set::new(g); nb];
+    let mut killed = vec![Set::new(g); nb];
     for (b, &(first, last)) in blocks.iter().enumerate() {
         for i in (first..=last).rev() {
-            let (u, d) = &ops[i as usize];
-            for (k, &r) in d.iter().enumerate() {
-                if kills[i as usize][k] {
+            for k in ops.def_range(i as usize) {
+                let r = ops.defs[k];
+                if (r as usize) < g && ops.kills[k] {
                     uses[b].unset(r);
                     killed[b].set(r);
                 }
             }
-            for &r in u {
-                uses[b].set(r);
+            for &r in ops.uses(i as usize) {
+                if (r as usize) < g {
+                    uses[b].set(r);
+                }
             }
         }
     }
     let mut live_in = uses.clone();
-    let mut live_out = vec![Set::new(nregs); nb];
+    let mut live_out = vec![Set::new(g); nb];
     let mut changed = true;
     while changed {
         changed = false;
         for b in (0..nb).rev() {
-            let mut out = Set::new(nregs);
+            scratch.0.iter_mut().for_each(|w| *w = 0);
             for &s in &bsucc[b] {
-                out.union(&live_in[s as usize]);
+                scratch.union(&live_in[s as usize]);
             }
-            for (o, d) in out.0.iter_mut().zip(&def_out[b].0) {
+            for (o, d) in scratch.0.iter_mut().zip(&def_out[b].0) {
                 *o &= d;
             }
-            if out != live_out[b] {
-                let mut inn = uses[b].clone();
-                for ((i, o), k) in inn.0.iter_mut().zip(&out.0).zip(&killed[b].0) {
-                    *i |= o & !k;
-                }
-                live_out[b] = out;
-                if inn != live_in[b] {
-                    live_in[b] = inn;
+            if scratch != live_out[b] {
+                std::mem::swap(&mut live_out[b], &mut scratch);
+                let inn = &mut live_in[b];
+                for (((i, o), k), u) in (inn.0.iter_mut())
+                    .zip(&live_out[b].0)
+                    .zip(&killed[b].0)
+                    .zip(&uses[b].0)
+                {
+                    *i = u | (o & !k);
                 }
                 changed = true;
             }
         }
     }
     // Values ptxas recomputes instead of keeping: see `remat_roots`.
-    let root = remat_roots(insts, &ops, &weight);
-    // Pressure: walk each block backward from its live-out set.
+    let root = remat_roots(insts, &ops);
+    // Pressure: walk each block backward from its live-out set. The tracker is empty between
+    // blocks: block-local registers die at their first definition, the rest are removed.
     let mut max = 0u32;
     let mut calls = Vec::new();
-    let mut t = Tracker {
+    let mut tr = Tracker {
         live: Set::new(nregs),
         w: 0,
         dep: vec![0; nregs],
@@ -891,38 +1041,40 @@ fn local_pressure(p: &Program, func: usize, uniform: &[bool]) -> Local {
         root: &root,
     };
     for (b, &(first, last)) in blocks.iter().enumerate() {
-        t.reset();
-        for r in 0..nregs as u32 {
-            if live_out[b].has(r) {
-                t.add(r);
-            }
+        for r in live_out[b].iter() {
+            tr.add(r);
         }
         for i in (first..=last).rev() {
-            let (u, d) = &ops[i as usize];
+            let (u, d) = (ops.uses(i as usize), ops.defs(i as usize));
             match &insts[i as usize].op {
-                Op::Call { site } => calls.push((*site, t.held())),
+                Op::Call { site } => calls.push((*site, tr.held())),
                 // An ABI call of the runtime (vprintf, malloc, free, __assertfail): its
                 // arguments and what the callee itself uses ([`SYS_CALL`]).
-                Op::Sys { .. } => max = max.max(t.held() + SYS_CALL),
+                Op::Sys { .. } => max = max.max(tr.held() + SYS_CALL),
                 _ => {}
             }
             // Results are written while the live values are held; a dead result still takes
             // a register for the moment.
             let dead: u32 = (d.iter())
-                .filter(|&&r| !t.live.has(r))
+                .filter(|&&r| !tr.live.has(r))
                 .map(|&r| weight[r as usize])
                 .sum();
             let pc = (start + i) as usize;
-            max = max.max(t.held() + dead + expansion(p.info[pc].name.as_str()));
-            for (k, &r) in d.iter().enumerate() {
-                if kills[i as usize][k] && t.live.has(r) {
-                    t.remove(r);
+            max = max.max(tr.held() + dead + expansion(p.info[pc].name.as_str()));
+            for k in ops.def_range(i as usize) {
+                let r = ops.defs[k];
+                if ops.kills[k] && tr.live.has(r) {
+                    tr.remove(r);
                 }
             }
             for &r in u {
-                t.add(r);
+                tr.add(r);
             }
-            max = max.max(t.held());
+            max = max.max(tr.held());
+        }
+        let left: Vec<u32> = tr.live.iter().collect();
+        for r in left {
+            tr.remove(r);
         }
     }
     Local { max, calls }
