@@ -112,6 +112,19 @@ fn function_attributes_and_occupancy_follow_the_documented_formula() {
 }
 
 #[test]
+fn registers_and_function_attributes_as_ptxas_and_the_gpu_report_them() {
+    // Registers per thread against `ptxas -v`, the launches they allow or refuse, the JIT
+    // register limit, constSizeBytes and ptxVersion (see the program's header comment).
+    let lib = lib_dir();
+    let exe = nvcc(
+        "registers",
+        "registers",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_pass("registers", &run_preloaded(&exe, &[]));
+}
+
+#[test]
 fn modules_libraries_memory_accounting_and_pointer_attributes() {
     let lib = lib_dir();
     let exe = nvcc(

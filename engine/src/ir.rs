@@ -719,6 +719,10 @@ pub struct Program {
     pub entry: u32,
     pub exit: u32,
     pub nregs: u32,
+    /// 32-bit hardware registers each register's value occupies: 1, 2 for 64-bit (and each
+    /// half of a 128-bit) register, 0 for predicates (a file of their own) and the hidden
+    /// registers of the emulation (carry flag, stack pointer, frame base).
+    pub reg_words: Vec<u8>,
     pub shared_static: u32,
     /// Offset of dynamic (`extern .shared`) memory in the shared window.
     pub dyn_shared_off: u32,

@@ -25,6 +25,7 @@ mod narrow;
 mod ops;
 #[doc(hidden)] // public for the parser tests and benchmarks; not a stable API
 pub mod ptx;
+pub mod regs;
 pub mod softfloat;
 mod video;
 

@@ -542,6 +542,9 @@ struct Prog<'a> {
     fn_locals: FxMap<usize, Vec<(u32, u32)>>,
     /// Declared bytes of each register (4 unless declared 64-bit), for frame sizes.
     reg_bytes: Vec<u8>,
+    /// 32-bit hardware registers each register's value occupies (2 for 64-bit ones, 0 for
+    /// predicates and hidden registers), for the register estimate ([`crate::regs`]).
+    reg_words: Vec<u8>,
     /// Call sites; `callees` hold module function indices until the end of lowering.
     sites: Vec<CallSite>,
     /// Functions that contain an indirect call.
@@ -602,6 +605,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         fn_regs: FxMap::default(),
         fn_locals: FxMap::default(),
         reg_bytes: Vec::new(),
+        reg_words: Vec::new(),
         sites: Vec::new(),
         indirect_callers: Vec::new(),
         sp_reg: None,
@@ -678,6 +682,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         entry,
         exit,
         nregs: p.nregs.max(1),
+        reg_words: p.reg_words,
         shared_static: p.shared_size as u32,
         dyn_shared_off: p.dyn_off,
         local_bytes: align_up(p.local_size, 16) as u32,
@@ -774,6 +779,7 @@ impl<'a> Prog<'a> {
     fn new_reg(&mut self) -> Reg {
         self.nregs += 1;
         self.reg_bytes.push(4);
+        self.reg_words.push(1);
         if self.owner != usize::MAX {
             self.fn_regs
                 .entry(self.owner)
@@ -788,6 +794,7 @@ impl<'a> Prog<'a> {
     fn hidden_reg(&mut self) -> Reg {
         self.nregs += 1;
         self.reg_bytes.push(0);
+        self.reg_words.push(0);
         self.nregs - 1
     }
 
@@ -934,7 +941,12 @@ impl<'a> Prog<'a> {
             if d.space == AS::Reg {
                 let n = d.vec.max(1) as u64;
                 for _ in 0..n {
-                    out.push(Formal::Reg(p.new_reg(), (size / n * 8) as u32));
+                    let r = p.new_reg();
+                    p.reg_words[r as usize] = match d.ty.as_str() {
+                        "pred" => 0,
+                        _ => (size / n).div_ceil(4).min(2) as u8,
+                    };
+                    out.push(Formal::Reg(r, (size / n * 8) as u32));
                 }
             } else {
                 out.push(Formal::Local(p.alloc_local(size, align), size as u32));
@@ -1027,6 +1039,9 @@ impl<'a> Prog<'a> {
             let base = self.new_reg();
             // Not charged as a spilled register: the 16 bytes of saved state per frame are.
             self.reg_bytes[base as usize] = 0;
+            // Nor counted as a hardware register: the ABI's stack pointer, counted in the
+            // estimate's fixed part, addresses the frame.
+            self.reg_words[base as usize] = 0;
             fc.frame = Some(FrameCtx {
                 base,
                 bytes: 0,
@@ -1161,6 +1176,7 @@ impl<'a> Prog<'a> {
                         let r = p.new_reg();
                         if wide {
                             p.reg_bytes[r as usize] = 8;
+                            p.reg_words[r as usize] = 2;
                         }
                         if b128 {
                             // The high half: the next register (`new_reg` numbers densely).
@@ -1168,10 +1184,13 @@ impl<'a> Prog<'a> {
                             debug_assert_eq!(hi, r + 1);
                             p.reg_bytes[r as usize] = 8;
                             p.reg_bytes[hi as usize] = 8;
+                            p.reg_words[r as usize] = 2;
+                            p.reg_words[hi as usize] = 2;
                             p.b128_regs.insert(r);
                         }
                         if pred {
                             p.pred_regs.insert(r);
+                            p.reg_words[r as usize] = 0;
                         }
                         r
                     };
@@ -1193,6 +1212,7 @@ impl<'a> Prog<'a> {
                         let regs = n as usize * v.vec.max(1) as usize;
                         scope.reserve(regs);
                         self.reg_bytes.reserve(regs);
+                        self.reg_words.reserve(regs);
                         for k in 0..n {
                             mk(self, scope, numbered(&v.name, k));
                         }

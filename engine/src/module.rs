@@ -31,8 +31,13 @@ pub struct Kernel {
     pub local_bytes_per_thread: usize,
     /// `.maxntid` product if declared, else 0.
     pub max_threads_per_block: u32,
-    /// Registers per thread (as a real driver would report; an estimate from the IR).
+    /// Registers per thread as ptxas would allocate them with no JIT register limit: the
+    /// estimate limited by the kernel's bounds ([`crate::regs`]).
     pub num_regs: u32,
+    /// The registers the code needs before any limit ([`crate::regs::estimate`]).
+    pub reg_estimate: u32,
+    /// The bounds the kernel declares (`.maxnreg`, `.maxntid`/`.reqntid`, `.minnctapersm`).
+    pub reg_bounds: crate::regs::Bounds,
     /// `.reqnctapercluster` if declared: the cluster shape the kernel must be launched with
     /// ([`crate::launch`] runs it with that shape when the configuration names none).
     pub cluster_dims: Option<[u32; 3]>,
@@ -55,6 +60,14 @@ pub struct Global {
     pub managed: bool,
 }
 
+impl Kernel {
+    /// Registers per thread under a JIT register limit (`CU_JIT_MAX_REGISTERS`, as ptxas's
+    /// `-maxrregcount`), besides the kernel's own bounds.
+    pub fn num_regs_with_limit(&self, jit_max: Option<u32>) -> u32 {
+        crate::regs::allocate(self.reg_estimate, &self.reg_bounds, jit_max)
+    }
+}
+
 /// A loaded module. Dropping it frees its globals.
 #[derive(Debug)]
 pub struct Module {
@@ -66,6 +79,14 @@ pub struct Module {
     scoped: Vec<u64>,
     /// Names of the `.func`s declared `.attribute(.unified)` (host-device unified functions).
     unified_functions: Vec<String>,
+    /// Bytes of the module's `.const` variables, laid out in order with their alignment (the
+    /// user constant bank every kernel of the module is given).
+    pub const_bytes: usize,
+    /// `.version` (major, minor).
+    pub ptx_version: (u32, u32),
+    /// The architecture of `.target` (`sm_80` -> 80, `sm_90a` -> 90; the highest of a linked
+    /// module's inputs), if it names one.
+    pub target_sm: Option<u32>,
 }
 
 /// Drops the syntax tree of a large module on a thread of its own: freeing its millions of
@@ -148,6 +169,14 @@ impl Module {
                 }],
             }
         };
+        let target_sm = (ast.target.iter())
+            .filter_map(|t| t.strip_prefix("sm_"))
+            .filter_map(|t| {
+                t.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                    .parse()
+                    .ok()
+            })
+            .max();
         let mut module = Module {
             name: name.to_string(),
             kernels: Vec::new(),
@@ -157,6 +186,9 @@ impl Module {
                 .filter(|f| !f.is_entry && f.attrs.iter().any(|a| a == "unified"))
                 .map(|f| f.name.clone())
                 .collect(),
+            const_bytes: 0,
+            ptx_version: ast.version,
+            target_sm,
         };
         // Globals first (kernels embed their addresses); `module` frees them if anything fails.
         let mut addrs = HashMap::new();
@@ -174,7 +206,11 @@ impl Module {
                     format!("unsupported external variable '{}' (needs linking)", g.name),
                 ));
             }
-            let (size, _align) = lower::var_layout(g).map_err(lerr)?;
+            let (size, align) = lower::var_layout(g).map_err(lerr)?;
+            if g.space == Space::Const {
+                let start = (module.const_bytes as u64).next_multiple_of(align.max(1));
+                module.const_bytes = (start + size) as usize;
+            }
             let address = mem::alloc(size.max(1)).map_err(|_| {
                 err(
                     LoadErrorKind::InvalidPtx,
@@ -241,9 +277,10 @@ impl Module {
             if !f.is_entry || f.body.is_none() {
                 continue;
             }
-            let k = (lowered.next())
+            let (k, reg_estimate) = (lowered.next())
                 .expect("one result per kernel")
                 .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
+            let reg_bounds = crate::regs::Bounds::from_directives(&f.directives);
             for &f in &k.lowered {
                 validated[f] = true;
             }
@@ -262,7 +299,9 @@ impl Module {
                 static_shared_bytes: k.program.shared_static as usize,
                 local_bytes_per_thread: k.program.local_bytes as usize,
                 max_threads_per_block: k.max_threads,
-                num_regs: k.program.nregs.clamp(1, 255),
+                num_regs: crate::regs::allocate(reg_estimate, &reg_bounds, None),
+                reg_estimate,
+                reg_bounds,
                 cluster_dims,
                 explicit_cluster: f.directives.iter().any(|(n, _)| n == "explicitcluster"),
                 program: Arc::new(k.program),
@@ -361,13 +400,21 @@ fn alloc_scoped_vars(
 /// Lowers the kernels `entries` of a module on up to [`crate::exec::worker_threads`] threads
 /// (each kernel's lowering reads only the AST and module-scope facts), returning the results
 /// in the order of `entries`: a load reports the same first error as a sequential one.
-fn lower_all(mc: &ModCtx, entries: &[usize]) -> Vec<Result<lower::KernelOut, lower::LowerError>> {
+/// Each kernel comes with its register estimate ([`crate::regs::estimate`]).
+fn lower_all(
+    mc: &ModCtx,
+    entries: &[usize],
+) -> Vec<Result<(lower::KernelOut, u32), lower::LowerError>> {
+    let lower = |fidx| {
+        lower::lower_kernel(mc, fidx, false).map(|k| {
+            let regs = crate::regs::estimate(&k.program);
+            (k, regs)
+        })
+    };
     // Below a few kernels per thread, starting threads costs more than it saves.
     let threads = crate::exec::worker_threads().min(entries.len() / 4).max(1);
     if threads == 1 {
-        return (entries.iter())
-            .map(|&i| lower::lower_kernel(mc, i, false))
-            .collect();
+        return (entries.iter()).map(|&i| lower(i)).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let slots: Vec<parking_lot::Mutex<Option<_>>> = entries
@@ -379,7 +426,7 @@ fn lower_all(mc: &ModCtx, entries: &[usize]) -> Vec<Result<lower::KernelOut, low
             s.spawn(|| loop {
                 let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(&fidx) = entries.get(k) else { break };
-                *slots[k].lock() = Some(lower::lower_kernel(mc, fidx, false));
+                *slots[k].lock() = Some(lower(fidx));
             });
         }
     });

@@ -42,7 +42,7 @@ pub(crate) fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u3
     {
         return Err(INVALID_VALUE);
     }
-    if k.num_regs as u64 * threads.div_ceil(32) * 32 > p.regs_per_block as u64 {
+    if !occupancy::regs_fit(p, f.num_regs, threads) {
         return Err(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
     }
     Ok(())

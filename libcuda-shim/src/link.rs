@@ -13,7 +13,7 @@
 //! `cuModuleLoadDataEx` and `cuLibraryLoadData` accept (they link it again; linking is cheap).
 //! It has no pointers, so it may be saved to a file and loaded later (`cuModuleLoad`). Layout,
 //! little-endian: the 8 bytes `LCSHLINK`, u32 format version 1, u32 sm of the PTX, u32 input
-//! count, u32 0; then per input u32 name length, u32 PTX length, the name, the PTX (neither
+//! count, u32 register limit per thread (`CU_JIT_MAX_REGISTERS` of the link, 0 for none); then per input u32 name length, u32 PTX length, the name, the PTX (neither
 //! NUL-terminated).
 //!
 //! Options: those given to `cuLinkCreate` hold for the whole link. As in the driver, their
@@ -54,6 +54,8 @@ struct LinkState {
     log: JitLog,
     /// The image of the last `cuLinkComplete`, owned by the state.
     image: Vec<u8>,
+    /// `CU_JIT_MAX_REGISTERS` of `cuLinkCreate`: the image's kernels are "compiled" under it.
+    max_registers: Option<u32>,
 }
 
 /// Live link states by handle (the address of their box): a garbage handle is a lookup miss.
@@ -120,7 +122,10 @@ pub(crate) unsafe fn create(
             .map(|&v| v as usize)
             .collect()
     };
+    // SAFETY: forwarded contract (both arrays hold `n` entries).
+    let max_registers = unsafe { module::jit_max_registers(n, options, values) };
     let state = Box::new(LinkState {
+        max_registers,
         initial_values,
         n_options: n,
         options: options as usize,
@@ -361,7 +366,7 @@ pub(crate) unsafe fn complete(
         s.log.wall_ms = started.elapsed().as_secs_f32() * 1000.0;
         let r = match r {
             Ok(()) => {
-                s.image = encode_image(&s.inputs, profile::current().sm());
+                s.image = encode_image(&s.inputs, profile::current().sm(), s.max_registers);
                 push_line(
                     &mut s.log.info,
                     &format!(
@@ -400,10 +405,11 @@ pub(crate) unsafe fn destroy(state: CUlinkState) -> CuResult {
 }
 
 /// A link image holding `inputs` (see the module documentation).
-fn encode_image(inputs: &[(String, String)], sm: u32) -> Vec<u8> {
+fn encode_image(inputs: &[(String, String)], sm: u32, max_registers: Option<u32>) -> Vec<u8> {
     let mut v = Vec::new();
     v.extend_from_slice(IMAGE_MAGIC);
-    for w in [IMAGE_VERSION, sm, inputs.len() as u32, 0] {
+    let regs = max_registers.unwrap_or(0);
+    for w in [IMAGE_VERSION, sm, inputs.len() as u32, regs] {
         v.extend_from_slice(&w.to_le_bytes());
     }
     for (ptx, name) in inputs {
@@ -413,6 +419,16 @@ fn encode_image(inputs: &[(String, String)], sm: u32) -> Vec<u8> {
         v.extend_from_slice(ptx.as_bytes());
     }
     v
+}
+
+/// The register limit a link image's kernels were linked under (see the module documentation).
+///
+/// # Safety
+/// `image` must point to a whole link image.
+pub(crate) unsafe fn image_max_registers(image: *const c_void) -> Option<u32> {
+    // SAFETY: the header is whole (caller's contract).
+    let w = unsafe { std::slice::from_raw_parts((image as *const u8).add(20), 4) };
+    Some(u32::from_le_bytes(w.try_into().unwrap())).filter(|&r| r > 0)
 }
 
 /// Reads a link image: its inputs and the sm of its PTX.
@@ -458,7 +474,7 @@ mod tests {
             ("ptx one".to_string(), "a.ptx".to_string()),
             (String::new(), "empty".to_string()),
         ];
-        let img = encode_image(&inputs, 80);
+        let img = encode_image(&inputs, 80, Some(40));
         assert_eq!(
             u32::from_le_bytes(img[..4].try_into().unwrap()),
             IMAGE_MAGIC_WORD
@@ -466,5 +482,8 @@ mod tests {
         // SAFETY: a whole image.
         let (back, sm) = unsafe { decode_image(img.as_ptr() as *const c_void) }.unwrap();
         assert_eq!((back, sm), (inputs, 80));
+        // SAFETY: a whole image.
+        let regs = unsafe { image_max_registers(img.as_ptr() as *const c_void) };
+        assert_eq!(regs, Some(40));
     }
 }

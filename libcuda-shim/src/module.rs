@@ -17,6 +17,8 @@ pub struct Module {
     pub engine: engine::Module,
     /// The sm of the PTX entry used (the device's for bare PTX text).
     pub ptx_sm: u32,
+    /// The register limit the module was loaded (or linked) under: `CU_JIT_MAX_REGISTERS`.
+    pub max_registers: Option<u32>,
     /// Function handles already handed out, by name (the same name gives the same handle).
     functions: Mutex<HashMap<String, usize>>,
 }
@@ -24,6 +26,9 @@ pub struct Module {
 pub struct Function {
     pub module: Arc<Module>,
     pub kernel: Arc<engine::Kernel>,
+    /// Registers per thread (CU_FUNC_ATTRIBUTE_NUM_REGS, what launches and occupancy are
+    /// charged): the kernel's estimate under its bounds and the module's JIT register limit.
+    pub num_regs: u32,
     pub name: CString,
     /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (raised by cudaFuncSetAttribute).
     pub max_dynamic_shared: AtomicI32,
@@ -124,6 +129,8 @@ pub(crate) struct ImagePtx {
     pub inputs: Vec<(String, String)>,
     pub sm: u32,
     pub notes: Vec<String>,
+    /// A link image's register limit (`CU_JIT_MAX_REGISTERS` of its `cuLinkCreate`).
+    pub max_registers: Option<u32>,
 }
 
 /// The PTX of one fatbin of an `-rdc=true` program's prelinked list (or of a fatbin handed to
@@ -160,6 +167,7 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
         inputs: vec![(text, name)],
         sm,
         notes: Vec::new(),
+        max_registers: None,
     };
     let from_fatbin = |f: &[u8]| {
         fatbin::ptx_for_device(f, sm)
@@ -182,6 +190,7 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
                     inputs: Vec::new(),
                     sm,
                     notes: Vec::new(),
+                    max_registers: None,
                 };
                 for i in 0.. {
                     // SAFETY: a NULL-terminated array of fatbin pointers (link.stub).
@@ -222,6 +231,8 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
                 inputs,
                 sm,
                 notes: Vec::new(),
+                // SAFETY: a whole link image, as above.
+                max_registers: unsafe { crate::link::image_max_registers(image) },
             })
         }
         _ => {
@@ -254,15 +265,31 @@ pub(crate) fn load_ptx(inputs: &[(String, String)]) -> Result<engine::Module, Lo
     engine::Module::link(&refs).map_err(LoadFailure::Ptx)
 }
 
-/// Loads an image into a registered module; reports failures on stderr.
-unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Module>, usize)> {
+/// Loads an image into a registered module; reports failures on stderr. `max_registers` is
+/// the load's `CU_JIT_MAX_REGISTERS`; a link image keeps the one it was linked under.
+unsafe fn load_image(
+    image: *const c_void,
+    max_registers: Option<u32>,
+    log: &mut JitLog,
+) -> CuResult<(Arc<Module>, usize)> {
     // SAFETY: forwarded contract.
     let started = std::time::Instant::now();
-    let result = unsafe { image_ptx(image) }
-        .and_then(|img| load_ptx(&img.inputs).map(|m| (m, img.sm, img.inputs.len(), img.notes)));
+    // SAFETY: every image kind is at least 4 bytes (as `image_ptx` reads them).
+    let link_image = u32::from_le_bytes(unsafe { bytes(image, 4) }.try_into().unwrap())
+        == crate::link::IMAGE_MAGIC_WORD;
+    // SAFETY: forwarded contract.
+    let result = unsafe { image_ptx(image) }.and_then(|img| {
+        // A link image was "compiled" under its link's options, as a cubin is.
+        let regs = if link_image {
+            img.max_registers
+        } else {
+            max_registers
+        };
+        load_ptx(&img.inputs).map(|m| (m, img.sm, img.inputs.len(), img.notes, regs))
+    });
     log.wall_ms = started.elapsed().as_secs_f32() * 1000.0;
     match result {
-        Ok((engine, ptx_sm, units, notes)) => {
+        Ok((engine, ptx_sm, units, notes, max_registers)) => {
             log.info = format!(
                 "libcuda-shim: loaded {} kernel(s) from sm_{ptx_sm} PTX",
                 engine.kernels().len()
@@ -282,6 +309,7 @@ unsafe fn load_image(image: *const c_void, log: &mut JitLog) -> CuResult<(Arc<Mo
             let module = Arc::new(Module {
                 engine,
                 ptx_sm,
+                max_registers,
                 functions: Mutex::new(HashMap::new()),
             });
             let h = handles::insert(Object::Module(module.clone()));
@@ -320,6 +348,32 @@ pub(crate) unsafe fn check_jit_options(n: c_uint, options: *mut CUjit_option) ->
         return Err(INVALID_VALUE);
     }
     Ok(())
+}
+
+/// The value of `CU_JIT_MAX_REGISTERS` among the options (an unsigned int in the value slot),
+/// if given and not 0.
+///
+/// # Safety
+/// `options` and `values` must hold `n` entries when `n > 0` (checked non-null by the caller).
+pub(crate) unsafe fn jit_max_registers(
+    n: c_uint,
+    options: *mut CUjit_option,
+    values: *mut *mut c_void,
+) -> Option<u32> {
+    if n == 0 || options.is_null() || values.is_null() {
+        return None;
+    }
+    // SAFETY: both arrays hold `n` entries (caller's contract).
+    let (opts, vals) = unsafe {
+        (
+            std::slice::from_raw_parts(options, n as usize),
+            std::slice::from_raw_parts(values, n as usize),
+        )
+    };
+    let i = opts
+        .iter()
+        .position(|&o| o == CUjit_option::CU_JIT_MAX_REGISTERS)?;
+    Some(vals[i] as usize as u32).filter(|&r| r > 0)
 }
 
 /// Writes the logs into the option buffers and the sizes back, as the driver does.
@@ -390,7 +444,9 @@ unsafe fn load_with_options(
     context::active()?;
     let mut log = JitLog::default();
     // SAFETY: forwarded contract.
-    let r = unsafe { load_image(image, &mut log) };
+    let regs = unsafe { jit_max_registers(n, options, values) };
+    // SAFETY: forwarded contract.
+    let r = unsafe { load_image(image, regs, &mut log) };
     // SAFETY: forwarded contract.
     unsafe { write_jit_log(&log, n, options, values) };
     let (_, h) = r?;
@@ -493,6 +549,7 @@ pub(crate) fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
         cluster_scheduling: AtomicI32::new(0),
         shared_memory_mode: AtomicI32::new(0),
         name: CString::new(name).map_err(|_| NOT_FOUND)?,
+        num_regs: kernel.num_regs_with_limit(m.max_registers),
         kernel,
     });
     let h = handles::insert(Object::Function(f));
@@ -606,7 +663,9 @@ pub(crate) unsafe fn library_load_data(
     // real driver loads into the current context when there is one.
     let mut log = JitLog::default();
     // SAFETY: forwarded contract.
-    let r = unsafe { load_image(code, &mut log) };
+    let regs = unsafe { jit_max_registers(num_jit_options, jit_options, jit_values) };
+    // SAFETY: forwarded contract.
+    let r = unsafe { load_image(code, regs, &mut log) };
     // SAFETY: forwarded contract.
     unsafe { write_jit_log(&log, num_jit_options, jit_options, jit_values) };
     let (module, module_handle) = r?;
@@ -801,14 +860,16 @@ pub(crate) unsafe fn kernel_get_function(func: *mut CUfunction, kernel: CUkernel
 }
 
 /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: the device's limit, lowered by `.maxntid` and by
-/// the register file (whole warps of the function's registers that fit in a block's share).
+/// the register file (the most whole warps whose registers pass the launch's check).
 pub(crate) fn max_threads_per_block(f: &Function) -> u32 {
     let p = profile::current();
     let k = &f.kernel;
-    let by_regs = (p.regs_per_block as u32)
-        .checked_div(k.num_regs)
-        .map_or(p.max_threads_per_block as u32, |t| t / 32 * 32);
-    let mut v = (p.max_threads_per_block as u32).min(by_regs.max(32));
+    let by_regs = (1..=p.max_threads_per_block as u32 / 32)
+        .rev()
+        .map(|w| w * 32)
+        .find(|&t| crate::occupancy::regs_fit(p, f.num_regs, t as u64))
+        .unwrap_or(32);
+    let mut v = (p.max_threads_per_block as u32).min(by_regs);
     if k.max_threads_per_block > 0 {
         v = v.min(k.max_threads_per_block);
     }
@@ -823,12 +884,18 @@ fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
     Ok(match attrib {
         F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => max_threads_per_block(f) as c_int,
         F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => k.static_shared_bytes as c_int,
-        // `.const` variables are module globals here, not per-function constant banks.
-        F::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES => 0,
+        // The module's user constant bank: its `.const` variables, the same for every kernel
+        // of the module whether it reads them or not (400 on an H100 for every kernel of a
+        // module declaring `__constant__ int cdata[100]`, driver 580).
+        F::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES => f.module.engine.const_bytes as c_int,
         F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES => k.local_bytes_per_thread as c_int,
-        F::CU_FUNC_ATTRIBUTE_NUM_REGS => k.num_regs as c_int,
-        // The virtual architecture of the PTX (80 for compute_80), as real drivers report it.
-        F::CU_FUNC_ATTRIBUTE_PTX_VERSION => f.module.ptx_sm as c_int,
+        F::CU_FUNC_ATTRIBUTE_NUM_REGS => f.num_regs as c_int,
+        // "The PTX virtual architecture version for which the function was compiled", major
+        // * 10 + minor: the `.target` of the PTX (80 for compute_80, whatever its `.version`),
+        // which CUB's dispatch compares with the architectures it was built for.
+        F::CU_FUNC_ATTRIBUTE_PTX_VERSION => {
+            f.module.engine.target_sm.unwrap_or(f.module.ptx_sm) as c_int
+        }
         // The PTX is "compiled" for the device itself.
         F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => p.sm() as c_int,
         F::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA => 0,

@@ -39,6 +39,16 @@ fn round_up(x: i64, m: i64) -> i64 {
     (x + m - 1) / m * m
 }
 
+/// Whether a block of `threads` threads of `num_regs` registers each fits the per-block
+/// register file as the hardware checks it at launch (`cuda_occupancy.h`: registers per warp
+/// rounded up to the allocation unit, the block's warps rounded up to the sub-partitions,
+/// "for historical reasons"), and the per-thread limit.
+pub fn regs_fit(p: &Profile, num_regs: u32, threads: u64) -> bool {
+    let per_warp = round_up(num_regs as i64 * WARP, REG_UNIT);
+    let warps = round_up((threads as i64 + WARP - 1) / WARP, SUB_PARTITIONS);
+    num_regs as i64 <= MAX_REGS_PER_THREAD && per_warp * warps <= p.regs_per_block as i64
+}
+
 /// What the formula needs to know about a function.
 #[derive(Clone, Copy, Debug)]
 pub struct FuncUsage {
@@ -56,7 +66,7 @@ pub struct FuncUsage {
 impl FuncUsage {
     pub fn of(f: &Function) -> FuncUsage {
         FuncUsage {
-            num_regs: f.kernel.num_regs as i64,
+            num_regs: f.num_regs as i64,
             static_shared: f.kernel.static_shared_bytes as i64,
             max_dynamic_shared: f.max_dynamic_shared.load(Ordering::Acquire) as i64,
             max_threads: crate::module::max_threads_per_block(f) as i64,

@@ -293,6 +293,26 @@ def threadfence_flags(x, flag):
     x[i] += c
 
 
+TILE = 32
+
+
+@cuda.jit
+def transpose(a, b):
+    # numba-cuda's shared-memory transpose (its test_transpose / documentation example).
+    tile = cuda.shared.array(shape=(TILE, TILE), dtype=float64)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bx = cuda.blockIdx.x * cuda.blockDim.x
+    by = cuda.blockIdx.y * cuda.blockDim.y
+    x = by + tx
+    y = bx + ty
+    if by + ty < a.shape[0] and bx + tx < a.shape[1]:
+        tile[ty, tx] = a[by + ty, bx + tx]
+    cuda.syncthreads()
+    if y < b.shape[0] and x < b.shape[1]:
+        b[y, x] = tile[tx, ty]
+
+
 def _device_abi_c(a, b):
     return a * b + math.sqrt(a)
 
@@ -331,6 +351,7 @@ KERNELS = [
     ("exceptions_debug", exceptions_and_bounds, void(int64[::1], int64[::1]), {"debug": True, "opt": False}),
     ("saxpy_lineinfo", saxpy, void(float32, F32_1D, F32_1D, F32_1D), {"lineinfo": True}),
     ("grid_sync", grid_sync, void(int32[::1],), {}),
+    ("transpose", transpose, void(float64[:, ::1], float64[:, ::1]), {}),
     ("threadfence_flags", threadfence_flags, void(int32[::1], int32[::1]), {}),
     ("device_abi_c", _device_abi_c, float32(float32, float32), {"device": True, "abi": "c"}),
     ("device_abi_numba", _device_abi_numba, float64(float64, float64), {"device": True}),
