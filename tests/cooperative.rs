@@ -37,10 +37,9 @@ fn grid_sync_on_two_host_threads_a100() {
 /// accepted (NVIDIA's conjugate-gradient sample launches exactly that), and the H100's 8 blocks
 /// per SM for a trivial 256-thread kernel. Both depend on the register count the occupancy
 /// calculator uses: with virtual registers counted (up to 255) the occupancy is 0 and the
-/// sample's grid of 0 blocks is cudaErrorInvalidValue. Runs once registers are estimated as
-/// ptxas allocates them (issue 10, item 1).
+/// sample's grid of 0 blocks is cudaErrorInvalidValue; registers are estimated as ptxas
+/// allocates them (`engine/src/regs.rs`).
 #[test]
-#[ignore = "needs the ptxas-like register estimate (issue 10, item 1)"]
 fn occupancy_sized_cooperative_grid_is_accepted() {
     let exe = nvcc("coop_occupancy", "coop_occupancy", &[]);
     assert_pass("coop_occupancy", &run_preloaded(&exe, &[]));
