@@ -56,6 +56,33 @@ struct LinkState {
     image: Vec<u8>,
     /// `CU_JIT_MAX_REGISTERS` of `cuLinkCreate`: the image's kernels are "compiled" under it.
     max_registers: Option<u32>,
+    /// An add failed on a prototype mismatch: `cuLinkComplete` fails as the driver's does.
+    failed: bool,
+}
+
+/// Checks `added` against the inputs already in the link: a function's `.extern` prototype
+/// must match its definition in another input (nvlink's "Prototype doesn't match"). Other link
+/// errors (undefined references) wait for `cuLinkComplete`.
+fn prototypes_match(
+    earlier: &[(String, String)],
+    added: Vec<(String, String)>,
+) -> Result<Vec<(String, String)>, LoadFailure> {
+    if earlier.is_empty() {
+        return Ok(added);
+    }
+    let all: Vec<(&str, &str)> = (earlier.iter().chain(&added))
+        .map(|(t, n)| (t.as_str(), n.as_str()))
+        .collect();
+    match engine::Module::check_links(&all) {
+        Err(e)
+            if e.diagnostics
+                .iter()
+                .any(|d| d.message.starts_with("Prototype doesn't match")) =>
+        {
+            Err(LoadFailure::Link(e))
+        }
+        _ => Ok(added),
+    }
 }
 
 /// Live link states by handle (the address of their box): a garbage handle is a lookup miss.
@@ -133,6 +160,7 @@ pub(crate) unsafe fn create(
         inputs: Vec::new(),
         log: JitLog::default(),
         image: Vec::new(),
+        failed: false,
     });
     let h = &*state as *const LinkState as usize;
     STATES.lock().insert(h, state);
@@ -247,10 +275,21 @@ unsafe fn add(
             push_line(&mut s.log.info, &format!("libcuda-shim: {note}"));
             push_line(&mut log.info, &format!("libcuda-shim: {note}"));
         }
-        let r = match result {
+        let r = match result.and_then(|inputs| prototypes_match(&s.inputs, inputs)) {
             Ok(inputs) => {
                 s.inputs.extend(inputs);
                 Ok(())
+            }
+            Err(LoadFailure::Link(e)) => {
+                // The driver's linker binds each input as it is added: a prototype that does
+                // not match an earlier input's fails this add and every later cuLinkComplete
+                // with CUDA_ERROR_INVALID_SOURCE (measured on an H100, driver 580.159).
+                let msg = e.to_string();
+                trace::warn(&format!("cuLinkAdd: cannot add '{name}': {msg}"));
+                push_line(&mut s.log.error, &msg);
+                log.error = msg;
+                s.failed = true;
+                Err(CUresult::CUDA_ERROR_INVALID_SOURCE)
             }
             Err(f) => {
                 let msg = f.message();
@@ -348,6 +387,10 @@ pub(crate) unsafe fn complete(
         if cubin_out.is_null() {
             return Err(INVALID_VALUE);
         }
+        if s.failed {
+            s.write_logs();
+            return Err(CUresult::CUDA_ERROR_INVALID_SOURCE);
+        }
         let started = std::time::Instant::now();
         let refs: Vec<(&str, &str)> = s
             .inputs
@@ -388,7 +431,13 @@ pub(crate) unsafe fn complete(
                 let msg = f.message();
                 trace::warn(&format!("cuLinkComplete: {msg}"));
                 push_line(&mut s.log.error, &msg);
-                Err(f.code())
+                // A mismatch the adds could not see yet (its input was added while other
+                // references were still open) is the same error as at add time.
+                if msg.contains("Prototype doesn't match") {
+                    Err(CUresult::CUDA_ERROR_INVALID_SOURCE)
+                } else {
+                    Err(f.code())
+                }
             }
         };
         s.write_logs();

@@ -247,7 +247,10 @@ int main(int argc, char** argv) {
               "st.param.b32    [x0], %r5;");
   bad.replace(bad.find(".param .b64 x0;"), strlen(".param .b64 x0;"), ".param .b32 x0;");
   r = link({{bad.c_str(), "bad.ptx"}, {ptx.c_str(), "device.ptx"}}, &mod, &log);
-  EXPECT(r == CUDA_ERROR_INVALID_IMAGE, "mismatched prototype: %d", (int)r);
+  // The add of the second input fails (and so would cuLinkComplete) with
+  // CUDA_ERROR_INVALID_SOURCE: measured on an H100 (driver 580.159), 2026-11-25, with an .extern
+  // declaration of a b64 result against a void definition ("Prototype doesn't match").
+  EXPECT(r == CUDA_ERROR_INVALID_SOURCE, "mismatched prototype: %d", (int)r);
   EXPECT(log.find("bad.ptx:6") != std::string::npos &&
              log.find("Prototype doesn't match for 'scale'") != std::string::npos,
          "log: %s", log.c_str());

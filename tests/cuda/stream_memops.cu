@@ -532,6 +532,8 @@ static void batched_copies() {
     EXPECT(batch_v1(bd, bs, sizes, 2, attrs, idxs, 1, &fail, CU_STREAM_LEGACY) == CUDA_ERROR_INVALID_VALUE);
     EXPECT(fail == SIZE_MAX);
     CU(batch_v1(bd, bs, sizes, 1, attrs, idxs, 1, &fail, s));
+    // `s` is non-blocking: the synchronous copy below does not wait for this one.
+    CU(cuStreamSynchronize(s));
   }
 
   // cuMemcpyWithAttributesAsync: one copy, same attributes.
