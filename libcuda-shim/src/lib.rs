@@ -28,6 +28,7 @@ pub mod graph;
 pub mod graph_exec;
 pub mod handles;
 pub mod integrity;
+pub mod jit_compilers;
 pub mod launch;
 pub mod link;
 pub mod memory;
