@@ -408,7 +408,7 @@ pub(crate) unsafe fn destroy(state: CUlinkState) -> CuResult {
 }
 
 /// A link image holding `inputs` (see the module documentation).
-fn encode_image(inputs: &[(String, String)], sm: u32) -> Vec<u8> {
+pub(crate) fn encode_image(inputs: &[(String, String)], sm: u32) -> Vec<u8> {
     let mut v = Vec::new();
     v.extend_from_slice(IMAGE_MAGIC);
     for w in [IMAGE_VERSION, sm, inputs.len() as u32, 0] {
