@@ -236,7 +236,7 @@ pub fn ptx_only(text: &str) -> Vec<u8> {
     });
     let mut payload = text.as_bytes().to_vec();
     payload.push(0);
-    while payload.len() % 8 != 0 {
+    while !payload.len().is_multiple_of(8) {
         payload.push(0);
     }
     let mut entry = vec![0u8; ENTRY_HEADER_BYTES];
