@@ -432,11 +432,19 @@ unsafe fn error_log(h: Handle) -> String {
 /// The image handed out for a link nvJitLink made a cubin of (built once per link), or `None`
 /// when its PTX cannot be had (the real cubin is returned then).
 fn linked_image(h: Handle, caller: &str) -> Option<Vec<u8>> {
-    let mut links = LINKS.lock();
-    let record = links.get_mut(&(h as usize))?;
-    if let Some(image) = &record.image {
-        return Some(image.clone());
-    }
+    // A copy, so that the lock is not held while nvJitLink links (other threads link too).
+    let record = {
+        let links = LINKS.lock();
+        let r = links.get(&(h as usize))?;
+        if let Some(image) = &r.image {
+            return Some(image.clone());
+        }
+        LinkRecord {
+            options: r.options.clone(),
+            inputs: r.inputs.clone(),
+            image: None,
+        }
+    };
     let mut texts: Vec<(String, String)> = record
         .inputs
         .iter()
@@ -449,7 +457,7 @@ fn linked_image(h: Handle, caller: &str) -> Option<Vec<u8>> {
             )
         })
         .collect();
-    match ptx_of_other_inputs(record) {
+    match ptx_of_other_inputs(&record) {
         Ok(Some(text)) => texts.push((text, "nvJitLink -lto -ptx".into())),
         Ok(None) => {}
         Err(why) => {
@@ -472,7 +480,9 @@ fn linked_image(h: Handle, caller: &str) -> Option<Vec<u8>> {
         image.len(),
         texts.len()
     );
-    record.image = Some(image.clone());
+    if let Some(r) = LINKS.lock().get_mut(&(h as usize)) {
+        r.image = Some(image.clone());
+    }
     Some(image)
 }
 
