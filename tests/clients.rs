@@ -276,3 +276,48 @@ fn numba_cuda_quick_subset() {
         stdout
     );
 }
+
+#[test]
+fn nvjitlink_cubin_from_a_cpp_program() {
+    // A C++ program links LTO-IR and PTX with nvJitLink (its header's versioned symbols) and
+    // loads the linked cubin; NVRTC and nvJitLink come from the clients' environment.
+    let purelib = Command::new(venv().join("bin/python"))
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
+        .output()
+        .unwrap();
+    let purelib = String::from_utf8(purelib.stdout).unwrap();
+    let nvidia = Path::new(purelib.trim()).join("nvidia/cu13");
+    let include = format!("-I{}", nvidia.join("include").display());
+    let lib = nvidia.join("lib");
+    let rpath = format!("-Xlinker=-rpath={}", lib.display());
+    let shim_lib = lib_dir();
+    let exe = nvcc(
+        "nvjitlink_cubin",
+        "nvjitlink_cubin",
+        &[
+            &include,
+            "-L",
+            lib.to_str().unwrap(),
+            "-l:libnvrtc.so.13",
+            "-l:libnvJitLink.so.13",
+            &rpath,
+            "-L",
+            shim_lib.to_str().unwrap(),
+            "-lcuda",
+        ],
+    );
+    let trace = scratch("nvjitlink").join("trace");
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_TRACE", trace.to_str().unwrap())]);
+    assert_pass("nvjitlink_cubin", &out);
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    assert_eq!(
+        trace
+            .matches("nvJitLinkGetLinkedCubinSize: nvJitLink linked 2 input(s) to a SASS cubin")
+            .count(),
+        2,
+        "the trace does not say both cubins were replaced:\n{trace}"
+    );
+}

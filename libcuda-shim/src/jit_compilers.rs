@@ -21,8 +21,9 @@
 //! the global scope). cuda-python's bindings (`cuda.bindings.nvrtc`, `cuda.bindings.nvjitlink`,
 //! used by cuda.core and numba-cuda) look each function up with `dlsym(RTLD_DEFAULT, name)`
 //! before they `dlopen` the library, so they find the preloaded shim's too. nvJitLink's C
-//! header calls versioned names (`__nvJitLinkCreate_13_5`), which are not interposed: a C
-//! program linking through nvJitLink still hands over a SASS cubin.
+//! header calls versioned names (`__nvJitLinkCreate_13_5`): those of 13.0 to 13.5 are
+//! interposed as well. Code that looks the functions up only through its own `dlopen` handle
+//! (CuPy's NVRTC) does not reach these exports.
 
 use crate::{fatbin, link, profile, trace};
 use once_cell::sync::Lazy;
@@ -538,3 +539,70 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedCubin(h: Handle, cubin: *mut c_void) 
         }
     })
 }
+
+/// nvJitLink's header makes `nvJitLinkCreate` and the others static inline functions that call
+/// versioned symbols (`__nvJitLinkCreate_13_5` with the 13.5 header); a C or C++ program calls
+/// those. Each version's symbol here runs the same interposition as the unversioned one
+/// (which calls nvJitLink's unversioned export: libnvJitLink.so.13 has both, one implementation).
+macro_rules! versioned_nvjitlink {
+    ($($v:literal),*) => {
+        $(
+            const _: () = {
+                /// # Safety
+                /// nvJitLink's contract.
+                #[export_name = concat!("__nvJitLinkCreate_", $v)]
+                pub unsafe extern "C" fn create(
+                    handle: *mut Handle,
+                    n: u32,
+                    options: *const *const c_char,
+                ) -> c_int {
+                    // SAFETY: forwarded contract.
+                    unsafe { nvJitLinkCreate(handle, n, options) }
+                }
+                /// # Safety
+                /// nvJitLink's contract.
+                #[export_name = concat!("__nvJitLinkDestroy_", $v)]
+                pub unsafe extern "C" fn destroy(handle: *mut Handle) -> c_int {
+                    // SAFETY: forwarded contract.
+                    unsafe { nvJitLinkDestroy(handle) }
+                }
+                /// # Safety
+                /// nvJitLink's contract.
+                #[export_name = concat!("__nvJitLinkAddData_", $v)]
+                pub unsafe extern "C" fn add_data(
+                    h: Handle,
+                    kind: c_int,
+                    data: *const c_void,
+                    size: usize,
+                    name: *const c_char,
+                ) -> c_int {
+                    // SAFETY: forwarded contract.
+                    unsafe { nvJitLinkAddData(h, kind, data, size, name) }
+                }
+                /// # Safety
+                /// nvJitLink's contract.
+                #[export_name = concat!("__nvJitLinkAddFile_", $v)]
+                pub unsafe extern "C" fn add_file(h: Handle, kind: c_int, path: *const c_char) -> c_int {
+                    // SAFETY: forwarded contract.
+                    unsafe { nvJitLinkAddFile(h, kind, path) }
+                }
+                /// # Safety
+                /// nvJitLink's contract.
+                #[export_name = concat!("__nvJitLinkGetLinkedCubinSize_", $v)]
+                pub unsafe extern "C" fn cubin_size(h: Handle, size: *mut usize) -> c_int {
+                    // SAFETY: forwarded contract.
+                    unsafe { nvJitLinkGetLinkedCubinSize(h, size) }
+                }
+                /// # Safety
+                /// nvJitLink's contract.
+                #[export_name = concat!("__nvJitLinkGetLinkedCubin_", $v)]
+                pub unsafe extern "C" fn cubin(h: Handle, out: *mut c_void) -> c_int {
+                    // SAFETY: forwarded contract.
+                    unsafe { nvJitLinkGetLinkedCubin(h, out) }
+                }
+            };
+        )*
+    };
+}
+
+versioned_nvjitlink!("13_0", "13_1", "13_2", "13_3", "13_4", "13_5");
