@@ -10,16 +10,22 @@
 #          prints the directory that holds its include/ and lib/ instead, e.g.
 #          ~/.cache/libcuda-shim/cudart-12.9.79/nvidia/cuda_runtime. Test programs are built
 #          with the CUDA 13 nvcc against it (12.9 headers first, -cudart none, explicit link).
+#   scripts/install-toolkit.sh --nvrtc
+#       -> also installs NVIDIA's NVRTC of the toolkit's version (pip nvidia-cuda-nvrtc, pinned)
+#          and prints the directory that holds its include/nvrtc.h and lib/libnvrtc.so.13, e.g.
+#          ~/.cache/libcuda-shim/nvrtc-13.5.37/nvidia/cu13 (the directory the PTX corpus uses).
 #
 # CUDA_SHIM_TOOLKIT_CACHE overrides the cache root.
 set -euo pipefail
 
 want_cudart12=0
+want_nvrtc=0
 case "${1:-}" in
   "") ;;
   --cudart12) want_cudart12=1 ;;
+  --nvrtc) want_nvrtc=1 ;;
   *)
-    echo "usage: $0 [--cudart12]" >&2
+    echo "usage: $0 [--cudart12 | --nvrtc]" >&2
     exit 2
     ;;
 esac
@@ -60,6 +66,31 @@ for f in bin/nvcc bin/ptxas include/cuda.h include/cuda_runtime.h; do
     exit 1
   fi
 done
+
+if [ "$want_nvrtc" = 1 ]; then
+  nvrtc_target="$cache_root/nvrtc-$VERSION"
+  nvrtc_root="$nvrtc_target/nvidia/cu13"
+  nvrtc_package="nvidia-cuda-nvrtc==$VERSION"
+  if [ ! -f "$nvrtc_target/.complete" ] || [ "$(cat "$nvrtc_target/.complete")" != "$nvrtc_package" ]; then
+    python=$(command -v python3 || command -v python)
+    rm -rf "$nvrtc_target.tmp"
+    mkdir -p "$nvrtc_target.tmp"
+    echo "installing NVIDIA NVRTC $VERSION from PyPI into $nvrtc_target" >&2
+    "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+      --no-deps --target "$nvrtc_target.tmp" "$nvrtc_package" >&2
+    echo "$nvrtc_package" >"$nvrtc_target.tmp/.complete"
+    rm -rf "$nvrtc_target"
+    mv "$nvrtc_target.tmp" "$nvrtc_target"
+  fi
+  for f in include/nvrtc.h lib/libnvrtc.so.13; do
+    if [ ! -e "$nvrtc_root/$f" ]; then
+      echo "install-toolkit: $nvrtc_root/$f is missing; remove $nvrtc_target and rerun" >&2
+      exit 1
+    fi
+  done
+  echo "$nvrtc_root"
+  exit 0
+fi
 
 if [ "$want_cudart12" = 0 ]; then
   echo "$root"

@@ -96,3 +96,52 @@ fn driver_api_links_forward_declared_functions() {
         .unwrap();
     assert_pass("link_forward", &out);
 }
+
+#[test]
+fn nvrtc_cubin_for_a_real_architecture_runs() {
+    // NVRTC compiles with -arch=sm_90 and hands out a cubin (SASS); with the shim preloaded,
+    // nvrtcGetCUBINSize/nvrtcGetCUBIN return a fatbin with the program's PTX instead, which
+    // cuModuleLoadData, cuLibraryLoadData and cuLinkAddData(CU_JIT_INPUT_CUBIN) load.
+    let nvrtc = nvrtc_root();
+    let lib = lib_dir();
+    let include = format!("-I{}", nvrtc.join("include").display());
+    let nvrtc_lib = nvrtc.join("lib");
+    let rpath = format!("-Xlinker=-rpath={}", nvrtc_lib.display());
+    let exe = nvcc(
+        "nvrtc_cubin",
+        "nvrtc_cubin",
+        &[
+            &include,
+            "-L",
+            nvrtc_lib.to_str().unwrap(),
+            "-l:libnvrtc.so.13",
+            &rpath,
+            "-L",
+            lib.to_str().unwrap(),
+            "-lcuda",
+        ],
+    );
+    let trace = build_dir().join("nvrtc_cubin.trace");
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_TRACE", trace.to_str().unwrap())]);
+    assert_pass("nvrtc_cubin", &out);
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        trace.contains("nvrtcGetCUBIN: the program was compiled for a real architecture (SASS)"),
+        "the trace does not say the cubin was replaced:\n{trace}"
+    );
+}
+
+/// NVIDIA's NVRTC of the toolkit's version (`scripts/install-toolkit.sh --nvrtc`).
+fn nvrtc_root() -> std::path::PathBuf {
+    let out = std::process::Command::new("bash")
+        .arg(repo().join("scripts/install-toolkit.sh"))
+        .arg("--nvrtc")
+        .output()
+        .expect("cannot run scripts/install-toolkit.sh --nvrtc");
+    assert!(
+        out.status.success(),
+        "scripts/install-toolkit.sh --nvrtc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}

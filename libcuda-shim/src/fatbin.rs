@@ -242,6 +242,54 @@ pub fn embedded_fatbins(data: &[u8]) -> Vec<&[u8]> {
     out
 }
 
+/// A fatbin holding one uncompressed PTX entry: the image libcuda-shim hands out where a
+/// run-time compiler would return a SASS cubin (see `jit_compilers`). The entry's sm and PTX
+/// version come from the text's `.target` and `.version` directives (sm 0 and version 0.0 when
+/// they are missing; the loader then reads the text's own directives and reports any fault).
+pub fn ptx_only(text: &str) -> Vec<u8> {
+    let directive = |name: &str| {
+        text.lines()
+            .map(str::trim_start)
+            .find_map(|l| l.strip_prefix(name))
+            .map(|rest| rest.split_whitespace().next().unwrap_or("").to_string())
+    };
+    // `.target sm_90a, debug` -> 90; `.version 9.5` -> 9 << 16 | 5.
+    let sm: u32 = directive(".target").map_or(0, |t| {
+        let digits: String = t
+            .trim_start_matches("sm_")
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap_or(0)
+    });
+    let version: u32 = directive(".version").map_or(0, |v| {
+        let (major, minor) = v.split_once('.').unwrap_or((&v, "0"));
+        (major.parse::<u32>().unwrap_or(0) << 16) | minor.parse::<u32>().unwrap_or(0)
+    });
+    let mut payload = text.as_bytes().to_vec();
+    payload.push(0);
+    while !payload.len().is_multiple_of(8) {
+        payload.push(0);
+    }
+    let mut entry = vec![0u8; ENTRY_HEADER_BYTES];
+    entry[0..2].copy_from_slice(&KIND_PTX.to_le_bytes());
+    entry[2..4].copy_from_slice(&0x0101u16.to_le_bytes());
+    entry[4..8].copy_from_slice(&(ENTRY_HEADER_BYTES as u32).to_le_bytes());
+    entry[8..16].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    entry[24..28].copy_from_slice(&version.to_le_bytes());
+    entry[28..32].copy_from_slice(&sm.to_le_bytes());
+    // 64-bit addresses (0x1), Linux host (0x10), as nvcc's entries say.
+    entry[40..48].copy_from_slice(&0x11u64.to_le_bytes());
+    let mut f = Vec::with_capacity(FATBIN_HEADER_BYTES + entry.len() + payload.len());
+    f.extend_from_slice(&FATBIN_MAGIC.to_le_bytes());
+    f.extend_from_slice(&1u16.to_le_bytes());
+    f.extend_from_slice(&(FATBIN_HEADER_BYTES as u16).to_le_bytes());
+    f.extend_from_slice(&((entry.len() + payload.len()) as u64).to_le_bytes());
+    f.extend_from_slice(&entry);
+    f.extend_from_slice(&payload);
+    f
+}
+
 /// The entry's payload, decompressed, whole (ELF images hold NULs).
 fn payload_bytes_raw(e: &Entry<'_>) -> Result<Vec<u8>, FatbinError> {
     if e.flags & (FLAG_ZSTD | FLAG_LZ4) == 0 {
@@ -360,6 +408,18 @@ pub(crate) mod tests {
         assert_eq!(entries.len(), 2);
         assert_eq!(payload_bytes(&entries[0]).unwrap(), PTX.as_bytes());
         assert_eq!(payload_bytes(&entries[1]).unwrap(), PTX.as_bytes());
+    }
+
+    #[test]
+    fn ptx_only_fatbin_reads_back() {
+        let text = "//\n.version 9.5\n.target sm_90a\n.address_size 64\n";
+        let f = ptx_only(text);
+        let entries = parse(&f).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!((entries[0].kind, entries[0].sm), (KIND_PTX, 90));
+        assert_eq!(entries[0].ptx_version, (9 << 16) | 5);
+        assert_eq!(ptx_for_device(&f, 90).unwrap(), (text.to_string(), 90));
+        assert_eq!(fatbin_len(&f).unwrap(), f.len());
     }
 
     #[test]

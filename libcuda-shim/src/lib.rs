@@ -33,6 +33,7 @@ pub mod graph_exec;
 pub mod graph_mem;
 pub mod handles;
 pub mod integrity;
+pub mod jit_compilers;
 pub mod launch;
 pub mod legacy;
 pub mod legacy_launch;

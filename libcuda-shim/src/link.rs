@@ -232,6 +232,14 @@ fn inputs_of(
             }
             Ok(out)
         }
+        // What NVRTC's cubin calls return under the shim (a fatbin with the program's PTX,
+        // see `jit_compilers`) arrives here as a "cubin"; a real cubin has SASS only.
+        CUjitInputType::CU_JIT_INPUT_CUBIN
+            if data.len() >= fatbin::FATBIN_HEADER_BYTES
+                && u32::from_le_bytes(data[..4].try_into().unwrap()) == fatbin::FATBIN_MAGIC =>
+        {
+            inputs_of(CUjitInputType::CU_JIT_INPUT_FATBINARY, data, name, notes)
+        }
         CUjitInputType::CU_JIT_INPUT_CUBIN => Err(LoadFailure::Cubin { device_sm: sm }),
         CUjitInputType::CU_JIT_INPUT_NVVM => Err(LoadFailure::Unsupported(format!(
             "'{name}' is NVVM IR (link-time optimization input): libcuda-shim links PTX only"
@@ -454,7 +462,7 @@ pub(crate) unsafe fn destroy(state: CUlinkState) -> CuResult {
 }
 
 /// A link image holding `inputs` (see the module documentation).
-fn encode_image(inputs: &[(String, String)], sm: u32, max_registers: Option<u32>) -> Vec<u8> {
+pub(crate) fn encode_image(inputs: &[(String, String)], sm: u32, max_registers: Option<u32>) -> Vec<u8> {
     let mut v = Vec::new();
     v.extend_from_slice(IMAGE_MAGIC);
     let regs = max_registers.unwrap_or(0);

@@ -1,6 +1,7 @@
 //! `cuda-shim`: the command-line face of libcuda-shim.
 //!
-//! - `cuda-shim run -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver;
+//! - `cuda-shim run -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver
+//!   (and `CUPY_COMPILE_WITH_PTX=1` unless set: CuPy then asks NVRTC for PTX);
 //! - `cuda-shim check [--lower-only] FILE.ptx...` loads PTX files as the driver would (or, with
 //!   `--lower-only`, only checks that every instruction is valid PTX that lowers to IR) and
 //!   prints diagnostics and a summary per file;
@@ -104,10 +105,14 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
         preload.push(":");
         preload.push(existing);
     }
-    let err = Command::new(&program)
-        .args(&args[1..])
-        .env("LD_PRELOAD", preload)
-        .exec();
+    let mut command = Command::new(&program);
+    command.args(&args[1..]).env("LD_PRELOAD", preload);
+    // CuPy finds NVRTC through its own dlopen handle, where the shim cannot hand back PTX for a
+    // cubin (README: run-time compilers); asked for PTX, it loads that instead.
+    if std::env::var_os("CUPY_COMPILE_WITH_PTX").is_none() {
+        command.env("CUPY_COMPILE_WITH_PTX", "1");
+    }
+    let err = command.exec();
     eprintln!(
         "cuda-shim run: cannot run {}: {err}",
         Path::new(&program).display()

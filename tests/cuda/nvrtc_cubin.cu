@@ -1,0 +1,157 @@
+// NVRTC asked for a cubin: a kernel compiled at run time with `-arch=sm_90` (a real
+// architecture, so NVRTC makes SASS) and fetched with nvrtcGetCUBINSize/nvrtcGetCUBIN, as
+// NVIDIA's samples do, then loaded with cuModuleLoadData, cuLibraryLoadData and, as a
+// CU_JIT_INPUT_CUBIN with a SASS CU_JIT_TARGET, through cuLinkCreate/cuLinkAddData/
+// cuLinkComplete. With the shim preloaded, the "cubin" carries the program's PTX, so every
+// path runs. Expected values: out[i] = 3*i + 5 - (i % 7) in integers, computed on the host.
+// Also: after a `-arch=compute_90` compile NVRTC 13.5 itself answers nvrtcGetCUBINSize with
+// NVRTC_SUCCESS and size 0 (measured with the pinned libnvrtc, no shim involved); the shim
+// must keep that answer and not invent a cubin.
+#include <cuda.h>
+#include <nvrtc.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CU(call)                                                                     \
+  do {                                                                               \
+    CUresult r_ = (call);                                                            \
+    if (r_ != CUDA_SUCCESS) {                                                        \
+      const char* name_ = "?";                                                       \
+      cuGetErrorName(r_, &name_);                                                    \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_);   \
+      exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+#define NVRTC(call)                                                                  \
+  do {                                                                               \
+    nvrtcResult r_ = (call);                                                         \
+    if (r_ != NVRTC_SUCCESS) {                                                       \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,           \
+              nvrtcGetErrorString(r_));                                              \
+      exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+#define EXPECT(cond)                                                                 \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);            \
+      exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+static const char* kSource = R"CU(
+extern "C" __global__ void affine(int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 3 * i + 5 - (i % 7);
+}
+)CU";
+
+static const int N = 1000;
+
+static nvrtcProgram compile(const char* arch) {
+  nvrtcProgram prog;
+  NVRTC(nvrtcCreateProgram(&prog, kSource, "affine.cu", 0, nullptr, nullptr));
+  const char* opts[] = {arch};
+  nvrtcResult r = nvrtcCompileProgram(prog, 1, opts);
+  if (r != NVRTC_SUCCESS) {
+    size_t n = 0;
+    nvrtcGetProgramLogSize(prog, &n);
+    std::vector<char> log(n + 1);
+    nvrtcGetProgramLog(prog, log.data());
+    fprintf(stderr, "nvrtcCompileProgram(%s): %s\n%s\n", arch, nvrtcGetErrorString(r), log.data());
+    exit(1);
+  }
+  return prog;
+}
+
+// Runs `affine` from `mod` and checks every element.
+static void run_and_check(CUfunction f, const char* what) {
+  CUdeviceptr d;
+  CU(cuMemAlloc(&d, N * sizeof(int)));
+  CU(cuMemsetD32(d, 0xdeadbeef, N));
+  int n = N;
+  void* args[] = {&d, &n};
+  CU(cuLaunchKernel(f, (N + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, args, nullptr));
+  CU(cuCtxSynchronize());
+  std::vector<int> out(N);
+  CU(cuMemcpyDtoH(out.data(), d, N * sizeof(int)));
+  CU(cuMemFree(d));
+  for (int i = 0; i < N; i++) {
+    int want = 3 * i + 5 - (i % 7);
+    if (out[i] != want) {
+      fprintf(stderr, "%s: out[%d] = %d, expected %d\n", what, i, out[i], want);
+      exit(1);
+    }
+  }
+}
+
+int main() {
+  CU(cuInit(0));
+  CUdevice dev;
+  CU(cuDeviceGet(&dev, 0));
+  CUcontext ctx;
+  CU(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CU(cuCtxSetCurrent(ctx));
+
+  // A real architecture: NVRTC builds SASS and hands out a cubin.
+  nvrtcProgram prog = compile("-arch=sm_90");
+  size_t size = 0;
+  NVRTC(nvrtcGetCUBINSize(prog, &size));
+  EXPECT(size > 0);
+  std::vector<char> cubin(size);
+  NVRTC(nvrtcGetCUBIN(prog, cubin.data()));
+  NVRTC(nvrtcDestroyProgram(&prog));
+
+  CUmodule mod;
+  CU(cuModuleLoadData(&mod, cubin.data()));
+  CUfunction f;
+  CU(cuModuleGetFunction(&f, mod, "affine"));
+  run_and_check(f, "cuModuleLoadData");
+  CU(cuModuleUnload(mod));
+
+  CUlibrary lib;
+  CU(cuLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  CUkernel k;
+  CU(cuLibraryGetKernel(&k, lib, "affine"));
+  run_and_check((CUfunction)k, "cuLibraryLoadData");
+  CU(cuLibraryUnload(lib));
+
+  // The driver's linker asked for SASS (CU_JIT_TARGET sm_90) with the cubin as its input.
+  CUjit_option opts[] = {CU_JIT_TARGET};
+  void* vals[] = {(void*)(size_t)CU_TARGET_COMPUTE_90};
+  CUlinkState link;
+  CU(cuLinkCreate(1, opts, vals, &link));
+  CU(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, cubin.data(), cubin.size(), "affine.cubin", 0,
+                   nullptr, nullptr));
+  void* image = nullptr;
+  size_t image_size = 0;
+  CU(cuLinkComplete(link, &image, &image_size));
+  EXPECT(image != nullptr && image_size > 0);
+  CU(cuModuleLoadData(&mod, image));
+  CU(cuLinkDestroy(link));
+  CU(cuModuleGetFunction(&f, mod, "affine"));
+  run_and_check(f, "cuLinkComplete");
+  CU(cuModuleUnload(mod));
+
+  // A virtual architecture: NVRTC has no cubin and says so with size 0; its PTX loads.
+  prog = compile("-arch=compute_90");
+  size = 1;
+  NVRTC(nvrtcGetCUBINSize(prog, &size));
+  EXPECT(size == 0);
+  NVRTC(nvrtcGetPTXSize(prog, &size));
+  std::vector<char> ptx(size);
+  NVRTC(nvrtcGetPTX(prog, ptx.data()));
+  NVRTC(nvrtcDestroyProgram(&prog));
+  CU(cuModuleLoadData(&mod, ptx.data()));
+  CU(cuModuleGetFunction(&f, mod, "affine"));
+  run_and_check(f, "PTX");
+  CU(cuModuleUnload(mod));
+
+  CU(cuDevicePrimaryCtxRelease(dev));
+  printf("PASS\n");
+  return 0;
+}
