@@ -472,7 +472,7 @@ fn linked_image(h: Handle, caller: &str) -> Option<Vec<u8>> {
     let image = match texts.as_slice() {
         [] => return None,
         [(text, _)] => fatbin::ptx_only(text),
-        _ => link::encode_image(&texts, profile::current().sm()),
+        _ => link::encode_image(&texts, profile::current().sm(), None),
     };
     trace::trace!(
         "{caller}: nvJitLink linked {} input(s) to a SASS cubin; returning a {}-byte image with \
