@@ -103,28 +103,7 @@ fn assert_checks(what: &str, out: &Output, pending: &[(&str, &str)]) {
 }
 
 /// CuPy smoke checks that fail for a cause being fixed: (check, cause).
-const CUPY_PENDING: &[(&str, &str)] = &[
-    (
-        "reduction_sum_max_mean",
-        "NUM_REGS from PTX virtual registers: LAUNCH_OUT_OF_RESOURCES",
-    ),
-    (
-        "reduction_axis_argmax",
-        "NUM_REGS from PTX virtual registers: LAUNCH_OUT_OF_RESOURCES",
-    ),
-    (
-        "boolean_mask_and_where",
-        "NUM_REGS from PTX virtual registers: LAUNCH_OUT_OF_RESOURCES",
-    ),
-    (
-        "sort_thrust_prebuilt",
-        "CuPy's Thrust fatbin has PTX for compute_120 only (newer than the device)",
-    ),
-    (
-        "argsort_thrust_prebuilt",
-        "CuPy's Thrust fatbin has PTX for compute_120 only (newer than the device)",
-    ),
-];
+const CUPY_PENDING: &[(&str, &str)] = &[];
 
 #[test]
 fn cupy_smoke() {
@@ -153,10 +132,7 @@ fn cupy_smoke() {
 }
 
 /// cuda-python checks that fail for a cause being fixed: (check, cause).
-const CUDA_PYTHON_PENDING: &[(&str, &str)] = &[(
-    "core_graph_capture",
-    "cuUserObjectCreate is NOT_SUPPORTED (graph instantiation in cuda.core)",
-)];
+const CUDA_PYTHON_PENDING: &[(&str, &str)] = &[];
 
 #[test]
 fn cuda_python_checks() {
