@@ -102,6 +102,9 @@ enum Slot {
 }
 
 /// Reusable per-thread buffers so CTAs do not allocate.
+/// The unit a CTA's shared memory is allocated in (see `Job::shared_len`).
+const SHARED_UNIT: usize = 128;
+
 #[derive(Default)]
 struct Scratch {
     regs: Vec<u64>,
@@ -111,10 +114,14 @@ struct Scratch {
 }
 
 impl Job {
+    /// A CTA's shared window: its static and dynamic shared memory, rounded up to the 128-byte
+    /// unit a GPU allocates it in. An H100 (driver 580.159, 2026-11-25) lets a CTA with 28 or
+    /// 48 bytes of dynamic shared memory read up to byte 127 and faults at 128; with 1024 or
+    /// 8192 bytes it faults at exactly the end; with none, at byte 0.
     fn shared_len(&self) -> usize {
         let prog = &self.kernel.program;
         let n = prog.dyn_shared_off as usize + self.cfg.dynamic_shared_bytes as usize;
-        n.max(prog.shared_static as usize)
+        n.max(prog.shared_static as usize).next_multiple_of(SHARED_UNIT)
     }
 
     /// Bytes of local memory per thread: with alloca, each thread's stack follows its locals
