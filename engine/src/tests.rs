@@ -426,9 +426,9 @@ fn illegal_address_is_reported_with_block_thread_line() {
         out + 4096
     );
     assert_eq!(e.message, want);
-    // Shared window overrun.
+    // Shared window overrun (16 bytes of shared memory are a 128-byte window).
     let src = format!(
-        "{HEAD}.visible .entry s()\n{{ .reg .b32 %r1; .shared .b32 x[4]; mov.u32 %r1, 64; ld.shared.u32 %r1, [%r1]; ret; }}"
+        "{HEAD}.visible .entry s()\n{{ .reg .b32 %r1; .shared .b32 x[4]; mov.u32 %r1, 128; ld.shared.u32 %r1, [%r1]; ret; }}"
     );
     let m = Module::load(&src, "s.ptx").unwrap();
     let e = launch(&m.kernel("s").unwrap(), &cfg(1, 1), &[]).unwrap_err();
