@@ -22,7 +22,7 @@ pub fn applies(n: u8, len: u64) -> bool {
 /// `p` must be valid for reading `len` bytes.
 #[inline(always)]
 pub unsafe fn load(p: *const u8, len: u64) -> Option<[u8; 16]> {
-    if (p as usize) % len as usize != 0 {
+    if !(p as usize).is_multiple_of(len as usize) {
         return None;
     }
     let mut out = [0u8; 16];
@@ -59,7 +59,7 @@ pub unsafe fn load(p: *const u8, len: u64) -> Option<[u8; 16]> {
 /// `p` must be valid for writing `len` bytes.
 #[inline(always)]
 pub unsafe fn store(p: *mut u8, len: u64, bytes: &[u8; 16]) -> bool {
-    if (p as usize) % len as usize != 0 {
+    if !(p as usize).is_multiple_of(len as usize) {
         return false;
     }
     if len == 8 {
