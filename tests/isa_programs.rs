@@ -150,3 +150,17 @@ fn ptx_forms_carry_rounding_moves_and_scoped_variables() {
     let exe = nvcc_arch("isa_ptx_forms", "isa_ptx_forms", "compute_90", &[]);
     assert_pass("isa_ptx_forms", &run_preloaded(&exe, &[]));
 }
+
+/// Aligned 8- and 16-byte vector stores to global memory (`st.relaxed.gpu.v2.u64`,
+/// `st.volatile.v4.u32`, `st.relaxed.gpu.v2.u32`) are seen whole by a block reading them
+/// meanwhile on another host thread, as a GPU makes each thread's aligned vector access one
+/// access. CUB's decoupled look-back depends on it (scan by key, reduce by key and run-length
+/// encoding read a stale tile prefix otherwise, now and then).
+#[test]
+fn vector_accesses_are_seen_whole_by_other_threads() {
+    let exe = nvcc("isa_vector_atomicity", "isa_vector_atomicity", &[]);
+    assert_pass(
+        "isa_vector_atomicity",
+        &run_preloaded(&exe, &[("CUDA_SHIM_THREADS", "2")]),
+    );
+}

@@ -135,6 +135,38 @@ pub fn nvcc_arch(name: &str, output: &str, arch: &str, extra: &[&str]) -> PathBu
     exe
 }
 
+/// [`nvcc`] that keeps the last build: it compiles again only when the source, a header in
+/// `tests/cuda/`, nvcc itself or the arguments changed. For the programs whose build takes
+/// minutes (thrust and CUB headers).
+pub fn nvcc_cached(name: &str, output: &str, extra: &[&str]) -> PathBuf {
+    let exe = build_dir().join(output);
+    let stamp = build_dir().join(format!("{output}.args"));
+    let args = format!("compute_80 -O2 {}", extra.join(" "));
+    let cuda = repo().join("tests/cuda");
+    let mut inputs = vec![cuda.join(format!("{name}.cu")), toolkit().join("bin/nvcc")];
+    for entry in std::fs::read_dir(&cuda).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "h") {
+            inputs.push(entry.path());
+        }
+    }
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let fresh = match modified(&exe) {
+        Some(built) => {
+            std::fs::read_to_string(&stamp).is_ok_and(|a| a == args)
+                && inputs
+                    .iter()
+                    .all(|i| modified(i).is_some_and(|m| m <= built))
+        }
+        None => false,
+    };
+    if !fresh {
+        let _ = std::fs::remove_file(&stamp);
+        nvcc(name, output, extra);
+        std::fs::write(&stamp, &args).unwrap();
+    }
+    exe
+}
+
 /// Runs `exe` with the shim preloaded (`LD_PRELOAD`), as `cuda-shim run` does.
 pub fn run_preloaded(exe: &Path, envs: &[(&str, &str)]) -> Output {
     Command::new(exe)

@@ -19,6 +19,7 @@ pub mod cta;
 pub mod mbar;
 pub mod sys;
 pub mod warp;
+pub mod whole;
 
 use crate::ir::{CLUSTER_OFFSET_MASK, MAX_CLUSTER_CTAS};
 use crate::{ExecError, ExecErrorKind, Kernel, LaunchConfig};

@@ -2,6 +2,7 @@
 //! reconvergence stack driven by the immediate post-dominators computed at load.
 
 use super::cta::{Cta, Fault, Layout, Place};
+use super::whole;
 use crate::ir::*;
 use crate::mem;
 use crate::softfloat as sf;
@@ -963,6 +964,14 @@ impl Warp {
                         continue;
                     }
                     match cta.place_warp(self.id, *space, &addrs, em, len, false) {
+                        // Memory other threads see: each lane's vector in one access.
+                        Some((pl, _)) if whole::applies(*n, len) && !pl.private() => {
+                            for l in lanes(em) {
+                                let p = pl.ptr(addrs[l], l);
+                                // SAFETY: place_warp checked lane l's [addr, addr+len).
+                                unsafe { ld_vector(regs, d, p, l, *n, *size, *sext) };
+                            }
+                        }
                         Some(pl) => {
                             for (k, dk) in d.iter().enumerate().take(*n as usize) {
                                 if let Some(r) = *dk {
@@ -988,16 +997,9 @@ impl Warp {
                         None => {
                             for l in lanes(em) {
                                 let p = cta.resolve(self, *space, addrs[l], len, l, pc, false)?;
-                                for (k, dk) in d.iter().enumerate().take(*n as usize) {
-                                    // SAFETY: resolve checked that [a, a+len) is inside one live
-                                    // allocation or window; reads are unaligned-safe.
-                                    let v = unsafe {
-                                        read_sized(p.add(k * *size as usize), *size, *sext)
-                                    };
-                                    if let Some(r) = *dk {
-                                        regs[r as usize * 32 + l] = v;
-                                    }
-                                }
+                                // SAFETY: resolve checked that [a, a+len) is inside one live
+                                // allocation or window.
+                                unsafe { ld_vector(regs, d, p, l, *n, *size, *sext) };
                             }
                         }
                     }
@@ -1029,6 +1031,14 @@ impl Warp {
                         continue;
                     }
                     match cta.place_warp(self.id, *space, &addrs, em, len, true) {
+                        // Memory other threads see: each lane's vector in one access.
+                        Some((pl, _)) if whole::applies(*n, len) && !pl.private() => {
+                            for l in lanes(em) {
+                                let p = pl.ptr(addrs[l], l);
+                                // SAFETY: place_warp checked lane l's writable range.
+                                unsafe { st_vector(regs, s, *sink, p, l, *n, *size) };
+                            }
+                        }
                         Some(pl) => {
                             let mut tmp = [0; 32];
                             for (k, sk) in s.iter().enumerate().take(*n as usize).filter(live) {
@@ -1041,11 +1051,8 @@ impl Warp {
                         None => {
                             for l in lanes(em) {
                                 let p = cta.resolve(self, *space, addrs[l], len, l, pc, true)?;
-                                for (k, sk) in s.iter().enumerate().take(*n as usize).filter(live) {
-                                    let v = get(regs, *sk, l);
-                                    // SAFETY: as for loads; the range is writable memory.
-                                    unsafe { write_sized(p.add(k * *size as usize), *size, v) };
-                                }
+                                // SAFETY: as for loads; the range is writable memory.
+                                unsafe { st_vector(regs, s, *sink, p, l, *n, *size) };
                             }
                         }
                     }
@@ -2407,6 +2414,68 @@ fn load_loc(
             out.resize(out.len() + n.saturating_sub(8), 0);
         }
         Loc::Local(o, _) => out.extend_from_slice(cta.local_at(warp, l, o, n)),
+    }
+}
+
+/// Lane `l`'s `n` elements of `size` bytes at `p` into `d`: in one access when the vector is
+/// 8 or 16 aligned bytes ([`whole`]), else element by element.
+///
+/// # Safety
+/// `p` must be valid for reading `n * size` bytes.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn ld_vector(
+    regs: &mut [u64],
+    d: &[Option<Reg>],
+    p: *const u8,
+    l: usize,
+    n: u8,
+    size: u8,
+    sext: bool,
+) {
+    let len = n as u64 * size as u64;
+    let copy = if whole::applies(n, len) {
+        // SAFETY: forwarded.
+        unsafe { whole::load(p, len) }
+    } else {
+        None
+    };
+    let from = copy.as_ref().map_or(p, |c| c.as_ptr());
+    for (k, dk) in d.iter().enumerate().take(n as usize) {
+        // SAFETY: element k of the range (or of its copy); reads are unaligned-safe.
+        let v = unsafe { read_sized(from.add(k * size as usize), size, sext) };
+        if let Some(r) = *dk {
+            regs[r as usize * 32 + l] = v;
+        }
+    }
+}
+
+/// Lane `l`'s `n` source elements of `size` bytes to `p`: in one access when the vector is 8
+/// or 16 aligned bytes ([`whole`]), else element by element.
+///
+/// # Safety
+/// `p` must be valid for writing `n * size` bytes.
+#[inline(always)]
+unsafe fn st_vector(regs: &[u64], s: &[Src], sink: u8, p: *mut u8, l: usize, n: u8, size: u8) {
+    let len = n as u64 * size as u64;
+    if whole::applies(n, len) {
+        let mut bytes = [0u8; 16];
+        for (k, sk) in s.iter().enumerate().take(n as usize) {
+            let at = k * size as usize;
+            let v = get(regs, *sk, l).to_le_bytes();
+            bytes[at..at + size as usize].copy_from_slice(&v[..size as usize]);
+        }
+        // SAFETY: forwarded.
+        if unsafe { whole::store(p, len, &bytes) } {
+            return;
+        }
+    }
+    // Element by element, leaving the `_` sinks of a 256-bit store alone.
+    for (k, sk) in s.iter().enumerate().take(n as usize) {
+        if sink & (1 << k) == 0 {
+            // SAFETY: element k of the range.
+            unsafe { write_sized(p.add(k * size as usize), size, get(regs, *sk, l)) };
+        }
     }
 }
 

@@ -1,0 +1,45 @@
+//! NVIDIA's CUDA C++ libraries as programs use them: thrust and CUB (the CCCL headers of the
+//! pinned toolkit), built by nvcc for compute_80 and run unmodified on the shim. Each program
+//! checks every result against the same algorithm computed on the host by the C++ standard
+//! library (std::sort, std::stable_sort, std::inclusive_scan, ...) or a direct loop, and
+//! prints `PASS`; stderr has the time each group of algorithms took.
+//!
+//! The sizes run are 0, 1, around a warp and a block, and up to 70,001 items; with
+//! `CUDA_SHIM_LIB_LARGE=1` also 2^20 and 2^24 (minutes on a few cores). The builds take minutes
+//! each (the thrust and CUB headers), so they are kept between runs ([`nvcc_cached`]).
+
+use tests::*;
+
+fn run(name: &str) {
+    let exe = nvcc_cached(name, name, &["-std=c++17"]);
+    let out = run_preloaded(&exe, &[]);
+    assert_pass(name, &out);
+    eprint!("{name}:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// thrust::sort on 8/16/32/64-bit integer keys (ascending and with greater<>), floats and
+/// doubles; stable_sort_by_key and sort_by_key; sort of pairs; a device_vector of structs with
+/// stable_sort by a comparator, transform and reduce with a user operator; reduce, inclusive and
+/// exclusive scan, scan_by_key, reduce_by_key, transform; copy_if, remove_if, unique; the four
+/// set operations; lower_bound, upper_bound and binary_search.
+#[test]
+fn thrust_algorithms() {
+    run("lib_thrust");
+}
+
+/// cub::DeviceRadixSort (keys and pairs, descending, bit ranges, signed and floating keys through
+/// a DoubleBuffer), DeviceSegmentedSort and DeviceSegmentedRadixSort, DeviceReduce with
+/// ArgMin/ArgMax, DeviceScan, DeviceSelect, DevicePartition, DeviceHistogram and
+/// DeviceRunLengthEncode.
+#[test]
+fn cub_device_algorithms() {
+    run("lib_cub_device");
+}
+
+/// cub::BlockLoad/BlockStore in all five algorithms, BlockReduce and BlockScan in all their
+/// algorithms, BlockRadixSort (ascending pairs, descending on a bit range), WarpReduce and
+/// WarpScan on full and logical warps, partial tiles and partial warps.
+#[test]
+fn cub_block_and_warp_collectives() {
+    run("lib_cub_block");
+}
