@@ -462,7 +462,11 @@ pub(crate) unsafe fn destroy(state: CUlinkState) -> CuResult {
 }
 
 /// A link image holding `inputs` (see the module documentation).
-pub(crate) fn encode_image(inputs: &[(String, String)], sm: u32, max_registers: Option<u32>) -> Vec<u8> {
+pub(crate) fn encode_image(
+    inputs: &[(String, String)],
+    sm: u32,
+    max_registers: Option<u32>,
+) -> Vec<u8> {
     let mut v = Vec::new();
     v.extend_from_slice(IMAGE_MAGIC);
     let regs = max_registers.unwrap_or(0);

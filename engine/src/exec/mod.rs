@@ -122,7 +122,8 @@ impl Job {
     fn shared_len(&self) -> usize {
         let prog = &self.kernel.program;
         let n = prog.dyn_shared_off as usize + self.cfg.dynamic_shared_bytes as usize;
-        n.max(prog.shared_static as usize).next_multiple_of(SHARED_UNIT)
+        n.max(prog.shared_static as usize)
+            .next_multiple_of(SHARED_UNIT)
     }
 
     /// Bytes of local memory per thread: with alloca, each thread's stack follows its locals

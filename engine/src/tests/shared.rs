@@ -186,7 +186,10 @@ ret;
     };
     assert!(run("v4", 28, 16).is_ok());
     for (dyn_bytes, off) in [(28, 124), (48, 124), (1024, 1020), (8192, 8188)] {
-        assert!(run("k", dyn_bytes, off).is_ok(), "{dyn_bytes} bytes, read at {off}");
+        assert!(
+            run("k", dyn_bytes, off).is_ok(),
+            "{dyn_bytes} bytes, read at {off}"
+        );
     }
     for (dyn_bytes, off) in [(28, 128), (48, 128), (1024, 1024), (8192, 8192), (0, 0)] {
         let e = run("k", dyn_bytes, off).unwrap_err();
