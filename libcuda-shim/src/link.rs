@@ -67,7 +67,13 @@ fn prototypes_match(
     earlier: &[(String, String)],
     added: Vec<(String, String)>,
 ) -> Result<Vec<(String, String)>, LoadFailure> {
-    if earlier.is_empty() {
+    // Re-reading every earlier input on each add costs a parse of the whole link so far: only
+    // an `.extern .func` declaration can disagree with another input's definition.
+    let declares_extern = |t: &(String, String)| {
+        t.0.match_indices(".extern")
+            .any(|(i, _)| t.0[i + 7..].trim_start().starts_with(".func"))
+    };
+    if earlier.is_empty() || !(earlier.iter().chain(&added)).any(declares_extern) {
         return Ok(added);
     }
     let all: Vec<(&str, &str)> = (earlier.iter().chain(&added))
