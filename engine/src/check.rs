@@ -27,6 +27,9 @@ pub struct CheckSummary {
     /// The first error: in lower-only mode, invalid PTX (or a construct lowering cannot
     /// represent); in plain mode, also what makes the driver's load fail.
     pub error: Option<LoadError>,
+    /// Each kernel's registers per thread as the driver reports them (`NUM_REGS`, the estimate
+    /// of what ptxas allocates), when the module loads.
+    pub kernel_regs: Vec<(String, u32)>,
 }
 
 impl CheckSummary {
@@ -165,8 +168,15 @@ pub fn check(ptx: &str, name: &str, lower_only: bool) -> CheckSummary {
         }
     }
     if !lower_only {
-        if let Err(e) = Module::load(ptx, name) {
-            s.error = Some(e);
+        match Module::load(ptx, name) {
+            Ok(m) => {
+                s.kernel_regs = m
+                    .kernels()
+                    .iter()
+                    .map(|k| (k.name.clone(), k.num_regs))
+                    .collect()
+            }
+            Err(e) => s.error = Some(e),
         }
     }
     s

@@ -7,6 +7,7 @@
 
 use parking_lot::{Mutex, RwLock};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why an allocation or free failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +49,11 @@ static REGION: Mutex<Region> = Mutex::new(Region {
 /// misses a warp's cache, so it is a read-mostly lock separate from the free list.
 static MAP: RwLock<BTreeMap<u64, u64>> = RwLock::new(BTreeMap::new());
 
+/// The device region's bounds `[start, end)` once reserved (read on the access path without the
+/// region's lock): an allocation inside it owns its whole 256-byte granule.
+static REGION_START: AtomicU64 = AtomicU64::new(0);
+static REGION_END: AtomicU64 = AtomicU64::new(0);
+
 /// Sets the device memory size (bytes) before the first allocation; the profile decides it.
 /// Ignored once the region is reserved.
 pub fn set_capacity(bytes: u64) {
@@ -84,6 +90,8 @@ fn reserve(r: &mut Region) -> Result<(), MemError> {
     }
     r.base = p as u64;
     let (base, cap) = (r.base, r.capacity);
+    REGION_END.store(base + cap, Ordering::Release);
+    REGION_START.store(base, Ordering::Release);
     r.free.insert(base, cap);
     Ok(())
 }
@@ -186,6 +194,27 @@ pub fn find(addr: u64) -> Option<Allocation> {
     let m = MAP.read();
     let (&base, &size) = m.range(..=addr).next_back()?;
     (addr < base + size).then_some(Allocation { base, size })
+}
+
+/// The bytes `[base, end)` a kernel may access through the allocation containing `addr`, if
+/// any. A device allocation reaches to the end of its 256-byte granule: cudaMalloc aligns every
+/// allocation to 256 bytes (CUDA C++ Programming Guide, "Device Memory Accesses"), so a GPU
+/// lets a kernel touch the rest of the granule without a fault, and programs (numba-cuda's own
+/// tests among them) write a few elements past a small array and pass on a GPU. The bytes are
+/// the allocation's alone here (the next allocation starts at the next granule); copies, pointer
+/// attributes and address ranges still use the exact size. Host registrations and mappings
+/// reach exactly their size: the bytes after them are not ours.
+pub fn find_reach(addr: u64) -> Option<(u64, u64)> {
+    let m = MAP.read();
+    let (&base, &size) = m.range(..=addr).next_back()?;
+    let in_region =
+        (REGION_START.load(Ordering::Acquire)..REGION_END.load(Ordering::Acquire)).contains(&base);
+    let end = if in_region {
+        base + size.next_multiple_of(ALIGN)
+    } else {
+        base + size
+    };
+    (addr < end).then_some((base, end))
 }
 
 /// True when `[addr, addr + len)` lies inside one allocation.
@@ -530,6 +559,11 @@ mod tests {
             })
         );
         assert_eq!(find(b + 1000), None);
+        // Kernels reach the rest of the 256-byte granule (b + 1000 .. b + 1024), not past it.
+        assert_eq!(find_reach(a + 100), Some((a, a + 256)));
+        assert_eq!(find_reach(b + 1023), Some((b, b + 1024)));
+        // (Another test's allocation may start right there.)
+        assert!(find_reach(b + 1024).is_none_or(|r| r.0 == b + 1024));
         // SAFETY: a is a live 100-byte allocation of our region.
         unsafe { std::ptr::write_bytes(a as *mut u8, 7, 100) };
         free(a).unwrap();
@@ -544,6 +578,9 @@ mod tests {
         let p = v.as_ptr() as u64;
         register_host(p, 64);
         assert!(contains(p, 64));
+        // Host memory reaches exactly its registration: the bytes after it are not ours.
+        assert_eq!(find_reach(p + 63), Some((p, p + 64)));
+        assert_eq!(find_reach(p + 64), None);
         unregister_host(p).unwrap();
         assert!(!contains(p, 1));
     }

@@ -114,7 +114,17 @@ pub fn allocate(estimate: u32, bounds: &Bounds, jit_max: Option<u32>) -> u32 {
 pub(crate) fn estimate(p: &Program) -> u32 {
     let n = p.funcs.len();
     let table = Table::new(p);
-    let uniform = uniform_regs(p, &table);
+    let mut uniform = uniform_regs(p, &table);
+    // The uniform datapath has integer operations only: a floating-point result takes a
+    // per-thread register even when every lane holds the same value (numba's
+    // func_with_lots_of_registers keeps twenty such loop-carried values: ptxas 70 registers).
+    for (pc, info) in p.info.iter().enumerate().take(p.insts.len()) {
+        if float_arith(&info.name) {
+            for &d in table.defs(pc) {
+                uniform[d as usize] = false;
+            }
+        }
+    }
     let mut slot = vec![u32::MAX; p.nregs as usize];
     let locals: Vec<Local> = (0..n)
         .map(|f| local_pressure(p, f, &table, &uniform, &mut slot))
@@ -663,6 +673,27 @@ fn intervals(insts: &[Inst], ops: &Ops, weight: &[u32]) -> Local {
         max: max as u32,
         calls,
     }
+}
+
+/// Whether an instruction (`opcode.mods`) computes in floating point: any arithmetic, comparison
+/// or conversion with a floating-point type among its modifiers. Moves, selects, loads and
+/// stores only carry bits, which the uniform datapath can do.
+fn float_arith(name: &str) -> bool {
+    let mut parts = name.split('.');
+    let op = parts.next().unwrap_or("");
+    if matches!(
+        op,
+        "mov" | "selp" | "ld" | "ldu" | "st" | "shfl" | "prmt" | "slct"
+    ) {
+        return false;
+    }
+    parts.any(|m| {
+        matches!(
+            m,
+            "f16" | "f16x2" | "bf16" | "bf16x2" | "f32" | "f64" | "tf32" | "f32x2"
+        ) || m.starts_with("e4m3")
+            || m.starts_with("e5m2")
+    })
 }
 
 /// Whether a special register is the same for every thread of a warp (ptxas reads those into

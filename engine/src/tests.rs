@@ -577,8 +577,10 @@ fn warp_wide_accesses() {
 
 #[test]
 fn warp_straddling_the_end_of_an_allocation_faults_at_its_first_bad_lane() {
-    // 100 elements, 128 threads: warp 3 (threads 96..127) straddles the end. Its lanes 0..3
-    // store before lane 4 (thread 100) faults, as lane by lane.
+    // 100 elements (400 bytes), so a kernel reaches 512 bytes, to the end of the allocation's
+    // 256-byte granule, as on a GPU (`mem::find_reach`). The kernel gets a pointer 16 elements
+    // in, so thread t stores element t + 16: warp 3 (threads 96..127) straddles the granule's
+    // end, and its lanes 0..15 store before lane 16 (thread 112, element 128) faults.
     let src = format!(
         "{HEAD}.visible .entry st(.param .u64 out)
         {{
@@ -593,17 +595,21 @@ fn warp_straddling_the_end_of_an_allocation_faults_at_its_first_bad_lane() {
     );
     let m = Module::load(&src, "st.ptx").unwrap();
     let out = upload(&[u32::MAX; 100]);
-    let e = launch(&m.kernel("st").unwrap(), &cfg(1, 128), &out.to_le_bytes()).unwrap_err();
+    let arg = out + 64;
+    let e = launch(&m.kernel("st").unwrap(), &cfg(1, 128), &arg.to_le_bytes()).unwrap_err();
     assert_eq!(e.kind, crate::ExecErrorKind::IllegalAddress);
     assert_eq!(
         e.message,
         format!(
-            "illegal address {:#x} in kernel 'st' at block (0,0,0) thread (100,0,0), PTX line 11: \
+            "illegal address {:#x} in kernel 'st' at block (0,0,0) thread (112,0,0), PTX line 11: \
              st.global.u32 of 4 bytes outside every allocation",
-            out + 400
+            out + 512
         )
     );
-    assert_eq!(download::<u32>(out, 100), (0..100).collect::<Vec<u32>>());
+    let expect: Vec<u32> = (0..100u32)
+        .map(|i| i.checked_sub(16).unwrap_or(u32::MAX))
+        .collect();
+    assert_eq!(download::<u32>(out, 100), expect);
     // A warp-wide misaligned access is reported at its first lane.
     let src = format!(
         "{HEAD}.visible .entry mis(.param .u64 out)

@@ -7,7 +7,8 @@
 //! after an `sm_XX` compile (`nvrtcGetPTX` answers). `cuModuleLoadData`, `cuLibraryLoadData`
 //! and `cuLinkAddData` (as a cubin or a fatbin) load that image; the trace says what was
 //! returned. A program compiled for a virtual architecture (`compute_XX`) gets NVRTC's own
-//! answers, errors included.
+//! answers, errors included. `nvrtcCompileProgram` is interposed too, to keep each program's
+//! `--maxrregcount`, which the image then carries.
 //!
 //! nvJitLink (numba-cuda's default link path, cuda.core's `Linker`) links PTX or LTO-IR into a
 //! SASS cubin. The exports below follow each link handle (its options and inputs, as nvJitLink
@@ -23,7 +24,8 @@
 //! before they `dlopen` the library, so they find the preloaded shim's too. nvJitLink's C
 //! header calls versioned names (`__nvJitLinkCreate_13_5`): those of 13.0 to 13.5 are
 //! interposed as well. Code that looks the functions up only through its own `dlopen` handle
-//! (CuPy's NVRTC) does not reach these exports.
+//! (CuPy's NVRTC) does not reach these exports. For CuPy the shim sets
+//! `CUPY_COMPILE_WITH_PTX=1` when it is preloaded (see [`ask_cupy_for_ptx`]).
 
 use crate::{fatbin, link, profile, trace};
 use once_cell::sync::Lazy;
@@ -106,13 +108,111 @@ unsafe fn ptx_image(prog: *mut c_void, caller: &str) -> Option<Vec<u8>> {
     }
     let len = text.iter().position(|&b| b == 0).unwrap_or(text.len());
     let text = String::from_utf8_lossy(&text[..len]);
-    let image = fatbin::ptx_only(&text);
+    let limit = NVRTC_REG_LIMITS.lock().get(&(prog as usize)).copied();
+    let image = match limit {
+        None => fatbin::ptx_only(&text),
+        Some(_) => link::encode_image(
+            &[(text.into_owned(), "nvrtc".into())],
+            profile::current().sm(),
+            limit,
+        ),
+    };
     trace::trace!(
         "{caller}: the program was compiled for a real architecture (SASS); returning a \
          {}-byte fatbin with its PTX instead of the cubin (libcuda-shim runs PTX)",
         image.len()
     );
     Some(image)
+}
+
+/// CuPy compiles with NVRTC through its own `dlopen` handle, which the exports above do not
+/// reach, and loads the cubin it asks for; with `CUPY_COMPILE_WITH_PTX=1` it asks NVRTC for PTX
+/// instead. When the shim is preloaded its constructor runs before the program's `main` (so
+/// before Python copies its environment into `os.environ`) and sets that variable unless the
+/// user set it. Only while the process has one thread: `setenv` is not safe while another
+/// thread may read the environment (the shim loaded later, by `dlopen`, leaves it alone, and
+/// `cuda-shim run` sets it for the program in any case).
+#[ctor::ctor]
+fn ask_cupy_for_ptx() {
+    let single_threaded = std::fs::read_dir("/proc/self/task").is_ok_and(|d| d.count() == 1);
+    if single_threaded && std::env::var_os("CUPY_COMPILE_WITH_PTX").is_none() {
+        // SAFETY: the process has a single thread (checked above), so nothing reads the
+        // environment concurrently.
+        unsafe { std::env::set_var("CUPY_COMPILE_WITH_PTX", "1") };
+    }
+}
+
+/// The register limit (`--maxrregcount=N`) each NVRTC program was compiled under, by handle:
+/// NVRTC's cubin obeys it, so the PTX image handed out instead carries it (a link image with
+/// a register limit, as cuLink* makes) and NUM_REGS and the launch check follow it.
+static NVRTC_REG_LIMITS: Lazy<Mutex<HashMap<usize, u32>>> = Lazy::new(Default::default);
+
+/// `-maxrregcount=N` or `--maxrregcount=N` (also `-maxrregcount N` split over two options), as
+/// NVRTC and nvJitLink spell it.
+fn max_registers_option<'a>(options: impl IntoIterator<Item = &'a str>) -> Option<u32> {
+    let mut it = options.into_iter();
+    let mut found = None;
+    while let Some(o) = it.next() {
+        let o = o.trim().trim_start_matches('-');
+        if let Some(n) = o.strip_prefix("maxrregcount=") {
+            found = n.trim().parse().ok().or(found);
+        } else if o == "maxrregcount" {
+            found = it.next().and_then(|n| n.trim().parse().ok()).or(found);
+        }
+    }
+    found
+}
+
+type CompileFn = unsafe extern "C" fn(*mut c_void, c_int, *const *const c_char) -> c_int;
+type DestroyProgramFn = unsafe extern "C" fn(*mut *mut c_void) -> c_int;
+
+/// # Safety
+/// NVRTC's contract: `prog` a program handle, `options` `n` C strings.
+#[no_mangle]
+pub unsafe extern "C" fn nvrtcCompileProgram(
+    prog: *mut c_void,
+    n: c_int,
+    options: *const *const c_char,
+) -> c_int {
+    guarded(|| {
+        let Some(real) = nvrtc_fn!(c"nvrtcCompileProgram", CompileFn) else {
+            trace::warn("nvrtcCompileProgram called, but no NVRTC library is loaded");
+            return NVRTC_ERROR_INTERNAL_ERROR;
+        };
+        // SAFETY: forwarded contract.
+        let rc = unsafe { real(prog, n, options) };
+        if rc == NVRTC_SUCCESS && !options.is_null() {
+            // SAFETY: NVRTC read the same `n` strings.
+            let opts: Vec<String> = (0..n.max(0) as usize)
+                .map(|i| c_string(unsafe { *options.add(i) }))
+                .collect();
+            let limit = max_registers_option(opts.iter().map(String::as_str));
+            let mut limits = NVRTC_REG_LIMITS.lock();
+            match limit {
+                Some(l) => limits.insert(prog as usize, l),
+                None => limits.remove(&(prog as usize)),
+            };
+        }
+        rc
+    })
+}
+
+/// # Safety
+/// NVRTC's contract: `prog` points to a program handle.
+#[no_mangle]
+pub unsafe extern "C" fn nvrtcDestroyProgram(prog: *mut *mut c_void) -> c_int {
+    guarded(|| {
+        let Some(real) = nvrtc_fn!(c"nvrtcDestroyProgram", DestroyProgramFn) else {
+            trace::warn("nvrtcDestroyProgram called, but no NVRTC library is loaded");
+            return NVRTC_ERROR_INTERNAL_ERROR;
+        };
+        if !prog.is_null() {
+            // SAFETY: the caller's pointer to its handle (NVRTC checks it too).
+            NVRTC_REG_LIMITS.lock().remove(&(unsafe { *prog } as usize));
+        }
+        // SAFETY: forwarded contract.
+        unsafe { real(prog) }
+    })
 }
 
 /// Runs an export's body; a panic becomes NVRTC_ERROR_INTERNAL_ERROR (never unwinds into C).
@@ -469,10 +569,14 @@ fn linked_image(h: Handle, caller: &str) -> Option<Vec<u8>> {
             return None;
         }
     }
+    // `-maxrregcount=N` limits the registers of the link's kernels: the link image carries it
+    // (as a cuLink* image carries CU_JIT_MAX_REGISTERS) so NUM_REGS and the launch check
+    // follow it.
+    let max_registers = max_registers_option(record.options.iter().map(String::as_str));
     let image = match texts.as_slice() {
         [] => return None,
-        [(text, _)] => fatbin::ptx_only(text),
-        _ => link::encode_image(&texts, profile::current().sm(), None),
+        [(text, _)] if max_registers.is_none() => fatbin::ptx_only(text),
+        _ => link::encode_image(&texts, profile::current().sm(), max_registers),
     };
     trace::trace!(
         "{caller}: nvJitLink linked {} input(s) to a SASS cubin; returning a {}-byte image with \

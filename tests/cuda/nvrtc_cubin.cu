@@ -7,10 +7,14 @@
 // Also: after a `-arch=compute_90` compile NVRTC 13.5 itself answers nvrtcGetCUBINSize with
 // NVRTC_SUCCESS and size 0 (measured with the pinned libnvrtc, no shim involved); the shim
 // must keep that answer and not invent a cubin.
+// And `--maxrregcount=32`, which NVRTC's SASS obeys: the image handed out carries the limit, so
+// the kernel reports at most 32 registers (ptxas 13.5 -arch=sm_90 -v: 86 without the limit,
+// "Used 32 registers" with -maxrregcount=32) and still computes the same values.
 #include <cuda.h>
 #include <nvrtc.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -52,11 +56,29 @@ extern "C" __global__ void affine(int* out, int n) {
 
 static const int N = 1000;
 
-static nvrtcProgram compile(const char* arch) {
+// Forty values live across a loop: far more registers than 32 unless limited.
+static const char* kPressure = R"CU(
+extern "C" __global__ void pressure(float* out, const float* in, int n) {
+  float a[40];
+#pragma unroll
+  for (int j = 0; j < 40; j++) a[j] = in[j] + (float)threadIdx.x;
+  for (int i = 0; i < n; i++) {
+#pragma unroll
+    for (int j = 0; j < 40; j++) a[j] = a[j] * 0.5f + in[40 + j];
+  }
+  float s = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 40; j++) s += a[j] * (float)(j + 1);
+  out[threadIdx.x] = s;
+}
+)CU";
+
+static nvrtcProgram compile(const char* arch, const char* source = kSource,
+                            const char* extra = nullptr) {
   nvrtcProgram prog;
-  NVRTC(nvrtcCreateProgram(&prog, kSource, "affine.cu", 0, nullptr, nullptr));
-  const char* opts[] = {arch};
-  nvrtcResult r = nvrtcCompileProgram(prog, 1, opts);
+  NVRTC(nvrtcCreateProgram(&prog, source, "prog.cu", 0, nullptr, nullptr));
+  const char* opts[] = {arch, extra};
+  nvrtcResult r = nvrtcCompileProgram(prog, extra ? 2 : 1, opts);
   if (r != NVRTC_SUCCESS) {
     size_t n = 0;
     nvrtcGetProgramLogSize(prog, &n);
@@ -150,6 +172,56 @@ int main() {
   CU(cuModuleGetFunction(&f, mod, "affine"));
   run_and_check(f, "PTX");
   CU(cuModuleUnload(mod));
+
+  // A register limit given to NVRTC holds for the image it hands out.
+  {
+    std::vector<float> in(80), want(64);
+    for (int j = 0; j < 80; j++) in[j] = 0.25f * (float)(j % 9) - 1.0f;
+    const int iters = 5;
+    for (int t = 0; t < 64; t++) {
+      float a[40];
+      for (int j = 0; j < 40; j++) a[j] = in[j] + (float)t;
+      // NVRTC contracts a * 0.5f + b into one fma (its default, --fmad=true).
+      for (int i = 0; i < iters; i++)
+        for (int j = 0; j < 40; j++) a[j] = fmaf(a[j], 0.5f, in[40 + j]);
+      float s = 0.0f;
+      for (int j = 0; j < 40; j++) s = fmaf(a[j], (float)(j + 1), s);
+      want[t] = s;
+    }
+    CUdeviceptr din, dout;
+    CU(cuMemAlloc(&din, 80 * sizeof(float)));
+    CU(cuMemAlloc(&dout, 64 * sizeof(float)));
+    CU(cuMemcpyHtoD(din, in.data(), 80 * sizeof(float)));
+    for (int limited = 0; limited < 2; limited++) {
+      prog = compile("-arch=sm_90", kPressure, limited ? "--maxrregcount=32" : nullptr);
+      NVRTC(nvrtcGetCUBINSize(prog, &size));
+      std::vector<char> image(size);
+      NVRTC(nvrtcGetCUBIN(prog, image.data()));
+      NVRTC(nvrtcDestroyProgram(&prog));
+      CU(cuModuleLoadData(&mod, image.data()));
+      CU(cuModuleGetFunction(&f, mod, "pressure"));
+      int regs = 0;
+      CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+      if (limited ? regs > 32 : regs <= 32) {
+        fprintf(stderr, "pressure (%s): %d registers\n", limited ? "limit 32" : "no limit", regs);
+        exit(1);
+      }
+      int n = iters;
+      void* args[] = {&dout, &din, &n};
+      CU(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, nullptr, args, nullptr));
+      std::vector<float> out(64);
+      CU(cuMemcpyDtoH(out.data(), dout, 64 * sizeof(float)));
+      for (int t = 0; t < 64; t++) {
+        if (memcmp(&out[t], &want[t], 4) != 0) {
+          fprintf(stderr, "pressure: out[%d] = %a, expected %a\n", t, out[t], want[t]);
+          exit(1);
+        }
+      }
+      CU(cuModuleUnload(mod));
+    }
+    CU(cuMemFree(din));
+    CU(cuMemFree(dout));
+  }
 
   CU(cuDevicePrimaryCtxRelease(dev));
   printf("PASS\n");

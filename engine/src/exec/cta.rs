@@ -89,15 +89,16 @@ impl GCache {
         }
     }
 
-    /// True when `[lo, end)` lies inside one allocation (looked up in the map on a miss).
+    /// True when `[lo, end)` lies inside what one allocation lets a kernel reach
+    /// ([`mem::find_reach`]; looked up in the map on a miss).
     #[inline]
     pub fn check(&mut self, lo: u64, end: u64) -> bool {
         if self.ent.iter().any(|&(a, b)| lo >= a && end <= b) {
             return true;
         }
-        match mem::find(lo) {
-            Some(a) if end <= a.base + a.size => {
-                self.ent[self.next] = (a.base, a.base + a.size);
+        match mem::find_reach(lo) {
+            Some((base, reach)) if end <= reach => {
+                self.ent[self.next] = (base, reach);
                 self.next = (self.next + 1) % self.ent.len();
                 true
             }

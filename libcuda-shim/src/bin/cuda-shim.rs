@@ -17,7 +17,8 @@ usage: cuda-shim run [--] PROGRAM [ARGS...]   run PROGRAM with libcuda-shim as i
        cuda-shim check [--lower-only] FILE.ptx...
                                             load PTX files as the driver would, print diagnostics
                                             and a summary per file (functions, instructions,
-                                            instructions the executor cannot run yet);
+                                            instructions the executor cannot run yet, each
+                                            kernel's estimated registers);
                                             --lower-only: succeed when every instruction is
                                             valid PTX that lowers to IR, run or not
        cuda-shim info                       print the emulated device and its profile
@@ -155,6 +156,9 @@ fn check(mut args: Vec<OsString>) -> ExitCode {
             s.instructions,
             s.unsupported_total()
         );
+        for (kernel, regs) in &s.kernel_regs {
+            println!("  kernel {kernel}: {regs} registers (estimate of ptxas's count)");
+        }
         for (opcode, (n, names)) in &s.unsupported {
             println!("  unsupported {opcode}: {n} ({})", names.join(", "));
         }
