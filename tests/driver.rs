@@ -191,3 +191,80 @@ fn module_variables_are_zero_filled_past_their_initializers() {
     );
     assert_pass("globals_zero_fill", &run_preloaded(&exe, &[]));
 }
+
+/// Fault injection (`CUDA_SHIM_INJECT`, README), from a program built with nvcc and cudart:
+/// failing calls, a memory budget, kernel faults that surface as real ones do (at the next
+/// synchronisation, sticky), and a seeded rate that repeats. Expected codes: cudart's mapping
+/// of each driver error; see tests/cuda/fault_injection.cu.
+#[test]
+fn fault_injection() {
+    let exe = nvcc("fault_injection", "fault_injection", &[]);
+    let run = |rules: &str, args: &[&str]| {
+        let out = Command::new(&exe)
+            .args(args)
+            .env("LD_PRELOAD", &shim().library)
+            .env("CUDA_SHIM_INJECT", rules)
+            .output()
+            .unwrap();
+        assert_pass(&format!("fault_injection {args:?} with {rules:?}"), &out)
+    };
+    run("cuMemAlloc:nth=2:error=OUT_OF_MEMORY", &["alloc"]);
+    for fault in [
+        "illegal-address",
+        "misaligned",
+        "trap",
+        "assert",
+        "stack-overflow",
+        "illegal-instruction",
+        "timeout",
+    ] {
+        let rule = format!("kernel=scale:nth=2:fault={fault}:block=1:thread=3");
+        run(&rule, &["kernel", fault]);
+    }
+    run("alloc-budget=64M", &["budget"]);
+    let rate = "cuEventQuery:rate=0.25:seed=3:error=NOT_READY";
+    let first = run(rate, &["rate"]);
+    assert_eq!(
+        first,
+        run(rate, &["rate"]),
+        "a seeded rate must repeat exactly"
+    );
+    // The trace says what was injected, and where.
+    let trace = build_dir().join("fault_injection.trace");
+    let out = Command::new(&exe)
+        .arg("alloc")
+        .env("LD_PRELOAD", &shim().library)
+        .env("CUDA_SHIM_INJECT", "cuMemAlloc:nth=2:error=OUT_OF_MEMORY")
+        .env("CUDA_SHIM_TRACE", &trace)
+        .output()
+        .unwrap();
+    assert_pass("fault_injection traced", &out);
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        trace.contains(
+            "injected CUDA_ERROR_OUT_OF_MEMORY into cuMemAlloc_v2 (its call 2 matching rule \
+             \"cuMemAlloc:nth=2:error=OUT_OF_MEMORY\")"
+        ),
+        "{trace}"
+    );
+    // `cuda-shim run --inject` is the same; a bad rule is reported, not ignored silently.
+    let out = Command::new(&shim().cli)
+        .args([
+            "run",
+            "--inject",
+            "cuMemAlloc:nth=2:error=OUT_OF_MEMORY;bogus:nth=0",
+            "--",
+        ])
+        .arg(&exe)
+        .arg("alloc")
+        .output()
+        .unwrap();
+    assert_pass("cuda-shim run --inject", &out);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "CUDA_SHIM_INJECT: rule \"bogus:nth=0\" ignored: nth=\"0\" is not a positive number"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -18,6 +18,16 @@ pub use types::*;
 
 pub mod functions;
 
+/// The trace format of a `CUmemLocation` passed by value (bindgen derives no `Debug` for a
+/// struct holding a union): its type and id. Every member of the union is a 32-bit id.
+impl core::fmt::Debug for CUmemLocation_st {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // SAFETY: every member of the union is a 32-bit integer, so reading `id` is defined.
+        let id = unsafe { self.__bindgen_anon_1.id };
+        write!(f, "{{type {}, id {}}}", self.type_.0, id)
+    }
+}
+
 /// The driver version this library reports (`cuDriverGetVersion`): CUDA 13.5. cudart 13.x
 /// refuses a driver older than 13000, and only looks up symbols up to the reported version.
 pub const DRIVER_VERSION: i32 = 13050;

@@ -1,5 +1,6 @@
 //! The environment variables, parsed once on first use (never at load: loading the library
-//! must do nothing). A bad value is reported on stderr and the default is used.
+//! must do nothing, but for one `setenv`, `jit_compilers::ask_cupy_for_ptx`). A bad value is
+//! reported on stderr and the default is used. `CUDA_SHIM_INJECT` is read by `inject`.
 //!
 //! - `CUDA_SHIM_DEVICE` = `h100` (default) | `a100` | `b200`: the emulated device profile.
 //! - `CUDA_SHIM_TRACE` = unset/`0` (default, off) | `1` (stderr) | a file path: log every driver

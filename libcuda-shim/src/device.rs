@@ -27,7 +27,9 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
         // Device memory is sized by the profile before the first allocation. The engine may
         // still be a stub while it is being written: keep initialising without it, so the
         // rest of the driver stays usable.
-        if let Err(e) = std::panic::catch_unwind(|| engine::mem::set_capacity(p.total_mem)) {
+        // An injected budget (CUDA_SHIM_INJECT=alloc-budget=SIZE) makes the memory smaller.
+        let capacity = crate::inject::budget().map_or(p.total_mem, |b| b.min(p.total_mem));
+        if let Err(e) = std::panic::catch_unwind(|| engine::mem::set_capacity(capacity)) {
             let _ = e;
             trace::trace!("engine::mem::set_capacity is not available yet");
         }

@@ -4,7 +4,10 @@
 //! `cuGetProcAddress` entry (base name, introduction version, per-thread variant when the symbol
 //! ends in `_ptds`/`_ptsz`), the trace line (arguments and result) and panic catching. Adding an
 //! entry point is one line here plus its body in the module named on that line; bodies are
-//! `unsafe fn(args) -> CuResult`.
+//! `unsafe fn(args) -> CuResult`. The build fails when an export's parameter types differ from
+//! the declaration `abi/` has for it (bindgen's, from the pinned `cuda.h`): `abi(twin)` names the
+//! declaration of a `_ptds`/`_ptsz` variant, `abi(none)` marks an ABI name cuda.h no longer
+//! declares.
 //!
 //! Every other function the pinned `cuda.h` declares, under each ABI name (versioned and
 //! `_ptds`/`_ptsz`), is listed in the second table (names from `abi/src/functions.rs` and
@@ -85,7 +88,8 @@ pub fn forked() -> bool {
     FORKED.load(std::sync::atomic::Ordering::Acquire)
 }
 
-/// The common body of every implemented export: the init check, panic catching, the trace.
+/// The common body of every implemented export: the init check, fault injection
+/// (`CUDA_SHIM_INJECT`), panic catching, the trace.
 #[inline]
 pub(crate) fn call(
     name: &'static str,
@@ -99,6 +103,10 @@ pub(crate) fn call(
     {
         CUresult::CUDA_ERROR_NOT_INITIALIZED
     } else {
+        let body = || match crate::inject::on_call(name) {
+            Some(injected) => Err(injected),
+            None => body(),
+        };
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
             Ok(Ok(())) => CUresult::CUDA_SUCCESS,
             Ok(Err(e)) => e,
@@ -135,10 +143,26 @@ pub(crate) fn not_supported(name: &'static str) -> CUresult {
     CUresult::CUDA_ERROR_NOT_SUPPORTED
 }
 
+/// The compile-time check that an export has the signature `cuda.h` gives it: bindgen's
+/// declaration in `abi/` (under the export's own name, or under `twin`, the name without the
+/// `_ptds`/`_ptsz` suffix) must coerce to the export's function-pointer type, so any parameter
+/// or result type that differs fails the build. `none`: cuda.h no longer declares this ABI name
+/// (the legacy pre-`_v2` names, older versions of a call), so there is nothing to compare.
+macro_rules! abi_signature {
+    ($sym:ident ($($ty:ty),*)) => {
+        const _: unsafe extern "C" fn($($ty),*) -> CUresult = abi::functions::$sym;
+    };
+    ($sym:ident ($($ty:ty),*) none) => {};
+    ($sym:ident ($($ty:ty),*) $twin:ident) => {
+        const _: unsafe extern "C" fn($($ty),*) -> CUresult = abi::functions::$twin;
+    };
+}
+
 macro_rules! implemented {
-    ($( $sym:ident $base:literal $ver:literal $([$any:ident])?
+    ($( $sym:ident $base:literal $ver:literal $([$any:ident])? $(abi($twin:ident))?
         ( $($arg:ident : $ty:ty),* $(,)? ) => $imp:path ; )*) => {
         $(
+            abi_signature!($sym ($($ty),*) $($twin)?);
             #[no_mangle]
             #[doc = concat!("`", stringify!($sym), "` (C ABI). # Safety: pointers as `cuda.h` documents.")]
             pub unsafe extern "C" fn $sym($($arg: $ty),*) -> CUresult {
@@ -215,14 +239,14 @@ implemented! {
     cuGetErrorName "cuGetErrorName" 6000 [any] (error: CUresult, p_str: *mut *const c_char) => errors::get_error_name;
     cuInit "cuInit" 2000 [any] (flags: c_uint) => device::init;
     cuDriverGetVersion "cuDriverGetVersion" 2020 [any] (version: *mut c_int) => device::driver_get_version;
-    cuGetProcAddress "cuGetProcAddress" 11030 [any] (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t) => proc_address::get_proc_address;
+    cuGetProcAddress "cuGetProcAddress" 11030 [any] abi(none) (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t) => proc_address::get_proc_address;
     cuGetProcAddress_v2 "cuGetProcAddress" 12000 [any] (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t, status: *mut CUdriverProcAddressQueryResult) => proc_address::get_proc_address_v2;
     cuGetExportTable "cuGetExportTable" 3000 [any] (table: *mut *const c_void, id: *const CUuuid) => export_tables::get_export_table;
     // Devices.
     cuDeviceGet "cuDeviceGet" 2000 (device: *mut CUdevice, ordinal: c_int) => device::get;
     cuDeviceGetCount "cuDeviceGetCount" 2000 (count: *mut c_int) => device::get_count;
     cuDeviceGetName "cuDeviceGetName" 2000 (name: *mut c_char, len: c_int, dev: CUdevice) => device::get_name;
-    cuDeviceGetUuid "cuDeviceGetUuid" 9020 (uuid: *mut CUuuid, dev: CUdevice) => device::get_uuid;
+    cuDeviceGetUuid "cuDeviceGetUuid" 9020 abi(none) (uuid: *mut CUuuid, dev: CUdevice) => device::get_uuid;
     cuDeviceGetUuid_v2 "cuDeviceGetUuid" 11040 (uuid: *mut CUuuid, dev: CUdevice) => device::get_uuid;
     cuDeviceTotalMem_v2 "cuDeviceTotalMem" 3020 (bytes: *mut usize, dev: CUdevice) => device::total_mem;
     cuDeviceGetAttribute "cuDeviceGetAttribute" 2000 (value: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) => device::get_attribute;
@@ -233,16 +257,16 @@ implemented! {
     cuModuleGetLoadingMode "cuModuleGetLoadingMode" 11070 (mode: *mut CUmoduleLoadingMode) => device::module_loading_mode;
     // Primary contexts.
     cuDevicePrimaryCtxRetain "cuDevicePrimaryCtxRetain" 7000 (pctx: *mut CUcontext, dev: CUdevice) => context::primary_retain;
-    cuDevicePrimaryCtxRelease "cuDevicePrimaryCtxRelease" 7000 (dev: CUdevice) => context::primary_release;
+    cuDevicePrimaryCtxRelease "cuDevicePrimaryCtxRelease" 7000 abi(none) (dev: CUdevice) => context::primary_release;
     cuDevicePrimaryCtxRelease_v2 "cuDevicePrimaryCtxRelease" 11000 (dev: CUdevice) => context::primary_release;
-    cuDevicePrimaryCtxReset "cuDevicePrimaryCtxReset" 7000 (dev: CUdevice) => context::primary_reset;
+    cuDevicePrimaryCtxReset "cuDevicePrimaryCtxReset" 7000 abi(none) (dev: CUdevice) => context::primary_reset;
     cuDevicePrimaryCtxReset_v2 "cuDevicePrimaryCtxReset" 11000 (dev: CUdevice) => context::primary_reset;
-    cuDevicePrimaryCtxSetFlags "cuDevicePrimaryCtxSetFlags" 7000 (dev: CUdevice, flags: c_uint) => context::primary_set_flags;
+    cuDevicePrimaryCtxSetFlags "cuDevicePrimaryCtxSetFlags" 7000 abi(none) (dev: CUdevice, flags: c_uint) => context::primary_set_flags;
     cuDevicePrimaryCtxSetFlags_v2 "cuDevicePrimaryCtxSetFlags" 11000 (dev: CUdevice, flags: c_uint) => context::primary_set_flags;
     cuDevicePrimaryCtxGetState "cuDevicePrimaryCtxGetState" 7000 (dev: CUdevice, flags: *mut c_uint, active: *mut c_int) => context::primary_get_state;
     // Contexts.
-    cuCtxCreate_v2 "cuCtxCreate" 3020 (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::create_v2;
-    cuCtxCreate_v3 "cuCtxCreate" 11040 (pctx: *mut CUcontext, params: *mut CUexecAffinityParam, num_params: c_int, flags: c_uint, dev: CUdevice) => context::create_v3;
+    cuCtxCreate_v2 "cuCtxCreate" 3020 abi(none) (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::create_v2;
+    cuCtxCreate_v3 "cuCtxCreate" 11040 abi(none) (pctx: *mut CUcontext, params: *mut CUexecAffinityParam, num_params: c_int, flags: c_uint, dev: CUdevice) => context::create_v3;
     cuCtxCreate_v4 "cuCtxCreate" 12050 (pctx: *mut CUcontext, params: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) => context::create_v4;
     cuCtxDestroy_v2 "cuCtxDestroy" 4000 (ctx: CUcontext) => context::destroy;
     cuCtxPushCurrent_v2 "cuCtxPushCurrent" 4000 (ctx: CUcontext) => context::push_current;
@@ -280,51 +304,51 @@ implemented! {
     cuMemHostRegister_v2 "cuMemHostRegister" 6050 (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host_register;
     cuMemHostUnregister "cuMemHostUnregister" 4000 (p: *mut c_void) => memory::host_unregister;
     cuMemcpy "cuMemcpy" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy;
-    cuMemcpy_ptds "cuMemcpy" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy;
+    cuMemcpy_ptds "cuMemcpy" 7000 abi(cuMemcpy) (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy;
     cuMemcpyAsync "cuMemcpyAsync" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_async;
-    cuMemcpyAsync_ptsz "cuMemcpyAsync" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_async;
+    cuMemcpyAsync_ptsz "cuMemcpyAsync" 7000 abi(cuMemcpyAsync) (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_async;
     cuMemcpyHtoD_v2 "cuMemcpyHtoD" 3020 (dst: CUdeviceptr, src: *const c_void, n: usize) => copy::copy_htod;
-    cuMemcpyHtoD_v2_ptds "cuMemcpyHtoD" 7000 (dst: CUdeviceptr, src: *const c_void, n: usize) => copy::copy_htod;
+    cuMemcpyHtoD_v2_ptds "cuMemcpyHtoD" 7000 abi(cuMemcpyHtoD_v2) (dst: CUdeviceptr, src: *const c_void, n: usize) => copy::copy_htod;
     cuMemcpyDtoH_v2 "cuMemcpyDtoH" 3020 (dst: *mut c_void, src: CUdeviceptr, n: usize) => copy::copy_dtoh;
-    cuMemcpyDtoH_v2_ptds "cuMemcpyDtoH" 7000 (dst: *mut c_void, src: CUdeviceptr, n: usize) => copy::copy_dtoh;
+    cuMemcpyDtoH_v2_ptds "cuMemcpyDtoH" 7000 abi(cuMemcpyDtoH_v2) (dst: *mut c_void, src: CUdeviceptr, n: usize) => copy::copy_dtoh;
     cuMemcpyDtoD_v2 "cuMemcpyDtoD" 3020 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy_dtod;
-    cuMemcpyDtoD_v2_ptds "cuMemcpyDtoD" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy_dtod;
+    cuMemcpyDtoD_v2_ptds "cuMemcpyDtoD" 7000 abi(cuMemcpyDtoD_v2) (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => copy::copy_dtod;
     cuMemcpyHtoDAsync_v2 "cuMemcpyHtoDAsync" 3020 (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => copy::copy_htod_async;
-    cuMemcpyHtoDAsync_v2_ptsz "cuMemcpyHtoDAsync" 7000 (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => copy::copy_htod_async;
+    cuMemcpyHtoDAsync_v2_ptsz "cuMemcpyHtoDAsync" 7000 abi(cuMemcpyHtoDAsync_v2) (dst: CUdeviceptr, src: *const c_void, n: usize, stream: CUstream) => copy::copy_htod_async;
     cuMemcpyDtoHAsync_v2 "cuMemcpyDtoHAsync" 3020 (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtoh_async;
-    cuMemcpyDtoHAsync_v2_ptsz "cuMemcpyDtoHAsync" 7000 (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtoh_async;
+    cuMemcpyDtoHAsync_v2_ptsz "cuMemcpyDtoHAsync" 7000 abi(cuMemcpyDtoHAsync_v2) (dst: *mut c_void, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtoh_async;
     cuMemcpyDtoDAsync_v2 "cuMemcpyDtoDAsync" 3020 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtod_async;
-    cuMemcpyDtoDAsync_v2_ptsz "cuMemcpyDtoDAsync" 7000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtod_async;
+    cuMemcpyDtoDAsync_v2_ptsz "cuMemcpyDtoDAsync" 7000 abi(cuMemcpyDtoDAsync_v2) (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => copy::copy_dtod_async;
     cuMemsetD8_v2 "cuMemsetD8" 3020 (dst: CUdeviceptr, value: c_uchar, n: usize) => copy::set_d8;
-    cuMemsetD8_v2_ptds "cuMemsetD8" 7000 (dst: CUdeviceptr, value: c_uchar, n: usize) => copy::set_d8;
+    cuMemsetD8_v2_ptds "cuMemsetD8" 7000 abi(cuMemsetD8_v2) (dst: CUdeviceptr, value: c_uchar, n: usize) => copy::set_d8;
     cuMemsetD16_v2 "cuMemsetD16" 3020 (dst: CUdeviceptr, value: c_ushort, n: usize) => copy::set_d16;
-    cuMemsetD16_v2_ptds "cuMemsetD16" 7000 (dst: CUdeviceptr, value: c_ushort, n: usize) => copy::set_d16;
+    cuMemsetD16_v2_ptds "cuMemsetD16" 7000 abi(cuMemsetD16_v2) (dst: CUdeviceptr, value: c_ushort, n: usize) => copy::set_d16;
     cuMemsetD32_v2 "cuMemsetD32" 3020 (dst: CUdeviceptr, value: c_uint, n: usize) => copy::set_d32;
-    cuMemsetD32_v2_ptds "cuMemsetD32" 7000 (dst: CUdeviceptr, value: c_uint, n: usize) => copy::set_d32;
+    cuMemsetD32_v2_ptds "cuMemsetD32" 7000 abi(cuMemsetD32_v2) (dst: CUdeviceptr, value: c_uint, n: usize) => copy::set_d32;
     cuMemsetD8Async "cuMemsetD8Async" 3020 (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => copy::set_d8_async;
-    cuMemsetD8Async_ptsz "cuMemsetD8Async" 7000 (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => copy::set_d8_async;
+    cuMemsetD8Async_ptsz "cuMemsetD8Async" 7000 abi(cuMemsetD8Async) (dst: CUdeviceptr, value: c_uchar, n: usize, stream: CUstream) => copy::set_d8_async;
     cuMemsetD16Async "cuMemsetD16Async" 3020 (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => copy::set_d16_async;
-    cuMemsetD16Async_ptsz "cuMemsetD16Async" 7000 (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => copy::set_d16_async;
+    cuMemsetD16Async_ptsz "cuMemsetD16Async" 7000 abi(cuMemsetD16Async) (dst: CUdeviceptr, value: c_ushort, n: usize, stream: CUstream) => copy::set_d16_async;
     cuMemsetD32Async "cuMemsetD32Async" 3020 (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => copy::set_d32_async;
-    cuMemsetD32Async_ptsz "cuMemsetD32Async" 7000 (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => copy::set_d32_async;
+    cuMemsetD32Async_ptsz "cuMemsetD32Async" 7000 abi(cuMemsetD32Async) (dst: CUdeviceptr, value: c_uint, n: usize, stream: CUstream) => copy::set_d32_async;
     cuMemcpyPeer "cuMemcpyPeer" 4000 (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize) => copy::copy_peer;
-    cuMemcpyPeer_ptds "cuMemcpyPeer" 7000 (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize) => copy::copy_peer;
+    cuMemcpyPeer_ptds "cuMemcpyPeer" 7000 abi(cuMemcpyPeer) (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize) => copy::copy_peer;
     cuMemcpyPeerAsync "cuMemcpyPeerAsync" 4000 (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize, stream: CUstream) => copy::copy_peer_async;
-    cuMemcpyPeerAsync_ptsz "cuMemcpyPeerAsync" 7000 (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize, stream: CUstream) => copy::copy_peer_async;
+    cuMemcpyPeerAsync_ptsz "cuMemcpyPeerAsync" 7000 abi(cuMemcpyPeerAsync) (dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, n: usize, stream: CUstream) => copy::copy_peer_async;
     cuMemcpy2D_v2 "cuMemcpy2D" 3020 (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
-    cuMemcpy2D_v2_ptds "cuMemcpy2D" 7000 (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
+    cuMemcpy2D_v2_ptds "cuMemcpy2D" 7000 abi(cuMemcpy2D_v2) (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
     cuMemcpy2DUnaligned_v2 "cuMemcpy2DUnaligned" 3020 (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
-    cuMemcpy2DUnaligned_v2_ptds "cuMemcpy2DUnaligned" 7000 (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
+    cuMemcpy2DUnaligned_v2_ptds "cuMemcpy2DUnaligned" 7000 abi(cuMemcpy2DUnaligned_v2) (copy: *const CUDA_MEMCPY2D) => copy::copy_2d;
     cuMemcpy2DAsync_v2 "cuMemcpy2DAsync" 3020 (copy: *const CUDA_MEMCPY2D, stream: CUstream) => copy::copy_2d_async;
-    cuMemcpy2DAsync_v2_ptsz "cuMemcpy2DAsync" 7000 (copy: *const CUDA_MEMCPY2D, stream: CUstream) => copy::copy_2d_async;
+    cuMemcpy2DAsync_v2_ptsz "cuMemcpy2DAsync" 7000 abi(cuMemcpy2DAsync_v2) (copy: *const CUDA_MEMCPY2D, stream: CUstream) => copy::copy_2d_async;
     cuMemcpy3D_v2 "cuMemcpy3D" 3020 (copy: *const CUDA_MEMCPY3D) => copy::copy_3d;
-    cuMemcpy3D_v2_ptds "cuMemcpy3D" 7000 (copy: *const CUDA_MEMCPY3D) => copy::copy_3d;
+    cuMemcpy3D_v2_ptds "cuMemcpy3D" 7000 abi(cuMemcpy3D_v2) (copy: *const CUDA_MEMCPY3D) => copy::copy_3d;
     cuMemcpy3DAsync_v2 "cuMemcpy3DAsync" 3020 (copy: *const CUDA_MEMCPY3D, stream: CUstream) => copy::copy_3d_async;
-    cuMemcpy3DAsync_v2_ptsz "cuMemcpy3DAsync" 7000 (copy: *const CUDA_MEMCPY3D, stream: CUstream) => copy::copy_3d_async;
+    cuMemcpy3DAsync_v2_ptsz "cuMemcpy3DAsync" 7000 abi(cuMemcpy3DAsync_v2) (copy: *const CUDA_MEMCPY3D, stream: CUstream) => copy::copy_3d_async;
     cuMemcpy3DPeer "cuMemcpy3DPeer" 4000 (copy: *const CUDA_MEMCPY3D_PEER) => copy::copy_3d_peer;
-    cuMemcpy3DPeer_ptds "cuMemcpy3DPeer" 7000 (copy: *const CUDA_MEMCPY3D_PEER) => copy::copy_3d_peer;
+    cuMemcpy3DPeer_ptds "cuMemcpy3DPeer" 7000 abi(cuMemcpy3DPeer) (copy: *const CUDA_MEMCPY3D_PEER) => copy::copy_3d_peer;
     cuMemcpy3DPeerAsync "cuMemcpy3DPeerAsync" 4000 (copy: *const CUDA_MEMCPY3D_PEER, stream: CUstream) => copy::copy_3d_peer_async;
-    cuMemcpy3DPeerAsync_ptsz "cuMemcpy3DPeerAsync" 7000 (copy: *const CUDA_MEMCPY3D_PEER, stream: CUstream) => copy::copy_3d_peer_async;
+    cuMemcpy3DPeerAsync_ptsz "cuMemcpy3DPeerAsync" 7000 abi(cuMemcpy3DPeerAsync) (copy: *const CUDA_MEMCPY3D_PEER, stream: CUstream) => copy::copy_3d_peer_async;
     // CUDA arrays (layout in array.rs) and their copies.
     cuArrayCreate_v2 "cuArrayCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY_DESCRIPTOR) => array::create_2d;
     cuArray3DCreate_v2 "cuArray3DCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY3D_DESCRIPTOR) => array::create_3d;
@@ -340,50 +364,50 @@ implemented! {
     cuMipmappedArrayGetMemoryRequirements "cuMipmappedArrayGetMemoryRequirements" 11060 (reqs: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, dev: CUdevice) => array::mipmap_get_memory_requirements;
     cuMipmappedArrayGetSparseProperties "cuMipmappedArrayGetSparseProperties" 11010 (props: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) => array::mipmap_get_sparse_properties;
     cuMemcpyHtoA_v2 "cuMemcpyHtoA" 3020 (dst: CUarray, offset: usize, src: *const c_void, n: usize) => copy::copy_htoa;
-    cuMemcpyHtoA_v2_ptds "cuMemcpyHtoA" 7000 (dst: CUarray, offset: usize, src: *const c_void, n: usize) => copy::copy_htoa;
+    cuMemcpyHtoA_v2_ptds "cuMemcpyHtoA" 7000 abi(cuMemcpyHtoA_v2) (dst: CUarray, offset: usize, src: *const c_void, n: usize) => copy::copy_htoa;
     cuMemcpyAtoH_v2 "cuMemcpyAtoH" 3020 (dst: *mut c_void, src: CUarray, offset: usize, n: usize) => copy::copy_atoh;
-    cuMemcpyAtoH_v2_ptds "cuMemcpyAtoH" 7000 (dst: *mut c_void, src: CUarray, offset: usize, n: usize) => copy::copy_atoh;
+    cuMemcpyAtoH_v2_ptds "cuMemcpyAtoH" 7000 abi(cuMemcpyAtoH_v2) (dst: *mut c_void, src: CUarray, offset: usize, n: usize) => copy::copy_atoh;
     cuMemcpyDtoA_v2 "cuMemcpyDtoA" 3020 (dst: CUarray, offset: usize, src: CUdeviceptr, n: usize) => copy::copy_dtoa;
-    cuMemcpyDtoA_v2_ptds "cuMemcpyDtoA" 7000 (dst: CUarray, offset: usize, src: CUdeviceptr, n: usize) => copy::copy_dtoa;
+    cuMemcpyDtoA_v2_ptds "cuMemcpyDtoA" 7000 abi(cuMemcpyDtoA_v2) (dst: CUarray, offset: usize, src: CUdeviceptr, n: usize) => copy::copy_dtoa;
     cuMemcpyAtoD_v2 "cuMemcpyAtoD" 3020 (dst: CUdeviceptr, src: CUarray, offset: usize, n: usize) => copy::copy_atod;
-    cuMemcpyAtoD_v2_ptds "cuMemcpyAtoD" 7000 (dst: CUdeviceptr, src: CUarray, offset: usize, n: usize) => copy::copy_atod;
+    cuMemcpyAtoD_v2_ptds "cuMemcpyAtoD" 7000 abi(cuMemcpyAtoD_v2) (dst: CUdeviceptr, src: CUarray, offset: usize, n: usize) => copy::copy_atod;
     cuMemcpyAtoA_v2 "cuMemcpyAtoA" 3020 (dst: CUarray, dst_offset: usize, src: CUarray, src_offset: usize, n: usize) => copy::copy_atoa;
-    cuMemcpyAtoA_v2_ptds "cuMemcpyAtoA" 7000 (dst: CUarray, dst_offset: usize, src: CUarray, src_offset: usize, n: usize) => copy::copy_atoa;
+    cuMemcpyAtoA_v2_ptds "cuMemcpyAtoA" 7000 abi(cuMemcpyAtoA_v2) (dst: CUarray, dst_offset: usize, src: CUarray, src_offset: usize, n: usize) => copy::copy_atoa;
     cuMemcpyHtoAAsync_v2 "cuMemcpyHtoAAsync" 3020 (dst: CUarray, offset: usize, src: *const c_void, n: usize, stream: CUstream) => copy::copy_htoa_async;
-    cuMemcpyHtoAAsync_v2_ptsz "cuMemcpyHtoAAsync" 7000 (dst: CUarray, offset: usize, src: *const c_void, n: usize, stream: CUstream) => copy::copy_htoa_async;
+    cuMemcpyHtoAAsync_v2_ptsz "cuMemcpyHtoAAsync" 7000 abi(cuMemcpyHtoAAsync_v2) (dst: CUarray, offset: usize, src: *const c_void, n: usize, stream: CUstream) => copy::copy_htoa_async;
     cuMemcpyAtoHAsync_v2 "cuMemcpyAtoHAsync" 3020 (dst: *mut c_void, src: CUarray, offset: usize, n: usize, stream: CUstream) => copy::copy_atoh_async;
-    cuMemcpyAtoHAsync_v2_ptsz "cuMemcpyAtoHAsync" 7000 (dst: *mut c_void, src: CUarray, offset: usize, n: usize, stream: CUstream) => copy::copy_atoh_async;
+    cuMemcpyAtoHAsync_v2_ptsz "cuMemcpyAtoHAsync" 7000 abi(cuMemcpyAtoHAsync_v2) (dst: *mut c_void, src: CUarray, offset: usize, n: usize, stream: CUstream) => copy::copy_atoh_async;
     // Remaining queries.
     cuCtxGetExecAffinity "cuCtxGetExecAffinity" 11040 (affinity: *mut CUexecAffinityParam, kind: CUexecAffinityType) => context::get_exec_affinity;
     cuFlushGPUDirectRDMAWrites "cuFlushGPUDirectRDMAWrites" 11030 (target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) => context::flush_gpu_direct_rdma_writes;
     cuDeviceGetP2PAttribute "cuDeviceGetP2PAttribute" 8000 (value: *mut c_int, attrib: CUdevice_P2PAttribute, src: CUdevice, dst: CUdevice) => device::get_p2p_attribute;
     cuDeviceGetTexture1DLinearMaxWidth "cuDeviceGetTexture1DLinearMaxWidth" 11010 (max_width: *mut usize, format: CUarray_format, channels: c_uint, dev: CUdevice) => device::get_texture_1d_linear_max_width;
     cuStreamGetCtx_v2 "cuStreamGetCtx" 12050 (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::get_ctx_v2;
-    cuStreamGetCtx_v2_ptsz "cuStreamGetCtx" 12050 (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::get_ctx_v2;
+    cuStreamGetCtx_v2_ptsz "cuStreamGetCtx" 12050 abi(cuStreamGetCtx_v2) (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::get_ctx_v2;
     cuMemGetDefaultMemPool "cuMemGetDefaultMemPool" 13000 (pool: *mut CUmemoryPool, location: *mut CUmemLocation, kind: CUmemAllocationType) => pool::mem_get_default_mem_pool;
     cuMemGetMemPool "cuMemGetMemPool" 13000 (pool: *mut CUmemoryPool, location: *mut CUmemLocation, kind: CUmemAllocationType) => pool::mem_get_mem_pool;
     cuMemSetMemPool "cuMemSetMemPool" 13000 (location: *mut CUmemLocation, kind: CUmemAllocationType, pool: CUmemoryPool) => pool::mem_set_mem_pool;
     cuMemsetD2D8_v2 "cuMemsetD2D8" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize) => copy::set_d2d8;
-    cuMemsetD2D8_v2_ptds "cuMemsetD2D8" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize) => copy::set_d2d8;
+    cuMemsetD2D8_v2_ptds "cuMemsetD2D8" 7000 abi(cuMemsetD2D8_v2) (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize) => copy::set_d2d8;
     cuMemsetD2D16_v2 "cuMemsetD2D16" 3020 (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize) => copy::set_d2d16;
-    cuMemsetD2D16_v2_ptds "cuMemsetD2D16" 7000 (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize) => copy::set_d2d16;
+    cuMemsetD2D16_v2_ptds "cuMemsetD2D16" 7000 abi(cuMemsetD2D16_v2) (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize) => copy::set_d2d16;
     cuMemsetD2D32_v2 "cuMemsetD2D32" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize) => copy::set_d2d32;
-    cuMemsetD2D32_v2_ptds "cuMemsetD2D32" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize) => copy::set_d2d32;
+    cuMemsetD2D32_v2_ptds "cuMemsetD2D32" 7000 abi(cuMemsetD2D32_v2) (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize) => copy::set_d2d32;
     cuMemsetD2D8Async "cuMemsetD2D8Async" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize, stream: CUstream) => copy::set_d2d8_async;
-    cuMemsetD2D8Async_ptsz "cuMemsetD2D8Async" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize, stream: CUstream) => copy::set_d2d8_async;
+    cuMemsetD2D8Async_ptsz "cuMemsetD2D8Async" 7000 abi(cuMemsetD2D8Async) (dst: CUdeviceptr, pitch: usize, value: c_uchar, width: usize, height: usize, stream: CUstream) => copy::set_d2d8_async;
     cuMemsetD2D16Async "cuMemsetD2D16Async" 3020 (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize, stream: CUstream) => copy::set_d2d16_async;
-    cuMemsetD2D16Async_ptsz "cuMemsetD2D16Async" 7000 (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize, stream: CUstream) => copy::set_d2d16_async;
+    cuMemsetD2D16Async_ptsz "cuMemsetD2D16Async" 7000 abi(cuMemsetD2D16Async) (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize, stream: CUstream) => copy::set_d2d16_async;
     cuMemsetD2D32Async "cuMemsetD2D32Async" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: CUstream) => copy::set_d2d32_async;
-    cuMemsetD2D32Async_ptsz "cuMemsetD2D32Async" 7000 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: CUstream) => copy::set_d2d32_async;
+    cuMemsetD2D32Async_ptsz "cuMemsetD2D32Async" 7000 abi(cuMemsetD2D32Async) (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: CUstream) => copy::set_d2d32_async;
     cuPointerGetAttribute "cuPointerGetAttribute" 4000 (data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) => memory::pointer_get_attribute;
     cuPointerGetAttributes "cuPointerGetAttributes" 7000 (count: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) => memory::pointer_get_attributes;
     // Stream-ordered allocation, memory pools, managed memory advice.
     cuMemAllocAsync "cuMemAllocAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, stream: CUstream) => pool::alloc_async;
-    cuMemAllocAsync_ptsz "cuMemAllocAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, stream: CUstream) => pool::alloc_async;
+    cuMemAllocAsync_ptsz "cuMemAllocAsync" 11020 abi(cuMemAllocAsync) (dptr: *mut CUdeviceptr, bytesize: usize, stream: CUstream) => pool::alloc_async;
     cuMemAllocFromPoolAsync "cuMemAllocFromPoolAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, stream: CUstream) => pool::alloc_from_pool_async;
-    cuMemAllocFromPoolAsync_ptsz "cuMemAllocFromPoolAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, stream: CUstream) => pool::alloc_from_pool_async;
+    cuMemAllocFromPoolAsync_ptsz "cuMemAllocFromPoolAsync" 11020 abi(cuMemAllocFromPoolAsync) (dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, stream: CUstream) => pool::alloc_from_pool_async;
     cuMemFreeAsync "cuMemFreeAsync" 11020 (dptr: CUdeviceptr, stream: CUstream) => pool::free_async;
-    cuMemFreeAsync_ptsz "cuMemFreeAsync" 11020 (dptr: CUdeviceptr, stream: CUstream) => pool::free_async;
+    cuMemFreeAsync_ptsz "cuMemFreeAsync" 11020 abi(cuMemFreeAsync) (dptr: CUdeviceptr, stream: CUstream) => pool::free_async;
     cuDeviceGetDefaultMemPool "cuDeviceGetDefaultMemPool" 11020 (pool: *mut CUmemoryPool, dev: CUdevice) => pool::device_get_default_mem_pool;
     cuDeviceGetMemPool "cuDeviceGetMemPool" 11020 (pool: *mut CUmemoryPool, dev: CUdevice) => pool::device_get_mem_pool;
     cuDeviceSetMemPool "cuDeviceSetMemPool" 11020 (dev: CUdevice, pool: CUmemoryPool) => pool::device_set_mem_pool;
@@ -394,12 +418,12 @@ implemented! {
     cuMemPoolSetAttribute "cuMemPoolSetAttribute" 11020 (pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) => pool::set_attribute;
     cuMemPoolSetAccess "cuMemPoolSetAccess" 11020 (pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) => pool::set_access;
     cuMemPoolGetAccess "cuMemPoolGetAccess" 11020 (flags: *mut CUmemAccess_flags, pool: CUmemoryPool, location: *mut CUmemLocation) => pool::get_access;
-    cuMemAdvise "cuMemAdvise" 8000 (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, dev: CUdevice) => pool::advise;
-    cuMemAdvise_v2 "cuMemAdvise" 12020 (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, location: pool::Location) => pool::advise_v2;
-    cuMemPrefetchAsync "cuMemPrefetchAsync" 8000 (ptr: CUdeviceptr, count: usize, dev: CUdevice, stream: CUstream) => pool::prefetch;
-    cuMemPrefetchAsync_ptsz "cuMemPrefetchAsync" 8000 (ptr: CUdeviceptr, count: usize, dev: CUdevice, stream: CUstream) => pool::prefetch;
-    cuMemPrefetchAsync_v2 "cuMemPrefetchAsync" 12020 (ptr: CUdeviceptr, count: usize, location: pool::Location, flags: c_uint, stream: CUstream) => pool::prefetch_v2;
-    cuMemPrefetchAsync_v2_ptsz "cuMemPrefetchAsync" 12020 (ptr: CUdeviceptr, count: usize, location: pool::Location, flags: c_uint, stream: CUstream) => pool::prefetch_v2;
+    cuMemAdvise "cuMemAdvise" 8000 abi(none) (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, dev: CUdevice) => pool::advise;
+    cuMemAdvise_v2 "cuMemAdvise" 12020 (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) => pool::advise_v2;
+    cuMemPrefetchAsync "cuMemPrefetchAsync" 8000 abi(none) (ptr: CUdeviceptr, count: usize, dev: CUdevice, stream: CUstream) => pool::prefetch;
+    cuMemPrefetchAsync_ptsz "cuMemPrefetchAsync" 8000 abi(none) (ptr: CUdeviceptr, count: usize, dev: CUdevice, stream: CUstream) => pool::prefetch;
+    cuMemPrefetchAsync_v2 "cuMemPrefetchAsync" 12020 (ptr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, stream: CUstream) => pool::prefetch_v2;
+    cuMemPrefetchAsync_v2_ptsz "cuMemPrefetchAsync" 12020 abi(cuMemPrefetchAsync_v2) (ptr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, stream: CUstream) => pool::prefetch_v2;
     // Virtual memory management.
     cuMemGetAllocationGranularity "cuMemGetAllocationGranularity" 10020 (granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) => vmm::get_allocation_granularity;
     cuMemAddressReserve "cuMemAddressReserve" 10020 (ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) => vmm::address_reserve;
@@ -419,11 +443,11 @@ implemented! {
     cuModuleLoadData "cuModuleLoadData" 2000 (module: *mut CUmodule, image: *const c_void) => module::load_data;
     cuModuleLoadDataEx "cuModuleLoadDataEx" 2010 (module: *mut CUmodule, image: *const c_void, num_options: c_uint, options: *mut CUjit_option, values: *mut *mut c_void) => module::load_data_ex;
     // The JIT linker (PTX inputs linked by the engine; see link.rs).
-    cuLinkCreate "cuLinkCreate" 5050 (num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void, state_out: *mut CUlinkState) => link::create;
+    cuLinkCreate "cuLinkCreate" 5050 abi(none) (num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void, state_out: *mut CUlinkState) => link::create;
     cuLinkCreate_v2 "cuLinkCreate" 6050 (num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void, state_out: *mut CUlinkState) => link::create;
-    cuLinkAddData "cuLinkAddData" 5050 (state: CUlinkState, type_: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void) => link::add_data;
+    cuLinkAddData "cuLinkAddData" 5050 abi(none) (state: CUlinkState, type_: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void) => link::add_data;
     cuLinkAddData_v2 "cuLinkAddData" 6050 (state: CUlinkState, type_: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void) => link::add_data;
-    cuLinkAddFile "cuLinkAddFile" 5050 (state: CUlinkState, type_: CUjitInputType, path: *const c_char, num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void) => link::add_file;
+    cuLinkAddFile "cuLinkAddFile" 5050 abi(none) (state: CUlinkState, type_: CUjitInputType, path: *const c_char, num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void) => link::add_file;
     cuLinkAddFile_v2 "cuLinkAddFile" 6050 (state: CUlinkState, type_: CUjitInputType, path: *const c_char, num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void) => link::add_file;
     cuLinkComplete "cuLinkComplete" 5050 (state: CUlinkState, cubin_out: *mut *mut c_void, size_out: *mut usize) => link::complete;
     cuLinkDestroy "cuLinkDestroy" 5050 (state: CUlinkState) => link::destroy;
@@ -461,11 +485,11 @@ implemented! {
     cuFuncLoad "cuFuncLoad" 12040 (func: CUfunction) => module::func_load;
     // Launches and occupancy.
     cuLaunchKernel "cuLaunchKernel" 4000 (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel;
-    cuLaunchKernel_ptsz "cuLaunchKernel" 7000 (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel;
+    cuLaunchKernel_ptsz "cuLaunchKernel" 7000 abi(cuLaunchKernel) (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel;
     cuLaunchKernelEx "cuLaunchKernelEx" 11060 (config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel_ex;
-    cuLaunchKernelEx_ptsz "cuLaunchKernelEx" 11060 (config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel_ex;
+    cuLaunchKernelEx_ptsz "cuLaunchKernelEx" 11060 abi(cuLaunchKernelEx) (config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::launch_kernel_ex;
     cuLaunchCooperativeKernel "cuLaunchCooperativeKernel" 9000 (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void) => launch::launch_cooperative_kernel;
-    cuLaunchCooperativeKernel_ptsz "cuLaunchCooperativeKernel" 9000 (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void) => launch::launch_cooperative_kernel;
+    cuLaunchCooperativeKernel_ptsz "cuLaunchCooperativeKernel" 9000 abi(cuLaunchCooperativeKernel) (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void) => launch::launch_cooperative_kernel;
     cuOccupancyMaxActiveBlocksPerMultiprocessor "cuOccupancyMaxActiveBlocksPerMultiprocessor" 6050 (blocks: *mut c_int, f: CUfunction, block_size: c_int, dynamic_shared: usize) => occupancy::max_active_blocks;
     cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags" 7000 (blocks: *mut c_int, f: CUfunction, block_size: c_int, dynamic_shared: usize, flags: c_uint) => occupancy::max_active_blocks_with_flags;
     cuOccupancyAvailableDynamicSMemPerBlock "cuOccupancyAvailableDynamicSMemPerBlock" 10020 (bytes: *mut usize, f: CUfunction, blocks_per_sm: c_int, block_size: c_int) => occupancy::available_dynamic_smem_per_block;
@@ -478,49 +502,49 @@ implemented! {
     cuStreamCreateWithPriority "cuStreamCreateWithPriority" 5050 (stream: *mut CUstream, flags: c_uint, priority: c_int) => stream::create_with_priority;
     cuStreamDestroy_v2 "cuStreamDestroy" 4000 (stream: CUstream) => stream::destroy;
     cuStreamSynchronize "cuStreamSynchronize" 2000 (stream: CUstream) => stream::synchronize;
-    cuStreamSynchronize_ptsz "cuStreamSynchronize" 7000 (stream: CUstream) => stream::synchronize;
+    cuStreamSynchronize_ptsz "cuStreamSynchronize" 7000 abi(cuStreamSynchronize) (stream: CUstream) => stream::synchronize;
     cuStreamQuery "cuStreamQuery" 2000 (stream: CUstream) => stream::query;
-    cuStreamQuery_ptsz "cuStreamQuery" 7000 (stream: CUstream) => stream::query;
+    cuStreamQuery_ptsz "cuStreamQuery" 7000 abi(cuStreamQuery) (stream: CUstream) => stream::query;
     cuStreamWaitEvent "cuStreamWaitEvent" 3020 (stream: CUstream, event: CUevent, flags: c_uint) => stream::wait_event;
-    cuStreamWaitEvent_ptsz "cuStreamWaitEvent" 7000 (stream: CUstream, event: CUevent, flags: c_uint) => stream::wait_event;
+    cuStreamWaitEvent_ptsz "cuStreamWaitEvent" 7000 abi(cuStreamWaitEvent) (stream: CUstream, event: CUevent, flags: c_uint) => stream::wait_event;
     cuStreamGetPriority "cuStreamGetPriority" 5050 (stream: CUstream, priority: *mut c_int) => stream::get_priority;
-    cuStreamGetPriority_ptsz "cuStreamGetPriority" 7000 (stream: CUstream, priority: *mut c_int) => stream::get_priority;
+    cuStreamGetPriority_ptsz "cuStreamGetPriority" 7000 abi(cuStreamGetPriority) (stream: CUstream, priority: *mut c_int) => stream::get_priority;
     cuStreamGetFlags "cuStreamGetFlags" 5050 (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
-    cuStreamGetFlags_ptsz "cuStreamGetFlags" 7000 (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
+    cuStreamGetFlags_ptsz "cuStreamGetFlags" 7000 abi(cuStreamGetFlags) (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
     cuStreamGetCtx "cuStreamGetCtx" 9020 (stream: CUstream, pctx: *mut CUcontext) => stream::get_ctx;
-    cuStreamGetCtx_ptsz "cuStreamGetCtx" 9020 (stream: CUstream, pctx: *mut CUcontext) => stream::get_ctx;
+    cuStreamGetCtx_ptsz "cuStreamGetCtx" 9020 abi(cuStreamGetCtx) (stream: CUstream, pctx: *mut CUcontext) => stream::get_ctx;
     cuStreamGetId "cuStreamGetId" 12000 (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
-    cuStreamGetId_ptsz "cuStreamGetId" 12000 (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
+    cuStreamGetId_ptsz "cuStreamGetId" 12000 abi(cuStreamGetId) (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
     cuStreamGetDevice "cuStreamGetDevice" 12080 (stream: CUstream, device: *mut CUdevice) => stream::get_device;
-    cuStreamGetDevice_ptsz "cuStreamGetDevice" 12080 (stream: CUstream, device: *mut CUdevice) => stream::get_device;
+    cuStreamGetDevice_ptsz "cuStreamGetDevice" 12080 abi(cuStreamGetDevice) (stream: CUstream, device: *mut CUdevice) => stream::get_device;
     cuStreamAddCallback "cuStreamAddCallback" 5000 (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::add_callback;
-    cuStreamAddCallback_ptsz "cuStreamAddCallback" 7000 (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::add_callback;
+    cuStreamAddCallback_ptsz "cuStreamAddCallback" 7000 abi(cuStreamAddCallback) (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::add_callback;
     cuLaunchHostFunc "cuLaunchHostFunc" 10000 (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::launch_host_func;
-    cuLaunchHostFunc_ptsz "cuLaunchHostFunc" 10000 (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::launch_host_func;
+    cuLaunchHostFunc_ptsz "cuLaunchHostFunc" 10000 abi(cuLaunchHostFunc) (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::launch_host_func;
     cuLaunchHostFunc_v2 "cuLaunchHostFunc" 13010 (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::launch_host_func_v2;
-    cuLaunchHostFunc_v2_ptsz "cuLaunchHostFunc" 13010 (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::launch_host_func_v2;
+    cuLaunchHostFunc_v2_ptsz "cuLaunchHostFunc" 13010 abi(cuLaunchHostFunc_v2) (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::launch_host_func_v2;
     cuStreamIsCapturing "cuStreamIsCapturing" 10000 (stream: CUstream, status: *mut CUstreamCaptureStatus) => capture::is_capturing;
-    cuStreamIsCapturing_ptsz "cuStreamIsCapturing" 10000 (stream: CUstream, status: *mut CUstreamCaptureStatus) => capture::is_capturing;
+    cuStreamIsCapturing_ptsz "cuStreamIsCapturing" 10000 abi(cuStreamIsCapturing) (stream: CUstream, status: *mut CUstreamCaptureStatus) => capture::is_capturing;
     cuThreadExchangeStreamCaptureMode "cuThreadExchangeStreamCaptureMode" 10010 (mode: *mut CUstreamCaptureMode) => capture::exchange_capture_mode;
     // Stream capture.
-    cuStreamBeginCapture "cuStreamBeginCapture" 10000 (stream: CUstream) => capture::begin_capture;
-    cuStreamBeginCapture_ptsz "cuStreamBeginCapture" 10000 (stream: CUstream) => capture::begin_capture;
+    cuStreamBeginCapture "cuStreamBeginCapture" 10000 abi(none) (stream: CUstream) => capture::begin_capture;
+    cuStreamBeginCapture_ptsz "cuStreamBeginCapture" 10000 abi(none) (stream: CUstream) => capture::begin_capture;
     cuStreamBeginCapture_v2 "cuStreamBeginCapture" 10010 (stream: CUstream, mode: CUstreamCaptureMode) => capture::begin_capture_v2;
-    cuStreamBeginCapture_v2_ptsz "cuStreamBeginCapture" 10010 (stream: CUstream, mode: CUstreamCaptureMode) => capture::begin_capture_v2;
+    cuStreamBeginCapture_v2_ptsz "cuStreamBeginCapture" 10010 abi(cuStreamBeginCapture_v2) (stream: CUstream, mode: CUstreamCaptureMode) => capture::begin_capture_v2;
     cuStreamBeginCaptureToGraph "cuStreamBeginCaptureToGraph" 12030 (stream: CUstream, graph: CUgraph, deps: *const CUgraphNode, edges: *const CUgraphEdgeData, n: usize, mode: CUstreamCaptureMode) => capture::begin_capture_to_graph;
-    cuStreamBeginCaptureToGraph_ptsz "cuStreamBeginCaptureToGraph" 12030 (stream: CUstream, graph: CUgraph, deps: *const CUgraphNode, edges: *const CUgraphEdgeData, n: usize, mode: CUstreamCaptureMode) => capture::begin_capture_to_graph;
+    cuStreamBeginCaptureToGraph_ptsz "cuStreamBeginCaptureToGraph" 12030 abi(cuStreamBeginCaptureToGraph) (stream: CUstream, graph: CUgraph, deps: *const CUgraphNode, edges: *const CUgraphEdgeData, n: usize, mode: CUstreamCaptureMode) => capture::begin_capture_to_graph;
     cuStreamEndCapture "cuStreamEndCapture" 10000 (stream: CUstream, graph: *mut CUgraph) => capture::end_capture;
-    cuStreamEndCapture_ptsz "cuStreamEndCapture" 10000 (stream: CUstream, graph: *mut CUgraph) => capture::end_capture;
-    cuStreamGetCaptureInfo "cuStreamGetCaptureInfo" 10010 (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t) => capture::get_capture_info;
-    cuStreamGetCaptureInfo_ptsz "cuStreamGetCaptureInfo" 10010 (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t) => capture::get_capture_info;
-    cuStreamGetCaptureInfo_v2 "cuStreamGetCaptureInfo" 11030 (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t, graph: *mut CUgraph, deps: *mut *const CUgraphNode, count: *mut usize) => capture::get_capture_info_v2;
-    cuStreamGetCaptureInfo_v2_ptsz "cuStreamGetCaptureInfo" 11030 (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t, graph: *mut CUgraph, deps: *mut *const CUgraphNode, count: *mut usize) => capture::get_capture_info_v2;
+    cuStreamEndCapture_ptsz "cuStreamEndCapture" 10000 abi(cuStreamEndCapture) (stream: CUstream, graph: *mut CUgraph) => capture::end_capture;
+    cuStreamGetCaptureInfo "cuStreamGetCaptureInfo" 10010 abi(none) (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t) => capture::get_capture_info;
+    cuStreamGetCaptureInfo_ptsz "cuStreamGetCaptureInfo" 10010 abi(none) (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t) => capture::get_capture_info;
+    cuStreamGetCaptureInfo_v2 "cuStreamGetCaptureInfo" 11030 abi(none) (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t, graph: *mut CUgraph, deps: *mut *const CUgraphNode, count: *mut usize) => capture::get_capture_info_v2;
+    cuStreamGetCaptureInfo_v2_ptsz "cuStreamGetCaptureInfo" 11030 abi(none) (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t, graph: *mut CUgraph, deps: *mut *const CUgraphNode, count: *mut usize) => capture::get_capture_info_v2;
     cuStreamGetCaptureInfo_v3 "cuStreamGetCaptureInfo" 12030 (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t, graph: *mut CUgraph, deps: *mut *const CUgraphNode, edges: *mut *const CUgraphEdgeData, count: *mut usize) => capture::get_capture_info_v3;
-    cuStreamGetCaptureInfo_v3_ptsz "cuStreamGetCaptureInfo" 12030 (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t, graph: *mut CUgraph, deps: *mut *const CUgraphNode, edges: *mut *const CUgraphEdgeData, count: *mut usize) => capture::get_capture_info_v3;
-    cuStreamUpdateCaptureDependencies "cuStreamUpdateCaptureDependencies" 11030 (stream: CUstream, deps: *mut CUgraphNode, n: usize, flags: c_uint) => capture::update_capture_dependencies;
-    cuStreamUpdateCaptureDependencies_ptsz "cuStreamUpdateCaptureDependencies" 11030 (stream: CUstream, deps: *mut CUgraphNode, n: usize, flags: c_uint) => capture::update_capture_dependencies;
+    cuStreamGetCaptureInfo_v3_ptsz "cuStreamGetCaptureInfo" 12030 abi(cuStreamGetCaptureInfo_v3) (stream: CUstream, status: *mut CUstreamCaptureStatus, id: *mut cuuint64_t, graph: *mut CUgraph, deps: *mut *const CUgraphNode, edges: *mut *const CUgraphEdgeData, count: *mut usize) => capture::get_capture_info_v3;
+    cuStreamUpdateCaptureDependencies "cuStreamUpdateCaptureDependencies" 11030 abi(none) (stream: CUstream, deps: *mut CUgraphNode, n: usize, flags: c_uint) => capture::update_capture_dependencies;
+    cuStreamUpdateCaptureDependencies_ptsz "cuStreamUpdateCaptureDependencies" 11030 abi(none) (stream: CUstream, deps: *mut CUgraphNode, n: usize, flags: c_uint) => capture::update_capture_dependencies;
     cuStreamUpdateCaptureDependencies_v2 "cuStreamUpdateCaptureDependencies" 12030 (stream: CUstream, deps: *mut CUgraphNode, edges: *const CUgraphEdgeData, n: usize, flags: c_uint) => capture::update_capture_dependencies_v2;
-    cuStreamUpdateCaptureDependencies_v2_ptsz "cuStreamUpdateCaptureDependencies" 12030 (stream: CUstream, deps: *mut CUgraphNode, edges: *const CUgraphEdgeData, n: usize, flags: c_uint) => capture::update_capture_dependencies_v2;
+    cuStreamUpdateCaptureDependencies_v2_ptsz "cuStreamUpdateCaptureDependencies" 12030 abi(cuStreamUpdateCaptureDependencies_v2) (stream: CUstream, deps: *mut CUgraphNode, edges: *const CUgraphEdgeData, n: usize, flags: c_uint) => capture::update_capture_dependencies_v2;
     // Graphs: nodes and edges.
     cuGraphCreate "cuGraphCreate" 10000 (graph: *mut CUgraph, flags: c_uint) => graph::create;
     cuGraphDestroy "cuGraphDestroy" 10000 (graph: CUgraph) => graph::destroy;
@@ -535,7 +559,7 @@ implemented! {
     cuGraphAddChildGraphNode "cuGraphAddChildGraphNode" 10000 (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, n: usize, child: CUgraph) => graph::add_child_graph_node;
     cuGraphAddEventRecordNode "cuGraphAddEventRecordNode" 11010 (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, n: usize, event: CUevent) => graph::add_event_record_node;
     cuGraphAddEventWaitNode "cuGraphAddEventWaitNode" 11010 (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, n: usize, event: CUevent) => graph::add_event_wait_node;
-    cuGraphAddNode "cuGraphAddNode" 12020 (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, n: usize, params: *mut CUgraphNodeParams) => graph::add_generic_node;
+    cuGraphAddNode "cuGraphAddNode" 12020 abi(none) (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, n: usize, params: *mut CUgraphNodeParams) => graph::add_generic_node;
     cuGraphAddNode_v2 "cuGraphAddNode" 12030 (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, edges: *const CUgraphEdgeData, n: usize, params: *mut CUgraphNodeParams) => graph::add_generic_node_v2;
     cuGraphKernelNodeGetParams_v2 "cuGraphKernelNodeGetParams" 12000 (node: CUgraphNode, params: *mut CUDA_KERNEL_NODE_PARAMS) => graph::kernel_node_get_params;
     cuGraphKernelNodeSetParams_v2 "cuGraphKernelNodeSetParams" 12000 (node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS) => graph::kernel_node_set_params;
@@ -558,30 +582,30 @@ implemented! {
     cuGraphNodeGetLocalId "cuGraphNodeGetLocalId" 13010 (node: CUgraphNode, id: *mut c_uint) => graph::node_get_local_id;
     cuGraphGetNodes "cuGraphGetNodes" 10000 (graph: CUgraph, nodes: *mut CUgraphNode, count: *mut usize) => graph::get_nodes;
     cuGraphGetRootNodes "cuGraphGetRootNodes" 10000 (graph: CUgraph, nodes: *mut CUgraphNode, count: *mut usize) => graph::get_root_nodes;
-    cuGraphGetEdges "cuGraphGetEdges" 10000 (graph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, count: *mut usize) => graph::get_edges;
+    cuGraphGetEdges "cuGraphGetEdges" 10000 abi(none) (graph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, count: *mut usize) => graph::get_edges;
     cuGraphGetEdges_v2 "cuGraphGetEdges" 12030 (graph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edges: *mut CUgraphEdgeData, count: *mut usize) => graph::get_edges_v2;
-    cuGraphNodeGetDependencies "cuGraphNodeGetDependencies" 10000 (node: CUgraphNode, deps: *mut CUgraphNode, count: *mut usize) => graph::node_get_dependencies;
+    cuGraphNodeGetDependencies "cuGraphNodeGetDependencies" 10000 abi(none) (node: CUgraphNode, deps: *mut CUgraphNode, count: *mut usize) => graph::node_get_dependencies;
     cuGraphNodeGetDependencies_v2 "cuGraphNodeGetDependencies" 12030 (node: CUgraphNode, deps: *mut CUgraphNode, edges: *mut CUgraphEdgeData, count: *mut usize) => graph::node_get_dependencies_v2;
-    cuGraphNodeGetDependentNodes "cuGraphNodeGetDependentNodes" 10000 (node: CUgraphNode, deps: *mut CUgraphNode, count: *mut usize) => graph::node_get_dependent_nodes;
+    cuGraphNodeGetDependentNodes "cuGraphNodeGetDependentNodes" 10000 abi(none) (node: CUgraphNode, deps: *mut CUgraphNode, count: *mut usize) => graph::node_get_dependent_nodes;
     cuGraphNodeGetDependentNodes_v2 "cuGraphNodeGetDependentNodes" 12030 (node: CUgraphNode, deps: *mut CUgraphNode, edges: *mut CUgraphEdgeData, count: *mut usize) => graph::node_get_dependent_nodes_v2;
-    cuGraphAddDependencies "cuGraphAddDependencies" 10000 (graph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, n: usize) => graph::add_dependencies;
+    cuGraphAddDependencies "cuGraphAddDependencies" 10000 abi(none) (graph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, n: usize) => graph::add_dependencies;
     cuGraphAddDependencies_v2 "cuGraphAddDependencies" 12030 (graph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edges: *const CUgraphEdgeData, n: usize) => graph::add_dependencies_v2;
-    cuGraphRemoveDependencies "cuGraphRemoveDependencies" 10000 (graph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, n: usize) => graph::remove_dependencies;
+    cuGraphRemoveDependencies "cuGraphRemoveDependencies" 10000 abi(none) (graph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, n: usize) => graph::remove_dependencies;
     cuGraphRemoveDependencies_v2 "cuGraphRemoveDependencies" 12030 (graph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edges: *const CUgraphEdgeData, n: usize) => graph::remove_dependencies_v2;
     cuGraphDestroyNode "cuGraphDestroyNode" 10000 (node: CUgraphNode) => graph::destroy_node;
     // Executable graphs.
-    cuGraphInstantiate "cuGraphInstantiate" 10000 (exec: *mut CUgraphExec, graph: CUgraph, error_node: *mut CUgraphNode, log: *mut c_char, log_size: usize) => graph_exec::instantiate_v1;
-    cuGraphInstantiate_v2 "cuGraphInstantiate" 11000 (exec: *mut CUgraphExec, graph: CUgraph, error_node: *mut CUgraphNode, log: *mut c_char, log_size: usize) => graph_exec::instantiate_v1;
+    cuGraphInstantiate "cuGraphInstantiate" 10000 abi(none) (exec: *mut CUgraphExec, graph: CUgraph, error_node: *mut CUgraphNode, log: *mut c_char, log_size: usize) => graph_exec::instantiate_v1;
+    cuGraphInstantiate_v2 "cuGraphInstantiate" 11000 abi(none) (exec: *mut CUgraphExec, graph: CUgraph, error_node: *mut CUgraphNode, log: *mut c_char, log_size: usize) => graph_exec::instantiate_v1;
     cuGraphInstantiateWithFlags "cuGraphInstantiateWithFlags" 11040 (exec: *mut CUgraphExec, graph: CUgraph, flags: c_ulonglong) => graph_exec::instantiate_with_flags;
     cuGraphInstantiateWithParams "cuGraphInstantiateWithParams" 12000 (exec: *mut CUgraphExec, graph: CUgraph, params: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) => graph_exec::instantiate_with_params;
-    cuGraphInstantiateWithParams_ptsz "cuGraphInstantiateWithParams" 12000 (exec: *mut CUgraphExec, graph: CUgraph, params: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) => graph_exec::instantiate_with_params;
+    cuGraphInstantiateWithParams_ptsz "cuGraphInstantiateWithParams" 12000 abi(cuGraphInstantiateWithParams) (exec: *mut CUgraphExec, graph: CUgraph, params: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) => graph_exec::instantiate_with_params;
     cuGraphExecDestroy "cuGraphExecDestroy" 10000 (exec: CUgraphExec) => graph_exec::exec_destroy;
     cuGraphExecGetFlags "cuGraphExecGetFlags" 12000 (exec: CUgraphExec, flags: *mut cuuint64_t) => graph_exec::exec_get_flags;
     cuGraphExecGetId "cuGraphExecGetId" 13010 (exec: CUgraphExec, id: *mut c_uint) => graph_exec::exec_get_id;
     cuGraphUpload "cuGraphUpload" 11010 (exec: CUgraphExec, stream: CUstream) => graph_exec::upload;
-    cuGraphUpload_ptsz "cuGraphUpload" 11010 (exec: CUgraphExec, stream: CUstream) => graph_exec::upload;
+    cuGraphUpload_ptsz "cuGraphUpload" 11010 abi(cuGraphUpload) (exec: CUgraphExec, stream: CUstream) => graph_exec::upload;
     cuGraphLaunch "cuGraphLaunch" 10000 (exec: CUgraphExec, stream: CUstream) => graph_exec::graph_launch;
-    cuGraphLaunch_ptsz "cuGraphLaunch" 10000 (exec: CUgraphExec, stream: CUstream) => graph_exec::graph_launch;
+    cuGraphLaunch_ptsz "cuGraphLaunch" 10000 abi(cuGraphLaunch) (exec: CUgraphExec, stream: CUstream) => graph_exec::graph_launch;
     cuGraphExecUpdate_v2 "cuGraphExecUpdate" 12000 (exec: CUgraphExec, graph: CUgraph, info: *mut CUgraphExecUpdateResultInfo) => graph_exec::exec_update;
     cuGraphExecKernelNodeSetParams_v2 "cuGraphExecKernelNodeSetParams" 12000 (exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS) => graph_exec::exec_kernel_node_set_params;
     cuGraphExecMemcpyNodeSetParams "cuGraphExecMemcpyNodeSetParams" 10020 (exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_MEMCPY3D, ctx: CUcontext) => graph_exec::exec_memcpy_node_set_params;
@@ -591,31 +615,31 @@ implemented! {
     cuGraphExecEventWaitNodeSetEvent "cuGraphExecEventWaitNodeSetEvent" 11010 (exec: CUgraphExec, node: CUgraphNode, event: CUevent) => graph_exec::exec_event_wait_node_set_event;
     // Stream attributes (stream_attrs.rs) and stream memory operations (memops.rs).
     cuStreamGetAttribute "cuStreamGetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream_attrs::get;
-    cuStreamGetAttribute_ptsz "cuStreamGetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream_attrs::get;
+    cuStreamGetAttribute_ptsz "cuStreamGetAttribute" 11000 abi(cuStreamGetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream_attrs::get;
     cuStreamSetAttribute "cuStreamSetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream_attrs::set;
-    cuStreamSetAttribute_ptsz "cuStreamSetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream_attrs::set;
+    cuStreamSetAttribute_ptsz "cuStreamSetAttribute" 11000 abi(cuStreamSetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream_attrs::set;
     cuStreamCopyAttributes "cuStreamCopyAttributes" 11000 (dst: CUstream, src: CUstream) => stream_attrs::copy;
-    cuStreamCopyAttributes_ptsz "cuStreamCopyAttributes" 11000 (dst: CUstream, src: CUstream) => stream_attrs::copy;
-    cuStreamWaitValue32 "cuStreamWaitValue32" 8000 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::wait_value_32;
-    cuStreamWaitValue32_ptsz "cuStreamWaitValue32" 8000 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::wait_value_32;
+    cuStreamCopyAttributes_ptsz "cuStreamCopyAttributes" 11000 abi(cuStreamCopyAttributes) (dst: CUstream, src: CUstream) => stream_attrs::copy;
+    cuStreamWaitValue32 "cuStreamWaitValue32" 8000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::wait_value_32;
+    cuStreamWaitValue32_ptsz "cuStreamWaitValue32" 8000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::wait_value_32;
     cuStreamWaitValue32_v2 "cuStreamWaitValue32" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::wait_value_32;
-    cuStreamWaitValue32_v2_ptsz "cuStreamWaitValue32" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::wait_value_32;
-    cuStreamWaitValue64 "cuStreamWaitValue64" 9000 (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::wait_value_64;
-    cuStreamWaitValue64_ptsz "cuStreamWaitValue64" 9000 (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::wait_value_64;
+    cuStreamWaitValue32_v2_ptsz "cuStreamWaitValue32" 11070 abi(cuStreamWaitValue32_v2) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::wait_value_32;
+    cuStreamWaitValue64 "cuStreamWaitValue64" 9000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::wait_value_64;
+    cuStreamWaitValue64_ptsz "cuStreamWaitValue64" 9000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::wait_value_64;
     cuStreamWaitValue64_v2 "cuStreamWaitValue64" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::wait_value_64;
-    cuStreamWaitValue64_v2_ptsz "cuStreamWaitValue64" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::wait_value_64;
-    cuStreamWriteValue32 "cuStreamWriteValue32" 8000 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::write_value_32_v1;
-    cuStreamWriteValue32_ptsz "cuStreamWriteValue32" 8000 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::write_value_32_v1;
+    cuStreamWaitValue64_v2_ptsz "cuStreamWaitValue64" 11070 abi(cuStreamWaitValue64_v2) (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::wait_value_64;
+    cuStreamWriteValue32 "cuStreamWriteValue32" 8000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::write_value_32_v1;
+    cuStreamWriteValue32_ptsz "cuStreamWriteValue32" 8000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::write_value_32_v1;
     cuStreamWriteValue32_v2 "cuStreamWriteValue32" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::write_value_32_v2;
-    cuStreamWriteValue32_v2_ptsz "cuStreamWriteValue32" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::write_value_32_v2;
-    cuStreamWriteValue64 "cuStreamWriteValue64" 9000 (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::write_value_64_v1;
-    cuStreamWriteValue64_ptsz "cuStreamWriteValue64" 9000 (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::write_value_64_v1;
+    cuStreamWriteValue32_v2_ptsz "cuStreamWriteValue32" 11070 abi(cuStreamWriteValue32_v2) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memops::write_value_32_v2;
+    cuStreamWriteValue64 "cuStreamWriteValue64" 9000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::write_value_64_v1;
+    cuStreamWriteValue64_ptsz "cuStreamWriteValue64" 9000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::write_value_64_v1;
     cuStreamWriteValue64_v2 "cuStreamWriteValue64" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::write_value_64_v2;
-    cuStreamWriteValue64_v2_ptsz "cuStreamWriteValue64" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::write_value_64_v2;
-    cuStreamBatchMemOp "cuStreamBatchMemOp" 8000 (stream: CUstream, count: c_uint, params: *mut CUstreamBatchMemOpParams, flags: c_uint) => memops::batch_v1;
-    cuStreamBatchMemOp_ptsz "cuStreamBatchMemOp" 8000 (stream: CUstream, count: c_uint, params: *mut CUstreamBatchMemOpParams, flags: c_uint) => memops::batch_v1;
+    cuStreamWriteValue64_v2_ptsz "cuStreamWriteValue64" 11070 abi(cuStreamWriteValue64_v2) (stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) => memops::write_value_64_v2;
+    cuStreamBatchMemOp "cuStreamBatchMemOp" 8000 abi(none) (stream: CUstream, count: c_uint, params: *mut CUstreamBatchMemOpParams, flags: c_uint) => memops::batch_v1;
+    cuStreamBatchMemOp_ptsz "cuStreamBatchMemOp" 8000 abi(none) (stream: CUstream, count: c_uint, params: *mut CUstreamBatchMemOpParams, flags: c_uint) => memops::batch_v1;
     cuStreamBatchMemOp_v2 "cuStreamBatchMemOp" 11070 (stream: CUstream, count: c_uint, params: *mut CUstreamBatchMemOpParams, flags: c_uint) => memops::batch_v2;
-    cuStreamBatchMemOp_v2_ptsz "cuStreamBatchMemOp" 11070 (stream: CUstream, count: c_uint, params: *mut CUstreamBatchMemOpParams, flags: c_uint) => memops::batch_v2;
+    cuStreamBatchMemOp_v2_ptsz "cuStreamBatchMemOp" 11070 abi(cuStreamBatchMemOp_v2) (stream: CUstream, count: c_uint, params: *mut CUstreamBatchMemOpParams, flags: c_uint) => memops::batch_v2;
     // Context-wide event record and wait.
     cuCtxRecordEvent "cuCtxRecordEvent" 12050 (ctx: CUcontext, event: CUevent) => event::ctx_record_event;
     cuCtxWaitEvent "cuCtxWaitEvent" 12050 (ctx: CUcontext, event: CUevent) => event::ctx_wait_event;
@@ -624,24 +648,24 @@ implemented! {
     cuMemRangeGetAttribute "cuMemRangeGetAttribute" 8000 (data: *mut c_void, data_size: usize, attribute: CUmem_range_attribute, ptr: CUdeviceptr, count: usize) => managed::range_get_attribute;
     cuMemRangeGetAttributes "cuMemRangeGetAttributes" 8000 (data: *mut *mut c_void, data_sizes: *mut usize, attributes: *mut CUmem_range_attribute, n: usize, ptr: CUdeviceptr, count: usize) => managed::range_get_attributes;
     cuMemPrefetchBatchAsync "cuMemPrefetchBatchAsync" 13000 (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => managed::prefetch_batch;
-    cuMemPrefetchBatchAsync_ptsz "cuMemPrefetchBatchAsync" 13000 (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => managed::prefetch_batch;
+    cuMemPrefetchBatchAsync_ptsz "cuMemPrefetchBatchAsync" 13000 abi(cuMemPrefetchBatchAsync) (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => managed::prefetch_batch;
     cuMemDiscardBatchAsync "cuMemDiscardBatchAsync" 13000 (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, flags: c_ulonglong, stream: CUstream) => managed::discard_batch;
-    cuMemDiscardBatchAsync_ptsz "cuMemDiscardBatchAsync" 13000 (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, flags: c_ulonglong, stream: CUstream) => managed::discard_batch;
+    cuMemDiscardBatchAsync_ptsz "cuMemDiscardBatchAsync" 13000 abi(cuMemDiscardBatchAsync) (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, flags: c_ulonglong, stream: CUstream) => managed::discard_batch;
     cuMemDiscardAndPrefetchBatchAsync "cuMemDiscardAndPrefetchBatchAsync" 13000 (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => managed::prefetch_batch;
-    cuMemDiscardAndPrefetchBatchAsync_ptsz "cuMemDiscardAndPrefetchBatchAsync" 13000 (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => managed::prefetch_batch;
+    cuMemDiscardAndPrefetchBatchAsync_ptsz "cuMemDiscardAndPrefetchBatchAsync" 13000 abi(cuMemDiscardAndPrefetchBatchAsync) (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => managed::prefetch_batch;
     // Batched and attributed copies (copy_batch.rs).
-    cuMemcpyBatchAsync "cuMemcpyBatchAsync" 12080 (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, fail_idx: *mut usize, stream: CUstream) => copy_batch::batch_v1;
-    cuMemcpyBatchAsync_ptsz "cuMemcpyBatchAsync" 12080 (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, fail_idx: *mut usize, stream: CUstream) => copy_batch::batch_v1;
+    cuMemcpyBatchAsync "cuMemcpyBatchAsync" 12080 abi(none) (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, fail_idx: *mut usize, stream: CUstream) => copy_batch::batch_v1;
+    cuMemcpyBatchAsync_ptsz "cuMemcpyBatchAsync" 12080 abi(none) (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, fail_idx: *mut usize, stream: CUstream) => copy_batch::batch_v1;
     cuMemcpyBatchAsync_v2 "cuMemcpyBatchAsync" 13000 (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, stream: CUstream) => copy_batch::batch_v2;
-    cuMemcpyBatchAsync_v2_ptsz "cuMemcpyBatchAsync" 13000 (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, stream: CUstream) => copy_batch::batch_v2;
-    cuMemcpy3DBatchAsync "cuMemcpy3DBatchAsync" 12080 (n: usize, ops: *mut CUDA_MEMCPY3D_BATCH_OP, fail_idx: *mut usize, flags: c_ulonglong, stream: CUstream) => copy_batch::batch_3d_v1;
-    cuMemcpy3DBatchAsync_ptsz "cuMemcpy3DBatchAsync" 12080 (n: usize, ops: *mut CUDA_MEMCPY3D_BATCH_OP, fail_idx: *mut usize, flags: c_ulonglong, stream: CUstream) => copy_batch::batch_3d_v1;
+    cuMemcpyBatchAsync_v2_ptsz "cuMemcpyBatchAsync" 13000 abi(cuMemcpyBatchAsync_v2) (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, stream: CUstream) => copy_batch::batch_v2;
+    cuMemcpy3DBatchAsync "cuMemcpy3DBatchAsync" 12080 abi(none) (n: usize, ops: *mut CUDA_MEMCPY3D_BATCH_OP, fail_idx: *mut usize, flags: c_ulonglong, stream: CUstream) => copy_batch::batch_3d_v1;
+    cuMemcpy3DBatchAsync_ptsz "cuMemcpy3DBatchAsync" 12080 abi(none) (n: usize, ops: *mut CUDA_MEMCPY3D_BATCH_OP, fail_idx: *mut usize, flags: c_ulonglong, stream: CUstream) => copy_batch::batch_3d_v1;
     cuMemcpy3DBatchAsync_v2 "cuMemcpy3DBatchAsync" 13000 (n: usize, ops: *mut CUDA_MEMCPY3D_BATCH_OP, flags: c_ulonglong, stream: CUstream) => copy_batch::batch_3d_v2;
-    cuMemcpy3DBatchAsync_v2_ptsz "cuMemcpy3DBatchAsync" 13000 (n: usize, ops: *mut CUDA_MEMCPY3D_BATCH_OP, flags: c_ulonglong, stream: CUstream) => copy_batch::batch_3d_v2;
+    cuMemcpy3DBatchAsync_v2_ptsz "cuMemcpy3DBatchAsync" 13000 abi(cuMemcpy3DBatchAsync_v2) (n: usize, ops: *mut CUDA_MEMCPY3D_BATCH_OP, flags: c_ulonglong, stream: CUstream) => copy_batch::batch_3d_v2;
     cuMemcpyWithAttributesAsync "cuMemcpyWithAttributesAsync" 13020 (dst: CUdeviceptr, src: CUdeviceptr, size: usize, attr: *mut CUmemcpyAttributes, stream: CUstream) => copy_batch::with_attributes;
-    cuMemcpyWithAttributesAsync_ptsz "cuMemcpyWithAttributesAsync" 13020 (dst: CUdeviceptr, src: CUdeviceptr, size: usize, attr: *mut CUmemcpyAttributes, stream: CUstream) => copy_batch::with_attributes;
+    cuMemcpyWithAttributesAsync_ptsz "cuMemcpyWithAttributesAsync" 13020 abi(cuMemcpyWithAttributesAsync) (dst: CUdeviceptr, src: CUdeviceptr, size: usize, attr: *mut CUmemcpyAttributes, stream: CUstream) => copy_batch::with_attributes;
     cuMemcpy3DWithAttributesAsync "cuMemcpy3DWithAttributesAsync" 13020 (op: *mut CUDA_MEMCPY3D_BATCH_OP, flags: c_ulonglong, stream: CUstream) => copy_batch::with_attributes_3d;
-    cuMemcpy3DWithAttributesAsync_ptsz "cuMemcpy3DWithAttributesAsync" 13020 (op: *mut CUDA_MEMCPY3D_BATCH_OP, flags: c_ulonglong, stream: CUstream) => copy_batch::with_attributes_3d;
+    cuMemcpy3DWithAttributesAsync_ptsz "cuMemcpy3DWithAttributesAsync" 13020 abi(cuMemcpy3DWithAttributesAsync) (op: *mut CUDA_MEMCPY3D_BATCH_OP, flags: c_ulonglong, stream: CUstream) => copy_batch::with_attributes_3d;
     cuGraphExecChildGraphNodeSetParams "cuGraphExecChildGraphNodeSetParams" 11010 (exec: CUgraphExec, node: CUgraphNode, child: CUgraph) => graph_exec::exec_child_graph_node_set_params;
     cuGraphExecNodeSetParams "cuGraphExecNodeSetParams" 12020 (exec: CUgraphExec, node: CUgraphNode, params: *mut CUgraphNodeParams) => graph_exec::exec_node_set_params;
     cuGraphNodeSetEnabled "cuGraphNodeSetEnabled" 11060 (exec: CUgraphExec, node: CUgraphNode, enabled: c_uint) => graph_exec::node_set_enabled;
@@ -669,20 +693,20 @@ implemented! {
     cuEventCreate "cuEventCreate" 2000 (event: *mut CUevent, flags: c_uint) => event::create;
     cuEventDestroy_v2 "cuEventDestroy" 4000 (event: CUevent) => event::destroy;
     cuEventRecord "cuEventRecord" 2000 (event: CUevent, stream: CUstream) => event::record;
-    cuEventRecord_ptsz "cuEventRecord" 7000 (event: CUevent, stream: CUstream) => event::record;
+    cuEventRecord_ptsz "cuEventRecord" 7000 abi(cuEventRecord) (event: CUevent, stream: CUstream) => event::record;
     cuEventRecordWithFlags "cuEventRecordWithFlags" 11010 (event: CUevent, stream: CUstream, flags: c_uint) => event::record_with_flags;
-    cuEventRecordWithFlags_ptsz "cuEventRecordWithFlags" 11010 (event: CUevent, stream: CUstream, flags: c_uint) => event::record_with_flags;
+    cuEventRecordWithFlags_ptsz "cuEventRecordWithFlags" 11010 abi(cuEventRecordWithFlags) (event: CUevent, stream: CUstream, flags: c_uint) => event::record_with_flags;
     cuEventSynchronize "cuEventSynchronize" 2000 (event: CUevent) => event::synchronize;
     cuEventQuery "cuEventQuery" 2000 (event: CUevent) => event::query;
-    cuEventElapsedTime "cuEventElapsedTime" 2000 (ms: *mut f32, start: CUevent, end: CUevent) => event::elapsed_time;
+    cuEventElapsedTime "cuEventElapsedTime" 2000 abi(none) (ms: *mut f32, start: CUevent, end: CUevent) => event::elapsed_time;
     cuEventElapsedTime_v2 "cuEventElapsedTime" 12080 (ms: *mut f32, start: CUevent, end: CUevent) => event::elapsed_time;
     // Libraries: managed variables and unified functions (what cudart 13 registers).
     cuLibraryGetManaged "cuLibraryGetManaged" 12000 (dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) => module::library_get_managed;
     cuLibraryGetUnifiedFunction "cuLibraryGetUnifiedFunction" 12000 (fptr: *mut *mut c_void, library: CUlibrary, name: *const c_char) => module::library_get_unified_function;
     // Profiler control (no profiler; see profiler.rs).
-    cuProfilerInitialize "cuProfilerInitialize" 4000 (config_file: *const c_char, output_file: *const c_char, mode: c_int) => profiler::initialize;
-    cuProfilerStart "cuProfilerStart" 4000 () => profiler::start;
-    cuProfilerStop "cuProfilerStop" 4000 () => profiler::stop;
+    cuProfilerInitialize "cuProfilerInitialize" 4000 abi(none) (config_file: *const c_char, output_file: *const c_char, mode: c_int) => profiler::initialize;
+    cuProfilerStart "cuProfilerStart" 4000 abi(none) () => profiler::start;
+    cuProfilerStop "cuProfilerStop" 4000 abi(none) () => profiler::stop;
     // The launch API before cuLaunchKernel (legacy_launch.rs).
     cuFuncSetBlockShape "cuFuncSetBlockShape" 2000 (func: CUfunction, x: c_int, y: c_int, z: c_int) => legacy_launch::func_set_block_shape;
     cuFuncSetSharedSize "cuFuncSetSharedSize" 2000 (func: CUfunction, bytes: c_uint) => legacy_launch::func_set_shared_size;
@@ -696,55 +720,55 @@ implemented! {
     // The unversioned names cuda.h redirects to `_v2`/`_v3` with macros, under their original
     // ABI (the real libcuda.so.1 exports them). Where that ABI equals the current one the
     // current body serves; where it has 32-bit sizes and `CUdeviceptr_v1`, legacy.rs widens.
-    cuCtxCreate "cuCtxCreate" 2000 (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::create_v2;
-    cuCtxDestroy "cuCtxDestroy" 2000 (ctx: CUcontext) => context::destroy;
-    cuCtxPushCurrent "cuCtxPushCurrent" 2000 (ctx: CUcontext) => context::push_current;
-    cuCtxPopCurrent "cuCtxPopCurrent" 2000 (pctx: *mut CUcontext) => context::pop_current;
-    cuStreamDestroy "cuStreamDestroy" 2000 (stream: CUstream) => stream::destroy;
-    cuEventDestroy "cuEventDestroy" 2000 (event: CUevent) => event::destroy;
-    cuMemHostRegister "cuMemHostRegister" 4000 (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host_register;
-    cuDeviceTotalMem "cuDeviceTotalMem" 2000 (bytes: *mut c_uint, dev: CUdevice) => legacy::device_total_mem;
-    cuMemGetInfo "cuMemGetInfo" 2000 (free: *mut c_uint, total: *mut c_uint) => legacy::mem_get_info;
-    cuMemAlloc "cuMemAlloc" 2000 (dptr: *mut legacy::DevPtr32, bytesize: c_uint) => legacy::mem_alloc;
-    cuMemAllocPitch "cuMemAllocPitch" 2000 (dptr: *mut legacy::DevPtr32, pitch: *mut c_uint, width: c_uint, height: c_uint, element_size: c_uint) => legacy::mem_alloc_pitch;
-    cuMemFree "cuMemFree" 2000 (dptr: legacy::DevPtr32) => legacy::mem_free;
-    cuMemGetAddressRange "cuMemGetAddressRange" 2000 (base: *mut legacy::DevPtr32, size: *mut c_uint, dptr: legacy::DevPtr32) => legacy::mem_get_address_range;
-    cuMemAllocHost "cuMemAllocHost" 2000 (pp: *mut *mut c_void, bytesize: c_uint) => legacy::mem_alloc_host;
-    cuMemHostGetDevicePointer "cuMemHostGetDevicePointer" 2020 (pdptr: *mut legacy::DevPtr32, p: *mut c_void, flags: c_uint) => legacy::mem_host_get_device_pointer;
-    cuModuleGetGlobal "cuModuleGetGlobal" 2000 (dptr: *mut legacy::DevPtr32, bytes: *mut c_uint, module: CUmodule, name: *const c_char) => legacy::module_get_global;
-    cuMemcpyHtoD "cuMemcpyHtoD" 2000 (dst: legacy::DevPtr32, src: *const c_void, n: c_uint) => legacy::memcpy_htod;
-    cuMemcpyDtoH "cuMemcpyDtoH" 2000 (dst: *mut c_void, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtoh;
-    cuMemcpyDtoD "cuMemcpyDtoD" 2000 (dst: legacy::DevPtr32, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtod;
-    cuMemcpyHtoDAsync "cuMemcpyHtoDAsync" 2000 (dst: legacy::DevPtr32, src: *const c_void, n: c_uint, stream: CUstream) => legacy::memcpy_htod_async;
-    cuMemcpyDtoHAsync "cuMemcpyDtoHAsync" 2000 (dst: *mut c_void, src: legacy::DevPtr32, n: c_uint, stream: CUstream) => legacy::memcpy_dtoh_async;
-    cuMemcpyDtoDAsync "cuMemcpyDtoDAsync" 3000 (dst: legacy::DevPtr32, src: legacy::DevPtr32, n: c_uint, stream: CUstream) => legacy::memcpy_dtod_async;
-    cuMemcpyDtoA "cuMemcpyDtoA" 2000 (dst: CUarray, offset: c_uint, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtoa;
-    cuMemcpyAtoD "cuMemcpyAtoD" 2000 (dst: legacy::DevPtr32, src: CUarray, offset: c_uint, n: c_uint) => legacy::memcpy_atod;
-    cuMemcpyHtoA "cuMemcpyHtoA" 2000 (dst: CUarray, offset: c_uint, src: *const c_void, n: c_uint) => legacy::memcpy_htoa;
-    cuMemcpyAtoH "cuMemcpyAtoH" 2000 (dst: *mut c_void, src: CUarray, offset: c_uint, n: c_uint) => legacy::memcpy_atoh;
-    cuMemcpyAtoA "cuMemcpyAtoA" 2000 (dst: CUarray, dst_offset: c_uint, src: CUarray, src_offset: c_uint, n: c_uint) => legacy::memcpy_atoa;
-    cuMemcpyHtoAAsync "cuMemcpyHtoAAsync" 2000 (dst: CUarray, offset: c_uint, src: *const c_void, n: c_uint, stream: CUstream) => legacy::memcpy_htoa_async;
-    cuMemcpyAtoHAsync "cuMemcpyAtoHAsync" 2000 (dst: *mut c_void, src: CUarray, offset: c_uint, n: c_uint, stream: CUstream) => legacy::memcpy_atoh_async;
-    cuMemcpy2D "cuMemcpy2D" 2000 (copy: *const legacy::Memcpy2DV1) => legacy::memcpy_2d;
-    cuMemcpy2DUnaligned "cuMemcpy2DUnaligned" 2000 (copy: *const legacy::Memcpy2DV1) => legacy::memcpy_2d;
-    cuMemcpy2DAsync "cuMemcpy2DAsync" 2000 (copy: *const legacy::Memcpy2DV1, stream: CUstream) => legacy::memcpy_2d_async;
-    cuMemcpy3D "cuMemcpy3D" 2000 (copy: *const legacy::Memcpy3DV1) => legacy::memcpy_3d;
-    cuMemcpy3DAsync "cuMemcpy3DAsync" 2000 (copy: *const legacy::Memcpy3DV1, stream: CUstream) => legacy::memcpy_3d_async;
-    cuMemsetD8 "cuMemsetD8" 2000 (dst: legacy::DevPtr32, value: c_uchar, n: c_uint) => legacy::memset_d8;
-    cuMemsetD16 "cuMemsetD16" 2000 (dst: legacy::DevPtr32, value: c_ushort, n: c_uint) => legacy::memset_d16;
-    cuMemsetD32 "cuMemsetD32" 2000 (dst: legacy::DevPtr32, value: c_uint, n: c_uint) => legacy::memset_d32;
-    cuMemsetD2D8 "cuMemsetD2D8" 2000 (dst: legacy::DevPtr32, pitch: c_uint, value: c_uchar, width: c_uint, height: c_uint) => legacy::memset_d2d8;
-    cuMemsetD2D16 "cuMemsetD2D16" 2000 (dst: legacy::DevPtr32, pitch: c_uint, value: c_ushort, width: c_uint, height: c_uint) => legacy::memset_d2d16;
-    cuMemsetD2D32 "cuMemsetD2D32" 2000 (dst: legacy::DevPtr32, pitch: c_uint, value: c_uint, width: c_uint, height: c_uint) => legacy::memset_d2d32;
-    cuArrayCreate "cuArrayCreate" 2000 (handle: *mut CUarray, desc: *const legacy::ArrayDescriptorV1) => legacy::array_create;
-    cuArrayGetDescriptor "cuArrayGetDescriptor" 2000 (desc: *mut legacy::ArrayDescriptorV1, array: CUarray) => legacy::array_get_descriptor;
-    cuArray3DCreate "cuArray3DCreate" 2000 (handle: *mut CUarray, desc: *const legacy::Array3DDescriptorV1) => legacy::array_3d_create;
-    cuArray3DGetDescriptor "cuArray3DGetDescriptor" 2000 (desc: *mut legacy::Array3DDescriptorV1, array: CUarray) => legacy::array_3d_get_descriptor;
-    cuGraphAddKernelNode "cuGraphAddKernelNode" 10000 (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, n: usize, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_add_kernel_node;
-    cuGraphKernelNodeGetParams "cuGraphKernelNodeGetParams" 10000 (node: CUgraphNode, params: *mut CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_kernel_node_get_params;
-    cuGraphKernelNodeSetParams "cuGraphKernelNodeSetParams" 10000 (node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_kernel_node_set_params;
-    cuGraphExecKernelNodeSetParams "cuGraphExecKernelNodeSetParams" 10010 (exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_exec_kernel_node_set_params;
-    cuGraphExecUpdate "cuGraphExecUpdate" 10020 (exec: CUgraphExec, graph: CUgraph, error_node: *mut CUgraphNode, result: *mut CUgraphExecUpdateResult) => legacy::graph_exec_update;
+    cuCtxCreate "cuCtxCreate" 2000 abi(none) (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::create_v2;
+    cuCtxDestroy "cuCtxDestroy" 2000 abi(none) (ctx: CUcontext) => context::destroy;
+    cuCtxPushCurrent "cuCtxPushCurrent" 2000 abi(none) (ctx: CUcontext) => context::push_current;
+    cuCtxPopCurrent "cuCtxPopCurrent" 2000 abi(none) (pctx: *mut CUcontext) => context::pop_current;
+    cuStreamDestroy "cuStreamDestroy" 2000 abi(none) (stream: CUstream) => stream::destroy;
+    cuEventDestroy "cuEventDestroy" 2000 abi(none) (event: CUevent) => event::destroy;
+    cuMemHostRegister "cuMemHostRegister" 4000 abi(none) (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host_register;
+    cuDeviceTotalMem "cuDeviceTotalMem" 2000 abi(none) (bytes: *mut c_uint, dev: CUdevice) => legacy::device_total_mem;
+    cuMemGetInfo "cuMemGetInfo" 2000 abi(none) (free: *mut c_uint, total: *mut c_uint) => legacy::mem_get_info;
+    cuMemAlloc "cuMemAlloc" 2000 abi(none) (dptr: *mut legacy::DevPtr32, bytesize: c_uint) => legacy::mem_alloc;
+    cuMemAllocPitch "cuMemAllocPitch" 2000 abi(none) (dptr: *mut legacy::DevPtr32, pitch: *mut c_uint, width: c_uint, height: c_uint, element_size: c_uint) => legacy::mem_alloc_pitch;
+    cuMemFree "cuMemFree" 2000 abi(none) (dptr: legacy::DevPtr32) => legacy::mem_free;
+    cuMemGetAddressRange "cuMemGetAddressRange" 2000 abi(none) (base: *mut legacy::DevPtr32, size: *mut c_uint, dptr: legacy::DevPtr32) => legacy::mem_get_address_range;
+    cuMemAllocHost "cuMemAllocHost" 2000 abi(none) (pp: *mut *mut c_void, bytesize: c_uint) => legacy::mem_alloc_host;
+    cuMemHostGetDevicePointer "cuMemHostGetDevicePointer" 2020 abi(none) (pdptr: *mut legacy::DevPtr32, p: *mut c_void, flags: c_uint) => legacy::mem_host_get_device_pointer;
+    cuModuleGetGlobal "cuModuleGetGlobal" 2000 abi(none) (dptr: *mut legacy::DevPtr32, bytes: *mut c_uint, module: CUmodule, name: *const c_char) => legacy::module_get_global;
+    cuMemcpyHtoD "cuMemcpyHtoD" 2000 abi(none) (dst: legacy::DevPtr32, src: *const c_void, n: c_uint) => legacy::memcpy_htod;
+    cuMemcpyDtoH "cuMemcpyDtoH" 2000 abi(none) (dst: *mut c_void, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtoh;
+    cuMemcpyDtoD "cuMemcpyDtoD" 2000 abi(none) (dst: legacy::DevPtr32, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtod;
+    cuMemcpyHtoDAsync "cuMemcpyHtoDAsync" 2000 abi(none) (dst: legacy::DevPtr32, src: *const c_void, n: c_uint, stream: CUstream) => legacy::memcpy_htod_async;
+    cuMemcpyDtoHAsync "cuMemcpyDtoHAsync" 2000 abi(none) (dst: *mut c_void, src: legacy::DevPtr32, n: c_uint, stream: CUstream) => legacy::memcpy_dtoh_async;
+    cuMemcpyDtoDAsync "cuMemcpyDtoDAsync" 3000 abi(none) (dst: legacy::DevPtr32, src: legacy::DevPtr32, n: c_uint, stream: CUstream) => legacy::memcpy_dtod_async;
+    cuMemcpyDtoA "cuMemcpyDtoA" 2000 abi(none) (dst: CUarray, offset: c_uint, src: legacy::DevPtr32, n: c_uint) => legacy::memcpy_dtoa;
+    cuMemcpyAtoD "cuMemcpyAtoD" 2000 abi(none) (dst: legacy::DevPtr32, src: CUarray, offset: c_uint, n: c_uint) => legacy::memcpy_atod;
+    cuMemcpyHtoA "cuMemcpyHtoA" 2000 abi(none) (dst: CUarray, offset: c_uint, src: *const c_void, n: c_uint) => legacy::memcpy_htoa;
+    cuMemcpyAtoH "cuMemcpyAtoH" 2000 abi(none) (dst: *mut c_void, src: CUarray, offset: c_uint, n: c_uint) => legacy::memcpy_atoh;
+    cuMemcpyAtoA "cuMemcpyAtoA" 2000 abi(none) (dst: CUarray, dst_offset: c_uint, src: CUarray, src_offset: c_uint, n: c_uint) => legacy::memcpy_atoa;
+    cuMemcpyHtoAAsync "cuMemcpyHtoAAsync" 2000 abi(none) (dst: CUarray, offset: c_uint, src: *const c_void, n: c_uint, stream: CUstream) => legacy::memcpy_htoa_async;
+    cuMemcpyAtoHAsync "cuMemcpyAtoHAsync" 2000 abi(none) (dst: *mut c_void, src: CUarray, offset: c_uint, n: c_uint, stream: CUstream) => legacy::memcpy_atoh_async;
+    cuMemcpy2D "cuMemcpy2D" 2000 abi(none) (copy: *const legacy::Memcpy2DV1) => legacy::memcpy_2d;
+    cuMemcpy2DUnaligned "cuMemcpy2DUnaligned" 2000 abi(none) (copy: *const legacy::Memcpy2DV1) => legacy::memcpy_2d;
+    cuMemcpy2DAsync "cuMemcpy2DAsync" 2000 abi(none) (copy: *const legacy::Memcpy2DV1, stream: CUstream) => legacy::memcpy_2d_async;
+    cuMemcpy3D "cuMemcpy3D" 2000 abi(none) (copy: *const legacy::Memcpy3DV1) => legacy::memcpy_3d;
+    cuMemcpy3DAsync "cuMemcpy3DAsync" 2000 abi(none) (copy: *const legacy::Memcpy3DV1, stream: CUstream) => legacy::memcpy_3d_async;
+    cuMemsetD8 "cuMemsetD8" 2000 abi(none) (dst: legacy::DevPtr32, value: c_uchar, n: c_uint) => legacy::memset_d8;
+    cuMemsetD16 "cuMemsetD16" 2000 abi(none) (dst: legacy::DevPtr32, value: c_ushort, n: c_uint) => legacy::memset_d16;
+    cuMemsetD32 "cuMemsetD32" 2000 abi(none) (dst: legacy::DevPtr32, value: c_uint, n: c_uint) => legacy::memset_d32;
+    cuMemsetD2D8 "cuMemsetD2D8" 2000 abi(none) (dst: legacy::DevPtr32, pitch: c_uint, value: c_uchar, width: c_uint, height: c_uint) => legacy::memset_d2d8;
+    cuMemsetD2D16 "cuMemsetD2D16" 2000 abi(none) (dst: legacy::DevPtr32, pitch: c_uint, value: c_ushort, width: c_uint, height: c_uint) => legacy::memset_d2d16;
+    cuMemsetD2D32 "cuMemsetD2D32" 2000 abi(none) (dst: legacy::DevPtr32, pitch: c_uint, value: c_uint, width: c_uint, height: c_uint) => legacy::memset_d2d32;
+    cuArrayCreate "cuArrayCreate" 2000 abi(none) (handle: *mut CUarray, desc: *const legacy::ArrayDescriptorV1) => legacy::array_create;
+    cuArrayGetDescriptor "cuArrayGetDescriptor" 2000 abi(none) (desc: *mut legacy::ArrayDescriptorV1, array: CUarray) => legacy::array_get_descriptor;
+    cuArray3DCreate "cuArray3DCreate" 2000 abi(none) (handle: *mut CUarray, desc: *const legacy::Array3DDescriptorV1) => legacy::array_3d_create;
+    cuArray3DGetDescriptor "cuArray3DGetDescriptor" 2000 abi(none) (desc: *mut legacy::Array3DDescriptorV1, array: CUarray) => legacy::array_3d_get_descriptor;
+    cuGraphAddKernelNode "cuGraphAddKernelNode" 10000 abi(none) (node: *mut CUgraphNode, graph: CUgraph, deps: *const CUgraphNode, n: usize, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_add_kernel_node;
+    cuGraphKernelNodeGetParams "cuGraphKernelNodeGetParams" 10000 abi(none) (node: CUgraphNode, params: *mut CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_kernel_node_get_params;
+    cuGraphKernelNodeSetParams "cuGraphKernelNodeSetParams" 10000 abi(none) (node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_kernel_node_set_params;
+    cuGraphExecKernelNodeSetParams "cuGraphExecKernelNodeSetParams" 10010 abi(none) (exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => legacy::graph_exec_kernel_node_set_params;
+    cuGraphExecUpdate "cuGraphExecUpdate" 10020 abi(none) (exec: CUgraphExec, graph: CUgraph, error_node: *mut CUgraphNode, result: *mut CUgraphExecUpdateResult) => legacy::graph_exec_update;
 }
 
 not_supported! {

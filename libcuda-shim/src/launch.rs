@@ -288,8 +288,8 @@ fn submit(
 }
 
 /// Runs a validated launch on the calling thread (a stream worker): the body of a queued
-/// launch, and of a kernel node in a conditional node's body. A fault becomes `ctx`'s sticky
-/// error.
+/// launch, and of a kernel node in a conditional node's body. A fault, real or injected
+/// (`CUDA_SHIM_INJECT`), becomes `ctx`'s sticky error.
 pub(crate) fn run_now(
     ctx: &crate::context::Context,
     f: &Function,
@@ -297,6 +297,16 @@ pub(crate) fn run_now(
     bytes: &[u8],
     cooperative: bool,
 ) {
+    if let Some(fault) = crate::inject::on_launch(&f.kernel.name, config) {
+        if ctx.check().is_ok() {
+            trace::warn(&format!(
+                "kernel {} failed: {}",
+                f.kernel.name, fault.report
+            ));
+        }
+        ctx.set_sticky(fault.code);
+        return;
+    }
     let r = if cooperative {
         engine::launch_cooperative(&f.kernel, config, bytes)
     } else {

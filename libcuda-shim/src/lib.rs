@@ -12,7 +12,7 @@
 //! `legacy` + `legacy_launch` (the pre-3.2 ABI names and the pre-cuLaunchKernel launch API),
 //! `profiler`, `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
 //! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
-//! NVIDIA's cudart needs), `trace`, `config` and `errors`.
+//! NVIDIA's cudart needs), `trace`, `config`, `inject` (fault injection) and `errors`.
 
 pub mod array;
 pub mod capture;
@@ -32,6 +32,7 @@ pub mod graph_dot;
 pub mod graph_exec;
 pub mod graph_mem;
 pub mod handles;
+pub mod inject;
 pub mod integrity;
 pub mod jit_compilers;
 pub mod launch;

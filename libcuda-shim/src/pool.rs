@@ -18,22 +18,6 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// A `CUmemLocation` passed by value, with a trace format (ABI-identical to it).
-#[repr(transparent)]
-#[derive(Clone, Copy)]
-pub struct Location(pub CUmemLocation);
-
-impl std::fmt::Debug for Location {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{{type {}, id {}}}",
-            self.0.type_.0,
-            location_id(&self.0)
-        )
-    }
-}
-
 fn location_id(l: &CUmemLocation) -> i32 {
     // SAFETY: every member of the union is a 32-bit integer id, so reading `id` is defined.
     unsafe { l.__bindgen_anon_1.id }
@@ -373,13 +357,13 @@ pub(crate) unsafe fn advise_v2(
     ptr: CUdeviceptr,
     count: usize,
     advice: CUmem_advise,
-    location: Location,
+    location: CUmemLocation,
 ) -> CuResult {
-    let dev = match location.0.type_ {
-        CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => location_id(&location.0),
+    let dev = match location.type_ {
+        CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => location_id(&location),
         _ => -1,
     };
-    advise_at(ptr, count, advice, dev, Loc::from_location(&location.0))
+    advise_at(ptr, count, advice, dev, Loc::from_location(&location))
 }
 
 pub(crate) unsafe fn prefetch(
@@ -408,18 +392,18 @@ fn prefetch_to(ptr: CUdeviceptr, count: usize, dev: CUdevice, loc: Loc, s: CUstr
 pub(crate) unsafe fn prefetch_v2(
     ptr: CUdeviceptr,
     count: usize,
-    location: Location,
+    location: CUmemLocation,
     flags: std::ffi::c_uint,
     s: CUstream,
 ) -> CuResult {
     if flags != 0 {
         return Err(INVALID_VALUE);
     }
-    let dev = match location.0.type_ {
-        CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => location_id(&location.0),
+    let dev = match location.type_ {
+        CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => location_id(&location),
         _ => -1,
     };
-    prefetch_to(ptr, count, dev, Loc::from_location(&location.0), s)
+    prefetch_to(ptr, count, dev, Loc::from_location(&location), s)
 }
 
 /// The device a (location, allocation type) pair names, for the CUDA 13 pool queries: device

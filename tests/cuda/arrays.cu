@@ -12,16 +12,6 @@
 #include <cuda_fp16.h>
 #include "check.h"
 
-static int failures = 0;
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);      \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-#define CU(call) EXPECT((call) == CUDA_SUCCESS)
-
 __global__ void fill(float* p, size_t pitch, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x < w && y < h) ((float*)((char*)p + y * pitch))[x] = y * 1000.0f + x;
@@ -414,8 +404,8 @@ int main() {
   CHECK(cudaFree(0));  // the primary context, current for the driver calls too
   runtime_arrays();
   driver_arrays();
-  if (failures) {
-    printf("FAIL %d\n", failures);
+  if (expect_failures) {
+    printf("FAIL %d\n", expect_failures);
     return 1;
   }
   printf("PASS arrays\n");

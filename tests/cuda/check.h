@@ -1,7 +1,14 @@
-// Shared helpers for the test programs: abort with a message on any CUDA runtime error.
+// Shared helpers for the test programs, one definition each:
+//   CHECK(call)        a CUDA runtime call that must succeed (else exit 1 with its error);
+//   CU(call)           a driver API call that must succeed (else exit 1 with its error);
+//   REQUIRE(cond)      a condition the rest of the program relies on (else exit 1 at once);
+//   EXPECT(cond), EXPECT_MSG(cond, fmt, ...), EXPECT_EQ(a, b)
+//                      counted checks: a program reports every mismatch and ends with
+//                      `expect_failures == 0 ? 0 : 1`.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #define CHECK(call)                                                                       \
@@ -10,6 +17,26 @@
     if (err_ != cudaSuccess) {                                                            \
       fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call,           \
               cudaGetErrorName(err_), cudaGetErrorString(err_));                          \
+      exit(1);                                                                            \
+    }                                                                                     \
+  } while (0)
+
+#define CU(call)                                                                          \
+  do {                                                                                    \
+    CUresult r_ = (call);                                                                 \
+    if (r_ != CUDA_SUCCESS) {                                                             \
+      const char* name_ = "?";                                                            \
+      cuGetErrorName(r_, &name_);                                                         \
+      fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", __FILE__, __LINE__, #call, name_,   \
+              (int)r_);                                                                   \
+      exit(1);                                                                            \
+    }                                                                                     \
+  } while (0)
+
+#define REQUIRE(cond)                                                                     \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                 \
       exit(1);                                                                            \
     }                                                                                     \
   } while (0)
@@ -39,3 +66,4 @@ static int expect_failures = 0;
       expect_failures++;                                                                  \
     }                                                                                     \
   } while (0)
+#define EXPECT(cond) EXPECT_MSG(cond, "expected %s", #cond)

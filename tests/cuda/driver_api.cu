@@ -5,17 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CU(call)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (call);                                                            \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      const char* name_ = "?";                                                       \
-      cuGetErrorName(r_, &name_);                                                    \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_);   \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
+#include "check.h"
 
 static const char* kPtx = R"PTX(
 .version 8.0

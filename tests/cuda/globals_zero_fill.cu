@@ -14,19 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CU(call)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (call);                                                            \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      const char* name_ = "?";                                                       \
-      cuGetErrorName(r_, &name_);                                                    \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_);   \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
-
-static int failures = 0;
+#include "check.h"
 
 static const char* kDirty = R"PTX(
 .version 8.0
@@ -123,7 +111,7 @@ int main() {
       CU(cuModuleGetGlobal(&p, &bytes, dirty, v.name));
       if (bytes != v.size) {
         fprintf(stderr, "dirty %s: %zu bytes, expected %zu\n", v.name, bytes, v.size);
-        failures++;
+        expect_failures++;
       }
       CU(cuMemsetD8(p, 0xA5, bytes));
     }
@@ -149,7 +137,7 @@ int main() {
     CU(cuMemcpyDtoH(dev_read.data(), out, 220));
     for (int i = 0; i < 220; ++i) {
       if (host[i] != want[i] || dev_read[i] != want[i]) {
-        if (failures++ < 20)
+        if (expect_failures++ < 20)
           fprintf(stderr, "round %d byte %d: copied 0x%02x, kernel read 0x%02x, expected 0x%02x\n",
                   round, i, host[i], dev_read[i], want[i]);
       }
@@ -165,7 +153,7 @@ int main() {
   }
   CU(cuMemFree(out));
   CU(cuCtxDestroy(ctx));
-  if (failures) return 1;
+  if (expect_failures) return 1;
   printf("PASS\n");
   return 0;
 }

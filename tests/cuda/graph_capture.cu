@@ -7,21 +7,13 @@
 #include <cstring>
 #include "check.h"
 
-static int failures = 0;
-#define EXPECT(cond)                                                      \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                         \
-    }                                                                     \
-  } while (0)
 #define EXPECT_ERR(call, want)                                                       \
   do {                                                                               \
     cudaError_t e_ = (call);                                                         \
     if (e_ != (want)) {                                                              \
       fprintf(stderr, "%s:%d: %s gave %s, expected %s\n", __FILE__, __LINE__, #call, \
               cudaGetErrorName(e_), cudaGetErrorName(want));                         \
-      failures++;                                                                    \
+      expect_failures++;                                                                    \
     }                                                                                \
     (void)cudaGetLastError(); /* the expected error must not look like a later one */ \
   } while (0)
@@ -202,8 +194,8 @@ int main() {
   CHECK(cudaFree(z));
   CHECK(cudaFreeHost(in));
   CHECK(cudaFreeHost(out));
-  if (failures) {
-    printf("FAIL (%d)\n", failures);
+  if (expect_failures) {
+    printf("FAIL (%d)\n", expect_failures);
     return 1;
   }
   printf("PASS graph capture\n");

@@ -153,17 +153,6 @@ __global__ void histogram(const unsigned* data, int nwords, unsigned* bins) {
     if (local[i]) atomicAdd(&bins[i], local[i]);
 }
 
-static int bad = 0;
-#define EXPECT(cond, ...)                                   \
-  do {                                                      \
-    if (!(cond)) {                                          \
-      if (bad++ < 30) {                                     \
-        fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);     \
-        fprintf(stderr, __VA_ARGS__);                       \
-        fputc('\n', stderr);                                \
-      }                                                     \
-    }                                                       \
-  } while (0)
 
 #ifdef ATOMICS_16BIT
 static float h2f(unsigned short bits) {  // binary16 to float, exact
@@ -227,30 +216,30 @@ int main() {
     cas_sum += t;
     fmax = std::max(fmax, hfloat(t));
   }
-  EXPECT(g.add_i == (int)add_i, "add_i %d want %lld", g.add_i, add_i);
-  EXPECT(g.add_u == add_u, "add_u %u want %u", g.add_u, add_u);
-  EXPECT(g.add_u64 == add_u64, "add_u64 %llu want %llu", g.add_u64, add_u64);
-  EXPECT(g.add_f == (float)add_f, "add_f %g want %g", g.add_f, add_f);
-  EXPECT(g.add_d == add_d, "add_d %g want %g", g.add_d, add_d);
-  EXPECT(g.sub_i == sub_i, "sub_i %d want %d", g.sub_i, sub_i);
-  EXPECT(g.min_i == min_i && g.max_i == max_i, "min/max_i %d %d want %d %d", g.min_i, g.max_i, min_i, max_i);
-  EXPECT(g.min_u == min_u && g.max_u == max_u, "min/max_u %u %u want %u %u", g.min_u, g.max_u, min_u, max_u);
-  EXPECT(g.min_ll == min_ll && g.max_ll == max_ll, "min/max_ll %lld %lld want %lld %lld", g.min_ll, g.max_ll, min_ll, max_ll);
-  EXPECT(g.min_ull == min_ull && g.max_ull == max_ull, "min/max_ull %llx %llx want %llx %llx", g.min_ull, g.max_ull, min_ull, max_ull);
-  EXPECT(g.and_u == and_u && g.or_u == or_u && g.xor_u == xor_u, "and/or/xor %x %x %x want %x %x %x", g.and_u, g.or_u, g.xor_u, and_u, or_u, xor_u);
-  EXPECT(g.and_ull == and_ull && g.or_ull == or_ull && g.xor_ull == xor_ull, "and/or/xor 64 %llx %llx %llx want %llx %llx %llx", g.and_ull, g.or_ull, g.xor_ull, and_ull, or_ull, xor_ull);
-  EXPECT(g.cas_count == (unsigned)N, "cas_count %u want %d", g.cas_count, N);
-  EXPECT(g.cas_sum == cas_sum, "cas_sum %llu want %llu", g.cas_sum, cas_sum);
+  EXPECT_MSG(g.add_i == (int)add_i, "add_i %d want %lld", g.add_i, add_i);
+  EXPECT_MSG(g.add_u == add_u, "add_u %u want %u", g.add_u, add_u);
+  EXPECT_MSG(g.add_u64 == add_u64, "add_u64 %llu want %llu", g.add_u64, add_u64);
+  EXPECT_MSG(g.add_f == (float)add_f, "add_f %g want %g", g.add_f, add_f);
+  EXPECT_MSG(g.add_d == add_d, "add_d %g want %g", g.add_d, add_d);
+  EXPECT_MSG(g.sub_i == sub_i, "sub_i %d want %d", g.sub_i, sub_i);
+  EXPECT_MSG(g.min_i == min_i && g.max_i == max_i, "min/max_i %d %d want %d %d", g.min_i, g.max_i, min_i, max_i);
+  EXPECT_MSG(g.min_u == min_u && g.max_u == max_u, "min/max_u %u %u want %u %u", g.min_u, g.max_u, min_u, max_u);
+  EXPECT_MSG(g.min_ll == min_ll && g.max_ll == max_ll, "min/max_ll %lld %lld want %lld %lld", g.min_ll, g.max_ll, min_ll, max_ll);
+  EXPECT_MSG(g.min_ull == min_ull && g.max_ull == max_ull, "min/max_ull %llx %llx want %llx %llx", g.min_ull, g.max_ull, min_ull, max_ull);
+  EXPECT_MSG(g.and_u == and_u && g.or_u == or_u && g.xor_u == xor_u, "and/or/xor %x %x %x want %x %x %x", g.and_u, g.or_u, g.xor_u, and_u, or_u, xor_u);
+  EXPECT_MSG(g.and_ull == and_ull && g.or_ull == or_ull && g.xor_ull == xor_ull, "and/or/xor 64 %llx %llx %llx want %llx %llx %llx", g.and_ull, g.or_ull, g.xor_ull, and_ull, or_ull, xor_ull);
+  EXPECT_MSG(g.cas_count == (unsigned)N, "cas_count %u want %d", g.cas_count, N);
+  EXPECT_MSG(g.cas_sum == cas_sum, "cas_sum %llu want %llu", g.cas_sum, cas_sum);
   float gf; memcpy(&gf, &g.fmax_bits, 4);
-  EXPECT(gf == fmax, "cas float max %g want %g", gf, fmax);
-  EXPECT(g.sys_add == 3 * N && g.blk_add == 2 * N, "system/block add %d %d", g.sys_add, g.blk_add);
+  EXPECT_MSG(gf == fmax, "cas float max %g want %g", gf, fmax);
+  EXPECT_MSG(g.sys_add == 3 * N && g.blk_add == 2 * N, "system/block add %d %d", g.sys_add, g.blk_add);
   // exch: the olds plus the final value are the initial value plus every thread's value.
   {
     std::vector<unsigned> got(exo); got.push_back(g.exch);
     std::vector<unsigned> want; want.push_back(7);
     for (unsigned t = 0; t < N; t++) want.push_back(t + 1000);
     std::sort(got.begin(), got.end()); std::sort(want.begin(), want.end());
-    EXPECT(got == want, "atomicExch results are not a permutation");
+    EXPECT_MSG(got == want, "atomicExch results are not a permutation");
   }
   // inc/dec: N applications of the same operation visit a fixed sequence of values.
   {
@@ -262,22 +251,22 @@ int main() {
     }
     std::sort(wi.begin(), wi.end()); std::sort(wd.begin(), wd.end());
     std::sort(inco.begin(), inco.end()); std::sort(deco.begin(), deco.end());
-    EXPECT(g.inc == vi && inco == wi, "atomicInc final %u want %u", g.inc, vi);
-    EXPECT(g.dec == vd && deco == wd, "atomicDec final %u want %u", g.dec, vd);
+    EXPECT_MSG(g.inc == vi && inco == wi, "atomicInc final %u want %u", g.inc, vi);
+    EXPECT_MSG(g.dec == vd && deco == wd, "atomicDec final %u want %u", g.dec, vd);
   }
-  EXPECT(g.inc_big == 0, "atomicInc(100, 37) left %u want 0", g.inc_big);
-  EXPECT(g.dec_big == WRAP, "atomicDec(100, 37) left %u want 37", g.dec_big);
-  EXPECT(g.dec_zero == WRAP, "atomicDec(0, 37) left %u want 37", g.dec_zero);
+  EXPECT_MSG(g.inc_big == 0, "atomicInc(100, 37) left %u want 0", g.inc_big);
+  EXPECT_MSG(g.dec_big == WRAP, "atomicDec(100, 37) left %u want 37", g.dec_big);
+  EXPECT_MSG(g.dec_zero == WRAP, "atomicDec(0, 37) left %u want 37", g.dec_zero);
 #ifdef ATOMICS_16BIT
   {
     unsigned short hx, hy, hs, bx, by, bs;
     memcpy(&hx, &g.h2, 2); memcpy(&hy, (char*)&g.h2 + 2, 2);
     memcpy(&bx, &g.b2, 2); memcpy(&by, (char*)&g.b2 + 2, 2);
     memcpy(&hs, &g.h, 2); memcpy(&bs, &g.b, 2);
-    EXPECT(h2f(hx) == 128.0f && h2f(hy) == 64.0f, "half2 add %g %g want 128 64", h2f(hx), h2f(hy));
-    EXPECT(bf2f(bx) == 128.0f && bf2f(by) == 64.0f, "bfloat162 add %g %g want 128 64", bf2f(bx), bf2f(by));
-    EXPECT(h2f(hs) == 32.0f, "half add %g want 32", h2f(hs));
-    EXPECT(bf2f(bs) == 256.0f, "bfloat16 add %g want 256", bf2f(bs));
+    EXPECT_MSG(h2f(hx) == 128.0f && h2f(hy) == 64.0f, "half2 add %g %g want 128 64", h2f(hx), h2f(hy));
+    EXPECT_MSG(bf2f(bx) == 128.0f && bf2f(by) == 64.0f, "bfloat162 add %g %g want 128 64", bf2f(bx), bf2f(by));
+    EXPECT_MSG(h2f(hs) == 32.0f, "half add %g want 32", h2f(hs));
+    EXPECT_MSG(bf2f(bs) == 256.0f, "bfloat16 add %g want 256", bf2f(bs));
   }
 #endif
 
@@ -306,12 +295,12 @@ int main() {
       fm = std::max(fm, hfloat(h));
     }
     const S& s = so[b];
-    EXPECT(s.add_i == (int)ai && s.add_u == au && s.add_u64 == a64, "block %d shared add %d %u %llu", b, s.add_i, s.add_u, s.add_u64);
-    EXPECT(s.add_f == (float)af && s.add_d == ad && s.sub_i == si, "block %d shared add f/d/sub %g %g %d want %g %g %d", b, s.add_f, s.add_d, s.sub_i, af, ad, si);
-    EXPECT(s.inc == inc && s.dec == dec, "block %d shared inc/dec %u %u want %u %u", b, s.inc, s.dec, inc, dec);
-    EXPECT(s.min_i == mn && s.max_i == mx && s.min_ull == mnu && s.max_ull == mxu, "block %d shared min/max", b);
-    EXPECT(s.and_u == an && s.or_u == o && s.xor_u == x, "block %d shared and/or/xor %x %x %x want %x %x %x", b, s.and_u, s.or_u, s.xor_u, an, o, x);
-    EXPECT(s.cas_count == 2 * THREADS && s.fmax == fm && s.exch == 1 && s.blk == THREADS, "block %d shared cas %u fmax %g (want %g) exch %u blk %d", b, s.cas_count, s.fmax, fm, s.exch, s.blk);
+    EXPECT_MSG(s.add_i == (int)ai && s.add_u == au && s.add_u64 == a64, "block %d shared add %d %u %llu", b, s.add_i, s.add_u, s.add_u64);
+    EXPECT_MSG(s.add_f == (float)af && s.add_d == ad && s.sub_i == si, "block %d shared add f/d/sub %g %g %d want %g %g %d", b, s.add_f, s.add_d, s.sub_i, af, ad, si);
+    EXPECT_MSG(s.inc == inc && s.dec == dec, "block %d shared inc/dec %u %u want %u %u", b, s.inc, s.dec, inc, dec);
+    EXPECT_MSG(s.min_i == mn && s.max_i == mx && s.min_ull == mnu && s.max_ull == mxu, "block %d shared min/max", b);
+    EXPECT_MSG(s.and_u == an && s.or_u == o && s.xor_u == x, "block %d shared and/or/xor %x %x %x want %x %x %x", b, s.and_u, s.or_u, s.xor_u, an, o, x);
+    EXPECT_MSG(s.cas_count == 2 * THREADS && s.fmax == fm && s.exch == 1 && s.blk == THREADS, "block %d shared cas %u fmax %g (want %g) exch %u blk %d", b, s.cas_count, s.fmax, fm, s.exch, s.blk);
   }
 
   // ---- histogram
@@ -335,11 +324,11 @@ int main() {
   unsigned long long total = 0;
   for (int i = 0; i < 256; i++) {
     total += bins[i];
-    EXPECT(bins[i] == want[i], "bin %d = %u want %u", i, bins[i], want[i]);
+    EXPECT_MSG(bins[i] == want[i], "bin %d = %u want %u", i, bins[i], want[i]);
   }
-  EXPECT(total == (unsigned long long)NBYTES, "histogram total %llu", total);
-  if (bad) {
-    printf("FAIL isa_atomics: %d checks failed\n", bad);
+  EXPECT_MSG(total == (unsigned long long)NBYTES, "histogram total %llu", total);
+  if (expect_failures) {
+    printf("FAIL isa_atomics: %d checks failed\n", expect_failures);
     return 1;
   }
   printf("PASS isa_atomics: %d threads, histogram of %d bytes\n", N, NBYTES);

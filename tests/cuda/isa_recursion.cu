@@ -106,15 +106,6 @@ __global__ void use(char* buf, int* out) {
   s->~Shape();
 }
 
-static int bad = 0;
-#define EXPECT(cond, ...)                                                              \
-  do {                                                                                 \
-    if (!(cond) && bad++ < 30) {                                                       \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                  \
-      fprintf(stderr, __VA_ARGS__);                                                    \
-      fputc('\n', stderr);                                                             \
-    }                                                                                  \
-  } while (0)
 
 static int host_op(int s, int a, int b) {
   switch (s) {
@@ -154,10 +145,10 @@ int main() {
   CHECK(cudaMemcpy(hs.data(), dh, N * 4, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(sums.data(), dsum, N * 8, cudaMemcpyDeviceToHost));
   for (int t = 0; t < N; t++) {
-    EXPECT(fibs[t] == fib(t % 18), "fib(%d) = %d want %d", t % 18, fibs[t], fib(t % 18));
-    EXPECT(acks[t] == ack(t % 3, t % 7), "ack(%d,%d) = %d want %d", t % 3, t % 7, acks[t], ack(t % 3, t % 7));
-    EXPECT(sums[t] == tree_sum(tree.data(), t % 255, 1), "tree_sum(%d) = %lld", t % 255, sums[t]);
-    EXPECT(hs[t] == tree_height(tree.data(), t % 255), "tree_height(%d) = %d", t % 255, hs[t]);
+    EXPECT_MSG(fibs[t] == fib(t % 18), "fib(%d) = %d want %d", t % 18, fibs[t], fib(t % 18));
+    EXPECT_MSG(acks[t] == ack(t % 3, t % 7), "ack(%d,%d) = %d want %d", t % 3, t % 7, acks[t], ack(t % 3, t % 7));
+    EXPECT_MSG(sums[t] == tree_sum(tree.data(), t % 255, 1), "tree_sum(%d) = %lld", t % 255, sums[t]);
+    EXPECT_MSG(hs[t] == tree_height(tree.data(), t % 255), "tree_height(%d) = %d", t % 255, hs[t]);
   }
 
   // deep recursion: 2000+ frames per thread, well past the default 1 KiB stack
@@ -165,7 +156,7 @@ int main() {
   CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 256 * 1024));
   size_t lim = 0;
   CHECK(cudaDeviceGetLimit(&lim, cudaLimitStackSize));
-  EXPECT(lim >= 256 * 1024, "stack limit %zu", lim);
+  EXPECT_MSG(lim >= 256 * 1024, "stack limit %zu", lim);
   unsigned* ddeep;
   CHECK(cudaMalloc(&ddeep, 32 * 4));
   deep_recursion<<<1, 32>>>(DEPTH, ddeep);
@@ -174,7 +165,7 @@ int main() {
   unsigned dv[32];
   CHECK(cudaMemcpy(dv, ddeep, sizeof dv, cudaMemcpyDeviceToHost));
   for (unsigned t = 0; t < 32; t++)
-    EXPECT(dv[t] == deep(DEPTH + t, t), "deep(%u) = %u want %u", DEPTH + t, dv[t], deep(DEPTH + t, t));
+    EXPECT_MSG(dv[t] == deep(DEPTH + t, t), "deep(%u) = %u want %u", DEPTH + t, dv[t], deep(DEPTH + t, t));
 
   // function pointers
   std::vector<int> sel(N), a(N), b(N);
@@ -196,7 +187,7 @@ int main() {
   for (int t = 0; t < N; t++) {
     int r = host_op(sel[t], a[t], b[t]);
     int want = host_op((sel[t] + 1) % 5, r, a[t]);
-    EXPECT(out[t] == want, "pointers thread %d (op %d) = %d want %d", t, sel[t], out[t], want);
+    EXPECT_MSG(out[t] == want, "pointers thread %d (op %d) = %d want %d", t, sel[t], out[t], want);
   }
 
   // virtual functions
@@ -213,10 +204,10 @@ int main() {
   CHECK(cudaMemcpy(out.data(), dout, N * 4, cudaMemcpyDeviceToHost));
   for (int t = 0; t < N; t++) {
     int want = kind[t] == 0 ? t * t * 10 + 4 : kind[t] == 1 ? t * t / 2 * 10 + 3 : 3 * t * t * 10;
-    EXPECT(out[t] == want, "virtual thread %d (kind %d) = %d want %d", t, kind[t], out[t], want);
+    EXPECT_MSG(out[t] == want, "virtual thread %d (kind %d) = %d want %d", t, kind[t], out[t], want);
   }
-  if (bad) {
-    printf("FAIL isa_recursion: %d checks failed\n", bad);
+  if (expect_failures) {
+    printf("FAIL isa_recursion: %d checks failed\n", expect_failures);
     return 1;
   }
   printf("PASS isa_recursion: fib, ackermann, trees, depth %u, pointers, virtuals\n", DEPTH);

@@ -20,15 +20,6 @@
 
 #include "check.h"
 
-#define CU(call)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (call);                                                            \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, (int)r_); \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
-
 // cuda.h's legacy types (declared there under __CUDA_API_VERSION_INTERNAL only).
 typedef unsigned int CUdeviceptr_v1;
 struct Memcpy2D_v1 {

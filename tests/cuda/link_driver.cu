@@ -10,25 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CU(call)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (call);                                                            \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      const char* name_ = "?";                                                       \
-      cuGetErrorName(r_, &name_);                                                    \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_);   \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
-
-#define EXPECT(cond)                                                                 \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);            \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
+#include "check.h"
 
 static const char* kUser = R"PTX(
 .version 8.0
@@ -150,10 +132,10 @@ int main(int argc, char** argv) {
   void* image = nullptr;
   size_t size = 0;
   CU(cuLinkComplete(link, &image, &size));
-  EXPECT(image != nullptr && size > 0);
-  EXPECT((size_t)vals[3] == 0 && error[0] == 0);
-  EXPECT((size_t)vals[1] == strlen(info) && strlen(info) > 0);
-  if (argc > 1) EXPECT(strstr(info, "device runtime") != nullptr);
+  REQUIRE(image != nullptr && size > 0);
+  REQUIRE((size_t)vals[3] == 0 && error[0] == 0);
+  REQUIRE((size_t)vals[1] == strlen(info) && strlen(info) > 0);
+  if (argc > 1) REQUIRE(strstr(info, "device runtime") != nullptr);
 
   CUmodule mod;
   CU(cuModuleLoadData(&mod, image));
@@ -164,13 +146,13 @@ int main(int argc, char** argv) {
   CUdeviceptr bias;
   size_t bytes = 0;
   CU(cuModuleGetGlobal(&bias, &bytes, mod, "bias"));
-  EXPECT(bytes == 4);
+  REQUIRE(bytes == 4);
   unsigned thousand = 1000;
   CU(cuMemcpyHtoD(bias, &thousand, 4));
   run(f, 1000);
   // The private helper of lib.ptx is not a kernel of the module.
   CUfunction g;
-  EXPECT(cuModuleGetFunction(&g, mod, "square") == CUDA_ERROR_NOT_FOUND);
+  REQUIRE(cuModuleGetFunction(&g, mod, "square") == CUDA_ERROR_NOT_FOUND);
   CU(cuModuleUnload(mod));
 
   // The same image through the library API (what cudart uses).
@@ -182,7 +164,7 @@ int main(int argc, char** argv) {
   run(f, 100);
   CU(cuLibraryUnload(lib));
   CU(cuLinkDestroy(link));
-  EXPECT(cuLinkDestroy(link) == CUDA_ERROR_INVALID_HANDLE);
+  REQUIRE(cuLinkDestroy(link) == CUDA_ERROR_INVALID_HANDLE);
 
   // An undefined reference: the error log names the symbol and where it is used.
   memset(error, 0, sizeof error);
@@ -191,17 +173,17 @@ int main(int argc, char** argv) {
   CU(cuLinkCreate(5, opts, vals, &link));
   CU(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void*)kUser, strlen(kUser), "user.ptx", 0, nullptr,
                    nullptr));
-  EXPECT(cuLinkComplete(link, &image, &size) == CUDA_ERROR_INVALID_IMAGE);
-  EXPECT(strstr(error, "user.ptx:27:") != nullptr);
-  EXPECT(strstr(error, "Undefined reference to 'poly'") != nullptr);
-  EXPECT((size_t)vals[3] == strlen(error));
+  REQUIRE(cuLinkComplete(link, &image, &size) == CUDA_ERROR_INVALID_IMAGE);
+  REQUIRE(strstr(error, "user.ptx:27:") != nullptr);
+  REQUIRE(strstr(error, "Undefined reference to 'poly'") != nullptr);
+  REQUIRE((size_t)vals[3] == strlen(error));
   // Inputs without PTX are refused precisely; the link stays usable.
   const char elf[] = "\x7f" "ELF";
-  EXPECT(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, (void*)elf, sizeof elf, "k.cubin", 0, nullptr,
+  REQUIRE(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, (void*)elf, sizeof elf, "k.cubin", 0, nullptr,
                        nullptr) == CUDA_ERROR_NO_BINARY_FOR_GPU);
-  EXPECT(cuLinkAddData(link, CU_JIT_INPUT_NVVM, (void*)elf, sizeof elf, "k.ltoir", 0, nullptr,
+  REQUIRE(cuLinkAddData(link, CU_JIT_INPUT_NVVM, (void*)elf, sizeof elf, "k.ltoir", 0, nullptr,
                        nullptr) == CUDA_ERROR_NOT_SUPPORTED);
-  EXPECT(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void*)"garbage", 8, "bad.ptx", 0, nullptr,
+  REQUIRE(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void*)"garbage", 8, "bad.ptx", 0, nullptr,
                        nullptr) == CUDA_ERROR_INVALID_PTX);
   CU(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void*)kLib, strlen(kLib), "lib.ptx", 0, nullptr,
                    nullptr));

@@ -32,29 +32,7 @@ extern "C" __global__ void math(double* r, const double* x, int n) {
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define CU(call)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (call);                                                            \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      const char* name_ = "?";                                                       \
-      cuGetErrorName(r_, &name_);                                                    \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_);   \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
-
-static int failures = 0;
-#define EXPECT(cond, ...)                                                            \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
-      if (failures++ < 20) {                                                         \
-        fprintf(stderr, "%s:%d: expected %s: ", __FILE__, __LINE__, #cond);          \
-        fprintf(stderr, __VA_ARGS__);                                                \
-        fputc('\n', stderr);                                                         \
-      }                                                                              \
-    }                                                                                \
-  } while (0)
+#include "check.h"
 
 static const char* kUser = R"PTX(
 .version 8.0
@@ -179,7 +157,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string ptx = read_file(argv[1]);
-  EXPECT(ptx.find(".func  (.param .align 8 .b8 func_retval0[16]) __internal_trig_reduction_"
+  EXPECT_MSG(ptx.find(".func  (.param .align 8 .b8 func_retval0[16]) __internal_trig_reduction_"
                   "slowpathd\n") != std::string::npos,
          "the device PTX forward-declares the slow path (the shape under test)");
   CU(cuInit(0));
@@ -203,7 +181,7 @@ int main(int argc, char** argv) {
   CUmodule mod;
   std::string log;
   CUresult r = link({{ptx.c_str(), "device.ptx"}}, &mod, &log);
-  EXPECT(r == CUDA_SUCCESS, "link of device.ptx alone: %d: %s", (int)r, log.c_str());
+  EXPECT_MSG(r == CUDA_SUCCESS, "link of device.ptx alone: %d: %s", (int)r, log.c_str());
   if (r == CUDA_SUCCESS) {
     CUfunction f;
     CU(cuModuleGetFunction(&f, mod, "math"));
@@ -214,8 +192,8 @@ int main(int argc, char** argv) {
     CU(cuMemcpyDtoH(got.data(), dr, 2 * n * 8));
     for (int i = 0; i < n; ++i) {
       double s = sin(x[i]), p = pow(fabs(x[i]) + 0.5, 1.25);
-      EXPECT(ulps(got[2 * i], s) <= 4, "sin(%.17g) = %.17g, libm %.17g", x[i], got[2 * i], s);
-      EXPECT(ulps(got[2 * i + 1], p) <= 4, "pow(%.17g, 1.25) = %.17g, libm %.17g",
+      EXPECT_MSG(ulps(got[2 * i], s) <= 4, "sin(%.17g) = %.17g, libm %.17g", x[i], got[2 * i], s);
+      EXPECT_MSG(ulps(got[2 * i + 1], p) <= 4, "pow(%.17g, 1.25) = %.17g, libm %.17g",
              fabs(x[i]) + 0.5, got[2 * i + 1], p);
     }
     CU(cuModuleUnload(mod));
@@ -223,7 +201,7 @@ int main(int argc, char** argv) {
 
   // 2. With the hand-written module.
   r = link({{kUser, "user.ptx"}, {ptx.c_str(), "device.ptx"}}, &mod, &log);
-  EXPECT(r == CUDA_SUCCESS, "link of user.ptx + device.ptx: %d: %s", (int)r, log.c_str());
+  EXPECT_MSG(r == CUDA_SUCCESS, "link of user.ptx + device.ptx: %d: %s", (int)r, log.c_str());
   if (r == CUDA_SUCCESS) {
     CUfunction f;
     CU(cuModuleGetFunction(&f, mod, "apply"));
@@ -234,7 +212,7 @@ int main(int argc, char** argv) {
     CU(cuMemcpyDtoH(got.data(), dr, n * 8));
     for (int i = 0; i < n; ++i) {
       double want = x[i] * 0.5 * 3.0 + 1000.0;  // exact: x/2 and 3*(x/2) round alike here
-      EXPECT(got[i] == want, "apply(%.17g) = %.17g, expected %.17g", x[i], got[i], want);
+      EXPECT_MSG(got[i] == want, "apply(%.17g) = %.17g, expected %.17g", x[i], got[i], want);
     }
     CU(cuModuleUnload(mod));
   }
@@ -250,14 +228,14 @@ int main(int argc, char** argv) {
   // The add of the second input fails (and so would cuLinkComplete) with
   // CUDA_ERROR_INVALID_SOURCE: measured on an H100 (driver 580.159), 2026-11-25, with an .extern
   // declaration of a b64 result against a void definition ("Prototype doesn't match").
-  EXPECT(r == CUDA_ERROR_INVALID_SOURCE, "mismatched prototype: %d", (int)r);
-  EXPECT(log.find("bad.ptx:6") != std::string::npos &&
+  EXPECT_MSG(r == CUDA_ERROR_INVALID_SOURCE, "mismatched prototype: %d", (int)r);
+  EXPECT_MSG(log.find("bad.ptx:6") != std::string::npos &&
              log.find("Prototype doesn't match for 'scale'") != std::string::npos,
          "log: %s", log.c_str());
 
   CU(cuMemFree(dx));
   CU(cuMemFree(dr));
-  if (failures) return 1;
+  if (expect_failures) return 1;
   printf("PASS\n");
   return 0;
 }

@@ -5,15 +5,6 @@
 #include <vector>
 #include "check.h"
 
-static int failures = 0;
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);      \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-
 __global__ void twice(int* p, size_t n) {
   size_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] *= 2;
@@ -126,8 +117,8 @@ int main() {
   CHECK(cudaFree(b));
   CHECK(cudaFree(m));
   CHECK(cudaStreamDestroy(s));
-  if (failures) {
-    printf("FAIL memory2d: %d failures\n", failures);
+  if (expect_failures) {
+    printf("FAIL memory2d: %d expect_failures\n", expect_failures);
     return 1;
   }
   printf("PASS memory2d\n");

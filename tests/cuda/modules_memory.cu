@@ -7,26 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
-
-#define CU(call)                                                                   \
-  do {                                                                             \
-    CUresult r_ = (call);                                                          \
-    if (r_ != CUDA_SUCCESS) {                                                      \
-      const char* name_ = "?";                                                     \
-      cuGetErrorName(r_, &name_);                                                  \
-      printf("FAIL %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_);     \
-      exit(1);                                                                     \
-    }                                                                              \
-  } while (0)
-
-static int failures = 0;
-#define EXPECT(cond)                                                     \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);             \
-      failures++;                                                        \
-    }                                                                    \
-  } while (0)
+#include "check.h"
 
 static const char* kPtx = R"PTX(
 .version 8.0
@@ -267,6 +248,6 @@ int main() {
 
   CU(cuLibraryUnload(lib));
   CU(cuModuleUnload(mod));
-  if (failures == 0) printf("PASS modules_memory\n");
-  return failures == 0 ? 0 : 1;
+  if (expect_failures == 0) printf("PASS modules_memory\n");
+  return expect_failures == 0 ? 0 : 1;
 }

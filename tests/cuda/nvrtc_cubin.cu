@@ -17,17 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <vector>
-
-#define CU(call)                                                                     \
-  do {                                                                               \
-    CUresult r_ = (call);                                                            \
-    if (r_ != CUDA_SUCCESS) {                                                        \
-      const char* name_ = "?";                                                       \
-      cuGetErrorName(r_, &name_);                                                    \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_);   \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
+#include "check.h"
 
 #define NVRTC(call)                                                                  \
   do {                                                                               \
@@ -35,14 +25,6 @@
     if (r_ != NVRTC_SUCCESS) {                                                       \
       fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,           \
               nvrtcGetErrorString(r_));                                              \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
-
-#define EXPECT(cond)                                                                 \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);            \
       exit(1);                                                                       \
     }                                                                                \
   } while (0)
@@ -123,7 +105,7 @@ int main() {
   nvrtcProgram prog = compile("-arch=sm_90");
   size_t size = 0;
   NVRTC(nvrtcGetCUBINSize(prog, &size));
-  EXPECT(size > 0);
+  REQUIRE(size > 0);
   std::vector<char> cubin(size);
   NVRTC(nvrtcGetCUBIN(prog, cubin.data()));
   NVRTC(nvrtcDestroyProgram(&prog));
@@ -152,7 +134,7 @@ int main() {
   void* image = nullptr;
   size_t image_size = 0;
   CU(cuLinkComplete(link, &image, &image_size));
-  EXPECT(image != nullptr && image_size > 0);
+  REQUIRE(image != nullptr && image_size > 0);
   CU(cuModuleLoadData(&mod, image));
   CU(cuLinkDestroy(link));
   CU(cuModuleGetFunction(&f, mod, "affine"));
@@ -163,7 +145,7 @@ int main() {
   prog = compile("-arch=compute_90");
   size = 1;
   NVRTC(nvrtcGetCUBINSize(prog, &size));
-  EXPECT(size == 0);
+  REQUIRE(size == 0);
   NVRTC(nvrtcGetPTXSize(prog, &size));
   std::vector<char> ptx(size);
   NVRTC(nvrtcGetPTX(prog, ptx.data()));

@@ -10,16 +10,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cstdio>
-
-static int failures = 0;
-#define EXPECT_EQ(a, b)                                                                    \
-  do {                                                                                     \
-    long long a_ = (long long)(a), b_ = (long long)(b);                                    \
-    if (a_ != b_) {                                                                        \
-      printf("FAIL %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, #a, a_, b_);  \
-      failures++;                                                                          \
-    }                                                                                      \
-  } while (0)
+#include "check.h"
 
 __global__ void plain(float* out) { out[threadIdx.x] = threadIdx.x; }
 
@@ -192,6 +183,6 @@ int main() {
   EXPECT_EQ(cuFuncSetCacheConfig(plain_fn, CU_FUNC_CACHE_PREFER_SHARED), CUDA_SUCCESS);
   EXPECT_EQ(cuFuncSetSharedMemConfig(plain_fn, CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE), CUDA_SUCCESS);
 
-  if (failures == 0) printf("PASS occupancy\n");
-  return failures == 0 ? 0 : 1;
+  if (expect_failures == 0) printf("PASS occupancy\n");
+  return expect_failures == 0 ? 0 : 1;
 }

@@ -4,16 +4,7 @@
 // Prints PASS.
 #include <cstdio>
 #include <cuda.h>
-
-static int failures = 0;
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);      \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-#define CU(call) EXPECT((call) == CUDA_SUCCESS)
+#include "check.h"
 
 int main() {
   CU(cuInit(0));
@@ -88,8 +79,8 @@ int main() {
   EXPECT(cuMemGetDefaultMemPool(&cur, &loc, (CUmemAllocationType)0) == CUDA_ERROR_INVALID_VALUE);
 
   CU(cuDevicePrimaryCtxRelease(dev));
-  if (failures) {
-    printf("FAIL %d\n", failures);
+  if (expect_failures) {
+    printf("FAIL %d\n", expect_failures);
     return 1;
   }
   printf("PASS queries\n");

@@ -20,38 +20,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-
-static int failures = 0;
-#define CHECK(cond)                                                     \
-  do {                                                                  \
-    if (!(cond)) {                                                      \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
-      failures++;                                                       \
-    }                                                                   \
-  } while (0)
-#define EXPECT_EQ(a, b)                                                                   \
-  do {                                                                                    \
-    long long a_ = (long long)(a), b_ = (long long)(b);                                   \
-    if (a_ != b_) {                                                                       \
-      printf("FAIL %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, #a, a_, b_); \
-      failures++;                                                                         \
-    }                                                                                     \
-  } while (0)
-#define CU(call)                                                                    \
-  do {                                                                              \
-    CUresult r_ = (call);                                                           \
-    if (r_ != CUDA_SUCCESS) {                                                       \
-      printf("FAIL %s:%d: %s = %d\n", __FILE__, __LINE__, #call, (int)r_);         \
-      exit(1);                                                                      \
-    }                                                                               \
-  } while (0)
+#include "check.h"
 
 // Registers within a band of ptxas's count: the estimate is within a third of it, or 8.
 static void expect_near(const char* what, int regs, int ptxas) {
   int slack = ptxas / 3 > 8 ? ptxas / 3 : 8;
   if (regs < 1 || regs > 255 || regs < ptxas - slack || regs > ptxas + slack) {
     printf("FAIL %s: %d registers, ptxas %d\n", what, regs, ptxas);
-    failures++;
+    expect_failures++;
   }
 }
 
@@ -155,41 +131,41 @@ static void runtime_attributes() {
   cudaFuncAttributes a = {};
   // Every kernel of the module is given the module's 400-byte user constant bank.
   for (const void* k : {(const void*)uses_const, (const void*)transpose, (const void*)heavy}) {
-    CHECK(cudaFuncGetAttributes(&a, k) == cudaSuccess);
+    EXPECT(cudaFuncGetAttributes(&a, k) == cudaSuccess);
     EXPECT_EQ(a.constSizeBytes, 400);
     EXPECT_EQ(a.ptxVersion, 80);
     EXPECT_EQ(a.binaryVersion, 90);
   }
-  CHECK(cudaFuncGetAttributes(&a, transpose) == cudaSuccess);
+  EXPECT(cudaFuncGetAttributes(&a, transpose) == cudaSuccess);
   expect_near("transpose", a.numRegs, 12);
-  CHECK(cudaFuncGetAttributes(&a, block_sum) == cudaSuccess);
+  EXPECT(cudaFuncGetAttributes(&a, block_sum) == cudaSuccess);
   expect_near("block_sum", a.numRegs, 12);
-  CHECK(cudaFuncGetAttributes(&a, heavy) == cudaSuccess);
+  EXPECT(cudaFuncGetAttributes(&a, heavy) == cudaSuccess);
   expect_near("heavy", a.numRegs, 167);
-  CHECK(a.numRegs > 64);  // so 1024 threads cannot fit, as on the GPU
+  EXPECT(a.numRegs > 64);  // so 1024 threads cannot fit, as on the GPU
   // The launch check of cuda_occupancy.h: registers per warp in units of 256, a block's warps
   // rounded up to the 4 register file partitions.
   EXPECT_EQ(a.maxThreadsPerBlock, 65536 / (((a.numRegs * 32 + 255) / 256 * 256)) / 4 * 4 * 32);
-  CHECK(cudaFuncGetAttributes(&a, heavy_1024) == cudaSuccess);
-  CHECK(a.numRegs <= 64 && a.numRegs >= 48);
+  EXPECT(cudaFuncGetAttributes(&a, heavy_1024) == cudaSuccess);
+  EXPECT(a.numRegs <= 64 && a.numRegs >= 48);
   EXPECT_EQ(a.maxThreadsPerBlock, 1024);
-  CHECK(cudaFuncGetAttributes(&a, heavy_256x4) == cudaSuccess);
-  CHECK(a.numRegs <= 64 && a.numRegs >= 48);
+  EXPECT(cudaFuncGetAttributes(&a, heavy_256x4) == cudaSuccess);
+  EXPECT(a.numRegs <= 64 && a.numRegs >= 48);
   EXPECT_EQ(a.maxThreadsPerBlock, 256);
-  CHECK(cudaFuncGetAttributes(&a, heavy_maxnreg) == cudaSuccess);
-  CHECK(a.numRegs <= 40 && a.numRegs >= 24);
+  EXPECT(cudaFuncGetAttributes(&a, heavy_maxnreg) == cudaSuccess);
+  EXPECT(a.numRegs <= 40 && a.numRegs >= 24);
   int blocks = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, heavy_256x4, 256, 0) ==
+  EXPECT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, heavy_256x4, 256, 0) ==
         cudaSuccess);
-  CHECK(blocks >= 4);
+  EXPECT(blocks >= 4);
 }
 
 static void runtime_launches() {
   // The transpose with 32x32 = 1024 threads per block.
   const int n = 64;
   float *in, *out;
-  CHECK(cudaMallocManaged(&in, n * n * sizeof(float)) == cudaSuccess);
-  CHECK(cudaMallocManaged(&out, n * n * sizeof(float)) == cudaSuccess);
+  EXPECT(cudaMallocManaged(&in, n * n * sizeof(float)) == cudaSuccess);
+  EXPECT(cudaMallocManaged(&out, n * n * sizeof(float)) == cudaSuccess);
   for (int i = 0; i < n * n; i++) in[i] = (float)i;
   transpose<<<dim3(n / 32, n / 32), dim3(32, 32)>>>(in, out, n);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
@@ -201,7 +177,7 @@ static void runtime_launches() {
   // The reduction with 512 and 1024 threads per block.
   const int m = 100000;
   float* data;
-  CHECK(cudaMallocManaged(&data, m * sizeof(float)) == cudaSuccess);
+  EXPECT(cudaMallocManaged(&data, m * sizeof(float)) == cudaSuccess);
   for (int i = 0; i < m; i++) data[i] = (float)(i % 7);
   double want = 0;
   for (int i = 0; i < m; i++) want += i % 7;
@@ -210,13 +186,13 @@ static void runtime_launches() {
     block_sum<<<16, threads>>>(data, out, m);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    CHECK(*out == (float)want);  // integers below 2^24: exact in any order
+    EXPECT(*out == (float)want);  // integers below 2^24: exact in any order
   }
   // Heavy kernels: without bounds a 1024-thread block needs more registers than a block has;
   // with bounds it runs, and gives the same results.
   float *hin, *hout;
-  CHECK(cudaMallocManaged(&hin, 160 * 32 * sizeof(float)) == cudaSuccess);
-  CHECK(cudaMallocManaged(&hout, 1024 * sizeof(float)) == cudaSuccess);
+  EXPECT(cudaMallocManaged(&hin, 160 * 32 * sizeof(float)) == cudaSuccess);
+  EXPECT(cudaMallocManaged(&hout, 1024 * sizeof(float)) == cudaSuccess);
   for (int i = 0; i < 160 * 32; i++) hin[i] = (float)((i * 37) % 11) / 8.0f - 0.5f;
   heavy<<<1, 1024>>>(hin, hout);
   EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchOutOfResources);
@@ -263,7 +239,7 @@ static void driver_jit_limits() {
     unsigned want = limit < 24 ? 24 : limit;
     if ((unsigned)regs != want) {
       printf("FAIL CU_JIT_MAX_REGISTERS %u: %d registers, ptxas %u\n", limit, regs, want);
-      failures++;
+      expect_failures++;
     }
     if (limit == 57) CU(cuLaunchKernel(f, 1, 1, 1, 1024, 1, 1, 0, 0, args, nullptr));
     CU(cuModuleUnload(mod));
@@ -313,12 +289,12 @@ static void driver_jit_limits() {
 }
 
 int main() {
-  CHECK(cudaFree(0) == cudaSuccess);
+  EXPECT(cudaFree(0) == cudaSuccess);
   runtime_attributes();
   runtime_launches();
   driver_jit_limits();
-  if (failures) {
-    printf("%d failures\n", failures);
+  if (expect_failures) {
+    printf("%d expect_failures\n", expect_failures);
     return 1;
   }
   printf("PASS\n");

@@ -11,16 +11,8 @@
 #include <cstring>
 #include <thread>
 #include <chrono>
+#include "check.h"
 
-static int failures = 0;
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);      \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
-#define CU(call) EXPECT((call) == CUDA_SUCCESS)
 #define RT(call) EXPECT((call) == cudaSuccess)
 
 static void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
@@ -634,6 +626,6 @@ int main() {
   pointer_sync_memops();
   managed_ranges(dev);
   batched_copies();
-  if (failures == 0) printf("PASS\n");
-  return failures == 0 ? 0 : 1;
+  if (expect_failures == 0) printf("PASS\n");
+  return expect_failures == 0 ? 0 : 1;
 }

@@ -11,26 +11,8 @@
 #include <cstring>
 #include <unistd.h>
 #include <vector>
+#include "check.h"
 
-#define CU(call)                                                                   \
-  do {                                                                             \
-    CUresult r_ = (call);                                                          \
-    if (r_ != CUDA_SUCCESS) {                                                      \
-      const char* name_ = "?";                                                     \
-      cuGetErrorName(r_, &name_);                                                  \
-      printf("FAIL %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_);     \
-      exit(1);                                                                     \
-    }                                                                              \
-  } while (0)
-
-static int failures = 0;
-#define EXPECT(cond)                                                     \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);             \
-      failures++;                                                        \
-    }                                                                    \
-  } while (0)
 #define EXPECT_ERR(call, err) EXPECT((call) == (err))
 
 // out[i] = i * 3 + 1 for i < n.
@@ -237,6 +219,6 @@ int main() {
   EXPECT(sync == CUDA_ERROR_ILLEGAL_ADDRESS);
   CU(cuMemAddressFree(va, 3 * G));
 
-  if (failures == 0) printf("PASS vmm\n");
-  return failures == 0 ? 0 : 1;
+  if (expect_failures == 0) printf("PASS vmm\n");
+  return expect_failures == 0 ? 0 : 1;
 }

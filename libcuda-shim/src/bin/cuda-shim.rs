@@ -1,6 +1,7 @@
 //! `cuda-shim`: the command-line face of libcuda-shim.
 //!
-//! - `cuda-shim run -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver
+//! - `cuda-shim run [--inject RULES] -- PROGRAM [ARGS...]` runs a program with the emulator as
+//!   its CUDA driver (`--inject`: fault injection, as `CUDA_SHIM_INJECT`)
 //!   (and `CUPY_COMPILE_WITH_PTX=1` unless set: CuPy then asks NVRTC for PTX);
 //! - `cuda-shim check [--lower-only] FILE.ptx...` loads PTX files as the driver would (or, with
 //!   `--lower-only`, only checks that every instruction is valid PTX that lowers to IR) and
@@ -13,7 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
-usage: cuda-shim run [--] PROGRAM [ARGS...]   run PROGRAM with libcuda-shim as its CUDA driver
+usage: cuda-shim run [--inject RULES] [--] PROGRAM [ARGS...]
+                                            run PROGRAM with libcuda-shim as its CUDA driver;
+                                            --inject: fault-injection rules, as CUDA_SHIM_INJECT
+                                            (README: fault injection)
        cuda-shim check [--lower-only] FILE.ptx...
                                             load PTX files as the driver would, print diagnostics
                                             and a summary per file (functions, instructions,
@@ -85,6 +89,15 @@ fn driver_library() -> Result<PathBuf, String> {
 }
 
 fn run(mut args: Vec<OsString>) -> ExitCode {
+    let mut inject = None;
+    while args.first().is_some_and(|a| a == "--inject") {
+        if args.len() < 2 {
+            eprint!("cuda-shim run: --inject needs a rule list or a rule file\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        inject = Some(args.remove(1));
+        args.remove(0);
+    }
     if args.first().is_some_and(|a| a == "--") {
         args.remove(0);
     }
@@ -112,6 +125,9 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
     // cubin (README: run-time compilers); asked for PTX, it loads that instead.
     if std::env::var_os("CUPY_COMPILE_WITH_PTX").is_none() {
         command.env("CUPY_COMPILE_WITH_PTX", "1");
+    }
+    if let Some(spec) = inject {
+        command.env("CUDA_SHIM_INJECT", spec);
     }
     let err = command.exec();
     eprintln!(
