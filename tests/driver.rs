@@ -268,3 +268,26 @@ fn fault_injection() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The watchdog (`CUDA_SHIM_KERNEL_TIMEOUT`): an endless kernel ends with
+/// cudaErrorLaunchTimeout (sticky, as a display GPU's watchdog leaves it), the device says
+/// its kernels have a time limit, and the report says where the warps were.
+#[test]
+fn kernel_timeout_watchdog() {
+    let exe = nvcc("fault_injection", "fault_injection", &[]);
+    let start = std::time::Instant::now();
+    let out = Command::new(&exe)
+        .arg("watchdog")
+        .env("LD_PRELOAD", &shim().library)
+        .env("CUDA_SHIM_KERNEL_TIMEOUT", "0.5")
+        .output()
+        .unwrap();
+    assert_pass("fault_injection watchdog", &out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("ran longer than the 0.500 s limit (CUDA_SHIM_KERNEL_TIMEOUT)")
+            && stderr.contains("at PTX line"),
+        "{stderr}"
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+}

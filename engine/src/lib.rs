@@ -76,6 +76,8 @@ pub enum ExecErrorKind {
     InvalidLaunch,
     /// Too many resources requested (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
     OutOfResources,
+    /// The launch ran past the time limit ([`set_kernel_timeout`]; CUDA_ERROR_LAUNCH_TIMEOUT).
+    Timeout,
 }
 
 impl fmt::Display for ExecError {
@@ -151,6 +153,18 @@ pub fn set_worker_threads(n: usize) {
 /// a throughput counter for benchmarks.
 pub fn thread_instructions() -> u64 {
     exec::thread_instructions()
+}
+
+/// Sets a time limit for every launch (None, the default: no limit). A launch still running
+/// when it expires stops with [`ExecErrorKind::Timeout`], whose message says where each warp of
+/// the CTA that noticed was. Takes effect at the next launch.
+pub fn set_kernel_timeout(limit: Option<std::time::Duration>) {
+    exec::set_kernel_timeout(limit)
+}
+
+/// The time limit of [`set_kernel_timeout`].
+pub fn kernel_timeout() -> Option<std::time::Duration> {
+    exec::kernel_timeout()
 }
 
 /// Sets the per-thread stack size (CUDA's `cudaLimitStackSize`; default 1 KiB as in CUDA).

@@ -9,6 +9,8 @@
 //!   CTAs in parallel.
 //! - `CUDA_SHIM_STRICT_ARCH` = unset/`0` (default) | `1`: refuse an image whose only PTX targets
 //!   a newer architecture than the emulated device, as a GPU driver does (by default it runs).
+//! - `CUDA_SHIM_KERNEL_TIMEOUT` = unset (default: no limit) | seconds: a launch running longer
+//!   stops with CUDA_ERROR_LAUNCH_TIMEOUT (sticky) and a report of where its warps were.
 
 use once_cell::sync::Lazy;
 
@@ -120,6 +122,38 @@ pub fn strict_arch() -> bool {
     *STRICT
 }
 
+/// `CUDA_SHIM_KERNEL_TIMEOUT=SECONDS`: the watchdog's limit for every launch (unset: none), as
+/// a display GPU's watchdog ends long kernels with CUDA_ERROR_LAUNCH_TIMEOUT.
+pub fn kernel_timeout() -> Option<std::time::Duration> {
+    static LIMIT: Lazy<Option<std::time::Duration>> = Lazy::new(|| {
+        let v = std::env::var("CUDA_SHIM_KERNEL_TIMEOUT").ok()?;
+        let (limit, complaint) = parse_timeout(&v);
+        if let Some(c) = complaint {
+            eprintln!("libcuda-shim: {c}");
+        }
+        limit
+    });
+    *LIMIT
+}
+
+/// A kernel time limit in seconds (a positive number, fractions allowed; empty or `0`: none).
+pub fn parse_timeout(v: &str) -> (Option<std::time::Duration>, Option<String>) {
+    match v.trim() {
+        "" | "0" => (None, None),
+        t => match t.parse::<f64>() {
+            Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => {
+                (Some(std::time::Duration::from_secs_f64(s)), None)
+            }
+            _ => (
+                None,
+                Some(format!(
+                    "CUDA_SHIM_KERNEL_TIMEOUT={t:?} is not a positive number of seconds; no limit"
+                )),
+            ),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +179,16 @@ mod tests {
             (0, TraceTarget::Stderr, None)
         );
         assert_eq!(e.len(), 3);
+    }
+
+    #[test]
+    fn kernel_timeouts() {
+        use std::time::Duration;
+        assert_eq!(parse_timeout(""), (None, None));
+        assert_eq!(parse_timeout("0"), (None, None));
+        assert_eq!(parse_timeout("2.5").0, Some(Duration::from_millis(2500)));
+        let (limit, complaint) = parse_timeout("soon");
+        assert!(limit.is_none() && complaint.is_some());
+        assert!(parse_timeout("-1").1.is_some());
     }
 }

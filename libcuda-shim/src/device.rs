@@ -33,6 +33,7 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
             let _ = e;
             trace::trace!("engine::mem::set_capacity is not available yet");
         }
+        engine::set_kernel_timeout(crate::config::kernel_timeout());
         if let Some(n) = crate::config::get().threads {
             engine::set_worker_threads(n);
         }

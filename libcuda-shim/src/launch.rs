@@ -126,6 +126,7 @@ fn fault_code(kind: ExecErrorKind) -> CUresult {
         // the driver did not check: the launch fails on the device.
         ExecErrorKind::InvalidLaunch => CUresult::CUDA_ERROR_LAUNCH_FAILED,
         ExecErrorKind::OutOfResources => CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+        ExecErrorKind::Timeout => CUresult::CUDA_ERROR_LAUNCH_TIMEOUT,
     }
 }
 

@@ -172,7 +172,10 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT => 512,
             A::CU_DEVICE_ATTRIBUTE_GPU_OVERLAP => 1,
             A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT => self.sm_count,
-            A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => 0,
+            // 1 with a watchdog (CUDA_SHIM_KERNEL_TIMEOUT), as a display GPU reports it.
+            A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => {
+                crate::config::kernel_timeout().is_some() as i32
+            }
             A::CU_DEVICE_ATTRIBUTE_INTEGRATED => 0,
             A::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY => 1,
             A::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE => 0,

@@ -12,6 +12,9 @@
 //   rate    cuEventQuery:rate=0.25:seed=3:error=NOT_READY
 //           prints which of 400 queries of a completed event said cudaErrorNotReady (the
 //           harness runs it twice and compares: a seeded rate repeats exactly)
+//   watchdog (CUDA_SHIM_KERNEL_TIMEOUT=0.5, no rules) an endless kernel ends with
+//           cudaErrorLaunchTimeout at the synchronisation, sticky, and the device reports
+//           kernelExecTimeoutEnabled = 1
 // Expected codes: cudart's documented mapping of each driver error (cuda_runtime_api.h).
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -21,6 +24,28 @@
 __global__ void scale(float* x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] *= 2.0f;
+}
+
+// Spins until *flag is set, which nothing does.
+__global__ void spin(volatile int* flag, int* out) {
+  int n = 0;
+  while (*flag == 0) n++;
+  out[threadIdx.x] = n;
+}
+
+static int watchdog_mode() {
+  int enabled = -1;
+  CHECK(cudaDeviceGetAttribute(&enabled, cudaDevAttrKernelExecTimeout, 0));
+  EXPECT_EQ(enabled, 1);
+  int *flag = nullptr, *out = nullptr;
+  CHECK(cudaMalloc(&flag, sizeof(int)));
+  CHECK(cudaMalloc(&out, 64 * sizeof(int)));
+  CHECK(cudaMemset(flag, 0, sizeof(int)));
+  spin<<<2, 64>>>(flag, out);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchTimeout);
+  EXPECT_EQ(cudaMemset(flag, 1, sizeof(int)), cudaErrorLaunchTimeout);
+  return expect_failures;
 }
 
 static int alloc_mode() {
@@ -103,10 +128,12 @@ int main(int argc, char** argv) {
     failed = kernel_mode(argv[2]);
   } else if (!strcmp(mode, "budget")) {
     failed = budget_mode();
+  } else if (!strcmp(mode, "watchdog")) {
+    failed = watchdog_mode();
   } else if (!strcmp(mode, "rate")) {
     return rate_mode() ? 1 : 0;
   } else {
-    fprintf(stderr, "usage: fault_injection alloc|kernel FAULT|budget|rate\n");
+    fprintf(stderr, "usage: fault_injection alloc|kernel FAULT|budget|rate|watchdog\n");
     return 2;
   }
   if (failed) return 1;

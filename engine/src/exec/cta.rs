@@ -30,6 +30,8 @@ pub struct Cta<'a> {
     pub local_bytes: usize,
     /// The per-thread stack limit (`set_stack_size`).
     pub stack_size: u32,
+    /// When the launch must have finished (`set_kernel_timeout`): checked after every round.
+    pub deadline: Option<std::time::Instant>,
     pub ctaid: [u32; 3],
     pub ntid: [u32; 3],
     pub nctaid: [u32; 3],
@@ -987,6 +989,10 @@ pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundO
         }
     }
     bars.release_ready(warps, regs, per);
+    // A round ends after at most a time slice of every warp, so an endless loop reaches here.
+    if cta.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        return Err(timeout(cta, warps));
+    }
     // Threads that exited no longer hold the cluster barrier up.
     if cta.cbar.recount(cta.rank, warps) {
         cta.epoch += 1;
@@ -996,6 +1002,37 @@ pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundO
         ran,
         progressed: progressed || cta.epoch != epoch,
     })
+}
+
+/// The error of a launch that ran past its time limit: where each unfinished warp of this CTA
+/// was (the first lane of its running path and its PTX line).
+pub fn timeout(cta: &Cta, warps: &[Warp]) -> Fault {
+    let limit = super::kernel_timeout().unwrap_or_default();
+    let mut places = Vec::new();
+    for (w, warp) in warps.iter().enumerate() {
+        let Some(top) = warp.stack.last() else {
+            continue;
+        };
+        let lane = top.mask.trailing_zeros() % 32;
+        let t = cta.tid(warp.id, lane);
+        let line = cta.prog.info.get(top.pc as usize).map_or(0, |i| i.line);
+        places.push(format!(
+            "warp {w} (thread ({},{},{})) at PTX line {line}",
+            t[0], t[1], t[2]
+        ));
+    }
+    ExecError {
+        kind: ExecErrorKind::Timeout,
+        message: format!(
+            "kernel '{}' ran longer than the {:.3} s limit (CUDA_SHIM_KERNEL_TIMEOUT); block ({},{},{}): {}",
+            cta.kernel,
+            limit.as_secs_f64(),
+            cta.ctaid[0],
+            cta.ctaid[1],
+            cta.ctaid[2],
+            places.join(", ")
+        ),
+    }
 }
 
 /// The error of a CTA that cannot go on, naming a thread that waits.

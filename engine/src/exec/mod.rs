@@ -53,6 +53,21 @@ pub fn stack_size() -> usize {
     STACK_SIZE.load(Ordering::Relaxed)
 }
 
+/// The kernel time limit in milliseconds (0: none), see [`crate::set_kernel_timeout`].
+static KERNEL_TIMEOUT_MS: AtomicU64 = AtomicU64::new(0);
+
+pub fn set_kernel_timeout(limit: Option<std::time::Duration>) {
+    let ms = limit.map_or(0, |d| (d.as_millis() as u64).max(1));
+    KERNEL_TIMEOUT_MS.store(ms, Ordering::Relaxed);
+}
+
+pub fn kernel_timeout() -> Option<std::time::Duration> {
+    match KERNEL_TIMEOUT_MS.load(Ordering::Relaxed) {
+        0 => None,
+        ms => Some(std::time::Duration::from_millis(ms)),
+    }
+}
+
 pub fn set_worker_threads(n: usize) {
     WORKERS.store(n, Ordering::Relaxed);
 }
@@ -73,6 +88,8 @@ struct Job {
     cfg: LaunchConfig,
     params: Vec<u8>,
     stack_size: u32,
+    /// When the launch must have finished (`set_kernel_timeout`), if ever.
+    deadline: Option<std::time::Instant>,
     /// The next cluster (the next CTA without clusters) to take, and how many there are.
     next: AtomicU64,
     total: u64,
@@ -199,6 +216,7 @@ impl Job {
             local,
             local_bytes: self.local_bytes(),
             stack_size: self.stack_size,
+            deadline: self.deadline,
             ctaid,
             ntid: self.cfg.block,
             nctaid: self.cfg.grid,
@@ -637,6 +655,7 @@ fn run(
         cfg: *cfg,
         params: params.to_vec(),
         stack_size: stack_size() as u32,
+        deadline: kernel_timeout().map(|d| std::time::Instant::now() + d),
         next: AtomicU64::new(0),
         total,
         stop: AtomicBool::new(false),
