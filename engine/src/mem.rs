@@ -217,6 +217,12 @@ pub fn find_reach(addr: u64) -> Option<(u64, u64)> {
     (addr < end).then_some((base, end))
 }
 
+/// Whether `addr` lies in the device region (allocated or not): such an address is device
+/// memory, never the program's host memory.
+pub fn in_device_region(addr: u64) -> bool {
+    (REGION_START.load(Ordering::Acquire)..REGION_END.load(Ordering::Acquire)).contains(&addr)
+}
+
 /// True when `[addr, addr + len)` lies inside one allocation.
 pub fn contains(addr: u64, len: u64) -> bool {
     find(addr).is_some_and(|a| {

@@ -8,8 +8,8 @@
 //!   pageable memory makes the call wait, and host to host is fully synchronous;
 //! - memsets are asynchronous unless their target is host or managed memory.
 //!
-//! Every device range is validated at the call: a copy from or to unallocated device memory is
-//! CUDA_ERROR_INVALID_VALUE, never a segfault.
+//! Every range is validated at the call: a copy from or to unallocated device memory, or from or
+//! to host memory that is not mapped, is CUDA_ERROR_INVALID_VALUE, never a segfault.
 
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::memory;
@@ -38,9 +38,9 @@ impl Side {
             } else {
                 Side::Device
             }
-        } else if crate::vmm::reservation_at(p).is_some() {
-            // Reserved device address space without an accessible mapping: the device range
-            // check refuses it (the host must not touch it).
+        } else if crate::vmm::reservation_at(p).is_some() || dmem::in_device_region(p) {
+            // Reserved device address space without an accessible mapping, or device memory
+            // that is not (or no longer) allocated: the device range check refuses it.
             Side::Device
         } else {
             Side::Pageable
@@ -60,16 +60,47 @@ struct Row {
     len: usize,
 }
 
-/// Checks one side of a row: device memory must hold the whole range; host memory is the
-/// program's, non-null by contract.
+/// Checks one side of a row: device memory must hold the whole range; pageable host memory
+/// must be mapped (a wild host pointer is CUDA_ERROR_INVALID_VALUE, not a crash).
 fn check_side(p: u64, len: usize, side: Side) -> CuResult {
     if p == 0 {
         return Err(INVALID_VALUE);
     }
     match side {
         Side::Device | Side::Managed => memory::check_device(p, len),
-        Side::Pinned | Side::Pageable => Ok(()),
+        Side::Pinned => Ok(()),
+        Side::Pageable if host_mapped(p, len) => Ok(()),
+        Side::Pageable => {
+            crate::trace::trace!(
+                "host range {p:#x}+{len} is not mapped in this process: CUDA_ERROR_INVALID_VALUE"
+            );
+            Err(INVALID_VALUE)
+        }
     }
+}
+
+/// Whether every page of the host range `[p, p + len)` is mapped, asked of the kernel
+/// (`mincore` fails with ENOMEM on a range with an unmapped page). One system call, so a copy
+/// with a wild host pointer fails instead of crashing the process. (A mapped page without the
+/// needed permission, e.g. a read-only page as a copy's destination, still faults.)
+fn host_mapped(p: u64, len: usize) -> bool {
+    const PAGE: u64 = 4096;
+    let Some(end) = p.checked_add(len.max(1) as u64) else {
+        return false;
+    };
+    let start = p / PAGE * PAGE;
+    let span = end.div_ceil(PAGE) * PAGE - start;
+    let mut vec = vec![0u8; (span / PAGE) as usize];
+    // SAFETY: mincore only reads the page tables for the range and writes one byte per page
+    // into `vec`, which holds exactly that many; the range itself is never accessed.
+    let r = unsafe {
+        libc::mincore(
+            start as *mut libc::c_void,
+            span as usize,
+            vec.as_mut_ptr() as *mut libc::c_uchar,
+        )
+    };
+    r == 0
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -1,10 +1,12 @@
 // The driver API used directly: a PTX string embedded in the program, loaded with
 // cuModuleLoadData and launched with cuLaunchKernel. The PTX is hand-written (ptxas accepts it);
-// the expected values are the integer arithmetic out[i] = in[i] * 3 + i.
+// the expected values are the integer arithmetic out[i] = in[i] * 3 + i. Copies with wild host
+// pointers must fail with CUDA_ERROR_INVALID_VALUE (issue: never a crash) rather than fault.
 #include <cuda.h>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <sys/mman.h>
 #include "check.h"
 
 static const char* kPtx = R"PTX(
@@ -81,6 +83,32 @@ int main() {
     int want = in[i] * 3 + (int)i;
     if (out[i] != want && bad++ < 5) fprintf(stderr, "out[%u] = %d, want %d\n", i, out[i], want);
   }
+  // Bad host pointers are CUDA_ERROR_INVALID_VALUE, never a crash: an unmapped page (0x10,
+  // and a high address nothing maps), synchronous and asynchronous, either direction; and a
+  // freed device pointer that cuMemcpy (unified addressing) would otherwise take for host
+  // memory.
+  void* wild[] = {(void*)0x10, (void*)0x7fff00000000ull};
+  for (void* w : wild) {
+    EXPECT_EQ(cuMemcpyHtoD(din, w, 64), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(cuMemcpyDtoH(w, din, 64), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(cuMemcpyHtoDAsync(din, w, 64, nullptr), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(cuMemcpyDtoHAsync(w, din, 64, nullptr), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(cuMemcpy(din, (CUdeviceptr)w, 64), CUDA_ERROR_INVALID_VALUE);
+  }
+  CUdeviceptr gone;
+  CU(cuMemAlloc(&gone, 4096));
+  CU(cuMemFree(gone));
+  EXPECT_EQ(cuMemcpy((CUdeviceptr)out.data(), gone, 64), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemcpy(gone, (CUdeviceptr)in.data(), 64), CUDA_ERROR_INVALID_VALUE);
+  // A host range whose last page is unmapped fails whole; the mapped part alone copies.
+  char* page = (char*)mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                           -1, 0);
+  REQUIRE(page != MAP_FAILED && munmap(page + 4096, 4096) == 0);
+  EXPECT_EQ(cuMemcpyHtoD(din, page + 4096 - 16, 64), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemcpyHtoD(din, page + 4096 - 64, 64), CUDA_SUCCESS);
+  munmap(page, 4096);
+  CU(cuCtxSynchronize());
+  if (expect_failures) bad++;
   CU(cuMemFree(din));
   CU(cuMemFree(dout));
   CU(cuModuleUnload(mod));
