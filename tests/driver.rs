@@ -215,6 +215,7 @@ fn fault_injection() {
         "trap",
         "assert",
         "stack-overflow",
+        "hardware-stack",
         "illegal-instruction",
         "timeout",
     ] {

@@ -19,7 +19,9 @@
 //!   matches the C++ function of that name, e.g. `saxpy` matches `_Z5saxpyifPfS_`) faults
 //!   instead of running, as if thread THREAD (default 0,0,0) of block BLOCK (default 0,0,0) had
 //!   hit the fault: KIND is `illegal-address` (default), `misaligned`, `trap`, `assert`,
-//!   `stack-overflow`, `illegal-instruction` or `timeout`. The fault surfaces as a real one
+//!   `stack-overflow` (the per-thread stack: CUDA_ERROR_LAUNCH_FAILED, as on a GPU),
+//!   `hardware-stack` (the warp's call stack: CUDA_ERROR_HARDWARE_STACK_ERROR),
+//!   `illegal-instruction` or `timeout`. The fault surfaces as a real one
 //!   does: the launch itself succeeds, and the error (sticky, as these are on a GPU) is returned
 //!   by the next synchronising call and every call after it. A rule whose block or thread lies
 //!   outside a launch's shape does not fire for that launch (it still counts it).
@@ -71,6 +73,7 @@ pub enum Fault {
     Trap,
     Assert,
     StackOverflow,
+    HardwareStack,
     IllegalInstruction,
     Timeout,
 }
@@ -83,20 +86,26 @@ impl Fault {
             "trap" => Fault::Trap,
             "assert" => Fault::Assert,
             "stack-overflow" => Fault::StackOverflow,
+            "hardware-stack" => Fault::HardwareStack,
             "illegal-instruction" => Fault::IllegalInstruction,
             "timeout" => Fault::Timeout,
             _ => return None,
         })
     }
 
-    /// The sticky error the real fault leaves in the context (cuda.h's descriptions).
+    /// The sticky error the real fault leaves in the context (cuda.h's descriptions). A thread
+    /// running past its stack (`cudaLimitStackSize`) ends the launch with "unspecified launch
+    /// failure" on a GPU (reported in kokkos/kokkos#2214, with cuda-memcheck's "Invalid
+    /// __local__ write"), as the engine's real overflow does; CUDA_ERROR_HARDWARE_STACK_ERROR is
+    /// the warp's hardware call stack overflowing (cuda-gdb's "Warp Hardware Stack Overflow").
     pub fn code(self) -> CUresult {
         match self {
             Fault::IllegalAddress => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
             Fault::Misaligned => CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
             Fault::Trap => CUresult::CUDA_ERROR_LAUNCH_FAILED,
             Fault::Assert => CUresult::CUDA_ERROR_ASSERT,
-            Fault::StackOverflow => CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR,
+            Fault::StackOverflow => CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            Fault::HardwareStack => CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR,
             Fault::IllegalInstruction => CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
             Fault::Timeout => CUresult::CUDA_ERROR_LAUNCH_TIMEOUT,
         }
@@ -109,6 +118,7 @@ impl Fault {
             Fault::Trap => "trap",
             Fault::Assert => "assertion failure",
             Fault::StackOverflow => "stack overflow",
+            Fault::HardwareStack => "hardware stack overflow",
             Fault::IllegalInstruction => "illegal instruction",
             Fault::Timeout => "timeout",
         }
@@ -238,7 +248,7 @@ fn parse_rule(rule: &str, rules: &mut Rules) -> Result<(), String> {
                 fault = Some(Fault::parse(value).ok_or_else(|| {
                     format!(
                         "fault={value:?} is not one of illegal-address, misaligned, trap, \
-                         assert, stack-overflow, illegal-instruction, timeout"
+                         assert, stack-overflow, hardware-stack, illegal-instruction, timeout"
                     )
                 })?)
             }

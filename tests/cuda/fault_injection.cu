@@ -64,7 +64,8 @@ static int kernel_mode(const char* fault) {
   if (!strcmp(fault, "misaligned")) want = cudaErrorMisalignedAddress;
   if (!strcmp(fault, "trap")) want = cudaErrorLaunchFailure;
   if (!strcmp(fault, "assert")) want = cudaErrorAssert;
-  if (!strcmp(fault, "stack-overflow")) want = cudaErrorHardwareStackError;
+  if (!strcmp(fault, "stack-overflow")) want = cudaErrorLaunchFailure;
+  if (!strcmp(fault, "hardware-stack")) want = cudaErrorHardwareStackError;
   if (!strcmp(fault, "illegal-instruction")) want = cudaErrorIllegalInstruction;
   if (!strcmp(fault, "timeout")) want = cudaErrorLaunchTimeout;
   const int n = 256;

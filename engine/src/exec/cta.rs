@@ -645,6 +645,9 @@ impl<'a> Cta<'a> {
         }
     }
 
+    /// Running past the per-thread stack: a launch failure, as on a GPU (an overflowing
+    /// recursion gives "unspecified launch failure", kokkos/kokkos#2214), not
+    /// CUDA_ERROR_HARDWARE_STACK_ERROR, which is the warp's hardware call stack.
     pub fn fault_stack(&self, warp: &Warp, pc: u32, lane: usize, what: &str) -> Fault {
         ExecError {
             kind: ExecErrorKind::Trap,
