@@ -121,7 +121,12 @@ pub(crate) unsafe fn get_proc_address_v2(
     if !status.is_null() {
         // SAFETY: checked non-null (the status pointer is optional).
         unsafe { *status = s };
+        // With a status to say why, a symbol that is not there is still a successful query:
+        // measured on an H100 (driver 580.159), an unknown name gives CUDA_SUCCESS, a NULL
+        // function and CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND.
+        return Ok(());
     }
+    // Without one (not measured on hardware), the result itself says it.
     if s == CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS {
         Ok(())
     } else {

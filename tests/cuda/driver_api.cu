@@ -107,6 +107,13 @@ int main() {
   EXPECT_EQ(cuMemcpyHtoD(din, page + 4096 - 16, 64), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemcpyHtoD(din, page + 4096 - 64, 64), CUDA_SUCCESS);
   munmap(page, 4096);
+  // An unknown name, with a status to report it: CUDA_SUCCESS, a NULL function and
+  // CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND (measured on an H100, driver 580.159).
+  void* fn_ptr = (void*)1;
+  CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SUCCESS;
+  EXPECT_EQ(cuGetProcAddress("cuNoSuchFunction", &fn_ptr, 13000, 0, &q), CUDA_SUCCESS);
+  EXPECT(fn_ptr == nullptr);
+  EXPECT_EQ(q, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
   CU(cuCtxSynchronize());
   if (expect_failures) bad++;
   CU(cuMemFree(din));
