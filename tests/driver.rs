@@ -292,3 +292,16 @@ fn kernel_timeout_watchdog() {
     );
     assert!(start.elapsed() < std::time::Duration::from_secs(60));
 }
+
+/// Destroying a context, or resetting the primary one, gives its memory back (the driver API
+/// reference); see tests/cuda/ctx_resources.cu.
+#[test]
+fn contexts_give_their_memory_back() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "ctx_resources",
+        "ctx_resources",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_pass("ctx_resources", &run_preloaded(&exe, &[]));
+}

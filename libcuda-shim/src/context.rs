@@ -134,7 +134,8 @@ impl Context {
     }
 
     /// Waits for outstanding work, runs the CLS destructors and clears the sticky error: what
-    /// resetting/destroying does. The context's created streams and events die with it.
+    /// resetting/destroying does. The context's created streams and events die with it, and
+    /// the memory the program allocated in it is freed.
     fn teardown(self: &Arc<Self>) {
         self.wait_idle();
         let me = Arc::as_ptr(self);
@@ -143,6 +144,7 @@ impl Context {
             Object::Event(e) => Arc::as_ptr(&e.ctx) == me,
             _ => false,
         });
+        crate::memory::release_context(self.handle() as usize);
         let entries = std::mem::take(&mut *self.cls.lock());
         for e in entries {
             if let Some(dtor) = e.dtor {

@@ -301,6 +301,9 @@ pub(crate) unsafe fn host_unregister(p: *mut c_void) -> CuResult {
 struct Buffer {
     id: u64,
     ctx: usize,
+    /// Made by an allocation call of the program (so freed with its context), not a module
+    /// global or another allocation first seen by a pointer query.
+    owned: bool,
     /// CU_POINTER_ATTRIBUTE_SYNC_MEMOPS as cuPointerSetAttribute set it (None: the context's
     /// CU_CTX_SYNC_MEMOPS flag decides).
     sync_memops: Option<bool>,
@@ -319,9 +322,50 @@ pub(crate) fn new_buffer(base: u64, ctx: &Arc<context::Context>) {
         Buffer {
             id: next_buffer_id(),
             ctx: ctx.handle() as usize,
+            owned: true,
             sync_memops: None,
         },
     );
+}
+
+/// Frees every allocation the program made in the context `ctx` (a handle) and has not freed:
+/// what destroying or resetting a context does to its memory on a GPU. Device, managed and
+/// stream-ordered allocations go back to the device; pinned host allocations are freed and
+/// registrations undone. Graph allocations stay with their graphs. The context is idle.
+pub(crate) fn release_context(ctx: usize) {
+    let bases: Vec<u64> = BUFFERS
+        .lock()
+        .iter()
+        .filter(|(_, b)| b.ctx == ctx && b.owned)
+        .map(|(&base, _)| base)
+        .collect();
+    for base in bases {
+        if crate::graph_mem::find(base).is_some() {
+            continue;
+        }
+        let host = HOST.lock().remove(&(base as usize));
+        match host {
+            Some((_, _, owned)) => {
+                let _ = std::panic::catch_unwind(|| dmem::unregister_host(base));
+                if owned {
+                    // SAFETY: cuMemHostAlloc's posix_memalign block, freed once: its HOST
+                    // entry is gone, so no other path frees it.
+                    unsafe { libc::free(base as *mut c_void) };
+                }
+            }
+            None => {
+                if let Some(a) = dmem::find(base).filter(|a| a.base == base) {
+                    if is_managed(base) {
+                        crate::managed::forget(a.base, a.size);
+                    }
+                    let _ = dmem::free(base);
+                }
+                MANAGED.lock().remove(&base);
+                crate::pool::forget(base);
+            }
+        }
+        forget_buffer(base);
+    }
 }
 
 /// Forgets a freed allocation: a later one at the same address is a new buffer.
@@ -337,6 +381,7 @@ fn buffer(base: u64) -> (u64, usize) {
         ctx: context::current()
             .map(|c| c.handle() as usize)
             .unwrap_or_else(|_| context::primary().handle() as usize),
+        owned: false,
         sync_memops: None,
     });
     (e.id, e.ctx)
@@ -623,6 +668,7 @@ pub(crate) unsafe fn pointer_set_attribute(
     let e = b.entry(info.range.0).or_insert_with(|| Buffer {
         id: info.buffer_id,
         ctx: info.ctx,
+        owned: false,
         sync_memops: None,
     });
     e.sync_memops = Some(on);
