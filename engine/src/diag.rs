@@ -30,6 +30,8 @@ pub enum LoadErrorKind {
     /// Valid PTX using something the executor cannot run yet (CUDA_ERROR_INVALID_PTX with a
     /// diagnostic naming the instruction).
     Unsupported,
+    /// The module's variables do not fit in device memory (CUDA_ERROR_OUT_OF_MEMORY).
+    OutOfMemory,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

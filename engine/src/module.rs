@@ -127,6 +127,9 @@ impl Module {
                 ))
             }
         };
+        if let Err((line, message)) = check_target(&ast) {
+            return Err(err(LoadErrorKind::InvalidPtx, line, 1, message));
+        }
         let module = Self::from_ast(&ast, name, &|line| (name.to_string(), line));
         free_in_background(ast, ptx.len());
         module
@@ -169,6 +172,9 @@ impl Module {
                 }],
             }
         };
+        if let Err((line, col, message)) = check_module_limits(ast) {
+            return Err(err(LoadErrorKind::InvalidPtx, line, col, message));
+        }
         let target_sm = (ast.target.iter())
             .filter_map(|t| t.strip_prefix("sm_"))
             .filter_map(|t| {
@@ -213,7 +219,7 @@ impl Module {
             }
             let address = mem::alloc(size.max(1)).map_err(|_| {
                 err(
-                    LoadErrorKind::InvalidPtx,
+                    LoadErrorKind::OutOfMemory,
                     g.pos.line,
                     g.pos.col,
                     format!("out of device memory for variable '{}'", g.name),
@@ -280,6 +286,8 @@ impl Module {
             let (k, reg_estimate) = (lowered.next())
                 .expect("one result per kernel")
                 .map_err(|e| err(e.kind, e.pos.line, e.pos.col, e.message))?;
+            check_kernel_limits(ast, f, k.param_bytes, k.program.shared_static as u64)
+                .map_err(|m| err(LoadErrorKind::InvalidPtx, f.pos.line, f.pos.col, m))?;
             let reg_bounds = crate::regs::Bounds::from_directives(&f.directives);
             for &f in &k.lowered {
                 validated[f] = true;
@@ -383,7 +391,7 @@ fn alloc_scoped_vars(
         }
         let (size, _align) = lower::var_layout(v)?;
         let address = mem::alloc(size.max(1)).map_err(|_| lower::LowerError {
-            kind: LoadErrorKind::InvalidPtx,
+            kind: LoadErrorKind::OutOfMemory,
             pos: v.pos,
             message: format!("out of device memory for variable '{}'", v.name),
         })?;
@@ -444,4 +452,124 @@ impl Drop for Module {
             let _ = mem::free(a);
         }
     }
+}
+
+// ---- What ptxas refuses that the rest of loading would take: the driver's JIT (ptxas) fails
+// such a module with CUDA_ERROR_INVALID_PTX. Messages and limits are ptxas 13.5's (sm_80 and
+// sm_90 give the same).
+
+/// The `.target` a file must have ("Missing .target directive at start of file") and its
+/// architectures, which must be real ones ("Unsupported .target 'sm_999'"): those of the ISA's
+/// `.target` section, `a` suffixes from sm_90 and `f` from sm_100.
+fn check_target(ast: &crate::ptx::ast::Module) -> Result<(), (u32, String)> {
+    const SM: &[u32] = &[
+        10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89,
+        90, 100, 101, 103, 110, 120, 121,
+    ];
+    if ast.target.is_empty() {
+        return Err((1, "Missing .target directive at start of file".into()));
+    }
+    for t in &ast.target {
+        let ok = match t.strip_prefix("sm_") {
+            None => matches!(
+                t.as_str(),
+                "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32"
+            ),
+            Some(rest) => {
+                let digits = rest.trim_end_matches(['a', 'f']);
+                let suffix = &rest[digits.len()..];
+                digits.parse::<u32>().is_ok_and(|n| {
+                    SM.contains(&n)
+                        && match suffix {
+                            "" => true,
+                            "a" => n >= 90,
+                            "f" => n >= 100,
+                            _ => false,
+                        }
+                })
+            }
+        };
+        if !ok {
+            return Err((1, format!("Unsupported .target '{t}'")));
+        }
+    }
+    Ok(())
+}
+
+/// Module-wide limits: one definition per function, positive launch-bound directives, and at
+/// most 64 KiB of `.const` data.
+fn check_module_limits(ast: &crate::ptx::ast::Module) -> Result<(), (u32, u32, String)> {
+    let mut defined = std::collections::HashSet::new();
+    for f in ast.functions.iter().filter(|f| f.body.is_some()) {
+        if !defined.insert(f.name.as_str()) {
+            return Err((
+                f.pos.line,
+                f.pos.col,
+                format!("Duplicate definition of function '{}'", f.name),
+            ));
+        }
+        for (d, values) in &f.directives {
+            let bound = matches!(
+                d.as_str(),
+                "maxntid" | "reqntid" | "maxnreg" | "minnctapersm"
+            );
+            if bound && values.contains(&0) {
+                return Err((
+                    f.pos.line,
+                    f.pos.col,
+                    format!("Positive non-zero value expected for {d}"),
+                ));
+            }
+        }
+    }
+    const CONST_MAX: u64 = 0x10000;
+    let mut bytes = 0u64;
+    for g in ast.globals.iter().filter(|g| g.space == Space::Const) {
+        if let Ok((size, align)) = lower::var_layout(g) {
+            bytes = bytes.next_multiple_of(align.max(1)) + size;
+        }
+        if bytes > CONST_MAX {
+            return Err((
+                g.pos.line,
+                g.pos.col,
+                format!(
+                    "File uses too much global constant data ({bytes:#x} bytes, {CONST_MAX:#x} \
+                     max)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A kernel's limits: parameter space (4352 bytes before PTX 8.1, 32764 from it) and static
+/// shared memory (48 KiB: more must be dynamic, opted into with
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+fn check_kernel_limits(
+    ast: &crate::ptx::ast::Module,
+    f: &crate::ptx::ast::Function,
+    param_bytes: usize,
+    shared_bytes: u64,
+) -> Result<(), String> {
+    let param_max: usize = if ast.version >= (8, 1) {
+        0x7ffc
+    } else {
+        0x1100
+    };
+    if param_bytes > param_max {
+        return Err(format!(
+            "Entry function '{}' uses too much parameter space ({param_bytes:#x} bytes, \
+             {param_max:#x} max).",
+            f.name
+        ));
+    }
+    const SHARED_MAX: u64 = 0xc000;
+    if shared_bytes > SHARED_MAX {
+        return Err(format!(
+            "Entry function '{}' uses too much shared data ({shared_bytes:#x} bytes, \
+             {SHARED_MAX:#x} max)",
+            f.name
+        ));
+    }
+    Ok(())
 }

@@ -577,10 +577,10 @@ fn warp_wide_accesses() {
 
 #[test]
 fn warp_straddling_the_end_of_an_allocation_faults_at_its_first_bad_lane() {
-    // 100 elements (400 bytes), so a kernel reaches 512 bytes, to the end of the allocation's
-    // 256-byte granule, as on a GPU (`mem::find_reach`). The kernel gets a pointer 16 elements
-    // in, so thread t stores element t + 16: warp 3 (threads 96..127) straddles the granule's
-    // end, and its lanes 0..15 store before lane 16 (thread 112, element 128) faults.
+    // 100 elements of registered host memory, which a kernel reaches exactly (a device
+    // allocation reaches to the end of its 256-byte granule, `mem::find_reach`, where another
+    // test's allocation may begin), 128 threads: warp 3 (threads 96..127) straddles the end. Its
+    // lanes 0..3 store before lane 4 (thread 100) faults, as lane by lane.
     let src = format!(
         "{HEAD}.visible .entry st(.param .u64 out)
         {{
@@ -594,22 +594,23 @@ fn warp_straddling_the_end_of_an_allocation_faults_at_its_first_bad_lane() {
         }}"
     );
     let m = Module::load(&src, "st.ptx").unwrap();
-    let out = upload(&[u32::MAX; 100]);
-    let arg = out + 64;
-    let e = launch(&m.kernel("st").unwrap(), &cfg(1, 128), &arg.to_le_bytes()).unwrap_err();
+    let mut host = vec![u32::MAX; 128];
+    let hp = host.as_mut_ptr() as u64;
+    mem::register_host(hp, 400);
+    let e = launch(&m.kernel("st").unwrap(), &cfg(1, 128), &hp.to_le_bytes()).unwrap_err();
+    mem::unregister_host(hp).unwrap();
     assert_eq!(e.kind, crate::ExecErrorKind::IllegalAddress);
     assert_eq!(
         e.message,
         format!(
-            "illegal address {:#x} in kernel 'st' at block (0,0,0) thread (112,0,0), PTX line 11: \
+            "illegal address {:#x} in kernel 'st' at block (0,0,0) thread (100,0,0), PTX line 11: \
              st.global.u32 of 4 bytes outside every allocation",
-            out + 512
+            hp + 400
         )
     );
-    let expect: Vec<u32> = (0..100u32)
-        .map(|i| i.checked_sub(16).unwrap_or(u32::MAX))
-        .collect();
-    assert_eq!(download::<u32>(out, 100), expect);
+    assert_eq!(host[..100], (0..100).collect::<Vec<u32>>());
+    assert!(host[100..].iter().all(|&x| x == u32::MAX));
+    let out = upload(&[u32::MAX; 100]);
     // A warp-wide misaligned access is reported at its first lane.
     let src = format!(
         "{HEAD}.visible .entry mis(.param .u64 out)
@@ -663,6 +664,7 @@ mod forms;
 mod groups;
 mod half;
 mod isa;
+mod limits;
 mod misc;
 mod shared;
 mod sreg;

@@ -201,8 +201,9 @@ pub fn ptx_for_device(fatbin: &[u8], device_sm: u32) -> Result<(String, u32), Fa
         );
     }
     let bytes = payload_bytes(e)?;
+    // A byte that is not UTF-8 can only sit in a comment of valid PTX (ptxas takes it there).
     let text = String::from_utf8(bytes)
-        .map_err(|_| FatbinError::Malformed("PTX entry is not UTF-8 text".into()))?;
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok((text, e.sm))
 }
 

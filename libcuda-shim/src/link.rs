@@ -188,9 +188,11 @@ fn inputs_of(
     match kind {
         CUjitInputType::CU_JIT_INPUT_PTX => {
             let text = data.split(|&b| b == 0).next().unwrap_or_default();
-            let text = std::str::from_utf8(text)
-                .map_err(|_| image(FatbinError::Malformed(format!("'{name}' is not PTX text"))))?;
-            Ok(vec![(text.to_string(), name.to_string())])
+            // A byte that is not UTF-8 can only sit in a comment (ptxas takes it there).
+            Ok(vec![(
+                String::from_utf8_lossy(text).into_owned(),
+                name.to_string(),
+            )])
         }
         CUjitInputType::CU_JIT_INPUT_FATBINARY => {
             // A fatbin, or the host-side wrapper that points to one.

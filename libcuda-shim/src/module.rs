@@ -78,6 +78,7 @@ impl LoadFailure {
                 engine::LoadErrorKind::UnsupportedVersion => {
                     CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
                 }
+                engine::LoadErrorKind::OutOfMemory => CUresult::CUDA_ERROR_OUT_OF_MEMORY,
                 _ => CUresult::CUDA_ERROR_INVALID_PTX,
             },
             LoadFailure::Unsupported(_) => CUresult::CUDA_ERROR_NOT_SUPPORTED,
@@ -238,12 +239,22 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
         _ => {
             // SAFETY: anything else must be NUL-terminated PTX text (the API's contract).
             let text = unsafe { CStr::from_ptr(image as *const c_char) };
-            let text = text.to_str().map_err(|_| {
-                LoadFailure::Image(FatbinError::Malformed(
-                    "image is neither a fatbin nor PTX text".into(),
-                ))
-            })?;
-            Ok(one((text.to_string(), format!("ptx@{image:p}")), sm))
+            // PTX is ASCII, but ptxas takes any byte in a comment: text that is not UTF-8 is
+            // still PTX when it says so (a `.version`); what is not UTF-8 is never an
+            // instruction, so the lexer refuses it wherever it matters.
+            let text = match text.to_str() {
+                Ok(t) => t.to_string(),
+                Err(_) => {
+                    let lossy = text.to_string_lossy();
+                    if !lossy.contains(".version") {
+                        return Err(LoadFailure::Image(FatbinError::Malformed(
+                            "image is neither a fatbin nor PTX text".into(),
+                        )));
+                    }
+                    lossy.into_owned()
+                }
+            };
+            Ok(one((text, format!("ptx@{image:p}")), sm))
         }
     }
 }

@@ -976,16 +976,32 @@ impl<'a> Parser<'a> {
     fn statements_inner(&mut self, f: &mut Function) -> R<Vec<Statement>> {
         // Bodies have tens to thousands of statements: skip the first doublings.
         let mut out = Vec::with_capacity(16);
+        // The statements of the enclosing blocks while a nested one is read: blocks nest
+        // without recursion (ptxas takes a thousand levels), and a block that declares no
+        // variable and no label is only grouping, so its statements join the enclosing list
+        // (what stays a `Block` has a scope to keep).
+        let mut outer: Vec<Vec<Statement>> = Vec::new();
         loop {
             let pos = self.pos();
             match self.peek() {
                 Tok::Punct("}") => {
                     self.bump();
-                    return Ok(out);
+                    let Some(mut parent) = outer.pop() else {
+                        return Ok(out);
+                    };
+                    let scoped = out
+                        .iter()
+                        .any(|s| matches!(s, Statement::Var(_) | Statement::Label(..)));
+                    if scoped {
+                        parent.push(Statement::Block(out));
+                    } else {
+                        parent.append(&mut out);
+                    }
+                    out = parent;
                 }
                 Tok::Punct("{") => {
                     self.bump();
-                    out.push(Statement::Block(self.statements(f)?));
+                    outer.push(std::mem::take(&mut out));
                 }
                 Tok::Eof => return self.err("unexpected end of file inside a function body"),
                 Tok::Dot("loc") => {
@@ -1611,18 +1627,20 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_is_an_error_not_a_crash() {
+    fn deep_nesting_is_not_a_crash() {
         let s = format!(
             ".version 9.0\n.target sm_90\n.global .u32 x = {}1{};",
             "(".repeat(100_000),
             ")".repeat(100_000)
         );
         assert!(parse(&s).is_err());
+        // Blocks nest without recursion (ptxas takes a thousand levels): a hundred thousand
+        // parse, as one flat body.
         let s = format!(
             ".version 9.0\n.target sm_90\n.entry k() {}{}",
             "{".repeat(100_000),
             "}".repeat(100_000)
         );
-        assert!(parse(&s).is_err());
+        assert!(parse(&s).is_ok());
     }
 }
