@@ -1135,9 +1135,12 @@ mod tests {
 
     #[test]
     fn plans_rows_of_a_3d_copy() {
-        // Host to host so no device memory is needed: 2 slices of 3 rows of 4 bytes.
-        let src = region(16, 5, 1, 1, 1, 0x10000);
-        let dst = region(8, 3, 0, 0, 0, 0x20000);
+        // Host to host so no device memory is needed: 2 slices of 3 rows of 4 bytes. The host
+        // ranges must be mapped (a copy checks them), so they are real buffers.
+        let (sbuf, dbuf) = (vec![0u8; 3 * 80], vec![0u8; 2 * 24]);
+        let (sp, dp) = (sbuf.as_ptr() as u64, dbuf.as_ptr() as u64);
+        let src = region(16, 5, 1, 1, 1, sp);
+        let dst = region(8, 3, 0, 0, 0, dp);
         let (rows, d, s) = plan(&src, &dst, 4, 3, 2).unwrap();
         assert_eq!((d, s), (Side::Pageable, Side::Pageable));
         assert_eq!(rows.len(), 6);
@@ -1145,8 +1148,8 @@ mod tests {
         assert_eq!(
             rows[0],
             Row {
-                dst: 0x20000,
-                src: 0x10000 + 80 + 16 + 1,
+                dst: dp,
+                src: sp + 80 + 16 + 1,
                 len: 4
             }
         );
@@ -1154,13 +1157,13 @@ mod tests {
         assert_eq!(
             rows[5],
             Row {
-                dst: 0x20000 + 24 + 16,
-                src: 0x10000 + 160 + 48 + 1,
+                dst: dp + 24 + 16,
+                src: sp + 160 + 48 + 1,
                 len: 4
             }
         );
         // A pitch narrower than the row is invalid.
-        let narrow = region(3, 5, 0, 0, 0, 0x10000);
+        let narrow = region(3, 5, 0, 0, 0, sp);
         assert_eq!(plan(&narrow, &dst, 4, 3, 1).err(), Some(INVALID_VALUE));
     }
 }
