@@ -80,6 +80,9 @@ FIXES = [
         ".kind::mx8f6f4, .kind::mx4, .kind::mx4nfv4",
         ".kind::mxf8f6f4, .kind::mxf4, .kind::mxf4nvf4",
     ),
+    # 9.7.9.26 tensormap.replace: `.swizzle_atomicsity` is spelt `.swizzle_atomicity` by ptxas
+    # 13.5, which rejects the other ("Unknown modifier '.swizzle_atomicsity'").
+    ("swizzle_atomicsity", "swizzle_atomicity"),
     # 9.7.11.3 sured: a space for the dot before the ctype group.
     (".geom ctype.clamp", ".geom.ctype.clamp"),
     # 9.7.13.4 fence: `.proxykind` lists dotted sequences, which the parser splits into words.
@@ -279,14 +282,14 @@ def count_ops(s):
 
 
 def parse_block(text, defs_global, section="", nested=False):
-    # `↪` / `↳` mark a line the typesetting broke.
+    # `↪` / `↳` / `↔` mark a line the typesetting broke (`.fill_\n↔mode`).
     # A break inside a word (`cache-\n↪policy`, `{.\n↪level`) joins; one before an operand
     # (`half_word_type\n↪[a], b`) leaves a space.
     # A break after a dot joins whatever spaces follow the mark (mma.sp's `.f8f6f4type.\n↪
     # f8f6f4type`).
-    text = re.sub(r"\.\n?[↪↳]\s*", ".", text)
-    text = re.sub(r"\n?[↪↳](?=[A-Za-z0-9_.:])", "", text)
-    text = re.sub(r"\n?[↪↳]", " ", text)
+    text = re.sub(r"\.\n?[↪↳↔]\s*", ".", text)
+    text = re.sub(r"\n?[↪↳↔](?=[A-Za-z0-9_.:])", "", text)
+    text = re.sub(r"\n?[↪↳↔]", " ", text)
     for bad, good in FIXES:
         text = text.replace(bad, good)
     text = re.sub(r"//[^\n]*", "", text)

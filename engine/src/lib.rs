@@ -27,6 +27,7 @@ mod ops;
 pub mod ptx;
 pub mod regs;
 pub mod softfloat;
+pub mod tensormap;
 mod video;
 
 pub use check::{check, CheckSummary};

@@ -1932,6 +1932,7 @@ impl<'a> Prog<'a> {
             _ => {}
         }
         match op_s {
+            "tensormap" if m.take("replace") => return self.tensormap_replace(fc, i, g, &mut m),
             "mov" => {
                 let vn = m.vec();
                 let t = m.ty_data()?;
@@ -2830,6 +2831,115 @@ impl<'a> Prog<'a> {
             return invalid(i.pos, "store to a kernel parameter");
         }
         Ok((is_ld, ms, addr, vo))
+    }
+
+    /// `tensormap.replace.tile.FIELD{.ss}.b1024.TYPE [addr], {ord,} new_val` (ISA 9.7.9.26): a
+    /// store of the new value into the field of the tensor-map object at `addr`, a weak memory
+    /// operation as the ISA says. The object's layout is [`crate::tensormap`]'s.
+    fn tensormap_replace(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        const FIELDS: [&str; 11] = [
+            "global_address",
+            "rank",
+            "box_dim",
+            "global_dim",
+            "global_stride",
+            "element_stride",
+            "elemtype",
+            "interleave_layout",
+            "swizzle_mode",
+            "swizzle_atomicity",
+            "fill_mode",
+        ];
+        if !m.take("tile") {
+            return unsupported(i);
+        }
+        let Some(field) = FIELDS.iter().copied().find(|f| m.take(f)) else {
+            return unsupported(i);
+        };
+        let space = m.space();
+        if !matches!(space, None | Some(AS::Global) | Some(AS::Shared)) {
+            return invalid(i.pos, "tensormap.replace addresses .global or .shared::cta");
+        }
+        if !m.take("b1024") {
+            return invalid(i.pos, "tensormap.replace needs the object type .b1024");
+        }
+        let t = m.ty()?;
+        m.done()?;
+        let wide = matches!(field, "global_address" | "global_stride");
+        if t != T::B(if wide { 64 } else { 32 }) {
+            let want = if wide { "b64" } else { "b32" };
+            return invalid(i.pos, format!("'.{field}' takes a .{want} value"));
+        }
+        let ops_ = &i.operands;
+        let has_ord = matches!(
+            field,
+            "box_dim" | "global_dim" | "global_stride" | "element_stride"
+        );
+        if ops_.len() != if has_ord { 3 } else { 2 } {
+            return invalid(
+                i.pos,
+                format!("wrong number of operands for '{}'", i.full_name()),
+            );
+        }
+        let ord = if has_ord {
+            match &ops_[1] {
+                O::Int(v) if (0..=u32::MAX as i64).contains(v) => *v as u32,
+                _ => return invalid(i.pos, "the ordinal must be a non-negative immediate"),
+            }
+        } else {
+            0
+        };
+        let Some((off, width)) = crate::tensormap::field(field, ord) else {
+            return invalid(
+                i.pos,
+                format!(
+                    "ordinal {ord} of '.{field}' is past the {} dimensions of a tensor map",
+                    crate::tensormap::MAX_RANK
+                ),
+            );
+        };
+        let vo = &ops_[ops_.len() - 1];
+        let s = match crate::tensormap::field3_max(field) {
+            Some(max) => match vo {
+                O::Int(v) if (0..=max as i64).contains(v) => Src::Imm(*v as u64),
+                O::Int(v) => {
+                    return invalid(
+                        i.pos,
+                        format!("{v} is not a value of '.{field}' (0 to {max})"),
+                    )
+                }
+                _ => {
+                    return invalid(
+                        i.pos,
+                        format!("the new value of '.{field}' must be an immediate"),
+                    )
+                }
+            },
+            None => self.src(fc, i, g, vo, t)?,
+        };
+        let (ms, mut addr) = self.addr(fc, i, &ops_[0], space)?;
+        addr.off += off as i64;
+        let mut srcs = [Src::Imm(0); 8];
+        srcs[0] = s;
+        self.emit(
+            i,
+            g,
+            Op::St {
+                space: ms,
+                size: width,
+                n: 1,
+                sink: 0,
+                s: srcs,
+                addr,
+            },
+        );
+        Ok(())
     }
 
     /// The generic address of the launch's global copy of the kernel parameter block, read into

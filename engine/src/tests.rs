@@ -669,5 +669,6 @@ mod misc;
 mod shared;
 mod sreg;
 mod sync;
+mod tensormap;
 mod video;
 mod warp;
