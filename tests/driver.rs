@@ -305,3 +305,25 @@ fn contexts_give_their_memory_back() {
     );
     assert_pass("ctx_resources", &run_preloaded(&exe, &[]));
 }
+
+/// The real driver's variables: CUDA_LAUNCH_BLOCKING, CUDA_VISIBLE_DEVICES and
+/// CUDA_DISABLE_PTX_JIT, each as its documentation says; see tests/cuda/driver_env.cu.
+#[test]
+fn the_real_drivers_environment_variables() {
+    let exe = nvcc("driver_env", "driver_env", &[]);
+    for (mode, var, value) in [
+        ("blocking", "CUDA_LAUNCH_BLOCKING", "1"),
+        ("async", "CUDA_LAUNCH_BLOCKING", "0"),
+        ("hidden", "CUDA_VISIBLE_DEVICES", "-1"),
+        ("visible", "CUDA_VISIBLE_DEVICES", "0"),
+        ("nojit", "CUDA_DISABLE_PTX_JIT", "1"),
+    ] {
+        let out = Command::new(&exe)
+            .arg(mode)
+            .env("LD_PRELOAD", &shim().library)
+            .env(var, value)
+            .output()
+            .unwrap();
+        assert_pass(&format!("driver_env {mode} with {var}={value}"), &out);
+    }
+}

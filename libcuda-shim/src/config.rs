@@ -122,6 +122,86 @@ pub fn strict_arch() -> bool {
     *STRICT
 }
 
+/// A boolean variable of the real driver (`1` on, `0` or unset off); anything else is reported
+/// and read as off.
+fn driver_flag(name: &str) -> bool {
+    match std::env::var(name).ok().as_deref().map(str::trim) {
+        None | Some("") | Some("0") => false,
+        Some("1") => true,
+        Some(other) => {
+            eprintln!("libcuda-shim: {name}={other:?} is neither 0 nor 1; using 0");
+            false
+        }
+    }
+}
+
+/// `CUDA_LAUNCH_BLOCKING=1` (as the real driver reads it): every kernel launch returns only once
+/// the kernel has run, with the error it left, so a fault is reported by its launch.
+pub fn launch_blocking() -> bool {
+    static ON: Lazy<bool> = Lazy::new(|| driver_flag("CUDA_LAUNCH_BLOCKING"));
+    *ON
+}
+
+/// `CUDA_DISABLE_PTX_JIT=1`: the driver may not compile PTX, so every module fails to load with
+/// CUDA_ERROR_JIT_COMPILATION_DISABLED (the shim has nothing but PTX to run).
+pub fn ptx_jit_disabled() -> bool {
+    static ON: Lazy<bool> = Lazy::new(|| driver_flag("CUDA_DISABLE_PTX_JIT"));
+    *ON
+}
+
+/// The real driver's variables that change nothing here, checked at cuInit so that a bad value
+/// is reported rather than ignored: `CUDA_FORCE_PTX_JIT` (the shim always runs PTX),
+/// `CUDA_MODULE_LOADING` (`LAZY`/`EAGER`: kernels are lowered when their module loads either
+/// way), `CUDA_DEVICE_ORDER` (`FASTEST_FIRST`/`PCI_BUS_ID`: one device) and
+/// `CUDA_DEVICE_MAX_CONNECTIONS` (1 to 32; each stream has its own queue regardless).
+pub fn check_driver_variables() {
+    let _ = driver_flag("CUDA_FORCE_PTX_JIT");
+    for (name, ok) in [
+        ("CUDA_MODULE_LOADING", &["LAZY", "EAGER"][..]),
+        ("CUDA_DEVICE_ORDER", &["FASTEST_FIRST", "PCI_BUS_ID"][..]),
+    ] {
+        if let Ok(v) = std::env::var(name) {
+            if !ok.contains(&v.trim()) {
+                eprintln!(
+                    "libcuda-shim: {name}={v:?} is not one of {}; ignored",
+                    ok.join(", ")
+                );
+            }
+        }
+    }
+    if let Ok(v) = std::env::var("CUDA_DEVICE_MAX_CONNECTIONS") {
+        if !v.trim().parse::<u32>().is_ok_and(|n| (1..=32).contains(&n)) {
+            eprintln!(
+                "libcuda-shim: CUDA_DEVICE_MAX_CONNECTIONS={v:?} is not a number from 1 to 32; \
+                 ignored"
+            );
+        }
+    }
+}
+
+/// Whether the emulated device is visible under `CUDA_VISIBLE_DEVICES` (unset: yes). The real
+/// driver reads the list up to its first invalid entry; device 0 is visible when the list
+/// starts with `0` or with the device's UUID (`GPU-...`, a prefix is enough). Anything else
+/// (`""`, `-1`, `1`: there is only one device) hides it, and cuInit returns
+/// CUDA_ERROR_NO_DEVICE.
+pub fn device_visible() -> bool {
+    static VISIBLE: Lazy<bool> = Lazy::new(|| match std::env::var("CUDA_VISIBLE_DEVICES") {
+        Err(_) => true,
+        Ok(v) => visible_in(&v, &crate::device::uuid_string()),
+    });
+    *VISIBLE
+}
+
+/// Whether `list` (a CUDA_VISIBLE_DEVICES value) shows device 0, whose UUID is `uuid`
+/// (`GPU-xxxxxxxx-...`).
+pub fn visible_in(list: &str, uuid: &str) -> bool {
+    let first = list.split(',').next().unwrap_or("").trim();
+    if first == "0" {
+        return true;
+    }
+    first.len() > 4 && first.starts_with("GPU-") && uuid.starts_with(first)
+}
+
 /// `CUDA_SHIM_KERNEL_TIMEOUT=SECONDS`: the watchdog's limit for every launch (unset: none), as
 /// a display GPU's watchdog ends long kernels with CUDA_ERROR_LAUNCH_TIMEOUT.
 pub fn kernel_timeout() -> Option<std::time::Duration> {
@@ -190,5 +270,17 @@ mod tests {
         let (limit, complaint) = parse_timeout("soon");
         assert!(limit.is_none() && complaint.is_some());
         assert!(parse_timeout("-1").1.is_some());
+    }
+
+    #[test]
+    fn visible_devices() {
+        let uuid = "GPU-12345678-9abc-def0-1234-56789abcdef0";
+        assert!(visible_in("0", uuid));
+        assert!(visible_in("0,1", uuid));
+        assert!(visible_in("GPU-1234", uuid));
+        assert!(!visible_in("", uuid));
+        assert!(!visible_in("-1", uuid));
+        assert!(!visible_in("1,0", uuid));
+        assert!(!visible_in("GPU-9999", uuid));
     }
 }

@@ -21,8 +21,13 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
     if flags != 0 {
         return Err(INVALID_VALUE);
     }
+    if !crate::config::device_visible() {
+        // CUDA_VISIBLE_DEVICES hides the only device, as the real driver then answers.
+        return Err(CUresult::CUDA_ERROR_NO_DEVICE);
+    }
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        crate::config::check_driver_variables();
         let p = profile::current();
         // Device memory is sized by the profile before the first allocation. The engine may
         // still be a stub while it is being written: keep initialising without it, so the
@@ -106,6 +111,22 @@ pub(crate) unsafe fn get_uuid(uuid: *mut CUuuid, dev: CUdevice) -> CuResult {
     // SAFETY: checked non-null; CUuuid is 16 bytes.
     unsafe { (*uuid).bytes = bytes };
     Ok(())
+}
+
+/// The device's UUID as `nvidia-smi -L` and CUDA_VISIBLE_DEVICES write it:
+/// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+pub fn uuid_string() -> String {
+    let b = profile::current().uuid;
+    let hex =
+        |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        hex(0..4),
+        hex(4..6),
+        hex(6..8),
+        hex(8..10),
+        hex(10..16)
+    )
 }
 
 pub(crate) unsafe fn total_mem(bytes: *mut usize, dev: CUdevice) -> CuResult {

@@ -386,7 +386,9 @@ fn prepare_kind(kind: &Kind) -> CuResult<Ready> {
 fn submit(t: &Target, r: Ready) {
     match r {
         Ready::Nothing => {}
-        Ready::Kernel(f, config, bytes) => launch::submit_kernel(t, f, config, bytes),
+        Ready::Kernel(f, config, bytes) => {
+            launch::submit_kernel(t, f, config, bytes);
+        }
         Ready::Copy(plan) => copy::submit_plan(t, plan),
         Ready::Fill(plan) => {
             copy::submit_fill(t, plan);

@@ -242,8 +242,8 @@ unsafe fn launch(
         // ordinary launch, whose grid.sync() traps. Refused (and the capture invalidated)
         // rather than recorded wrongly.
         crate::capture::refuse(&target)?;
-        submit(&target, f, config, bytes, true);
-        return Ok(());
+        let done = submit(&target, f, config, bytes, true);
+        return finish_launch(&target, done);
     }
     // In a capturing stream the launch becomes a kernel node with the same (copied) arguments
     // and the configuration's node attributes (the cluster shape among them), so that a replay
@@ -261,7 +261,8 @@ unsafe fn launch(
         })
     })?;
     if !captured {
-        submit_kernel(&target, f, config, bytes);
+        let done = submit_kernel(&target, f, config, bytes);
+        return finish_launch(&target, done);
     }
     Ok(())
 }
@@ -272,7 +273,7 @@ pub(crate) fn submit_kernel(
     f: Arc<Function>,
     config: LaunchConfig,
     bytes: Vec<u8>,
-) {
+) -> crate::queue::Dep {
     submit(target, f, config, bytes, false)
 }
 
@@ -282,10 +283,20 @@ fn submit(
     config: LaunchConfig,
     bytes: Vec<u8>,
     cooperative: bool,
-) {
+) -> crate::queue::Dep {
     stream::submit_unless_faulted(target, move |ctx| {
         run_now(ctx, &f, &config, &bytes, cooperative)
-    });
+    })
+}
+
+/// `CUDA_LAUNCH_BLOCKING=1`: the launch call waits for its kernel and returns the error the
+/// kernel left (sticky), so a fault is reported by the launch that caused it.
+fn finish_launch(target: &stream::Target, done: crate::queue::Dep) -> CuResult {
+    if crate::config::launch_blocking() {
+        stream::wait(target, &done)
+    } else {
+        Ok(())
+    }
 }
 
 /// Runs a validated launch on the calling thread (a stream worker): the body of a queued

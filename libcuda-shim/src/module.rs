@@ -65,6 +65,8 @@ pub(crate) enum LoadFailure {
     /// as the driver's linker reports "Undefined reference").
     Link(engine::LoadError),
     Unsupported(String),
+    /// `CUDA_DISABLE_PTX_JIT=1`: the driver may not compile PTX, which is all the shim runs.
+    JitDisabled,
 }
 
 impl LoadFailure {
@@ -82,6 +84,7 @@ impl LoadFailure {
                 _ => CUresult::CUDA_ERROR_INVALID_PTX,
             },
             LoadFailure::Unsupported(_) => CUresult::CUDA_ERROR_NOT_SUPPORTED,
+            LoadFailure::JitDisabled => CUresult::CUDA_ERROR_JIT_COMPILATION_DISABLED,
         }
     }
 
@@ -96,6 +99,9 @@ impl LoadFailure {
             ),
             LoadFailure::Ptx(e) | LoadFailure::Link(e) => e.to_string(),
             LoadFailure::Unsupported(m) => m.clone(),
+            LoadFailure::JitDisabled => "CUDA_DISABLE_PTX_JIT=1 forbids compiling PTX, and \
+                                         libcuda-shim runs nothing but PTX"
+                .into(),
         }
     }
 }
@@ -290,6 +296,9 @@ unsafe fn load_image(
         == crate::link::IMAGE_MAGIC_WORD;
     // SAFETY: forwarded contract.
     let result = unsafe { image_ptx(image) }.and_then(|img| {
+        if crate::config::ptx_jit_disabled() {
+            return Err(LoadFailure::JitDisabled);
+        }
         // A link image was "compiled" under its link's options, as a cubin is.
         let regs = if link_image {
             img.max_registers
