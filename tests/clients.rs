@@ -255,8 +255,9 @@ fn numba_cuda_quick_subset() {
 
 #[test]
 fn nvjitlink_cubin_from_a_cpp_program() {
-    // A C++ program links LTO-IR and PTX with nvJitLink (its header's versioned symbols) and
-    // loads the linked cubin; NVRTC and nvJitLink come from the clients' environment.
+    // A C++ program links LTO-IR, PTX, and PTX calling LTO-IR with nvJitLink (its header's
+    // versioned symbols) and loads each linked cubin; NVRTC and nvJitLink come from the
+    // clients' environment.
     let purelib = Command::new(venv().join("bin/python"))
         .args([
             "-c",
@@ -293,7 +294,7 @@ fn nvjitlink_cubin_from_a_cpp_program() {
         trace
             .matches("nvJitLinkGetLinkedCubinSize: nvJitLink linked 2 input(s) to a SASS cubin")
             .count(),
-        2,
-        "the trace does not say both cubins were replaced:\n{trace}"
+        3,
+        "the trace does not say all three cubins (LTO-IR, PTX, mixed) were replaced:\n{trace}"
     );
 }

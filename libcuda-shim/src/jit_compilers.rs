@@ -286,8 +286,9 @@ pub unsafe extern "C" fn nvrtcGetCUBIN(prog: *mut c_void, cubin: *mut c_char) ->
 /// `nvJitLinkResult` values used here.
 const NVJITLINK_SUCCESS: c_int = 0;
 const NVJITLINK_ERROR_INTERNAL: c_int = 6;
-/// `nvJitLinkInputType`: PTX text (the others hold LTO-IR, SASS or containers of them).
+/// `nvJitLinkInputType`: PTX text and LTO-IR (the others hold SASS or containers).
 const NVJITLINK_INPUT_PTX: c_int = 2;
+const NVJITLINK_INPUT_LTOIR: c_int = 3;
 
 type Handle = *mut c_void;
 type CreateFn = unsafe extern "C" fn(*mut Handle, u32, *const *const c_char) -> c_int;
@@ -430,8 +431,141 @@ pub unsafe extern "C" fn nvJitLinkAddFile(h: Handle, kind: c_int, path: *const c
     })
 }
 
-/// The PTX of the link's non-PTX inputs: nvJitLink links them again with `-lto -ptx`.
-fn ptx_of_other_inputs(record: &LinkRecord) -> Result<Option<String>, String> {
+/// The function a `.func` line names: after `.func` and its optional return parameter list.
+fn func_name(after_func: &str) -> &str {
+    let mut rest = after_func.trim_start();
+    if rest.starts_with('(') {
+        rest = rest.find(')').map_or("", |k| &rest[k + 1..]).trim_start();
+    }
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// The functions the PTX inputs declare `.extern` and do not define themselves: those the
+/// LTO-IR inputs must provide.
+fn externs_of_ptx(texts: &[(String, String)]) -> Vec<String> {
+    let (mut declared, mut own) = (Vec::new(), std::collections::HashSet::new());
+    for (text, _) in texts {
+        for line in text.lines() {
+            let Some(k) = line.find(".func") else {
+                continue;
+            };
+            let name = func_name(&line[k + 5..]);
+            if name.is_empty() {
+                continue;
+            }
+            if line[..k].contains(".extern") {
+                declared.push(name.to_string());
+            } else {
+                own.insert(name.to_string());
+            }
+        }
+    }
+    declared.retain(|n| !own.contains(n));
+    declared.sort();
+    declared.dedup();
+    declared
+}
+
+/// LTO-IR that keeps `names` alive through `-lto -ptx`: a link to PTX is a whole program, so
+/// nvJitLink drops a function that no LTO-IR input uses, even one a PTX input calls. A global
+/// holding each function's address keeps it (its type need not match: the definition's
+/// wins). Compiled by NVRTC (loaded here if the program has not).
+fn keep_alive_ltoir(names: &[String], arch: &str) -> Result<Vec<u8>, String> {
+    type CreateFn = unsafe extern "C" fn(
+        *mut *mut c_void,
+        *const c_char,
+        *const c_char,
+        c_int,
+        *const *const c_char,
+        *const *const c_char,
+    ) -> c_int;
+    type CompileFn = unsafe extern "C" fn(*mut c_void, c_int, *const *const c_char) -> c_int;
+    type DestroyFn = unsafe extern "C" fn(*mut *mut c_void) -> c_int;
+    // SAFETY: dlopen of NVIDIA's NVRTC by soname; kept loaded for the process's lifetime.
+    unsafe {
+        libc::dlopen(
+            c"libnvrtc.so.13".as_ptr(),
+            libc::RTLD_LAZY | libc::RTLD_GLOBAL,
+        )
+    };
+    let (Some(create), Some(compile), Some(size_fn), Some(get_fn), Some(destroy)) = (
+        nvrtc_fn!(c"nvrtcCreateProgram", CreateFn),
+        nvrtc_fn!(c"nvrtcCompileProgram", CompileFn),
+        nvrtc_fn!(c"nvrtcGetLTOIRSize", GetSize),
+        nvrtc_fn!(c"nvrtcGetLTOIR", Get),
+        nvrtc_fn!(c"nvrtcDestroyProgram", DestroyFn),
+    ) else {
+        return Err("NVRTC is not available to keep the PTX inputs' functions".into());
+    };
+    let mut src = String::new();
+    for n in names {
+        src.push_str(&format!(
+            "extern \"C\" __device__ void {n}();\n\
+             extern \"C\" __device__ void (*__libcuda_shim_keep_{n})() = {n};\n"
+        ));
+    }
+    let src = CString::new(src).map_err(|e| e.to_string())?;
+    let opts: Vec<CString> = [arch, "-rdc=true", "-dlto"]
+        .iter()
+        .filter_map(|o| CString::new(*o).ok())
+        .collect();
+    let ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
+    let mut prog: *mut c_void = std::ptr::null_mut();
+    // SAFETY: NVRTC's own functions on a program of our own; buffers sized as it says.
+    unsafe {
+        let name = c"libcuda_shim_keep.cu";
+        let rc = create(
+            &mut prog,
+            src.as_ptr(),
+            name.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        );
+        if rc != NVRTC_SUCCESS {
+            return Err(format!("nvrtcCreateProgram: {rc}"));
+        }
+        let mut n = 0usize;
+        let result = if compile(prog, ptrs.len() as c_int, ptrs.as_ptr()) != NVRTC_SUCCESS {
+            Err("NVRTC could not compile the keep-alive unit".to_string())
+        } else if size_fn(prog, &mut n) != NVRTC_SUCCESS || n == 0 {
+            Err("NVRTC made no LTO-IR".to_string())
+        } else {
+            let mut ir = vec![0u8; n];
+            if get_fn(prog, ir.as_mut_ptr() as *mut c_char) == NVRTC_SUCCESS {
+                Ok(ir)
+            } else {
+                Err("nvrtcGetLTOIR failed".to_string())
+            }
+        };
+        destroy(&mut prog);
+        result
+    }
+}
+
+/// Makes the functions `names` of a whole-program PTX `.visible`, so the PTX inputs that call
+/// them link against them (the link to PTX made them internal).
+fn make_visible(ptx: &str, names: &[String]) -> String {
+    let mut out = String::with_capacity(ptx.len() + 16 * names.len());
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(".func") {
+            if names.iter().any(|n| n == func_name(rest)) {
+                out.push_str(".visible ");
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The PTX of the link's non-PTX inputs: nvJitLink links them again with `-lto -ptx`. `keep`
+/// are functions the PTX inputs call, which must survive the link and be visible.
+fn ptx_of_other_inputs(record: &LinkRecord, keep: &[String]) -> Result<Option<String>, String> {
     let others: Vec<_> = record
         .inputs
         .iter()
@@ -467,7 +601,22 @@ fn ptx_of_other_inputs(record: &LinkRecord) -> Result<Option<String>, String> {
             return Err(format!("nvJitLinkCreate(-lto -ptx): {rc}"));
         }
         let mut result = Ok(None);
-        for (kind, data, name) in others {
+        let mut others: Vec<(c_int, Vec<u8>, String)> = others.into_iter().cloned().collect();
+        if !keep.is_empty() {
+            let arch = record
+                .options
+                .iter()
+                .find(|o| o.starts_with("-arch="))
+                .cloned()
+                .unwrap_or_else(|| format!("-arch=sm_{}", profile::current().sm()));
+            match keep_alive_ltoir(keep, &arch) {
+                Ok(ir) => others.push((NVJITLINK_INPUT_LTOIR, ir, "libcuda-shim keep".into())),
+                Err(why) => trace::warn(&format!(
+                    "nvJitLink: the PTX inputs call {keep:?}, which the link to PTX may drop: {why}"
+                )),
+            }
+        }
+        for (kind, data, name) in &others {
             let name = CString::new(name.as_str()).unwrap_or_default();
             let rc = add(
                 h,
@@ -498,7 +647,12 @@ fn ptx_of_other_inputs(record: &LinkRecord) -> Result<Option<String>, String> {
                     Err("nvJitLinkGetLinkedPtx failed".into())
                 } else {
                     let len = text.iter().position(|&b| b == 0).unwrap_or(n);
-                    Ok(Some(String::from_utf8_lossy(&text[..len]).into_owned()))
+                    let ptx = String::from_utf8_lossy(&text[..len]);
+                    Ok(Some(if keep.is_empty() {
+                        ptx.into_owned()
+                    } else {
+                        make_visible(&ptx, keep)
+                    }))
                 }
             };
         }
@@ -558,7 +712,8 @@ fn linked_image(h: Handle, caller: &str) -> Option<Vec<u8>> {
             )
         })
         .collect();
-    match ptx_of_other_inputs(&record) {
+    let keep = externs_of_ptx(&texts);
+    match ptx_of_other_inputs(&record, &keep) {
         Ok(Some(text)) => texts.push((text, "nvJitLink -lto -ptx".into())),
         Ok(None) => {}
         Err(why) => {
@@ -710,3 +865,30 @@ macro_rules! versioned_nvjitlink {
 }
 
 versioned_nvjitlink!("13_0", "13_1", "13_2", "13_3", "13_4", "13_5");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functions_the_ptx_inputs_need_from_lto_ir() {
+        // As NVRTC writes a PTX unit that calls functions defined elsewhere (and one of its own).
+        let user =
+            ".extern .func  (.param .b64 func_retval0) NRT_Allocate\n(\n\t.param .b64 p\n)\n;\n\
+                    .extern .func NRT_Free\n(\n\t.param .b64 p\n)\n;\n\
+                    .extern .func own(\n);\n.visible .func own()\n{\n\tret;\n}\n";
+        let texts = [(user.to_string(), "user".to_string())];
+        assert_eq!(externs_of_ptx(&texts), ["NRT_Allocate", "NRT_Free"]);
+        // The link to PTX leaves them internal: declaration and definition become visible.
+        let linked = ".func  (.param .b64 func_retval0) NRT_Allocate\n(\n)\n;\n\
+                      .func  (.param .b64 func_retval0) NRT_Allocate(\n)\n{\n}\n\
+                      .func NRT_Allocated()\n{\n}\n";
+        let out = make_visible(linked, &["NRT_Allocate".to_string()]);
+        assert_eq!(
+            out.matches(".visible .func  (.param .b64 func_retval0) NRT_Allocate")
+                .count(),
+            2
+        );
+        assert!(out.contains("\n.func NRT_Allocated()"));
+    }
+}
