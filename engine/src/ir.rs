@@ -1,68 +1,33 @@
 //! The lowered form a kernel runs as. Every op is typed and pre-resolved: registers are dense
 //! indices, immediates are bit patterns, symbols are addresses or offsets in their state space,
-//! branch targets and reconvergence points are instruction indices. Arithmetic ops carry a
-//! function that computes all 32 lanes at once (chosen at load for the op and type), so the
-//! executor does one indirect call per instruction and the lane loop vectorizes.
+//! branch targets and reconvergence points are instruction indices. Arithmetic ops are named
+//! operations of [`crate::sem`] with their modifiers, each resolved at load to the function that
+//! computes all 32 lanes at once, so the executor does one indirect call per instruction and the
+//! lane loop vectorizes.
 
 use std::fmt;
 
+pub use crate::sem::{
+    BinFn, BinOp, CmpOp, FloatMods, LaneOp, Lanes, QuadFn, QuadOp, Resolved, ScalarFn, TerFn,
+    TerOp, UnFn, UnOp,
+};
+
 pub type Reg = u32;
-pub type Lanes = [u64; 32];
-pub type UnFn = fn(&Lanes, &mut Lanes);
-pub type BinFn = fn(&Lanes, &Lanes, &mut Lanes);
-pub type TerFn = fn(&Lanes, &Lanes, &Lanes, &mut Lanes);
-pub type QuadFn = fn(&Lanes, &Lanes, &Lanes, &Lanes, &mut Lanes);
-/// A per-lane function with a configuration word fixed at load (see [`Op::Lane`]).
-pub type ScalarFn = fn(cfg: u64, a: u64, b: u64, c: u64) -> u64;
+/// A resolved operation of each arity (see [`Resolved`]).
+pub type Un = Resolved<UnOp, UnFn>;
+pub type Bin = Resolved<BinOp, BinFn>;
+pub type Ter = Resolved<TerOp, TerFn>;
+pub type Quad = Resolved<QuadOp, QuadFn>;
+pub type Compare = Resolved<CmpOp, BinFn>;
+pub type PerLane = Resolved<LaneOp, ScalarFn>;
 
-/// Generic-address windows for shared and local memory: non-canonical on every 64-bit host, so
-/// they can never collide with a device (host) address. The low 32 bits are the offset in the
-/// window, so truncating a generic shared address to 32 bits yields the shared address as on
-/// hardware.
-pub const SHARED_WINDOW: u64 = 0xC000_0000_0000_0000;
-pub const LOCAL_WINDOW: u64 = 0xD000_0000_0000_0000;
-pub const WINDOW_SIZE: u64 = 1 << 32;
-
-/// `.shared::cluster` addresses (and generic ones: [`SHARED_WINDOW`] plus such an address) name
-/// a CTA of the cluster in bits 24..32 and the byte offset in that CTA's shared memory in bits
-/// 0..24: `((rank + 1) << CLUSTER_RANK_SHIFT) | offset`. A rank field of 0 is the executing
-/// CTA, so every `.shared::cta` address is also the `.shared::cluster` address of the same byte
-/// of the executing CTA, as the ISA requires (5.1.6), and cvta/truncation to 32 bits keep
-/// working. The encoding fits 32-bit `.shared::cluster` registers (`mapa.shared::cluster.u32`,
-/// `mbarrier.arrive.shared::cluster` with a 32-bit address), which a layout above bit 32 would
-/// not. It bounds a CTA's shared memory to 16 MiB (hardware: 228 KiB) and a cluster to 254 CTAs
-/// (hardware: 16); a field naming no CTA of the cluster makes any access through it an illegal
-/// address.
-pub const CLUSTER_RANK_SHIFT: u32 = 24;
-/// The offset bits of a `.shared::cluster` address (see [`CLUSTER_RANK_SHIFT`]).
-pub const CLUSTER_OFFSET_MASK: u64 = (1 << CLUSTER_RANK_SHIFT) - 1;
-/// The most CTAs a cluster may have (the non-portable limit of compute capability 9.0/10.0).
-pub const MAX_CLUSTER_CTAS: usize = 16;
-
-/// The `.shared::cluster` address (32 bits) of `offset` in the shared memory of cluster CTA
-/// `rank` (ranks past the field saturate to a field that names no CTA).
-pub fn cluster_shared_addr(rank: u64, offset: u64) -> u64 {
-    (rank.saturating_add(1).min(0xff) << CLUSTER_RANK_SHIFT) | (offset & CLUSTER_OFFSET_MASK)
-}
-/// Function "addresses" (what `mov.u64 %rd, func` and vtable initializers yield): a third
-/// non-canonical window, so a function pointer can never alias data. Module-wide: function
-/// `fidx` of the module is at `FUNC_WINDOW + 16 * (fidx + 1)` (never 0, so null stays null).
-pub const FUNC_WINDOW: u64 = 0xE000_0000_0000_0000;
-
-pub fn func_addr(fidx: usize) -> u64 {
-    FUNC_WINDOW + 16 * (fidx as u64 + 1)
-}
+pub use crate::sem::addr::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Src {
     Reg(Reg),
     Imm(u64),
 }
-
-/// Flags applied around float ops on f32 values: flush subnormal inputs and results to zero,
-/// and clamp the result to [0, 1] (NaN -> 0).
-pub const FL_FTZ: u8 = 1;
-pub const FL_SAT: u8 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MSpace {
@@ -293,8 +258,8 @@ pub enum Rnd {
 
 impl Rnd {
     /// The directed IEEE modes (`.rz/.rm/.rp`), which need exact arithmetic; None otherwise.
-    pub fn directed(self) -> Option<crate::softfloat::Mode> {
-        use crate::softfloat::Mode;
+    pub fn directed(self) -> Option<crate::sem::softfloat::Mode> {
+        use crate::sem::softfloat::Mode;
         match self {
             Rnd::Rz => Some(Mode::Rz),
             Rnd::Rm => Some(Mode::Rm),
@@ -340,50 +305,50 @@ pub enum SysRet {
 }
 
 pub enum Op {
+    /// `fl`: `.ftz`/`.sat` of an f32 operation, applied around it.
     Un {
-        f: UnFn,
-        fl: u8,
+        op: Un,
+        fl: FloatMods,
         d: Reg,
         a: Src,
     },
     Bin {
-        f: BinFn,
-        fl: u8,
+        op: Bin,
+        fl: FloatMods,
         d: Reg,
         a: Src,
         b: Src,
     },
     Ter {
-        f: TerFn,
-        fl: u8,
+        op: Ter,
+        fl: FloatMods,
         d: Reg,
         a: Src,
         b: Src,
         c: Src,
     },
     Quad {
-        f: QuadFn,
+        op: Quad,
         d: Reg,
         a: Src,
         b: Src,
         c: Src,
         e: Src,
     },
-    /// `d = f(cfg, a, b, c)` per active lane: families with many modifier combinations (half
+    /// `d = op(cfg, a, b, c)` per active lane: families with many modifier combinations (half
     /// precision, packed, narrow conversions, video) whose configuration is data, not code.
     Lane {
-        f: ScalarFn,
-        cfg: u64,
+        op: PerLane,
         d: Reg,
         a: Src,
         b: Src,
         c: Src,
     },
-    /// setp: `f` yields 0/1 per lane; `dn` receives the complement (`p|q`); `comb` combines with
-    /// a predicate operand (`.and/.or/.xor`, optionally negated).
+    /// setp: `op` yields 0/1 per lane; `dn` receives the complement (`p|q`); `comb` combines
+    /// with a predicate operand (`.and/.or/.xor`, optionally negated).
     Setp {
-        f: BinFn,
-        fl: u8,
+        op: Compare,
+        fl: FloatMods,
         a: Src,
         b: Src,
         d: Option<Reg>,

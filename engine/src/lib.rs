@@ -21,18 +21,16 @@ mod link;
 mod lower;
 pub mod mem;
 mod module;
-mod narrow;
-mod ops;
 #[doc(hidden)] // public for the parser tests and benchmarks; not a stable API
 pub mod ptx;
 pub mod regs;
-pub mod softfloat;
+mod sem;
 pub mod tensormap;
-mod video;
 
 pub use check::{check, CheckSummary};
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
 pub use module::{Global, Kernel, Module, Param};
+pub use sem::softfloat;
 
 use std::fmt;
 use std::sync::Arc;

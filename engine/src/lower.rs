@@ -6,11 +6,11 @@
 use crate::analysis;
 use crate::diag::LoadErrorKind;
 use crate::ir::*;
-use crate::ops::{self, Cmp, FBin, FUn, IBin, IUn, IntTy};
 use crate::ptx::ast::{
     self, Init, Instruction, Name, Operand as O, Pos, Space as AS, Statement, VarDecl,
 };
-use crate::softfloat::Mode;
+use crate::sem::softfloat::Mode;
+use crate::sem::{Cmp, FBin, FUn, FloatTy, IBin, IUn, IntTy, LaneFamily, PrmtMode, Testp};
 use std::collections::HashMap;
 
 /// Maps and sets of the per-operand lookups (names, registers), with a fast hash.
@@ -1421,8 +1421,8 @@ impl<'a> Prog<'a> {
                     i,
                     g,
                     Op::Un {
-                        f: ops::not_pred(),
-                        fl: 0,
+                        op: un(UnOp::NotPred),
+                        fl: FloatMods::NONE,
                         d,
                         a: s,
                     },
@@ -1439,13 +1439,13 @@ impl<'a> Prog<'a> {
                         let base = self.sym_addr(fc, i, g, s, 0)?;
                         let r = self.scaled_index(fc, i, g, idx, es)?;
                         let d = self.new_reg();
-                        let f = ops::int_bin(IBin::Add, T::U(64).int().unwrap()).unwrap();
+                        let f = bin_int(IBin::Add, T::U(64).int().unwrap()).unwrap();
                         self.emit(
                             i,
                             g,
                             Op::Bin {
-                                f,
-                                fl: 0,
+                                op: f,
+                                fl: FloatMods::NONE,
                                 d,
                                 a: base,
                                 b: Src::Reg(r),
@@ -1538,7 +1538,7 @@ impl<'a> Prog<'a> {
             T::B(b) | T::U(b) | T::S(b) if b <= 64 => T::U(b).int(),
             _ => None,
         };
-        let Some(f) = it.and_then(|it| ops::int_bin(IBin::Add, it)) else {
+        let Some(f) = it.and_then(|it| bin_int(IBin::Add, it)) else {
             return invalid(
                 i.pos,
                 format!(
@@ -1553,8 +1553,8 @@ impl<'a> Prog<'a> {
             i,
             g,
             Op::Bin {
-                f,
-                fl: 0,
+                op: f,
+                fl: FloatMods::NONE,
                 d,
                 a: Src::Reg(r),
                 b,
@@ -1595,25 +1595,25 @@ impl<'a> Prog<'a> {
         let r = self.src(fc, i, g, &reg_op, T::U(64))?;
         let u64t = T::U(64).int().unwrap();
         let d = self.new_reg();
-        let f = ops::int_bin(IBin::Add, u64t).unwrap();
+        let f = bin_int(IBin::Add, u64t).unwrap();
         self.emit(
             i,
             g,
             Op::Bin {
-                f,
-                fl: 0,
+                op: f,
+                fl: FloatMods::NONE,
                 d,
                 a: r,
                 b: Src::Imm(k as u64),
             },
         );
-        let f = ops::int_bin(IBin::MulLo, u64t).unwrap();
+        let f = bin_int(IBin::MulLo, u64t).unwrap();
         self.emit(
             i,
             g,
             Op::Bin {
-                f,
-                fl: 0,
+                op: f,
+                fl: FloatMods::NONE,
                 d,
                 a: Src::Reg(d),
                 b: Src::Imm(es),
@@ -1639,14 +1639,14 @@ impl<'a> Prog<'a> {
                 .expect("frame symbols are declared in a frame")
                 .base;
             let d = self.new_reg();
-            let f = ops::int_bin(IBin::Add, T::U(64).int().unwrap()).unwrap();
+            let f = bin_int(IBin::Add, T::U(64).int().unwrap()).unwrap();
             let b = Src::Imm((o as i64).wrapping_add(off) as u64);
             self.emit(
                 i,
                 g,
                 Op::Bin {
-                    f,
-                    fl: 0,
+                    op: f,
+                    fl: FloatMods::NONE,
                     d,
                     a: Src::Reg(base),
                     b,
@@ -1685,7 +1685,7 @@ impl<'a> Prog<'a> {
                         )?;
                         // The symbol's address plus the scaled index, in a register.
                         let d = self.new_reg();
-                        let f = ops::int_bin(IBin::Add, T::U(64).int().unwrap()).unwrap();
+                        let f = bin_int(IBin::Add, T::U(64).int().unwrap()).unwrap();
                         let base = match a.base {
                             Some(b) => Src::Reg(b),
                             None => Src::Imm(0),
@@ -1694,8 +1694,8 @@ impl<'a> Prog<'a> {
                             i,
                             None,
                             Op::Bin {
-                                f,
-                                fl: 0,
+                                op: f,
+                                fl: FloatMods::NONE,
                                 d,
                                 a: base,
                                 b: Src::Reg(r),
@@ -2015,8 +2015,8 @@ impl<'a> Prog<'a> {
                             i,
                             g,
                             Op::Un {
-                                f: ops::mov(bits),
-                                fl: 0,
+                                op: un(UnOp::Mov { bits: bits }),
+                                fl: FloatMods::NONE,
                                 d,
                                 a,
                             },
@@ -2111,19 +2111,11 @@ impl<'a> Prog<'a> {
                 need(2)?;
                 let d = self.dreg(fc, i, &ops_[0])?;
                 let a = self.src(fc, i, g, &ops_[1], t)?;
-                let f: UnFn = match (space, to) {
-                    (Some(AS::Global) | Some(AS::Const), _) => ops::mov(t.bits()),
-                    (Some(AS::Shared), false) => |a, o| {
-                        for k in 0..32 {
-                            o[k] = SHARED_WINDOW | (a[k] as u32 as u64)
-                        }
-                    },
-                    (Some(AS::Local), false) => |a, o| {
-                        for k in 0..32 {
-                            o[k] = LOCAL_WINDOW | (a[k] as u32 as u64)
-                        }
-                    },
-                    (Some(AS::Shared) | Some(AS::Local), true) => ops::mov(32),
+                let f = match (space, to) {
+                    (Some(AS::Global) | Some(AS::Const), _) => un(UnOp::Mov { bits: t.bits() }),
+                    (Some(AS::Shared), false) => un(UnOp::ToGeneric { local: false }),
+                    (Some(AS::Local), false) => un(UnOp::ToGeneric { local: true }),
+                    (Some(AS::Shared) | Some(AS::Local), true) => un(UnOp::Mov { bits: 32 }),
                     // `.param{::entry}`: kernel parameter offset <-> generic address, through
                     // the launch's global copy of the parameter block.
                     (Some(AS::Param), _) if t == T::U(64) => {
@@ -2133,13 +2125,13 @@ impl<'a> Prog<'a> {
                         } else {
                             (IBin::Add, base, a)
                         };
-                        let f = ops::int_bin(f, T::U(64).int().unwrap()).unwrap();
+                        let f = bin_int(f, T::U(64).int().unwrap()).unwrap();
                         self.emit(
                             i,
                             g,
                             Op::Bin {
-                                f,
-                                fl: 0,
+                                op: f,
+                                fl: FloatMods::NONE,
                                 d,
                                 a: x,
                                 b: y,
@@ -2149,7 +2141,16 @@ impl<'a> Prog<'a> {
                     }
                     _ => return unsupported(i),
                 };
-                self.emit(i, g, Op::Un { f, fl: 0, d, a });
+                self.emit(
+                    i,
+                    g,
+                    Op::Un {
+                        op: f,
+                        fl: FloatMods::NONE,
+                        d,
+                        a,
+                    },
+                );
             }
             "isspacep" => {
                 // `.shared` alone is `.shared::cta`: the executing CTA's window only.
@@ -2169,23 +2170,23 @@ impl<'a> Prog<'a> {
                         let base = self.param_window(i, g);
                         let u64t = T::U(64).int().unwrap();
                         let off = self.new_reg();
-                        let f = ops::int_bin(IBin::Sub, u64t).unwrap();
+                        let f = bin_int(IBin::Sub, u64t).unwrap();
                         self.emit(
                             i,
                             g,
                             Op::Bin {
-                                f,
-                                fl: 0,
+                                op: f,
+                                fl: FloatMods::NONE,
                                 d: off,
                                 a,
                                 b: base,
                             },
                         );
-                        let f = ops::cmp_int(Cmp::Lt, u64t).unwrap();
+                        let f = cmp_int(Cmp::Lt, u64t).unwrap();
                         let b = Src::Imm(self.param_bytes);
                         let op = Op::Setp {
-                            f,
-                            fl: 0,
+                            op: f,
+                            fl: FloatMods::NONE,
                             a: Src::Reg(off),
                             b,
                             d: Some(d),
@@ -2274,11 +2275,11 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 };
                 let f = match t {
-                    T::F(16) if !ftz => ops::cmp_f16(cmp),
+                    T::F(16) if !ftz => CmpOp::Float(cmp, FloatTy::F16).resolve(),
                     T::F(16) => None,
-                    T::F(b) => ops::cmp_float(cmp, b),
+                    T::F(b) => CmpOp::Float(cmp, FloatTy::of_bits(b)).resolve(),
                     T::B(_) if !matches!(cmp, Cmp::Eq | Cmp::Ne) => None,
-                    _ => t.int().and_then(|it| ops::cmp_int(cmp, it)),
+                    _ => t.int().and_then(|it| cmp_int(cmp, it)),
                 };
                 let Some(f) = f else { return unsupported(i) };
                 let (d, dn) = match &ops_[0] {
@@ -2298,12 +2299,15 @@ impl<'a> Prog<'a> {
                     }
                     None => None,
                 };
-                let fl = if ftz && t == T::F(32) { FL_FTZ } else { 0 };
+                let fl = FloatMods {
+                    ftz: ftz && t == T::F(32),
+                    sat: false,
+                };
                 self.emit(
                     i,
                     g,
                     Op::Setp {
-                        f,
+                        op: f,
                         fl,
                         a,
                         b,
@@ -2326,8 +2330,8 @@ impl<'a> Prog<'a> {
                     i,
                     g,
                     Op::Ter {
-                        f: ops::selp(t.bits()),
-                        fl: 0,
+                        op: ter(TerOp::Selp { bits: t.bits() }),
+                        fl: FloatMods::NONE,
                         d,
                         a,
                         b,
@@ -2344,24 +2348,24 @@ impl<'a> Prog<'a> {
                 let f = match i.opcode.as_str() {
                     "bfe" => {
                         let t = m.ty()?;
-                        t.int().and_then(ops::bfe)
+                        t.int().and_then(|it| TerOp::Bfe(it).resolve())
                     }
                     "prmt" => {
                         let t = m.ty()?;
                         let mode = [
-                            ("f4e", ops::PrmtMode::F4e),
-                            ("b4e", ops::PrmtMode::B4e),
-                            ("rc8", ops::PrmtMode::Rc8),
-                            ("ecl", ops::PrmtMode::Ecl),
+                            ("f4e", PrmtMode::F4e),
+                            ("b4e", PrmtMode::B4e),
+                            ("rc8", PrmtMode::Rc8),
+                            ("ecl", PrmtMode::Ecl),
                             // The ISA's PDF renders `.ecl` as `.ec1`: accept both spellings.
-                            ("ec1", ops::PrmtMode::Ecl),
-                            ("ecr", ops::PrmtMode::Ecr),
-                            ("rc16", ops::PrmtMode::Rc16),
+                            ("ec1", PrmtMode::Ecl),
+                            ("ecr", PrmtMode::Ecr),
+                            ("rc16", PrmtMode::Rc16),
                         ]
                         .into_iter()
                         .find(|(w, _)| m.take(w))
                         .map(|(_, md)| md);
-                        (t == T::B(32)).then(|| mode.map_or(ops::prmt(), ops::prmt_mode))
+                        (t == T::B(32)).then(|| ter(TerOp::Prmt(mode)))
                     }
                     _ => {
                         let left = m.take("l");
@@ -2370,7 +2374,7 @@ impl<'a> Prog<'a> {
                         let wrap = m.take("wrap");
                         let t = m.ty()?;
                         (left != right && clamp != wrap && t == T::B(32))
-                            .then(|| ops::shf(left, clamp))
+                            .then(|| ter(TerOp::Shf { left, clamp }))
                     }
                 };
                 m.done()?;
@@ -2384,8 +2388,8 @@ impl<'a> Prog<'a> {
                     i,
                     g,
                     Op::Ter {
-                        f,
-                        fl: 0,
+                        op: f,
+                        fl: FloatMods::NONE,
                         d,
                         a,
                         b,
@@ -2413,8 +2417,8 @@ impl<'a> Prog<'a> {
                 m.done()?;
                 need(if bop.is_some() { 6 } else { 5 })?;
                 let f = match (i.opcode.as_str(), t) {
-                    ("bfi", T::B(b)) => ops::bfi(b),
-                    ("lop3", T::B(32)) => Some(ops::lop3(32)),
+                    ("bfi", T::B(b)) => QuadOp::Bfi { bits: b }.resolve(),
+                    ("lop3", T::B(32)) => QuadOp::Lop3 { bits: 32 }.resolve(),
                     _ => None,
                 };
                 let Some(f) = f else { return unsupported(i) };
@@ -2440,10 +2444,21 @@ impl<'a> Prog<'a> {
                 let b = self.src(fc, i, g, &ops_[2], t)?;
                 let c = self.src(fc, i, g, &ops_[3], T::U(32))?;
                 let e = self.src(fc, i, g, &ops_[4], T::U(32))?;
-                self.emit(i, g, Op::Quad { f, d, a, b, c, e });
+                self.emit(
+                    i,
+                    g,
+                    Op::Quad {
+                        op: f,
+                        d,
+                        a,
+                        b,
+                        c,
+                        e,
+                    },
+                );
                 if let (Some(p), Some(bo)) = (p, bop) {
                     let q = self.src(fc, i, g, &ops_[5], T::Pred)?;
-                    let ne = ops::cmp_int(
+                    let ne = cmp_int(
                         Cmp::Ne,
                         IntTy {
                             bits: 32,
@@ -2455,8 +2470,8 @@ impl<'a> Prog<'a> {
                         i,
                         g,
                         Op::Setp {
-                            f: ne,
-                            fl: 0,
+                            op: ne,
+                            fl: FloatMods::NONE,
                             a: Src::Reg(d),
                             b: Src::Imm(0),
                             d: Some(p),
@@ -3008,13 +3023,13 @@ impl<'a> Prog<'a> {
             for s in srcs.iter_mut() {
                 if let Some(Src::Reg(r)) = *s {
                     let d = self.new_reg();
-                    let f = ops::mov(t.bits());
+                    let f = un(UnOp::Mov { bits: t.bits() });
                     self.emit(
                         i,
                         g,
                         Op::Un {
-                            f,
-                            fl: 0,
+                            op: f,
+                            fl: FloatMods::NONE,
                             d,
                             a: Src::Reg(r),
                         },
@@ -3028,8 +3043,17 @@ impl<'a> Prog<'a> {
                 continue;
             };
             if let Some(a) = s {
-                let f = ops::mov(t.bits());
-                self.emit(i, g, Op::Un { f, fl: 0, d, a });
+                let f = un(UnOp::Mov { bits: t.bits() });
+                self.emit(
+                    i,
+                    g,
+                    Op::Un {
+                        op: f,
+                        fl: FloatMods::NONE,
+                        d,
+                        a,
+                    },
+                );
                 continue;
             }
             match a {
@@ -3041,9 +3065,18 @@ impl<'a> Prog<'a> {
                     name,
                     comp: Some(w),
                 } if w == "w" && sreg(name, Some("x")).is_some() => {
-                    let f = ops::mov(32);
+                    let f = un(UnOp::Mov { bits: 32 });
                     let a = Src::Imm(0);
-                    self.emit(i, g, Op::Un { f, fl: 0, d, a });
+                    self.emit(
+                        i,
+                        g,
+                        Op::Un {
+                            op: f,
+                            fl: FloatMods::NONE,
+                            d,
+                            a,
+                        },
+                    );
                 }
                 _ => return invalid(i.pos, format!("unexpected operand in '{}'", i.full_name())),
             }
@@ -3080,8 +3113,8 @@ impl<'a> Prog<'a> {
         if ops_.len() < 3 {
             return invalid(i.pos, format!("'{}' needs 3 operands", i.full_name()));
         }
-        let mut fl = 0;
-        let f: Option<BinFn> = match t {
+        let mut fl = FloatMods::NONE;
+        let f: Option<Bin> = match t {
             T::F(b) => {
                 let fop = match op {
                     "add" => FBin::Add,
@@ -3113,36 +3146,46 @@ impl<'a> Prog<'a> {
                     if ftz || sat || rnd == Rnd::Rz || rnd == Rnd::Rm || rnd == Rnd::Rp {
                         return unsupported(i);
                     }
-                    let Some(f) = ops::soft_bin(fop, 0, Mode::Rn).filter(|_| fop != FBin::Div)
-                    else {
+                    let float = BinOp::Float {
+                        op: fop,
+                        ty: FloatTy::F16,
+                        rnd: Mode::Rn,
+                    };
+                    let Some(f) = float.resolve().filter(|_| fop != FBin::Div) else {
                         return unsupported(i);
                     };
                     let d = self.dreg(fc, i, &ops_[0])?;
                     let a = self.src(fc, i, g, &ops_[1], t)?;
                     let b = self.src(fc, i, g, &ops_[2], t)?;
-                    self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
+                    self.emit(
+                        i,
+                        g,
+                        Op::Bin {
+                            op: f,
+                            fl: FloatMods::NONE,
+                            d,
+                            a,
+                            b,
+                        },
+                    );
                     return Ok(());
                 }
-                if ftz {
-                    fl |= FL_FTZ;
+                fl = FloatMods { ftz, sat };
+                // Directed rounding is exact arithmetic rounded once; round-to-nearest is the
+                // host's IEEE arithmetic, already exact.
+                BinOp::Float {
+                    op: fop,
+                    ty: FloatTy::of_bits(b),
+                    rnd: directed(rnd).unwrap_or(Mode::Rn),
                 }
-                if sat {
-                    fl |= FL_SAT;
-                }
-                Some(match directed(rnd) {
-                    // Directed rounding: exact arithmetic, rounded once.
-                    Some(md) => ops::soft_bin(fop, fmt_index(b), md).unwrap(),
-                    // Round-to-nearest: the host's IEEE arithmetic is already exact.
-                    None if b == 64 => ops::f64_bin(fop),
-                    None => ops::f32_bin(fop),
-                })
+                .resolve()
             }
             T::Pred if matches!(op, "and" | "or" | "xor") => {
                 let it = IntTy {
                     bits: 32,
                     signed: false,
                 };
-                ops::int_bin(
+                bin_int(
                     match op {
                         "and" => IBin::And,
                         "or" => IBin::Or,
@@ -3170,10 +3213,20 @@ impl<'a> Prog<'a> {
                         let d = self.dreg(fc, i, &ops_[0])?;
                         let a = self.src(fc, i, g, &ops_[1], t)?;
                         let b = self.src(fc, i, g, &ops_[2], t)?;
-                        let Some(f) = ops::mul_wide(it) else {
+                        let Some(f) = BinOp::MulWide(it).resolve() else {
                             return unsupported(i);
                         };
-                        self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
+                        self.emit(
+                            i,
+                            g,
+                            Op::Bin {
+                                op: f,
+                                fl: FloatMods::NONE,
+                                d,
+                                a,
+                                b,
+                            },
+                        );
                         return Ok(());
                     }
                     ("div", false, false, false, false) if !is_b => IBin::Div,
@@ -3187,7 +3240,7 @@ impl<'a> Prog<'a> {
                     ("shr", false, false, false, false) => IBin::Shr,
                     _ => return unsupported(i),
                 };
-                ops::int_bin(bop, it)
+                bin_int(bop, it)
             }
         };
         let Some(f) = f else { return unsupported(i) };
@@ -3199,7 +3252,7 @@ impl<'a> Prog<'a> {
             t
         };
         let b = self.src(fc, i, g, &ops_[2], bt)?;
-        self.emit(i, g, Op::Bin { f, fl, d, a, b });
+        self.emit(i, g, Op::Bin { op: f, fl, d, a, b });
         Ok(())
     }
 
@@ -3321,21 +3374,31 @@ impl<'a> Prog<'a> {
                 let a = self.src(fc, i, g, &ops_[1], t)?;
                 let b = self.src(fc, i, g, &ops_[2], t)?;
                 if op == "mul24" {
-                    let f = ops::mul24(hi, sg);
-                    self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
+                    let f = bin(BinOp::Mul24 { hi, signed: sg });
+                    self.emit(
+                        i,
+                        g,
+                        Op::Bin {
+                            op: f,
+                            fl: FloatMods::NONE,
+                            d,
+                            a,
+                            b,
+                        },
+                    );
                 } else {
                     let c = self.src(fc, i, g, &ops_[3], t)?;
-                    let f = if sat {
-                        ops::mad24_hi_sat()
+                    let f = ter(if sat {
+                        TerOp::Mad24HiSat
                     } else {
-                        ops::mad24(hi, sg)
-                    };
+                        TerOp::Mad24 { hi, signed: sg }
+                    });
                     self.emit(
                         i,
                         g,
                         Op::Ter {
-                            f,
-                            fl: 0,
+                            op: f,
+                            fl: FloatMods::NONE,
                             d,
                             a,
                             b,
@@ -3348,7 +3411,7 @@ impl<'a> Prog<'a> {
                 let Some(f) = t
                     .int()
                     .filter(|_| no_mods && !matches!(t, T::B(_)))
-                    .and_then(ops::sad)
+                    .and_then(|it| TerOp::Sad(it).resolve())
                 else {
                     return unsupported(i);
                 };
@@ -3359,8 +3422,8 @@ impl<'a> Prog<'a> {
                     i,
                     g,
                     Op::Ter {
-                        f,
-                        fl: 0,
+                        op: f,
+                        fl: FloatMods::NONE,
                         d,
                         a,
                         b,
@@ -3370,14 +3433,25 @@ impl<'a> Prog<'a> {
             }
             "bfind" => {
                 let f = match t {
-                    T::U(32 | 64) | T::S(32 | 64) if !hi && !lo && !clamp && !wrap => {
-                        ops::bfind(t.int().unwrap(), shiftamt)
+                    T::U(32 | 64) | T::S(32 | 64) if !hi && !lo && !clamp && !wrap => UnOp::Bfind {
+                        ty: t.int().unwrap(),
+                        shiftamt,
                     }
+                    .resolve(),
                     _ => None,
                 };
                 let Some(f) = f else { return unsupported(i) };
                 let a = self.src(fc, i, g, &ops_[1], t)?;
-                self.emit(i, g, Op::Un { f, fl: 0, d, a });
+                self.emit(
+                    i,
+                    g,
+                    Op::Un {
+                        op: f,
+                        fl: FloatMods::NONE,
+                        d,
+                        a,
+                    },
+                );
             }
             "fns" => {
                 if t != T::B(32) || !no_mods {
@@ -3386,13 +3460,13 @@ impl<'a> Prog<'a> {
                 let a = self.src(fc, i, g, &ops_[1], T::B(32))?;
                 let b = self.src(fc, i, g, &ops_[2], T::U(32))?;
                 let c = self.src(fc, i, g, &ops_[3], T::S(32))?;
-                let f = ops::fns();
+                let f = ter(TerOp::Fns);
                 self.emit(
                     i,
                     g,
                     Op::Ter {
-                        f,
-                        fl: 0,
+                        op: f,
+                        fl: FloatMods::NONE,
                         d,
                         a,
                         b,
@@ -3413,14 +3487,27 @@ impl<'a> Prog<'a> {
                 if !ok {
                     return unsupported(i);
                 }
-                let f = if op == "szext" {
-                    ops::szext(s32(t).unwrap(), clamp)
+                let f = bin(if op == "szext" {
+                    BinOp::Szext {
+                        signed: s32(t).unwrap(),
+                        clamp,
+                    }
                 } else {
-                    ops::bmsk(clamp)
-                };
+                    BinOp::Bmsk { clamp }
+                });
                 let a = self.src(fc, i, g, &ops_[1], t)?;
                 let b = self.src(fc, i, g, &ops_[2], T::U(32))?;
-                self.emit(i, g, Op::Bin { f, fl: 0, d, a, b });
+                self.emit(
+                    i,
+                    g,
+                    Op::Bin {
+                        op: f,
+                        fl: FloatMods::NONE,
+                        d,
+                        a,
+                        b,
+                    },
+                );
             }
             _ => {
                 // dp4a / dp2a: c is unsigned only when both inputs are.
@@ -3431,12 +3518,12 @@ impl<'a> Prog<'a> {
                     if !no_mods {
                         return unsupported(i);
                     }
-                    ops::dp4a(sa, sb)
+                    ter(TerOp::Dp4a { sa, sb })
                 } else {
                     if hi == lo || shiftamt || clamp || wrap {
                         return unsupported(i);
                     }
-                    ops::dp2a(sa, sb, hi)
+                    ter(TerOp::Dp2a { sa, sb, hi })
                 };
                 let a = self.src(fc, i, g, &ops_[1], t)?;
                 let b = self.src(fc, i, g, &ops_[2], t2.unwrap())?;
@@ -3446,8 +3533,8 @@ impl<'a> Prog<'a> {
                     i,
                     g,
                     Op::Ter {
-                        f,
-                        fl: 0,
+                        op: f,
+                        fl: FloatMods::NONE,
                         d,
                         a,
                         b,
@@ -3542,7 +3629,7 @@ impl<'a> Prog<'a> {
         if ops_.len() < 4 {
             return invalid(i.pos, format!("'{}' needs 4 operands", i.full_name()));
         }
-        let mut fl = 0;
+        let mut fl = FloatMods::NONE;
         let (f, ct) = match t {
             T::F(b) => {
                 // fma.rn and mad.rn (mad.f32 without rounding is fma on sm_20+).
@@ -3550,16 +3637,15 @@ impl<'a> Prog<'a> {
                 if !ok || lo || hi || wide || (b == 64 && (ftz || sat)) {
                     return unsupported(i);
                 }
-                fl |= if ftz { FL_FTZ } else { 0 } | if sat { FL_SAT } else { 0 };
+                fl = FloatMods { ftz, sat };
                 if b == 16 && (ftz || sat || rnd != Rnd::Rn) {
                     return unsupported(i);
                 }
-                let f = match directed(rnd) {
-                    Some(md) => ops::soft_fma(fmt_index(b), md),
-                    None if b == 16 => ops::soft_fma(0, Mode::Rn),
-                    None => ops::fma(b),
+                let f = TerOp::Fma {
+                    ty: FloatTy::of_bits(b),
+                    rnd: directed(rnd).unwrap_or(Mode::Rn),
                 };
-                (Some(f), t)
+                (f.resolve(), t)
             }
             _ => {
                 let Some(it) = t.int() else {
@@ -3569,11 +3655,11 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 }
                 match (lo, hi, wide, sat) {
-                    (true, false, false, false) => (ops::mad_lo(it), t),
-                    (false, true, false, false) => (ops::mad_hi(it), t),
-                    (false, true, false, true) if t == T::S(32) => (Some(ops::mad_hi_sat_s32()), t),
+                    (true, false, false, false) => (TerOp::MadLo(it).resolve(), t),
+                    (false, true, false, false) => (TerOp::MadHi(it).resolve(), t),
+                    (false, true, false, true) if t == T::S(32) => (TerOp::MadHiSat.resolve(), t),
                     (false, false, true, false) => (
-                        ops::mad_wide(it),
+                        TerOp::MadWide(it).resolve(),
                         if it.signed {
                             T::S(it.bits * 2)
                         } else {
@@ -3589,7 +3675,18 @@ impl<'a> Prog<'a> {
         let a = self.src(fc, i, g, &ops_[1], t)?;
         let b = self.src(fc, i, g, &ops_[2], t)?;
         let c = self.src(fc, i, g, &ops_[3], ct)?;
-        self.emit(i, g, Op::Ter { f, fl, d, a, b, c });
+        self.emit(
+            i,
+            g,
+            Op::Ter {
+                op: f,
+                fl,
+                d,
+                a,
+                b,
+                c,
+            },
+        );
         Ok(())
     }
 
@@ -3607,17 +3704,17 @@ impl<'a> Prog<'a> {
         let full = m.take("full");
         let tp = if op == "testp" {
             Some(if m.take("finite") {
-                ops::Testp::Finite
+                Testp::Finite
             } else if m.take("infinite") {
-                ops::Testp::Infinite
+                Testp::Infinite
             } else if m.take("number") {
-                ops::Testp::Number
+                Testp::Number
             } else if m.take("notanumber") {
-                ops::Testp::NotANumber
+                Testp::NotANumber
             } else if m.take("normal") {
-                ops::Testp::Normal
+                Testp::Normal
             } else if m.take("subnormal") {
-                ops::Testp::Subnormal
+                Testp::Subnormal
             } else {
                 return unsupported(i);
             })
@@ -3630,16 +3727,16 @@ impl<'a> Prog<'a> {
         if ops_.len() < 2 {
             return invalid(i.pos, format!("'{}' needs 2 operands", i.full_name()));
         }
-        let mut fl = 0;
-        let f: Option<UnFn> = match t {
+        let mut fl = FloatMods::NONE;
+        let f: Option<Un> = match t {
             T::F(16) => match op {
-                "neg" if rnd == Rnd::None && !ftz && !approx && !full => Some(ops::neg_f16()),
-                "abs" if rnd == Rnd::None && !ftz && !approx && !full => Some(ops::abs_f16()),
+                "neg" if rnd == Rnd::None && !ftz && !approx && !full => Some(un(UnOp::NegHalf)),
+                "abs" if rnd == Rnd::None && !ftz && !approx && !full => Some(un(UnOp::AbsHalf)),
                 _ => return unsupported(i),
             },
             T::F(b) => {
                 if let Some(tp) = tp {
-                    Some(ops::testp(tp, b))
+                    UnOp::Testp(tp, FloatTy::of_bits(b)).resolve()
                 } else {
                     let fop = match op {
                         "neg" => FUn::Neg,
@@ -3673,17 +3770,18 @@ impl<'a> Prog<'a> {
                         return unsupported(i);
                     }
                     if ftz && b == 32 {
-                        fl = FL_FTZ;
+                        fl = FloatMods::FTZ;
                     }
-                    Some(match (directed(rnd), fop) {
-                        (Some(md), FUn::Sqrt) => ops::soft_sqrt(fmt_index(b), md),
-                        (Some(md), FUn::Rcp) => ops::soft_rcp(fmt_index(b), md),
-                        _ if b == 64 => ops::f64_un(fop),
-                        _ => ops::f32_un(fop),
-                    })
+                    // Only sqrt and rcp take a directed rounding (checked above).
+                    UnOp::Float {
+                        op: fop,
+                        ty: FloatTy::of_bits(b),
+                        rnd: directed(rnd).unwrap_or(Mode::Rn),
+                    }
+                    .resolve()
                 }
             }
-            T::Pred if op == "not" => Some(ops::not_pred()),
+            T::Pred if op == "not" => Some(un(UnOp::NotPred)),
             _ => {
                 let Some(it) = t.int() else {
                     return unsupported(i);
@@ -3702,13 +3800,13 @@ impl<'a> Prog<'a> {
                     "brev" if is_b && it.bits >= 32 => IUn::Brev,
                     _ => return unsupported(i),
                 };
-                ops::int_un(uop, it)
+                UnOp::Int(uop, it).resolve()
             }
         };
         let Some(f) = f else { return unsupported(i) };
         let d = self.dreg(fc, i, &ops_[0])?;
         let a = self.src(fc, i, g, &ops_[1], t)?;
-        self.emit(i, g, Op::Un { f, fl, d, a });
+        self.emit(i, g, Op::Un { op: f, fl, d, a });
         Ok(())
     }
 
@@ -4124,13 +4222,24 @@ fn directed(r: Rnd) -> Option<Mode> {
     ieee_mode(r).filter(|&m| m != Mode::Rn)
 }
 
-/// Format index of a float width for [`ops::soft_bin`] and friends.
-fn fmt_index(bits: u32) -> u8 {
-    match bits {
-        16 => 0,
-        32 => 2,
-        _ => 3,
-    }
+/// The resolved form of an operation that exists for every type lowering gives it.
+fn un(op: UnOp) -> Un {
+    op.resolve()
+        .unwrap_or_else(|| unreachable!("{op} has a lane function"))
+}
+fn bin(op: BinOp) -> Bin {
+    op.resolve()
+        .unwrap_or_else(|| unreachable!("{op} has a lane function"))
+}
+fn ter(op: TerOp) -> Ter {
+    op.resolve()
+        .unwrap_or_else(|| unreachable!("{op} has a lane function"))
+}
+fn bin_int(op: IBin, t: IntTy) -> Option<Bin> {
+    BinOp::Int(op, t).resolve()
+}
+fn cmp_int(c: Cmp, t: IntTy) -> Option<Compare> {
+    CmpOp::Int(c, t).resolve()
 }
 
 /// The address of a `.shared`/`.local` symbol at `offset` bytes into `space_kind`, or of its

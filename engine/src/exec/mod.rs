@@ -16,7 +16,6 @@
 
 pub mod cluster;
 pub mod cta;
-pub mod mbar;
 pub mod sys;
 pub mod warp;
 pub mod whole;

@@ -5,7 +5,13 @@ use super::cta::{Cta, Fault, Layout, Place};
 use super::whole;
 use crate::ir::*;
 use crate::mem;
-use crate::softfloat as sf;
+#[cfg(target_arch = "x86_64")]
+use crate::sem::host_avx2;
+use crate::sem::softfloat as sf;
+/// Tests switch the interpreter's AVX2 build with it.
+#[cfg(test)]
+pub(crate) use crate::sem::use_avx2;
+use crate::sem::{ftz32, sat32};
 
 pub const FULL: u32 = u32::MAX;
 
@@ -167,23 +173,6 @@ fn split<'a, const N: usize>(
     // above) nor the temporaries.
     let o = unsafe { &mut *(p.add(di) as *mut Lanes) };
     Some((o, ins))
-}
-
-fn ftz32(a: &mut Lanes) {
-    for v in a.iter_mut() {
-        if *v as u32 & 0x7f80_0000 == 0 {
-            *v &= 0x8000_0000;
-        }
-    }
-}
-
-fn sat32(a: &mut Lanes) {
-    for v in a.iter_mut() {
-        let x = f32::from_bits(*v as u32);
-        // NaN saturates to +0.
-        let y = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
-        *v = y.to_bits() as u64;
-    }
 }
 
 /// Register `r`'s 32 lanes.
@@ -474,41 +463,6 @@ unsafe fn st_shared(v: &Lanes, base: *mut u8, addrs: &Lanes, em: u32, koff: usiz
     }
 }
 
-/// Whether `Warp::run` uses its AVX2 build: 0 not yet known, 1 no, 2 yes.
-#[cfg(target_arch = "x86_64")]
-static AVX2: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// Whether the host has AVX2 (and the other features `Warp::run_avx2` and the AVX2 lane loops
-/// of `ops` use), detected once.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn host_avx2() -> bool {
-    use std::sync::atomic::Ordering;
-    match AVX2.load(Ordering::Relaxed) {
-        0 => {
-            let yes = std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-                && std::arch::is_x86_feature_detected!("popcnt")
-                && std::arch::is_x86_feature_detected!("bmi1")
-                && std::arch::is_x86_feature_detected!("bmi2")
-                && std::arch::is_x86_feature_detected!("lzcnt");
-            AVX2.store(1 + yes as u8, Ordering::Relaxed);
-            yes
-        }
-        v => v == 2,
-    }
-}
-
-/// Tests: runs the baseline build of the interpreter (`false`) or goes back to detection.
-/// Both builds compute the same results, so other tests running meanwhile are unaffected.
-#[cfg(test)]
-pub(crate) fn use_avx2(on: bool) {
-    #[cfg(target_arch = "x86_64")]
-    AVX2.store(if on { 0 } else { 1 }, std::sync::atomic::Ordering::Relaxed);
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = on;
-}
-
 /// Bit l set when lane l of a predicate row is true (bit 0 of its slot).
 #[inline(always)]
 fn pred_mask(p: &Lanes) -> u32 {
@@ -642,12 +596,13 @@ impl Warp {
                 continue;
             }
             match &inst.op {
-                Op::Un { f, fl, d, a } => match split(regs, *d, [*a], &mut cta.tmp) {
-                    Some((o, [x])) if *fl == 0 && em == FULL => f(x, o),
+                Op::Un { op, fl, d, a } => match split(regs, *d, [*a], &mut cta.tmp) {
+                    Some((o, [x])) if fl.is_none() && em == FULL => op.f()(x, o),
                     _ => {
+                        let f = op.f();
                         let (mut x, mut o) = ([0; 32], [0; 32]);
                         fetch(regs, *a, &mut x);
-                        if fl & FL_FTZ != 0 {
+                        if fl.ftz {
                             ftz32(&mut x);
                         }
                         f(&x, &mut o);
@@ -655,30 +610,31 @@ impl Warp {
                         write(regs, *d, &o, em);
                     }
                 },
-                Op::Bin { f, fl, d, a, b } => match split(regs, *d, [*a, *b], &mut cta.tmp) {
-                    Some((o, [x, y])) if *fl == 0 && em == FULL => f(x, y, o),
-                    _ if *fl == 0 => {
+                Op::Bin { op, fl, d, a, b } => match split(regs, *d, [*a, *b], &mut cta.tmp) {
+                    Some((o, [x, y])) if fl.is_none() && em == FULL => op.f()(x, y, o),
+                    _ if fl.is_none() => {
                         let [ta, tb, _, o] = &mut cta.tmp;
-                        f(opnd(regs, *a, ta), opnd(regs, *b, tb), o);
+                        op.f()(opnd(regs, *a, ta), opnd(regs, *b, tb), o);
                         write(regs, *d, o, em);
                     }
                     _ => {
                         let (mut x, mut y, mut o) = ([0; 32], [0; 32], [0; 32]);
                         fetch(regs, *a, &mut x);
                         fetch(regs, *b, &mut y);
-                        if fl & FL_FTZ != 0 {
+                        if fl.ftz {
                             ftz32(&mut x);
                             ftz32(&mut y);
                         }
-                        f(&x, &y, &mut o);
+                        op.f()(&x, &y, &mut o);
                         self.post(*fl, &mut o);
                         write(regs, *d, &o, em);
                     }
                 },
-                Op::Ter { f, fl, d, a, b, c } => {
+                Op::Ter { op, fl, d, a, b, c } => {
+                    let f = op.f();
                     match split(regs, *d, [*a, *b, *c], &mut cta.tmp) {
-                        Some((o, [x, y, z])) if *fl == 0 && em == FULL => f(x, y, z, o),
-                        _ if *fl == 0 => {
+                        Some((o, [x, y, z])) if fl.is_none() && em == FULL => f(x, y, z, o),
+                        _ if fl.is_none() => {
                             let [ta, tb, tc, o] = &mut cta.tmp;
                             let (x, y) = (opnd(regs, *a, ta), opnd(regs, *b, tb));
                             f(x, y, opnd(regs, *c, tc), o);
@@ -689,7 +645,7 @@ impl Warp {
                             fetch(regs, *a, &mut x);
                             fetch(regs, *b, &mut y);
                             fetch(regs, *c, &mut z);
-                            if fl & FL_FTZ != 0 {
+                            if fl.ftz {
                                 ftz32(&mut x);
                                 ftz32(&mut y);
                                 ftz32(&mut z);
@@ -700,7 +656,8 @@ impl Warp {
                         }
                     }
                 }
-                Op::Quad { f, d, a, b, c, e } => {
+                Op::Quad { op, d, a, b, c, e } => {
+                    let f = op.f();
                     match split(regs, *d, [*a, *b, *c, *e], &mut cta.tmp) {
                         Some((o, [x, y, z, w])) if em == FULL => f(x, y, z, w, o),
                         _ => {
@@ -715,14 +672,15 @@ impl Warp {
                         }
                     }
                 }
-                Op::Lane { f, cfg, d, a, b, c } => {
+                Op::Lane { op, d, a, b, c } => {
+                    let (f, cfg) = (op.f(), op.op().cfg);
                     for l in lanes(em) {
-                        let v = f(*cfg, get(regs, *a, l), get(regs, *b, l), get(regs, *c, l));
+                        let v = f(cfg, get(regs, *a, l), get(regs, *b, l), get(regs, *c, l));
                         regs[*d as usize * 32 + l] = v;
                     }
                 }
                 Op::Setp {
-                    f,
+                    op,
                     fl,
                     a,
                     b,
@@ -730,7 +688,8 @@ impl Warp {
                     dn,
                     comb,
                 } => {
-                    if let (Some(d), None, None, 0, FULL) = (d, dn, comb, *fl, em) {
+                    let f = op.f();
+                    if let (Some(d), None, None, true, FULL) = (d, dn, comb, fl.is_none(), em) {
                         // The common `setp` with one destination, straight into it.
                         if let Some((o, [x, y])) = split(regs, *d, [*a, *b], &mut cta.tmp) {
                             f(x, y, o);
@@ -738,14 +697,14 @@ impl Warp {
                         }
                     }
                     let mut o = [0; 32];
-                    if *fl == 0 {
+                    if fl.is_none() {
                         let [ta, tb, ..] = &mut cta.tmp;
                         f(opnd(regs, *a, ta), opnd(regs, *b, tb), &mut o);
                     } else {
                         let (mut x, mut y) = ([0; 32], [0; 32]);
                         fetch(regs, *a, &mut x);
                         fetch(regs, *b, &mut y);
-                        if fl & FL_FTZ != 0 {
+                        if fl.ftz {
                             ftz32(&mut x);
                             ftz32(&mut y);
                         }
@@ -1954,7 +1913,7 @@ impl Warp {
         a: Src,
         b: Src,
     ) -> Result<bool, Fault> {
-        use super::mbar as mb;
+        use crate::sem::mbar as mb;
         let mut done = 0u32;
         let mut vals = [0u64; 32];
         for l in lanes(em) {
@@ -2326,11 +2285,11 @@ impl Warp {
     }
 
     #[inline(always)]
-    fn post(&self, fl: u8, o: &mut Lanes) {
-        if fl & FL_FTZ != 0 {
+    fn post(&self, fl: FloatMods, o: &mut Lanes) {
+        if fl.ftz {
             ftz32(o);
         }
-        if fl & FL_SAT != 0 {
+        if fl.sat {
             sat32(o);
         }
     }

@@ -39,8 +39,8 @@ impl<'a> Prog<'a> {
                         let (d, a) = (self.pair(fc, i, d)?, self.pair(fc, i, a)?);
                         for k in 0..2 {
                             let op = Op::Un {
-                                f: ops::mov(64),
-                                fl: 0,
+                                op: un(UnOp::Mov { bits: 64 }),
+                                fl: FloatMods::NONE,
                                 d: d + k,
                                 a: Src::Reg(a + k),
                             };
@@ -158,8 +158,8 @@ impl<'a> Prog<'a> {
                 for (k, d) in regs.into_iter().enumerate() {
                     if let Some(d) = d {
                         let op = Op::Un {
-                            f: ops::mov(64),
-                            fl: 0,
+                            op: un(UnOp::Mov { bits: 64 }),
+                            fl: FloatMods::NONE,
                             d,
                             a: Src::Reg(q + k as u32),
                         };
@@ -196,8 +196,8 @@ impl<'a> Prog<'a> {
                 for (k, p) in parts.iter().enumerate() {
                     let a = self.src(fc, i, g, p, T::B(64))?;
                     let op = Op::Un {
-                        f: ops::mov(64),
-                        fl: 0,
+                        op: un(UnOp::Mov { bits: 64 }),
+                        fl: FloatMods::NONE,
                         d: q + k as u32,
                         a,
                     };

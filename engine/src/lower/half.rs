@@ -1,8 +1,8 @@
 //! Lowering of half precision, mixed precision, half comparisons (`setp`, `set`), narrow-format
-//! conversions and `cvt.pack` to `Op::Lane` (see [`crate::narrow`]).
+//! conversions and `cvt.pack` to `Op::Lane` (see [`crate::sem::narrow`]).
 
 use super::*;
-use crate::narrow::{self as nw, El, HOp, SetKind};
+use crate::sem::narrow::{self as nw, El, HOp, SetKind};
 
 /// The packed and 16-bit float type words.
 pub(super) fn is_half_word(w: &str) -> bool {
@@ -46,14 +46,15 @@ impl<'a> Prog<'a> {
         &mut self,
         i: &Instruction,
         g: Option<(Reg, bool)>,
-        f: ScalarFn,
+        family: LaneFamily,
         cfg: u64,
         d: Reg,
         a: Src,
         b: Src,
         c: Src,
     ) {
-        self.emit(i, g, Op::Lane { f, cfg, d, a, b, c });
+        let op = LaneOp::new(family, cfg);
+        self.emit(i, g, Op::Lane { op, d, a, b, c });
     }
 
     /// add, sub, mul, fma, neg, abs, min, max, ex2, tanh on f16/bf16 (scalar or x2), and the
@@ -130,7 +131,7 @@ impl<'a> Prog<'a> {
             } else {
                 (Src::Imm(0), self.src(fc, i, g, &ops_[2], T::F(32))?)
             };
-            self.lane(i, g, nw::mixed, cfg, d, a, b, c);
+            self.lane(i, g, LaneFamily::Mixed, cfg, d, a, b, c);
             return Ok(());
         }
         let [t] = tys.as_slice() else {
@@ -192,7 +193,7 @@ impl<'a> Prog<'a> {
         } else {
             Src::Imm(0)
         };
-        self.lane(i, g, nw::half, nw::half_cfg(hop, fl), d, a, b, c);
+        self.lane(i, g, LaneFamily::Half, nw::half_cfg(hop, fl), d, a, b, c);
         Ok(())
     }
 
@@ -256,7 +257,16 @@ impl<'a> Prog<'a> {
             fl |= nw::FTZ;
         }
         let tmp = self.new_reg();
-        self.lane(i, g, nw::cmp, nw::cmp_cfg(cmp, code, neg, fl), tmp, a, b, c);
+        self.lane(
+            i,
+            g,
+            LaneFamily::HalfCmp,
+            nw::cmp_cfg(cmp, code, neg, fl),
+            tmp,
+            a,
+            b,
+            c,
+        );
         Ok(tmp)
     }
 
@@ -286,7 +296,16 @@ impl<'a> Prog<'a> {
         };
         for (k, d) in [(0u64, p), (1, q)] {
             if let Some(d) = d {
-                self.lane(i, g, nw::bit, k, d, Src::Reg(tmp), Src::Imm(0), Src::Imm(0));
+                self.lane(
+                    i,
+                    g,
+                    LaneFamily::HalfBit,
+                    k,
+                    d,
+                    Src::Reg(tmp),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                );
             }
         }
         Ok(())
@@ -326,9 +345,9 @@ impl<'a> Prog<'a> {
         } else {
             let t = ty_word(st).unwrap_or(T::Other);
             let f = match t {
-                T::F(b @ (32 | 64)) => ops::cmp_float(cmp, b),
+                T::F(b @ (32 | 64)) => CmpOp::Float(cmp, FloatTy::of_bits(b)).resolve(),
                 T::B(_) if !matches!(cmp, Cmp::Eq | Cmp::Ne) => None,
-                _ => t.int().and_then(|it| ops::cmp_int(cmp, it)),
+                _ => t.int().and_then(|it| cmp_int(cmp, it)),
             };
             let Some(f) = f else { return unsupported(i) };
             if ftz && t != T::F(32) {
@@ -344,12 +363,12 @@ impl<'a> Prog<'a> {
                 None => None,
             };
             let tmp = self.new_reg();
-            let fl = if ftz { FL_FTZ } else { 0 };
+            let fl = FloatMods { ftz, sat: false };
             self.emit(
                 i,
                 g,
                 Op::Setp {
-                    f,
+                    op: f,
                     fl,
                     a,
                     b,
@@ -365,7 +384,7 @@ impl<'a> Prog<'a> {
         self.lane(
             i,
             g,
-            nw::set_val,
+            LaneFamily::Set,
             cfg,
             d,
             Src::Reg(tmp),
@@ -513,7 +532,7 @@ impl<'a> Prog<'a> {
                         let a = self.src(fc, i, g, &ops_[1], T::B(16))?;
                         let tmp = self.new_reg();
                         let z = Src::Imm(0);
-                        self.lane(i, g, nw::bf16_to_f32, 0, tmp, a, z, z);
+                        self.lane(i, g, LaneFamily::Bf16ToF32, 0, tmp, a, z, z);
                         self.emit(
                             i,
                             g,
@@ -549,7 +568,7 @@ impl<'a> Prog<'a> {
             Src::Imm(0)
         };
         let cfg = nw::cvt_cfg(de, se, md, rna, pack, fl);
-        self.lane(i, g, nw::cvt, cfg, d, a, b, Src::Imm(0));
+        self.lane(i, g, LaneFamily::Cvt, cfg, d, a, b, Src::Imm(0));
         Ok(())
     }
 
@@ -585,12 +604,21 @@ impl<'a> Prog<'a> {
         let a = self.src(fc, i, g, &i.operands[1], T::B(16))?;
         let z = Src::Imm(0);
         if !irnd {
-            let f = ops::mov(16);
-            self.emit(i, g, Op::Un { f, fl: 0, d, a });
+            let f = un(UnOp::Mov { bits: 16 });
+            self.emit(
+                i,
+                g,
+                Op::Un {
+                    op: f,
+                    fl: FloatMods::NONE,
+                    d,
+                    a,
+                },
+            );
             return Ok(());
         }
         let wide = self.new_reg();
-        self.lane(i, g, nw::bf16_to_f32, 0, wide, a, z, z);
+        self.lane(i, g, LaneFamily::Bf16ToF32, 0, wide, a, z, z);
         let int = self.new_reg();
         let op = Op::Cvt {
             d: int,
@@ -603,7 +631,7 @@ impl<'a> Prog<'a> {
         };
         self.emit(i, g, op);
         let cfg = nw::cvt_cfg(El::Bf16, El::F32, Mode::Rn, false, 0, 0);
-        self.lane(i, g, nw::cvt, cfg, d, Src::Reg(int), z, z);
+        self.lane(i, g, LaneFamily::Cvt, cfg, d, Src::Reg(int), z, z);
         Ok(())
     }
 
@@ -663,7 +691,7 @@ impl<'a> Prog<'a> {
             let a = self.src(fc, i, g, &ops_[1], T::F(32))?;
             let b = self.src(fc, i, g, &ops_[2], T::F(32))?;
             let cfg = nw::rs_cfg(de, nw::RS_HALVES, fl);
-            self.lane(i, g, nw::cvt_rs, cfg, d, a, b, r);
+            self.lane(i, g, LaneFamily::CvtRs, cfg, d, a, b, r);
             return Ok(());
         };
         let O::Vector(v) = &ops_[1] else {
@@ -687,7 +715,7 @@ impl<'a> Prog<'a> {
         self.lane(
             i,
             g,
-            nw::cvt_rs,
+            LaneFamily::CvtRs,
             nw::rs_cfg(de, hi, fl),
             th,
             srcs[0],
@@ -697,7 +725,7 @@ impl<'a> Prog<'a> {
         self.lane(
             i,
             g,
-            nw::cvt_rs,
+            LaneFamily::CvtRs,
             nw::rs_cfg(de, lo, fl),
             tl,
             srcs[2],
@@ -751,7 +779,7 @@ impl<'a> Prog<'a> {
             Src::Imm(0)
         };
         let cfg = w as u64 | if signed { 0x100 } else { 0 };
-        self.lane(i, g, nw::cvt_pack, cfg, d, a, b, c);
+        self.lane(i, g, LaneFamily::CvtPack, cfg, d, a, b, c);
         Ok(())
     }
 }

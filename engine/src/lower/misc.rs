@@ -1,33 +1,7 @@
 //! Lowering of `slct` (9.7.6.4) and `brx.idx` (9.7.12.4).
 
 use super::*;
-
-/// `slct` configuration word: bits 0..7 the destination width, bit 8 `c` is `.f32`, bit 9 `.ftz`.
-const SLCT_F32: u64 = 1 << 8;
-const SLCT_FTZ: u64 = 1 << 9;
-
-/// `d = (c >= 0) ? a : b` (ISA 9.7.6.4). For `.f32` c, -0 equals 0 (so selects a), NaN is
-/// unordered (selects b), and with `.ftz` a subnormal c is flushed to a sign-preserving zero
-/// (selects a, even when negative). The selected operand is copied unchanged at the width of
-/// the destination type.
-pub(crate) fn slct_lane(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
-    let ge0 = if cfg & SLCT_F32 != 0 {
-        let x = c as u32;
-        if cfg & SLCT_FTZ != 0 && x & 0x7f80_0000 == 0 {
-            true // a zero or a subnormal flushed to a (signed) zero
-        } else {
-            // Rust's `>=` on f32 is IEEE: -0.0 >= 0.0 holds, NaN >= 0.0 does not.
-            f32::from_bits(x) >= 0.0
-        }
-    } else {
-        c as u32 as i32 >= 0
-    };
-    let v = if ge0 { a } else { b };
-    match cfg & 0xff {
-        64 => v,
-        bits => v & ((1u64 << bits) - 1),
-    }
-}
+use crate::sem::lane::{SLCT_F32, SLCT_FTZ};
 
 impl<'a> Prog<'a> {
     /// `slct.dtype.s32 d, a, b, c` and `slct{.ftz}.dtype.f32 d, a, b, c`.
@@ -73,8 +47,7 @@ impl<'a> Prog<'a> {
             i,
             g,
             Op::Lane {
-                f: slct_lane,
-                cfg,
+                op: LaneOp::new(LaneFamily::Slct, cfg),
                 d,
                 a,
                 b,
@@ -132,42 +105,6 @@ impl<'a> Prog<'a> {
         );
         fc.brx_fixups.push((pc, list, i.pos));
         Ok(())
-    }
-}
-
-/// Generic-address bits of a `mapa` result whose source is not a generic shared address:
-/// non-canonical and outside every window, so any access through it is reported as an illegal
-/// address at that access.
-const NO_CTA: u64 = 0xF000_0000_0000_0000;
-
-/// `mapa`: the address of the same shared byte as `a` in the CTA of rank `b` of the cluster,
-/// encoded as [`cluster_shared_addr`] says. cfg 64: generic (`a` and the result in the shared
-/// window); otherwise `.shared::cluster` (`a` a `.shared::{cta,cluster}` address). A rank
-/// outside the cluster yields an address every access through it reports (the executor checks
-/// the rank against the launch's cluster).
-pub(crate) fn mapa_lane(cfg: u64, a: u64, b: u64, _c: u64) -> u64 {
-    let off = a & CLUSTER_OFFSET_MASK;
-    let b = b as u32 as u64;
-    match cfg {
-        64 if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
-            SHARED_WINDOW | cluster_shared_addr(b, off)
-        }
-        64 => NO_CTA | (a & 0xffff_ffff),
-        _ => cluster_shared_addr(b, off),
-    }
-}
-
-/// `getctarank`: the rank named by the address's rank field (see [`CLUSTER_RANK_SHIFT`]), or
-/// `c` (the executing CTA's `%cluster_ctarank`) where the field is 0. cfg 64: a generic address.
-pub(crate) fn getctarank_lane(cfg: u64, a: u64, _b: u64, c: u64) -> u64 {
-    let a = if cfg == 64 {
-        a.wrapping_sub(SHARED_WINDOW)
-    } else {
-        a
-    };
-    match (a >> CLUSTER_RANK_SHIFT) & 0xff {
-        0 => c,
-        f => f - 1,
     }
 }
 
@@ -240,8 +177,8 @@ impl<'a> Prog<'a> {
                     i,
                     g,
                     Op::Un {
-                        f: ops::mov(64),
-                        fl: 0,
+                        op: un(UnOp::Mov { bits: 64 }),
+                        fl: FloatMods::NONE,
                         d,
                         a,
                     },
@@ -268,8 +205,7 @@ impl<'a> Prog<'a> {
                     i,
                     g,
                     Op::Lane {
-                        f: mapa_lane,
-                        cfg,
+                        op: LaneOp::new(LaneFamily::Mapa, cfg),
                         d,
                         a,
                         b,
@@ -302,8 +238,7 @@ impl<'a> Prog<'a> {
                     i,
                     g,
                     Op::Lane {
-                        f: getctarank_lane,
-                        cfg: if generic { 64 } else { 32 },
+                        op: LaneOp::new(LaneFamily::GetCtarank, if generic { 64 } else { 32 }),
                         d,
                         a,
                         b: Src::Imm(0),

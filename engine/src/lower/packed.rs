@@ -4,136 +4,7 @@
 //! (9.7.3.3 to 9.7.3.6).
 
 use super::*;
-
-const P_MIN: u64 = 1;
-const P_MAX: u64 = 2;
-const P_SIGNED: u64 = 4;
-const P_RELU: u64 = 8;
-
-/// Packed halves: `d[k] = a[k] op b[k]` for the half words k = 0 (bits 0..15) and 1.
-fn packed16(cfg: u64, a: u64, b: u64, _c: u64) -> u64 {
-    let mut d = 0u64;
-    for k in 0..2 {
-        let (x, y) = ((a >> (16 * k)) as u16, (b >> (16 * k)) as u16);
-        let r = if cfg & (P_MIN | P_MAX) == 0 {
-            // add: modulo 2^16 in each half (no carry between halves).
-            x.wrapping_add(y)
-        } else if cfg & P_SIGNED != 0 {
-            let (x, y) = (x as i16, y as i16);
-            let v = if cfg & P_MIN != 0 { x.min(y) } else { x.max(y) };
-            // .relu clamps a negative result to 0.
-            (if cfg & P_RELU != 0 { v.max(0) } else { v }) as u16
-        } else if cfg & P_MIN != 0 {
-            x.min(y)
-        } else {
-            x.max(y)
-        };
-        d |= (r as u64) << (16 * k);
-    }
-    d
-}
-
-const F_MAX: u64 = 1;
-const F_NAN: u64 = 2;
-const F_XORSIGN: u64 = 4;
-const F_FTZ: u64 = 8;
-const F_THREE: u64 = 16;
-/// The canonical NaN min/max produce.
-const CANON_NAN: u32 = 0x7fff_ffff;
-
-/// f32 min/max per the ISA's pseudocode (min_num / min_nan, `-0.0 < +0.0`).
-fn minmax_f32(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
-    let ftz = |x: u64| {
-        let v = x as u32;
-        if cfg & F_FTZ != 0 && v & 0x7f80_0000 == 0 {
-            v & 0x8000_0000
-        } else {
-            v
-        }
-    };
-    let (mut x, mut y, z) = (ftz(a), ftz(b), ftz(c));
-    let sign = (x ^ y) & 0x8000_0000;
-    if cfg & F_XORSIGN != 0 {
-        // `.xorsign` requires `.abs`: the sign is taken before the absolute values.
-        x &= 0x7fff_ffff;
-        y &= 0x7fff_ffff;
-    }
-    let two = |p: u32, q: u32| -> u32 {
-        let (fp, fq) = (f32::from_bits(p), f32::from_bits(q));
-        match (fp.is_nan(), fq.is_nan()) {
-            (true, true) => return CANON_NAN,
-            (true, false) | (false, true) if cfg & F_NAN != 0 => return CANON_NAN,
-            (true, false) => return q,
-            (false, true) => return p,
-            _ => {}
-        }
-        let p_less = if fp == fq {
-            p >> 31 > q >> 31 // only ±0 compare equal with different bits: -0 is less
-        } else {
-            fp < fq
-        };
-        match (cfg & F_MAX != 0, p_less) {
-            (false, true) | (true, false) => p,
-            _ => q,
-        }
-    };
-    let mut d = two(x, y);
-    if cfg & F_THREE != 0 {
-        d = two(d, z);
-    }
-    if cfg & F_XORSIGN != 0 && !f32::from_bits(d).is_nan() {
-        d = (d & 0x7fff_ffff) | sign;
-    }
-    d as u64
-}
-
-const X2_SUB: u64 = 1;
-const X2_MUL: u64 = 2;
-const X2_FMA: u64 = 3;
-const X2_FTZ: u64 = 4;
-/// The rounding mode sits at bits 3..5 of the configuration.
-const X2_MODE_SHIFT: u32 = 3;
-
-/// `.f32x2`: the op on the two f32 halves (bits 0..31 and 32..63) independently, rounded as the
-/// scalar `.f32` op is: round-to-nearest through the host's IEEE arithmetic (exact), directed
-/// modes through [`crate::softfloat`]. `.ftz` flushes subnormal inputs and results to
-/// sign-preserving zero.
-fn f32x2(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
-    use crate::softfloat as sf;
-    let ftz = |v: u32| {
-        if cfg & X2_FTZ != 0 && v & 0x7f80_0000 == 0 {
-            v & 0x8000_0000
-        } else {
-            v
-        }
-    };
-    let mode = Mode::from_u8((cfg >> X2_MODE_SHIFT) as u8 & 3);
-    let mut d = 0u64;
-    for k in 0..2 {
-        let half = |v: u64| ftz((v >> (32 * k)) as u32);
-        let (x, y, z) = (half(a), half(b), half(c));
-        let r = if mode == Mode::Rn {
-            let (fx, fy, fz) = (f32::from_bits(x), f32::from_bits(y), f32::from_bits(z));
-            match cfg & 3 {
-                0 => fx + fy,
-                X2_SUB => fx - fy,
-                X2_MUL => fx * fy,
-                _ => fx.mul_add(fy, fz),
-            }
-            .to_bits()
-        } else {
-            let (x, y, z) = (x as u64, y as u64, z as u64);
-            (match cfg & 3 {
-                0 => sf::add(sf::F32, x, y, mode),
-                X2_SUB => sf::sub(sf::F32, x, y, mode),
-                X2_MUL => sf::mul(sf::F32, x, y, mode),
-                _ => sf::fma(sf::F32, x, y, z, mode),
-            }) as u32
-        };
-        d |= (ftz(r) as u64) << (32 * k);
-    }
-    d
-}
+use crate::sem::lane::*;
 
 impl<'a> Prog<'a> {
     /// `add/sub/mul{.rnd}{.ftz}.f32x2 d, a, b` and `fma.rnd{.ftz}.f32x2 d, a, b, c`: every
@@ -179,8 +50,8 @@ impl<'a> Prog<'a> {
         } else {
             Src::Imm(0)
         };
-        let f: ScalarFn = f32x2;
-        self.emit(i, g, Op::Lane { f, cfg, d, a, b, c });
+        let op = LaneOp::new(LaneFamily::F32x2, cfg);
+        self.emit(i, g, Op::Lane { op, d, a, b, c });
         Ok(())
     }
 
@@ -218,13 +89,12 @@ impl<'a> Prog<'a> {
         let d = self.dreg(fc, i, &ops_[0])?;
         let a = self.src(fc, i, g, &ops_[1], T::B(32))?;
         let b = self.src(fc, i, g, &ops_[2], T::B(32))?;
-        let f: ScalarFn = packed16;
+        let op = LaneOp::new(LaneFamily::Packed16, cfg);
         self.emit(
             i,
             g,
             Op::Lane {
-                f,
-                cfg,
+                op,
                 d,
                 a,
                 b,
@@ -277,8 +147,8 @@ impl<'a> Prog<'a> {
         } else {
             Src::Imm(0)
         };
-        let f: ScalarFn = minmax_f32;
-        self.emit(i, g, Op::Lane { f, cfg, d, a, b, c });
+        let op = LaneOp::new(LaneFamily::MinMaxF32, cfg);
+        self.emit(i, g, Op::Lane { op, d, a, b, c });
         Ok(())
     }
 }

@@ -140,8 +140,7 @@ impl<'a> Prog<'a> {
                 i,
                 g,
                 Op::Lane {
-                    f: pending_count,
-                    cfg: 0,
+                    op: LaneOp::new(LaneFamily::MbarPendingCount, 0),
                     d,
                     a,
                     b: Src::Imm(0),
@@ -334,9 +333,4 @@ impl<'a> Prog<'a> {
         );
         Ok(())
     }
-}
-
-/// `mbarrier.pending_count` on a state word (see `exec::mbar`).
-fn pending_count(_: u64, a: u64, _: u64, _: u64) -> u64 {
-    crate::exec::mbar::pending_count(a)
 }

@@ -1,9 +1,9 @@
 //! Lowering of the video instructions (9.7.18) to `Op::Lane`: the scalar forms with
-//! [`crate::video::scalar`], `vmad` with [`crate::video::vmad`], the SIMD forms (`vadd2` ..
-//! `vset4`) with [`crate::video::simd`].
+//! [`crate::sem::video::scalar`], `vmad` with [`crate::sem::video::vmad`], the SIMD forms (`vadd2` ..
+//! `vset4`) with [`crate::sem::video::simd`].
 
 use super::*;
-use crate::video::{self as vd, Cfg, MadCfg, SOp, SimdCfg, VOp};
+use crate::sem::video::{self as vd, Cfg, MadCfg, SOp, SimdCfg, VOp};
 
 impl<'a> Prog<'a> {
     pub(super) fn video(
@@ -119,8 +119,7 @@ impl<'a> Prog<'a> {
             i,
             g,
             Op::Lane {
-                f: vd::scalar,
-                cfg: cfg.word(),
+                op: LaneOp::new(LaneFamily::Video, cfg.word()),
                 d,
                 a,
                 b,
@@ -203,8 +202,7 @@ impl<'a> Prog<'a> {
             i,
             g,
             Op::Lane {
-                f: vd::vmad,
-                cfg: cfg.word(),
+                op: LaneOp::new(LaneFamily::Vmad, cfg.word()),
                 d,
                 a,
                 b,
@@ -370,8 +368,7 @@ impl<'a> Prog<'a> {
             i,
             g,
             Op::Lane {
-                f: vd::simd,
-                cfg: cfg.word(),
+                op: LaneOp::new(LaneFamily::VideoSimd, cfg.word()),
                 d,
                 a,
                 b,

@@ -6,11 +6,11 @@
 //! These ops have many modifier combinations (`.ftz .sat .relu .NaN .xorsign.abs`, two element
 //! formats, scalar or packed), so instead of one monomorphised lane function per combination they
 //! run as `Op::Lane`: one scalar function per family taking a configuration word fixed at load.
-//! Arithmetic goes through [`crate::softfloat`] (exact, rounded once); NaN results are the
+//! Arithmetic goes through [`crate::sem::softfloat`] (exact, rounded once); NaN results are the
 //! canonical NaN of the format (`0x7fff` for f16 and bf16), as the ISA leaves them unspecified.
 
-use crate::ops::Cmp;
-use crate::softfloat::{self as sf, Fmt, Mode};
+use crate::sem::softfloat::{self as sf, Fmt, Mode};
+use crate::sem::Cmp;
 
 // ---- configuration word ----
 
