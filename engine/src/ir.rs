@@ -22,6 +22,7 @@ pub type Compare = Resolved<CmpOp, BinFn>;
 pub type PerLane = Resolved<LaneOp, ScalarFn>;
 
 pub use crate::sem::addr::*;
+pub use crate::sem::types::{AtomOp, AtomTy, ReduxOp, Rnd, ShflMode, Ty};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Src {
@@ -105,38 +106,6 @@ pub enum SReg {
     Zero,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtomOp {
-    Add,
-    Min,
-    Max,
-    Inc,
-    Dec,
-    And,
-    Or,
-    Xor,
-    Exch,
-    Cas,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtomTy {
-    U32,
-    S32,
-    U64,
-    S64,
-    F32,
-    F64,
-    /// `.add.noftz` (and, in vector forms, `.min/.max.noftz`) on f16 or bf16 (`bf`), one element
-    /// or a packed pair (`x2`): rounded to nearest even, subnormals kept.
-    Half {
-        bf: bool,
-        x2: bool,
-    },
-    /// `atom.cas.b16` (the only 16-bit integer atomic): a 16-bit compare-and-swap.
-    B16,
-}
-
 /// The reductions of `barrier.red`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BarRed {
@@ -181,92 +150,11 @@ pub enum BoolOp {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShflMode {
-    Up,
-    Down,
-    Bfly,
-    Idx,
-}
-
-/// `redux.sync` operations; the float forms carry `.abs` and `.NaN`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduxOp {
-    Add,
-    Min { signed: bool },
-    Max { signed: bool },
-    And,
-    Or,
-    Xor,
-    FMin { abs: bool, nan: bool },
-    FMax { abs: bool, nan: bool },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VoteMode {
     All,
     Any,
     Uni,
     Ballot,
-}
-
-/// Scalar types as cvt sees them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ty {
-    U8,
-    U16,
-    U32,
-    U64,
-    S8,
-    S16,
-    S32,
-    S64,
-    F16,
-    F32,
-    F64,
-}
-
-impl Ty {
-    pub fn bits(self) -> u32 {
-        match self {
-            Ty::U8 | Ty::S8 => 8,
-            Ty::U16 | Ty::S16 | Ty::F16 => 16,
-            Ty::U32 | Ty::S32 | Ty::F32 => 32,
-            Ty::U64 | Ty::S64 | Ty::F64 => 64,
-        }
-    }
-    pub fn signed(self) -> bool {
-        matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
-    }
-    pub fn float(self) -> bool {
-        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
-    }
-}
-
-/// Rounding of cvt: `Rn`..`Rp` for float results, `Rni`..`Rpi` round a float to an integral value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rnd {
-    None,
-    Rn,
-    Rz,
-    Rm,
-    Rp,
-    Rni,
-    Rzi,
-    Rmi,
-    Rpi,
-}
-
-impl Rnd {
-    /// The directed IEEE modes (`.rz/.rm/.rp`), which need exact arithmetic; None otherwise.
-    pub fn directed(self) -> Option<crate::sem::softfloat::Mode> {
-        use crate::sem::softfloat::Mode;
-        match self {
-            Rnd::Rz => Some(Mode::Rz),
-            Rnd::Rm => Some(Mode::Rm),
-            Rnd::Rp => Some(Mode::Rp),
-            _ => None,
-        }
-    }
 }
 
 /// Extended-precision arithmetic (add.cc, addc, sub.cc, subc, mad.cc, madc).

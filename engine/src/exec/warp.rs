@@ -5,9 +5,11 @@ use super::cta::{Cta, Fault, Layout, Place};
 use super::whole;
 use crate::ir::*;
 use crate::mem;
+use crate::sem::atomic::{atom_width, rmw};
+use crate::sem::cvt::{cvt, cvt_int_lanes};
 #[cfg(target_arch = "x86_64")]
 use crate::sem::host_avx2;
-use crate::sem::softfloat as sf;
+use crate::sem::redux::{redux, shfl_source};
 /// Tests switch the interpreter's AVX2 build with it.
 #[cfg(test)]
 pub(crate) use crate::sem::use_avx2;
@@ -748,23 +750,7 @@ impl Warp {
                     let x = opnd(regs, *a, &mut tmp);
                     let mut o = [0; 32];
                     if !src.float() && !dst.float() && !*sat {
-                        // Integer to integer without saturation, as `cvt` computes it: extend
-                        // from the source width, then wrap to the destination width; shifts
-                        // fixed for the instruction, so the loop vectorizes.
-                        let (sb, db) = (64 - src.bits(), 64 - dst.bits());
-                        let (ss, ds) = (src.signed(), dst.signed());
-                        for (o, &v) in o.iter_mut().zip(x) {
-                            let v = if ss {
-                                ((v << sb) as i64 >> sb) as u64
-                            } else {
-                                (v << sb) >> sb
-                            };
-                            *o = if ds {
-                                ((v << db) as i64 >> db) as u64
-                            } else {
-                                (v << db) >> db
-                            };
-                        }
+                        cvt_int_lanes(x, &mut o, *dst, *src);
                     } else {
                         for l in lanes(em) {
                             o[l] = cvt(x[l], *dst, *src, *rnd, *sat, *ftz);
@@ -1500,30 +1486,8 @@ impl Warp {
                     for l in lanes(em) {
                         let bv = get(regs, *b, l) as u32 & 0x1f;
                         let cv = get(regs, *c, l) as u32;
-                        let segmask = (cv >> 8) & 0x1f;
-                        let lane = l as u32;
-                        let max_lane = (lane & segmask) | (cv & 0x1f & !segmask);
-                        let min_lane = lane & segmask;
-                        let (j, ok) = match mode {
-                            ShflMode::Up => {
-                                let j = lane as i32 - bv as i32;
-                                (j, j >= max_lane as i32)
-                            }
-                            ShflMode::Down => {
-                                let j = (lane + bv) as i32;
-                                (j, j <= max_lane as i32)
-                            }
-                            ShflMode::Bfly => {
-                                let j = (lane ^ bv) as i32;
-                                (j, j <= max_lane as i32)
-                            }
-                            ShflMode::Idx => {
-                                let j = (min_lane | (bv & !segmask)) as i32;
-                                (j, j <= max_lane as i32)
-                            }
-                        };
-                        let src = if ok { j as usize } else { l };
-                        regs[*d as usize * 32 + l] = x[src] as u32 as u64;
+                        let (j, ok) = shfl_source(*mode, l as u32, bv, cv);
+                        regs[*d as usize * 32 + l] = x[j] as u32 as u64;
                         if let Some(p) = p {
                             regs[*p as usize * 32 + l] = ok as u64;
                         }
@@ -2295,50 +2259,6 @@ impl Warp {
     }
 }
 
-/// `redux.sync` over the participating lanes' values (32-bit).
-fn redux(op: ReduxOp, vals: impl Iterator<Item = u32>) -> u32 {
-    match op {
-        ReduxOp::Add => vals.fold(0u32, |a, v| a.wrapping_add(v)),
-        ReduxOp::Min { signed: true } => vals.map(|v| v as i32).min().unwrap_or(0) as u32,
-        ReduxOp::Max { signed: true } => vals.map(|v| v as i32).max().unwrap_or(0) as u32,
-        ReduxOp::Min { signed: false } => vals.min().unwrap_or(0),
-        ReduxOp::Max { signed: false } => vals.max().unwrap_or(0),
-        ReduxOp::And => vals.fold(u32::MAX, |a, v| a & v),
-        ReduxOp::Or => vals.fold(0, |a, v| a | v),
-        ReduxOp::Xor => vals.fold(0, |a, v| a ^ v),
-        ReduxOp::FMin { abs, nan } | ReduxOp::FMax { abs, nan } => {
-            let is_max = matches!(op, ReduxOp::FMax { .. });
-            const CANON: u32 = 0x7fff_ffff;
-            let mut best: Option<u32> = None;
-            for v in vals {
-                let v = if abs { v & 0x7fff_ffff } else { v };
-                if f32::from_bits(v).is_nan() {
-                    if nan {
-                        return CANON;
-                    }
-                    continue;
-                }
-                // Total order on non-NaN values with -0.0 < +0.0, as the ISA states.
-                let key = |x: u32| {
-                    if x >> 31 == 1 {
-                        // -0.0 maps to -1, below +0.0 at 0.
-                        -((x & 0x7fff_ffff) as i64) - 1
-                    } else {
-                        x as i64
-                    }
-                };
-                best = Some(match best {
-                    None => v,
-                    Some(b) if (key(v) > key(b)) == is_max && key(v) != key(b) => v,
-                    Some(b) => b,
-                });
-            }
-            // Only NaN inputs: the canonical NaN.
-            best.unwrap_or(CANON)
-        }
-    }
-}
-
 /// Writes `v` (little-endian bytes) to a formal or destination of lane `l`: a register takes
 /// up to 8 bytes (zero-extended), local memory exactly the location's bytes.
 fn store_loc(cta: &mut Cta, warp: u32, regs: &mut [u64], loc: Loc, l: usize, v: &[u8]) {
@@ -2487,104 +2407,6 @@ unsafe fn write_sized(p: *mut u8, size: u8, v: u64) {
     }
 }
 
-/// Bytes an atomic of `ty` updates at once.
-fn atom_width(ty: AtomTy) -> u8 {
-    match ty {
-        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 | AtomTy::Half { x2: true, .. } => 4,
-        AtomTy::Half { x2: false, .. } | AtomTy::B16 => 2,
-        AtomTy::U64 | AtomTy::S64 | AtomTy::F64 => 8,
-    }
-}
-
-/// The 32- and 64-bit atomic arithmetic, written once: `$old`, `$a`, `$b` are unsigned of the
-/// width, `$s`/`$f` the signed and float types of the same width, `$sty`/`$fty` the `AtomTy`s
-/// that select them. inc/dec follow the ISA: inc wraps to 0 at `a`, dec wraps to `a` at 0 or
-/// above `a`.
-macro_rules! int_rmw {
-    ($op:expr, $ty:expr, $old:expr, $a:expr, $b:expr, $s:ty, $f:ty, $sty:pat, $fty:pat) => {{
-        let (old, a, b) = ($old, $a, $b);
-        match ($op, $ty) {
-            (AtomOp::Add, $fty) => (<$f>::from_bits(old) + <$f>::from_bits(a)).to_bits(),
-            (AtomOp::Add, _) => old.wrapping_add(a),
-            (AtomOp::Min, $sty) => (old as $s).min(a as $s) as _,
-            (AtomOp::Max, $sty) => (old as $s).max(a as $s) as _,
-            (AtomOp::Min, _) => old.min(a),
-            (AtomOp::Max, _) => old.max(a),
-            (AtomOp::Inc, _) => {
-                if old >= a {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            (AtomOp::Dec, _) => {
-                if old == 0 || old > a {
-                    a
-                } else {
-                    old - 1
-                }
-            }
-            (AtomOp::And, _) => old & a,
-            (AtomOp::Or, _) => old | a,
-            (AtomOp::Xor, _) => old ^ a,
-            (AtomOp::Exch, _) => a,
-            (AtomOp::Cas, _) => {
-                if old == a {
-                    b
-                } else {
-                    old
-                }
-            }
-        }
-    }};
-}
-
-/// The new value an atomic `op` on `ty` stores over `old` (operands `a`, and `b` for `cas`):
-/// the one definition both the host-atomic and the CTA-private paths use.
-fn rmw(op: AtomOp, ty: AtomTy, old: u64, a: u64, b: u64) -> u64 {
-    match ty {
-        // `atom.cas.b16` is the only 16-bit integer atomic (lowering admits no other op).
-        AtomTy::B16 => {
-            let old = old & 0xffff;
-            if old == a & 0xffff {
-                b & 0xffff
-            } else {
-                old
-            }
-        }
-        AtomTy::Half { bf, x2 } => {
-            let f = if bf { sf::BF16 } else { sf::F16 };
-            let add = |o: u64, a: u64| {
-                let (o, a) = (o & 0xffff, a & 0xffff);
-                match op {
-                    AtomOp::Min => half_minmax(f, o, a, false),
-                    AtomOp::Max => half_minmax(f, o, a, true),
-                    _ => sf::add(f, o, a, sf::Mode::Rn),
-                }
-            };
-            if x2 {
-                (add(old, a) | add(old >> 16, a >> 16) << 16) & 0xffff_ffff
-            } else {
-                add(old, a) & 0xffff
-            }
-        }
-        AtomTy::U32 | AtomTy::S32 | AtomTy::F32 => int_rmw!(
-            op,
-            ty,
-            old as u32,
-            a as u32,
-            b as u32,
-            i32,
-            f32,
-            AtomTy::S32,
-            AtomTy::F32
-        ) as u64,
-        AtomTy::U64 | AtomTy::S64 | AtomTy::F64 => {
-            int_rmw!(op, ty, old, a, b, i64, f64, AtomTy::S64, AtomTy::F64)
-        }
-    }
-}
-
 /// Performs one atomic read-modify-write at `p` (checked, naturally aligned) and returns the old
 /// value. Global memory is shared between host threads, so these are real host atomics.
 fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
@@ -2633,238 +2455,5 @@ unsafe fn atomic_private(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> 
         let old = read_sized(p, w, false);
         write_sized(p, w, rmw(op, ty, old, a, b));
         old
-    }
-}
-
-/// min/max of two f16 or bf16 values as `min`/`max` on half types define them: a NaN operand
-/// yields the other one, two NaNs the canonical NaN, and -0.0 is below +0.0.
-fn half_minmax(f: sf::Fmt, a: u64, b: u64, max: bool) -> u64 {
-    match (f.is_nan(a), f.is_nan(b)) {
-        (true, true) => return f.nan(),
-        (true, false) => return b,
-        (false, true) => return a,
-        _ => {}
-    }
-    let key = |x: u64| {
-        let v = sf::to_f64(f, x);
-        // -0.0 orders below +0.0.
-        (v, if f.is_neg(x) { 0 } else { 1 })
-    };
-    let (ka, kb) = (key(a), key(b));
-    let a_wins = if max { ka > kb } else { ka < kb };
-    if a_wins || ka == kb {
-        a
-    } else {
-        b
-    }
-}
-
-/// cvt for one lane: integer <-> integer (extension, truncation, saturation), float <-> integer
-/// with integer rounding, float <-> float.
-pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
-    if dst == Ty::F16 || src == Ty::F16 {
-        return cvt_f16(v, dst, src, rnd, sat, ftz);
-    }
-    let flush32 = |x: f32| {
-        if ftz && x.is_subnormal() {
-            0.0f32.copysign(x)
-        } else {
-            x
-        }
-    };
-    if !src.float() {
-        // Source value as i128 with its own extension.
-        let sb = src.bits();
-        let m = if sb == 64 { u64::MAX } else { (1u64 << sb) - 1 };
-        let x = v & m;
-        let iv: i128 = if src.signed() {
-            ((x << (64 - sb)) as i64 >> (64 - sb)) as i128
-        } else {
-            x as i128
-        };
-        if let (true, Some(md)) = (dst.float(), rnd.directed()) {
-            let fmt = if dst == Ty::F32 { sf::F32 } else { sf::F64 };
-            let mut r = sf::from_int(fmt, iv < 0, iv.unsigned_abs(), md);
-            if sat {
-                // Integers are never in (0, 1): saturation clamps to 0 or 1.
-                r = if iv <= 0 {
-                    0
-                } else {
-                    sf::from_int(fmt, false, 1, sf::Mode::Rn)
-                };
-            }
-            return r;
-        }
-        return match dst {
-            Ty::F32 => {
-                let f = if src.signed() {
-                    iv as i64 as f32
-                } else {
-                    iv as u64 as f32
-                };
-                let f = if sat { f.clamp(0.0, 1.0) } else { f };
-                f.to_bits() as u64
-            }
-            Ty::F64 => {
-                let f = if src.signed() {
-                    iv as i64 as f64
-                } else {
-                    iv as u64 as f64
-                };
-                let f = if sat { f.clamp(0.0, 1.0) } else { f };
-                f.to_bits()
-            }
-            _ => int_result(iv, dst, sat),
-        };
-    }
-    let f: f64 = match src {
-        Ty::F32 => flush32(f32::from_bits(v as u32)) as f64,
-        _ => f64::from_bits(v),
-    };
-    let rounded = |f: f64| match rnd {
-        Rnd::Rni => f.round_ties_even(),
-        Rnd::Rzi => f.trunc(),
-        Rnd::Rmi => f.floor(),
-        Rnd::Rpi => f.ceil(),
-        _ => f,
-    };
-    match dst {
-        Ty::F32 => {
-            let x = if src == Ty::F32 {
-                let x = f32::from_bits(v as u32);
-                let x = flush32(x);
-                match rnd {
-                    Rnd::Rni => x.round_ties_even(),
-                    Rnd::Rzi => x.trunc(),
-                    Rnd::Rmi => x.floor(),
-                    Rnd::Rpi => x.ceil(),
-                    _ => x,
-                }
-            } else if let Some(md) = rnd.directed() {
-                f32::from_bits(sf::convert(sf::F64, sf::F32, v, md) as u32)
-            } else {
-                f as f32
-            };
-            let x = if sat {
-                if x.is_nan() {
-                    0.0
-                } else {
-                    x.clamp(0.0, 1.0)
-                }
-            } else {
-                x
-            };
-            flush32(x).to_bits() as u64
-        }
-        Ty::F64 => {
-            let x = rounded(f);
-            let x = if sat {
-                if x.is_nan() {
-                    0.0
-                } else {
-                    x.clamp(0.0, 1.0)
-                }
-            } else {
-                x
-            };
-            x.to_bits()
-        }
-        _ => {
-            // Float to integer saturates (NaN -> 0) as the ISA states.
-            let r = rounded(f);
-            if r.is_nan() {
-                return 0;
-            }
-            let iv = if r >= 1.8e19 {
-                u64::MAX as i128
-            } else if r <= -1e19 {
-                i64::MIN as i128
-            } else {
-                r as i128
-            };
-            int_result(iv, dst, true)
-        }
-    }
-}
-
-/// cvt with an f16 operand: f16 values are exact in f64, so an f16 source is widened first;
-/// an f16 destination is rounded once, in the instruction's mode, by the exact arithmetic.
-fn cvt_f16(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
-    let one16 = 0x3c00;
-    let sat16 = |r: u64| {
-        if !sat {
-            r
-        } else if sf::F16.is_nan(r) || sf::F16.is_neg(r) {
-            0
-        } else if sf::to_f64(sf::F16, r) > 1.0 {
-            one16
-        } else {
-            r
-        }
-    };
-    if src == Ty::F16 {
-        let x = sf::to_f64(sf::F16, v & 0xffff);
-        if dst == Ty::F16 {
-            // Integer rounding within f16: the rounded value is an f16 again.
-            let r = match rnd {
-                Rnd::Rni => x.round_ties_even(),
-                Rnd::Rzi => x.trunc(),
-                Rnd::Rmi => x.floor(),
-                Rnd::Rpi => x.ceil(),
-                _ => x,
-            };
-            let r = if x.is_nan() {
-                sf::F16.nan()
-            } else {
-                sf::convert(sf::F64, sf::F16, r.to_bits(), sf::Mode::Rn)
-            };
-            return sat16(r);
-        }
-        return cvt(x.to_bits(), dst, Ty::F64, rnd, sat, ftz);
-    }
-    let mode = match rnd {
-        Rnd::Rz => sf::Mode::Rz,
-        Rnd::Rm => sf::Mode::Rm,
-        Rnd::Rp => sf::Mode::Rp,
-        _ => sf::Mode::Rn,
-    };
-    let r = match src {
-        Ty::F32 => {
-            let mut x = v & 0xffff_ffff;
-            if ftz && sf::F32.is_subnormal(x) {
-                x &= 0x8000_0000;
-            }
-            sf::convert(sf::F32, sf::F16, x, mode)
-        }
-        Ty::F64 => sf::convert(sf::F64, sf::F16, v, mode),
-        _ => {
-            let sb = src.bits();
-            let x = v & (u64::MAX >> (64 - sb));
-            let iv: i128 = if src.signed() {
-                ((x << (64 - sb)) as i64 >> (64 - sb)) as i128
-            } else {
-                x as i128
-            };
-            sf::from_int(sf::F16, iv < 0, iv.unsigned_abs(), mode)
-        }
-    };
-    sat16(r)
-}
-
-fn int_result(iv: i128, dst: Ty, sat: bool) -> u64 {
-    let b = dst.bits();
-    let (lo, hi): (i128, i128) = if dst.signed() {
-        (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
-    } else {
-        (0, (1i128 << b) - 1)
-    };
-    let v = if sat { iv.clamp(lo, hi) } else { iv };
-    let m = if b == 64 { u64::MAX } else { (1u64 << b) - 1 };
-    let t = (v as u64) & m;
-    if dst.signed() {
-        // Sign-extend so a wider register read sees the value as the ISA specifies.
-        ((t << (64 - b)) as i64 >> (64 - b)) as u64
-    } else {
-        t
     }
 }

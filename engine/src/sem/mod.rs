@@ -279,14 +279,18 @@ pub fn sat32(a: &mut Lanes) {
 }
 
 pub mod addr;
+pub mod atomic;
 mod cmp;
+pub mod cvt;
 mod float;
 mod int;
 pub mod lane;
 pub mod mbar;
 pub mod narrow;
 mod op;
+pub mod redux;
 pub mod softfloat;
+pub mod types;
 pub mod video;
 
 pub use cmp::Cmp;
