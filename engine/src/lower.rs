@@ -676,12 +676,15 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         p.drain_queue()?;
     }
     let (funcs, sites) = p.finish_calls(fidx, taken);
+    // A kernel without registers still has one slot (`nregs` is at least 1).
+    let nregs = p.nregs.max(1);
+    p.reg_words.resize(nregs as usize, 0);
     let program = Program {
         insts: p.insts,
         info: p.info,
         entry,
         exit,
-        nregs: p.nregs.max(1),
+        nregs,
         reg_words: p.reg_words,
         shared_static: p.shared_size as u32,
         dyn_shared_off: p.dyn_off,
@@ -692,6 +695,19 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         uses_alloca: p.uses_alloca,
         param_window: p.param_window,
     };
+    // The executor trusts the IR's invariants; debug builds (and so every engine test) check
+    // them at each load.
+    #[cfg(debug_assertions)]
+    if let Err(e) = crate::ir::verify::verify(&program) {
+        return Err(LowerError {
+            kind: LoadErrorKind::Unsupported,
+            pos: f.pos,
+            message: format!(
+                "internal error, the IR of '{}' fails verification: {e}",
+                f.name
+            ),
+        });
+    }
     Ok(KernelOut {
         name: f.name.clone(),
         params,
@@ -2015,7 +2031,7 @@ impl<'a> Prog<'a> {
                             i,
                             g,
                             Op::Un {
-                                op: un(UnOp::Mov { bits: bits }),
+                                op: un(UnOp::Mov { bits }),
                                 fl: FloatMods::NONE,
                                 d,
                                 a,

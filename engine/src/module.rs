@@ -61,6 +61,17 @@ pub struct Global {
 }
 
 impl Kernel {
+    /// The kernel's IR (with every device function it calls) in its textual form: what
+    /// `cuda-shim check --emit-ir` prints and file tests match.
+    pub fn ir_text(&self) -> String {
+        self.program.to_string()
+    }
+
+    /// Checks the invariants the executor relies on (debug builds check them at every load).
+    pub fn verify_ir(&self) -> Result<(), String> {
+        crate::ir::verify::verify(&self.program).map_err(|e| e.to_string())
+    }
+
     /// Registers per thread under a JIT register limit (`CU_JIT_MAX_REGISTERS`, as ptxas's
     /// `-maxrregcount`), besides the kernel's own bounds.
     pub fn num_regs_with_limit(&self, jit_max: Option<u32>) -> u32 {

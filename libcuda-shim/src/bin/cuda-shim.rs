@@ -3,9 +3,10 @@
 //! - `cuda-shim run [--inject RULES] -- PROGRAM [ARGS...]` runs a program with the emulator as
 //!   its CUDA driver (`--inject`: fault injection, as `CUDA_SHIM_INJECT`)
 //!   (and `CUPY_COMPILE_WITH_PTX=1` unless set: CuPy then asks NVRTC for PTX);
-//! - `cuda-shim check [--lower-only] FILE.ptx...` loads PTX files as the driver would (or, with
-//!   `--lower-only`, only checks that every instruction is valid PTX that lowers to IR) and
-//!   prints diagnostics and a summary per file;
+//! - `cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...` loads PTX files as the driver
+//!   would (or, with `--lower-only`, only checks that every instruction is valid PTX that lowers
+//!   to IR) and prints diagnostics and a summary per file (`--emit-ir`: and each kernel's IR,
+//!   verified);
 //! - `cuda-shim info` prints the emulated device and its profile.
 
 use std::ffi::OsString;
@@ -18,13 +19,14 @@ usage: cuda-shim run [--inject RULES] [--] PROGRAM [ARGS...]
                                             run PROGRAM with libcuda-shim as its CUDA driver;
                                             --inject: fault-injection rules, as CUDA_SHIM_INJECT
                                             (README: fault injection)
-       cuda-shim check [--lower-only] FILE.ptx...
+       cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...
                                             load PTX files as the driver would, print diagnostics
                                             and a summary per file (functions, instructions,
                                             instructions the executor cannot run yet, each
                                             kernel's estimated registers);
                                             --lower-only: succeed when every instruction is
-                                            valid PTX that lowers to IR, run or not
+                                            valid PTX that lowers to IR, run or not;
+                                            --emit-ir: also verify and print each kernel's IR
        cuda-shim info                       print the emulated device and its profile
        cuda-shim support-table              print the README's table of driver entry points
 ";
@@ -138,10 +140,12 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
 }
 
 fn check(mut args: Vec<OsString>) -> ExitCode {
-    let lower_only = args.first().is_some_and(|a| a == "--lower-only");
-    if lower_only {
-        args.remove(0);
-    }
+    let mut flag = |name: &str| {
+        let at = args.iter().position(|a| a == name);
+        at.map(|k| args.remove(k)).is_some()
+    };
+    let lower_only = flag("--lower-only");
+    let emit_ir = flag("--emit-ir");
     if args.is_empty() {
         eprint!("cuda-shim check: no PTX file given\n{USAGE}");
         return ExitCode::from(2);
@@ -177,6 +181,18 @@ fn check(mut args: Vec<OsString>) -> ExitCode {
         }
         for (opcode, (n, names)) in &s.unsupported {
             println!("  unsupported {opcode}: {n} ({})", names.join(", "));
+        }
+        if emit_ir && s.ok() {
+            if let Ok(m) = engine::Module::load(&text, &name) {
+                for k in m.kernels() {
+                    println!("\nkernel {}:", k.name);
+                    if let Err(e) = k.verify_ir() {
+                        eprintln!("{name}: kernel {}: {e}", k.name);
+                        failed += 1;
+                    }
+                    print!("{}", k.ir_text());
+                }
+            }
         }
     }
     if failed > 0 {

@@ -22,6 +22,10 @@ pub type Compare = Resolved<CmpOp, BinFn>;
 pub type PerLane = Resolved<LaneOp, ScalarFn>;
 
 pub use crate::sem::addr::*;
+
+pub(crate) mod operands;
+mod print;
+pub(crate) mod verify;
 pub use crate::sem::types::{AtomOp, AtomTy, ReduxOp, Rnd, ShflMode, Ty};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,6 +196,7 @@ pub enum SysRet {
     Reg(Reg),
 }
 
+#[derive(Clone, Debug)]
 pub enum Op {
     /// `fl`: `.ftz`/`.sat` of an f32 operation, applied around it.
     Un {
@@ -551,6 +556,7 @@ pub struct CallSite {
     pub save: Option<u32>,
 }
 
+#[derive(Clone)]
 pub struct Inst {
     pub op: Op,
     /// `(predicate register, negated)`.
@@ -566,6 +572,7 @@ pub struct InstInfo {
 }
 
 /// One kernel, lowered with every device function it calls.
+#[derive(Clone)]
 pub struct Program {
     pub insts: Vec<Inst>,
     pub info: Vec<InstInfo>,

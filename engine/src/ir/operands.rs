@@ -1,0 +1,272 @@
+//! What each instruction reads and writes, and where control goes after it: the queries the
+//! register estimate, the verifier and a compiler share.
+
+use super::*;
+
+/// Uses and definitions of one instruction (registers of the IR).
+#[derive(Default)]
+pub(crate) struct Operands {
+    pub uses: Vec<Reg>,
+    pub defs: Vec<Reg>,
+}
+
+impl Operands {
+    fn clear(&mut self) {
+        self.uses.clear();
+        self.defs.clear();
+    }
+    fn src(&mut self, s: &Src) {
+        if let Src::Reg(r) = s {
+            self.uses.push(*r);
+        }
+    }
+    fn srcs<'a>(&mut self, s: impl IntoIterator<Item = &'a Src>) {
+        for s in s {
+            self.src(s);
+        }
+    }
+    fn use_opt(&mut self, r: Option<Reg>) {
+        self.uses.extend(r);
+    }
+    fn def(&mut self, r: Reg) {
+        self.defs.push(r);
+    }
+    fn def_opt(&mut self, r: Option<Reg>) {
+        self.defs.extend(r);
+    }
+}
+
+/// The registers `inst` reads and writes. A call reads its arguments (the callee's formals are
+/// the callee's); its `CallRet` writes the results. A function's end reads its `.reg` results.
+pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) {
+    o.clear();
+    if let Some((g, _)) = inst.guard {
+        o.uses.push(g);
+    }
+    match &inst.op {
+        Op::Un { d, a, .. } => {
+            o.src(a);
+            o.def(*d);
+        }
+        Op::Bin { d, a, b, .. } => {
+            o.srcs([a, b]);
+            o.def(*d);
+        }
+        Op::Ter { d, a, b, c, .. } | Op::Lane { d, a, b, c, .. } => {
+            o.srcs([a, b, c]);
+            o.def(*d);
+        }
+        Op::Quad { d, a, b, c, e, .. } => {
+            o.srcs([a, b, c, e]);
+            o.def(*d);
+        }
+        Op::Setp {
+            a, b, d, dn, comb, ..
+        } => {
+            o.srcs([a, b]);
+            if let Some((_, c, _)) = comb {
+                o.src(c);
+            }
+            o.def_opt(*d);
+            o.def_opt(*dn);
+        }
+        Op::Cvt { d, a, .. } => {
+            o.src(a);
+            o.def(*d);
+        }
+        Op::Carry {
+            cin,
+            cout,
+            cc,
+            d,
+            a,
+            b,
+            c,
+            ..
+        } => {
+            o.srcs([a, b, c]);
+            if *cin {
+                o.uses.push(*cc);
+            }
+            if *cout {
+                o.def(*cc);
+            }
+            o.def(*d);
+        }
+        Op::Pack { d, parts, .. } => {
+            o.srcs(parts);
+            o.def(*d);
+        }
+        Op::Unpack { ds, a, .. } => {
+            o.src(a);
+            for d in ds {
+                o.def_opt(*d);
+            }
+        }
+        Op::Sreg { d, .. } | Op::StackSave { d } | Op::Frame { d, .. } | Op::Activemask { d } => {
+            o.def(*d)
+        }
+        Op::Ld { d, addr, n, .. } => {
+            o.use_opt(addr.base);
+            for d in d.iter().take(*n as usize) {
+                o.def_opt(*d);
+            }
+        }
+        Op::St { s, addr, n, .. } => {
+            o.use_opt(addr.base);
+            o.srcs(s.iter().take(*n as usize));
+        }
+        Op::Atom { d, addr, a, b, .. } => {
+            o.use_opt(addr.base);
+            o.srcs([a, b]);
+            o.def_opt(*d);
+        }
+        Op::AtomVec { d, addr, b, n, .. } => {
+            o.use_opt(addr.base);
+            o.srcs(b.iter().take(*n as usize));
+            for d in d.iter().take(*n as usize) {
+                o.def_opt(*d);
+            }
+        }
+        Op::Atom128 {
+            d, addr, b, c, cas, ..
+        } => {
+            o.use_opt(addr.base);
+            o.uses.extend([*b, *b + 1]);
+            if *cas {
+                o.uses.extend([*c, *c + 1]);
+            }
+            if let Some(d) = d {
+                o.defs.extend([*d, *d + 1]);
+            }
+        }
+        Op::Bra { .. } | Op::Exit | Op::Nop | Op::Trap | Op::Brkpt | Op::ClusterBar { .. } => {}
+        Op::Brx { idx, .. } => o.src(idx),
+        Op::Call { site } => {
+            let s = &p.sites[*site as usize];
+            if let Some(sel) = &s.sel {
+                o.src(sel);
+            }
+            for a in &s.args {
+                if let Actual::Val(v) = a {
+                    o.src(v);
+                }
+            }
+        }
+        Op::CallRet { site } => {
+            for r in &p.sites[*site as usize].rets {
+                if let Loc::Reg(r, _) = r {
+                    o.def(*r);
+                }
+            }
+        }
+        Op::StackRestore { a } => o.src(a),
+        Op::Alloca { d, size, .. } => {
+            o.src(size);
+            o.def(*d);
+        }
+        Op::Sys { args, ret, .. } => {
+            for a in args {
+                if let SysArg::Reg(r) = a {
+                    o.uses.push(*r);
+                }
+            }
+            if let Some(SysRet::Reg(r)) = ret {
+                o.def(*r);
+            }
+        }
+        Op::End => {
+            if func != 0 {
+                for r in &p.funcs[func].rets {
+                    if let Loc::Reg(r, _) = r {
+                        o.uses.push(*r);
+                    }
+                }
+            }
+        }
+        Op::Bar { id, count, red, .. } => {
+            o.src(id);
+            if let Some(c) = count {
+                o.src(c);
+            }
+            if let Some((_, d, a)) = red {
+                o.src(a);
+                o.def(*d);
+            }
+        }
+        Op::Mbar { addr, d, a, b, .. } => {
+            o.use_opt(addr.base);
+            o.srcs([a, b]);
+            o.def_opt(*d);
+        }
+        Op::CpAsync {
+            dst,
+            src,
+            src_size,
+            ignore,
+            ..
+        } => {
+            o.use_opt(dst.base);
+            o.use_opt(src.base);
+            o.srcs(src_size.iter().chain(ignore.iter()));
+        }
+        Op::Shfl {
+            d,
+            p: pd,
+            a,
+            b,
+            c,
+            mask,
+            ..
+        } => {
+            o.srcs([a, b, c]);
+            o.srcs(mask.iter());
+            o.def(*d);
+            o.def_opt(*pd);
+        }
+        Op::Vote { d, a, mask, .. } => {
+            o.src(a);
+            o.srcs(mask.iter());
+            o.def(*d);
+        }
+        Op::WarpSync { mask } => o.src(mask),
+        Op::Match {
+            d, p: pd, a, mask, ..
+        } => {
+            o.srcs([a, mask]);
+            o.def_opt(*d);
+            o.def_opt(*pd);
+        }
+        Op::Redux { d, a, mask, .. } => {
+            o.srcs([a, mask]);
+            o.def(*d);
+        }
+        Op::Elect { d, p: pd, mask } => {
+            o.src(mask);
+            o.def_opt(*d);
+            o.def_opt(*pd);
+        }
+        Op::Isspacep { d, a, .. } => {
+            o.src(a);
+            o.def(*d);
+        }
+    }
+}
+
+/// Where control goes after instruction `pc` (within its function).
+pub(crate) fn successors(inst: &Inst, pc: u32, out: &mut Vec<u32>) {
+    out.clear();
+    let guarded = inst.guard.is_some();
+    match &inst.op {
+        Op::Bra { target, .. } => out.push(*target),
+        Op::Brx { targets, .. } => out.extend(targets),
+        Op::Exit | Op::Trap | Op::Brkpt | Op::End => {}
+        _ => {
+            out.push(pc + 1);
+            return;
+        }
+    }
+    if guarded && !matches!(inst.op, Op::End) {
+        out.push(pc + 1);
+    }
+}
