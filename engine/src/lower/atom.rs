@@ -80,3 +80,119 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 }
+
+impl<'a> Prog<'a> {
+    pub(super) fn atom(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let is_red = i.opcode == "red";
+        // `.shared::cluster` addresses carry the CTA's rank (`ir::CLUSTER_RANK_SHIFT`): the
+        // executor resolves shared addresses in the cluster's shared memory (see `Mods::space`).
+        let space = m.space();
+        m.ignore(ATOM_QUALIFIERS);
+        let ops = [
+            ("add", AtomOp::Add),
+            ("min", AtomOp::Min),
+            ("max", AtomOp::Max),
+            ("inc", AtomOp::Inc),
+            ("dec", AtomOp::Dec),
+            ("and", AtomOp::And),
+            ("or", AtomOp::Or),
+            ("xor", AtomOp::Xor),
+            ("exch", AtomOp::Exch),
+            ("cas", AtomOp::Cas),
+        ];
+        let mut op = None;
+        for (w, o) in ops {
+            if m.take(w) {
+                op = Some(o);
+            }
+        }
+        let noftz = m.take("noftz");
+        let vn = m.vec();
+        let half_ty = i
+            .mods
+            .iter()
+            .find(|w| half::is_half_word(w))
+            .map(|w| (w.starts_with("bf"), w.ends_with("x2")));
+        let t = if let Some((_, x2)) = half_ty {
+            m.ignore(&["f16", "f16x2", "bf16", "bf16x2"]);
+            T::B(if x2 { 32 } else { 16 })
+        } else {
+            m.ty()?
+        };
+        m.done()?;
+        let Some(op) = op else { return unsupported(i) };
+        if vn > 1 {
+            return self.atom_vec(fc, i, g, is_red, space, op, vn, half_ty, noftz, t);
+        }
+        if noftz != half_ty.is_some() {
+            // .noftz is required on, and only allowed on, the half-precision adds.
+            return unsupported(i);
+        }
+        let ty = match (t, op) {
+            (_, AtomOp::Add) if half_ty.is_some() => {
+                let (bf, x2) = half_ty.unwrap();
+                AtomTy::Half { bf, x2 }
+            }
+            _ if half_ty.is_some() => return unsupported(i),
+            (T::U(32), _) => AtomTy::U32,
+            (T::S(32), _) => AtomTy::S32,
+            (T::U(64), _) => AtomTy::U64,
+            (T::S(64), _) => AtomTy::S64,
+            (T::B(32), AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Exch | AtomOp::Cas) => {
+                AtomTy::U32
+            }
+            (T::B(64), AtomOp::And | AtomOp::Or | AtomOp::Xor | AtomOp::Exch | AtomOp::Cas) => {
+                AtomTy::U64
+            }
+            // atom.cas.b16 (sm_70): executed by exec::warp as a host 16-bit compare-exchange.
+            (T::B(16), AtomOp::Cas) => AtomTy::B16,
+            (T::F(32), AtomOp::Add | AtomOp::Exch) => AtomTy::F32,
+            (T::F(64), AtomOp::Add) => AtomTy::F64,
+            _ => return unsupported(i),
+        };
+        if matches!(op, AtomOp::Inc | AtomOp::Dec) && ty != AtomTy::U32 {
+            return unsupported(i);
+        }
+        if !matches!(space, None | Some(AS::Global) | Some(AS::Shared)) {
+            return unsupported(i);
+        }
+        let ops_ = &i.operands;
+        let k = if is_red { 0 } else { 1 };
+        let want = k + 2 + (op == AtomOp::Cas) as usize;
+        if ops_.len() < want {
+            return invalid(i.pos, format!("'{}' needs {want} operands", i.full_name()));
+        }
+        let d = if is_red {
+            None
+        } else {
+            self.opt_dreg(fc, i, &ops_[0])?
+        };
+        let (ms, addr) = self.addr(fc, i, &ops_[k], space)?;
+        let a = self.src(fc, i, g, &ops_[k + 1], t)?;
+        let b = if op == AtomOp::Cas {
+            self.src(fc, i, g, &ops_[k + 2], t)?
+        } else {
+            Src::Imm(0)
+        };
+        self.emit(
+            i,
+            g,
+            Op::Atom {
+                space: ms,
+                op,
+                ty,
+                d,
+                addr,
+                a,
+                b,
+            },
+        );
+        Ok(())
+    }
+}
