@@ -13,9 +13,20 @@
 //! runs a round of each CTA of the cluster in turn until all finish (in a cooperative launch,
 //! one round of each per turn), so the CTAs of a cluster wait for each other at
 //! `barrier.cluster` and share their shared memory, while clusters run in parallel.
+//!
+//! - `mod.rs`: launches and the thread pool; `cta.rs`: a CTA's warps, barriers, time slices and
+//!   fault reports; `cluster.rs`: clusters and cooperative grids;
+//! - `warp.rs`: the step function (one IR op over a warp's active lanes);
+//! - `sched.rs`: a warp's reconvergence stack at barriers, warp syncs and mbarriers;
+//! - `calls.rs`: device-function calls; `regfile.rs`: the register rows; `access.rs`: memory
+//!   access and atomics; `whole.rs`: whole-vector fast paths; `sys.rs`: printf, malloc, assert.
 
+mod access;
+mod calls;
 pub mod cluster;
 pub mod cta;
+mod regfile;
+mod sched;
 pub mod sys;
 pub mod warp;
 pub mod whole;
