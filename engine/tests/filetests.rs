@@ -24,10 +24,14 @@ const TIERS: &[Tier] = &[Tier {
     launch: engine::launch,
 }];
 
-/// The printed IR of `kernel`, which `ir:` directives search. The IR has no printed form yet:
-/// None, and those checks are reported as skipped until it has one.
-fn ir_text(_module: &Module, _kernel: &str) -> Option<String> {
-    None
+/// The printed IR of `kernel` (what `cuda-shim check --emit-ir` prints), which `ir:`
+/// directives search, after the verifier has checked it.
+fn ir_text(module: &Module, kernel: &str) -> Option<String> {
+    let k = module.kernel(kernel)?;
+    if let Err(e) = k.verify_ir() {
+        return Some(format!("the IR fails verification: {e}"));
+    }
+    Some(k.ir_text())
 }
 
 /// Element types of parameters, buffers and expectations (`.bN` reads as `.uN`).

@@ -61,6 +61,15 @@ impl Display for FloatMods {
     }
 }
 
+/// An operation's name with `.ftz`/`.sat` where PTX writes them, before the type.
+fn with(op: &impl Display, fl: FloatMods) -> String {
+    let name = op.to_string();
+    match name.rfind('.') {
+        Some(k) if !fl.is_none() => format!("{}{fl}{}", &name[..k], &name[k..]),
+        _ => name,
+    }
+}
+
 /// A comma-separated list.
 fn list<T: Display>(f: &mut Formatter<'_>, items: impl IntoIterator<Item = T>) -> fmt::Result {
     for (k, x) in items.into_iter().enumerate() {
@@ -94,8 +103,8 @@ fn lc(v: &impl fmt::Debug) -> String {
 impl Display for Op {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Op::Un { op, fl, d, a } => write!(f, "{} = {op}{fl} {a}", R(*d)),
-            Op::Bin { op, fl, d, a, b } => write!(f, "{} = {op}{fl} {a}, {b}", R(*d)),
+            Op::Un { op, fl, d, a } => write!(f, "{} = {} {a}", R(*d), with(op, *fl)),
+            Op::Bin { op, fl, d, a, b } => write!(f, "{} = {} {a}, {b}", R(*d), with(op, *fl)),
             Op::Ter { op, fl, d, a, b, c } => write!(f, "{} = {op}{fl} {a}, {b}, {c}", R(*d)),
             Op::Quad { op, d, a, b, c, e } => write!(f, "{} = {op} {a}, {b}, {c}, {e}", R(*d)),
             Op::Lane { op, d, a, b, c } => write!(f, "{} = {op} {a}, {b}, {c}", R(*d)),
@@ -109,7 +118,7 @@ impl Display for Op {
                 comb,
             } => {
                 dests(f, &[*d, *dn])?;
-                write!(f, " = {op}{fl} {a}, {b}")?;
+                write!(f, " = {} {a}, {b}", with(op, *fl))?;
                 if let Some((bop, c, neg)) = comb {
                     write!(f, " {} {}{c}", lc(bop), if *neg { "!" } else { "" })?;
                 }
