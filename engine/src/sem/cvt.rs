@@ -218,6 +218,7 @@ fn int_result(iv: i128, dst: Ty, sat: bool) -> u64 {
 /// `cvt` from integer to integer without saturation, for 32 lanes: extend from the source
 /// width, then wrap to the destination width (as [`cvt`] computes it); the shifts are fixed for
 /// the instruction, so the loop vectorizes.
+#[inline(always)]
 pub fn cvt_int_lanes(x: &Lanes, o: &mut Lanes, dst: Ty, src: Ty) {
     let (sb, db) = (64 - src.bits(), 64 - dst.bits());
     let (ss, ds) = (src.signed(), dst.signed());

@@ -261,6 +261,7 @@ impl FloatMods {
 }
 
 /// `.ftz` on f32 lanes: a subnormal becomes a zero of the same sign.
+#[inline(always)]
 pub fn ftz32(a: &mut Lanes) {
     for v in a.iter_mut() {
         if *v as u32 & 0x7f80_0000 == 0 {
@@ -270,6 +271,7 @@ pub fn ftz32(a: &mut Lanes) {
 }
 
 /// `.sat` on f32 lanes: clamp to [0, 1]; NaN saturates to +0.
+#[inline(always)]
 pub fn sat32(a: &mut Lanes) {
     for v in a.iter_mut() {
         let x = f32::from_bits(*v as u32);

@@ -50,6 +50,7 @@ pub fn redux(op: ReduxOp, vals: impl Iterator<Item = u32>) -> u32 {
 /// `shfl.sync`: the lane that `lane` reads for lane offset or index `b` (5 bits) and the packed
 /// clamp and segment mask `c`, and whether it is in range (else the lane keeps its own value),
 /// by the ISA's pseudo-code (9.7.9.6).
+#[inline]
 pub fn shfl_source(mode: ShflMode, lane: u32, b: u32, c: u32) -> (usize, bool) {
     let segmask = (c >> 8) & 0x1f;
     let max_lane = (lane & segmask) | (c & 0x1f & !segmask);
