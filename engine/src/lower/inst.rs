@@ -109,52 +109,10 @@ impl<'a> Prog<'a> {
             }
         };
         let op_s = i.opcode.as_str();
-        if matches!(op_s, "addc" | "subc" | "madc")
-            || (matches!(op_s, "add" | "sub" | "mad") && i.mods.iter().any(|x| x == "cc"))
-        {
-            return self.carry(fc, i, g, &mut m);
-        }
-        let has = |f: fn(&str) -> bool| i.mods.iter().any(|w| f(w));
-        if matches!(op_s, "add" | "min" | "max") && has(|w| w == "u16x2" || w == "s16x2") {
-            return self.packed_int(fc, i, g, &mut m);
-        }
-        if matches!(op_s, "min" | "max")
-            && has(|w| w == "f32")
-            && has(|w| w == "NaN" || w == "xorsign")
-        {
-            return self.minmax_f32_ext(fc, i, g, &mut m);
-        }
-        if matches!(op_s, "mov" | "ld" | "ldu" | "st" | "atom") && has(|w| w == "b128") {
-            return self.b128(fc, i, g, &mut m);
-        }
-        if matches!(op_s, "add" | "sub" | "mul" | "fma") && has(|w| w == "f32x2") {
-            return self.f32x2(fc, i, g, &mut m);
-        }
-        if has(half::is_half_word) {
-            match op_s {
-                "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max" | "ex2" | "tanh" => {
-                    return self.half(fc, i, g, &mut m)
-                }
-                "setp" => return self.half_setp(fc, i, g, &mut m),
-                _ => {}
-            }
+        if let Some(lower) = dispatch::route(i) {
+            return lower(self, fc, i, g, &mut m);
         }
         match op_s {
-            "set" => return self.set(fc, i, g, &mut m),
-            "cvt" if has(|w| w == "pack") => return self.cvt_pack(fc, i, g, &mut m),
-            "cvt"
-                if has(|w| {
-                    matches!(w, "relu" | "satfinite" | "rna" | "rs" | "bf16" | "tf32")
-                        || w.ends_with("x2")
-                        || w.ends_with("x4")
-                }) =>
-            {
-                return self.cvt_narrow(fc, i, g, &mut m)
-            }
-            _ => {}
-        }
-        match op_s {
-            "tensormap" if m.take("replace") => return self.tensormap_replace(fc, i, g, &mut m),
             "mov" => {
                 let vn = m.vec();
                 let t = m.ty_data()?;
@@ -539,7 +497,6 @@ impl<'a> Prog<'a> {
                     },
                 );
             }
-            "slct" => self.slct(fc, i, g, &mut m)?,
             "selp" => {
                 let t = m.ty()?;
                 m.done()?;
@@ -561,11 +518,6 @@ impl<'a> Prog<'a> {
                     },
                 );
             }
-            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
-            | "shl" | "shr" | "copysign" => self.binary(fc, i, g, &mut m)?,
-            "mad" | "fma" => self.mad(fc, i, g, &mut m)?,
-            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt"
-            | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "testp" => self.unary(fc, i, g, &mut m)?,
             "bfe" | "prmt" | "shf" => {
                 let f = match i.opcode.as_str() {
                     "bfe" => {
@@ -618,9 +570,6 @@ impl<'a> Prog<'a> {
                         c,
                     },
                 );
-            }
-            "mul24" | "mad24" | "sad" | "bfind" | "fns" | "szext" | "bmsk" | "dp4a" | "dp2a" => {
-                self.int_misc(fc, i, g, &mut m)?
             }
             "bfi" | "lop3" => {
                 // `lop3.BoolOp.b32 d|p, a, b, c, immLut, q` (ISA 9.7.8.6): p = (d != 0) BoolOp q.
@@ -703,10 +652,7 @@ impl<'a> Prog<'a> {
                     );
                 }
             }
-            "bra" | "brx" => {
-                if i.opcode == "brx" {
-                    return self.brx(fc, i, g, &mut m);
-                }
+            "bra" => {
                 m.take("uni");
                 m.done()?;
                 need(1)?;
@@ -730,7 +676,6 @@ impl<'a> Prog<'a> {
                 m.done()?;
                 self.emit(i, g, Op::Trap);
             }
-            "call" => self.call(fc, i, g, &mut m)?,
             "stacksave" | "stackrestore" | "alloca" => {
                 m.take("local");
                 let has_ty = i.mods.iter().any(|w| matches!(w.as_str(), "u32" | "u64"));
@@ -775,24 +720,6 @@ impl<'a> Prog<'a> {
                         self.emit(i, g, Op::Alloca { d, size, align });
                     }
                 }
-            }
-            "barrier" if i.mods.first().is_some_and(|w| w == "cluster") => {
-                self.cluster_barrier(fc, i, g, &mut m)?
-            }
-            "bar" | "barrier" => self.bar(fc, i, g, &mut m)?,
-            "applypriority" | "discard" | "createpolicy" | "griddepcontrol" | "setmaxnreg"
-            | "mapa" | "getctarank" => self.cluster_misc(fc, i, g, &mut m)?,
-            "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" => {
-                self.video(fc, i, g, &mut m)?
-            }
-            "vmad" => self.vmad(fc, i, g, &mut m)?,
-            "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4"
-            | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => {
-                self.video_simd(fc, i, g, &mut m)?
-            }
-            "mbarrier" => self.mbarrier(fc, i, g, &mut m)?,
-            "cp" if i.mods.first().is_some_and(|w| w == "async") => {
-                self.cp_async(fc, i, g, &mut m)?
             }
             "membar" | "fence" => {
                 // Host atomics are sequentially consistent and a CTA runs on one host thread, so
@@ -840,7 +767,6 @@ impl<'a> Prog<'a> {
                 m.done()?;
                 self.emit(i, g, Op::Nop);
             }
-            "atom" | "red" => self.atom(fc, i, g, &mut m)?,
             "shfl" => {
                 let sync = m.take("sync");
                 let mode = if m.take("up") {

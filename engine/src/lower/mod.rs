@@ -4,7 +4,8 @@
 //! rejected here, naming the instruction and its line.
 //!
 //! - `mod.rs`: a kernel's lowering (`lower_kernel`) and one function's body;
-//! - `inst.rs`: the dispatch of one instruction to its arm or family;
+//! - `inst.rs`: one instruction: its checks and the arms of opcodes lowered in a few lines;
+//! - `dispatch.rs`: the routes of opcodes to their family's lowering, as a table;
 //! - `mods.rs`: modifier decoding; `operands.rs`: registers, sources and addresses;
 //! - `decl.rs`: variable layout and initializers; `calls.rs`: the call graph and the call ABI;
 //! - one file per instruction family: `arith.rs`, `atom.rs`, `b128.rs`, `data.rs`, `half.rs`,
@@ -30,6 +31,7 @@ mod b128;
 mod calls;
 mod data;
 mod decl;
+mod dispatch;
 mod half;
 mod inst;
 mod misc;
