@@ -8,8 +8,8 @@
 use std::fmt;
 
 pub use crate::sem::{
-    BinFn, BinOp, CmpOp, FloatMods, LaneOp, Lanes, QuadFn, QuadOp, Resolved, ScalarFn, TerFn,
-    TerOp, UnFn, UnOp,
+    BinFn, BinOp, CmpOp, FloatMods, LaneOp, Lanes, QuadFn, QuadOp, Resolved, Scalar, ScalarFn,
+    TerFn, TerOp, UnFn, UnOp,
 };
 
 pub type Reg = u32;
@@ -26,7 +26,7 @@ pub use crate::sem::addr::*;
 pub(crate) mod operands;
 mod print;
 pub(crate) mod verify;
-pub use crate::sem::types::{AtomOp, AtomTy, ReduxOp, Rnd, ShflMode, Ty};
+pub use crate::sem::types::{AtomOp, AtomTy, ReduxOp, Rnd, ShflMode};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Src {
@@ -251,8 +251,8 @@ pub enum Op {
     Cvt {
         d: Reg,
         a: Src,
-        dst: Ty,
-        src: Ty,
+        dst: Scalar,
+        src: Scalar,
         rnd: Rnd,
         sat: bool,
         ftz: bool,

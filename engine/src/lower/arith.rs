@@ -62,7 +62,7 @@ impl<'a> Prog<'a> {
                     }
                     let float = BinOp::Float {
                         op: fop,
-                        ty: FloatTy::F16,
+                        ty: Scalar::F16,
                         rnd: Mode::Rn,
                     };
                     let Some(f) = float.resolve().filter(|_| fop != FBin::Div) else {
@@ -89,16 +89,13 @@ impl<'a> Prog<'a> {
                 // host's IEEE arithmetic, already exact.
                 BinOp::Float {
                     op: fop,
-                    ty: FloatTy::of_bits(b),
+                    ty: Scalar::float_of_bits(b),
                     rnd: directed(rnd).unwrap_or(Mode::Rn),
                 }
                 .resolve()
             }
             T::Pred if matches!(op, "and" | "or" | "xor") => {
-                let it = IntTy {
-                    bits: 32,
-                    signed: false,
-                };
+                let it = Scalar::U32;
                 bin_int(
                     match op {
                         "and" => IBin::And,
@@ -112,7 +109,7 @@ impl<'a> Prog<'a> {
                 let Some(it) = t.int() else {
                     return unsupported(i);
                 };
-                if rnd != Rnd::None || ftz || approx || full || it.bits == 8 {
+                if rnd != Rnd::None || ftz || approx || full || it.bits() == 8 {
                     return unsupported(i);
                 }
                 let is_b = matches!(t, T::B(_));
@@ -491,7 +488,7 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 }
                 let f = TerOp::Fma {
-                    ty: FloatTy::of_bits(b),
+                    ty: Scalar::float_of_bits(b),
                     rnd: directed(rnd).unwrap_or(Mode::Rn),
                 };
                 (f.resolve(), t)
@@ -509,10 +506,10 @@ impl<'a> Prog<'a> {
                     (false, true, false, true) if t == T::S(32) => (TerOp::MadHiSat.resolve(), t),
                     (false, false, true, false) => (
                         TerOp::MadWide(it).resolve(),
-                        if it.signed {
-                            T::S(it.bits * 2)
+                        if it.signed() {
+                            T::S(it.bits() * 2)
                         } else {
-                            T::U(it.bits * 2)
+                            T::U(it.bits() * 2)
                         },
                     ),
                     _ => return unsupported(i),
@@ -584,7 +581,7 @@ impl<'a> Prog<'a> {
             },
             T::F(b) => {
                 if let Some(tp) = tp {
-                    UnOp::Testp(tp, FloatTy::of_bits(b)).resolve()
+                    UnOp::Testp(tp, Scalar::float_of_bits(b)).resolve()
                 } else {
                     let fop = match op {
                         "neg" => FUn::Neg,
@@ -623,7 +620,7 @@ impl<'a> Prog<'a> {
                     // Only sqrt and rcp take a directed rounding (checked above).
                     UnOp::Float {
                         op: fop,
-                        ty: FloatTy::of_bits(b),
+                        ty: Scalar::float_of_bits(b),
                         rnd: directed(rnd).unwrap_or(Mode::Rn),
                     }
                     .resolve()
@@ -643,9 +640,9 @@ impl<'a> Prog<'a> {
                     "abs" if matches!(t, T::S(_)) => IUn::Abs,
                     "not" if is_b => IUn::Not,
                     "cnot" if is_b => IUn::Cnot,
-                    "popc" if is_b && it.bits >= 32 => IUn::Popc,
-                    "clz" if is_b && it.bits >= 32 => IUn::Clz,
-                    "brev" if is_b && it.bits >= 32 => IUn::Brev,
+                    "popc" if is_b && it.bits() >= 32 => IUn::Popc,
+                    "clz" if is_b && it.bits() >= 32 => IUn::Clz,
+                    "brev" if is_b && it.bits() >= 32 => IUn::Brev,
                     _ => return unsupported(i),
                 };
                 UnOp::Int(uop, it).resolve()
@@ -675,10 +672,10 @@ pub(super) fn ter(op: TerOp) -> Ter {
         .unwrap_or_else(|| unreachable!("{op} has a lane function"))
 }
 
-pub(super) fn bin_int(op: IBin, t: IntTy) -> Option<Bin> {
+pub(super) fn bin_int(op: IBin, t: Scalar) -> Option<Bin> {
     BinOp::Int(op, t).resolve()
 }
 
-pub(super) fn cmp_int(c: Cmp, t: IntTy) -> Option<Compare> {
+pub(super) fn cmp_int(c: Cmp, t: Scalar) -> Option<Compare> {
     CmpOp::Int(c, t).resolve()
 }

@@ -2,7 +2,7 @@
 //! conversions and `cvt.pack` to `Op::Lane` (see [`crate::sem::narrow`]).
 
 use super::*;
-use crate::sem::narrow::{self as nw, El, HOp, SetKind};
+use crate::sem::narrow::{self as nw, HOp, SetKind};
 
 /// The packed and 16-bit float type words.
 pub(super) fn is_half_word(w: &str) -> bool {
@@ -345,7 +345,7 @@ impl<'a> Prog<'a> {
         } else {
             let t = ty_word(st).unwrap_or(T::Other);
             let f = match t {
-                T::F(b @ (32 | 64)) => CmpOp::Float(cmp, FloatTy::of_bits(b)).resolve(),
+                T::F(b @ (32 | 64)) => CmpOp::Float(cmp, Scalar::float_of_bits(b)).resolve(),
                 T::B(_) if !matches!(cmp, Cmp::Eq | Cmp::Ne) => None,
                 _ => t.int().and_then(|it| cmp_int(cmp, it)),
             };
@@ -441,11 +441,11 @@ impl<'a> Prog<'a> {
             }
         }
         let f8 = |w: &str| match w {
-            "e4m3x2" => Some(El::E4m3),
-            "e5m2x2" => Some(El::E5m2),
-            "e2m3x2" => Some(El::E2m3),
-            "e3m2x2" => Some(El::E3m2),
-            "e2m1x2" => Some(El::E2m1),
+            "e4m3x2" => Some(Scalar::E4m3),
+            "e5m2x2" => Some(Scalar::E5m2),
+            "e2m3x2" => Some(Scalar::E2m3),
+            "e3m2x2" => Some(Scalar::E3m2),
+            "e2m1x2" => Some(Scalar::E2m1),
             _ => None,
         };
         if dt == "bf16" && st == "bf16" {
@@ -454,69 +454,84 @@ impl<'a> Prog<'a> {
         let rn_or_rz = matches!(rnd, Rnd::Rn | Rnd::Rz);
         // (dst element, src element, mode, pack, operand type of the sources)
         let rz_or_rp = matches!(rnd, Rnd::Rz | Rnd::Rp);
-        let plan: Option<(El, El, Mode, u8, T)> = match (dt.as_str(), st.as_str()) {
+        let plan: Option<(Scalar, Scalar, Mode, u8, T)> = match (dt.as_str(), st.as_str()) {
             // The `.ue8m0x2` scale format: to it only in .rz/.rp, from it only in .rn.
             ("ue8m0x2", "f32") if rz_or_rp && !(rna || relu || sat || ftz) => {
-                Some((El::Ue8m0, El::F32, mode.unwrap(), 1, T::F(32)))
+                Some((Scalar::Ue8m0, Scalar::F32, mode.unwrap(), 1, T::F(32)))
             }
             ("ue8m0x2", "bf16x2") if rz_or_rp && !(rna || relu || sat || ftz) => {
-                Some((El::Ue8m0, El::Bf16, mode.unwrap(), 2, T::B(32)))
+                Some((Scalar::Ue8m0, Scalar::Bf16, mode.unwrap(), 2, T::B(32)))
             }
             ("bf16x2", "ue8m0x2") if rnd == Rnd::Rn && !(rna || relu || satf || sat || ftz) => {
-                Some((El::Bf16, El::Ue8m0, Mode::Rn, 2, T::B(16)))
+                Some((Scalar::Bf16, Scalar::Ue8m0, Mode::Rn, 2, T::B(16)))
             }
             ("f16x2" | "bf16x2", "f32") if rn_or_rz && !rna && !sat && !ftz && n >= 3 => {
-                let d = if dt == "f16x2" { El::F16 } else { El::Bf16 };
-                Some((d, El::F32, mode.unwrap(), 1, T::F(32)))
+                let d = if dt == "f16x2" {
+                    Scalar::F16
+                } else {
+                    Scalar::Bf16
+                };
+                Some((d, Scalar::F32, mode.unwrap(), 1, T::F(32)))
             }
             ("f16" | "bf16", "f32") if rn_or_rz && !rna && !sat && !ftz && (relu || satf) => {
-                let d = if dt == "f16" { El::F16 } else { El::Bf16 };
-                Some((d, El::F32, mode.unwrap(), 0, T::F(32)))
+                let d = if dt == "f16" {
+                    Scalar::F16
+                } else {
+                    Scalar::Bf16
+                };
+                Some((d, Scalar::F32, mode.unwrap(), 0, T::F(32)))
             }
             // `.rna` (ties away, with optional .satfinite) or `.rn/.rz` (.relu, .satfinite).
-            ("tf32", "f32") if !(sat || ftz || rna == rn_or_rz || (rna && relu)) => {
-                Some((El::Tf32, El::F32, mode.unwrap_or(Mode::Rn), 0, T::F(32)))
-            }
+            ("tf32", "f32") if !(sat || ftz || rna == rn_or_rz || (rna && relu)) => Some((
+                Scalar::Tf32,
+                Scalar::F32,
+                mode.unwrap_or(Mode::Rn),
+                0,
+                T::F(32),
+            )),
             (d, "f32") if f8(d).is_some() && rnd == Rnd::Rn && satf && !sat && !ftz && n >= 3 => {
-                Some((f8(d).unwrap(), El::F32, Mode::Rn, 1, T::F(32)))
+                Some((f8(d).unwrap(), Scalar::F32, Mode::Rn, 1, T::F(32)))
             }
             ("e4m3x2" | "e5m2x2", "f16x2") if rnd == Rnd::Rn && satf && !sat && !ftz => {
-                Some((f8(dt).unwrap(), El::F16, Mode::Rn, 2, T::B(32)))
+                Some((f8(dt).unwrap(), Scalar::F16, Mode::Rn, 2, T::B(32)))
             }
             ("f16x2", s) if f8(s).is_some() && rnd == Rnd::Rn && !satf && !sat && !ftz => {
-                Some((El::F16, f8(s).unwrap(), Mode::Rn, 2, T::B(16)))
+                Some((Scalar::F16, f8(s).unwrap(), Mode::Rn, 2, T::B(16)))
             }
             ("bf16", s) if !rna && !relu && !satf && !sat => {
                 // To bf16 from integers, f16, f32, f64: rounding is required (each can lose
                 // precision or range); ftz only with an f32 source.
-                let src = El::from_word(s).filter(|e| *e != El::Bf16 && *e != El::Tf32);
+                let src = Scalar::from_word(s).filter(|e| *e != Scalar::Bf16 && *e != Scalar::Tf32);
                 match (src, mode) {
-                    (Some(e), Some(md)) if !ftz || e == El::F32 => {
+                    (Some(e), Some(md)) if !ftz || e == Scalar::F32 => {
                         let t = match e {
-                            El::F32 => T::F(32),
-                            El::F64 => T::F(64),
+                            Scalar::F32 => T::F(32),
+                            Scalar::F64 => T::F(64),
                             e => T::B(e.bits()),
                         };
-                        Some((El::Bf16, e, md, 0, t))
+                        Some((Scalar::Bf16, e, md, 0, t))
                     }
                     _ => None,
                 }
             }
             (d, "bf16") if !rna && !relu && !satf => {
-                let dst = El::from_word(d).filter(|e| *e != El::Bf16 && *e != El::Tf32);
+                let dst = Scalar::from_word(d).filter(|e| *e != Scalar::Bf16 && *e != Scalar::Tf32);
                 match dst {
                     // Widening: exact, no rounding.
-                    Some(e @ (El::F32 | El::F64)) if rnd == Rnd::None && !sat => {
-                        if ftz && e != El::F32 {
+                    Some(e @ (Scalar::F32 | Scalar::F64)) if rnd == Rnd::None && !sat => {
+                        if ftz && e != Scalar::F32 {
                             None
                         } else {
-                            Some((e, El::Bf16, Mode::Rn, 0, T::B(16)))
+                            Some((e, Scalar::Bf16, Mode::Rn, 0, T::B(16)))
                         }
                     }
-                    Some(El::F16) if mode.is_some() && !ftz => {
-                        Some((El::F16, El::Bf16, mode.unwrap(), 0, T::B(16)))
+                    Some(Scalar::F16) if mode.is_some() && !ftz => {
+                        Some((Scalar::F16, Scalar::Bf16, mode.unwrap(), 0, T::B(16)))
                     }
-                    Some(e) if e.bits() <= 64 && !matches!(e, El::F16 | El::F32 | El::F64) => {
+                    Some(e)
+                        if e.bits() <= 64
+                            && !matches!(e, Scalar::F16 | Scalar::F32 | Scalar::F64) =>
+                    {
                         // To an integer: widen to f32 exactly, then the f32 -> int conversion
                         // with its integer rounding and saturation.
                         if !matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
@@ -540,7 +555,7 @@ impl<'a> Prog<'a> {
                                 d,
                                 a: Src::Reg(tmp),
                                 dst: dty,
-                                src: Ty::F32,
+                                src: Scalar::F32,
                                 rnd,
                                 sat,
                                 ftz,
@@ -623,14 +638,14 @@ impl<'a> Prog<'a> {
         let op = Op::Cvt {
             d: int,
             a: Src::Reg(wide),
-            dst: Ty::F32,
-            src: Ty::F32,
+            dst: Scalar::F32,
+            src: Scalar::F32,
             rnd,
             sat: false,
             ftz: false,
         };
         self.emit(i, g, op);
-        let cfg = nw::cvt_cfg(El::Bf16, El::F32, Mode::Rn, false, 0, 0);
+        let cfg = nw::cvt_cfg(Scalar::Bf16, Scalar::F32, Mode::Rn, false, 0, 0);
         self.lane(i, g, LaneFamily::Cvt, cfg, d, Src::Reg(int), z, z);
         Ok(())
     }
@@ -651,17 +666,17 @@ impl<'a> Prog<'a> {
         satf: bool,
     ) -> R<()> {
         let x4 = match dt {
-            "e4m3x4" => Some(El::E4m3),
-            "e5m2x4" => Some(El::E5m2),
-            "e2m3x4" => Some(El::E2m3),
-            "e3m2x4" => Some(El::E3m2),
-            "e2m1x4" => Some(El::E2m1),
+            "e4m3x4" => Some(Scalar::E4m3),
+            "e5m2x4" => Some(Scalar::E5m2),
+            "e2m3x4" => Some(Scalar::E2m3),
+            "e3m2x4" => Some(Scalar::E3m2),
+            "e2m1x4" => Some(Scalar::E2m1),
             _ => None,
         };
         let de = match (dt, st, x4) {
             _ if other || st != "f32" => return unsupported(i),
-            ("f16x2", _, _) => El::F16,
-            ("bf16x2", _, _) => El::Bf16,
+            ("f16x2", _, _) => Scalar::F16,
+            ("bf16x2", _, _) => Scalar::Bf16,
             // `.satfinite` is mandatory for the x4 formats.
             (_, _, Some(e)) if satf => e,
             _ => return unsupported(i),
@@ -706,7 +721,7 @@ impl<'a> Prog<'a> {
             .collect::<R<Vec<_>>>()?;
         // Two pairs, (a, b) in the upper half of d and (e, f) in the lower: 16 bits each for
         // the byte formats, 8 for e2m1.
-        let (hi, lo) = if de == El::E2m1 {
+        let (hi, lo) = if de == Scalar::E2m1 {
             (nw::RS_E2M1_HI, nw::RS_E2M1_LO)
         } else {
             (nw::RS_X4_HI, nw::RS_X4_LO)
@@ -732,7 +747,7 @@ impl<'a> Prog<'a> {
             srcs[3],
             r,
         );
-        let bits = if de == El::E2m1 { 8 } else { 16 };
+        let bits = if de == Scalar::E2m1 { 8 } else { 16 };
         let parts = vec![Src::Reg(tl), Src::Reg(th)];
         self.emit(i, g, Op::Pack { d, parts, bits });
         Ok(())

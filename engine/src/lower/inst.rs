@@ -405,7 +405,7 @@ impl<'a> Prog<'a> {
                 // ".ftz can only be specified when either .dtype or .atype is .f32" (ISA
                 // 9.7.9.21; ptxas 13.5: "Modifier '.ftz' does not apply to this type of convert
                 // operation").
-                if ftz && dst != Ty::F32 && src != Ty::F32 {
+                if ftz && dst != Scalar::F32 && src != Scalar::F32 {
                     return invalid(
                         i.pos,
                         format!("'{}': .ftz applies only when a type is .f32", i.full_name()),
@@ -455,9 +455,9 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 };
                 let f = match t {
-                    T::F(16) if !ftz => CmpOp::Float(cmp, FloatTy::F16).resolve(),
+                    T::F(16) if !ftz => CmpOp::Float(cmp, Scalar::F16).resolve(),
                     T::F(16) => None,
-                    T::F(b) => CmpOp::Float(cmp, FloatTy::of_bits(b)).resolve(),
+                    T::F(b) => CmpOp::Float(cmp, Scalar::float_of_bits(b)).resolve(),
                     T::B(_) if !matches!(cmp, Cmp::Eq | Cmp::Ne) => None,
                     _ => t.int().and_then(|it| cmp_int(cmp, it)),
                 };
@@ -629,14 +629,7 @@ impl<'a> Prog<'a> {
                 );
                 if let (Some(p), Some(bo)) = (p, bop) {
                     let q = self.src(fc, i, g, &ops_[5], T::Pred)?;
-                    let ne = cmp_int(
-                        Cmp::Ne,
-                        IntTy {
-                            bits: 32,
-                            signed: false,
-                        },
-                    )
-                    .unwrap();
+                    let ne = cmp_int(Cmp::Ne, Scalar::U32).unwrap();
                     self.emit(
                         i,
                         g,

@@ -18,7 +18,7 @@ use crate::ptx::ast::{
     self, Init, Instruction, Name, Operand as O, Pos, Space as AS, Statement, VarDecl,
 };
 use crate::sem::softfloat::Mode;
-use crate::sem::{Cmp, FBin, FUn, FloatTy, IBin, IUn, IntTy, LaneFamily, PrmtMode, Testp};
+use crate::sem::{Cmp, FBin, FUn, IBin, IUn, LaneFamily, PrmtMode, Scalar, Testp};
 use std::collections::HashMap;
 
 /// Maps and sets of the per-operand lookups (names, registers), with a fast hash.
@@ -90,32 +90,27 @@ impl T {
             T::Other => 0,
         }
     }
-    fn int(self) -> Option<IntTy> {
+    /// The integer scalar of an integer or bit type (bit types compute as unsigned).
+    fn int(self) -> Option<Scalar> {
         match self {
-            T::B(b) | T::U(b) => Some(IntTy {
-                bits: b,
-                signed: false,
-            }),
-            T::S(b) => Some(IntTy {
-                bits: b,
-                signed: true,
-            }),
+            T::B(b) | T::U(b) => Scalar::int_of(b, false),
+            T::S(b) => Scalar::int_of(b, true),
             _ => None,
         }
     }
-    fn cvt_ty(self) -> Option<Ty> {
+    fn cvt_ty(self) -> Option<Scalar> {
         Some(match self {
-            T::U(8) | T::B(8) => Ty::U8,
-            T::U(16) | T::B(16) => Ty::U16,
-            T::U(32) | T::B(32) => Ty::U32,
-            T::U(64) | T::B(64) => Ty::U64,
-            T::S(8) => Ty::S8,
-            T::S(16) => Ty::S16,
-            T::S(32) => Ty::S32,
-            T::S(64) => Ty::S64,
-            T::F(16) => Ty::F16,
-            T::F(32) => Ty::F32,
-            T::F(64) => Ty::F64,
+            T::U(8) | T::B(8) => Scalar::U8,
+            T::U(16) | T::B(16) => Scalar::U16,
+            T::U(32) | T::B(32) => Scalar::U32,
+            T::U(64) | T::B(64) => Scalar::U64,
+            T::S(8) => Scalar::S8,
+            T::S(16) => Scalar::S16,
+            T::S(32) => Scalar::S32,
+            T::S(64) => Scalar::S64,
+            T::F(16) => Scalar::F16,
+            T::F(32) => Scalar::F32,
+            T::F(64) => Scalar::F64,
             _ => return None,
         })
     }

@@ -41,7 +41,7 @@ macro_rules! cmp_int {
 }
 
 /// Integer comparison (`lo/ls/hi/hs` arrive here as Lt/Le/Gt/Ge on an unsigned type).
-pub fn cmp_int(c: Cmp, t: IntTy) -> Option<BinFn> {
+pub fn cmp_int(c: Cmp, t: Scalar) -> Option<BinFn> {
     by_int!(t, cmp_int!(, c))
 }
 

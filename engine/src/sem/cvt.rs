@@ -3,12 +3,12 @@
 
 use super::softfloat as sf;
 use super::types::*;
-use super::Lanes;
+use super::{Lanes, Scalar};
 
 /// cvt for one lane: integer <-> integer (extension, truncation, saturation), float <-> integer
 /// with integer rounding, float <-> float.
-pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
-    if dst == Ty::F16 || src == Ty::F16 {
+pub fn cvt(v: u64, dst: Scalar, src: Scalar, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
+    if dst == Scalar::F16 || src == Scalar::F16 {
         return cvt_f16(v, dst, src, rnd, sat, ftz);
     }
     let flush32 = |x: f32| {
@@ -29,7 +29,7 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
             x as i128
         };
         if let (true, Some(md)) = (dst.float(), rnd.directed()) {
-            let fmt = if dst == Ty::F32 { sf::F32 } else { sf::F64 };
+            let fmt = if dst == Scalar::F32 { sf::F32 } else { sf::F64 };
             let mut r = sf::from_int(fmt, iv < 0, iv.unsigned_abs(), md);
             if sat {
                 // Integers are never in (0, 1): saturation clamps to 0 or 1.
@@ -42,7 +42,7 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
             return r;
         }
         return match dst {
-            Ty::F32 => {
+            Scalar::F32 => {
                 let f = if src.signed() {
                     iv as i64 as f32
                 } else {
@@ -51,7 +51,7 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
                 let f = if sat { f.clamp(0.0, 1.0) } else { f };
                 f.to_bits() as u64
             }
-            Ty::F64 => {
+            Scalar::F64 => {
                 let f = if src.signed() {
                     iv as i64 as f64
                 } else {
@@ -64,7 +64,7 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
         };
     }
     let f: f64 = match src {
-        Ty::F32 => flush32(f32::from_bits(v as u32)) as f64,
+        Scalar::F32 => flush32(f32::from_bits(v as u32)) as f64,
         _ => f64::from_bits(v),
     };
     let rounded = |f: f64| match rnd {
@@ -75,8 +75,8 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
         _ => f,
     };
     match dst {
-        Ty::F32 => {
-            let x = if src == Ty::F32 {
+        Scalar::F32 => {
+            let x = if src == Scalar::F32 {
                 let x = f32::from_bits(v as u32);
                 let x = flush32(x);
                 match rnd {
@@ -102,7 +102,7 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
             };
             flush32(x).to_bits() as u64
         }
-        Ty::F64 => {
+        Scalar::F64 => {
             let x = rounded(f);
             let x = if sat {
                 if x.is_nan() {
@@ -135,7 +135,7 @@ pub fn cvt(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
 
 /// cvt with an f16 operand: f16 values are exact in f64, so an f16 source is widened first;
 /// an f16 destination is rounded once, in the instruction's mode, by the exact arithmetic.
-fn cvt_f16(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
+fn cvt_f16(v: u64, dst: Scalar, src: Scalar, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
     let one16 = 0x3c00;
     let sat16 = |r: u64| {
         if !sat {
@@ -148,9 +148,9 @@ fn cvt_f16(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
             r
         }
     };
-    if src == Ty::F16 {
+    if src == Scalar::F16 {
         let x = sf::to_f64(sf::F16, v & 0xffff);
-        if dst == Ty::F16 {
+        if dst == Scalar::F16 {
             // Integer rounding within f16: the rounded value is an f16 again.
             let r = match rnd {
                 Rnd::Rni => x.round_ties_even(),
@@ -166,7 +166,7 @@ fn cvt_f16(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
             };
             return sat16(r);
         }
-        return cvt(x.to_bits(), dst, Ty::F64, rnd, sat, ftz);
+        return cvt(x.to_bits(), dst, Scalar::F64, rnd, sat, ftz);
     }
     let mode = match rnd {
         Rnd::Rz => sf::Mode::Rz,
@@ -175,14 +175,14 @@ fn cvt_f16(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
         _ => sf::Mode::Rn,
     };
     let r = match src {
-        Ty::F32 => {
+        Scalar::F32 => {
             let mut x = v & 0xffff_ffff;
             if ftz && sf::F32.is_subnormal(x) {
                 x &= 0x8000_0000;
             }
             sf::convert(sf::F32, sf::F16, x, mode)
         }
-        Ty::F64 => sf::convert(sf::F64, sf::F16, v, mode),
+        Scalar::F64 => sf::convert(sf::F64, sf::F16, v, mode),
         _ => {
             let sb = src.bits();
             let x = v & (u64::MAX >> (64 - sb));
@@ -197,7 +197,7 @@ fn cvt_f16(v: u64, dst: Ty, src: Ty, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
     sat16(r)
 }
 
-fn int_result(iv: i128, dst: Ty, sat: bool) -> u64 {
+fn int_result(iv: i128, dst: Scalar, sat: bool) -> u64 {
     let b = dst.bits();
     let (lo, hi): (i128, i128) = if dst.signed() {
         (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
@@ -219,7 +219,7 @@ fn int_result(iv: i128, dst: Ty, sat: bool) -> u64 {
 /// width, then wrap to the destination width (as [`cvt`] computes it); the shifts are fixed for
 /// the instruction, so the loop vectorizes.
 #[inline(always)]
-pub fn cvt_int_lanes(x: &Lanes, o: &mut Lanes, dst: Ty, src: Ty) {
+pub fn cvt_int_lanes(x: &Lanes, o: &mut Lanes, dst: Scalar, src: Scalar) {
     let (sb, db) = (64 - src.bits(), 64 - dst.bits());
     let (ss, ds) = (src.signed(), dst.signed());
     for (o, &v) in o.iter_mut().zip(x) {

@@ -115,7 +115,7 @@ macro_rules! ib_shr {
     };
 }
 
-pub fn int_bin(op: IBin, t: IntTy) -> Option<BinFn> {
+pub fn int_bin(op: IBin, t: Scalar) -> Option<BinFn> {
     match op {
         IBin::Add => by_int!(t, ib_add!()),
         IBin::Sub => by_int!(t, ib_sub!()),
@@ -136,8 +136,8 @@ pub fn int_bin(op: IBin, t: IntTy) -> Option<BinFn> {
 }
 
 /// `mul.wide`: the full product of two `bits`-wide values, in twice the width.
-pub fn mul_wide(t: IntTy) -> Option<BinFn> {
-    Some(match (t.bits, t.signed) {
+pub fn mul_wide(t: Scalar) -> Option<BinFn> {
+    Some(match t.int().unwrap_or((0, false)) {
         (16, false) => f2!(u16, |a, b| a as u32 * b as u32),
         (16, true) => f2!(i16, |a, b| a as i32 * b as i32),
         (32, false) => f2!(u32, |a, b| a as u64 * b as u64),
@@ -147,8 +147,8 @@ pub fn mul_wide(t: IntTy) -> Option<BinFn> {
 }
 
 /// `mad.wide`: full product plus a double-width addend.
-pub fn mad_wide(t: IntTy) -> Option<TerFn> {
-    Some(match (t.bits, t.signed) {
+pub fn mad_wide(t: Scalar) -> Option<TerFn> {
+    Some(match t.int().unwrap_or((0, false)) {
         (16, false) => f3!(u16, u16, u32, |a, b, c| (a as u32 * b as u32)
             .wrapping_add(c)),
         (16, true) => f3!(i16, i16, i32, |a, b, c| (a as i32 * b as i32)
@@ -171,10 +171,10 @@ macro_rules! it_madhi {
         f3!($t, |a, b, c| a.mul_hi(b).wrapping_add(c))
     };
 }
-pub fn mad_lo(t: IntTy) -> Option<TerFn> {
+pub fn mad_lo(t: Scalar) -> Option<TerFn> {
     by_int!(t, it_madlo!())
 }
-pub fn mad_hi(t: IntTy) -> Option<TerFn> {
+pub fn mad_hi(t: Scalar) -> Option<TerFn> {
     by_int!(t, it_madhi!())
 }
 /// `mad.hi.sat.s32`: saturate the 32-bit sum.
@@ -227,7 +227,7 @@ macro_rules! iu_brev {
         f1!($t, |a| a.reverse_bits())
     };
 }
-pub fn int_un(op: IUn, t: IntTy) -> Option<UnFn> {
+pub fn int_un(op: IUn, t: Scalar) -> Option<UnFn> {
     match op {
         IUn::Neg => by_int!(t, iu_neg!()),
         IUn::Abs => by_int!(t, iu_abs!()),
@@ -260,7 +260,7 @@ pub fn selp(bits: u32) -> TerFn {
 }
 
 /// bfe: extract `len` bits from `pos` (both clamped to 0..=255), sign-extended when signed.
-pub fn bfe(t: IntTy) -> Option<TerFn> {
+pub fn bfe(t: Scalar) -> Option<TerFn> {
     fn ext<const BITS: u32, const SIGNED: bool>(a: u64, pos: u32, len: u32) -> u64 {
         let (pos, len) = (pos & 0xff, len & 0xff);
         let msb = if len == 0 {
@@ -288,7 +288,7 @@ pub fn bfe(t: IntTy) -> Option<TerFn> {
         }
         d
     }
-    Some(match (t.bits, t.signed) {
+    Some(match t.int().unwrap_or((0, false)) {
         (32, false) => f3!(u32, u32, u32, |a, b, c| ext::<32, false>(a as u64, b, c)
             as u32),
         (32, true) => f3!(u32, u32, u32, |a, b, c| ext::<32, true>(a as u64, b, c)
@@ -469,13 +469,13 @@ macro_rules! it_sad {
     };
 }
 /// sad: `c + |a - b|`.
-pub fn sad(t: IntTy) -> Option<TerFn> {
+pub fn sad(t: Scalar) -> Option<TerFn> {
     by_int!(t, it_sad!())
 }
 
 /// bfind: the position of the most significant non-sign bit (0xffffffff if none); `.shiftamt`
 /// returns the left shift that would bring it to the top instead.
-pub fn bfind(t: IntTy, shiftamt: bool) -> Option<UnFn> {
+pub fn bfind(t: Scalar, shiftamt: bool) -> Option<UnFn> {
     fn f(a: u64, bits: u32, signed: bool, shiftamt: bool) -> u32 {
         let msb = bits - 1;
         let mut a = a & (u64::MAX >> (64 - bits));
@@ -492,7 +492,8 @@ pub fn bfind(t: IntTy, shiftamt: bool) -> Option<UnFn> {
             d
         }
     }
-    Some(match (t.bits, t.signed, shiftamt) {
+    let (bits, signed) = t.int().unwrap_or((0, false));
+    Some(match (bits, signed, shiftamt) {
         (32, false, false) => f1!(u64, |a| f(a, 32, false, false)),
         (32, false, true) => f1!(u64, |a| f(a, 32, false, true)),
         (32, true, false) => f1!(u64, |a| f(a, 32, true, false)),

@@ -217,16 +217,9 @@ macro_rules! f3 {
     };
 }
 
-/// Integer kinds for selecting functions: width in bits and signedness.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct IntTy {
-    pub bits: u32,
-    pub signed: bool,
-}
-
 macro_rules! by_int {
     ($it:expr, $m:ident!($($args:tt)*)) => {
-        match ($it.bits, $it.signed) {
+        match $it.int().unwrap_or((0, false)) {
             (16, false) => Some($m!(u16 $($args)*)),
             (16, true) => Some($m!(i16 $($args)*)),
             (32, false) => Some($m!(u32 $($args)*)),
@@ -291,6 +284,7 @@ pub mod mbar;
 pub mod narrow;
 mod op;
 pub mod redux;
+mod scalar;
 pub mod softfloat;
 pub mod types;
 pub mod video;
@@ -298,4 +292,5 @@ pub mod video;
 pub use cmp::Cmp;
 pub use float::{FBin, FUn, Testp};
 pub use int::{IBin, IUn, PrmtMode};
-pub use op::{BinOp, CmpOp, FloatTy, LaneFamily, LaneOp, QuadOp, Resolved, TerOp, UnOp};
+pub use op::{BinOp, CmpOp, LaneFamily, LaneOp, QuadOp, Resolved, TerOp, UnOp};
+pub use scalar::Scalar;

@@ -11,6 +11,7 @@
 
 use crate::sem::softfloat::{self as sf, Fmt, Mode};
 use crate::sem::Cmp;
+use crate::sem::Scalar;
 
 // ---- configuration word ----
 
@@ -368,124 +369,6 @@ pub fn set_val(cfg: u64, a: u64, _b: u64, _c: u64) -> u64 {
 
 // ---- conversions ----
 
-/// Element types of the narrow conversions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum El {
-    U8,
-    U16,
-    U32,
-    U64,
-    S8,
-    S16,
-    S32,
-    S64,
-    F16,
-    Bf16,
-    F32,
-    F64,
-    /// f32 layout with a 10-bit fraction (the low 13 bits zero).
-    Tf32,
-    E4m3,
-    E5m2,
-    E2m3,
-    E3m2,
-    E2m1,
-    /// The unsigned exponent-only scale format of `.ue8m0x2`: `2^(e - 127)` for e in 0..=254,
-    /// 0xff NaN; no sign, zero or infinity.
-    Ue8m0,
-}
-
-const ELS: [El; 19] = [
-    El::U8,
-    El::U16,
-    El::U32,
-    El::U64,
-    El::S8,
-    El::S16,
-    El::S32,
-    El::S64,
-    El::F16,
-    El::Bf16,
-    El::F32,
-    El::F64,
-    El::Tf32,
-    El::E4m3,
-    El::E5m2,
-    El::E2m3,
-    El::E3m2,
-    El::E2m1,
-    El::Ue8m0,
-];
-
-impl El {
-    pub fn from_word(w: &str) -> Option<El> {
-        Some(match w {
-            "u8" => El::U8,
-            "u16" => El::U16,
-            "u32" => El::U32,
-            "u64" => El::U64,
-            "s8" => El::S8,
-            "s16" => El::S16,
-            "s32" => El::S32,
-            "s64" => El::S64,
-            "f16" => El::F16,
-            "bf16" => El::Bf16,
-            "f32" => El::F32,
-            "f64" => El::F64,
-            "tf32" => El::Tf32,
-            _ => return None,
-        })
-    }
-    pub fn bits(self) -> u32 {
-        match self {
-            El::U8 | El::S8 | El::E4m3 | El::E5m2 | El::E2m3 | El::E3m2 | El::Ue8m0 => 8,
-            El::E2m1 => 4,
-            El::U16 | El::S16 | El::F16 | El::Bf16 => 16,
-            El::U32 | El::S32 | El::F32 | El::Tf32 => 32,
-            El::U64 | El::S64 | El::F64 => 64,
-        }
-    }
-    fn int(self) -> Option<(u32, bool)> {
-        Some(match self {
-            El::U8 => (8, false),
-            El::U16 => (16, false),
-            El::U32 => (32, false),
-            El::U64 => (64, false),
-            El::S8 => (8, true),
-            El::S16 => (16, true),
-            El::S32 => (32, true),
-            El::S64 => (64, true),
-            _ => return None,
-        })
-    }
-    /// Exponent and fraction widths of the float elements.
-    fn fmt(self) -> Fmt {
-        match self {
-            El::F16 => sf::F16,
-            El::Bf16 => sf::BF16,
-            El::F32 => sf::F32,
-            El::F64 => sf::F64,
-            El::Tf32 => Fmt {
-                ebits: 8,
-                mbits: 10,
-            },
-            El::E4m3 => Fmt { ebits: 4, mbits: 3 },
-            El::E5m2 => Fmt { ebits: 5, mbits: 2 },
-            El::E2m3 => Fmt { ebits: 2, mbits: 3 },
-            El::E3m2 => Fmt { ebits: 3, mbits: 2 },
-            _ => Fmt { ebits: 2, mbits: 1 },
-        }
-    }
-    /// Formats whose all-ones exponent encodes infinities and NaNs (IEEE style).
-    fn ieee(self) -> bool {
-        matches!(
-            self,
-            El::F16 | El::Bf16 | El::F32 | El::F64 | El::Tf32 | El::E5m2
-        )
-    }
-}
-
 /// An exactly decoded value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum V {
@@ -496,7 +379,7 @@ enum V {
     Fin(bool, u128, i32),
 }
 
-fn decode(t: El, x: u64, ftz: bool) -> V {
+fn decode(t: Scalar, x: u64, ftz: bool) -> V {
     if let Some((bits, signed)) = t.int() {
         let x = x & (u64::MAX >> (64 - bits));
         let v: i128 = if signed {
@@ -510,7 +393,7 @@ fn decode(t: El, x: u64, ftz: bool) -> V {
             V::Fin(v < 0, v.unsigned_abs(), 0)
         };
     }
-    if t == El::Ue8m0 {
+    if t == Scalar::Ue8m0 {
         let e = x & 0xff;
         return if e == 0xff {
             V::Nan
@@ -518,7 +401,7 @@ fn decode(t: El, x: u64, ftz: bool) -> V {
             V::Fin(false, 1, e as i32 - 127)
         };
     }
-    let x = if t == El::Tf32 {
+    let x = if t == Scalar::Tf32 {
         (x & 0xffff_ffff) >> 13
     } else {
         x
@@ -533,11 +416,11 @@ fn decode(t: El, x: u64, ftz: bool) -> V {
     if ef == emax && t.ieee() {
         return if fr != 0 { V::Nan } else { V::Inf(neg) };
     }
-    if t == El::E4m3 && ef == emax && fr == (1 << f.mbits) - 1 {
+    if t == Scalar::E4m3 && ef == emax && fr == (1 << f.mbits) - 1 {
         return V::Nan;
     }
     if ef == 0 {
-        if fr == 0 || (ftz && t == El::F32) {
+        if fr == 0 || (ftz && t == Scalar::F32) {
             return V::Zero(neg);
         }
         return V::Fin(neg, fr as u128, 1 - bias - f.mbits as i32);
@@ -550,23 +433,23 @@ fn decode(t: El, x: u64, ftz: bool) -> V {
 }
 
 /// The largest finite magnitude's encoding of a narrow format.
-fn max_mag(t: El) -> u64 {
+fn max_mag(t: Scalar) -> u64 {
     match t {
-        El::E4m3 => 0x7e,
-        El::E2m3 | El::E3m2 => 0x1f,
-        El::E2m1 => 0x7,
+        Scalar::E4m3 => 0x7e,
+        Scalar::E2m3 | Scalar::E3m2 => 0x1f,
+        Scalar::E2m1 => 0x7,
         _ => t.fmt().max_finite(false),
     }
 }
 
 /// Encodes `v` into float element `t` in `mode`, with `.relu` and `.satfinite`.
-fn encode_float(t: El, v: V, mode: Mode, relu_: bool, satfinite: bool) -> u64 {
+fn encode_float(t: Scalar, v: V, mode: Mode, relu_: bool, satfinite: bool) -> u64 {
     let f = t.fmt();
     let sign = f.sign_bit();
     let nan = match t {
         // No NaN encodings: `.satfinite` (mandatory for them) gives +MAX_NORM.
-        El::E2m3 | El::E3m2 | El::E2m1 => max_mag(t),
-        El::E4m3 => 0x7f,
+        Scalar::E2m3 | Scalar::E3m2 | Scalar::E2m1 => max_mag(t),
+        Scalar::E4m3 => 0x7f,
         _ => f.nan(),
     };
     let r = match v {
@@ -644,10 +527,10 @@ fn encode_ue8m0(v: V, mode: Mode, satfinite: bool) -> u64 {
 /// reading (the only alignment that keeps the rounding unbiased; the ISA's text gives none).
 /// Beyond the largest finite value the result is infinity, or MAX_NORM under `.satfinite`
 /// (mandatory for the 8-, 6- and 4-bit formats); NaN as for `.rn`.
-fn cvt_rs1(dst: El, x: u64, r: u64, k: u32, relu_: bool, satfinite: bool) -> u64 {
+fn cvt_rs1(dst: Scalar, x: u64, r: u64, k: u32, relu_: bool, satfinite: bool) -> u64 {
     let f = dst.fmt();
     let sign = f.sign_bit();
-    let v = decode(El::F32, x, false);
+    let v = decode(Scalar::F32, x, false);
     let (neg, m, e) = match v {
         V::Fin(n, m, e) => (n, m, e),
         // NaN, infinities and zeros convert exactly (`.relu` and `.satfinite` as for .rn).
@@ -709,25 +592,25 @@ pub const RS_E2M1_HI: u64 = 3;
 pub const RS_E2M1_LO: u64 = 4;
 const RS_SHIFT: u32 = 24;
 
-pub fn rs_cfg(dst: El, layout: u64, flags: u64) -> u64 {
-    cvt_cfg(dst, El::F32, Mode::Rz, false, 1, flags) | layout << RS_SHIFT
+pub fn rs_cfg(dst: Scalar, layout: u64, flags: u64) -> u64 {
+    cvt_cfg(dst, Scalar::F32, Mode::Rz, false, 1, flags) | layout << RS_SHIFT
 }
 
 /// `cvt.rs`: two f32 operands `a` (upper) and `b` (lower) converted with their random bits from
 /// `rbits` and packed, each in its element's slot (16, 8 or 4 bits); `cfg` from [`rs_cfg`].
 pub fn cvt_rs(cfg: u64, a: u64, b: u64, rbits: u64) -> u64 {
-    let dst = ELS[((cfg >> 48) & 0xff) as usize];
+    let dst = Scalar::ALL[((cfg >> 48) & 0xff) as usize];
     let (relu_, satf) = (cfg & RELU != 0, cfg & SATFINITE != 0);
     let (ra, rb, k) = match (cfg >> RS_SHIFT) & 7 {
-        RS_HALVES => (rbits >> 16, rbits, if dst == El::F16 { 13 } else { 16 }),
+        RS_HALVES => (rbits >> 16, rbits, if dst == Scalar::F16 { 13 } else { 16 }),
         RS_X4_HI => (rbits >> 16, rbits >> 16, 16),
         RS_X4_LO => (rbits, rbits, 16),
         RS_E2M1_HI => (rbits >> 24, rbits >> 8, 8),
         _ => (rbits >> 16, rbits, 8),
     };
     let slot = match dst {
-        El::F16 | El::Bf16 => 16,
-        El::E2m1 => 4,
+        Scalar::F16 | Scalar::Bf16 => 16,
+        Scalar::E2m1 => 4,
         _ => 8,
     };
     let hi = cvt_rs1(dst, a & 0xffff_ffff, ra, k, relu_, satf);
@@ -738,7 +621,7 @@ pub fn cvt_rs(cfg: u64, a: u64, b: u64, rbits: u64) -> u64 {
 /// Configuration of [`cvt`]: destination and source element (bits 48 and 56), rounding, flags.
 /// `pack`: 0 one element; 1 two sources `a` (upper) and `b` (lower) packed; 2 the two halves of
 /// `a` converted into two halves of the destination.
-pub fn cvt_cfg(dst: El, src: El, mode: Mode, rna: bool, pack: u8, flags: u64) -> u64 {
+pub fn cvt_cfg(dst: Scalar, src: Scalar, mode: Mode, rna: bool, pack: u8, flags: u64) -> u64 {
     (dst as u64) << 48
         | (src as u64) << 56
         | mode_bits(mode)
@@ -754,13 +637,13 @@ fn low(x: u64, bits: u32) -> u64 {
 }
 
 /// One element conversion.
-fn cvt1(cfg: u64, dst: El, src: El, x: u64) -> u64 {
+fn cvt1(cfg: u64, dst: Scalar, src: Scalar, x: u64) -> u64 {
     let mode = mode_of(cfg);
     let ftz = cfg & FTZ != 0;
     let v = decode(src, x, ftz);
     let relu_ = cfg & RELU != 0;
     let satf = cfg & SATFINITE != 0;
-    if dst == El::Tf32 {
+    if dst == Scalar::Tf32 {
         if cfg & (1 << 20) != 0 {
             // .rna: ties away from zero: add half an ulp of tf32 to the magnitude, truncate.
             let x = x & 0xffff_ffff;
@@ -780,20 +663,20 @@ fn cvt1(cfg: u64, dst: El, src: El, x: u64) -> u64 {
                 s | r
             };
         }
-        let r = encode_float(El::Tf32, v, mode, relu_, satf);
-        if El::Tf32.fmt().is_nan(r) {
+        let r = encode_float(Scalar::Tf32, v, mode, relu_, satf);
+        if Scalar::Tf32.fmt().is_nan(r) {
             return 0x7fff_ffff;
         }
         return r << 13;
     }
-    if dst == El::Ue8m0 {
+    if dst == Scalar::Ue8m0 {
         return encode_ue8m0(v, mode, satf);
     }
     // Integer destinations never get here: lowering widens bf16 to f32 (exact) and runs the
     // f32 -> integer conversion.
     debug_assert!(dst.int().is_none());
     let mut r = encode_float(dst, v, mode, relu_, satf);
-    if ftz && dst == El::F32 {
+    if ftz && dst == Scalar::F32 {
         r = flush(sf::F32, r);
     }
     if cfg & SAT != 0 {
@@ -805,16 +688,16 @@ fn cvt1(cfg: u64, dst: El, src: El, x: u64) -> u64 {
 
 /// Narrow-format conversion of one lane (`cfg` from [`cvt_cfg`]).
 pub fn cvt(cfg: u64, a: u64, b: u64, _c: u64) -> u64 {
-    let dst = ELS[((cfg >> 48) & 0xff) as usize];
-    let src = ELS[(cfg >> 56) as usize];
-    let db = if dst == El::Tf32 { 32 } else { dst.bits() };
+    let dst = Scalar::ALL[((cfg >> 48) & 0xff) as usize];
+    let src = Scalar::ALL[(cfg >> 56) as usize];
+    let db = if dst == Scalar::Tf32 { 32 } else { dst.bits() };
     // e2m3/e3m2 take a byte each with the two high bits zero.
     let slot = match dst {
-        El::E2m3 | El::E3m2 => 8,
+        Scalar::E2m3 | Scalar::E3m2 => 8,
         _ => db,
     };
     let ssl = match src {
-        El::E2m3 | El::E3m2 => 8,
+        Scalar::E2m3 | Scalar::E3m2 => 8,
         _ => src.bits(),
     };
     match (cfg >> 21) & 3 {

@@ -10,54 +10,16 @@
 
 use super::float::{self, FBin, FUn, Testp};
 use super::int::{self, IBin, IUn, PrmtMode};
-use super::softfloat::{self as sf, Fmt, Mode};
+use super::softfloat::Mode;
 use super::{addr, cmp, lane, mbar, narrow, video};
-use super::{BinFn, Cmp, IntTy, QuadFn, ScalarFn, TerFn, UnFn};
+use super::{BinFn, Cmp, QuadFn, Scalar, ScalarFn, TerFn, UnFn};
 use std::fmt;
-
-/// The floating-point formats of scalar arithmetic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FloatTy {
-    F16,
-    F32,
-    F64,
-}
-
-impl FloatTy {
-    /// The format of a `.f16`, `.f32` or `.f64` operand of `bits`.
-    pub fn of_bits(bits: u32) -> FloatTy {
-        match bits {
-            16 => FloatTy::F16,
-            32 => FloatTy::F32,
-            _ => FloatTy::F64,
-        }
-    }
-    pub fn fmt(self) -> Fmt {
-        match self {
-            FloatTy::F16 => sf::F16,
-            FloatTy::F32 => sf::F32,
-            FloatTy::F64 => sf::F64,
-        }
-    }
-    /// The index of [`sf::fmt_of`], which the const-generic lane functions take.
-    pub(super) fn index(self) -> u8 {
-        match self {
-            FloatTy::F16 => 0,
-            FloatTy::F32 => 2,
-            FloatTy::F64 => 3,
-        }
-    }
-    /// Whether the host's IEEE arithmetic computes this format exactly (in round-to-nearest).
-    fn native(self) -> bool {
-        matches!(self, FloatTy::F32 | FloatTy::F64)
-    }
-}
 
 /// Operations of one source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {
     /// neg, abs, not, cnot, popc, clz, brev.
-    Int(IUn, IntTy),
+    Int(IUn, Scalar),
     /// `not.pred`.
     NotPred,
     /// A copy of the low `bits` bits.
@@ -68,12 +30,12 @@ pub enum UnOp {
     /// a directed rounding; the approximate forms are computed in f64 and rounded once.
     Float {
         op: FUn,
-        ty: FloatTy,
+        ty: Scalar,
         rnd: Mode,
     },
-    Testp(Testp, FloatTy),
+    Testp(Testp, Scalar),
     Bfind {
-        ty: IntTy,
+        ty: Scalar,
         shiftamt: bool,
     },
     /// `cvta` of a `.shared` (or, `local`, a `.local`) address: its generic address, in the
@@ -89,13 +51,13 @@ pub enum UnOp {
 /// Operations of two sources.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
-    Int(IBin, IntTy),
+    Int(IBin, Scalar),
     /// `mul.wide`: the full product, twice the width.
-    MulWide(IntTy),
+    MulWide(Scalar),
     /// add, sub, mul, div, min, max, copysign in a format and rounding.
     Float {
         op: FBin,
-        ty: FloatTy,
+        ty: Scalar,
         rnd: Mode,
     },
     Mul24 {
@@ -115,23 +77,23 @@ pub enum BinOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
     /// `lo/ls/hi/hs` are Lt/Le/Gt/Ge on an unsigned type.
-    Int(Cmp, IntTy),
-    Float(Cmp, FloatTy),
+    Int(Cmp, Scalar),
+    Float(Cmp, Scalar),
 }
 
 /// Operations of three sources.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TerOp {
-    MadLo(IntTy),
-    MadHi(IntTy),
+    MadLo(Scalar),
+    MadHi(Scalar),
     /// `mad.hi.sat.s32`.
     MadHiSat,
-    MadWide(IntTy),
+    MadWide(Scalar),
     /// `selp`: a if the predicate c, else b.
     Selp {
         bits: u32,
     },
-    Bfe(IntTy),
+    Bfe(Scalar),
     /// `prmt` in its default mode (`None`) or one of the fixed modes.
     Prmt(Option<PrmtMode>),
     Shf {
@@ -140,7 +102,7 @@ pub enum TerOp {
     },
     /// `fma` (and `mad` on floats) in a format and rounding, rounded once.
     Fma {
-        ty: FloatTy,
+        ty: Scalar,
         rnd: Mode,
     },
     Mad24 {
@@ -149,7 +111,7 @@ pub enum TerOp {
     },
     /// `mad24.hi.sat.s32`.
     Mad24HiSat,
-    Sad(IntTy),
+    Sad(Scalar),
     Fns,
     Dp4a {
         sa: bool,
@@ -251,6 +213,11 @@ impl<O: fmt::Debug, F> fmt::Debug for Resolved<O, F> {
     }
 }
 
+/// The formats the const-generic exact arithmetic is instantiated for.
+fn ieee(ty: Scalar) -> bool {
+    matches!(ty, Scalar::F16 | Scalar::Bf16 | Scalar::F32 | Scalar::F64)
+}
+
 fn pair<O, F>(op: O, f: Option<F>) -> Option<Resolved<O, F>> {
     f.map(|f| Resolved { op, f })
 }
@@ -263,10 +230,11 @@ impl UnOp {
             UnOp::NotPred => Some(int::not_pred()),
             UnOp::Mov { bits } => Some(int::mov(bits)),
             UnOp::Float { op, ty, rnd } => match (op, rnd) {
-                (FUn::Sqrt, m) if m != Mode::Rn => Some(float::soft_sqrt(ty.index(), m)),
-                (FUn::Rcp, m) if m != Mode::Rn => Some(float::soft_rcp(ty.index(), m)),
-                (_, Mode::Rn) if ty == FloatTy::F64 => Some(float::f64_un(op)),
-                (_, Mode::Rn) if ty == FloatTy::F32 => Some(float::f32_un(op)),
+                _ if !ieee(ty) => None,
+                (FUn::Sqrt, m) if m != Mode::Rn => Some(float::soft_sqrt(ty.float_index(), m)),
+                (FUn::Rcp, m) if m != Mode::Rn => Some(float::soft_rcp(ty.float_index(), m)),
+                (_, Mode::Rn) if ty == Scalar::F64 => Some(float::f64_un(op)),
+                (_, Mode::Rn) if ty == Scalar::F32 => Some(float::f32_un(op)),
                 _ => None,
             },
             UnOp::Testp(t, ty) if ty.native() => Some(float::testp(t, ty.fmt().width())),
@@ -290,17 +258,18 @@ impl BinOp {
         let f = match self {
             BinOp::Int(op, t) => int::int_bin(op, t),
             BinOp::MulWide(t) => int::mul_wide(t),
-            BinOp::Float { op, ty, rnd } => {
+            BinOp::Float { op, ty, rnd } if ieee(ty) => {
                 if ty.native() && rnd == Mode::Rn {
-                    Some(if ty == FloatTy::F64 {
+                    Some(if ty == Scalar::F64 {
                         float::f64_bin(op)
                     } else {
                         float::f32_bin(op)
                     })
                 } else {
-                    float::soft_bin(op, ty.index(), rnd)
+                    float::soft_bin(op, ty.float_index(), rnd)
                 }
             }
+            BinOp::Float { .. } => None,
             BinOp::Mul24 { hi, signed } => Some(int::mul24(hi, signed)),
             BinOp::Szext { signed, clamp } => Some(int::szext(signed, clamp)),
             BinOp::Bmsk { clamp } => Some(int::bmsk(clamp)),
@@ -313,7 +282,7 @@ impl CmpOp {
     pub fn resolve(self) -> Option<Resolved<CmpOp, BinFn>> {
         let f = match self {
             CmpOp::Int(c, t) => cmp::cmp_int(c, t),
-            CmpOp::Float(c, FloatTy::F16) => cmp::cmp_f16(c),
+            CmpOp::Float(c, Scalar::F16) => cmp::cmp_f16(c),
             CmpOp::Float(c, ty) if ty.native() => cmp::cmp_float(c, ty.fmt().width()),
             CmpOp::Float(..) => None,
         };
@@ -336,7 +305,8 @@ impl TerOp {
             TerOp::Fma { ty, rnd } if ty.native() && rnd == Mode::Rn => {
                 Some(float::fma(ty.fmt().width()))
             }
-            TerOp::Fma { ty, rnd } => Some(float::soft_fma(ty.index(), rnd)),
+            TerOp::Fma { ty, rnd } if ieee(ty) => Some(float::soft_fma(ty.float_index(), rnd)),
+            TerOp::Fma { .. } => None,
             TerOp::Mad24 { hi, signed } => Some(int::mad24(hi, signed)),
             TerOp::Mad24HiSat => Some(int::mad24_hi_sat()),
             TerOp::Sad(t) => int::sad(t),
@@ -389,22 +359,6 @@ impl LaneOp {
 }
 
 // ---- textual form: the PTX spelling of the operation and its resolved modifiers ----
-
-impl fmt::Display for IntTy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", if self.signed { 's' } else { 'u' }, self.bits)
-    }
-}
-
-impl fmt::Display for FloatTy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            FloatTy::F16 => "f16",
-            FloatTy::F32 => "f32",
-            FloatTy::F64 => "f64",
-        })
-    }
-}
 
 /// The lower-case name of a unit variant (`FUn::Sqrt` is `sqrt`).
 fn lc(v: &impl fmt::Debug) -> String {

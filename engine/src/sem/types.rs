@@ -1,5 +1,4 @@
-//! The types and modifiers the operations of this module take: cvt's scalar types and
-//! roundings, the atomic operations and types, the warp reductions.
+//! The modifiers the operations of this module take: cvt's roundings, the atomic operations and types, the warp reductions.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomOp {
@@ -44,39 +43,6 @@ pub enum ReduxOp {
     Xor,
     FMin { abs: bool, nan: bool },
     FMax { abs: bool, nan: bool },
-}
-
-/// Scalar types as cvt sees them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ty {
-    U8,
-    U16,
-    U32,
-    U64,
-    S8,
-    S16,
-    S32,
-    S64,
-    F16,
-    F32,
-    F64,
-}
-
-impl Ty {
-    pub fn bits(self) -> u32 {
-        match self {
-            Ty::U8 | Ty::S8 => 8,
-            Ty::U16 | Ty::S16 | Ty::F16 => 16,
-            Ty::U32 | Ty::S32 | Ty::F32 => 32,
-            Ty::U64 | Ty::S64 | Ty::F64 => 64,
-        }
-    }
-    pub fn signed(self) -> bool {
-        matches!(self, Ty::S8 | Ty::S16 | Ty::S32 | Ty::S64)
-    }
-    pub fn float(self) -> bool {
-        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
-    }
 }
 
 /// Rounding of cvt: `Rn`..`Rp` for float results, `Rni`..`Rpi` round a float to an integral value.
