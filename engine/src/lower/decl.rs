@@ -167,6 +167,11 @@ impl<'a> Prog<'a> {
         off
     }
     pub(super) fn declare(&mut self, fc: &mut FnCtx, v: &VarDecl) -> R<()> {
+        // A huge parameterized declaration gets registers for the names the body uses only.
+        let lazy = match v.count {
+            Some(n) if v.space == AS::Reg && n > EAGER_REGS => Some(self.used_numbers(fc, v, n)),
+            _ => None,
+        };
         let scope = fc.scopes.last_mut().unwrap();
         match v.space {
             AS::Reg => {
@@ -214,6 +219,11 @@ impl<'a> Prog<'a> {
                     }
                 };
                 match v.count {
+                    Some(_) if lazy.is_some() => {
+                        for k in lazy.unwrap() {
+                            mk(self, scope, numbered(&v.name, k));
+                        }
+                    }
                     Some(n) => {
                         let regs = n as usize * v.vec.max(1) as usize;
                         scope.reserve(regs);
@@ -284,6 +294,29 @@ impl<'a> Prog<'a> {
         }
         Ok(())
     }
+    /// The numbers `k < n` for which the function's body names `{v.name}k` (each once, in
+    /// order), for a declaration too large to materialise whole.
+    fn used_numbers(&self, fc: &mut FnCtx, v: &VarDecl, n: u32) -> Vec<u32> {
+        let body = self.mc.m.functions[fc.fidx].body.as_deref().unwrap_or(&[]);
+        let used = fc.used_names.get_or_insert_with(|| {
+            let mut set = FxSet::default();
+            names_in(body, &mut set);
+            set
+        });
+        let mut ks: Vec<u32> = used
+            .iter()
+            .filter_map(|name| {
+                let digits = name.strip_prefix(v.name.as_str())?;
+                let k: u32 = digits.parse().ok()?;
+                // `%r07` is not `%r7`: only the spelling the declaration defines.
+                (k < n && numbered(&v.name, k) == *name).then_some(k)
+            })
+            .collect();
+        ks.sort_unstable();
+        ks.dedup();
+        ks
+    }
+
     pub(super) fn lookup(&self, fc: &FnCtx, name: &str) -> Option<Sym> {
         for s in fc.scopes.iter().rev() {
             if let Some(&x) = s.get(name) {
@@ -367,4 +400,48 @@ pub fn write_init(v: &VarDecl, buf: &mut [u8], globals: &HashMap<String, u64>) -
         buf[off..off + eb].copy_from_slice(&bits.to_le_bytes()[..eb]);
     }
     Ok(())
+}
+
+/// Parameterized register declarations (`%r<N>`) of more registers than this are materialised
+/// lazily: only the names the function's body uses get a register. ptxas accepts counts up to
+/// 2^31 and more; creating each would take gigabytes.
+pub(super) const EAGER_REGS: u32 = 1 << 16;
+
+/// Every name the statements use: operands' registers and symbols, and guards.
+pub(super) fn names_in(st: &[Statement], out: &mut FxSet<Name>) {
+    fn operand(o: &O, out: &mut FxSet<Name>) {
+        match o {
+            O::Name { name, .. } | O::SymOff { name, .. } => {
+                out.insert(Name::new(name));
+            }
+            O::Addr {
+                base: Some(name), ..
+            } => {
+                out.insert(name.clone());
+            }
+            O::Index { name, index } => {
+                out.insert(Name::new(name));
+                operand(index, out);
+            }
+            O::Vector(v) | O::List(v) | O::Tuple(v) => v.iter().for_each(|x| operand(x, out)),
+            O::Not(x) | O::Neg(x) => operand(x, out),
+            O::Pair(a, b) => {
+                operand(a, out);
+                operand(b, out);
+            }
+            _ => {}
+        }
+    }
+    for s in st {
+        match s {
+            Statement::Inst(i) => {
+                if let Some((g, _)) = &i.guard {
+                    out.insert(Name::new(g));
+                }
+                i.operands.iter().for_each(|o| operand(o, out));
+            }
+            Statement::Block(b) => names_in(b, out),
+            _ => {}
+        }
+    }
 }

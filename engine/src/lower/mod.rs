@@ -229,6 +229,9 @@ struct FnCtx {
     /// A re-entrant function's frame: its `.local` variables, allocated on the thread's stack
     /// at each entry ([`Op::Frame`]).
     frame: Option<FrameCtx>,
+    /// Every name the body uses, collected at the first declaration too large to materialise
+    /// whole ([`decl::EAGER_REGS`]).
+    used_names: Option<FxSet<Name>>,
 }
 
 /// The frame of a re-entrant function being lowered.
@@ -478,6 +481,7 @@ impl<'a> Prog<'a> {
             fidx,
             all_labels: Default::default(),
             frame: None,
+            used_names: None,
         };
         // A re-entrant function with `.local` variables allocates its frame on entry; the
         // size is known once the body is lowered. (Calls restore the stack pointer on return,

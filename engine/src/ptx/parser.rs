@@ -24,8 +24,10 @@ pub const MAX_VERSION: (u32, u32) = (9, 5);
 /// How deep braces, parentheses and expressions may nest.
 const MAX_DEPTH: u32 = 200;
 
-/// The most registers one parameterized declaration (`%r<N>`) may declare.
-const MAX_REG_COUNT: u64 = 1 << 24;
+/// The most registers one parameterized declaration (`%r<N>`) may declare: ptxas 13.5 takes
+/// counts up to 2^32 - 1 (at 2^32, "Constant overflow"); lowering materialises only the
+/// registers a body uses when the count is large.
+const MAX_REG_COUNT: u64 = u32::MAX as u64;
 
 #[derive(Debug)]
 pub enum Error {
