@@ -136,7 +136,7 @@ pub struct Member {
     pub idx: u64,
     pub sched: CtaSched,
     pub regs: Vec<u64>,
-    pub local: Vec<u8>,
+    pub local: super::local::LocalMem,
     pub done: bool,
 }
 

@@ -25,6 +25,7 @@ mod access;
 mod calls;
 pub mod cluster;
 pub mod cta;
+pub mod local;
 mod regfile;
 mod sched;
 pub mod sys;
@@ -137,7 +138,7 @@ const SHARED_UNIT: usize = 128;
 struct Scratch {
     regs: Vec<u64>,
     shared: Vec<u8>,
-    local: Vec<u8>,
+    local: local::LocalMem,
     cbar: ClusterBar,
 }
 
@@ -269,6 +270,18 @@ impl Job {
     }
 
     /// Records the error of CTA `idx` (the lowest-numbered one wins) and stops the launch.
+    /// The error of a launch whose threads' local memory the host cannot reserve.
+    fn no_local(&self, per_thread: usize, nthreads: usize) -> ExecError {
+        ExecError {
+            kind: ExecErrorKind::OutOfResources,
+            message: format!(
+                "kernel '{}': {per_thread} bytes of local memory per thread for {nthreads} \
+                 threads cannot be reserved",
+                self.kernel.name
+            ),
+        }
+    }
+
     fn fail(&self, idx: u64, e: ExecError) {
         let mut g = self.error.lock();
         if g.as_ref().is_none_or(|(i, _)| idx < *i) {
@@ -300,10 +313,13 @@ impl Job {
             }
             scratch.shared.clear();
             scratch.shared.resize(shared_len, 0);
-            scratch.local.clear();
-            scratch
+            if !scratch
                 .local
-                .resize(local_bytes * nthreads.div_ceil(32) * 32, 0);
+                .reset(local_bytes * nthreads.div_ceil(32) * 32)
+            {
+                self.fail(idx, self.no_local(local_bytes, nthreads));
+                break;
+            }
             let generation = sys::heap_generation();
             if gcache.generation != generation {
                 gcache = cta::GCache::new(generation);
@@ -339,7 +355,7 @@ impl Job {
     }
 
     /// A cluster `c` (a CTA without clusters) with every CTA at its entry.
-    fn start_unit(&self, c: u64, gcache: &mut cta::GCache) -> Box<Unit> {
+    fn start_unit(&self, c: u64, gcache: &mut cta::GCache) -> Result<Box<Unit>, (u64, ExecError)> {
         let n = self.nranks();
         let nthreads = self.nthreads();
         let shared_len = self.shared_len();
@@ -353,7 +369,11 @@ impl Job {
         unit.cbar.reset(n, nthreads as u32);
         for rank in 0..n as u64 {
             let idx = self.member_idx(c, rank);
-            let mut local = vec![0; self.local_bytes() * nthreads.div_ceil(32) * 32];
+            let Some(mut local) =
+                local::LocalMem::zeroed(self.local_bytes() * nthreads.div_ceil(32) * 32)
+            else {
+                return Err((idx, self.no_local(self.local_bytes(), nthreads)));
+            };
             let mut regs = Vec::new();
             let c = self.cta(idx, &mut unit.shared, &mut local, gcache, &mut unit.cbar);
             let sched = cta::start_cta(&c, &mut regs);
@@ -365,7 +385,7 @@ impl Job {
                 done: false,
             });
         }
-        unit
+        Ok(unit)
     }
 
     /// One turn of a unit: a round of each of its unfinished CTAs, in rank order. Ok(true) when
@@ -438,7 +458,7 @@ impl Job {
                 gcache = cta::GCache::new(generation);
             }
             let r = catch_unwind(AssertUnwindSafe(|| {
-                let mut unit = self.start_unit(c, &mut gcache);
+                let mut unit = self.start_unit(c, &mut gcache)?;
                 // A failure elsewhere stops the launch: the cluster is abandoned between turns.
                 while !self.turn(&mut unit, &mut gcache, &mut count)? {
                     if self.stop.load(Ordering::Relaxed) {
@@ -485,7 +505,7 @@ impl Job {
             let r = catch_unwind(AssertUnwindSafe(|| {
                 let mut unit = match slot {
                     Slot::Started(u) => u,
-                    Slot::Fresh(c) => self.start_unit(c, &mut gcache),
+                    Slot::Fresh(c) => self.start_unit(c, &mut gcache)?,
                 };
                 let done = self.turn(&mut unit, &mut gcache, &mut count)?;
                 Ok((done, unit))
