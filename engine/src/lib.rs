@@ -148,6 +148,20 @@ pub fn set_worker_threads(n: usize) {
     exec::set_worker_threads(n)
 }
 
+/// Runs later launches in a seeded random interleaving (`Some(seed)`) or the default schedule
+/// (`None`): with a seed, CTAs are taken in a permuted order and the warps of a CTA in a
+/// shuffled order with random time slices, on one host thread, so that the same seed gives the
+/// same interleaving and the same results, and other seeds explore others (see
+/// `exec::schedule`).
+pub fn set_schedule(seed: Option<u64>) {
+    exec::schedule::set_schedule(seed)
+}
+
+/// The seed of [`set_schedule`].
+pub fn schedule() -> Option<u64> {
+    exec::schedule::schedule()
+}
+
 /// Total thread-instructions (instructions times active lanes) executed by all launches so far:
 /// a throughput counter for benchmarks.
 pub fn thread_instructions() -> u64 {

@@ -56,6 +56,9 @@ pub struct Cta<'a> {
     pub param_window: u64,
     /// Backward branches a warp takes before it yields (see `warp::SLICE`).
     pub slice: u32,
+    /// A seeded schedule's generator for this CTA (see `exec::schedule`): it shuffles the
+    /// warps of each round and draws each warp's time slice.
+    pub rng: Option<super::schedule::Rng>,
     /// Scratch rows for the interpreter (immediates spread to 32 lanes, results that cannot go
     /// straight to their register): here rather than on the stack so that no instruction pays
     /// for zeroing them.
@@ -939,7 +942,18 @@ pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundO
     let mut ran = false;
     let mut progressed = false;
     let epoch = cta.epoch;
-    for w in 0..nwarps as usize {
+    // The order warps run in this round: in turn, or shuffled by a seeded schedule.
+    let mut order: [u8; 32] = std::array::from_fn(|k| k as u8);
+    if let Some(rng) = &mut cta.rng {
+        for k in (1..nwarps as usize).rev() {
+            order.swap(k, rng.below(k as u64 + 1) as usize);
+        }
+    }
+    for &w in &order[..nwarps as usize] {
+        let w = w as usize;
+        if let Some(rng) = &mut cta.rng {
+            cta.slice = 1 + rng.below(32) as u32;
+        }
         let runnable = warps[w].unblock(prog.exit);
         bars.track(w, &warps[w]);
         if !runnable {

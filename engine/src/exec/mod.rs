@@ -28,6 +28,7 @@ pub mod cta;
 pub mod local;
 mod regfile;
 mod sched;
+pub mod schedule;
 pub mod sys;
 pub mod warp;
 pub mod whole;
@@ -115,6 +116,8 @@ struct Job {
     coop: Option<Coop>,
     /// The global copy of the parameter block for generic parameter addresses, or 0.
     param_window: u64,
+    /// A seeded schedule's launch seed and the order its CTAs (clusters) are taken in.
+    seeded: Option<(u64, schedule::Permutation)>,
 }
 
 struct Coop {
@@ -246,6 +249,9 @@ impl Job {
             } else {
                 warp::SLICE
             },
+            rng: self
+                .seeded
+                .map(|(seed, _)| schedule::Rng::new(schedule::mix(seed ^ schedule::mix(idx)))),
             tmp: [[0; 32]; 4],
         }
     }
@@ -270,6 +276,11 @@ impl Job {
     }
 
     /// Records the error of CTA `idx` (the lowest-numbered one wins) and stops the launch.
+    /// The `k`-th unit (CTA or cluster) to take: `k` itself, or its place in a seeded order.
+    fn nth(&self, k: u64) -> u64 {
+        self.seeded.map_or(k, |(_, order)| order.at(k))
+    }
+
     /// The error of a launch whose threads' local memory the host cannot reserve.
     fn no_local(&self, per_thread: usize, nthreads: usize) -> ExecError {
         ExecError {
@@ -311,6 +322,7 @@ impl Job {
             if idx >= self.total {
                 break;
             }
+            let idx = self.nth(idx);
             scratch.shared.clear();
             scratch.shared.resize(shared_len, 0);
             if !scratch
@@ -453,6 +465,7 @@ impl Job {
             if c >= self.total {
                 break;
             }
+            let c = self.nth(c);
             let generation = sys::heap_generation();
             if gcache.generation != generation {
                 gcache = cta::GCache::new(generation);
@@ -644,7 +657,16 @@ fn run(
     }
     // Units of work: clusters (CTAs when clusters are single CTAs).
     let total = cfg.grid.iter().map(|&x| x as u64).product::<u64>() / nranks;
-    let helpers = (worker_threads().max(1) - 1).min(total as usize - 1);
+    // A seeded schedule runs on this thread alone, so that its order is the only one.
+    let seeded = schedule::launch_seed().map(|seed| {
+        let mut rng = schedule::Rng::new(seed);
+        (seed, schedule::Permutation::new(&mut rng, total))
+    });
+    let helpers = if seeded.is_some() {
+        0
+    } else {
+        (worker_threads().max(1) - 1).min(total as usize - 1)
+    };
     let coop = if cooperative {
         let workspace = crate::mem::alloc(GRID_WS_BYTES).map_err(|_| ExecError {
             kind: ExecErrorKind::OutOfResources,
@@ -660,7 +682,11 @@ fn run(
             (workspace as *mut u32).write(GRID_WS_BYTES as u32);
         }
         Some(Coop {
-            queue: Mutex::new((0..total).map(Slot::Fresh).collect()),
+            queue: Mutex::new(
+                (0..total)
+                    .map(|k| Slot::Fresh(seeded.map_or(k, |(_, order)| order.at(k))))
+                    .collect(),
+            ),
             workspace,
         })
     } else {
@@ -694,6 +720,7 @@ fn run(
         done: Condvar::new(),
         coop,
         param_window,
+        seeded,
     });
     if helpers > 0 {
         let mut pool = POOL.lock();
