@@ -196,6 +196,30 @@ pub fn find(addr: u64) -> Option<Allocation> {
     (addr < base + size).then_some(Allocation { base, size })
 }
 
+/// The allocation nearest to `addr` (which no allocation contains), in the device region:
+/// what a report of a wild access names, as compute-sanitizer does ("N bytes after the nearest
+/// allocation"). None outside the device region, where the nearest allocation says nothing.
+pub fn nearest(addr: u64) -> Option<Allocation> {
+    if !in_device_region(addr) {
+        return None;
+    }
+    let m = MAP.read();
+    let below = m.range(..=addr).next_back().map(|(&b, &s)| (b, s));
+    let above = m.range(addr..).next().map(|(&b, &s)| (b, s));
+    let gap = |(b, s): (u64, u64)| {
+        if addr >= b + s {
+            addr - (b + s)
+        } else {
+            b.saturating_sub(addr)
+        }
+    };
+    [below, above]
+        .into_iter()
+        .flatten()
+        .min_by_key(|&a| gap(a))
+        .map(|(base, size)| Allocation { base, size })
+}
+
 /// The bytes `[base, end)` a kernel may access through the allocation containing `addr`, if
 /// any. A device allocation reaches to the end of its 256-byte granule: cudaMalloc aligns every
 /// allocation to 256 bytes (CUDA C++ Programming Guide, "Device Memory Accesses"), so a GPU

@@ -370,10 +370,28 @@ impl<'a> Cta<'a> {
         ok.ok_or_else(|| {
             let info = &self.prog.info[pc as usize];
             let what = match space {
-                MSpace::Global => "outside every allocation",
-                MSpace::Shared => "outside the shared memory window",
-                MSpace::Local => "outside the local memory window",
-                _ => "outside the parameter block",
+                MSpace::Global => match crate::mem::nearest(addr) {
+                    // As compute-sanitizer's memcheck reports it: where the access is
+                    // relative to the nearest allocation.
+                    Some(a) if addr >= a.base + a.size => format!(
+                        "outside every allocation, {} bytes after the end of the nearest \
+                         allocation at {:#x} of {} bytes",
+                        addr - (a.base + a.size),
+                        a.base,
+                        a.size
+                    ),
+                    Some(a) => format!(
+                        "outside every allocation, {} bytes before the nearest allocation at \
+                         {:#x} of {} bytes",
+                        a.base - addr,
+                        a.base,
+                        a.size
+                    ),
+                    None => "outside every allocation".into(),
+                },
+                MSpace::Shared => "outside the shared memory window".into(),
+                MSpace::Local => "outside the local memory window".into(),
+                _ => "outside the parameter block".into(),
             };
             ExecError {
                 kind: ExecErrorKind::IllegalAddress,
