@@ -269,7 +269,11 @@ class Crate:
                 body = re.sub(r"(\bpub(?:\s*\([^)]*\))?\s+)?\buse\s+[^;]+;", "", self.text[mod])
             for m in re.finditer(r"(?<![\w:$])(" + IDENT + r"(?:\s*::\s*" + IDENT + r")+)", body):
                 segs = [s.strip() for s in m.group(1).split("::")]
-                if segs[0] not in ("crate", "super", "self") and segs[0] not in aliases:
+                if (
+                    segs[0] not in ("crate", "super", "self")
+                    and segs[0] not in aliases
+                    and mod + (segs[0],) not in self.files
+                ):
                     continue
                 r = self.resolve(segs, mod, aliases)
                 if r:

@@ -462,14 +462,14 @@ pub(crate) unsafe fn get_id(ctx: CUcontext, id: *mut c_ulonglong) -> CuResult {
 /// Waits for every stream of the current context; reports a fault of the work waited for.
 pub(crate) unsafe fn synchronize() -> CuResult {
     let ctx = current()?;
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     ctx.wait_idle();
     ctx.check()
 }
 
 pub(crate) unsafe fn synchronize_v2(ctx: CUcontext) -> CuResult {
     let ctx = given_or_current(ctx)?;
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     ctx.wait_idle();
     ctx.check()
 }

@@ -283,7 +283,7 @@ pub(crate) unsafe fn get_texture_1d_linear_max_width(
         return Err(INVALID_VALUE);
     }
     check(dev)?;
-    crate::array::element_size(format, channels).map_err(|_| INVALID_VALUE)?;
+    crate::memory::array::element_size(format, channels).map_err(|_| INVALID_VALUE)?;
     let max = profile::current()
         .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
         .unwrap_or(0);

@@ -5,10 +5,10 @@
 
 use crate::context::Context;
 use crate::errors::{CuResult, INVALID_CONTEXT, INVALID_HANDLE, INVALID_VALUE};
-use crate::event::Event;
+use crate::graph::exec::GraphExec;
 use crate::graph::{Graph, Node};
-use crate::graph_exec::GraphExec;
 use crate::module::{Function, Kernel, Library, Module};
+use crate::stream::event::Event;
 use crate::stream::Stream;
 use once_cell::sync::Lazy;
 use parking_lot::RwLock;

@@ -14,46 +14,25 @@
 //! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
 //! NVIDIA's cudart needs), `trace`, `config`, `inject` (fault injection) and `errors`.
 
-pub mod array;
-pub mod capture;
-pub mod conditional;
 pub mod config;
 pub mod context;
-pub mod copy;
-pub mod copy_batch;
+pub mod cudart;
 pub mod device;
 pub mod errors;
-pub mod event;
-pub mod export_tables;
 pub mod exports;
 pub mod fatbin;
 pub mod graph;
-pub mod graph_dot;
-pub mod graph_exec;
-pub mod graph_mem;
 pub mod handles;
 pub mod inject;
-pub mod integrity;
-pub mod jit_compilers;
 pub mod launch;
-pub mod legacy;
-pub mod legacy_launch;
-pub mod link;
-pub mod managed;
-pub mod memops;
 pub mod memory;
 pub mod module;
-pub mod occupancy;
-pub mod pool;
 pub mod printf;
-pub mod proc_address;
 pub mod profile;
 pub mod profiler;
 pub mod queue;
 pub mod stream;
 pub mod stream_attrs;
 pub mod trace;
-pub mod user_object;
-pub mod vmm;
 
 pub use exports::{entry_points, EntryPoint};

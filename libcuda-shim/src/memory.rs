@@ -2,6 +2,14 @@
 //! advice/prefetch, page-locked host memory and pointer attributes. Copies and memsets are in
 //! `copy`, stream-ordered allocation and pools in `pool`.
 
+pub mod array;
+pub mod copy;
+pub mod copy_batch;
+pub mod managed;
+pub mod memops;
+pub mod pool;
+pub mod vmm;
+
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE};
 use abi::*;
@@ -68,7 +76,7 @@ pub(crate) unsafe fn alloc(dptr: *mut CUdeviceptr, bytesize: usize) -> CuResult 
     }
     let ctx = context::active()?;
     // Allocation is a potentially unsafe call during stream capture.
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
@@ -93,7 +101,7 @@ pub(crate) unsafe fn alloc_pitch(
         return Err(INVALID_VALUE);
     }
     let ctx = context::active()?;
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     // Rows aligned to the texture pitch alignment the profile reports (512 bytes).
     let row = width.div_ceil(512) * 512;
     let total = row.checked_mul(height).ok_or(INVALID_VALUE)?;
@@ -116,7 +124,7 @@ pub(crate) unsafe fn alloc_managed(
         return Err(INVALID_VALUE);
     }
     let ctx = context::active()?;
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     // Device memory is host-addressable, so managed memory is device memory.
     let p = dmem::alloc(bytesize as u64).map_err(mem_error)?;
     new_buffer(p, &ctx);
@@ -129,15 +137,15 @@ pub(crate) unsafe fn alloc_managed(
 pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     let ctx = context::active()?;
     // Freeing synchronises, which no capture may contain.
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     if dptr == 0 {
         return Ok(());
     }
-    if crate::graph_mem::find(dptr).is_some() {
+    if crate::graph::mem::find(dptr).is_some() {
         // A graph allocation: its lifetime ends, its memory stays with its node.
         ctx.wait_idle();
         ctx.check()?;
-        return crate::graph_mem::free(dptr)
+        return crate::graph::mem::free(dptr)
             .then_some(())
             .ok_or(INVALID_VALUE);
     }
@@ -148,12 +156,12 @@ pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     ctx.wait_idle();
     ctx.check()?;
     if let Some(a) = dmem::find(dptr).filter(|_| is_managed(dptr)) {
-        crate::managed::forget(a.base, a.size);
+        crate::memory::managed::forget(a.base, a.size);
     }
     dmem::free(dptr).map_err(mem_error)?;
     forget_buffer(dptr);
     MANAGED.lock().remove(&dptr);
-    crate::pool::forget(dptr);
+    crate::memory::pool::forget(dptr);
     Ok(())
 }
 
@@ -164,7 +172,7 @@ pub(crate) unsafe fn get_address_range(
 ) -> CuResult {
     context::active()?;
     // A virtual-memory mapping counts whether or not access was granted to it yet.
-    let (b, s) = match crate::vmm::mapping_at(dptr) {
+    let (b, s) = match crate::memory::vmm::mapping_at(dptr) {
         Some((va, size, _, _)) => (va, size),
         None => dmem::find(dptr)
             .map(|a| (a.base, a.size))
@@ -190,7 +198,7 @@ unsafe fn host_alloc_impl(pp: *mut *mut c_void, bytesize: usize, flags: u32) -> 
         return Err(INVALID_VALUE);
     }
     let ctx = context::active()?;
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     let mut p: *mut c_void = std::ptr::null_mut();
     // SAFETY: posix_memalign writes `p` on success; the size is at least 1.
     let rc = unsafe { libc::posix_memalign(&mut p, 4096, bytesize.max(1)) };
@@ -219,7 +227,7 @@ pub(crate) unsafe fn host_alloc(pp: *mut *mut c_void, bytesize: usize, flags: c_
 pub(crate) unsafe fn free_host(p: *mut c_void) -> CuResult {
     // Synchronises, as cuMemFree does: queued copies may still use the memory.
     let ctx = context::active()?;
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     ctx.wait_idle();
     let entry = HOST.lock().remove(&(p as usize));
     match entry {
@@ -340,7 +348,7 @@ pub(crate) fn release_context(ctx: usize) {
         .map(|(&base, _)| base)
         .collect();
     for base in bases {
-        if crate::graph_mem::find(base).is_some() {
+        if crate::graph::mem::find(base).is_some() {
             continue;
         }
         let host = HOST.lock().remove(&(base as usize));
@@ -356,12 +364,12 @@ pub(crate) fn release_context(ctx: usize) {
             None => {
                 if let Some(a) = dmem::find(base).filter(|a| a.base == base) {
                     if is_managed(base) {
-                        crate::managed::forget(a.base, a.size);
+                        crate::memory::managed::forget(a.base, a.size);
                     }
                     let _ = dmem::free(base);
                 }
                 MANAGED.lock().remove(&base);
-                crate::pool::forget(base);
+                crate::memory::pool::forget(base);
             }
         }
         forget_buffer(base);
@@ -430,11 +438,11 @@ fn classify(ptr: CUdeviceptr) -> Option<PointerInfo> {
             block_id: id,
         });
     }
-    if let Some((va, size, access, a)) = crate::vmm::mapping_at(ptr) {
+    if let Some((va, size, access, a)) = crate::memory::vmm::mapping_at(ptr) {
         let (id, _) = buffer(va);
         return Some(PointerInfo {
             kind: Kind::Device,
-            range: crate::vmm::reservation_at(ptr).unwrap_or((va, size)),
+            range: crate::memory::vmm::reservation_at(ptr).unwrap_or((va, size)),
             mapping: (va, size),
             access,
             handle_types: a.handle_types() as u64,
@@ -445,7 +453,7 @@ fn classify(ptr: CUdeviceptr) -> Option<PointerInfo> {
             block_id: a.id(),
         });
     }
-    if let Some(r) = crate::vmm::reservation_at(ptr) {
+    if let Some(r) = crate::memory::vmm::reservation_at(ptr) {
         return Some(PointerInfo {
             kind: Kind::Unmapped,
             range: r,
@@ -470,7 +478,7 @@ fn classify(ptr: CUdeviceptr) -> Option<PointerInfo> {
         mapping: (a.base, a.size),
         access: READWRITE,
         handle_types: 0,
-        pool: crate::pool::pool_of(a.base).unwrap_or(0),
+        pool: crate::memory::pool::pool_of(a.base).unwrap_or(0),
         ctx,
         buffer_id: id,
         block_id: id,

@@ -2,6 +2,9 @@
 //! kernels. An image is PTX text, a fatbin or a fatbin wrapper; the PTX is handed to
 //! `engine::Module::load`. Load diagnostics go to stderr and, when given, to the JIT error log.
 
+pub mod jit_compilers;
+pub mod link;
+
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE, NOT_FOUND};
 use crate::fatbin::{self, FatbinError};
 use crate::handles::{self, Object};
@@ -229,17 +232,18 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
         }
         // "\x7fELF": a cubin.
         0x464c457f => Err(LoadFailure::Cubin { device_sm: sm }),
-        crate::link::IMAGE_MAGIC_WORD => {
+        crate::module::link::IMAGE_MAGIC_WORD => {
             // SAFETY: the magic says a link image starts here; it is complete (API contract).
-            let (inputs, sm) = unsafe { crate::link::decode_image(image) }.map_err(|m| {
-                LoadFailure::Image(FatbinError::Malformed(format!("link image: {m}")))
-            })?;
+            let (inputs, sm) =
+                unsafe { crate::module::link::decode_image(image) }.map_err(|m| {
+                    LoadFailure::Image(FatbinError::Malformed(format!("link image: {m}")))
+                })?;
             Ok(ImagePtx {
                 inputs,
                 sm,
                 notes: Vec::new(),
                 // SAFETY: a whole link image, as above.
-                max_registers: unsafe { crate::link::image_max_registers(image) },
+                max_registers: unsafe { crate::module::link::image_max_registers(image) },
             })
         }
         _ => {
@@ -293,7 +297,7 @@ unsafe fn load_image(
     let started = std::time::Instant::now();
     // SAFETY: every image kind is at least 4 bytes (as `image_ptx` reads them).
     let link_image = u32::from_le_bytes(unsafe { bytes(image, 4) }.try_into().unwrap())
-        == crate::link::IMAGE_MAGIC_WORD;
+        == crate::module::link::IMAGE_MAGIC_WORD;
     // SAFETY: forwarded contract.
     let result = unsafe { image_ptx(image) }.and_then(|img| {
         if crate::config::ptx_jit_disabled() {
@@ -887,7 +891,7 @@ pub(crate) fn max_threads_per_block(f: &Function) -> u32 {
     let by_regs = (1..=p.max_threads_per_block as u32 / 32)
         .rev()
         .map(|w| w * 32)
-        .find(|&t| crate::occupancy::regs_fit(p, f.num_regs, t as u64))
+        .find(|&t| crate::launch::occupancy::regs_fit(p, f.num_regs, t as u64))
         .unwrap_or(32);
     let mut v = (p.max_threads_per_block as u32).min(by_regs);
     if k.max_threads_per_block > 0 {

@@ -9,6 +9,9 @@
 //! A fault of asynchronous work becomes the context's sticky error (see `launch`); work queued
 //! after it is skipped, as a faulted GPU context runs nothing more.
 
+pub mod capture;
+pub mod event;
+
 use crate::context::{self, Context};
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::handles::{self, Object};
@@ -202,7 +205,7 @@ pub(crate) unsafe fn destroy(stream: CUstream) -> CuResult {
 
 pub(crate) unsafe fn synchronize(stream: CUstream) -> CuResult {
     let t = lookup(stream)?;
-    crate::capture::check_sync(&t)?;
+    crate::stream::capture::check_sync(&t)?;
     t.queue.wait_all();
     crate::printf::flush();
     t.ctx.check()
@@ -210,7 +213,7 @@ pub(crate) unsafe fn synchronize(stream: CUstream) -> CuResult {
 
 pub(crate) unsafe fn query(stream: CUstream) -> CuResult {
     let t = target(stream)?;
-    crate::capture::check_sync(&t)?;
+    crate::stream::capture::check_sync(&t)?;
     if t.queue.idle() {
         Ok(())
     } else {
@@ -225,7 +228,7 @@ pub(crate) unsafe fn wait_event(stream: CUstream, event: CUevent, flags: c_uint)
         return Err(INVALID_VALUE);
     }
     // Events recorded in a capture join or extend captures instead.
-    if crate::capture::wait_event(&t, event, flags)? {
+    if crate::stream::capture::wait_event(&t, event, flags)? {
         return Ok(());
     }
     // Waiting for a never-recorded event is a no-op; otherwise later work of the stream waits
@@ -311,7 +314,7 @@ pub(crate) unsafe fn add_callback(
     }
     let t = lookup(stream)?;
     // Stream callbacks cannot be captured (host functions can).
-    crate::capture::refuse(&t)?;
+    crate::stream::capture::refuse(&t)?;
     let (handle, data) = (UserData(stream as usize), UserData(user_data as usize));
     submit(
         &t,
@@ -340,7 +343,7 @@ pub(crate) unsafe fn launch_host_func(
             userData: user_data,
         })
     };
-    if crate::capture::intercept(&t, node)? {
+    if crate::stream::capture::intercept(&t, node)? {
         return Ok(());
     }
     let data = UserData(user_data as usize);

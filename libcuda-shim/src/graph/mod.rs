@@ -8,14 +8,20 @@
 //! registered in `handles`. Nodes are kept in creation order, which is the order
 //! `cuGraphGetNodes` reports and `cuGraphExecUpdate` pairs them in.
 
-use crate::conditional::{CondHandle, CondNode};
-use crate::copy;
+pub mod conditional;
+pub mod dot;
+pub mod exec;
+pub mod mem;
+pub mod user_object;
+
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::graph_mem::GraphAlloc;
+use crate::graph::conditional::{CondHandle, CondNode};
+use crate::graph::mem::GraphAlloc;
+use crate::graph::user_object::Refs;
 use crate::handles::{self, Object};
-use crate::launch;
+use crate::launch::kernel as launch;
+use crate::memory::copy;
 use crate::module::Function;
-use crate::user_object::Refs;
 use abi::*;
 use parking_lot::Mutex;
 use std::ffi::{c_uint, c_void};
@@ -310,7 +316,7 @@ impl Graph {
         }
         self.inner.lock().nodes = nodes;
         handles::remove(Arc::as_ptr(self) as usize);
-        crate::conditional::forget(&std::mem::take(&mut *self.conds.lock()));
+        crate::graph::conditional::forget(&std::mem::take(&mut *self.conds.lock()));
         // Taken out first: a destructor may run now, with no lock held.
         let refs = std::mem::take(&mut *self.user_objects.lock());
         drop(refs);
@@ -686,7 +692,7 @@ pub(crate) unsafe fn add_generic_node(
             }
             T::CU_GRAPH_NODE_TYPE_CONDITIONAL => {
                 let c = &mut (*raw).__bindgen_anon_1.conditional;
-                add_node(out, g, deps, n, || crate::conditional::make_node(c))
+                add_node(out, g, deps, n, || crate::graph::conditional::make_node(c))
             }
             _ => Err(CUresult::CUDA_ERROR_NOT_SUPPORTED),
         }
@@ -703,7 +709,7 @@ pub(crate) unsafe fn add_mem_alloc_node(
     // SAFETY: forwarded contract.
     unsafe {
         add_node(out, g, deps, n, || {
-            let kind = crate::graph_mem::alloc_params(p)?;
+            let kind = crate::graph::mem::alloc_params(p)?;
             if let Kind::MemAlloc(a) = &kind {
                 (*p).dptr = a.dptr;
             }
@@ -731,7 +737,7 @@ pub(crate) unsafe fn add_mem_free_node(
     // SAFETY: forwarded contract.
     unsafe {
         add_node(out, h, deps, n, || {
-            if twice || crate::graph_mem::find(dptr).is_none() {
+            if twice || crate::graph::mem::find(dptr).is_none() {
                 return Err(INVALID_VALUE);
             }
             Ok(Kind::MemFree(dptr))

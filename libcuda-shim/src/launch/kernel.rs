@@ -5,7 +5,7 @@
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::{KernelNode, Kind, LaunchAttrs};
 use crate::module::Function;
-use crate::{handles, occupancy, profile, stream, trace};
+use crate::{handles, launch::occupancy, profile, stream, trace};
 use abi::*;
 use engine::{ExecErrorKind, LaunchConfig};
 use std::ffi::{c_uint, c_void};
@@ -241,14 +241,14 @@ unsafe fn launch(
         // Kernel nodes carry no cooperative flag yet: capturing one would replay it as an
         // ordinary launch, whose grid.sync() traps. Refused (and the capture invalidated)
         // rather than recorded wrongly.
-        crate::capture::refuse(&target)?;
+        crate::stream::capture::refuse(&target)?;
         let done = submit(&target, f, config, bytes, true);
         return finish_launch(&target, done);
     }
     // In a capturing stream the launch becomes a kernel node with the same (copied) arguments
     // and the configuration's node attributes (the cluster shape among them), so that a replay
     // runs as this launch would have.
-    let captured = crate::capture::intercept(&target, || {
+    let captured = crate::stream::capture::intercept(&target, || {
         Kind::Kernel(KernelNode {
             handle: func as usize,
             via_kernel: false,

@@ -322,7 +322,7 @@ unsafe fn run(op: Op, ctx: &crate::context::Context) {
 /// Queues validated operations on `s`, in order, as one piece of stream work.
 fn submit(s: CUstream, ops: Vec<Op>) -> CuResult {
     let t = stream::target(s)?;
-    crate::capture::refuse(&t)?;
+    crate::stream::capture::refuse(&t)?;
     if ops.is_empty() {
         return Ok(());
     }

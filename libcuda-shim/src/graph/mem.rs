@@ -240,7 +240,7 @@ pub(crate) unsafe fn set_attribute(
 /// address returned now. None when `t` does not capture.
 pub(crate) fn capture_alloc(t: &crate::stream::Target, size: usize) -> CuResult<Option<u64>> {
     let mut made = None;
-    let captured = crate::capture::intercept(t, || {
+    let captured = crate::stream::capture::intercept(t, || {
         let r = if size == 0 {
             Err(INVALID_VALUE)
         } else {
@@ -267,7 +267,7 @@ pub(crate) fn capture_alloc(t: &crate::stream::Target, size: usize) -> CuResult<
 /// `cuMemFreeAsync` of a graph allocation: a free node in a capturing stream, else the end of
 /// the allocation (CUDA_ERROR_INVALID_VALUE if it is not allocated).
 pub(crate) fn free_async(t: &crate::stream::Target, dptr: u64) -> CuResult {
-    if crate::capture::intercept(t, || crate::graph::Kind::MemFree(dptr))? {
+    if crate::stream::capture::intercept(t, || crate::graph::Kind::MemFree(dptr))? {
         return Ok(());
     }
     free(dptr).then_some(()).ok_or(INVALID_VALUE)

@@ -392,7 +392,7 @@ fn requirements(
     if flags & CUDA_ARRAY3D_DEFERRED_MAPPING == 0 {
         return Err(INVALID_VALUE);
     }
-    let align = crate::vmm::GRANULARITY as usize;
+    let align = crate::memory::vmm::GRANULARITY as usize;
     // SAFETY: checked non-null.
     unsafe {
         *out = CUDA_ARRAY_MEMORY_REQUIREMENTS {

@@ -6,7 +6,7 @@
 use crate::context::{self, ClsDtor};
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::trace::{self, trace};
-use crate::{device, handles, integrity, profile};
+use crate::{cudart::integrity, device, handles, profile};
 use abi::*;
 use std::ffi::c_void;
 

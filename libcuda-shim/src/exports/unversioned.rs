@@ -14,7 +14,9 @@
 //! are bound to the current bodies directly in `exports`.
 
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::{array, copy, device, graph, graph_exec, memory, module};
+use crate::{
+    device, graph, graph::exec as graph_exec, memory, memory::array, memory::copy, module,
+};
 use abi::*;
 use std::ffi::{c_char, c_uchar, c_uint, c_ushort, c_void};
 

@@ -8,7 +8,7 @@
 //! CUDA_ERROR_NOT_SUPPORTED in the export table.
 
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::{handles, launch};
+use crate::{handles, launch::kernel as launch};
 use abi::*;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;

@@ -27,7 +27,7 @@
 //! (CuPy's NVRTC) does not reach these exports. For CuPy the shim sets
 //! `CUPY_COMPILE_WITH_PTX=1` when it is preloaded (see [`ask_cupy_for_ptx`]).
 
-use crate::{fatbin, link, profile, trace};
+use crate::{fatbin, module::link, profile, trace};
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::HashMap;

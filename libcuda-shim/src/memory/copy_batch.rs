@@ -14,9 +14,9 @@
 
 #![allow(clippy::too_many_arguments)] // the driver API's own parameter lists
 
-use crate::copy::{self, Prepared};
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::managed::Loc;
+use crate::memory::copy::{self, Prepared};
+use crate::memory::managed::Loc;
 use crate::stream::{self, Target};
 use abi::*;
 use std::ffi::c_ulonglong;
@@ -200,7 +200,9 @@ fn elem_size(o: &CUmemcpy3DOperand) -> CuResult<usize> {
         CUmemcpy3DOperandType::CU_MEMCPY_OPERAND_TYPE_ARRAY => {
             // SAFETY: the member this type selects.
             let a = unsafe { o.op.array };
-            Ok(crate::array::get(a.array).map_err(|_| INVALID_VALUE)?.elem)
+            Ok(crate::memory::array::get(a.array)
+                .map_err(|_| INVALID_VALUE)?
+                .elem)
         }
         _ => Err(INVALID_VALUE),
     }

@@ -77,7 +77,7 @@ pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
         return Err(INVALID_HANDLE);
     }
     // In a capturing stream the event comes to stand for the captured work instead.
-    if crate::capture::record_event(&t, event as usize)? {
+    if crate::stream::capture::record_event(&t, event as usize)? {
         return Ok(());
     }
     record_on(&e, &t);
@@ -123,7 +123,7 @@ pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uin
         // CU_EVENT_RECORD_EXTERNAL: in a capture, an event record node.
         handles::event(event)?;
         let t = stream::target(s)?;
-        if crate::capture::intercept(&t, || crate::graph::Kind::EventRecord(event))? {
+        if crate::stream::capture::intercept(&t, || crate::graph::Kind::EventRecord(event))? {
             return Ok(());
         }
     }
@@ -189,7 +189,7 @@ pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResul
     if !Arc::ptr_eq(&c, &e.ctx) {
         return Err(INVALID_HANDLE);
     }
-    crate::capture::refuse_context(&c, None)?;
+    crate::stream::capture::refuse_context(&c, None)?;
     let mut deps: Vec<Dep> = c
         .stream_queues()
         .iter()
@@ -209,7 +209,7 @@ pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResul
 pub(crate) unsafe fn ctx_wait_event(ctx: CUcontext, event: CUevent) -> CuResult {
     let c = handles::context(ctx)?;
     let e = handles::event(event)?;
-    crate::capture::refuse_context(&c, Some(event as usize))?;
+    crate::stream::capture::refuse_context(&c, Some(event as usize))?;
     if let Some(dep) = e.captured() {
         c.waits.lock().push(dep);
     }

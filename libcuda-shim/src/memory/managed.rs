@@ -11,8 +11,8 @@
 //! location the program asked to prefetch to. Discarding leaves the contents as they are (the
 //! documentation makes later reads of discarded memory indeterminate).
 
-use crate::copy_batch::{batch_stream, groups};
 use crate::errors::{CuResult, INVALID_VALUE};
+use crate::memory::copy_batch::{batch_stream, groups};
 use crate::{device, memory, stream};
 use abi::*;
 use once_cell::sync::Lazy;

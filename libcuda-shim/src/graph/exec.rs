@@ -8,20 +8,20 @@
 //! for all of it. Launches of one executable graph never overlap, as in the driver: each starts
 //! after the previous launch's end, whatever the streams.
 
-use crate::capture;
-use crate::conditional::{self, CondHandle};
 use crate::context::Context;
-use crate::copy;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::event::{self, Event};
+use crate::graph::conditional::{self, CondHandle};
+use crate::graph::mem::{self as graph_mem, GraphAlloc};
+use crate::graph::user_object::Refs;
 use crate::graph::{self, Graph, Kind};
-use crate::graph_mem::{self, GraphAlloc};
 use crate::handles::{self, Object};
-use crate::launch;
+use crate::launch::kernel as launch;
+use crate::memory::copy;
 use crate::module::Function;
 use crate::queue::Dep;
+use crate::stream::capture;
+use crate::stream::event::{self, Event};
 use crate::stream::{self, Target};
-use crate::user_object::Refs;
 use abi::*;
 use parking_lot::Mutex;
 use std::ffi::{c_char, c_uint, c_ulonglong, c_void};

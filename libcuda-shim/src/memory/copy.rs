@@ -38,7 +38,7 @@ impl Side {
             } else {
                 Side::Device
             }
-        } else if crate::vmm::reservation_at(p).is_some() || dmem::in_device_region(p) {
+        } else if crate::memory::vmm::reservation_at(p).is_some() || dmem::in_device_region(p) {
             // Reserved device address space without an accessible mapping, or device memory
             // that is not (or no longer) allocated: the device range check refuses it.
             Side::Device
@@ -132,7 +132,7 @@ fn submit_copy(
     if rows.is_empty() {
         return Ok(());
     }
-    if crate::capture::intercept(t, || crate::graph::Kind::Memcpy(desc()))? {
+    if crate::stream::capture::intercept(t, || crate::graph::Kind::Memcpy(desc()))? {
         return Ok(());
     }
     let wait = match mode {
@@ -307,7 +307,7 @@ impl CopyPlan {
 /// The default stream of a synchronous call (legacy, or per-thread in a `_ptds` call).
 /// Synchronous copies and memsets are potentially unsafe during stream capture.
 fn default_stream() -> CuResult<Target> {
-    crate::capture::check_unsafe_call()?;
+    crate::stream::capture::check_unsafe_call()?;
     stream::target(std::ptr::null_mut())
 }
 
@@ -533,7 +533,7 @@ impl Region {
 /// ("srcXInBytes must be evenly divisible by the array element size"); otherwise
 /// CUDA_ERROR_INVALID_VALUE.
 fn resolve_array(r: &Region, width: usize, height: usize, depth: usize) -> CuResult<Region> {
-    let a = crate::array::get(r.array).map_err(|_| INVALID_VALUE)?;
+    let a = crate::memory::array::get(r.array).map_err(|_| INVALID_VALUE)?;
     let inside = |start: usize, len: usize, extent: usize| {
         start.checked_add(len).is_some_and(|end| end <= extent)
     };
@@ -798,7 +798,7 @@ pub(crate) unsafe fn copy_3d_peer_async(p: *const CUDA_MEMCPY3D_PEER, s: CUstrea
 
 /// The device address of `[offset, offset + n)` of an array's storage; the range must lie in it.
 fn array_bytes(a: CUarray, offset: usize, n: usize) -> CuResult<u64> {
-    let array = crate::array::get(a)?;
+    let array = crate::memory::array::get(a)?;
     if offset.checked_add(n).is_none_or(|end| end > array.size) {
         return Err(INVALID_VALUE);
     }
@@ -1058,7 +1058,7 @@ fn fill(
             height,
         })
     };
-    if crate::capture::intercept(t, node)? {
+    if crate::stream::capture::intercept(t, node)? {
         return Ok(());
     }
     let side = plan.side;

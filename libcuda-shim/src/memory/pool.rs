@@ -7,7 +7,7 @@
 //! stream order, after the work queued before it.
 
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::managed::Loc;
+use crate::memory::managed::Loc;
 use crate::{device, memory, stream};
 use abi::*;
 use engine::mem as dmem;
@@ -69,7 +69,7 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
     }
     let t = stream::target(s)?;
     // In a capture the allocation becomes a memory allocation node.
-    if let Some(a) = crate::graph_mem::capture_alloc(&t, bytesize)? {
+    if let Some(a) = crate::graph::mem::capture_alloc(&t, bytesize)? {
         // SAFETY: checked non-null.
         unsafe { *dptr = a };
         return Ok(());
@@ -106,10 +106,10 @@ pub(crate) unsafe fn alloc_from_pool_async(
 
 pub(crate) unsafe fn free_async(dptr: CUdeviceptr, s: CUstream) -> CuResult {
     let t = stream::target(s)?;
-    if crate::graph_mem::find(dptr).is_some() {
-        return crate::graph_mem::free_async(&t, dptr);
+    if crate::graph::mem::find(dptr).is_some() {
+        return crate::graph::mem::free_async(&t, dptr);
     }
-    crate::capture::refuse(&t)?;
+    crate::stream::capture::refuse(&t)?;
     let (p, size) = ALLOCATIONS.lock().remove(&dptr).ok_or(INVALID_VALUE)?;
     // From here the pointer is no longer a pool allocation (its attributes are undefined).
     memory::forget_buffer(dptr);
@@ -349,7 +349,7 @@ fn advise_at(
     if dev != -1 {
         device::check(dev)?;
     }
-    crate::managed::advise(ptr, count, advice, loc);
+    crate::memory::managed::advise(ptr, count, advice, loc);
     Ok(())
 }
 
@@ -384,7 +384,7 @@ fn prefetch_to(ptr: CUdeviceptr, count: usize, dev: CUdevice, loc: Loc, s: CUstr
     }
     // Ordered in the stream like any work, though it moves nothing.
     let t = stream::target(s)?;
-    crate::managed::prefetched(ptr, count, loc);
+    crate::memory::managed::prefetched(ptr, count, loc);
     stream::submit(&t, Vec::new(), Box::new(|_| {}));
     Ok(())
 }
