@@ -9,7 +9,7 @@
 
 use crate::device;
 use crate::errors::{CuResult, INVALID_CONTEXT, INVALID_VALUE};
-use crate::handles::{self, Object};
+use crate::handles::Registry;
 use crate::queue::Queue;
 use abi::*;
 use once_cell::sync::OnceCell;
@@ -27,6 +27,9 @@ struct ClsEntry {
     value: usize,
     dtor: Option<ClsDtor>,
 }
+
+/// Every context handed out (the primary one and created ones).
+pub static CONTEXTS: Registry<Context> = Registry::new(INVALID_CONTEXT);
 
 pub struct Context {
     pub id: u64,
@@ -139,11 +142,8 @@ impl Context {
     fn teardown(self: &Arc<Self>) {
         self.wait_idle();
         let me = Arc::as_ptr(self);
-        handles::remove_where(|o| match o {
-            Object::Stream(s) => Arc::as_ptr(&s.ctx) == me,
-            Object::Event(e) => Arc::as_ptr(&e.ctx) == me,
-            _ => false,
-        });
+        crate::stream::STREAMS.remove_where(|s| Arc::as_ptr(&s.ctx) == me);
+        crate::stream::event::EVENTS.remove_where(|e| Arc::as_ptr(&e.ctx) == me);
         crate::memory::release_context(self.handle() as usize);
         let entries = std::mem::take(&mut *self.cls.lock());
         for e in entries {
@@ -186,7 +186,7 @@ static PRIMARY: OnceCell<Arc<Context>> = OnceCell::new();
 pub fn init_primary() {
     PRIMARY.get_or_init(|| {
         let ctx = Arc::new(Context::new(true, 0));
-        handles::insert(Object::Context(ctx.clone()));
+        CONTEXTS.insert(ctx.clone());
         ctx
     });
 }
@@ -212,7 +212,7 @@ fn top() -> Option<usize> {
 /// The current context, without the sticky-error check.
 pub fn current() -> CuResult<Arc<Context>> {
     let h = top().ok_or(INVALID_CONTEXT)?;
-    handles::context(h as *mut c_void)
+    CONTEXTS.get(h as *mut c_void)
 }
 
 /// The current context, failing with its sticky error if asynchronous work faulted: what
@@ -296,7 +296,7 @@ unsafe fn create(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CuResult
         return Err(INVALID_VALUE);
     }
     let ctx = Arc::new(Context::new(false, flags));
-    let h = handles::insert(Object::Context(ctx));
+    let h = CONTEXTS.insert(ctx);
     STACK.with(|s| s.borrow_mut().push(h));
     // SAFETY: checked non-null.
     unsafe { *pctx = h as CUcontext };
@@ -346,20 +346,20 @@ pub(crate) unsafe fn create_v4(
 }
 
 pub(crate) unsafe fn destroy(ctx: CUcontext) -> CuResult {
-    let c = handles::context(ctx)?;
+    let c = CONTEXTS.get(ctx)?;
     if c.primary {
         // The primary context is released, never destroyed, through the context API.
         return Err(INVALID_CONTEXT);
     }
     c.teardown();
-    handles::remove(ctx as usize);
+    CONTEXTS.remove(ctx as usize);
     // Unbind it from this thread's stack (other threads find the handle dead on use).
     STACK.with(|s| s.borrow_mut().retain(|&h| h != ctx as usize));
     Ok(())
 }
 
 pub(crate) unsafe fn push_current(ctx: CUcontext) -> CuResult {
-    handles::context(ctx)?;
+    CONTEXTS.get(ctx)?;
     STACK.with(|s| s.borrow_mut().push(ctx as usize));
     Ok(())
 }
@@ -380,7 +380,7 @@ pub(crate) unsafe fn set_current(ctx: CUcontext) -> CuResult {
         STACK.with(|s| s.borrow_mut().pop());
         return Ok(());
     }
-    handles::context(ctx)?;
+    CONTEXTS.get(ctx)?;
     STACK.with(|s| {
         let mut s = s.borrow_mut();
         s.pop();
@@ -395,7 +395,7 @@ pub(crate) unsafe fn get_current(pctx: *mut CUcontext) -> CuResult {
     }
     // A destroyed context still on the stack reads as none.
     let h = top()
-        .filter(|&h| handles::context(h as *mut c_void).is_ok())
+        .filter(|&h| CONTEXTS.get(h as *mut c_void).is_ok())
         .unwrap_or(0);
     // SAFETY: checked non-null.
     unsafe { *pctx = h as CUcontext };
@@ -417,7 +417,7 @@ fn given_or_current(ctx: CUcontext) -> CuResult<Arc<Context>> {
     if ctx.is_null() {
         current()
     } else {
-        handles::context(ctx)
+        CONTEXTS.get(ctx)
     }
 }
 

@@ -181,7 +181,7 @@ macro_rules! implemented {
                         )*
                     },
                     // SAFETY: the caller passes arguments as the driver API documents; every
-                    // body checks pointers for null and handles against the registry before use.
+                    // body checks pointers for null and handles against their registries before use.
                     || unsafe { $imp($($arg),*) },
                 )
             }

@@ -11,6 +11,7 @@ pub mod pool;
 pub mod vmm;
 
 use crate::context;
+use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
 use abi::*;
 use engine::mem::{self as dmem, MemError};
@@ -632,7 +633,7 @@ fn sync_memops_of(info: &PointerInfo) -> bool {
         .get(&info.range.0)
         .and_then(|b| b.sync_memops);
     set.unwrap_or_else(|| {
-        crate::handles::context(info.ctx as *mut c_void).is_ok_and(|c| {
+        CONTEXTS.get(info.ctx as *mut c_void).is_ok_and(|c| {
             c.flags.load(std::sync::atomic::Ordering::Acquire) & CTX_SYNC_MEMOPS != 0
         })
     })

@@ -7,7 +7,7 @@ pub mod link;
 
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE, NOT_FOUND};
 use crate::fatbin::{self, FatbinError};
-use crate::handles::{self, Object};
+use crate::handles::Registry;
 use crate::{context, device, profile, trace};
 use abi::*;
 use parking_lot::Mutex;
@@ -15,6 +15,27 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
+
+/// Loaded modules (a library's module included).
+pub static MODULES: Registry<Module> = Registry::new(INVALID_HANDLE);
+/// Function handles handed out (`cuModuleGetFunction`, `cuKernelGetFunction`).
+pub static FUNCTIONS: Registry<Function> = Registry::new(INVALID_HANDLE);
+/// Kernel handles handed out (`cuLibraryGetKernel`).
+pub static KERNELS: Registry<Kernel> = Registry::new(INVALID_HANDLE);
+/// Loaded libraries.
+pub static LIBRARIES: Registry<Library> = Registry::new(INVALID_HANDLE);
+
+/// A `CUfunction`; a `CUkernel` is accepted too (cudart 13 launches kernels cast to functions,
+/// and the real driver accepts a function of the same context for the `cuKernel*` calls).
+pub fn function<P>(h: *mut P) -> CuResult<Arc<Function>> {
+    if let Some(f) = FUNCTIONS.find(h) {
+        return Ok(f);
+    }
+    KERNELS
+        .find(h)
+        .map(|k| k.function.clone())
+        .ok_or(INVALID_HANDLE)
+}
 
 pub struct Module {
     pub engine: engine::Module,
@@ -336,7 +357,7 @@ unsafe fn load_image(
                 max_registers,
                 functions: Mutex::new(HashMap::new()),
             });
-            let h = handles::insert(Object::Module(module.clone()));
+            let h = MODULES.insert(module.clone());
             Ok((module, h))
         }
         Err(f) => {
@@ -524,16 +545,13 @@ fn drop_module(m: &Arc<Module>) {
         Ok(ctx) => ctx.wait_idle(),
         Err(_) => crate::printf::flush(),
     }
-    handles::remove_where(|o| match o {
-        Object::Module(x) => Arc::ptr_eq(x, m),
-        Object::Function(f) => Arc::ptr_eq(&f.module, m),
-        Object::Kernel(k) => Arc::ptr_eq(&k.function.module, m),
-        _ => false,
-    });
+    MODULES.remove_where(|x| std::ptr::eq(x, &**m));
+    FUNCTIONS.remove_where(|f| Arc::ptr_eq(&f.module, m));
+    KERNELS.remove_where(|k| Arc::ptr_eq(&k.function.module, m));
 }
 
 pub(crate) unsafe fn unload(module: CUmodule) -> CuResult {
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     drop_module(&m);
     Ok(())
 }
@@ -576,7 +594,7 @@ pub(crate) fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
         num_regs: kernel.num_regs_with_limit(m.max_registers),
         kernel,
     });
-    let h = handles::insert(Object::Function(f));
+    let h = FUNCTIONS.insert(f);
     fns.insert(name.to_string(), h);
     Ok(h)
 }
@@ -590,7 +608,7 @@ pub(crate) unsafe fn get_function(
         return Err(INVALID_VALUE);
     }
     context::active()?;
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     let h = function_handle(&m, c_name(name)?)?;
     // SAFETY: checked non-null.
     unsafe { *func = h as CUfunction };
@@ -618,7 +636,7 @@ pub(crate) unsafe fn get_global(
     name: *const c_char,
 ) -> CuResult {
     context::active()?;
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     global(&m, c_name(name)?, dptr, bytes)
 }
 
@@ -626,7 +644,7 @@ pub(crate) unsafe fn get_function_count(count: *mut c_uint, module: CUmodule) ->
     if count.is_null() {
         return Err(INVALID_VALUE);
     }
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     // SAFETY: checked non-null.
     unsafe { *count = m.engine.kernels().len() as c_uint };
     Ok(())
@@ -655,7 +673,7 @@ pub(crate) unsafe fn enumerate_functions(
     n: c_uint,
     module: CUmodule,
 ) -> CuResult {
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     // SAFETY: forwarded contract.
     unsafe { enumerate(functions, n, &m, |name| function_handle(&m, name)) }
 }
@@ -698,15 +716,15 @@ pub(crate) unsafe fn library_load_data(
         module_handle,
         kernels: Mutex::new(HashMap::new()),
     });
-    let h = handles::insert(Object::Library(lib));
+    let h = LIBRARIES.insert(lib);
     // SAFETY: checked non-null.
     unsafe { *library = h as CUlibrary };
     Ok(())
 }
 
 pub(crate) unsafe fn library_unload(library: CUlibrary) -> CuResult {
-    let lib = handles::library(library)?;
-    handles::remove(library as usize);
+    let lib = LIBRARIES.get(library)?;
+    LIBRARIES.remove(library as usize);
     drop_module(&lib.module);
     Ok(())
 }
@@ -749,8 +767,8 @@ fn kernel_handle(lib: &Library, name: &str) -> CuResult<usize> {
         Some(&h) => h,
         None => {
             let fh = function_handle(&lib.module, name)?;
-            let function = handles::function(fh as *mut c_void)?;
-            let h = handles::insert(Object::Kernel(Arc::new(Kernel { function })));
+            let function = function(fh as *mut c_void)?;
+            let h = KERNELS.insert(Arc::new(Kernel { function }));
             kernels.insert(name.to_string(), h);
             h
         }
@@ -765,7 +783,7 @@ pub(crate) unsafe fn library_get_kernel(
     if kernel.is_null() {
         return Err(INVALID_VALUE);
     }
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     let h = kernel_handle(&lib, c_name(name)?)?;
     // SAFETY: checked non-null.
     unsafe { *kernel = h as CUkernel };
@@ -777,7 +795,7 @@ pub(crate) unsafe fn library_enumerate_kernels(
     n: c_uint,
     library: CUlibrary,
 ) -> CuResult {
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     // SAFETY: forwarded contract.
     unsafe { enumerate(kernels, n, &lib.module, |name| kernel_handle(&lib, name)) }
 }
@@ -786,8 +804,9 @@ pub(crate) unsafe fn kernel_get_library(library: *mut CUlibrary, kernel: CUkerne
     if library.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::kernel(kernel)?;
-    let h = handles::find(|o| matches!(o, Object::Library(l) if Arc::ptr_eq(&l.module, &f.module)))
+    let f = function(kernel)?;
+    let h = LIBRARIES
+        .position(|l| Arc::ptr_eq(&l.module, &f.module))
         .ok_or(NOT_FOUND)?;
     // SAFETY: checked non-null.
     unsafe { *library = h as CUlibrary };
@@ -798,7 +817,7 @@ pub(crate) unsafe fn library_get_module(module: *mut CUmodule, library: CUlibrar
     if module.is_null() {
         return Err(INVALID_VALUE);
     }
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     context::active()?;
     // SAFETY: checked non-null.
     unsafe { *module = lib.module_handle as CUmodule };
@@ -811,7 +830,7 @@ pub(crate) unsafe fn library_get_global(
     library: CUlibrary,
     name: *const c_char,
 ) -> CuResult {
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     context::active()?;
     global(&lib.module, c_name(name)?, dptr, bytes)
 }
@@ -827,7 +846,7 @@ pub(crate) unsafe fn library_get_managed(
     library: CUlibrary,
     name: *const c_char,
 ) -> CuResult {
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     let name = c_name(name)?;
     if !lib.module.engine.global(name).is_some_and(|g| g.managed) {
         return Err(NOT_FOUND);
@@ -844,7 +863,7 @@ pub(crate) unsafe fn library_get_unified_function(
     library: CUlibrary,
     name: *const c_char,
 ) -> CuResult {
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     if fptr.is_null() {
         return Err(INVALID_VALUE);
     }
@@ -863,7 +882,7 @@ pub(crate) unsafe fn library_get_kernel_count(count: *mut c_uint, library: CUlib
     if count.is_null() {
         return Err(INVALID_VALUE);
     }
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     // SAFETY: checked non-null.
     unsafe { *count = lib.module.engine.kernels().len() as c_uint };
     Ok(())
@@ -876,7 +895,7 @@ pub(crate) unsafe fn kernel_get_function(func: *mut CUfunction, kernel: CUkernel
         return Err(INVALID_VALUE);
     }
     context::active()?;
-    let f = handles::kernel(kernel)?;
+    let f = function(kernel)?;
     let h = function_handle(&f.module, f.name.to_str().unwrap_or_default())?;
     // SAFETY: checked non-null.
     unsafe { *func = h as CUfunction };
@@ -1008,7 +1027,7 @@ pub(crate) unsafe fn kernel_get_attribute(
         return Err(INVALID_VALUE);
     }
     device::check(dev)?;
-    let v = attribute(&*handles::kernel(kernel)?, attrib)?;
+    let v = attribute(&*function(kernel)?, attrib)?;
     // SAFETY: checked non-null.
     unsafe { *value = v };
     Ok(())
@@ -1021,7 +1040,7 @@ pub(crate) unsafe fn kernel_set_attribute(
     dev: CUdevice,
 ) -> CuResult {
     device::check(dev)?;
-    set_attribute(&*handles::kernel(kernel)?, attrib, value)
+    set_attribute(&*function(kernel)?, attrib, value)
 }
 
 pub(crate) unsafe fn kernel_set_cache_config(
@@ -1030,7 +1049,7 @@ pub(crate) unsafe fn kernel_set_cache_config(
     dev: CUdevice,
 ) -> CuResult {
     device::check(dev)?;
-    let f = handles::kernel(kernel)?;
+    let f = function(kernel)?;
     if config.0 > 3 {
         return Err(INVALID_VALUE);
     }
@@ -1053,7 +1072,7 @@ pub(crate) unsafe fn kernel_get_name(name: *mut *const c_char, kernel: CUkernel)
     if name.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::kernel(kernel)?;
+    let f = function(kernel)?;
     // SAFETY: forwarded contract.
     unsafe { write_name(name, &f) }
 }
@@ -1079,14 +1098,14 @@ pub(crate) unsafe fn kernel_get_param_info(
     size: *mut usize,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { param_info(&*handles::kernel(kernel)?, index, offset, size) }
+    unsafe { param_info(&*function(kernel)?, index, offset, size) }
 }
 
 pub(crate) unsafe fn kernel_get_param_count(kernel: CUkernel, count: *mut usize) -> CuResult {
     if count.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::kernel(kernel)?;
+    let f = function(kernel)?;
     // SAFETY: checked non-null.
     unsafe { *count = f.kernel.params.len() };
     Ok(())
@@ -1100,7 +1119,7 @@ pub(crate) unsafe fn func_get_attribute(
     if value.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = function(func)?;
     let v = attribute(&f, attrib)?;
     // SAFETY: checked non-null.
     unsafe { *value = v };
@@ -1112,11 +1131,11 @@ pub(crate) unsafe fn func_set_attribute(
     attrib: CUfunction_attribute,
     value: c_int,
 ) -> CuResult {
-    set_attribute(&*handles::function(func)?, attrib, value)
+    set_attribute(&*function(func)?, attrib, value)
 }
 
 pub(crate) unsafe fn func_set_cache_config(func: CUfunction, config: CUfunc_cache) -> CuResult {
-    let f = handles::function(func)?;
+    let f = function(func)?;
     if config.0 > 3 {
         return Err(INVALID_VALUE);
     }
@@ -1129,7 +1148,7 @@ pub(crate) unsafe fn func_set_shared_mem_config(
     func: CUfunction,
     config: CUsharedconfig,
 ) -> CuResult {
-    handles::function(func)?;
+    function(func)?;
     if config.0 > 2 {
         return Err(INVALID_VALUE);
     }
@@ -1140,7 +1159,7 @@ pub(crate) unsafe fn func_get_name(name: *mut *const c_char, func: CUfunction) -
     if name.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = function(func)?;
     // SAFETY: forwarded contract.
     unsafe { write_name(name, &f) }
 }
@@ -1149,9 +1168,9 @@ pub(crate) unsafe fn func_get_module(module: *mut CUmodule, func: CUfunction) ->
     if module.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = function(func)?;
     let h = Arc::as_ptr(&f.module) as usize;
-    handles::module(h as *mut c_void).map_err(|_| INVALID_HANDLE)?;
+    MODULES.get(h as *mut c_void).map_err(|_| INVALID_HANDLE)?;
     // SAFETY: checked non-null.
     unsafe { *module = h as CUmodule };
     Ok(())
@@ -1164,14 +1183,14 @@ pub(crate) unsafe fn func_get_param_info(
     size: *mut usize,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { param_info(&*handles::function(func)?, index, offset, size) }
+    unsafe { param_info(&*function(func)?, index, offset, size) }
 }
 
 pub(crate) unsafe fn func_get_param_count(func: CUfunction, count: *mut usize) -> CuResult {
     if count.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = function(func)?;
     // SAFETY: checked non-null.
     unsafe { *count = f.kernel.params.len() };
     Ok(())
@@ -1184,12 +1203,12 @@ pub(crate) unsafe fn func_is_loaded(
     if state.is_null() {
         return Err(INVALID_VALUE);
     }
-    handles::function(func)?;
+    function(func)?;
     // SAFETY: checked non-null.
     unsafe { *state = CUfunctionLoadingState::CU_FUNCTION_LOADING_STATE_LOADED };
     Ok(())
 }
 
 pub(crate) unsafe fn func_load(func: CUfunction) -> CuResult {
-    handles::function(func).map(|_| ())
+    function(func).map(|_| ())
 }

@@ -13,14 +13,19 @@ pub mod capture;
 pub mod event;
 
 use crate::context::{self, Context};
-use crate::errors::{CuResult, INVALID_VALUE};
-use crate::handles::{self, Object};
+use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
+use crate::handles::Registry;
 use crate::queue::{Dep, Queue, Work};
+use crate::stream::event::EVENTS;
 use abi::*;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Created streams (the special handles NULL, `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`
+/// are resolved by [`lookup`] without it).
+pub static STREAMS: Registry<Stream> = Registry::new(INVALID_HANDLE);
 
 pub struct Stream {
     pub id: u64,
@@ -86,7 +91,7 @@ pub fn lookup(s: CUstream) -> CuResult<Target> {
         LEGACY => special(false),
         PER_THREAD => special(true),
         _ => {
-            let st = handles::stream(s)?;
+            let st = STREAMS.get(s)?;
             Ok(Target {
                 ctx: st.ctx.clone(),
                 queue: st.queue.clone(),
@@ -184,7 +189,7 @@ pub(crate) unsafe fn create_with_priority(
         ctx,
         queue,
     });
-    let h = handles::insert(Object::Stream(s));
+    let h = STREAMS.insert(s);
     // SAFETY: checked non-null.
     unsafe { *stream = h as CUstream };
     Ok(())
@@ -198,8 +203,8 @@ pub(crate) unsafe fn create(stream: *mut CUstream, flags: c_uint) -> CuResult {
 /// The handle dies now; work already queued still runs (the worker holds the queue), as the
 /// driver documents for a stream destroyed while busy.
 pub(crate) unsafe fn destroy(stream: CUstream) -> CuResult {
-    handles::stream(stream)?;
-    handles::remove(stream as usize);
+    STREAMS.get(stream)?;
+    STREAMS.remove(stream as usize);
     Ok(())
 }
 
@@ -223,7 +228,7 @@ pub(crate) unsafe fn query(stream: CUstream) -> CuResult {
 
 pub(crate) unsafe fn wait_event(stream: CUstream, event: CUevent, flags: c_uint) -> CuResult {
     let t = target(stream)?;
-    let e = handles::event(event)?;
+    let e = EVENTS.get(event)?;
     if flags > 1 {
         return Err(INVALID_VALUE);
     }
@@ -256,7 +261,7 @@ pub(crate) unsafe fn get_flags(stream: CUstream, flags: *mut c_uint) -> CuResult
     }
     let f = match stream as usize {
         0 | LEGACY | PER_THREAD => 0,
-        _ => handles::stream(stream)?.flags,
+        _ => STREAMS.get(stream)?.flags,
     };
     // SAFETY: checked non-null.
     unsafe { *flags = f };
@@ -282,7 +287,7 @@ pub(crate) unsafe fn get_id(stream: CUstream, id: *mut c_ulonglong) -> CuResult 
         0 if per_thread => 2,
         0 | LEGACY => 1,
         PER_THREAD => 2,
-        _ => handles::stream(stream)?.id,
+        _ => STREAMS.get(stream)?.id,
     };
     // SAFETY: checked non-null.
     unsafe { *id = v };

@@ -3,10 +3,11 @@
 //! pointers; slot 0 holds its size in bytes except in CONTEXT_LOCAL_STORAGE. Slots whose meaning
 //! is unknown point to stubs that trace their call and return CUDA_ERROR_NOT_SUPPORTED.
 
+use crate::context::CONTEXTS;
 use crate::context::{self, ClsDtor};
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::trace::{self, trace};
-use crate::{cudart::integrity, device, handles, profile};
+use crate::{cudart::integrity, device, profile};
 use abi::*;
 use std::ffi::c_void;
 
@@ -180,7 +181,7 @@ fn cls_context(ctx: CUcontext) -> CuResult<std::sync::Arc<context::Context>> {
     if ctx.is_null() {
         context::current()
     } else {
-        handles::context(ctx)
+        CONTEXTS.get(ctx)
     }
 }
 unsafe extern "C" fn cls_put(

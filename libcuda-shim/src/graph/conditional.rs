@@ -13,9 +13,10 @@
 //! same thread, again and again for WHILE; `CU_GRAPH_COND_ASSIGN_DEFAULT` stores the default
 //! value at the start of every launch of the executable graph.
 
+use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
+use crate::graph::GRAPHS;
 use crate::graph::{Graph, Kind};
-use crate::handles;
 use engine::mem as dmem;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
@@ -102,7 +103,7 @@ pub(crate) fn make_node(p: &mut CUDA_CONDITIONAL_NODE_PARAMS) -> CuResult<Kind> 
         return Err(INVALID_VALUE);
     }
     if !p.ctx.is_null() {
-        handles::context(p.ctx)?;
+        CONTEXTS.get(p.ctx)?;
     }
     let handle = lookup(p.handle)?;
     let bodies: Vec<Arc<Graph>> = (0..p.size).map(|_| Graph::create()).collect();
@@ -133,8 +134,8 @@ pub(crate) unsafe fn handle_create(
     if out.is_null() || flags & !CU_GRAPH_COND_ASSIGN_DEFAULT != 0 {
         return Err(INVALID_VALUE);
     }
-    let g = handles::graph(g)?;
-    handles::context(ctx)?;
+    let g = GRAPHS.get(g)?;
+    CONTEXTS.get(ctx)?;
     let cell = dmem::alloc(4).map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
     let c = Arc::new(CondHandle {
         cell,

@@ -7,8 +7,8 @@
 //! `VERBOSE` everything.
 
 use crate::errors::{CuResult, INVALID_VALUE};
+use crate::graph::GRAPHS;
 use crate::graph::{Graph, Kind};
-use crate::handles;
 use abi::*;
 use std::ffi::{c_char, c_uint, CStr};
 use std::fmt::Write as _;
@@ -202,7 +202,7 @@ pub fn dot(g: &Graph, flags: u32) -> String {
 }
 
 pub(crate) unsafe fn debug_dot_print(h: CUgraph, path: *const c_char, flags: c_uint) -> CuResult {
-    let g = handles::graph(h)?;
+    let g = GRAPHS.get(h)?;
     if path.is_null() {
         return Err(INVALID_VALUE);
     }

@@ -9,17 +9,21 @@
 //! after the previous launch's end, whatever the streams.
 
 use crate::context::Context;
+use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::conditional::{self, CondHandle};
 use crate::graph::mem::{self as graph_mem, GraphAlloc};
 use crate::graph::user_object::Refs;
+use crate::graph::GRAPHS;
+use crate::graph::NODES;
 use crate::graph::{self, Graph, Kind};
-use crate::handles::{self, Object};
+use crate::handles::Registry;
 use crate::launch::kernel as launch;
 use crate::memory::copy;
 use crate::module::Function;
 use crate::queue::Dep;
 use crate::stream::capture;
+use crate::stream::event::EVENTS;
 use crate::stream::event::{self, Event};
 use crate::stream::{self, Target};
 use abi::*;
@@ -39,6 +43,9 @@ struct Step {
     /// A conditional node's body graphs, each flattened as the executable is.
     bodies: Vec<Vec<Step>>,
 }
+
+/// Live executable graphs.
+pub static EXECS: Registry<GraphExec> = Registry::new(INVALID_VALUE);
 
 pub struct GraphExec {
     pub id: u32,
@@ -145,7 +152,7 @@ fn shape(g: &Graph, topology: &mut String, types: &mut String) {
 }
 
 fn exec(h: CUgraphExec) -> CuResult<Arc<GraphExec>> {
-    handles::graph_exec(h)
+    EXECS.get(h)
 }
 
 /// Why a graph could not be instantiated.
@@ -193,7 +200,7 @@ fn instantiate(g: &Graph, flags: u64) -> Result<Arc<GraphExec>, Failure> {
         types,
         last: Mutex::new(None),
     });
-    handles::insert(Object::GraphExec(e.clone()));
+    EXECS.insert(e.clone());
     Ok(e)
 }
 
@@ -208,7 +215,7 @@ pub(crate) unsafe fn instantiate_with_flags(
     if out.is_null() || flags & !KNOWN_FLAGS != 0 {
         return Err(INVALID_VALUE);
     }
-    let g = handles::graph(g)?;
+    let g = GRAPHS.get(g)?;
     let e = instantiate(&g, flags).map_err(|f| match f {
         Failure::Cycle(_) => INVALID_VALUE,
         Failure::Node(_, e) => e,
@@ -229,7 +236,7 @@ pub(crate) unsafe fn instantiate_v1(
     if out.is_null() {
         return Err(INVALID_VALUE);
     }
-    let g = handles::graph(g)?;
+    let g = GRAPHS.get(g)?;
     if !log.is_null() && log_size > 0 {
         // SAFETY: the caller's buffer holds `log_size` bytes; an empty log.
         unsafe { *log = 0 };
@@ -267,7 +274,7 @@ pub(crate) unsafe fn instantiate_with_params(
     if p.flags & !KNOWN_FLAGS != 0 {
         return Err(INVALID_VALUE);
     }
-    let g = handles::graph(g)?;
+    let g = GRAPHS.get(g)?;
     p.hErrNode_out = std::ptr::null_mut();
     match instantiate(&g, p.flags) {
         Ok(e) => {
@@ -292,7 +299,7 @@ pub(crate) unsafe fn instantiate_with_params(
 pub(crate) unsafe fn exec_destroy(h: CUgraphExec) -> CuResult {
     exec(h)?;
     // A launch in flight keeps what it needs (its work owns copies of the steps).
-    handles::remove(h as usize);
+    EXECS.remove(h as usize);
     Ok(())
 }
 
@@ -378,8 +385,8 @@ fn prepare_kind(kind: &Kind) -> CuResult<Ready> {
         Kind::Memcpy(d) => Ready::Copy(copy::plan_3d(d)?),
         Kind::Memset(d) => Ready::Fill(copy::plan_memset(d)?),
         Kind::Host(h) => Ready::Host(h.fn_.ok_or(INVALID_VALUE)?, h.userData as usize),
-        Kind::EventRecord(e) => Ready::Record(handles::event(*e)?),
-        Kind::EventWait(e) => Ready::Wait(handles::event(*e)?),
+        Kind::EventRecord(e) => Ready::Record(EVENTS.get(*e)?),
+        Kind::EventWait(e) => Ready::Wait(EVENTS.get(*e)?),
     })
 }
 
@@ -518,7 +525,7 @@ fn with_step<R>(
     f: impl FnOnce(&mut Step) -> CuResult<R>,
 ) -> CuResult<R> {
     let e = exec(h)?;
-    handles::graph_node(node)?;
+    NODES.get(node)?;
     let mut steps = e.steps.lock();
     let step = steps
         .iter_mut()
@@ -569,8 +576,8 @@ pub(crate) unsafe fn exec_child_graph_node_set_params(
     child: CUgraph,
 ) -> CuResult {
     let e = exec(h)?;
-    let n = handles::graph_node(node)?;
-    let new = handles::graph(child)?;
+    let n = NODES.get(node)?;
+    let new = GRAPHS.get(child)?;
     let Kind::Child(old) = n.kind.lock().clone() else {
         return Err(INVALID_VALUE);
     };
@@ -661,7 +668,7 @@ pub(crate) unsafe fn exec_node_set_params(
 /// Replaces the kind of the step that came from `node`, which must be of the same type.
 fn set_step(h: CUgraphExec, node: CUgraphNode, kind: Kind) -> CuResult {
     let e = exec(h)?;
-    handles::graph_node(node)?;
+    NODES.get(node)?;
     let mut steps = e.steps.lock();
     let step = steps
         .iter_mut()
@@ -682,7 +689,7 @@ pub(crate) unsafe fn exec_kernel_node_set_params(
     // SAFETY: forwarded contract.
     let mut k = unsafe { graph::kernel_node(p) }?;
     let e = exec(h)?;
-    handles::graph_node(node)?;
+    NODES.get(node)?;
     let mut steps = e.steps.lock();
     let step = steps
         .iter_mut()
@@ -705,7 +712,7 @@ pub(crate) unsafe fn exec_memcpy_node_set_params(
     p: *const CUDA_MEMCPY3D,
     ctx: CUcontext,
 ) -> CuResult {
-    handles::context(ctx)?;
+    CONTEXTS.get(ctx)?;
     // SAFETY: forwarded contract.
     let d = unsafe { graph::memcpy_desc(p) }?;
     set_step(h, node, Kind::Memcpy(d))
@@ -717,7 +724,7 @@ pub(crate) unsafe fn exec_memset_node_set_params(
     p: *const CUDA_MEMSET_NODE_PARAMS,
     ctx: CUcontext,
 ) -> CuResult {
-    handles::context(ctx)?;
+    CONTEXTS.get(ctx)?;
     // SAFETY: forwarded contract.
     let d = unsafe { graph::memset_desc(p) }?;
     set_step(h, node, Kind::Memset(d))
@@ -744,7 +751,7 @@ pub(crate) unsafe fn exec_event_record_node_set_event(
     node: CUgraphNode,
     event: CUevent,
 ) -> CuResult {
-    handles::event(event)?;
+    EVENTS.get(event)?;
     set_step(h, node, Kind::EventRecord(event))
 }
 
@@ -753,7 +760,7 @@ pub(crate) unsafe fn exec_event_wait_node_set_event(
     node: CUgraphNode,
     event: CUevent,
 ) -> CuResult {
-    handles::event(event)?;
+    EVENTS.get(event)?;
     set_step(h, node, Kind::EventWait(event))
 }
 
@@ -769,7 +776,7 @@ pub(crate) unsafe fn exec_update(
         return Err(INVALID_VALUE);
     }
     let e = exec(h)?;
-    let g = handles::graph(g)?;
+    let g = GRAPHS.get(g)?;
     let (mut topology, mut types) = (String::new(), String::new());
     shape(&g, &mut topology, &mut types);
     use CUgraphExecUpdateResult as R;

@@ -14,14 +14,17 @@ pub mod exec;
 pub mod mem;
 pub mod user_object;
 
+use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::conditional::{CondHandle, CondNode};
 use crate::graph::mem::GraphAlloc;
 use crate::graph::user_object::Refs;
-use crate::handles::{self, Object};
+use crate::handles::Registry;
 use crate::launch::kernel as launch;
 use crate::memory::copy;
+use crate::module;
 use crate::module::Function;
+use crate::stream::event::EVENTS;
 use abi::*;
 use parking_lot::Mutex;
 use std::ffi::{c_uint, c_void};
@@ -189,6 +192,12 @@ impl Kind {
     }
 }
 
+/// Live graphs: created, cloned, captured, and the child graphs and conditional bodies nodes
+/// own.
+pub static GRAPHS: Registry<Graph> = Registry::new(INVALID_VALUE);
+/// Live nodes of those graphs.
+pub static NODES: Registry<Node> = Registry::new(INVALID_VALUE);
+
 pub struct Node {
     pub graph: Weak<Graph>,
     /// Position in the graph's creation order when it was added (cuGraphNodeGetLocalId).
@@ -236,7 +245,7 @@ impl Graph {
             user_objects: Mutex::new(Refs::default()),
             conds: Mutex::new(Vec::new()),
         });
-        handles::insert(Object::Graph(g.clone()));
+        GRAPHS.insert(g.clone());
         g
     }
 
@@ -260,7 +269,7 @@ impl Graph {
         for &d in deps {
             inner.edges.push((d, h));
         }
-        handles::insert(Object::GraphNode(node.clone()));
+        NODES.insert(node.clone());
         node
     }
 
@@ -312,10 +321,10 @@ impl Graph {
                 Kind::Conditional(c) => c.bodies.iter().for_each(|b| b.unregister()),
                 _ => {}
             }
-            handles::remove(n.handle());
+            NODES.remove(n.handle());
         }
         self.inner.lock().nodes = nodes;
-        handles::remove(Arc::as_ptr(self) as usize);
+        GRAPHS.remove(Arc::as_ptr(self) as usize);
         crate::graph::conditional::forget(&std::mem::take(&mut *self.conds.lock()));
         // Taken out first: a destructor may run now, with no lock held.
         let refs = std::mem::take(&mut *self.user_objects.lock());
@@ -324,11 +333,11 @@ impl Graph {
 }
 
 fn graph(h: CUgraph) -> CuResult<Arc<Graph>> {
-    handles::graph(h)
+    GRAPHS.get(h)
 }
 
 fn node(h: CUgraphNode) -> CuResult<Arc<Node>> {
-    handles::graph_node(h)
+    NODES.get(h)
 }
 
 /// The dependency list of an add call: every entry a distinct node of `g`.
@@ -390,7 +399,7 @@ pub(crate) unsafe fn kernel_node(p: *const CUDA_KERNEL_NODE_PARAMS) -> CuResult<
     } else {
         p.func as usize
     };
-    let function = handles::function(handle as CUfunction)?;
+    let function = module::function(handle as CUfunction)?;
     let grid = [p.gridDimX, p.gridDimY, p.gridDimZ];
     let block = [p.blockDimX, p.blockDimY, p.blockDimZ];
     launch::validate(&function, grid, block, p.sharedMemBytes)?;
@@ -530,7 +539,7 @@ pub(crate) unsafe fn add_memcpy_node(
     p: *const CUDA_MEMCPY3D,
     ctx: CUcontext,
 ) -> CuResult {
-    handles::context(ctx)?;
+    CONTEXTS.get(ctx)?;
     // SAFETY: forwarded contract.
     unsafe { add_node(out, g, deps, n, || Ok(Kind::Memcpy(memcpy_desc(p)?))) }
 }
@@ -543,7 +552,7 @@ pub(crate) unsafe fn add_memset_node(
     p: *const CUDA_MEMSET_NODE_PARAMS,
     ctx: CUcontext,
 ) -> CuResult {
-    handles::context(ctx)?;
+    CONTEXTS.get(ctx)?;
     // SAFETY: forwarded contract.
     unsafe { add_node(out, g, deps, n, || Ok(Kind::Memset(memset_desc(p)?))) }
 }
@@ -591,7 +600,7 @@ pub(crate) unsafe fn add_event_record_node(
     // SAFETY: forwarded contract.
     unsafe {
         add_node(out, g, deps, n, || {
-            handles::event(event)?;
+            EVENTS.get(event)?;
             Ok(Kind::EventRecord(event))
         })
     }
@@ -607,7 +616,7 @@ pub(crate) unsafe fn add_event_wait_node(
     // SAFETY: forwarded contract.
     unsafe {
         add_node(out, g, deps, n, || {
-            handles::event(event)?;
+            EVENTS.get(event)?;
             Ok(Kind::EventWait(event))
         })
     }
@@ -1185,7 +1194,7 @@ unsafe fn event_of(h: CUgraphNode, t: CUgraphNodeType, out: *mut CUevent) -> CuR
 }
 
 fn set_event(h: CUgraphNode, t: CUgraphNodeType, event: CUevent) -> CuResult {
-    handles::event(event)?;
+    EVENTS.get(event)?;
     with_kind(h, t, |_, k| {
         match k {
             Kind::EventRecord(e) | Kind::EventWait(e) => *e = event,
@@ -1538,7 +1547,7 @@ pub(crate) unsafe fn destroy_node(h: CUgraphNode) -> CuResult {
         Kind::Conditional(c) => c.bodies.iter().for_each(|b| b.unregister()),
         _ => {}
     }
-    handles::remove(h);
+    NODES.remove(h);
     Ok(())
 }
 
@@ -1682,6 +1691,6 @@ mod tests {
             .any(|n| n.origin == a.handle()));
         copy.unregister();
         g.unregister();
-        assert!(handles::graph_node(a.handle() as CUgraphNode).is_err());
+        assert!(NODES.get(a.handle() as CUgraphNode).is_err());
     }
 }

@@ -12,7 +12,7 @@
 //!   release call or a stream worker after a launch, never with a lock of this driver held.
 
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::handles;
+use crate::graph::GRAPHS;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -175,7 +175,7 @@ pub(crate) unsafe fn graph_retain(
     if count == 0 || count > MAX_COUNT || flags & !mv != 0 {
         return Err(INVALID_VALUE);
     }
-    let g = handles::graph(g)?;
+    let g = GRAPHS.get(g)?;
     let o = object(h)?;
     // A move takes the caller's references over; otherwise new ones are made.
     if flags & mv == 0 {
@@ -189,7 +189,7 @@ pub(crate) unsafe fn graph_release(g: CUgraph, h: CUuserObject, count: c_uint) -
     if count == 0 || count > MAX_COUNT {
         return Err(INVALID_VALUE);
     }
-    let g = handles::graph(g)?;
+    let g = GRAPHS.get(g)?;
     let o = object(h)?;
     // Only references the graph owns can be released through it.
     if !g.user_objects.lock().take(&o, count as u64) {

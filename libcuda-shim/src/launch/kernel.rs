@@ -4,8 +4,9 @@
 
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::{KernelNode, Kind, LaunchAttrs};
+use crate::module;
 use crate::module::Function;
-use crate::{handles, launch::occupancy, profile, stream, trace};
+use crate::{launch::occupancy, profile, stream, trace};
 use abi::*;
 use engine::{ExecErrorKind, LaunchConfig};
 use std::ffi::{c_uint, c_void};
@@ -216,7 +217,7 @@ unsafe fn launch(
     attrs: LaunchAttrs,
 ) -> CuResult {
     let target = stream::target(s)?;
-    let f: Arc<Function> = handles::function(func)?;
+    let f: Arc<Function> = module::function(func)?;
     validate(&f, grid, block, shared)?;
     let (cluster, explicit_cluster) = cluster_shape(&f, attrs.cluster(), grid, block, shared)?;
     if cooperative {

@@ -8,7 +8,8 @@
 //! CUDA_ERROR_NOT_SUPPORTED in the export table.
 
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::{handles, launch::kernel as launch};
+use crate::launch::kernel as launch;
+use crate::module;
 use abi::*;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
@@ -32,7 +33,7 @@ static STATE: Lazy<Mutex<HashMap<usize, State>>> = Lazy::new(Default::default);
 
 /// Runs `f` on the state of a live function handle.
 fn with_state<T>(func: CUfunction, f: impl FnOnce(&mut State) -> CuResult<T>) -> CuResult<T> {
-    handles::function(func)?;
+    module::function(func)?;
     f(STATE.lock().entry(func as usize).or_default())
 }
 

@@ -17,7 +17,7 @@
 //! profile's GPC layout: a cluster's blocks must be co-resident on the SMs of one GPC.
 
 use crate::errors::{CuResult, INVALID_VALUE, NOT_SUPPORTED};
-use crate::handles;
+use crate::module;
 use crate::module::Function;
 use crate::profile::{self, Profile};
 use abi::*;
@@ -265,7 +265,7 @@ pub(crate) unsafe fn max_active_blocks_with_flags(
     if blocks.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = module::function(func)?;
     // CU_OCCUPANCY_DEFAULT or CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE (which only matters for
     // the partitioned global caching of compute capability 5.2 and 6.x).
     if flags > 1 || block_size <= 0 {
@@ -291,7 +291,7 @@ pub(crate) unsafe fn available_dynamic_smem_per_block(
     if bytes.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = module::function(func)?;
     let v = available_dynamic_smem(
         profile::current(),
         &FuncUsage::of(&f),
@@ -338,7 +338,7 @@ pub(crate) unsafe fn max_potential_block_size_with_flags(
     if min_grid.is_null() || block.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = module::function(func)?;
     if flags > 1 || block_size_limit < 0 {
         return Err(INVALID_VALUE);
     }
@@ -390,7 +390,7 @@ pub(crate) unsafe fn max_potential_cluster_size(
     if size.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = module::function(func)?;
     // SAFETY: forwarded contract.
     let (block, dynamic, _) = unsafe { launch_shape(config) }?;
     let p = profile::current();
@@ -412,7 +412,7 @@ pub(crate) unsafe fn max_active_clusters(
     if clusters.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = module::function(func)?;
     // SAFETY: forwarded contract.
     let (block, dynamic, requested) = unsafe { launch_shape(config) }?;
     let p = profile::current();

@@ -11,6 +11,7 @@
 //! Every range is validated at the call: a copy from or to unallocated device memory, or from or
 //! to host memory that is not mapped, is CUDA_ERROR_INVALID_VALUE, never a segfault.
 
+use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::memory;
 use crate::stream::{self, Target};
@@ -440,8 +441,8 @@ unsafe fn peer(
     n: usize,
     mode: Mode,
 ) -> CuResult {
-    crate::handles::context(dst_ctx)?;
-    crate::handles::context(src_ctx)?;
+    CONTEXTS.get(dst_ctx)?;
+    CONTEXTS.get(src_ctx)?;
     copy_1d(
         t,
         dst,
@@ -751,8 +752,8 @@ unsafe fn copy_3d_peer_on(t: &Target, p: *const CUDA_MEMCPY3D_PEER, mode: Mode) 
     }
     // SAFETY: checked non-null; the caller passes a CUDA_MEMCPY3D_PEER.
     let c = unsafe { &*p };
-    crate::handles::context(c.srcContext)?;
-    crate::handles::context(c.dstContext)?;
+    CONTEXTS.get(c.srcContext)?;
+    CONTEXTS.get(c.dstContext)?;
     let d = CUDA_MEMCPY3D {
         srcXInBytes: c.srcXInBytes,
         srcY: c.srcY,

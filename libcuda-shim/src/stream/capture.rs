@@ -26,8 +26,9 @@
 //!   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph.
 
 use crate::errors::{CuResult, INVALID_VALUE};
+use crate::graph::GRAPHS;
+use crate::graph::NODES;
 use crate::graph::{Graph, Kind};
-use crate::handles;
 use crate::queue::Queue;
 use crate::stream::{self, Target};
 use abi::*;
@@ -381,7 +382,7 @@ pub(crate) unsafe fn begin_capture_to_graph(
     n: usize,
     mode: CUstreamCaptureMode,
 ) -> CuResult {
-    let graph = handles::graph(g)?;
+    let graph = GRAPHS.get(g)?;
     if n > 0 && deps.is_null() {
         return Err(INVALID_VALUE);
     }
@@ -395,7 +396,8 @@ pub(crate) unsafe fn begin_capture_to_graph(
             .collect()
     };
     for (i, &d) in list.iter().enumerate() {
-        let ours = handles::graph_node(d as CUgraphNode)
+        let ours = NODES
+            .get(d as CUgraphNode)
             .ok()
             .and_then(|n| n.graph.upgrade())
             .is_some_and(|o| Arc::ptr_eq(&o, &graph));
@@ -622,7 +624,7 @@ pub(crate) unsafe fn update_capture_dependencies(
             .collect()
     };
     for &d in &list {
-        match handles::graph_node(d as CUgraphNode) {
+        match NODES.get(d as CUgraphNode) {
             Ok(node)
                 if node
                     .graph

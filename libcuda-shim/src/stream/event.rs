@@ -3,9 +3,10 @@
 //! of completion. Query, synchronize and `cuStreamWaitEvent` look at the completion of the
 //! latest record's marker; later records overwrite earlier ones, as the driver documents.
 
+use crate::context::CONTEXTS;
 use crate::context::{self, Context};
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
-use crate::handles::{self, Object};
+use crate::handles::Registry;
 use crate::queue::Dep;
 use crate::stream;
 use abi::*;
@@ -13,6 +14,9 @@ use parking_lot::Mutex;
 use std::ffi::c_uint;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Live events.
+pub static EVENTS: Registry<Event> = Registry::new(INVALID_HANDLE);
 
 pub struct Event {
     pub flags: u32,
@@ -56,7 +60,7 @@ pub(crate) unsafe fn create(event: *mut CUevent, flags: c_uint) -> CuResult {
         ctx,
         state: Mutex::new(Recording::default()),
     });
-    let h = handles::insert(Object::Event(e));
+    let h = EVENTS.insert(e);
     // SAFETY: checked non-null.
     unsafe { *event = h as CUevent };
     Ok(())
@@ -65,13 +69,13 @@ pub(crate) unsafe fn create(event: *mut CUevent, flags: c_uint) -> CuResult {
 /// The handle dies now; a record still pending completes harmlessly (its marker holds the
 /// event), as the driver documents for an event destroyed before it completes.
 pub(crate) unsafe fn destroy(event: CUevent) -> CuResult {
-    handles::event(event)?;
-    handles::remove(event as usize);
+    EVENTS.get(event)?;
+    EVENTS.remove(event as usize);
     Ok(())
 }
 
 pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
-    let e = handles::event(event)?;
+    let e = EVENTS.get(event)?;
     let t = stream::target(s)?;
     if !Arc::ptr_eq(&t.ctx, &e.ctx) {
         return Err(INVALID_HANDLE);
@@ -121,7 +125,7 @@ pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uin
     }
     if flags == 1 {
         // CU_EVENT_RECORD_EXTERNAL: in a capture, an event record node.
-        handles::event(event)?;
+        EVENTS.get(event)?;
         let t = stream::target(s)?;
         if crate::stream::capture::intercept(&t, || crate::graph::Kind::EventRecord(event))? {
             return Ok(());
@@ -132,7 +136,7 @@ pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uin
 }
 
 pub(crate) unsafe fn synchronize(event: CUevent) -> CuResult {
-    let e = handles::event(event)?;
+    let e = EVENTS.get(event)?;
     if let Some(m) = e.captured() {
         m.wait();
     }
@@ -141,7 +145,7 @@ pub(crate) unsafe fn synchronize(event: CUevent) -> CuResult {
 }
 
 pub(crate) unsafe fn query(event: CUevent) -> CuResult {
-    let e = handles::event(event)?;
+    let e = EVENTS.get(event)?;
     e.ctx.check()?;
     // Before its first record an event stands for no work: complete.
     match e.captured() {
@@ -165,7 +169,7 @@ pub(crate) unsafe fn elapsed_time(ms: *mut f32, start: CUevent, end: CUevent) ->
     if ms.is_null() {
         return Err(INVALID_VALUE);
     }
-    let (s, e) = (handles::event(start)?, handles::event(end)?);
+    let (s, e) = (EVENTS.get(start)?, EVENTS.get(end)?);
     if (s.flags | e.flags) & DISABLE_TIMING != 0 {
         return Err(INVALID_HANDLE);
     }
@@ -184,8 +188,8 @@ pub(crate) unsafe fn elapsed_time(ms: *mut f32, start: CUevent, end: CUevent) ->
 /// stream (non-blocking ones included). Its marker runs on a queue of its own, so no stream
 /// of the context waits for it.
 pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResult {
-    let c = handles::context(ctx)?;
-    let e = handles::event(event)?;
+    let c = CONTEXTS.get(ctx)?;
+    let e = EVENTS.get(event)?;
     if !Arc::ptr_eq(&c, &e.ctx) {
         return Err(INVALID_HANDLE);
     }
@@ -207,8 +211,8 @@ pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResul
 /// cuCtxWaitEvent: all work submitted to the context after this call, on any stream, waits
 /// for the work the event's latest record captured (the event may belong to another context).
 pub(crate) unsafe fn ctx_wait_event(ctx: CUcontext, event: CUevent) -> CuResult {
-    let c = handles::context(ctx)?;
-    let e = handles::event(event)?;
+    let c = CONTEXTS.get(ctx)?;
+    let e = EVENTS.get(event)?;
     crate::stream::capture::refuse_context(&c, Some(event as usize))?;
     if let Some(dep) = e.captured() {
         c.waits.lock().push(dep);
