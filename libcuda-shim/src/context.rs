@@ -7,10 +7,11 @@
 //! streams (created streams and per-thread default streams), for implicit synchronisation and
 //! `cuCtxSynchronize`.
 
+use crate::config;
 use crate::device;
 use crate::errors::{CuResult, INVALID_CONTEXT, INVALID_VALUE};
 use crate::handles::Registry;
-use crate::queue::Queue;
+use crate::queue::{self, Owner};
 use abi::*;
 use once_cell::sync::OnceCell;
 use parking_lot::Mutex;
@@ -30,6 +31,11 @@ struct ClsEntry {
 
 /// Every context handed out (the primary one and created ones).
 pub static CONTEXTS: Registry<Context> = Registry::new(INVALID_CONTEXT);
+
+/// A context's queues (the streams' work), the completion of an item on one, and an item.
+pub type Queue = queue::Queue<Context>;
+pub type Dep = queue::Dep<Context>;
+pub type Work = queue::Work<Context>;
 
 pub struct Context {
     pub id: u64,
@@ -51,7 +57,7 @@ pub struct Context {
     pub(crate) submission: Mutex<()>,
     /// What every later submission to any stream of the context waits for (cuCtxWaitEvent);
     /// completed entries are dropped as submissions find them.
-    pub(crate) waits: Mutex<Vec<crate::queue::Dep>>,
+    pub(crate) waits: Mutex<Vec<Dep>>,
 }
 
 impl Context {
@@ -74,12 +80,6 @@ impl Context {
             submission: Mutex::new(()),
             waits: Mutex::new(Vec::new()),
         }
-    }
-
-    /// A context outside the registry, for unit tests of the queue machinery.
-    #[cfg(test)]
-    pub(crate) fn for_tests() -> Arc<Context> {
-        Arc::new(Context::new(false, 0))
     }
 
     /// The legacy default stream's queue.
@@ -176,6 +176,12 @@ impl Context {
         let before = cls.len();
         cls.retain(|e| e.key != key);
         cls.len() != before
+    }
+}
+
+impl Owner for Context {
+    fn work_panicked(&self) {
+        self.set_sticky(CUresult::CUDA_ERROR_LAUNCH_FAILED);
     }
 }
 
@@ -583,7 +589,7 @@ pub(crate) unsafe fn get_exec_affinity(
         return Err(INVALID_VALUE);
     }
     active()?;
-    let sms = crate::profile::current()
+    let sms = config::profile()
         .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
         .unwrap_or(1);
     // SAFETY: checked non-null.

@@ -24,31 +24,9 @@ pub mod unversioned;
 use crate::errors::CuResult;
 use crate::*;
 use abi::*;
+pub use proc_address::EntryPoint;
 use std::ffi::{c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 use std::fmt::Write as _;
-
-/// One exported driver symbol, as the support table and `cuGetProcAddress` see it.
-#[derive(Clone, Copy, Debug)]
-pub struct EntryPoint {
-    /// The ABI symbol (`cuMemAlloc_v2`, `cuMemcpyHtoD_v2_ptds`).
-    pub symbol: &'static str,
-    /// The name `cuGetProcAddress` is asked for (`cuMemAlloc`).
-    pub base: &'static str,
-    /// The CUDA version that introduced this variant (`cuMemAlloc_v2`: 3020).
-    pub version: u32,
-    /// The per-thread-default-stream variant (`_ptds`/`_ptsz`).
-    pub per_thread: bool,
-    /// False for the entries that only return `CUDA_ERROR_NOT_SUPPORTED`.
-    pub implemented: bool,
-    /// The function's address.
-    pub(crate) address: fn() -> usize,
-}
-
-impl EntryPoint {
-    pub fn address(&self) -> *mut c_void {
-        (self.address)() as *mut c_void
-    }
-}
 
 /// Every exported entry point: the implemented ones first, then the NOT_SUPPORTED ones.
 pub fn entry_points() -> impl Iterator<Item = &'static EntryPoint> {
@@ -57,38 +35,6 @@ pub fn entry_points() -> impl Iterator<Item = &'static EntryPoint> {
 
 fn is_per_thread(symbol: &str) -> bool {
     symbol.ends_with("_ptds") || symbol.ends_with("_ptsz")
-}
-
-static INITIALIZED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether `cuInit` has succeeded.
-pub fn initialized() -> bool {
-    INITIALIZED.load(std::sync::atomic::Ordering::Acquire)
-}
-
-pub(crate) fn set_initialized() {
-    static AT_FORK: std::sync::Once = std::sync::Once::new();
-    // SAFETY: registers a handler that only stores to an atomic (async-signal-safe).
-    AT_FORK.call_once(|| unsafe {
-        libc::pthread_atfork(None, None, Some(forked_child));
-    });
-    INITIALIZED.store(true, std::sync::atomic::Ordering::Release)
-}
-
-/// Set in a child process forked after `cuInit`: the child has none of the parent's worker
-/// threads (and locks they held may stay held), so, as with the real driver, every call that
-/// needs the driver, `cuInit` included, returns CUDA_ERROR_NOT_INITIALIZED there (measured on
-/// an H100, driver 580.159: the child's cuMemAlloc and cuInit both return 3) instead of waiting
-/// on threads that do not exist.
-static FORKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-extern "C" fn forked_child() {
-    FORKED.store(true, std::sync::atomic::Ordering::Release);
-}
-
-/// Whether this process is a child forked after `cuInit`.
-pub fn forked() -> bool {
-    FORKED.load(std::sync::atomic::Ordering::Acquire)
 }
 
 /// The common body of every implemented export: the init check, fault injection
@@ -102,7 +48,8 @@ pub(crate) fn call(
 ) -> CUresult {
     // The `_ptds`/`_ptsz` variants give the NULL stream the per-thread meaning.
     stream::set_per_thread_call(is_per_thread(name));
-    let result = if ((needs_init || name == "cuInit") && forked()) || (needs_init && !initialized())
+    let result = if ((needs_init || name == "cuInit") && init::forked())
+        || (needs_init && !init::initialized())
     {
         CUresult::CUDA_ERROR_NOT_INITIALIZED
     } else {
@@ -236,14 +183,36 @@ pub(crate) fn table() -> &'static [EntryPoint] {
     &ALL
 }
 
+/// `cuGetProcAddress`: a lookup in this table (`proc_address` knows the rules, not the table).
+unsafe fn get_proc_address(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    version: c_int,
+    flags: u64,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { proc_address::get_proc_address(table(), symbol, pfn, version, flags) }
+}
+
+unsafe fn get_proc_address_v2(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    version: c_int,
+    flags: u64,
+    status: *mut CUdriverProcAddressQueryResult,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe { proc_address::get_proc_address_v2(table(), symbol, pfn, version, flags, status) }
+}
+
 implemented! {
     // Errors, version, initialisation, lookup.
     cuGetErrorString "cuGetErrorString" 6000 [any] (error: CUresult, p_str: *mut *const c_char) => errors::get_error_string;
     cuGetErrorName "cuGetErrorName" 6000 [any] (error: CUresult, p_str: *mut *const c_char) => errors::get_error_name;
-    cuInit "cuInit" 2000 [any] (flags: c_uint) => device::init;
-    cuDriverGetVersion "cuDriverGetVersion" 2020 [any] (version: *mut c_int) => device::driver_get_version;
-    cuGetProcAddress "cuGetProcAddress" 11030 [any] abi(none) (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t) => proc_address::get_proc_address;
-    cuGetProcAddress_v2 "cuGetProcAddress" 12000 [any] (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t, status: *mut CUdriverProcAddressQueryResult) => proc_address::get_proc_address_v2;
+    cuInit "cuInit" 2000 [any] (flags: c_uint) => init::init;
+    cuDriverGetVersion "cuDriverGetVersion" 2020 [any] (version: *mut c_int) => init::driver_get_version;
+    cuGetProcAddress "cuGetProcAddress" 11030 [any] abi(none) (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t) => get_proc_address;
+    cuGetProcAddress_v2 "cuGetProcAddress" 12000 [any] (symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: cuuint64_t, status: *mut CUdriverProcAddressQueryResult) => get_proc_address_v2;
     cuGetExportTable "cuGetExportTable" 3000 [any] (table: *mut *const c_void, id: *const CUuuid) => cudart::export_tables::get_export_table;
     // Devices.
     cuDeviceGet "cuDeviceGet" 2000 (device: *mut CUdevice, ordinal: c_int) => device::get;
@@ -384,7 +353,7 @@ implemented! {
     cuCtxGetExecAffinity "cuCtxGetExecAffinity" 11040 (affinity: *mut CUexecAffinityParam, kind: CUexecAffinityType) => context::get_exec_affinity;
     cuFlushGPUDirectRDMAWrites "cuFlushGPUDirectRDMAWrites" 11030 (target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) => context::flush_gpu_direct_rdma_writes;
     cuDeviceGetP2PAttribute "cuDeviceGetP2PAttribute" 8000 (value: *mut c_int, attrib: CUdevice_P2PAttribute, src: CUdevice, dst: CUdevice) => device::get_p2p_attribute;
-    cuDeviceGetTexture1DLinearMaxWidth "cuDeviceGetTexture1DLinearMaxWidth" 11010 (max_width: *mut usize, format: CUarray_format, channels: c_uint, dev: CUdevice) => device::get_texture_1d_linear_max_width;
+    cuDeviceGetTexture1DLinearMaxWidth "cuDeviceGetTexture1DLinearMaxWidth" 11010 (max_width: *mut usize, format: CUarray_format, channels: c_uint, dev: CUdevice) => memory::array::get_texture_1d_linear_max_width;
     cuStreamGetCtx_v2 "cuStreamGetCtx" 12050 (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::get_ctx_v2;
     cuStreamGetCtx_v2_ptsz "cuStreamGetCtx" 12050 abi(cuStreamGetCtx_v2) (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::get_ctx_v2;
     cuMemGetDefaultMemPool "cuMemGetDefaultMemPool" 13000 (pool: *mut CUmemoryPool, location: *mut CUmemLocation, kind: CUmemAllocationType) => memory::pool::mem_get_default_mem_pool;
@@ -617,12 +586,12 @@ implemented! {
     cuGraphExecEventRecordNodeSetEvent "cuGraphExecEventRecordNodeSetEvent" 11010 (exec: CUgraphExec, node: CUgraphNode, event: CUevent) => graph::exec::exec_event_record_node_set_event;
     cuGraphExecEventWaitNodeSetEvent "cuGraphExecEventWaitNodeSetEvent" 11010 (exec: CUgraphExec, node: CUgraphNode, event: CUevent) => graph::exec::exec_event_wait_node_set_event;
     // Stream attributes (stream_attrs.rs) and stream memory operations (memops.rs).
-    cuStreamGetAttribute "cuStreamGetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream_attrs::get;
-    cuStreamGetAttribute_ptsz "cuStreamGetAttribute" 11000 abi(cuStreamGetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream_attrs::get;
-    cuStreamSetAttribute "cuStreamSetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream_attrs::set;
-    cuStreamSetAttribute_ptsz "cuStreamSetAttribute" 11000 abi(cuStreamSetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream_attrs::set;
-    cuStreamCopyAttributes "cuStreamCopyAttributes" 11000 (dst: CUstream, src: CUstream) => stream_attrs::copy;
-    cuStreamCopyAttributes_ptsz "cuStreamCopyAttributes" 11000 abi(cuStreamCopyAttributes) (dst: CUstream, src: CUstream) => stream_attrs::copy;
+    cuStreamGetAttribute "cuStreamGetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream::get_attribute;
+    cuStreamGetAttribute_ptsz "cuStreamGetAttribute" 11000 abi(cuStreamGetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream::get_attribute;
+    cuStreamSetAttribute "cuStreamSetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream::set_attribute;
+    cuStreamSetAttribute_ptsz "cuStreamSetAttribute" 11000 abi(cuStreamSetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream::set_attribute;
+    cuStreamCopyAttributes "cuStreamCopyAttributes" 11000 (dst: CUstream, src: CUstream) => stream::copy_attributes;
+    cuStreamCopyAttributes_ptsz "cuStreamCopyAttributes" 11000 abi(cuStreamCopyAttributes) (dst: CUstream, src: CUstream) => stream::copy_attributes;
     cuStreamWaitValue32 "cuStreamWaitValue32" 8000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memory::memops::wait_value_32;
     cuStreamWaitValue32_ptsz "cuStreamWaitValue32" 8000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memory::memops::wait_value_32;
     cuStreamWaitValue32_v2 "cuStreamWaitValue32" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memory::memops::wait_value_32;
@@ -1005,7 +974,7 @@ not_supported! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exports::proc_address::{lookup, Lookup};
+    use crate::exports::proc_address::{lookup_in, Lookup};
 
     /// The names `abi/src/functions.rs` (bindgen of the pinned cuda.h) declares.
     fn declared() -> Vec<&'static str> {
@@ -1030,7 +999,7 @@ mod tests {
             // Asking for its own introduction version (per-thread when it is such a variant)
             // must give a variant of the same function.
             let flags = if e.per_thread { 2 } else { 0 };
-            match lookup(e.base, e.version as i32, flags) {
+            match lookup_in(table(), e.base, e.version as i32, flags) {
                 Lookup::Found(found) => assert_eq!(found.base, e.base, "{f}"),
                 other => panic!("{f}: {other:?}"),
             }

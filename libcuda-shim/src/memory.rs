@@ -3,6 +3,7 @@
 //! `copy`, stream-ordered allocation and pools in `pool`.
 
 pub mod array;
+pub mod batch;
 pub mod copy;
 pub mod copy_batch;
 pub mod managed;

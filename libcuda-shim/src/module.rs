@@ -5,10 +5,11 @@
 pub mod jit_compilers;
 pub mod link;
 
+use crate::config;
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE, NOT_FOUND};
 use crate::fatbin::{self, FatbinError};
 use crate::handles::Registry;
-use crate::{context, device, profile, trace};
+use crate::{context, device, trace};
 use abi::*;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -193,7 +194,7 @@ pub(crate) fn relocatable_ptx(
 unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
     // SAFETY: every image kind is at least 4 bytes (PTX text is longer than its NUL).
     let magic = u32::from_le_bytes(unsafe { bytes(image, 4) }.try_into().unwrap());
-    let sm = profile::current().sm();
+    let sm = config::profile().sm();
     let one = |(text, name): (String, String), sm| ImagePtx {
         inputs: vec![(text, name)],
         sm,
@@ -253,18 +254,17 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
         }
         // "\x7fELF": a cubin.
         0x464c457f => Err(LoadFailure::Cubin { device_sm: sm }),
-        crate::module::link::IMAGE_MAGIC_WORD => {
+        crate::link_image::IMAGE_MAGIC_WORD => {
             // SAFETY: the magic says a link image starts here; it is complete (API contract).
-            let (inputs, sm) =
-                unsafe { crate::module::link::decode_image(image) }.map_err(|m| {
-                    LoadFailure::Image(FatbinError::Malformed(format!("link image: {m}")))
-                })?;
+            let (inputs, sm) = unsafe { crate::link_image::decode(image) }.map_err(|m| {
+                LoadFailure::Image(FatbinError::Malformed(format!("link image: {m}")))
+            })?;
             Ok(ImagePtx {
                 inputs,
                 sm,
                 notes: Vec::new(),
                 // SAFETY: a whole link image, as above.
-                max_registers: unsafe { crate::module::link::image_max_registers(image) },
+                max_registers: unsafe { crate::link_image::max_registers(image) },
             })
         }
         _ => {
@@ -318,7 +318,7 @@ unsafe fn load_image(
     let started = std::time::Instant::now();
     // SAFETY: every image kind is at least 4 bytes (as `image_ptx` reads them).
     let link_image = u32::from_le_bytes(unsafe { bytes(image, 4) }.try_into().unwrap())
-        == crate::module::link::IMAGE_MAGIC_WORD;
+        == crate::link_image::IMAGE_MAGIC_WORD;
     // SAFETY: forwarded contract.
     let result = unsafe { image_ptx(image) }.and_then(|img| {
         if crate::config::ptx_jit_disabled() {
@@ -342,7 +342,7 @@ unsafe fn load_image(
             if units > 1 {
                 log.info += &format!(" ({units} linked inputs)");
             }
-            let device_sm = profile::current().sm();
+            let device_sm = config::profile().sm();
             if ptx_sm > device_sm {
                 log.info += &format!(
                     " (newer than the emulated sm_{device_sm}: the image has no older PTX)"
@@ -573,7 +573,7 @@ pub(crate) fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
         return Ok(h);
     }
     let kernel = m.engine.kernel(name).ok_or(NOT_FOUND)?;
-    let p = profile::current();
+    let p = config::profile();
     let f = Arc::new(Function {
         module: m.clone(),
         max_dynamic_shared: AtomicI32::new(
@@ -905,12 +905,12 @@ pub(crate) unsafe fn kernel_get_function(func: *mut CUfunction, kernel: CUkernel
 /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: the device's limit, lowered by `.maxntid` and by
 /// the register file (the most whole warps whose registers pass the launch's check).
 pub(crate) fn max_threads_per_block(f: &Function) -> u32 {
-    let p = profile::current();
+    let p = config::profile();
     let k = &f.kernel;
     let by_regs = (1..=p.max_threads_per_block as u32 / 32)
         .rev()
         .map(|w| w * 32)
-        .find(|&t| crate::launch::occupancy::regs_fit(p, f.num_regs, t as u64))
+        .find(|&t| p.regs_fit(f.num_regs, t as u64))
         .unwrap_or(32);
     let mut v = (p.max_threads_per_block as u32).min(by_regs);
     if k.max_threads_per_block > 0 {
@@ -921,7 +921,7 @@ pub(crate) fn max_threads_per_block(f: &Function) -> u32 {
 
 fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
     use CUfunction_attribute as F;
-    let p = profile::current();
+    let p = config::profile();
     let k = &f.kernel;
     let load = |a: &AtomicI32| a.load(Ordering::Acquire);
     Ok(match attrib {
@@ -958,7 +958,7 @@ fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
 
 fn set_attribute(f: &Function, attrib: CUfunction_attribute, value: c_int) -> CuResult {
     use CUfunction_attribute as F;
-    let p = profile::current();
+    let p = config::profile();
     let store = |a: &AtomicI32| a.store(value, Ordering::Release);
     match attrib {
         F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {

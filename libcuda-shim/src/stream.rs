@@ -13,10 +13,11 @@ pub mod capture;
 pub mod event;
 
 use crate::context::{self, Context};
+use crate::context::{Dep, Queue, Work};
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
 use crate::handles::Registry;
-use crate::queue::{Dep, Queue, Work};
 use crate::stream::event::EVENTS;
+use crate::stream_attrs::{self, clamp_priority, StreamAttrs};
 use abi::*;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
@@ -160,12 +161,6 @@ pub fn wait(t: &Target, dep: &Dep) -> CuResult {
     t.ctx.check()
 }
 
-/// A requested priority clamped to the range cuCtxGetStreamPriorityRange reports, as the
-/// driver does.
-pub(crate) fn clamp_priority(p: i32) -> i32 {
-    p.clamp(-5, 0)
-}
-
 fn next_id() -> u64 {
     // Ids 0..=2 are the default streams'.
     static NEXT: AtomicU64 = AtomicU64::new(3);
@@ -182,7 +177,7 @@ pub(crate) unsafe fn create_with_priority(
     }
     let ctx = context::active()?;
     let queue = ctx.new_queue(flags & NON_BLOCKING == 0);
-    *queue.attrs.lock() = crate::stream_attrs::StreamAttrs::new(clamp_priority(priority));
+    *queue.attrs.lock() = StreamAttrs::new(clamp_priority(priority));
     let s = Arc::new(Stream {
         id: next_id(),
         flags,
@@ -385,5 +380,55 @@ pub(crate) unsafe fn get_ctx_v2(
     unsafe { get_ctx(stream, pctx)? };
     // SAFETY: checked non-null.
     unsafe { *green = std::ptr::null_mut() };
+    Ok(())
+}
+
+// ---- Stream attributes (their values and rules: `stream_attrs`).
+
+pub(crate) unsafe fn get_attribute(
+    s: CUstream,
+    id: CUstreamAttrID,
+    out: *mut CUstreamAttrValue,
+) -> CuResult {
+    let t = lookup(s)?;
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // Only stream attributes can be read; the value checked is a valid default.
+    stream_attrs::check(id, &StreamAttrs::new(0).get(id))?;
+    let v = t.queue.attrs.lock().get(id);
+    // SAFETY: checked non-null; the caller passes one value.
+    unsafe { *out = v };
+    Ok(())
+}
+
+pub(crate) unsafe fn set_attribute(
+    s: CUstream,
+    id: CUstreamAttrID,
+    value: *const CUstreamAttrValue,
+) -> CuResult {
+    let t = lookup(s)?;
+    if value.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the caller passes one value.
+    let mut v = unsafe { *value };
+    stream_attrs::check(id, &v)?;
+    if id == CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PRIORITY {
+        // SAFETY: the member this attribute uses.
+        unsafe { v.priority = clamp_priority(v.priority) };
+    }
+    t.queue.attrs.lock().set(id, v);
+    Ok(())
+}
+
+/// `dst` takes every attribute of `src`; both must belong to one context.
+pub(crate) unsafe fn copy_attributes(dst: CUstream, src: CUstream) -> CuResult {
+    let (d, s) = (lookup(dst)?, lookup(src)?);
+    if !std::sync::Arc::ptr_eq(&d.ctx, &s.ctx) {
+        return Err(INVALID_VALUE);
+    }
+    let attrs = s.queue.attrs.lock().clone();
+    *d.queue.attrs.lock() = attrs;
     Ok(())
 }

@@ -3,11 +3,12 @@
 //! pointers; slot 0 holds its size in bytes except in CONTEXT_LOCAL_STORAGE. Slots whose meaning
 //! is unknown point to stubs that trace their call and return CUDA_ERROR_NOT_SUPPORTED.
 
+use crate::config;
 use crate::context::CONTEXTS;
 use crate::context::{self, ClsDtor};
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::trace::{self, trace};
-use crate::{cudart::integrity, device, profile};
+use crate::{cudart::integrity, device};
 use abi::*;
 use std::ffi::c_void;
 
@@ -260,7 +261,7 @@ unsafe extern "C" fn integrity_check(
     if result.is_null() {
         return INVALID_VALUE;
     }
-    let p = profile::current();
+    let p = config::profile();
     let inputs = integrity::Inputs {
         driver_version: abi::DRIVER_VERSION as u32,
         version,

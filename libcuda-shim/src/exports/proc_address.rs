@@ -3,12 +3,34 @@
 //! prefers the `_ptds`/`_ptsz` variant where one exists.
 
 use crate::errors::{CuResult, INVALID_VALUE, NOT_FOUND};
-use crate::exports::{self, EntryPoint};
 use crate::trace::trace;
 use abi::*;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
 const PER_THREAD_DEFAULT_STREAM: u64 = 2;
+
+/// One exported driver symbol, as the support table and `cuGetProcAddress` see it.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryPoint {
+    /// The ABI symbol (`cuMemAlloc_v2`, `cuMemcpyHtoD_v2_ptds`).
+    pub symbol: &'static str,
+    /// The name `cuGetProcAddress` is asked for (`cuMemAlloc`).
+    pub base: &'static str,
+    /// The CUDA version that introduced this variant (`cuMemAlloc_v2`: 3020).
+    pub version: u32,
+    /// The per-thread-default-stream variant (`_ptds`/`_ptsz`).
+    pub per_thread: bool,
+    /// False for the entries that only return `CUDA_ERROR_NOT_SUPPORTED`.
+    pub implemented: bool,
+    /// The function's address.
+    pub(crate) address: fn() -> usize,
+}
+
+impl EntryPoint {
+    pub fn address(&self) -> *mut c_void {
+        (self.address)() as *mut c_void
+    }
+}
 
 #[derive(Debug)]
 pub enum Lookup {
@@ -42,11 +64,8 @@ pub fn lookup_in(table: &'static [EntryPoint], name: &str, version: i32, flags: 
     }
 }
 
-pub fn lookup(name: &str, version: i32, flags: u64) -> Lookup {
-    lookup_in(exports::table(), name, version, flags)
-}
-
 unsafe fn resolve(
+    table: &'static [EntryPoint],
     symbol: *const c_char,
     pfn: *mut *mut c_void,
     version: c_int,
@@ -57,7 +76,7 @@ unsafe fn resolve(
     }
     // SAFETY: checked non-null; the API takes a NUL-terminated name.
     let name = unsafe { CStr::from_ptr(symbol) }.to_string_lossy();
-    let found = lookup(&name, version, flags);
+    let found = lookup_in(table, &name, version, flags);
     let (ptr, status) = match found {
         Lookup::Found(e) => {
             trace!(
@@ -94,14 +113,16 @@ unsafe fn resolve(
     Ok(status)
 }
 
+/// `cuGetProcAddress` over `table` (the export table hands in its own).
 pub(crate) unsafe fn get_proc_address(
+    table: &'static [EntryPoint],
     symbol: *const c_char,
     pfn: *mut *mut c_void,
     version: c_int,
     flags: u64,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    let status = unsafe { resolve(symbol, pfn, version, flags) }?;
+    let status = unsafe { resolve(table, symbol, pfn, version, flags) }?;
     if status == CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS {
         Ok(())
     } else {
@@ -110,6 +131,7 @@ pub(crate) unsafe fn get_proc_address(
 }
 
 pub(crate) unsafe fn get_proc_address_v2(
+    table: &'static [EntryPoint],
     symbol: *const c_char,
     pfn: *mut *mut c_void,
     version: c_int,
@@ -117,7 +139,7 @@ pub(crate) unsafe fn get_proc_address_v2(
     status: *mut CUdriverProcAddressQueryResult,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    let s = unsafe { resolve(symbol, pfn, version, flags) }?;
+    let s = unsafe { resolve(table, symbol, pfn, version, flags) }?;
     if !status.is_null() {
         // SAFETY: checked non-null (the status pointer is optional).
         unsafe { *status = s };
@@ -208,7 +230,7 @@ mod tests {
                 }
                 let flags = u64::from_str_radix(f[3].trim_start_matches("0x"), 16).unwrap();
                 let v: i32 = f[2].parse().unwrap();
-                match lookup(f[1], v, flags) {
+                match lookup_in(crate::exports::table(), f[1], v, flags) {
                     Lookup::Found(e) => {
                         if has_abi {
                             assert_eq!(e.symbol, f[4], "{line}");

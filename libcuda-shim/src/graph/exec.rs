@@ -9,6 +9,7 @@
 //! after the previous launch's end, whatever the streams.
 
 use crate::context::Context;
+use crate::context::Dep;
 use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::conditional::{self, CondHandle};
@@ -21,7 +22,6 @@ use crate::handles::Registry;
 use crate::launch::kernel as launch;
 use crate::memory::copy;
 use crate::module::Function;
-use crate::queue::Dep;
 use crate::stream::capture;
 use crate::stream::event::EVENTS;
 use crate::stream::event::{self, Event};

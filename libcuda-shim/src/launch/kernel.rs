@@ -2,11 +2,12 @@
 //! parameter block (from `kernelParams` or the `extra` buffer), execution on the engine, and the
 //! sticky error a fault leaves in the context. Occupancy queries are in `occupancy`.
 
+use crate::config;
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::{KernelNode, Kind, LaunchAttrs};
 use crate::module;
 use crate::module::Function;
-use crate::{launch::occupancy, profile, stream, trace};
+use crate::{launch::occupancy, stream, trace};
 use abi::*;
 use engine::{ExecErrorKind, LaunchConfig};
 use std::ffi::{c_uint, c_void};
@@ -19,7 +20,7 @@ const PARAM_BUFFER_SIZE: usize = 2;
 
 /// Checks the launch shape and resources, in the order the driver reports them.
 pub(crate) fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32) -> CuResult {
-    let p = profile::current();
+    let p = config::profile();
     let max_grid = [i32::MAX as u32, 65535, 65535];
     let max_block = [1024, 1024, 64];
     if grid.contains(&0) || block.contains(&0) {
@@ -43,7 +44,7 @@ pub(crate) fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u3
     {
         return Err(INVALID_VALUE);
     }
-    if !occupancy::regs_fit(p, f.num_regs, threads) {
+    if !p.regs_fit(f.num_regs, threads) {
         return Err(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
     }
     Ok(())
@@ -140,7 +141,7 @@ pub(crate) fn validate_cooperative(
     block: [u32; 3],
     shared: u32,
 ) -> CuResult {
-    let p = profile::current();
+    let p = config::profile();
     let threads = block.iter().map(|&b| b as i64).product::<i64>();
     let per_sm = occupancy::active_blocks(p, &occupancy::FuncUsage::of(f), threads, shared as i64);
     let blocks = grid.iter().map(|&g| g as i64).product::<i64>();
@@ -187,7 +188,7 @@ pub(crate) fn cluster_shape(
     let threads = block.iter().map(|&b| b as i64).product::<i64>();
     let non_portable = f.non_portable_cluster.load(Ordering::Acquire) != 0;
     let usage = occupancy::FuncUsage::of(f);
-    let p = profile::current();
+    let p = config::profile();
     occupancy::check_cluster(p, &usage, non_portable, dims, grid, threads, shared as i64)
         .inspect_err(|_| {
             trace::trace!(
@@ -274,7 +275,7 @@ pub(crate) fn submit_kernel(
     f: Arc<Function>,
     config: LaunchConfig,
     bytes: Vec<u8>,
-) -> crate::queue::Dep {
+) -> crate::context::Dep {
     submit(target, f, config, bytes, false)
 }
 
@@ -284,7 +285,7 @@ fn submit(
     config: LaunchConfig,
     bytes: Vec<u8>,
     cooperative: bool,
-) -> crate::queue::Dep {
+) -> crate::context::Dep {
     stream::submit_unless_faulted(target, move |ctx| {
         run_now(ctx, &f, &config, &bytes, cooperative)
     })
@@ -292,7 +293,7 @@ fn submit(
 
 /// `CUDA_LAUNCH_BLOCKING=1`: the launch call waits for its kernel and returns the error the
 /// kernel left (sticky), so a fault is reported by the launch that caused it.
-fn finish_launch(target: &stream::Target, done: crate::queue::Dep) -> CuResult {
+fn finish_launch(target: &stream::Target, done: crate::context::Dep) -> CuResult {
     if crate::config::launch_blocking() {
         stream::wait(target, &done)
     } else {

@@ -16,38 +16,17 @@
 //! Clusters (`cuOccupancyMaxPotentialClusterSize`, `cuOccupancyMaxActiveClusters`) use the
 //! profile's GPC layout: a cluster's blocks must be co-resident on the SMs of one GPC.
 
+use crate::config;
 use crate::errors::{CuResult, INVALID_VALUE, NOT_SUPPORTED};
 use crate::module;
 use crate::module::Function;
-use crate::profile::{self, Profile};
+use crate::profile::{round_up, Profile, MAX_REGS_PER_THREAD, REG_UNIT, SUB_PARTITIONS, WARP};
 use abi::*;
 use std::ffi::{c_int, c_uint};
 use std::sync::atomic::Ordering;
 
-const WARP: i64 = 32;
-/// Register allocation unit (registers per warp are rounded up to it).
-const REG_UNIT: i64 = 256;
-/// Warp schedulers (register file partitions) per SM.
-const SUB_PARTITIONS: i64 = 4;
 /// Shared memory allocation unit on compute capability 8.0 and later.
 const SMEM_UNIT: i64 = 128;
-/// Most registers a thread can have.
-const MAX_REGS_PER_THREAD: i64 = 255;
-
-/// `x` (not negative) rounded up to a multiple of `m`.
-fn round_up(x: i64, m: i64) -> i64 {
-    (x + m - 1) / m * m
-}
-
-/// Whether a block of `threads` threads of `num_regs` registers each fits the per-block
-/// register file as the hardware checks it at launch (`cuda_occupancy.h`: registers per warp
-/// rounded up to the allocation unit, the block's warps rounded up to the sub-partitions,
-/// "for historical reasons"), and the per-thread limit.
-pub fn regs_fit(p: &Profile, num_regs: u32, threads: u64) -> bool {
-    let per_warp = round_up(num_regs as i64 * WARP, REG_UNIT);
-    let warps = round_up((threads as i64 + WARP - 1) / WARP, SUB_PARTITIONS);
-    num_regs as i64 <= MAX_REGS_PER_THREAD && per_warp * warps <= p.regs_per_block as i64
-}
 
 /// What the formula needs to know about a function.
 #[derive(Clone, Copy, Debug)]
@@ -272,7 +251,7 @@ pub(crate) unsafe fn max_active_blocks_with_flags(
         return Err(INVALID_VALUE);
     }
     let n = active_blocks(
-        profile::current(),
+        config::profile(),
         &FuncUsage::of(&f),
         block_size as i64,
         dynamic_shared as i64,
@@ -293,7 +272,7 @@ pub(crate) unsafe fn available_dynamic_smem_per_block(
     }
     let f = module::function(func)?;
     let v = available_dynamic_smem(
-        profile::current(),
+        config::profile(),
         &FuncUsage::of(&f),
         blocks_per_sm as i64,
         block_size as i64,
@@ -349,7 +328,7 @@ pub(crate) unsafe fn max_potential_block_size_with_flags(
         None => dynamic_shared as i64,
     };
     let (grid, b) =
-        potential_block_size(profile::current(), &usage, dynamic, block_size_limit as i64);
+        potential_block_size(config::profile(), &usage, dynamic, block_size_limit as i64);
     // SAFETY: both checked non-null.
     unsafe {
         *min_grid = grid as c_int;
@@ -393,7 +372,7 @@ pub(crate) unsafe fn max_potential_cluster_size(
     let f = module::function(func)?;
     // SAFETY: forwarded contract.
     let (block, dynamic, _) = unsafe { launch_shape(config) }?;
-    let p = profile::current();
+    let p = config::profile();
     if p.cc_major < 9 {
         return Err(NOT_SUPPORTED);
     }
@@ -415,7 +394,7 @@ pub(crate) unsafe fn max_active_clusters(
     let f = module::function(func)?;
     // SAFETY: forwarded contract.
     let (block, dynamic, requested) = unsafe { launch_shape(config) }?;
-    let p = profile::current();
+    let p = config::profile();
     if p.cc_major < 9 {
         return Err(NOT_SUPPORTED);
     }

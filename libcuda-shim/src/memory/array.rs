@@ -15,6 +15,7 @@
 //! (which need `cuArrayGetPlane`) and the block-compressed formats return
 //! CUDA_ERROR_NOT_SUPPORTED, as do sparse arrays.
 
+use crate::config;
 use crate::context;
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE, NOT_SUPPORTED};
 use abi::*;
@@ -145,10 +146,7 @@ const KNOWN_FLAGS: u32 = CUDA_ARRAY3D_LAYERED
 
 /// The device limit named by `attr`.
 fn limit(attr: CUdevice_attribute) -> usize {
-    crate::profile::current()
-        .attribute(attr)
-        .unwrap_or(0)
-        .max(0) as usize
+    config::profile().attribute(attr).unwrap_or(0).max(0) as usize
 }
 
 /// Checks a descriptor against the table in cuArray3DCreate's documentation (array kinds and
@@ -434,6 +432,27 @@ pub(crate) unsafe fn get_sparse_properties(
     }
     get(h)?;
     Err(INVALID_VALUE)
+}
+
+/// cuDeviceGetTexture1DLinearMaxWidth: the profile's 1D linear texture limit (in elements) for
+/// any valid format and channel count.
+pub(crate) unsafe fn get_texture_1d_linear_max_width(
+    out: *mut usize,
+    format: CUarray_format,
+    channels: c_uint,
+    dev: CUdevice,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    crate::device::check(dev)?;
+    element_size(format, channels).map_err(|_| INVALID_VALUE)?;
+    let max = config::profile()
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
+        .unwrap_or(0);
+    // SAFETY: checked non-null.
+    unsafe { *out = max.max(0) as usize };
+    Ok(())
 }
 
 // ---- Mipmapped arrays.

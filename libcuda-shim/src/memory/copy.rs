@@ -1010,7 +1010,7 @@ pub(crate) fn plan_memset(p: &CUDA_MEMSET_NODE_PARAMS) -> CuResult<FillPlan> {
 }
 
 /// Queues a planned memset.
-pub(crate) fn submit_fill(t: &Target, p: FillPlan) -> crate::queue::Dep {
+pub(crate) fn submit_fill(t: &Target, p: FillPlan) -> crate::context::Dep {
     stream::submit_unless_faulted(t, move |_| p.run())
 }
 

@@ -12,7 +12,7 @@
 //! documentation makes later reads of discarded memory indeterminate).
 
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::memory::copy_batch::{batch_stream, groups};
+use crate::memory::batch::{batch_stream, groups};
 use crate::{device, memory, stream};
 use abi::*;
 use once_cell::sync::Lazy;

@@ -27,7 +27,8 @@
 //! (CuPy's NVRTC) does not reach these exports. For CuPy the shim sets
 //! `CUPY_COMPILE_WITH_PTX=1` when it is preloaded (see [`ask_cupy_for_ptx`]).
 
-use crate::{fatbin, module::link, profile, trace};
+use crate::config;
+use crate::{fatbin, link_image, trace};
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -111,9 +112,9 @@ unsafe fn ptx_image(prog: *mut c_void, caller: &str) -> Option<Vec<u8>> {
     let limit = NVRTC_REG_LIMITS.lock().get(&(prog as usize)).copied();
     let image = match limit {
         None => fatbin::ptx_only(&text),
-        Some(_) => link::encode_image(
+        Some(_) => link_image::encode(
             &[(text.into_owned(), "nvrtc".into())],
-            profile::current().sm(),
+            config::profile().sm(),
             limit,
         ),
     };
@@ -608,7 +609,7 @@ fn ptx_of_other_inputs(record: &LinkRecord, keep: &[String]) -> Result<Option<St
                 .iter()
                 .find(|o| o.starts_with("-arch="))
                 .cloned()
-                .unwrap_or_else(|| format!("-arch=sm_{}", profile::current().sm()));
+                .unwrap_or_else(|| format!("-arch=sm_{}", config::profile().sm()));
             match keep_alive_ltoir(keep, &arch) {
                 Ok(ir) => others.push((NVJITLINK_INPUT_LTOIR, ir, "libcuda-shim keep".into())),
                 Err(why) => trace::warn(&format!(
@@ -731,7 +732,7 @@ fn linked_image(h: Handle, caller: &str) -> Option<Vec<u8>> {
     let image = match texts.as_slice() {
         [] => return None,
         [(text, _)] if max_registers.is_none() => fatbin::ptx_only(text),
-        _ => link::encode_image(&texts, profile::current().sm(), max_registers),
+        _ => link_image::encode(&texts, config::profile().sm(), max_registers),
     };
     trace::trace!(
         "{caller}: nvJitLink linked {} input(s) to a SASS cubin; returning a {}-byte image with \

@@ -8,13 +8,8 @@
 //! A bare cubin has no PTX at all (CUDA_ERROR_NO_BINARY_FOR_GPU, as `cuModuleLoadData` says for
 //! one); NVVM IR is CUDA_ERROR_NOT_SUPPORTED.
 //!
-//! Output image ("cubin" of `cuLinkComplete`): not a cubin, since nothing is compiled, but a
-//! self-contained *link image* holding the inputs' PTX, which `cuModuleLoadData`,
-//! `cuModuleLoadDataEx` and `cuLibraryLoadData` accept (they link it again; linking is cheap).
-//! It has no pointers, so it may be saved to a file and loaded later (`cuModuleLoad`). Layout,
-//! little-endian: the 8 bytes `LCSHLINK`, u32 format version 1, u32 sm of the PTX, u32 input
-//! count, u32 register limit per thread (`CU_JIT_MAX_REGISTERS` of the link, 0 for none); then per input u32 name length, u32 PTX length, the name, the PTX (neither
-//! NUL-terminated).
+//! Output image ("cubin" of `cuLinkComplete`): a link image (`link_image`) holding the
+//! inputs' PTX.
 //!
 //! Options: those given to `cuLinkCreate` hold for the whole link. As in the driver, their
 //! `optionValues` array must stay valid until `cuLinkDestroy`: the error and info logs (and
@@ -22,21 +17,16 @@
 //! `cuLinkAddFile` and at `cuLinkComplete`. Options given to an add call receive that call's
 //! logs.
 
+use crate::config;
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
 use crate::fatbin::{self, FatbinError};
 use crate::module::{self, JitLog, LoadFailure};
-use crate::{context, profile, trace};
+use crate::{context, link_image, trace};
 use abi::*;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_uint, c_void, CStr};
-
-const IMAGE_MAGIC: &[u8; 8] = b"LCSHLINK";
-/// The first 4 bytes of [`IMAGE_MAGIC`] as a little-endian word (how loaders dispatch).
-pub(crate) const IMAGE_MAGIC_WORD: u32 = u32::from_le_bytes(*b"LCSH");
-const IMAGE_VERSION: u32 = 1;
-const IMAGE_HEADER: usize = 24;
 
 /// One pending link.
 struct LinkState {
@@ -182,7 +172,7 @@ fn inputs_of(
     name: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<(String, String)>, LoadFailure> {
-    let sm = profile::current().sm();
+    let sm = config::profile().sm();
     let image = |e: FatbinError| LoadFailure::Image(e);
     let named = |v: Option<(String, String)>| v.map(|(t, n)| (t, format!("{name}:{n}")));
     match kind {
@@ -425,7 +415,7 @@ pub(crate) unsafe fn complete(
         s.log.wall_ms = started.elapsed().as_secs_f32() * 1000.0;
         let r = match r {
             Ok(()) => {
-                s.image = encode_image(&s.inputs, profile::current().sm(), s.max_registers);
+                s.image = link_image::encode(&s.inputs, config::profile().sm(), s.max_registers);
                 push_line(
                     &mut s.log.info,
                     &format!(
@@ -467,92 +457,4 @@ pub(crate) unsafe fn destroy(state: CUlinkState) -> CuResult {
         .remove(&(state as usize))
         .map(drop)
         .ok_or(INVALID_HANDLE)
-}
-
-/// A link image holding `inputs` (see the module documentation).
-pub(crate) fn encode_image(
-    inputs: &[(String, String)],
-    sm: u32,
-    max_registers: Option<u32>,
-) -> Vec<u8> {
-    let mut v = Vec::new();
-    v.extend_from_slice(IMAGE_MAGIC);
-    let regs = max_registers.unwrap_or(0);
-    for w in [IMAGE_VERSION, sm, inputs.len() as u32, regs] {
-        v.extend_from_slice(&w.to_le_bytes());
-    }
-    for (ptx, name) in inputs {
-        v.extend_from_slice(&(name.len() as u32).to_le_bytes());
-        v.extend_from_slice(&(ptx.len() as u32).to_le_bytes());
-        v.extend_from_slice(name.as_bytes());
-        v.extend_from_slice(ptx.as_bytes());
-    }
-    v
-}
-
-/// The register limit a link image's kernels were linked under (see the module documentation).
-///
-/// # Safety
-/// `image` must point to a whole link image.
-pub(crate) unsafe fn image_max_registers(image: *const c_void) -> Option<u32> {
-    // SAFETY: the header is whole (caller's contract).
-    let w = unsafe { std::slice::from_raw_parts((image as *const u8).add(20), 4) };
-    Some(u32::from_le_bytes(w.try_into().unwrap())).filter(|&r| r > 0)
-}
-
-/// Reads a link image: its inputs and the sm of its PTX.
-///
-/// # Safety
-/// `image` must point to a whole link image (its lengths say how far it extends).
-pub(crate) unsafe fn decode_image(
-    image: *const c_void,
-) -> Result<(Vec<(String, String)>, u32), String> {
-    let at = |off: usize, len: usize| {
-        // SAFETY: within the image, as its header and length fields say (caller's contract).
-        unsafe { std::slice::from_raw_parts((image as *const u8).add(off), len) }
-    };
-    let word = |off: usize| u32::from_le_bytes(at(off, 4).try_into().unwrap());
-    if at(0, 8) != IMAGE_MAGIC {
-        return Err("bad magic".into());
-    }
-    if word(8) != IMAGE_VERSION {
-        return Err(format!("unknown format version {}", word(8)));
-    }
-    let (sm, count) = (word(12), word(16));
-    let mut off = IMAGE_HEADER;
-    let mut inputs = Vec::new();
-    for _ in 0..count {
-        let (nl, pl) = (word(off) as usize, word(off + 4) as usize);
-        off += 8;
-        let text = |b: &[u8]| String::from_utf8(b.to_vec()).map_err(|_| "not UTF-8".to_string());
-        let name = text(at(off, nl))?;
-        let ptx = text(at(off + nl, pl))?;
-        off += nl + pl;
-        inputs.push((ptx, name));
-    }
-    Ok((inputs, sm))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn link_images_round_trip() {
-        let inputs = vec![
-            ("ptx one".to_string(), "a.ptx".to_string()),
-            (String::new(), "empty".to_string()),
-        ];
-        let img = encode_image(&inputs, 80, Some(40));
-        assert_eq!(
-            u32::from_le_bytes(img[..4].try_into().unwrap()),
-            IMAGE_MAGIC_WORD
-        );
-        // SAFETY: a whole image.
-        let (back, sm) = unsafe { decode_image(img.as_ptr() as *const c_void) }.unwrap();
-        assert_eq!((back, sm), (inputs, 80));
-        // SAFETY: a whole image.
-        let regs = unsafe { image_max_registers(img.as_ptr() as *const c_void) };
-        assert_eq!(regs, Some(40));
-    }
 }

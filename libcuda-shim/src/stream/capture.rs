@@ -25,11 +25,11 @@
 //!   (CUDA_ERROR_STREAM_CAPTURE_UNJOINED); an invalidated capture ends with
 //!   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph.
 
+use crate::context::Queue;
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::graph::GRAPHS;
 use crate::graph::NODES;
 use crate::graph::{Graph, Kind};
-use crate::queue::Queue;
 use crate::stream::{self, Target};
 use abi::*;
 use once_cell::sync::Lazy;

@@ -3,11 +3,11 @@
 //! of completion. Query, synchronize and `cuStreamWaitEvent` look at the completion of the
 //! latest record's marker; later records overwrite earlier ones, as the driver documents.
 
+use crate::context::Dep;
 use crate::context::CONTEXTS;
 use crate::context::{self, Context};
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
 use crate::handles::Registry;
-use crate::queue::Dep;
 use crate::stream;
 use abi::*;
 use parking_lot::Mutex;
@@ -202,7 +202,7 @@ pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResul
     deps.extend(c.legacy().pending());
     let own = stream::Target {
         ctx: c.clone(),
-        queue: crate::queue::Queue::new(false, Arc::downgrade(&c)),
+        queue: crate::context::Queue::new(false, Arc::downgrade(&c)),
     };
     record_after(&e, &own, deps);
     Ok(())
