@@ -36,5 +36,6 @@ pub mod queue;
 pub mod stream;
 pub mod stream_attrs;
 pub mod trace;
+pub mod work;
 
 pub use exports::{entry_points, EntryPoint};

@@ -143,11 +143,11 @@ pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     if dptr == 0 {
         return Ok(());
     }
-    if crate::graph::mem::find(dptr).is_some() {
+    if crate::work::graph_alloc::find(dptr).is_some() {
         // A graph allocation: its lifetime ends, its memory stays with its node.
         ctx.wait_idle();
         ctx.check()?;
-        return crate::graph::mem::free(dptr)
+        return crate::work::graph_alloc::free(dptr)
             .then_some(())
             .ok_or(INVALID_VALUE);
     }
@@ -350,7 +350,7 @@ pub(crate) fn release_context(ctx: usize) {
         .map(|(&base, _)| base)
         .collect();
     for base in bases {
-        if crate::graph::mem::find(base).is_some() {
+        if crate::work::graph_alloc::find(base).is_some() {
             continue;
         }
         let host = HOST.lock().remove(&(base as usize));

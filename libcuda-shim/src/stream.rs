@@ -338,7 +338,7 @@ pub(crate) unsafe fn launch_host_func(
     let func = func.ok_or(INVALID_VALUE)?;
     let t = target(stream)?;
     let node = || {
-        crate::graph::Kind::Host(CUDA_HOST_NODE_PARAMS {
+        crate::work::Kind::Host(CUDA_HOST_NODE_PARAMS {
             fn_: Some(func),
             userData: user_data,
         })

@@ -621,7 +621,7 @@ pub(crate) unsafe fn graph_add_kernel_node(
     // SAFETY: the caller's parameters.
     let wide = widen_kernel_params(&unsafe { read(p) }?);
     // SAFETY: forwarded contract.
-    unsafe { graph::add_kernel_node(out, g, deps, n, &wide) }
+    unsafe { graph::nodes::add_kernel_node(out, g, deps, n, &wide) }
 }
 
 pub(crate) unsafe fn graph_kernel_node_get_params(
@@ -633,7 +633,7 @@ pub(crate) unsafe fn graph_kernel_node_get_params(
     }
     let mut wide = CUDA_KERNEL_NODE_PARAMS::default();
     // SAFETY: a valid out-pointer.
-    unsafe { graph::kernel_node_get_params(node, &mut wide) }?;
+    unsafe { graph::params::kernel_node_get_params(node, &mut wide) }?;
     let v1 = CUDA_KERNEL_NODE_PARAMS_v1 {
         func: wide.func,
         gridDimX: wide.gridDimX,
@@ -658,7 +658,7 @@ pub(crate) unsafe fn graph_kernel_node_set_params(
     // SAFETY: the caller's parameters.
     let wide = widen_kernel_params(&unsafe { read(p) }?);
     // SAFETY: a complete structure.
-    unsafe { graph::kernel_node_set_params(node, &wide) }
+    unsafe { graph::params::kernel_node_set_params(node, &wide) }
 }
 
 pub(crate) unsafe fn graph_exec_kernel_node_set_params(

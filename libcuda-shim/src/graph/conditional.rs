@@ -15,67 +15,12 @@
 
 use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::graph::GRAPHS;
-use crate::graph::{Graph, Kind};
+use crate::work::cond::{self, CondHandle};
+use crate::work::{CondNode, Graph, Kind, GRAPHS};
+use abi::*;
 use engine::mem as dmem;
-use once_cell::sync::Lazy;
-use parking_lot::Mutex;
-use std::collections::HashMap;
 use std::ffi::c_uint;
 use std::sync::Arc;
-
-use abi::*;
-
-pub struct CondHandle {
-    /// The condition variable's device address, which is also the handle.
-    pub cell: u64,
-    pub default: u32,
-    pub assign_default: bool,
-}
-
-impl CondHandle {
-    pub fn get(&self) -> u32 {
-        // SAFETY: `cell` is a live 4-byte device allocation of this handle (device memory is
-        // host-addressable); kernels write it with 32-bit stores.
-        unsafe { std::ptr::read_volatile(self.cell as *const u32) }
-    }
-
-    pub fn set(&self, v: u32) {
-        // SAFETY: as for get.
-        unsafe { std::ptr::write_volatile(self.cell as *mut u32, v) }
-    }
-}
-
-impl Drop for CondHandle {
-    fn drop(&mut self) {
-        let _ = dmem::free(self.cell);
-    }
-}
-
-/// Live handles by value.
-static HANDLES: Lazy<Mutex<HashMap<u64, Arc<CondHandle>>>> = Lazy::new(Default::default);
-
-pub fn lookup(h: CUgraphConditionalHandle) -> CuResult<Arc<CondHandle>> {
-    HANDLES.lock().get(&h).cloned().ok_or(INVALID_VALUE)
-}
-
-/// Forgets the handles a destroyed graph created (executable graphs keep theirs alive).
-pub fn forget(list: &[Arc<CondHandle>]) {
-    let mut m = HANDLES.lock();
-    for c in list {
-        m.remove(&c.cell);
-    }
-}
-
-/// A conditional node: its handle, type and body graphs (owned by the node, made when it is
-/// added), and the array of body handles `phGraph_out` points to.
-#[derive(Clone)]
-pub struct CondNode {
-    pub handle: Arc<CondHandle>,
-    pub ty: CUgraphConditionalNodeType,
-    pub bodies: Vec<Arc<Graph>>,
-    pub out: Arc<Vec<usize>>,
-}
 
 /// Which bodies a conditional node runs for the condition value `v` (an index into the
 /// bodies), or None when it runs none; WHILE asks again after each run.
@@ -105,7 +50,7 @@ pub(crate) fn make_node(p: &mut CUDA_CONDITIONAL_NODE_PARAMS) -> CuResult<Kind> 
     if !p.ctx.is_null() {
         CONTEXTS.get(p.ctx)?;
     }
-    let handle = lookup(p.handle)?;
+    let handle = cond::lookup(p.handle)?;
     let bodies: Vec<Arc<Graph>> = (0..p.size).map(|_| Graph::create()).collect();
     let out = Arc::new(
         bodies
@@ -144,7 +89,7 @@ pub(crate) unsafe fn handle_create(
     });
     // The variable starts with the default value, with or without the flag.
     c.set(default);
-    HANDLES.lock().insert(cell, c.clone());
+    cond::register(&c);
     g.conds.lock().push(c);
     // SAFETY: checked non-null.
     unsafe { *out = cell };

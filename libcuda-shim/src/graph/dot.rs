@@ -7,8 +7,8 @@
 //! `VERBOSE` everything.
 
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::graph::GRAPHS;
-use crate::graph::{Graph, Kind};
+use crate::work::GRAPHS;
+use crate::work::{Graph, Kind};
 use abi::*;
 use std::ffi::{c_char, c_uint, CStr};
 use std::fmt::Write as _;

@@ -12,12 +12,8 @@ use crate::context::Context;
 use crate::context::Dep;
 use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::graph::conditional::{self, CondHandle};
-use crate::graph::mem::{self as graph_mem, GraphAlloc};
-use crate::graph::user_object::Refs;
-use crate::graph::GRAPHS;
-use crate::graph::NODES;
-use crate::graph::{self, Graph, Kind};
+use crate::graph::conditional;
+use crate::graph::params;
 use crate::handles::Registry;
 use crate::launch::kernel as launch;
 use crate::memory::copy;
@@ -26,6 +22,9 @@ use crate::stream::capture;
 use crate::stream::event::EVENTS;
 use crate::stream::event::{self, Event};
 use crate::stream::{self, Target};
+use crate::work::cond::CondHandle;
+use crate::work::user_objects::Refs;
+use crate::work::{graph_alloc, topological, Graph, GraphAlloc, KernelNode, Kind, GRAPHS, NODES};
 use abi::*;
 use parking_lot::Mutex;
 use std::ffi::{c_char, c_uint, c_ulonglong, c_void};
@@ -66,7 +65,7 @@ static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
 /// A graph's steps in launch order, or the node that lies on a cycle.
 fn flatten(g: &Graph, out: &mut Vec<Step>) -> Result<(), usize> {
-    for n in graph::topological(g)? {
+    for n in topological(g)? {
         let kind = n.kind.lock().clone();
         match kind {
             Kind::Child(c) => flatten(&c, out)?,
@@ -166,7 +165,7 @@ enum Failure {
 /// The cluster shape a kernel node runs with and whether it is explicit: its
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`, else the function's required shape, checked as
 /// `cuLaunchKernelEx` checks it ([`launch::cluster_shape`]).
-fn node_cluster(k: &graph::KernelNode) -> CuResult<([u32; 3], bool)> {
+fn node_cluster(k: &KernelNode) -> CuResult<([u32; 3], bool)> {
     launch::cluster_shape(&k.function, k.attrs.cluster(), k.grid, k.block, k.shared)
 }
 
@@ -416,7 +415,7 @@ fn submit(t: &Target, r: Ready) {
         // Graph memory is accounted when the launch is enqueued (see `graph_mem`).
         Ready::Alloc(a) => a.allocate(),
         Ready::Free(p) => {
-            graph_mem::free(p);
+            graph_alloc::free(p);
         }
         Ready::Cond(h, ty, bodies) => {
             stream::submit_unless_faulted(t, move |ctx| run_conditional(ctx, &h, ty, &bodies));
@@ -487,7 +486,7 @@ pub(crate) unsafe fn graph_launch(h: CUgraphExec, s: CUstream) -> CuResult {
     // Everything is looked up before anything is submitted, so a failed launch runs nothing.
     let ready = steps.iter().map(prepare).collect::<CuResult<Vec<_>>>()?;
     for a in allocs {
-        graph_mem::free(a.dptr);
+        graph_alloc::free(a.dptr);
     }
     let mut last = e.last.lock();
     // Serialised with the previous launch of this executable, in whatever stream it ran.
@@ -642,7 +641,7 @@ pub(crate) unsafe fn exec_node_set_params(
                     true => active()?,
                     false => u.memset.ctx,
                 };
-                exec_memset_node_set_params(h, node, &graph::memset_v1(&u.memset), ctx)
+                exec_memset_node_set_params(h, node, &params::memset_v1(&u.memset), ctx)
             }
             T::CU_GRAPH_NODE_TYPE_HOST => exec_host_node_set_params(
                 h,
@@ -687,7 +686,7 @@ pub(crate) unsafe fn exec_kernel_node_set_params(
     p: *const CUDA_KERNEL_NODE_PARAMS,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    let mut k = unsafe { graph::kernel_node(p) }?;
+    let mut k = unsafe { params::kernel_node(p) }?;
     let e = exec(h)?;
     NODES.get(node)?;
     let mut steps = e.steps.lock();
@@ -714,7 +713,7 @@ pub(crate) unsafe fn exec_memcpy_node_set_params(
 ) -> CuResult {
     CONTEXTS.get(ctx)?;
     // SAFETY: forwarded contract.
-    let d = unsafe { graph::memcpy_desc(p) }?;
+    let d = unsafe { params::memcpy_desc(p) }?;
     set_step(h, node, Kind::Memcpy(d))
 }
 
@@ -726,7 +725,7 @@ pub(crate) unsafe fn exec_memset_node_set_params(
 ) -> CuResult {
     CONTEXTS.get(ctx)?;
     // SAFETY: forwarded contract.
-    let d = unsafe { graph::memset_desc(p) }?;
+    let d = unsafe { params::memset_desc(p) }?;
     set_step(h, node, Kind::Memset(d))
 }
 

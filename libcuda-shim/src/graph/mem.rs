@@ -1,6 +1,6 @@
-//! Graph memory: memory allocation and free nodes (`cuGraphAddMemAllocNode`,
-//! `cuGraphAddMemFreeNode`, their parameters, and stream-ordered allocation captured into a
-//! graph), the device's graph memory attributes and `cuDeviceGraphMemTrim`.
+//! Graph memory: the parameters of memory allocation nodes (`cuGraphAddMemAllocNode`), the
+//! device's graph memory attributes and `cuDeviceGraphMemTrim`. The allocations themselves are
+//! `work::graph_alloc`; stream-ordered allocation captured into a graph is in `memory::pool`.
 //!
 //! As in the driver, an allocation node's address is fixed when the node is made and is the
 //! same in every launch. Here the memory behind it is taken then too (device memory is host
@@ -16,121 +16,18 @@
 //! allocated (or the node goes away); both have high-water marks, which can only be reset to
 //! zero. The counts change when the launch is enqueued, not when its nodes run.
 
+use crate::device;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::{device, memory};
-use engine::mem as dmem;
-use once_cell::sync::Lazy;
-use parking_lot::Mutex;
-use std::collections::HashMap;
-use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
-
+use crate::work::graph_alloc::{GraphAlloc, ALL, COUNTERS, LIVE};
+use crate::work::Kind;
 use abi::*;
-
-pub struct GraphAlloc {
-    pub dptr: u64,
-    pub size: u64,
-    pub props: CUmemPoolProps,
-    pub access: Vec<CUmemAccessDesc>,
-    /// Whether the graph allocator holds memory for it (counted in RESERVED_MEM_CURRENT).
-    reserved: AtomicBool,
-}
-
-// SAFETY: the pool properties' raw pointer (`win32SecurityAttributes`) is never dereferenced.
-unsafe impl Send for GraphAlloc {}
-// SAFETY: as above; the mutable state is atomic.
-unsafe impl Sync for GraphAlloc {}
-
-#[derive(Default)]
-struct Counters {
-    used: AtomicU64,
-    used_high: AtomicU64,
-    reserved: AtomicU64,
-    reserved_high: AtomicU64,
-}
-
-static COUNTERS: Lazy<Counters> = Lazy::new(Default::default);
-/// Every graph allocation by address, and the ones allocated now (kept alive by that).
-static ALL: Lazy<Mutex<HashMap<u64, Weak<GraphAlloc>>>> = Lazy::new(Default::default);
-static LIVE: Lazy<Mutex<HashMap<u64, Arc<GraphAlloc>>>> = Lazy::new(Default::default);
-
-fn add(c: &AtomicU64, high: &AtomicU64, n: u64) {
-    let v = c.fetch_add(n, Ordering::AcqRel) + n;
-    high.fetch_max(v, Ordering::AcqRel);
-}
-
-impl GraphAlloc {
-    /// A new allocation node's memory.
-    pub fn new(
-        size: u64,
-        props: CUmemPoolProps,
-        access: Vec<CUmemAccessDesc>,
-    ) -> CuResult<Arc<GraphAlloc>> {
-        let ctx = crate::context::active()?;
-        let dptr = dmem::alloc(size).map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
-        memory::new_buffer(dptr, &ctx);
-        let a = Arc::new(GraphAlloc {
-            dptr,
-            size,
-            props,
-            access,
-            reserved: AtomicBool::new(false),
-        });
-        ALL.lock().insert(dptr, Arc::downgrade(&a));
-        Ok(a)
-    }
-
-    pub fn live(&self) -> bool {
-        LIVE.lock().contains_key(&self.dptr)
-    }
-
-    /// A launch runs the allocation node.
-    pub fn allocate(self: &Arc<Self>) {
-        if !self.reserved.swap(true, Ordering::AcqRel) {
-            add(&COUNTERS.reserved, &COUNTERS.reserved_high, self.size);
-        }
-        if LIVE.lock().insert(self.dptr, self.clone()).is_none() {
-            add(&COUNTERS.used, &COUNTERS.used_high, self.size);
-        }
-    }
-}
-
-impl Drop for GraphAlloc {
-    fn drop(&mut self) {
-        if *self.reserved.get_mut() {
-            COUNTERS.reserved.fetch_sub(self.size, Ordering::AcqRel);
-        }
-        ALL.lock().remove(&self.dptr);
-        memory::forget_buffer(self.dptr);
-        let _ = dmem::free(self.dptr);
-    }
-}
-
-/// The graph allocation at `dptr` (its base address), allocated or not.
-pub fn find(dptr: u64) -> Option<Arc<GraphAlloc>> {
-    ALL.lock().get(&dptr).and_then(Weak::upgrade)
-}
-
-/// Ends the allocation at `dptr`: true if it was a graph allocation that was allocated.
-pub fn free(dptr: u64) -> bool {
-    let gone = LIVE.lock().remove(&dptr);
-    match gone {
-        Some(a) => {
-            COUNTERS.used.fetch_sub(a.size, Ordering::AcqRel);
-            // Dropped outside the lock: the last reference frees the memory.
-            drop(a);
-            true
-        }
-        None => false,
-    }
-}
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 /// The parameters of an allocation node, validated: device-pinned memory on this device, no
 /// IPC handle types, access descriptors for this device only.
-pub(crate) unsafe fn alloc_params(
-    p: *const CUDA_MEM_ALLOC_NODE_PARAMS,
-) -> CuResult<crate::graph::Kind> {
+pub(crate) unsafe fn alloc_params(p: *const CUDA_MEM_ALLOC_NODE_PARAMS) -> CuResult<Kind> {
     if p.is_null() {
         return Err(INVALID_VALUE);
     }
@@ -166,10 +63,8 @@ pub(crate) unsafe fn alloc_params(
         return Err(INVALID_VALUE);
     }
     let a = GraphAlloc::new(p.bytesize as u64, props, access)?;
-    Ok(crate::graph::Kind::MemAlloc(a))
+    Ok(Kind::MemAlloc(a))
 }
-
-// ---- Entry points.
 
 pub(crate) unsafe fn trim(dev: CUdevice) -> CuResult {
     device::check(dev)?;
@@ -234,41 +129,4 @@ pub(crate) unsafe fn set_attribute(
     }
     high.store(current.load(Ordering::Acquire), Ordering::Release);
     Ok(())
-}
-
-/// `cuMemAllocAsync` in a capturing stream: a memory allocation node on the device, its
-/// address returned now. None when `t` does not capture.
-pub(crate) fn capture_alloc(t: &crate::stream::Target, size: usize) -> CuResult<Option<u64>> {
-    let mut made = None;
-    let captured = crate::stream::capture::intercept(t, || {
-        let r = if size == 0 {
-            Err(INVALID_VALUE)
-        } else {
-            // SAFETY: all-zero bytes are valid pool properties (plain data, a null pointer).
-            let mut props: CUmemPoolProps = unsafe { std::mem::zeroed() };
-            props.allocType = CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
-            props.location.type_ = CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
-            GraphAlloc::new(size as u64, props, Vec::new())
-        };
-        let kind = match &r {
-            Ok(a) => crate::graph::Kind::MemAlloc(a.clone()),
-            // The node is empty and the call fails.
-            Err(_) => crate::graph::Kind::Empty,
-        };
-        made = Some(r);
-        kind
-    })?;
-    match made {
-        Some(r) if captured => r.map(|a| Some(a.dptr)),
-        _ => Ok(None),
-    }
-}
-
-/// `cuMemFreeAsync` of a graph allocation: a free node in a capturing stream, else the end of
-/// the allocation (CUDA_ERROR_INVALID_VALUE if it is not allocated).
-pub(crate) fn free_async(t: &crate::stream::Target, dptr: u64) -> CuResult {
-    if crate::stream::capture::intercept(t, || crate::graph::Kind::MemFree(dptr))? {
-        return Ok(());
-    }
-    free(dptr).then_some(()).ok_or(INVALID_VALUE)
 }

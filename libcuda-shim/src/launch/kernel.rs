@@ -4,9 +4,9 @@
 
 use crate::config;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::graph::{KernelNode, Kind, LaunchAttrs};
 use crate::module;
 use crate::module::Function;
+use crate::work::{KernelNode, Kind, LaunchAttrs};
 use crate::{launch::occupancy, stream, trace};
 use abi::*;
 use engine::{ExecErrorKind, LaunchConfig};

@@ -133,7 +133,7 @@ fn submit_copy(
     if rows.is_empty() {
         return Ok(());
     }
-    if crate::stream::capture::intercept(t, || crate::graph::Kind::Memcpy(desc()))? {
+    if crate::stream::capture::intercept(t, || crate::work::Kind::Memcpy(desc()))? {
         return Ok(());
     }
     let wait = match mode {
@@ -1050,7 +1050,7 @@ fn fill(
     }
     let plan = plan_fill(dst, pitch, pattern, size, width, height)?;
     let node = || {
-        crate::graph::Kind::Memset(CUDA_MEMSET_NODE_PARAMS {
+        crate::work::Kind::Memset(CUDA_MEMSET_NODE_PARAMS {
             dst,
             pitch,
             value: pattern,

@@ -8,7 +8,10 @@
 
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::memory::managed::Loc;
-use crate::{device, memory, stream};
+use crate::stream::{self, capture, Target};
+use crate::work::graph_alloc::{self, GraphAlloc};
+use crate::work::Kind;
+use crate::{device, memory};
 use abi::*;
 use engine::mem as dmem;
 use once_cell::sync::Lazy;
@@ -69,7 +72,7 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
     }
     let t = stream::target(s)?;
     // In a capture the allocation becomes a memory allocation node.
-    if let Some(a) = crate::graph::mem::capture_alloc(&t, bytesize)? {
+    if let Some(a) = capture_alloc(&t, bytesize)? {
         // SAFETY: checked non-null.
         unsafe { *dptr = a };
         return Ok(());
@@ -106,10 +109,10 @@ pub(crate) unsafe fn alloc_from_pool_async(
 
 pub(crate) unsafe fn free_async(dptr: CUdeviceptr, s: CUstream) -> CuResult {
     let t = stream::target(s)?;
-    if crate::graph::mem::find(dptr).is_some() {
-        return crate::graph::mem::free_async(&t, dptr);
+    if graph_alloc::find(dptr).is_some() {
+        return free_graph_alloc(&t, dptr);
     }
-    crate::stream::capture::refuse(&t)?;
+    capture::refuse(&t)?;
     let (p, size) = ALLOCATIONS.lock().remove(&dptr).ok_or(INVALID_VALUE)?;
     // From here the pointer is no longer a pool allocation (its attributes are undefined).
     memory::forget_buffer(dptr);
@@ -469,4 +472,43 @@ pub(crate) unsafe fn mem_set_mem_pool(
 ) -> CuResult {
     // SAFETY: forwarded contract.
     unsafe { device_set_mem_pool(pool_device(location, kind)?, p) }
+}
+
+// ---- Stream-ordered allocation in a capturing stream: graph allocations.
+
+/// `cuMemAllocAsync` in a capturing stream: a memory allocation node on the device, its
+/// address returned now. None when `t` does not capture.
+fn capture_alloc(t: &Target, size: usize) -> CuResult<Option<u64>> {
+    let mut made = None;
+    let captured = capture::intercept(t, || {
+        let r = if size == 0 {
+            Err(INVALID_VALUE)
+        } else {
+            // SAFETY: all-zero bytes are valid pool properties (plain data, a null pointer).
+            let mut props: CUmemPoolProps = unsafe { std::mem::zeroed() };
+            props.allocType = CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+            props.location.type_ = CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+            GraphAlloc::new(size as u64, props, Vec::new())
+        };
+        let kind = match &r {
+            Ok(a) => Kind::MemAlloc(a.clone()),
+            // The node is empty and the call fails.
+            Err(_) => Kind::Empty,
+        };
+        made = Some(r);
+        kind
+    })?;
+    match made {
+        Some(r) if captured => r.map(|a| Some(a.dptr)),
+        _ => Ok(None),
+    }
+}
+
+/// `cuMemFreeAsync` of a graph allocation: a free node in a capturing stream, else the end of
+/// the allocation (CUDA_ERROR_INVALID_VALUE if it is not allocated).
+fn free_graph_alloc(t: &Target, dptr: u64) -> CuResult {
+    if capture::intercept(t, || Kind::MemFree(dptr))? {
+        return Ok(());
+    }
+    graph_alloc::free(dptr).then_some(()).ok_or(INVALID_VALUE)
 }

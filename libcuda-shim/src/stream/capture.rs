@@ -27,10 +27,10 @@
 
 use crate::context::Queue;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::graph::GRAPHS;
-use crate::graph::NODES;
-use crate::graph::{Graph, Kind};
 use crate::stream::{self, Target};
+use crate::work::GRAPHS;
+use crate::work::NODES;
+use crate::work::{Graph, Kind};
 use abi::*;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;

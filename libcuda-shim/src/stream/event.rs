@@ -127,7 +127,7 @@ pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uin
         // CU_EVENT_RECORD_EXTERNAL: in a capture, an event record node.
         EVENTS.get(event)?;
         let t = stream::target(s)?;
-        if crate::stream::capture::intercept(&t, || crate::graph::Kind::EventRecord(event))? {
+        if crate::stream::capture::intercept(&t, || crate::work::Kind::EventRecord(event))? {
             return Ok(());
         }
     }
