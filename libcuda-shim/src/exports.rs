@@ -228,53 +228,53 @@ implemented! {
     cuDeviceGetByPCIBusId "cuDeviceGetByPCIBusId" 4010 (dev: *mut CUdevice, bus_id: *const c_char) => device::get_by_pci_bus_id;
     cuModuleGetLoadingMode "cuModuleGetLoadingMode" 11070 (mode: *mut CUmoduleLoadingMode) => device::module_loading_mode;
     // Primary contexts.
-    cuDevicePrimaryCtxRetain "cuDevicePrimaryCtxRetain" 7000 (pctx: *mut CUcontext, dev: CUdevice) => context::primary_retain;
-    cuDevicePrimaryCtxRelease "cuDevicePrimaryCtxRelease" 7000 abi(none) (dev: CUdevice) => context::primary_release;
-    cuDevicePrimaryCtxRelease_v2 "cuDevicePrimaryCtxRelease" 11000 (dev: CUdevice) => context::primary_release;
-    cuDevicePrimaryCtxReset "cuDevicePrimaryCtxReset" 7000 abi(none) (dev: CUdevice) => context::primary_reset;
-    cuDevicePrimaryCtxReset_v2 "cuDevicePrimaryCtxReset" 11000 (dev: CUdevice) => context::primary_reset;
-    cuDevicePrimaryCtxSetFlags "cuDevicePrimaryCtxSetFlags" 7000 abi(none) (dev: CUdevice, flags: c_uint) => context::primary_set_flags;
-    cuDevicePrimaryCtxSetFlags_v2 "cuDevicePrimaryCtxSetFlags" 11000 (dev: CUdevice, flags: c_uint) => context::primary_set_flags;
-    cuDevicePrimaryCtxGetState "cuDevicePrimaryCtxGetState" 7000 (dev: CUdevice, flags: *mut c_uint, active: *mut c_int) => context::primary_get_state;
+    cuDevicePrimaryCtxRetain "cuDevicePrimaryCtxRetain" 7000 (pctx: *mut CUcontext, dev: CUdevice) => context::calls::primary_retain;
+    cuDevicePrimaryCtxRelease "cuDevicePrimaryCtxRelease" 7000 abi(none) (dev: CUdevice) => context::calls::primary_release;
+    cuDevicePrimaryCtxRelease_v2 "cuDevicePrimaryCtxRelease" 11000 (dev: CUdevice) => context::calls::primary_release;
+    cuDevicePrimaryCtxReset "cuDevicePrimaryCtxReset" 7000 abi(none) (dev: CUdevice) => context::calls::primary_reset;
+    cuDevicePrimaryCtxReset_v2 "cuDevicePrimaryCtxReset" 11000 (dev: CUdevice) => context::calls::primary_reset;
+    cuDevicePrimaryCtxSetFlags "cuDevicePrimaryCtxSetFlags" 7000 abi(none) (dev: CUdevice, flags: c_uint) => context::calls::primary_set_flags;
+    cuDevicePrimaryCtxSetFlags_v2 "cuDevicePrimaryCtxSetFlags" 11000 (dev: CUdevice, flags: c_uint) => context::calls::primary_set_flags;
+    cuDevicePrimaryCtxGetState "cuDevicePrimaryCtxGetState" 7000 (dev: CUdevice, flags: *mut c_uint, active: *mut c_int) => context::calls::primary_get_state;
     // Contexts.
-    cuCtxCreate_v2 "cuCtxCreate" 3020 abi(none) (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::create_v2;
-    cuCtxCreate_v3 "cuCtxCreate" 11040 abi(none) (pctx: *mut CUcontext, params: *mut CUexecAffinityParam, num_params: c_int, flags: c_uint, dev: CUdevice) => context::create_v3;
-    cuCtxCreate_v4 "cuCtxCreate" 12050 (pctx: *mut CUcontext, params: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) => context::create_v4;
-    cuCtxDestroy_v2 "cuCtxDestroy" 4000 (ctx: CUcontext) => context::destroy;
-    cuCtxPushCurrent_v2 "cuCtxPushCurrent" 4000 (ctx: CUcontext) => context::push_current;
-    cuCtxPopCurrent_v2 "cuCtxPopCurrent" 4000 (pctx: *mut CUcontext) => context::pop_current;
-    cuCtxSetCurrent "cuCtxSetCurrent" 4000 (ctx: CUcontext) => context::set_current;
-    cuCtxGetCurrent "cuCtxGetCurrent" 4000 (pctx: *mut CUcontext) => context::get_current;
-    cuCtxGetDevice "cuCtxGetDevice" 2000 (device: *mut CUdevice) => context::get_device;
-    cuCtxGetDevice_v2 "cuCtxGetDevice" 13000 (device: *mut CUdevice, ctx: CUcontext) => context::get_device_v2;
-    cuCtxGetFlags "cuCtxGetFlags" 7000 (flags: *mut c_uint) => context::get_flags;
-    cuCtxSetFlags "cuCtxSetFlags" 12010 (flags: c_uint) => context::set_flags;
-    cuCtxGetId "cuCtxGetId" 12000 (ctx: CUcontext, id: *mut c_ulonglong) => context::get_id;
-    cuCtxSynchronize "cuCtxSynchronize" 2000 () => context::synchronize;
-    cuCtxSynchronize_v2 "cuCtxSynchronize" 13000 (ctx: CUcontext) => context::synchronize_v2;
-    cuCtxSetLimit "cuCtxSetLimit" 3010 (limit: CUlimit, value: usize) => context::set_limit;
-    cuCtxGetLimit "cuCtxGetLimit" 3010 (value: *mut usize, limit: CUlimit) => context::get_limit;
-    cuCtxGetCacheConfig "cuCtxGetCacheConfig" 3020 (config: *mut CUfunc_cache) => context::get_cache_config;
-    cuCtxSetCacheConfig "cuCtxSetCacheConfig" 3020 (config: CUfunc_cache) => context::set_cache_config;
-    cuCtxGetSharedMemConfig "cuCtxGetSharedMemConfig" 4020 (config: *mut CUsharedconfig) => context::get_shared_mem_config;
-    cuCtxSetSharedMemConfig "cuCtxSetSharedMemConfig" 4020 (config: CUsharedconfig) => context::set_shared_mem_config;
-    cuCtxGetApiVersion "cuCtxGetApiVersion" 3020 (ctx: CUcontext, version: *mut c_uint) => context::get_api_version;
-    cuCtxGetStreamPriorityRange "cuCtxGetStreamPriorityRange" 5050 (least: *mut c_int, greatest: *mut c_int) => context::get_stream_priority_range;
-    cuCtxResetPersistingL2Cache "cuCtxResetPersistingL2Cache" 11000 () => context::reset_persisting_l2;
+    cuCtxCreate_v2 "cuCtxCreate" 3020 abi(none) (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::calls::create_v2;
+    cuCtxCreate_v3 "cuCtxCreate" 11040 abi(none) (pctx: *mut CUcontext, params: *mut CUexecAffinityParam, num_params: c_int, flags: c_uint, dev: CUdevice) => context::calls::create_v3;
+    cuCtxCreate_v4 "cuCtxCreate" 12050 (pctx: *mut CUcontext, params: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) => context::calls::create_v4;
+    cuCtxDestroy_v2 "cuCtxDestroy" 4000 (ctx: CUcontext) => context::calls::destroy;
+    cuCtxPushCurrent_v2 "cuCtxPushCurrent" 4000 (ctx: CUcontext) => context::calls::push_current;
+    cuCtxPopCurrent_v2 "cuCtxPopCurrent" 4000 (pctx: *mut CUcontext) => context::calls::pop_current;
+    cuCtxSetCurrent "cuCtxSetCurrent" 4000 (ctx: CUcontext) => context::calls::set_current;
+    cuCtxGetCurrent "cuCtxGetCurrent" 4000 (pctx: *mut CUcontext) => context::calls::get_current;
+    cuCtxGetDevice "cuCtxGetDevice" 2000 (device: *mut CUdevice) => context::calls::get_device;
+    cuCtxGetDevice_v2 "cuCtxGetDevice" 13000 (device: *mut CUdevice, ctx: CUcontext) => context::calls::get_device_v2;
+    cuCtxGetFlags "cuCtxGetFlags" 7000 (flags: *mut c_uint) => context::calls::get_flags;
+    cuCtxSetFlags "cuCtxSetFlags" 12010 (flags: c_uint) => context::calls::set_flags;
+    cuCtxGetId "cuCtxGetId" 12000 (ctx: CUcontext, id: *mut c_ulonglong) => context::calls::get_id;
+    cuCtxSynchronize "cuCtxSynchronize" 2000 () => context::calls::synchronize;
+    cuCtxSynchronize_v2 "cuCtxSynchronize" 13000 (ctx: CUcontext) => context::calls::synchronize_v2;
+    cuCtxSetLimit "cuCtxSetLimit" 3010 (limit: CUlimit, value: usize) => context::calls::set_limit;
+    cuCtxGetLimit "cuCtxGetLimit" 3010 (value: *mut usize, limit: CUlimit) => context::calls::get_limit;
+    cuCtxGetCacheConfig "cuCtxGetCacheConfig" 3020 (config: *mut CUfunc_cache) => context::calls::get_cache_config;
+    cuCtxSetCacheConfig "cuCtxSetCacheConfig" 3020 (config: CUfunc_cache) => context::calls::set_cache_config;
+    cuCtxGetSharedMemConfig "cuCtxGetSharedMemConfig" 4020 (config: *mut CUsharedconfig) => context::calls::get_shared_mem_config;
+    cuCtxSetSharedMemConfig "cuCtxSetSharedMemConfig" 4020 (config: CUsharedconfig) => context::calls::set_shared_mem_config;
+    cuCtxGetApiVersion "cuCtxGetApiVersion" 3020 (ctx: CUcontext, version: *mut c_uint) => context::calls::get_api_version;
+    cuCtxGetStreamPriorityRange "cuCtxGetStreamPriorityRange" 5050 (least: *mut c_int, greatest: *mut c_int) => context::calls::get_stream_priority_range;
+    cuCtxResetPersistingL2Cache "cuCtxResetPersistingL2Cache" 11000 () => context::calls::reset_persisting_l2;
     // Memory.
-    cuMemGetInfo_v2 "cuMemGetInfo" 3020 (free: *mut usize, total: *mut usize) => memory::get_info;
-    cuMemAlloc_v2 "cuMemAlloc" 3020 (dptr: *mut CUdeviceptr, bytesize: usize) => memory::alloc;
-    cuMemAllocPitch_v2 "cuMemAllocPitch" 3020 (dptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, element_size: c_uint) => memory::alloc_pitch;
-    cuMemAllocManaged "cuMemAllocManaged" 6000 (dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) => memory::alloc_managed;
-    cuMemFree_v2 "cuMemFree" 3020 (dptr: CUdeviceptr) => memory::free;
-    cuMemGetAddressRange_v2 "cuMemGetAddressRange" 3020 (base: *mut CUdeviceptr, size: *mut usize, dptr: CUdeviceptr) => memory::get_address_range;
-    cuMemAllocHost_v2 "cuMemAllocHost" 3020 (pp: *mut *mut c_void, bytesize: usize) => memory::alloc_host;
-    cuMemHostAlloc "cuMemHostAlloc" 2020 (pp: *mut *mut c_void, bytesize: usize, flags: c_uint) => memory::host_alloc;
-    cuMemFreeHost "cuMemFreeHost" 2000 (p: *mut c_void) => memory::free_host;
-    cuMemHostGetDevicePointer_v2 "cuMemHostGetDevicePointer" 3020 (pdptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) => memory::host_get_device_pointer;
-    cuMemHostGetFlags "cuMemHostGetFlags" 2030 (flags: *mut c_uint, p: *mut c_void) => memory::host_get_flags;
-    cuMemHostRegister_v2 "cuMemHostRegister" 6050 (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host_register;
-    cuMemHostUnregister "cuMemHostUnregister" 4000 (p: *mut c_void) => memory::host_unregister;
+    cuMemGetInfo_v2 "cuMemGetInfo" 3020 (free: *mut usize, total: *mut usize) => memory::alloc::get_info;
+    cuMemAlloc_v2 "cuMemAlloc" 3020 (dptr: *mut CUdeviceptr, bytesize: usize) => memory::alloc::alloc;
+    cuMemAllocPitch_v2 "cuMemAllocPitch" 3020 (dptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, element_size: c_uint) => memory::alloc::alloc_pitch;
+    cuMemAllocManaged "cuMemAllocManaged" 6000 (dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) => memory::alloc::alloc_managed;
+    cuMemFree_v2 "cuMemFree" 3020 (dptr: CUdeviceptr) => memory::alloc::free;
+    cuMemGetAddressRange_v2 "cuMemGetAddressRange" 3020 (base: *mut CUdeviceptr, size: *mut usize, dptr: CUdeviceptr) => memory::alloc::get_address_range;
+    cuMemAllocHost_v2 "cuMemAllocHost" 3020 (pp: *mut *mut c_void, bytesize: usize) => memory::host::alloc_host;
+    cuMemHostAlloc "cuMemHostAlloc" 2020 (pp: *mut *mut c_void, bytesize: usize, flags: c_uint) => memory::host::host_alloc;
+    cuMemFreeHost "cuMemFreeHost" 2000 (p: *mut c_void) => memory::host::free_host;
+    cuMemHostGetDevicePointer_v2 "cuMemHostGetDevicePointer" 3020 (pdptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) => memory::host::host_get_device_pointer;
+    cuMemHostGetFlags "cuMemHostGetFlags" 2030 (flags: *mut c_uint, p: *mut c_void) => memory::host::host_get_flags;
+    cuMemHostRegister_v2 "cuMemHostRegister" 6050 (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host::host_register;
+    cuMemHostUnregister "cuMemHostUnregister" 4000 (p: *mut c_void) => memory::host::host_unregister;
     cuMemcpy "cuMemcpy" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy::copy;
     cuMemcpy_ptds "cuMemcpy" 7000 abi(cuMemcpy) (dst: CUdeviceptr, src: CUdeviceptr, n: usize) => memory::copy::copy;
     cuMemcpyAsync "cuMemcpyAsync" 4000 (dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: CUstream) => memory::copy::copy_async;
@@ -321,7 +321,7 @@ implemented! {
     cuMemcpy3DPeer_ptds "cuMemcpy3DPeer" 7000 abi(cuMemcpy3DPeer) (copy: *const CUDA_MEMCPY3D_PEER) => memory::copy::copy_3d_peer;
     cuMemcpy3DPeerAsync "cuMemcpy3DPeerAsync" 4000 (copy: *const CUDA_MEMCPY3D_PEER, stream: CUstream) => memory::copy::copy_3d_peer_async;
     cuMemcpy3DPeerAsync_ptsz "cuMemcpy3DPeerAsync" 7000 abi(cuMemcpy3DPeerAsync) (copy: *const CUDA_MEMCPY3D_PEER, stream: CUstream) => memory::copy::copy_3d_peer_async;
-    // CUDA arrays (layout in array.rs) and their copies.
+    // CUDA arrays (layout in memory/array.rs) and their copies.
     cuArrayCreate_v2 "cuArrayCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY_DESCRIPTOR) => memory::array::create_2d;
     cuArray3DCreate_v2 "cuArray3DCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY3D_DESCRIPTOR) => memory::array::create_3d;
     cuArrayGetDescriptor_v2 "cuArrayGetDescriptor" 3020 (desc: *mut CUDA_ARRAY_DESCRIPTOR, array: CUarray) => memory::array::get_descriptor;
@@ -350,12 +350,12 @@ implemented! {
     cuMemcpyAtoHAsync_v2 "cuMemcpyAtoHAsync" 3020 (dst: *mut c_void, src: CUarray, offset: usize, n: usize, stream: CUstream) => memory::copy::copy_atoh_async;
     cuMemcpyAtoHAsync_v2_ptsz "cuMemcpyAtoHAsync" 7000 abi(cuMemcpyAtoHAsync_v2) (dst: *mut c_void, src: CUarray, offset: usize, n: usize, stream: CUstream) => memory::copy::copy_atoh_async;
     // Remaining queries.
-    cuCtxGetExecAffinity "cuCtxGetExecAffinity" 11040 (affinity: *mut CUexecAffinityParam, kind: CUexecAffinityType) => context::get_exec_affinity;
-    cuFlushGPUDirectRDMAWrites "cuFlushGPUDirectRDMAWrites" 11030 (target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) => context::flush_gpu_direct_rdma_writes;
+    cuCtxGetExecAffinity "cuCtxGetExecAffinity" 11040 (affinity: *mut CUexecAffinityParam, kind: CUexecAffinityType) => context::calls::get_exec_affinity;
+    cuFlushGPUDirectRDMAWrites "cuFlushGPUDirectRDMAWrites" 11030 (target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) => context::calls::flush_gpu_direct_rdma_writes;
     cuDeviceGetP2PAttribute "cuDeviceGetP2PAttribute" 8000 (value: *mut c_int, attrib: CUdevice_P2PAttribute, src: CUdevice, dst: CUdevice) => device::get_p2p_attribute;
     cuDeviceGetTexture1DLinearMaxWidth "cuDeviceGetTexture1DLinearMaxWidth" 11010 (max_width: *mut usize, format: CUarray_format, channels: c_uint, dev: CUdevice) => memory::array::get_texture_1d_linear_max_width;
-    cuStreamGetCtx_v2 "cuStreamGetCtx" 12050 (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::get_ctx_v2;
-    cuStreamGetCtx_v2_ptsz "cuStreamGetCtx" 12050 abi(cuStreamGetCtx_v2) (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::get_ctx_v2;
+    cuStreamGetCtx_v2 "cuStreamGetCtx" 12050 (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::calls::get_ctx_v2;
+    cuStreamGetCtx_v2_ptsz "cuStreamGetCtx" 12050 abi(cuStreamGetCtx_v2) (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::calls::get_ctx_v2;
     cuMemGetDefaultMemPool "cuMemGetDefaultMemPool" 13000 (pool: *mut CUmemoryPool, location: *mut CUmemLocation, kind: CUmemAllocationType) => memory::pool::mem_get_default_mem_pool;
     cuMemGetMemPool "cuMemGetMemPool" 13000 (pool: *mut CUmemoryPool, location: *mut CUmemLocation, kind: CUmemAllocationType) => memory::pool::mem_get_mem_pool;
     cuMemSetMemPool "cuMemSetMemPool" 13000 (location: *mut CUmemLocation, kind: CUmemAllocationType, pool: CUmemoryPool) => memory::pool::mem_set_mem_pool;
@@ -371,8 +371,8 @@ implemented! {
     cuMemsetD2D16Async_ptsz "cuMemsetD2D16Async" 7000 abi(cuMemsetD2D16Async) (dst: CUdeviceptr, pitch: usize, value: c_ushort, width: usize, height: usize, stream: CUstream) => memory::copy::set_d2d16_async;
     cuMemsetD2D32Async "cuMemsetD2D32Async" 3020 (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: CUstream) => memory::copy::set_d2d32_async;
     cuMemsetD2D32Async_ptsz "cuMemsetD2D32Async" 7000 abi(cuMemsetD2D32Async) (dst: CUdeviceptr, pitch: usize, value: c_uint, width: usize, height: usize, stream: CUstream) => memory::copy::set_d2d32_async;
-    cuPointerGetAttribute "cuPointerGetAttribute" 4000 (data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) => memory::pointer_get_attribute;
-    cuPointerGetAttributes "cuPointerGetAttributes" 7000 (count: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) => memory::pointer_get_attributes;
+    cuPointerGetAttribute "cuPointerGetAttribute" 4000 (data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) => memory::pointer::pointer_get_attribute;
+    cuPointerGetAttributes "cuPointerGetAttributes" 7000 (count: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) => memory::pointer::pointer_get_attributes;
     // Stream-ordered allocation, memory pools, managed memory advice.
     cuMemAllocAsync "cuMemAllocAsync" 11020 (dptr: *mut CUdeviceptr, bytesize: usize, stream: CUstream) => memory::pool::alloc_async;
     cuMemAllocAsync_ptsz "cuMemAllocAsync" 11020 abi(cuMemAllocAsync) (dptr: *mut CUdeviceptr, bytesize: usize, stream: CUstream) => memory::pool::alloc_async;
@@ -414,7 +414,7 @@ implemented! {
     cuModuleLoad "cuModuleLoad" 2000 (module: *mut CUmodule, fname: *const c_char) => module::load_file;
     cuModuleLoadData "cuModuleLoadData" 2000 (module: *mut CUmodule, image: *const c_void) => module::load_data;
     cuModuleLoadDataEx "cuModuleLoadDataEx" 2010 (module: *mut CUmodule, image: *const c_void, num_options: c_uint, options: *mut CUjit_option, values: *mut *mut c_void) => module::load_data_ex;
-    // The JIT linker (PTX inputs linked by the engine; see link.rs).
+    // The JIT linker (PTX inputs linked by the engine; see module/link.rs).
     cuLinkCreate "cuLinkCreate" 5050 abi(none) (num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void, state_out: *mut CUlinkState) => module::link::create;
     cuLinkCreate_v2 "cuLinkCreate" 6050 (num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void, state_out: *mut CUlinkState) => module::link::create;
     cuLinkAddData "cuLinkAddData" 5050 abi(none) (state: CUlinkState, type_: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, num_options: c_uint, options: *mut CUjit_option, option_values: *mut *mut c_void) => module::link::add_data;
@@ -470,31 +470,31 @@ implemented! {
     cuOccupancyMaxPotentialClusterSize "cuOccupancyMaxPotentialClusterSize" 11070 (size: *mut c_int, f: CUfunction, config: *const CUlaunchConfig) => launch::occupancy::max_potential_cluster_size;
     cuOccupancyMaxActiveClusters "cuOccupancyMaxActiveClusters" 11070 (clusters: *mut c_int, f: CUfunction, config: *const CUlaunchConfig) => launch::occupancy::max_active_clusters;
     // Streams.
-    cuStreamCreate "cuStreamCreate" 2000 (stream: *mut CUstream, flags: c_uint) => stream::create;
-    cuStreamCreateWithPriority "cuStreamCreateWithPriority" 5050 (stream: *mut CUstream, flags: c_uint, priority: c_int) => stream::create_with_priority;
-    cuStreamDestroy_v2 "cuStreamDestroy" 4000 (stream: CUstream) => stream::destroy;
-    cuStreamSynchronize "cuStreamSynchronize" 2000 (stream: CUstream) => stream::synchronize;
-    cuStreamSynchronize_ptsz "cuStreamSynchronize" 7000 abi(cuStreamSynchronize) (stream: CUstream) => stream::synchronize;
-    cuStreamQuery "cuStreamQuery" 2000 (stream: CUstream) => stream::query;
-    cuStreamQuery_ptsz "cuStreamQuery" 7000 abi(cuStreamQuery) (stream: CUstream) => stream::query;
-    cuStreamWaitEvent "cuStreamWaitEvent" 3020 (stream: CUstream, event: CUevent, flags: c_uint) => stream::wait_event;
-    cuStreamWaitEvent_ptsz "cuStreamWaitEvent" 7000 abi(cuStreamWaitEvent) (stream: CUstream, event: CUevent, flags: c_uint) => stream::wait_event;
-    cuStreamGetPriority "cuStreamGetPriority" 5050 (stream: CUstream, priority: *mut c_int) => stream::get_priority;
-    cuStreamGetPriority_ptsz "cuStreamGetPriority" 7000 abi(cuStreamGetPriority) (stream: CUstream, priority: *mut c_int) => stream::get_priority;
-    cuStreamGetFlags "cuStreamGetFlags" 5050 (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
-    cuStreamGetFlags_ptsz "cuStreamGetFlags" 7000 abi(cuStreamGetFlags) (stream: CUstream, flags: *mut c_uint) => stream::get_flags;
-    cuStreamGetCtx "cuStreamGetCtx" 9020 (stream: CUstream, pctx: *mut CUcontext) => stream::get_ctx;
-    cuStreamGetCtx_ptsz "cuStreamGetCtx" 9020 abi(cuStreamGetCtx) (stream: CUstream, pctx: *mut CUcontext) => stream::get_ctx;
-    cuStreamGetId "cuStreamGetId" 12000 (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
-    cuStreamGetId_ptsz "cuStreamGetId" 12000 abi(cuStreamGetId) (stream: CUstream, id: *mut c_ulonglong) => stream::get_id;
-    cuStreamGetDevice "cuStreamGetDevice" 12080 (stream: CUstream, device: *mut CUdevice) => stream::get_device;
-    cuStreamGetDevice_ptsz "cuStreamGetDevice" 12080 abi(cuStreamGetDevice) (stream: CUstream, device: *mut CUdevice) => stream::get_device;
-    cuStreamAddCallback "cuStreamAddCallback" 5000 (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::add_callback;
-    cuStreamAddCallback_ptsz "cuStreamAddCallback" 7000 abi(cuStreamAddCallback) (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::add_callback;
-    cuLaunchHostFunc "cuLaunchHostFunc" 10000 (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::launch_host_func;
-    cuLaunchHostFunc_ptsz "cuLaunchHostFunc" 10000 abi(cuLaunchHostFunc) (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::launch_host_func;
-    cuLaunchHostFunc_v2 "cuLaunchHostFunc" 13010 (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::launch_host_func_v2;
-    cuLaunchHostFunc_v2_ptsz "cuLaunchHostFunc" 13010 abi(cuLaunchHostFunc_v2) (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::launch_host_func_v2;
+    cuStreamCreate "cuStreamCreate" 2000 (stream: *mut CUstream, flags: c_uint) => stream::calls::create;
+    cuStreamCreateWithPriority "cuStreamCreateWithPriority" 5050 (stream: *mut CUstream, flags: c_uint, priority: c_int) => stream::calls::create_with_priority;
+    cuStreamDestroy_v2 "cuStreamDestroy" 4000 (stream: CUstream) => stream::calls::destroy;
+    cuStreamSynchronize "cuStreamSynchronize" 2000 (stream: CUstream) => stream::calls::synchronize;
+    cuStreamSynchronize_ptsz "cuStreamSynchronize" 7000 abi(cuStreamSynchronize) (stream: CUstream) => stream::calls::synchronize;
+    cuStreamQuery "cuStreamQuery" 2000 (stream: CUstream) => stream::calls::query;
+    cuStreamQuery_ptsz "cuStreamQuery" 7000 abi(cuStreamQuery) (stream: CUstream) => stream::calls::query;
+    cuStreamWaitEvent "cuStreamWaitEvent" 3020 (stream: CUstream, event: CUevent, flags: c_uint) => stream::calls::wait_event;
+    cuStreamWaitEvent_ptsz "cuStreamWaitEvent" 7000 abi(cuStreamWaitEvent) (stream: CUstream, event: CUevent, flags: c_uint) => stream::calls::wait_event;
+    cuStreamGetPriority "cuStreamGetPriority" 5050 (stream: CUstream, priority: *mut c_int) => stream::calls::get_priority;
+    cuStreamGetPriority_ptsz "cuStreamGetPriority" 7000 abi(cuStreamGetPriority) (stream: CUstream, priority: *mut c_int) => stream::calls::get_priority;
+    cuStreamGetFlags "cuStreamGetFlags" 5050 (stream: CUstream, flags: *mut c_uint) => stream::calls::get_flags;
+    cuStreamGetFlags_ptsz "cuStreamGetFlags" 7000 abi(cuStreamGetFlags) (stream: CUstream, flags: *mut c_uint) => stream::calls::get_flags;
+    cuStreamGetCtx "cuStreamGetCtx" 9020 (stream: CUstream, pctx: *mut CUcontext) => stream::calls::get_ctx;
+    cuStreamGetCtx_ptsz "cuStreamGetCtx" 9020 abi(cuStreamGetCtx) (stream: CUstream, pctx: *mut CUcontext) => stream::calls::get_ctx;
+    cuStreamGetId "cuStreamGetId" 12000 (stream: CUstream, id: *mut c_ulonglong) => stream::calls::get_id;
+    cuStreamGetId_ptsz "cuStreamGetId" 12000 abi(cuStreamGetId) (stream: CUstream, id: *mut c_ulonglong) => stream::calls::get_id;
+    cuStreamGetDevice "cuStreamGetDevice" 12080 (stream: CUstream, device: *mut CUdevice) => stream::calls::get_device;
+    cuStreamGetDevice_ptsz "cuStreamGetDevice" 12080 abi(cuStreamGetDevice) (stream: CUstream, device: *mut CUdevice) => stream::calls::get_device;
+    cuStreamAddCallback "cuStreamAddCallback" 5000 (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::calls::add_callback;
+    cuStreamAddCallback_ptsz "cuStreamAddCallback" 7000 abi(cuStreamAddCallback) (stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) => stream::calls::add_callback;
+    cuLaunchHostFunc "cuLaunchHostFunc" 10000 (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::calls::launch_host_func;
+    cuLaunchHostFunc_ptsz "cuLaunchHostFunc" 10000 abi(cuLaunchHostFunc) (stream: CUstream, func: CUhostFn, user_data: *mut c_void) => stream::calls::launch_host_func;
+    cuLaunchHostFunc_v2 "cuLaunchHostFunc" 13010 (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::calls::launch_host_func_v2;
+    cuLaunchHostFunc_v2_ptsz "cuLaunchHostFunc" 13010 abi(cuLaunchHostFunc_v2) (stream: CUstream, func: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) => stream::calls::launch_host_func_v2;
     cuStreamIsCapturing "cuStreamIsCapturing" 10000 (stream: CUstream, status: *mut CUstreamCaptureStatus) => stream::capture::is_capturing;
     cuStreamIsCapturing_ptsz "cuStreamIsCapturing" 10000 abi(cuStreamIsCapturing) (stream: CUstream, status: *mut CUstreamCaptureStatus) => stream::capture::is_capturing;
     cuThreadExchangeStreamCaptureMode "cuThreadExchangeStreamCaptureMode" 10010 (mode: *mut CUstreamCaptureMode) => stream::capture::exchange_capture_mode;
@@ -585,13 +585,13 @@ implemented! {
     cuGraphExecHostNodeSetParams "cuGraphExecHostNodeSetParams" 10020 (exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_HOST_NODE_PARAMS) => graph::exec::exec_host_node_set_params;
     cuGraphExecEventRecordNodeSetEvent "cuGraphExecEventRecordNodeSetEvent" 11010 (exec: CUgraphExec, node: CUgraphNode, event: CUevent) => graph::exec::exec_event_record_node_set_event;
     cuGraphExecEventWaitNodeSetEvent "cuGraphExecEventWaitNodeSetEvent" 11010 (exec: CUgraphExec, node: CUgraphNode, event: CUevent) => graph::exec::exec_event_wait_node_set_event;
-    // Stream attributes (stream_attrs.rs) and stream memory operations (memops.rs).
-    cuStreamGetAttribute "cuStreamGetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream::get_attribute;
-    cuStreamGetAttribute_ptsz "cuStreamGetAttribute" 11000 abi(cuStreamGetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream::get_attribute;
-    cuStreamSetAttribute "cuStreamSetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream::set_attribute;
-    cuStreamSetAttribute_ptsz "cuStreamSetAttribute" 11000 abi(cuStreamSetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream::set_attribute;
-    cuStreamCopyAttributes "cuStreamCopyAttributes" 11000 (dst: CUstream, src: CUstream) => stream::copy_attributes;
-    cuStreamCopyAttributes_ptsz "cuStreamCopyAttributes" 11000 abi(cuStreamCopyAttributes) (dst: CUstream, src: CUstream) => stream::copy_attributes;
+    // Stream attributes (stream_attrs.rs) and stream memory operations (memory/memops.rs).
+    cuStreamGetAttribute "cuStreamGetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream::calls::get_attribute;
+    cuStreamGetAttribute_ptsz "cuStreamGetAttribute" 11000 abi(cuStreamGetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *mut CUstreamAttrValue) => stream::calls::get_attribute;
+    cuStreamSetAttribute "cuStreamSetAttribute" 11000 (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream::calls::set_attribute;
+    cuStreamSetAttribute_ptsz "cuStreamSetAttribute" 11000 abi(cuStreamSetAttribute) (stream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) => stream::calls::set_attribute;
+    cuStreamCopyAttributes "cuStreamCopyAttributes" 11000 (dst: CUstream, src: CUstream) => stream::calls::copy_attributes;
+    cuStreamCopyAttributes_ptsz "cuStreamCopyAttributes" 11000 abi(cuStreamCopyAttributes) (dst: CUstream, src: CUstream) => stream::calls::copy_attributes;
     cuStreamWaitValue32 "cuStreamWaitValue32" 8000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memory::memops::wait_value_32;
     cuStreamWaitValue32_ptsz "cuStreamWaitValue32" 8000 abi(none) (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memory::memops::wait_value_32;
     cuStreamWaitValue32_v2 "cuStreamWaitValue32" 11070 (stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) => memory::memops::wait_value_32;
@@ -615,8 +615,9 @@ implemented! {
     // Context-wide event record and wait.
     cuCtxRecordEvent "cuCtxRecordEvent" 12050 (ctx: CUcontext, event: CUevent) => stream::event::ctx_record_event;
     cuCtxWaitEvent "cuCtxWaitEvent" 12050 (ctx: CUcontext, event: CUevent) => stream::event::ctx_wait_event;
-    // Pointer attributes set, managed memory ranges (managed.rs), batched prefetch and discard.
-    cuPointerSetAttribute "cuPointerSetAttribute" 6000 (value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) => memory::pointer_set_attribute;
+    // Pointer attributes set, managed memory ranges (memory/managed.rs), batched prefetch and
+    // discard.
+    cuPointerSetAttribute "cuPointerSetAttribute" 6000 (value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) => memory::pointer::pointer_set_attribute;
     cuMemRangeGetAttribute "cuMemRangeGetAttribute" 8000 (data: *mut c_void, data_size: usize, attribute: CUmem_range_attribute, ptr: CUdeviceptr, count: usize) => memory::managed::range_get_attribute;
     cuMemRangeGetAttributes "cuMemRangeGetAttributes" 8000 (data: *mut *mut c_void, data_sizes: *mut usize, attributes: *mut CUmem_range_attribute, n: usize, ptr: CUdeviceptr, count: usize) => memory::managed::range_get_attributes;
     cuMemPrefetchBatchAsync "cuMemPrefetchBatchAsync" 13000 (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => memory::managed::prefetch_batch;
@@ -625,7 +626,7 @@ implemented! {
     cuMemDiscardBatchAsync_ptsz "cuMemDiscardBatchAsync" 13000 abi(cuMemDiscardBatchAsync) (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, flags: c_ulonglong, stream: CUstream) => memory::managed::discard_batch;
     cuMemDiscardAndPrefetchBatchAsync "cuMemDiscardAndPrefetchBatchAsync" 13000 (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => memory::managed::prefetch_batch;
     cuMemDiscardAndPrefetchBatchAsync_ptsz "cuMemDiscardAndPrefetchBatchAsync" 13000 abi(cuMemDiscardAndPrefetchBatchAsync) (dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, locs: *mut CUmemLocation, loc_idxs: *mut usize, n_locs: usize, flags: c_ulonglong, stream: CUstream) => memory::managed::prefetch_batch;
-    // Batched and attributed copies (copy_batch.rs).
+    // Batched and attributed copies (memory/copy_batch.rs).
     cuMemcpyBatchAsync "cuMemcpyBatchAsync" 12080 abi(none) (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, fail_idx: *mut usize, stream: CUstream) => memory::copy_batch::batch_v1;
     cuMemcpyBatchAsync_ptsz "cuMemcpyBatchAsync" 12080 abi(none) (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, fail_idx: *mut usize, stream: CUstream) => memory::copy_batch::batch_v1;
     cuMemcpyBatchAsync_v2 "cuMemcpyBatchAsync" 13000 (dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attr_idxs: *mut usize, n_attrs: usize, stream: CUstream) => memory::copy_batch::batch_v2;
@@ -679,7 +680,7 @@ implemented! {
     cuProfilerInitialize "cuProfilerInitialize" 4000 abi(none) (config_file: *const c_char, output_file: *const c_char, mode: c_int) => profiler::initialize;
     cuProfilerStart "cuProfilerStart" 4000 abi(none) () => profiler::start;
     cuProfilerStop "cuProfilerStop" 4000 abi(none) () => profiler::stop;
-    // The launch API before cuLaunchKernel (legacy_launch.rs).
+    // The launch API before cuLaunchKernel (launch/legacy.rs).
     cuFuncSetBlockShape "cuFuncSetBlockShape" 2000 (func: CUfunction, x: c_int, y: c_int, z: c_int) => launch::legacy::func_set_block_shape;
     cuFuncSetSharedSize "cuFuncSetSharedSize" 2000 (func: CUfunction, bytes: c_uint) => launch::legacy::func_set_shared_size;
     cuParamSetSize "cuParamSetSize" 2000 (func: CUfunction, bytes: c_uint) => launch::legacy::param_set_size;
@@ -691,14 +692,15 @@ implemented! {
     cuLaunchGridAsync "cuLaunchGridAsync" 2000 (func: CUfunction, width: c_int, height: c_int, stream: CUstream) => launch::legacy::launch_grid_async;
     // The unversioned names cuda.h redirects to `_v2`/`_v3` with macros, under their original
     // ABI (the real libcuda.so.1 exports them). Where that ABI equals the current one the
-    // current body serves; where it has 32-bit sizes and `CUdeviceptr_v1`, legacy.rs widens.
-    cuCtxCreate "cuCtxCreate" 2000 abi(none) (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::create_v2;
-    cuCtxDestroy "cuCtxDestroy" 2000 abi(none) (ctx: CUcontext) => context::destroy;
-    cuCtxPushCurrent "cuCtxPushCurrent" 2000 abi(none) (ctx: CUcontext) => context::push_current;
-    cuCtxPopCurrent "cuCtxPopCurrent" 2000 abi(none) (pctx: *mut CUcontext) => context::pop_current;
-    cuStreamDestroy "cuStreamDestroy" 2000 abi(none) (stream: CUstream) => stream::destroy;
+    // current body serves; where it has 32-bit sizes and `CUdeviceptr_v1`,
+    // exports/unversioned.rs widens.
+    cuCtxCreate "cuCtxCreate" 2000 abi(none) (pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) => context::calls::create_v2;
+    cuCtxDestroy "cuCtxDestroy" 2000 abi(none) (ctx: CUcontext) => context::calls::destroy;
+    cuCtxPushCurrent "cuCtxPushCurrent" 2000 abi(none) (ctx: CUcontext) => context::calls::push_current;
+    cuCtxPopCurrent "cuCtxPopCurrent" 2000 abi(none) (pctx: *mut CUcontext) => context::calls::pop_current;
+    cuStreamDestroy "cuStreamDestroy" 2000 abi(none) (stream: CUstream) => stream::calls::destroy;
     cuEventDestroy "cuEventDestroy" 2000 abi(none) (event: CUevent) => stream::event::destroy;
-    cuMemHostRegister "cuMemHostRegister" 4000 abi(none) (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host_register;
+    cuMemHostRegister "cuMemHostRegister" 4000 abi(none) (p: *mut c_void, bytesize: usize, flags: c_uint) => memory::host::host_register;
     cuDeviceTotalMem "cuDeviceTotalMem" 2000 abi(none) (bytes: *mut c_uint, dev: CUdevice) => unversioned::device_total_mem;
     cuMemGetInfo "cuMemGetInfo" 2000 abi(none) (free: *mut c_uint, total: *mut c_uint) => unversioned::mem_get_info;
     cuMemAlloc "cuMemAlloc" 2000 abi(none) (dptr: *mut unversioned::DevPtr32, bytesize: c_uint) => unversioned::mem_alloc;
@@ -888,7 +890,7 @@ not_supported! {
     cuMulticastCreate "cuMulticastCreate" 12010;
     cuMulticastGetGranularity "cuMulticastGetGranularity" 12010;
     cuMulticastUnbind "cuMulticastUnbind" 12010;
-    // Texture references do not exist here (legacy_launch.rs).
+    // Texture references do not exist here (launch/legacy.rs).
     cuParamSetTexRef "cuParamSetTexRef" 2000;
     cuSignalExternalSemaphoresAsync "cuSignalExternalSemaphoresAsync" 10000;
     cuSignalExternalSemaphoresAsync_ptsz "cuSignalExternalSemaphoresAsync" 10000;

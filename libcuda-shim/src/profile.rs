@@ -272,7 +272,7 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS => 1,
             A::CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM => 1,
-            // Stream memory operations (memops.rs), v1 and v2 APIs alike: 64-bit operands,
+            // Stream memory operations (memory/memops.rs), v1 and v2 APIs alike: 64-bit operands,
             // the NOR condition and, host memory being device memory, the flush of remote
             // writes and atomic reductions. (An H100 under driver 580 reports 0 for the v1
             // attributes, whose API needs a kernel-module option there.)
@@ -311,7 +311,7 @@ impl Profile {
             // cuMemHostRegister accepts CU_MEMHOSTREGISTER_READ_ONLY.
             A::CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED => 0,
-            // Stream-ordered allocation and device memory pools work (pool.rs); pools cannot
+            // Stream-ordered allocation and device memory pools work (memory/pool.rs); pools cannot
             // be exported, so no handle types.
             A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED => 0,
@@ -343,7 +343,7 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID => self.pci_device_id as i32,
             A::CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID => self.pci_subsystem_id as i32,
             A::CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED => 0,
-            // cuMemCreate takes host and host-NUMA locations (vmm.rs); memory pools take
+            // cuMemCreate takes host and host-NUMA locations (memory/vmm.rs); memory pools take
             // device locations only.
             A::CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
             | A::CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1,

@@ -125,7 +125,7 @@ fn fit_allocation(p: CUdeviceptr) -> CuResult<DevPtr32> {
         Ok(p) => Ok(p),
         Err(_) => {
             // SAFETY: `p` was just allocated by this driver.
-            let _ = unsafe { memory::free(p) };
+            let _ = unsafe { memory::alloc::free(p) };
             crate::trace::trace!(
                 "  allocation at {p:#x} does not fit a 32-bit CUdeviceptr_v1: freed, \
                  CUDA_ERROR_OUT_OF_MEMORY"
@@ -152,7 +152,7 @@ pub(crate) unsafe fn mem_get_info(free: *mut c_uint, total: *mut c_uint) -> CuRe
     }
     let (mut f, mut t) = (0usize, 0usize);
     // SAFETY: valid out-pointers.
-    unsafe { memory::get_info(&mut f, &mut t) }?;
+    unsafe { memory::alloc::get_info(&mut f, &mut t) }?;
     // SAFETY: checked non-null.
     unsafe {
         put(free, f as u64)?;
@@ -166,7 +166,7 @@ pub(crate) unsafe fn mem_alloc(dptr: *mut DevPtr32, bytesize: c_uint) -> CuResul
     }
     let mut p: CUdeviceptr = 0;
     // SAFETY: a valid out-pointer.
-    unsafe { memory::alloc(&mut p, bytesize as usize) }?;
+    unsafe { memory::alloc::alloc(&mut p, bytesize as usize) }?;
     let p = fit_allocation(p)?;
     // SAFETY: checked non-null.
     unsafe { *dptr = p };
@@ -186,7 +186,7 @@ pub(crate) unsafe fn mem_alloc_pitch(
     let (mut p, mut row) = (0 as CUdeviceptr, 0usize);
     // SAFETY: valid out-pointers.
     unsafe {
-        memory::alloc_pitch(
+        memory::alloc::alloc_pitch(
             &mut p,
             &mut row,
             width as usize,
@@ -205,7 +205,7 @@ pub(crate) unsafe fn mem_alloc_pitch(
 
 pub(crate) unsafe fn mem_free(dptr: DevPtr32) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { memory::free(dev(dptr)) }
+    unsafe { memory::alloc::free(dev(dptr)) }
 }
 
 pub(crate) unsafe fn mem_get_address_range(
@@ -215,7 +215,7 @@ pub(crate) unsafe fn mem_get_address_range(
 ) -> CuResult {
     let (mut b, mut s) = (0 as CUdeviceptr, 0usize);
     // SAFETY: valid out-pointers.
-    unsafe { memory::get_address_range(&mut b, &mut s, dev(dptr)) }?;
+    unsafe { memory::alloc::get_address_range(&mut b, &mut s, dev(dptr)) }?;
     // SAFETY: optional out-pointers.
     unsafe {
         put(base, b)?;
@@ -225,7 +225,7 @@ pub(crate) unsafe fn mem_get_address_range(
 
 pub(crate) unsafe fn mem_alloc_host(pp: *mut *mut c_void, bytesize: c_uint) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { memory::alloc_host(pp, bytesize as usize) }
+    unsafe { memory::host::alloc_host(pp, bytesize as usize) }
 }
 
 pub(crate) unsafe fn mem_host_get_device_pointer(
@@ -238,7 +238,7 @@ pub(crate) unsafe fn mem_host_get_device_pointer(
     }
     let mut d: CUdeviceptr = 0;
     // SAFETY: a valid out-pointer; `p` forwarded.
-    unsafe { memory::host_get_device_pointer(&mut d, p, flags) }?;
+    unsafe { memory::host::host_get_device_pointer(&mut d, p, flags) }?;
     // SAFETY: checked non-null.
     unsafe { put(pdptr, d) }
 }

@@ -412,7 +412,7 @@ fn submit(t: &Target, r: Ready) {
                 stream::submit(t, vec![dep], Box::new(|_| {}));
             }
         }
-        // Graph memory is accounted when the launch is enqueued (see `graph_mem`).
+        // Graph memory is accounted when the launch is enqueued (see `crate::graph::mem`).
         Ready::Alloc(a) => a.allocate(),
         Ready::Free(p) => {
             graph_alloc::free(p);

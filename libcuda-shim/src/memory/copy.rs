@@ -114,7 +114,7 @@ enum Mode {
 /// Whether device memory at `p` has CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set, which makes
 /// synchronous operations on it synchronise.
 fn sync_memops(p: u64) -> bool {
-    memory::sync_memops(p)
+    memory::pointer::sync_memops(p)
 }
 
 /// Submits validated rows to `t` and synchronises the host as the rules above say. In a

@@ -15,7 +15,7 @@
 //! accepted them) and, where nvJitLink has a cubin, return instead an image with PTX: the PTX
 //! inputs as they are, and the others (LTO-IR, fatbins, objects) linked once more by nvJitLink
 //! itself with `-lto -ptx`, which gives their PTX. One PTX text becomes a fatbin, several a
-//! link image (see `link`) that the loaders link. An input with SASS only (a cubin) has no PTX:
+//! link image (see `link_image`) that the loaders link. An input with SASS only (a cubin) has no PTX:
 //! the real cubin is returned then, with a message, and fails to load with the shim's advice.
 //!
 //! Reach: C and C++ programs call these symbols when the shim is preloaded (it comes first in

@@ -50,11 +50,11 @@ pub enum Kind {
     EventWait(CUevent),
     /// The node owns this graph (a clone of the one the program gave).
     Child(Arc<Graph>),
-    /// A memory allocation node (see `graph_mem`).
+    /// A memory allocation node (see `crate::graph::mem`).
     MemAlloc(Arc<GraphAlloc>),
     /// A memory free node: the address of a graph allocation.
     MemFree(u64),
-    /// An IF, WHILE or SWITCH node (see `conditional`).
+    /// An IF, WHILE or SWITCH node (see `crate::graph::conditional`).
     Conditional(CondNode),
 }
 
