@@ -38,7 +38,7 @@ fn is_per_thread(symbol: &str) -> bool {
 }
 
 /// The common body of every implemented export: the init check, fault injection
-/// (`CUDA_SHIM_INJECT`), panic catching, the trace.
+/// (`CUDA_SHIM_INJECT`), and `boundary::guard` (panic catching, the trace).
 #[inline]
 pub(crate) fn call(
     name: &'static str,
@@ -48,35 +48,17 @@ pub(crate) fn call(
 ) -> CUresult {
     // The `_ptds`/`_ptsz` variants give the NULL stream the per-thread meaning.
     stream::set_per_thread_call(is_per_thread(name));
-    let result = if ((needs_init || name == "cuInit") && init::forked())
-        || (needs_init && !init::initialized())
-    {
-        CUresult::CUDA_ERROR_NOT_INITIALIZED
-    } else {
-        let body = || match crate::inject::on_call(name) {
-            Some(injected) => Err(injected),
-            None => body(),
-        };
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
-            Ok(Ok(())) => CUresult::CUDA_SUCCESS,
-            Ok(Err(e)) => e,
-            Err(panic) => {
-                let msg = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
-                trace::warn(&format!("internal error in {name}: {msg}"));
-                CUresult::CUDA_ERROR_UNKNOWN
-            }
+    boundary::guard(name, args, || {
+        if ((needs_init || name == "cuInit") && init::forked())
+            || (needs_init && !init::initialized())
+        {
+            return CUresult::CUDA_ERROR_NOT_INITIALIZED;
         }
-    };
-    if trace::enabled() {
-        let mut text = String::new();
-        args(&mut text);
-        trace::line(format_args!("{name}({text}) -> {}", errors::name(result)));
-    }
-    result
+        match inject::on_call(name) {
+            Some(injected) => injected,
+            None => body().err().unwrap_or(CUresult::CUDA_SUCCESS),
+        }
+    })
 }
 
 /// The body of every NOT_SUPPORTED export.

@@ -14,6 +14,7 @@
 //! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
 //! NVIDIA's cudart needs), `trace`, `config`, `inject` (fault injection) and `errors`.
 
+pub mod boundary;
 pub mod config;
 pub mod context;
 pub mod cudart;

@@ -1,16 +1,21 @@
 //! `cuGetExportTable`: the undocumented tables NVIDIA's cudart requests (see
 //! `shared/reference/cudart-contract.md` for what each slot must do). A table is an array of
 //! pointers; slot 0 holds its size in bytes except in CONTEXT_LOCAL_STORAGE. Slots whose meaning
-//! is unknown point to stubs that trace their call and return CUDA_ERROR_NOT_SUPPORTED.
+//! is unknown point to stubs that report their call and return CUDA_ERROR_NOT_SUPPORTED.
+//!
+//! Every slot is declared with [`slot!`], which runs its body through `boundary::guard` as
+//! every export's is: cudart calls these functions directly, so a panic in one must become an
+//! error return rather than unwind into it, and each call is traced as
+//! `export TABLE[slot](args) -> result`.
 
-use crate::config;
-use crate::context::CONTEXTS;
-use crate::context::{self, ClsDtor};
+use crate::boundary;
+use crate::context::{self, ClsDtor, CONTEXTS};
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::trace::{self, trace};
-use crate::{cudart::integrity, device};
+use crate::{config, cudart::integrity, device};
 use abi::*;
 use std::ffi::c_void;
+use std::fmt::Write as _;
 
 /// A static table of pointers.
 #[repr(transparent)]
@@ -22,14 +27,41 @@ const fn size<const N: usize>() -> *const c_void {
     (N * std::mem::size_of::<usize>()) as *const c_void
 }
 
-/// Unknown slots: one stub per (table, slot), so the trace names the slot that was called.
+/// One slot: a C function named `$name`, traced as `export $table[$slot]`, whose body runs
+/// through `boundary::guard` (a panic becomes the result type's error answer).
+macro_rules! slot {
+    ($(#[$doc:meta])* $name:ident = $table:literal [$slot:literal]
+        ($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
+        $(#[$doc])*
+        unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
+            boundary::guard(
+                concat!("export ", $table, "[", $slot, "]"),
+                |_out: &mut String| {
+                    let mut _sep = "";
+                    $(
+                        let _ = write!(_out, "{_sep}{}={:?}", stringify!($arg), $arg);
+                        _sep = ", ";
+                    )*
+                },
+                || $body,
+            )
+        }
+    };
+}
+
+/// The result code of a slot whose body checks as the exports' do.
+fn answer(r: CuResult) -> CUresult {
+    r.err().unwrap_or(CUresult::CUDA_SUCCESS)
+}
+
+/// Unknown slots: one stub per (table, slot), so the message names the slot that was called.
 macro_rules! stubs {
     ($($name:ident = $table:literal [$slot:literal];)*) => {
         $(
-            unsafe extern "C" fn $name() -> CUresult {
+            slot! { $name = $table [$slot] () -> CUresult {
                 trace::warn(concat!("cudart called unknown export table slot ", $table, "[", $slot, "]"));
                 CUresult::CUDA_ERROR_NOT_SUPPORTED
-            }
+            } }
         )*
     };
 }
@@ -56,37 +88,37 @@ stubs! {
     integ_2 = "INTEGRITY_CHECK" [2];
 }
 
-// ---- #1 REQUIREMENTS: slot 2 `(int, 0, 0)` returns 0 (cudaFuncGetAttributes calls it).
-unsafe extern "C" fn req_2(a: i32, b: *mut c_void, c: *mut c_void) -> CUresult {
-    trace!("export REQUIREMENTS[2]({a}, {b:?}, {c:?}) -> 0");
-    CUresult::CUDA_SUCCESS
+// ---- #1 REQUIREMENTS.
+slot! {
+    /// Slot 2 `(int, 0, 0)` returns 0 (cudaFuncGetAttributes calls it).
+    req_2 = "REQUIREMENTS" [2] (a: i32, b: *mut c_void, c: *mut c_void) -> CUresult {
+        let _ = (a, b, c);
+        CUresult::CUDA_SUCCESS
+    }
 }
 static REQUIREMENTS: Table<3> = Table([size::<3>(), req_1 as _, req_2 as _]);
 
 // ---- #2 CUDART_INTERFACE.
-/// Slot 2: the device's primary context, not retained; the same handle
-/// cuDevicePrimaryCtxRetain returns later.
-unsafe extern "C" fn ci_get_primary(out: *mut CUcontext, dev: CUdevice) -> CUresult {
-    let r = (|| -> CuResult {
-        if out.is_null() {
-            return Err(INVALID_VALUE);
-        }
-        device::check(dev)?;
-        // SAFETY: checked non-null.
-        unsafe { *out = context::primary().handle() };
-        Ok(())
-    })();
-    let r = r.err().unwrap_or(CUresult::CUDA_SUCCESS);
-    trace!(
-        "export CUDART_INTERFACE[2](dev={dev}) -> {}",
-        crate::errors::name(r)
-    );
-    r
+slot! {
+    /// Slot 2: the device's primary context, not retained; the same handle
+    /// cuDevicePrimaryCtxRetain returns later.
+    ci_get_primary = "CUDART_INTERFACE" [2] (out: *mut CUcontext, dev: CUdevice) -> CUresult {
+        answer((|| {
+            if out.is_null() {
+                return Err(INVALID_VALUE);
+            }
+            device::check(dev)?;
+            // SAFETY: checked non-null.
+            unsafe { *out = context::primary().handle() };
+            Ok(())
+        })())
+    }
 }
-/// Slot 12: called once at init by the shared 13.x cudart.
-unsafe extern "C" fn ci_12() -> CUresult {
-    trace!("export CUDART_INTERFACE[12]() -> 0");
-    CUresult::CUDA_SUCCESS
+slot! {
+    /// Slot 12: called once at init by the shared 13.x cudart.
+    ci_12 = "CUDART_INTERFACE" [12] () -> CUresult {
+        CUresult::CUDA_SUCCESS
+    }
 }
 static CUDART_INTERFACE: Table<14> = Table([
     size::<14>(),
@@ -110,29 +142,33 @@ fn zeroed_buffer(bytes: usize) -> usize {
     // Leaked once per slot: cudart keeps the pointer for the life of the process.
     Box::leak(vec![0u64; bytes / 8].into_boxed_slice()).as_mut_ptr() as usize
 }
-unsafe extern "C" fn hooks_2(buf: *mut *mut c_void, size: *mut usize) {
-    static BUF: once_cell::sync::Lazy<usize> = once_cell::sync::Lazy::new(|| zeroed_buffer(1024));
-    trace!("export TOOLS_RUNTIME_CALLBACK_HOOKS[2]");
-    // SAFETY: each out-pointer is written only when non-null.
-    unsafe {
-        if !buf.is_null() {
-            *buf = *BUF as *mut c_void;
-        }
-        if !size.is_null() {
-            *size = 1024;
+slot! {
+    hooks_2 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [2] (buf: *mut *mut c_void, size: *mut usize) -> () {
+        static BUF: once_cell::sync::Lazy<usize> =
+            once_cell::sync::Lazy::new(|| zeroed_buffer(1024));
+        // SAFETY: each out-pointer is written only when non-null.
+        unsafe {
+            if !buf.is_null() {
+                *buf = *BUF as *mut c_void;
+            }
+            if !size.is_null() {
+                *size = 1024;
+            }
         }
     }
 }
-unsafe extern "C" fn hooks_6(buf: *mut *mut c_void, size: *mut usize) {
-    static BUF: once_cell::sync::Lazy<usize> = once_cell::sync::Lazy::new(|| zeroed_buffer(64));
-    trace!("export TOOLS_RUNTIME_CALLBACK_HOOKS[6]");
-    // SAFETY: as in hooks_2.
-    unsafe {
-        if !buf.is_null() {
-            *buf = *BUF as *mut c_void;
-        }
-        if !size.is_null() {
-            *size = 64;
+slot! {
+    hooks_6 = "TOOLS_RUNTIME_CALLBACK_HOOKS" [6] (buf: *mut *mut c_void, size: *mut usize) -> () {
+        static BUF: once_cell::sync::Lazy<usize> =
+            once_cell::sync::Lazy::new(|| zeroed_buffer(64));
+        // SAFETY: as in hooks_2.
+        unsafe {
+            if !buf.is_null() {
+                *buf = *BUF as *mut c_void;
+            }
+            if !size.is_null() {
+                *size = 64;
+            }
         }
     }
 }
@@ -153,10 +189,7 @@ static HOOKS: Table<8> = Table([
 macro_rules! declined {
     ($($name:ident = $table:literal [$slot:literal];)*) => {
         $(
-            unsafe extern "C" fn $name() -> CUresult {
-                trace!(concat!("export ", $table, "[", $slot, "] -> CUDA_ERROR_NOT_SUPPORTED (declined)"));
-                CUresult::CUDA_ERROR_NOT_SUPPORTED
-            }
+            slot! { $name = $table [$slot] () -> CUresult { CUresult::CUDA_ERROR_NOT_SUPPORTED } }
         )*
     };
 }
@@ -185,79 +218,86 @@ fn cls_context(ctx: CUcontext) -> CuResult<std::sync::Arc<context::Context>> {
         CONTEXTS.get(ctx)
     }
 }
-unsafe extern "C" fn cls_put(
-    ctx: CUcontext,
-    key: *mut c_void,
-    value: *mut c_void,
-    dtor: Option<ClsDtor>,
-) -> CUresult {
-    let r = cls_context(ctx).map(|c| c.cls_put(key as usize, value as usize, dtor));
-    let r = r.err().unwrap_or(CUresult::CUDA_SUCCESS);
-    trace!(
-        "export CLS put(ctx={ctx:?}, key={key:?}, value={value:?}) -> {}",
-        crate::errors::name(r)
-    );
-    r
+slot! {
+    /// Slot 0: put (replacing an earlier value of the key).
+    cls_put = "CONTEXT_LOCAL_STORAGE" [0] (
+        ctx: CUcontext,
+        key: *mut c_void,
+        value: *mut c_void,
+        dtor: Option<ClsDtor>,
+    ) -> CUresult {
+        answer(cls_context(ctx).map(|c| c.cls_put(key as usize, value as usize, dtor)))
+    }
 }
-unsafe extern "C" fn cls_delete(ctx: CUcontext, key: *mut c_void) -> CUresult {
-    let r = match cls_context(ctx) {
-        Ok(c) if c.cls_delete(key as usize) => CUresult::CUDA_SUCCESS,
-        Ok(_) => CUresult::CUDA_ERROR_INVALID_HANDLE,
-        Err(e) => e,
-    };
-    trace!(
-        "export CLS delete(ctx={ctx:?}, key={key:?}) -> {}",
-        crate::errors::name(r)
-    );
-    r
+slot! {
+    /// Slot 1: delete, without running the destructor.
+    cls_delete = "CONTEXT_LOCAL_STORAGE" [1] (ctx: CUcontext, key: *mut c_void) -> CUresult {
+        match cls_context(ctx) {
+            Ok(c) if c.cls_delete(key as usize) => CUresult::CUDA_SUCCESS,
+            Ok(_) => CUresult::CUDA_ERROR_INVALID_HANDLE,
+            Err(e) => e,
+        }
+    }
 }
-unsafe extern "C" fn cls_get(
-    value: *mut *mut c_void,
-    ctx: CUcontext,
-    key: *mut c_void,
-) -> CUresult {
-    let r = match cls_context(ctx) {
-        Ok(c) => match c.cls_get(key as usize) {
-            Some(v) if !value.is_null() => {
-                // SAFETY: checked non-null.
-                unsafe { *value = v as *mut c_void };
-                CUresult::CUDA_SUCCESS
-            }
-            Some(_) => INVALID_VALUE,
-            None => CUresult::CUDA_ERROR_INVALID_HANDLE,
-        },
-        Err(e) => e,
-    };
-    trace!(
-        "export CLS get(ctx={ctx:?}, key={key:?}) -> {}",
-        crate::errors::name(r)
-    );
-    r
+slot! {
+    /// Slot 2: get.
+    cls_get = "CONTEXT_LOCAL_STORAGE" [2] (
+        value: *mut *mut c_void,
+        ctx: CUcontext,
+        key: *mut c_void,
+    ) -> CUresult {
+        match cls_context(ctx) {
+            Ok(c) => match c.cls_get(key as usize) {
+                Some(v) if !value.is_null() => {
+                    // SAFETY: checked non-null.
+                    unsafe { *value = v as *mut c_void };
+                    CUresult::CUDA_SUCCESS
+                }
+                Some(_) => INVALID_VALUE,
+                None => CUresult::CUDA_ERROR_INVALID_HANDLE,
+            },
+            Err(e) => e,
+        }
+    }
 }
 static CONTEXT_LOCAL_STORAGE: Table<3> = Table([cls_put as _, cls_delete as _, cls_get as _]);
 
 // ---- #7 CONTEXT_CHECKS.
-unsafe extern "C" fn checks_2(ctx: CUcontext, out1: *mut u32, out2: *mut *mut c_void) -> CUresult {
-    trace!("export CONTEXT_CHECKS[2](ctx={ctx:?}) -> 0");
-    let _ = out2;
-    if !out1.is_null() {
-        // SAFETY: checked non-null.
-        unsafe { *out1 = 0 };
+slot! {
+    checks_2 = "CONTEXT_CHECKS" [2] (ctx: CUcontext, out1: *mut u32, out2: *mut *mut c_void) -> CUresult {
+        let _ = (ctx, out2);
+        if !out1.is_null() {
+            // SAFETY: checked non-null.
+            unsafe { *out1 = 0 };
+        }
+        CUresult::CUDA_SUCCESS
     }
-    CUresult::CUDA_SUCCESS
 }
-unsafe extern "C" fn checks_3() -> u32 {
-    trace!("export CONTEXT_CHECKS[3]() -> 0");
-    0
+slot! {
+    checks_3 = "CONTEXT_CHECKS" [3] () -> u32 {
+        0
+    }
 }
 static CONTEXT_CHECKS: Table<4> = Table([size::<4>(), checks_1 as _, checks_2 as _, checks_3 as _]);
 
 // ---- #8 INTEGRITY_CHECK.
-unsafe extern "C" fn integrity_check(
-    version: u32,
-    unix_seconds: u64,
-    result: *mut [u64; 2],
-) -> CUresult {
+slot! {
+    /// Slot 1: the check cudart compares with its own computation (see `integrity`).
+    integrity_check = "INTEGRITY_CHECK" [1] (
+        version: u32,
+        unix_seconds: u64,
+        result: *mut [u64; 2],
+    ) -> CUresult {
+        // SAFETY: forwarded contract.
+        unsafe { integrity_answer(version, unix_seconds, result) }
+    }
+}
+
+/// The body of INTEGRITY_CHECK[1].
+///
+/// # Safety
+/// `result` is NULL or has room for two u64 (cudart's contract).
+unsafe fn integrity_answer(version: u32, unix_seconds: u64, result: *mut [u64; 2]) -> CUresult {
     if result.is_null() {
         return INVALID_VALUE;
     }
@@ -278,11 +318,7 @@ unsafe extern "C" fn integrity_check(
     let r = integrity::compute(&inputs);
     // SAFETY: checked non-null; cudart passes room for two u64.
     unsafe { *result = r };
-    trace!(
-        "export INTEGRITY_CHECK[1]({version}, {unix_seconds}) -> {:#x} {:#x}",
-        r[0],
-        r[1]
-    );
+    trace!("  integrity check {version}: {:#x} {:#x}", r[0], r[1]);
     CUresult::CUDA_SUCCESS
 }
 static INTEGRITY_CHECK: Table<3> = Table([size::<3>(), integrity_check as _, integ_2 as _]);
