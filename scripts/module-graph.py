@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The import graph between the modules of one Rust crate, and its cycles.
 
-    scripts/module-graph.py [SRC_DIR] [--edges | --why] [--tests] [--max-scc N]
+    scripts/module-graph.py [SRC_DIR] [--edges | --why] [--folders] [--tests] [--max-scc N]
 
 SRC_DIR defaults to libcuda-shim/src. A module is one file (`foo.rs`, `foo/mod.rs`,
 `foo/bar.rs`; `bin/` is another crate and is skipped). An edge A -> B means A names something of
@@ -12,6 +12,9 @@ one cycle. Unit-test modules (`#[cfg(test)]`) are left out unless `--tests` is g
 tests import is not part of the library's layering.
 
 `--edges` lists each module's imports, `--why` also the paths that make each edge.
+`--folders` also prints the graph between folders: the files directly in SRC_DIR count as one
+group, `(root)`, except the crate root and the files named after `--top` (default `exports.rs`),
+which sit above everything; a folder's files are its group.
 It prints every strongly connected component of more than one module (modules that import each
 other in a circle), then a summary line. With `--max-scc N` it exits 1 when a component has more
 than N modules, so a check can keep the layering from regressing.
@@ -102,6 +105,20 @@ def drop_test_modules(text):
         text = text[: m.start()] + text[end + 1 :]
 
 
+def inline_tests_as_self(text):
+    """In an inline `mod tests { ... }`, `super` is the file's module: rewritten as `self`."""
+    out, pos = [], 0
+    for m in re.finditer(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{", text):
+        if m.start() < pos:
+            continue
+        end = matching_brace(text, m.end() - 1)
+        out.append(text[pos : m.end()])
+        out.append(re.sub(r"\bsuper::", "self::", text[m.end() : end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def split_top(text, sep=","):
     parts, depth, cur = [], 0, []
     for c in text:
@@ -150,6 +167,7 @@ class Crate:
     def __init__(self, src):
         self.src = src
         self.files = {}  # module path (tuple) -> file path
+        self.group = {}  # module path -> folder group (see --folders)
         for root, dirs, names in os.walk(src):
             dirs[:] = sorted(d for d in dirs if not (root == src and d == "bin"))
             rel = os.path.relpath(root, src)
@@ -165,6 +183,7 @@ class Crate:
                 else:
                     path = base + (stem,)
                 self.files[path] = os.path.join(root, name)
+                self.group[path] = "(root)" if base == () else "/".join(base) + "/"
         self.text = {}
         self.uses = {}  # module -> [(segments, local name, is pub)]
         for mod, f in self.files.items():
@@ -173,7 +192,7 @@ class Crate:
 
     def prepare(self, tests):
         for mod in self.files:
-            text = self.text[mod] if tests else drop_test_modules(self.text[mod])
+            text = inline_tests_as_self(self.text[mod]) if tests else drop_test_modules(self.text[mod])
             self.text[mod] = text
             uses = []
             for m in re.finditer(r"(\bpub(?:\s*\([^)]*\))?\s+)?\buse\s+([^;]+);", text):
@@ -256,6 +275,7 @@ class Crate:
                                     aliases.setdefault(local, r2)
                         if not self.is_namespace(target):
                             out.add(target)
+                            self.why[mod].setdefault(target, set()).add("use " + "::".join(segs) + "::*")
                     continue
                 if kind == "mod":
                     aliases[name] = ("mod", target)
@@ -323,7 +343,8 @@ def name(mod):
 
 def main():
     args = sys.argv[1:]
-    src = next((a for a in args if not a.startswith("--") and not a.isdigit()), "libcuda-shim/src")
+    values = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--max-scc", "--top")}
+    src = next((a for a in args if not a.startswith("--") and a not in values), "libcuda-shim/src")
     max_scc = None
     if "--max-scc" in args:
         max_scc = int(args[args.index("--max-scc") + 1])
@@ -336,6 +357,30 @@ def main():
             if "--why" in args:
                 for t in sorted(graph[mod]):
                     print(f"    {name(t)}: {', '.join(sorted(crate.why[mod][t]))}")
+        print()
+    if "--folders" in args:
+        top = {"exports.rs"}
+        if "--top" in args:
+            top = set(args[args.index("--top") + 1].split(","))
+        tops = {m for m, f in crate.files.items() if m == () or os.path.basename(f) in top and m[:-1] == ()}
+        groups = {}
+        for mod, outs in graph.items():
+            if mod in tops:
+                continue
+            g = crate.group[mod]
+            groups.setdefault(g, set())
+            for t in outs:
+                if t not in tops and crate.group[t] != g:
+                    groups[g].add(crate.group[t])
+                elif t in tops:
+                    groups[g].add("(top)")
+        for g in sorted(groups):
+            print(f"{g} -> {', '.join(sorted(groups[g]))}")
+        folder_graph = {g: {t for t in v if t in groups} for g, v in groups.items()}
+        cyc = [c for c in sccs(folder_graph) if len(c) > 1]
+        for c in cyc:
+            print(f"folder cycle: {', '.join(c)}")
+        print(f"{len(groups)} folder groups; {len(cyc)} folder cycles")
         print()
     comps = sorted((c for c in sccs(graph) if len(c) > 1), key=lambda c: (-len(c), c))
     for c in comps:

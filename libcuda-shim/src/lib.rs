@@ -2,17 +2,16 @@
 //!
 //! Built as `libcuda.so` (soname `libcuda.so.1`) for programs, and as an rlib for the
 //! `cuda-shim` tool. Public Rust API:
-//! - [`profile::current`]: the emulated device ([`profile::Profile`] implements `Display`);
+//! - [`config::profile`]: the emulated device ([`profile::Profile`] implements `Display`);
 //! - [`entry_points`]: every exported driver entry point with its status (the README's support
 //!   table is generated from it).
 //!
-//! Layout: `exports` (the one table of entry points) -> the modules named for what they do
-//! (`device`, `context`, `memory`, `array` (CUDA arrays), `module` + `fatbin`, `launch` + `occupancy`, `vmm` (virtual memory management), `stream`, `event`, `graph` +
-//! `graph_exec` + `capture`, with `graph_mem`, `conditional`, `user_object`, `graph_dot`), with
-//! `legacy` + `legacy_launch` (the pre-3.2 ABI names and the pre-cuLaunchKernel launch API),
-//! `profiler`, `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
-//! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
-//! NVIDIA's cudart needs), `trace`, `config`, `inject` (fault injection) and `errors`.
+//! Layers (ARCHITECTURE.md has the rules; `scripts/module-graph.py` checks there is no import
+//! circle): `exports` (the one table of entry points) on top; below it the folders of calls,
+//! `cudart/`, `graph/`, `context/`, `launch/`, `memory/`, `stream/`, `module/`; then `work/`
+//! (the units of work); and at the bottom the files of this directory: the objects (contexts,
+//! queues, streams, modules, what is known of each allocation) and what everything shares
+//! (`boundary`, `handles`, `config`, `profile`, `trace`, `errors`, ...).
 
 pub mod boundary;
 pub mod config;
