@@ -12,6 +12,7 @@
 //! - `CUDA_SHIM_KERNEL_TIMEOUT` = unset (default: no limit) | seconds: a launch running longer
 //!   stops with CUDA_ERROR_LAUNCH_TIMEOUT (sticky) and a report of where its warps were.
 
+use crate::profile::{by_key, uuid_string, Profile, PROFILES};
 use once_cell::sync::Lazy;
 
 /// Where the trace goes.
@@ -24,11 +25,16 @@ pub enum TraceTarget {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Index into [`crate::profile::PROFILES`].
+    /// Index into [`PROFILES`].
     pub device: usize,
     pub trace: TraceTarget,
     /// Host threads for the executor; `None` means all cores.
     pub threads: Option<usize>,
+}
+
+/// The emulated device's profile, as `CUDA_SHIM_DEVICE` chose it.
+pub fn profile() -> &'static Profile {
+    &PROFILES[get().device]
 }
 
 static CONFIG: Lazy<Config> = Lazy::new(|| {
@@ -57,8 +63,8 @@ pub fn parse(
     let mut complaints = Vec::new();
     let device = match device.map(str::trim).filter(|d| !d.is_empty()) {
         None => 0,
-        Some(d) => crate::profile::by_key(d).unwrap_or_else(|| {
-            let known: Vec<_> = crate::profile::PROFILES.iter().map(|p| p.key).collect();
+        Some(d) => by_key(d).unwrap_or_else(|| {
+            let known: Vec<_> = PROFILES.iter().map(|p| p.key).collect();
             complaints.push(format!(
                 "CUDA_SHIM_DEVICE={d:?} is not a known device (known: {}); using {}",
                 known.join(", "),
@@ -187,7 +193,7 @@ pub fn check_driver_variables() {
 pub fn device_visible() -> bool {
     static VISIBLE: Lazy<bool> = Lazy::new(|| match std::env::var("CUDA_VISIBLE_DEVICES") {
         Err(_) => true,
-        Ok(v) => visible_in(&v, &crate::device::uuid_string()),
+        Ok(v) => visible_in(&v, &uuid_string(&profile().uuid)),
     });
     *VISIBLE
 }
@@ -251,7 +257,7 @@ mod tests {
         let (c, e) = parse(Some("A100"), Some("/tmp/t.log"), Some("3"));
         assert_eq!(c.threads, Some(3));
         assert_eq!(c.trace, TraceTarget::File("/tmp/t.log".into()));
-        assert_eq!(crate::profile::PROFILES[c.device].key, "a100");
+        assert_eq!(PROFILES[c.device].key, "a100");
         assert!(e.is_empty());
         let (c, e) = parse(Some("v100"), Some("yes"), Some("0"));
         assert_eq!(

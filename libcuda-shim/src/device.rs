@@ -1,7 +1,7 @@
 //! `cuInit`, the driver version and the device queries, all answered from the profile.
 
+use crate::config;
 use crate::errors::{CuResult, INVALID_DEVICE, INVALID_VALUE};
-use crate::{context, exports, profile, trace};
 use abi::*;
 use std::ffi::{c_char, c_int};
 
@@ -15,47 +15,6 @@ pub fn check(dev: CUdevice) -> CuResult {
     } else {
         Err(INVALID_DEVICE)
     }
-}
-
-pub(crate) unsafe fn init(flags: u32) -> CuResult {
-    if flags != 0 {
-        return Err(INVALID_VALUE);
-    }
-    if !crate::config::device_visible() {
-        // CUDA_VISIBLE_DEVICES hides the only device, as the real driver then answers.
-        return Err(CUresult::CUDA_ERROR_NO_DEVICE);
-    }
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        crate::config::check_driver_variables();
-        let p = profile::current();
-        // Device memory is sized by the profile before the first allocation. The engine may
-        // still be a stub while it is being written: keep initialising without it, so the
-        // rest of the driver stays usable.
-        // An injected budget (CUDA_SHIM_INJECT=alloc-budget=SIZE) makes the memory smaller.
-        let capacity = crate::inject::budget().map_or(p.total_mem, |b| b.min(p.total_mem));
-        if let Err(e) = std::panic::catch_unwind(|| engine::mem::set_capacity(capacity)) {
-            let _ = e;
-            trace::trace!("engine::mem::set_capacity is not available yet");
-        }
-        engine::set_kernel_timeout(crate::config::kernel_timeout());
-        if let Some(n) = crate::config::get().threads {
-            engine::set_worker_threads(n);
-        }
-        context::init_primary();
-        trace::trace!("cuInit: device 0 is {} (sm_{})", p.name, p.sm());
-    });
-    exports::set_initialized();
-    Ok(())
-}
-
-pub(crate) unsafe fn driver_get_version(version: *mut c_int) -> CuResult {
-    if version.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    // SAFETY: checked non-null; the caller provides a writable int.
-    unsafe { *version = abi::DRIVER_VERSION };
-    Ok(())
 }
 
 pub(crate) unsafe fn get(device: *mut CUdevice, ordinal: c_int) -> CuResult {
@@ -99,7 +58,7 @@ pub(crate) unsafe fn get_name(name: *mut c_char, len: c_int, dev: CUdevice) -> C
     }
     check(dev)?;
     // SAFETY: forwarded contract.
-    unsafe { write_c_string(name, len, profile::current().name) }
+    unsafe { write_c_string(name, len, config::profile().name) }
 }
 
 pub(crate) unsafe fn get_uuid(uuid: *mut CUuuid, dev: CUdevice) -> CuResult {
@@ -107,26 +66,10 @@ pub(crate) unsafe fn get_uuid(uuid: *mut CUuuid, dev: CUdevice) -> CuResult {
         return Err(INVALID_VALUE);
     }
     check(dev)?;
-    let bytes = profile::current().uuid.map(|b| b as c_char);
+    let bytes = config::profile().uuid.map(|b| b as c_char);
     // SAFETY: checked non-null; CUuuid is 16 bytes.
     unsafe { (*uuid).bytes = bytes };
     Ok(())
-}
-
-/// The device's UUID as `nvidia-smi -L` and CUDA_VISIBLE_DEVICES write it:
-/// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
-pub fn uuid_string() -> String {
-    let b = profile::current().uuid;
-    let hex =
-        |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
-    format!(
-        "GPU-{}-{}-{}-{}-{}",
-        hex(0..4),
-        hex(4..6),
-        hex(6..8),
-        hex(8..10),
-        hex(10..16)
-    )
 }
 
 pub(crate) unsafe fn total_mem(bytes: *mut usize, dev: CUdevice) -> CuResult {
@@ -135,7 +78,7 @@ pub(crate) unsafe fn total_mem(bytes: *mut usize, dev: CUdevice) -> CuResult {
     }
     check(dev)?;
     // SAFETY: checked non-null.
-    unsafe { *bytes = profile::current().total_mem as usize };
+    unsafe { *bytes = config::profile().total_mem as usize };
     Ok(())
 }
 
@@ -148,7 +91,13 @@ pub(crate) unsafe fn get_attribute(
         return Err(INVALID_VALUE);
     }
     check(dev)?;
-    let v = profile::current().attribute(attrib).ok_or(INVALID_VALUE)?;
+    let v = match attrib {
+        // 1 with a watchdog (CUDA_SHIM_KERNEL_TIMEOUT), as a display GPU reports it.
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => {
+            i32::from(config::kernel_timeout().is_some())
+        }
+        _ => config::profile().attribute(attrib).ok_or(INVALID_VALUE)?,
+    };
     // SAFETY: checked non-null.
     unsafe { *value = v };
     Ok(())
@@ -159,7 +108,7 @@ pub(crate) unsafe fn get_properties(prop: *mut CUdevprop, dev: CUdevice) -> CuRe
         return Err(INVALID_VALUE);
     }
     check(dev)?;
-    let p = profile::current();
+    let p = config::profile();
     let a = |x| p.attribute(x).unwrap_or(0);
     use CUdevice_attribute as A;
     let props = CUdevprop {
@@ -196,7 +145,7 @@ pub(crate) unsafe fn compute_capability(
         return Err(INVALID_VALUE);
     }
     check(dev)?;
-    let p = profile::current();
+    let p = config::profile();
     // SAFETY: both checked non-null.
     unsafe {
         *major = p.cc_major;
@@ -207,7 +156,7 @@ pub(crate) unsafe fn compute_capability(
 
 /// `0000:1b:00.0`, the format `cuDeviceGetPCIBusId` uses.
 pub fn pci_bus_id() -> String {
-    let p = profile::current();
+    let p = config::profile();
     format!(
         "{:04x}:{:02x}:{:02x}.0",
         p.pci_domain, p.pci_bus, p.pci_device
@@ -269,25 +218,4 @@ pub(crate) unsafe fn get_p2p_attribute(
     check(src)?;
     check(dst)?;
     Err(INVALID_DEVICE)
-}
-
-/// cuDeviceGetTexture1DLinearMaxWidth: the profile's 1D linear texture limit (in elements) for
-/// any valid format and channel count.
-pub(crate) unsafe fn get_texture_1d_linear_max_width(
-    out: *mut usize,
-    format: CUarray_format,
-    channels: std::ffi::c_uint,
-    dev: CUdevice,
-) -> CuResult {
-    if out.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    check(dev)?;
-    crate::array::element_size(format, channels).map_err(|_| INVALID_VALUE)?;
-    let max = profile::current()
-        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
-        .unwrap_or(0);
-    // SAFETY: checked non-null.
-    unsafe { *out = max.max(0) as usize };
-    Ok(())
 }

@@ -244,7 +244,7 @@ pub fn embedded_fatbins(data: &[u8]) -> Vec<&[u8]> {
 }
 
 /// A fatbin holding one uncompressed PTX entry: the image libcuda-shim hands out where a
-/// run-time compiler would return a SASS cubin (see `jit_compilers`). The entry's sm and PTX
+/// run-time compiler would return a SASS cubin (see `module::jit_compilers`). The entry's sm and PTX
 /// version come from the text's `.target` and `.version` directives (sm 0 and version 0.0 when
 /// they are missing; the loader then reads the text's own directives and reports any fault).
 pub fn ptx_only(text: &str) -> Vec<u8> {

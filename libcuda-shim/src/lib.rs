@@ -2,58 +2,40 @@
 //!
 //! Built as `libcuda.so` (soname `libcuda.so.1`) for programs, and as an rlib for the
 //! `cuda-shim` tool. Public Rust API:
-//! - [`profile::current`]: the emulated device ([`profile::Profile`] implements `Display`);
+//! - [`config::profile`]: the emulated device ([`profile::Profile`] implements `Display`);
 //! - [`entry_points`]: every exported driver entry point with its status (the README's support
 //!   table is generated from it).
 //!
-//! Layout: `exports` (the one table of entry points) -> the modules named for what they do
-//! (`device`, `context`, `memory`, `array` (CUDA arrays), `module` + `fatbin`, `launch` + `occupancy`, `vmm` (virtual memory management), `stream`, `event`, `graph` +
-//! `graph_exec` + `capture`, with `graph_mem`, `conditional`, `user_object`, `graph_dot`), with
-//! `legacy` + `legacy_launch` (the pre-3.2 ABI names and the pre-cuLaunchKernel launch API),
-//! `profiler`, `queue` (the per-stream work queues and their worker threads), `printf` (device printf flush
-//! points), `handles` (registry of live handles), `proc_address`, `export_tables` + `integrity` (what
-//! NVIDIA's cudart needs), `trace`, `config`, `inject` (fault injection) and `errors`.
+//! Layers (ARCHITECTURE.md has the rules; `scripts/module-graph.py` checks there is no import
+//! circle): `exports` (the one table of entry points) on top; below it the folders of calls,
+//! `cudart/`, `graph/`, `context/`, `launch/`, `memory/`, `stream/`, `module/`; then `work/`
+//! (the units of work); and at the bottom the files of this directory: the objects (contexts,
+//! queues, streams, modules, what is known of each allocation) and what everything shares
+//! (`boundary`, `handles`, `config`, `profile`, `trace`, `errors`, ...).
 
-pub mod array;
-pub mod capture;
-pub mod conditional;
+pub mod boundary;
 pub mod config;
 pub mod context;
-pub mod copy;
-pub mod copy_batch;
+pub mod cudart;
 pub mod device;
 pub mod errors;
-pub mod event;
-pub mod export_tables;
 pub mod exports;
 pub mod fatbin;
 pub mod graph;
-pub mod graph_dot;
-pub mod graph_exec;
-pub mod graph_mem;
 pub mod handles;
+pub mod init;
 pub mod inject;
-pub mod integrity;
-pub mod jit_compilers;
 pub mod launch;
-pub mod legacy;
-pub mod legacy_launch;
-pub mod link;
-pub mod managed;
-pub mod memops;
+pub mod link_image;
 pub mod memory;
 pub mod module;
-pub mod occupancy;
-pub mod pool;
 pub mod printf;
-pub mod proc_address;
 pub mod profile;
 pub mod profiler;
 pub mod queue;
 pub mod stream;
 pub mod stream_attrs;
 pub mod trace;
-pub mod user_object;
-pub mod vmm;
+pub mod work;
 
 pub use exports::{entry_points, EntryPoint};

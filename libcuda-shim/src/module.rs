@@ -2,16 +2,41 @@
 //! kernels. An image is PTX text, a fatbin or a fatbin wrapper; the PTX is handed to
 //! `engine::Module::load`. Load diagnostics go to stderr and, when given, to the JIT error log.
 
+pub mod jit_compilers;
+pub mod link;
+
+use crate::config;
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE, NOT_FOUND};
 use crate::fatbin::{self, FatbinError};
-use crate::handles::{self, Object};
-use crate::{context, device, profile, trace};
+use crate::handles::Registry;
+use crate::{context, device, trace};
 use abi::*;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
+
+/// Loaded modules (a library's module included).
+pub static MODULES: Registry<Module> = Registry::new(INVALID_HANDLE);
+/// Function handles handed out (`cuModuleGetFunction`, `cuKernelGetFunction`).
+pub static FUNCTIONS: Registry<Function> = Registry::new(INVALID_HANDLE);
+/// Kernel handles handed out (`cuLibraryGetKernel`).
+pub static KERNELS: Registry<Kernel> = Registry::new(INVALID_HANDLE);
+/// Loaded libraries.
+pub static LIBRARIES: Registry<Library> = Registry::new(INVALID_HANDLE);
+
+/// A `CUfunction`; a `CUkernel` is accepted too (cudart 13 launches kernels cast to functions,
+/// and the real driver accepts a function of the same context for the `cuKernel*` calls).
+pub fn function<P>(h: *mut P) -> CuResult<Arc<Function>> {
+    if let Some(f) = FUNCTIONS.find(h) {
+        return Ok(f);
+    }
+    KERNELS
+        .find(h)
+        .map(|k| k.function.clone())
+        .ok_or(INVALID_HANDLE)
+}
 
 pub struct Module {
     pub engine: engine::Module,
@@ -169,7 +194,7 @@ pub(crate) fn relocatable_ptx(
 unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
     // SAFETY: every image kind is at least 4 bytes (PTX text is longer than its NUL).
     let magic = u32::from_le_bytes(unsafe { bytes(image, 4) }.try_into().unwrap());
-    let sm = profile::current().sm();
+    let sm = config::profile().sm();
     let one = |(text, name): (String, String), sm| ImagePtx {
         inputs: vec![(text, name)],
         sm,
@@ -229,9 +254,9 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
         }
         // "\x7fELF": a cubin.
         0x464c457f => Err(LoadFailure::Cubin { device_sm: sm }),
-        crate::link::IMAGE_MAGIC_WORD => {
+        crate::link_image::IMAGE_MAGIC_WORD => {
             // SAFETY: the magic says a link image starts here; it is complete (API contract).
-            let (inputs, sm) = unsafe { crate::link::decode_image(image) }.map_err(|m| {
+            let (inputs, sm) = unsafe { crate::link_image::decode(image) }.map_err(|m| {
                 LoadFailure::Image(FatbinError::Malformed(format!("link image: {m}")))
             })?;
             Ok(ImagePtx {
@@ -239,7 +264,7 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
                 sm,
                 notes: Vec::new(),
                 // SAFETY: a whole link image, as above.
-                max_registers: unsafe { crate::link::image_max_registers(image) },
+                max_registers: unsafe { crate::link_image::max_registers(image) },
             })
         }
         _ => {
@@ -293,7 +318,7 @@ unsafe fn load_image(
     let started = std::time::Instant::now();
     // SAFETY: every image kind is at least 4 bytes (as `image_ptx` reads them).
     let link_image = u32::from_le_bytes(unsafe { bytes(image, 4) }.try_into().unwrap())
-        == crate::link::IMAGE_MAGIC_WORD;
+        == crate::link_image::IMAGE_MAGIC_WORD;
     // SAFETY: forwarded contract.
     let result = unsafe { image_ptx(image) }.and_then(|img| {
         if crate::config::ptx_jit_disabled() {
@@ -317,7 +342,7 @@ unsafe fn load_image(
             if units > 1 {
                 log.info += &format!(" ({units} linked inputs)");
             }
-            let device_sm = profile::current().sm();
+            let device_sm = config::profile().sm();
             if ptx_sm > device_sm {
                 log.info += &format!(
                     " (newer than the emulated sm_{device_sm}: the image has no older PTX)"
@@ -332,7 +357,7 @@ unsafe fn load_image(
                 max_registers,
                 functions: Mutex::new(HashMap::new()),
             });
-            let h = handles::insert(Object::Module(module.clone()));
+            let h = MODULES.insert(module.clone());
             Ok((module, h))
         }
         Err(f) => {
@@ -520,16 +545,13 @@ fn drop_module(m: &Arc<Module>) {
         Ok(ctx) => ctx.wait_idle(),
         Err(_) => crate::printf::flush(),
     }
-    handles::remove_where(|o| match o {
-        Object::Module(x) => Arc::ptr_eq(x, m),
-        Object::Function(f) => Arc::ptr_eq(&f.module, m),
-        Object::Kernel(k) => Arc::ptr_eq(&k.function.module, m),
-        _ => false,
-    });
+    MODULES.remove_where(|x| std::ptr::eq(x, &**m));
+    FUNCTIONS.remove_where(|f| Arc::ptr_eq(&f.module, m));
+    KERNELS.remove_where(|k| Arc::ptr_eq(&k.function.module, m));
 }
 
 pub(crate) unsafe fn unload(module: CUmodule) -> CuResult {
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     drop_module(&m);
     Ok(())
 }
@@ -551,7 +573,7 @@ pub(crate) fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
         return Ok(h);
     }
     let kernel = m.engine.kernel(name).ok_or(NOT_FOUND)?;
-    let p = profile::current();
+    let p = config::profile();
     let f = Arc::new(Function {
         module: m.clone(),
         max_dynamic_shared: AtomicI32::new(
@@ -572,7 +594,7 @@ pub(crate) fn function_handle(m: &Arc<Module>, name: &str) -> CuResult<usize> {
         num_regs: kernel.num_regs_with_limit(m.max_registers),
         kernel,
     });
-    let h = handles::insert(Object::Function(f));
+    let h = FUNCTIONS.insert(f);
     fns.insert(name.to_string(), h);
     Ok(h)
 }
@@ -586,7 +608,7 @@ pub(crate) unsafe fn get_function(
         return Err(INVALID_VALUE);
     }
     context::active()?;
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     let h = function_handle(&m, c_name(name)?)?;
     // SAFETY: checked non-null.
     unsafe { *func = h as CUfunction };
@@ -614,7 +636,7 @@ pub(crate) unsafe fn get_global(
     name: *const c_char,
 ) -> CuResult {
     context::active()?;
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     global(&m, c_name(name)?, dptr, bytes)
 }
 
@@ -622,7 +644,7 @@ pub(crate) unsafe fn get_function_count(count: *mut c_uint, module: CUmodule) ->
     if count.is_null() {
         return Err(INVALID_VALUE);
     }
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     // SAFETY: checked non-null.
     unsafe { *count = m.engine.kernels().len() as c_uint };
     Ok(())
@@ -651,7 +673,7 @@ pub(crate) unsafe fn enumerate_functions(
     n: c_uint,
     module: CUmodule,
 ) -> CuResult {
-    let m = handles::module(module)?;
+    let m = MODULES.get(module)?;
     // SAFETY: forwarded contract.
     unsafe { enumerate(functions, n, &m, |name| function_handle(&m, name)) }
 }
@@ -694,15 +716,15 @@ pub(crate) unsafe fn library_load_data(
         module_handle,
         kernels: Mutex::new(HashMap::new()),
     });
-    let h = handles::insert(Object::Library(lib));
+    let h = LIBRARIES.insert(lib);
     // SAFETY: checked non-null.
     unsafe { *library = h as CUlibrary };
     Ok(())
 }
 
 pub(crate) unsafe fn library_unload(library: CUlibrary) -> CuResult {
-    let lib = handles::library(library)?;
-    handles::remove(library as usize);
+    let lib = LIBRARIES.get(library)?;
+    LIBRARIES.remove(library as usize);
     drop_module(&lib.module);
     Ok(())
 }
@@ -745,8 +767,8 @@ fn kernel_handle(lib: &Library, name: &str) -> CuResult<usize> {
         Some(&h) => h,
         None => {
             let fh = function_handle(&lib.module, name)?;
-            let function = handles::function(fh as *mut c_void)?;
-            let h = handles::insert(Object::Kernel(Arc::new(Kernel { function })));
+            let function = function(fh as *mut c_void)?;
+            let h = KERNELS.insert(Arc::new(Kernel { function }));
             kernels.insert(name.to_string(), h);
             h
         }
@@ -761,7 +783,7 @@ pub(crate) unsafe fn library_get_kernel(
     if kernel.is_null() {
         return Err(INVALID_VALUE);
     }
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     let h = kernel_handle(&lib, c_name(name)?)?;
     // SAFETY: checked non-null.
     unsafe { *kernel = h as CUkernel };
@@ -773,7 +795,7 @@ pub(crate) unsafe fn library_enumerate_kernels(
     n: c_uint,
     library: CUlibrary,
 ) -> CuResult {
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     // SAFETY: forwarded contract.
     unsafe { enumerate(kernels, n, &lib.module, |name| kernel_handle(&lib, name)) }
 }
@@ -782,8 +804,9 @@ pub(crate) unsafe fn kernel_get_library(library: *mut CUlibrary, kernel: CUkerne
     if library.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::kernel(kernel)?;
-    let h = handles::find(|o| matches!(o, Object::Library(l) if Arc::ptr_eq(&l.module, &f.module)))
+    let f = function(kernel)?;
+    let h = LIBRARIES
+        .position(|l| Arc::ptr_eq(&l.module, &f.module))
         .ok_or(NOT_FOUND)?;
     // SAFETY: checked non-null.
     unsafe { *library = h as CUlibrary };
@@ -794,7 +817,7 @@ pub(crate) unsafe fn library_get_module(module: *mut CUmodule, library: CUlibrar
     if module.is_null() {
         return Err(INVALID_VALUE);
     }
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     context::active()?;
     // SAFETY: checked non-null.
     unsafe { *module = lib.module_handle as CUmodule };
@@ -807,7 +830,7 @@ pub(crate) unsafe fn library_get_global(
     library: CUlibrary,
     name: *const c_char,
 ) -> CuResult {
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     context::active()?;
     global(&lib.module, c_name(name)?, dptr, bytes)
 }
@@ -823,7 +846,7 @@ pub(crate) unsafe fn library_get_managed(
     library: CUlibrary,
     name: *const c_char,
 ) -> CuResult {
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     let name = c_name(name)?;
     if !lib.module.engine.global(name).is_some_and(|g| g.managed) {
         return Err(NOT_FOUND);
@@ -840,7 +863,7 @@ pub(crate) unsafe fn library_get_unified_function(
     library: CUlibrary,
     name: *const c_char,
 ) -> CuResult {
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     if fptr.is_null() {
         return Err(INVALID_VALUE);
     }
@@ -859,7 +882,7 @@ pub(crate) unsafe fn library_get_kernel_count(count: *mut c_uint, library: CUlib
     if count.is_null() {
         return Err(INVALID_VALUE);
     }
-    let lib = handles::library(library)?;
+    let lib = LIBRARIES.get(library)?;
     // SAFETY: checked non-null.
     unsafe { *count = lib.module.engine.kernels().len() as c_uint };
     Ok(())
@@ -872,7 +895,7 @@ pub(crate) unsafe fn kernel_get_function(func: *mut CUfunction, kernel: CUkernel
         return Err(INVALID_VALUE);
     }
     context::active()?;
-    let f = handles::kernel(kernel)?;
+    let f = function(kernel)?;
     let h = function_handle(&f.module, f.name.to_str().unwrap_or_default())?;
     // SAFETY: checked non-null.
     unsafe { *func = h as CUfunction };
@@ -882,12 +905,12 @@ pub(crate) unsafe fn kernel_get_function(func: *mut CUfunction, kernel: CUkernel
 /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: the device's limit, lowered by `.maxntid` and by
 /// the register file (the most whole warps whose registers pass the launch's check).
 pub(crate) fn max_threads_per_block(f: &Function) -> u32 {
-    let p = profile::current();
+    let p = config::profile();
     let k = &f.kernel;
     let by_regs = (1..=p.max_threads_per_block as u32 / 32)
         .rev()
         .map(|w| w * 32)
-        .find(|&t| crate::occupancy::regs_fit(p, f.num_regs, t as u64))
+        .find(|&t| p.regs_fit(f.num_regs, t as u64))
         .unwrap_or(32);
     let mut v = (p.max_threads_per_block as u32).min(by_regs);
     if k.max_threads_per_block > 0 {
@@ -898,7 +921,7 @@ pub(crate) fn max_threads_per_block(f: &Function) -> u32 {
 
 fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
     use CUfunction_attribute as F;
-    let p = profile::current();
+    let p = config::profile();
     let k = &f.kernel;
     let load = |a: &AtomicI32| a.load(Ordering::Acquire);
     Ok(match attrib {
@@ -935,7 +958,7 @@ fn attribute(f: &Function, attrib: CUfunction_attribute) -> CuResult<c_int> {
 
 fn set_attribute(f: &Function, attrib: CUfunction_attribute, value: c_int) -> CuResult {
     use CUfunction_attribute as F;
-    let p = profile::current();
+    let p = config::profile();
     let store = |a: &AtomicI32| a.store(value, Ordering::Release);
     match attrib {
         F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
@@ -1004,7 +1027,7 @@ pub(crate) unsafe fn kernel_get_attribute(
         return Err(INVALID_VALUE);
     }
     device::check(dev)?;
-    let v = attribute(&*handles::kernel(kernel)?, attrib)?;
+    let v = attribute(&*function(kernel)?, attrib)?;
     // SAFETY: checked non-null.
     unsafe { *value = v };
     Ok(())
@@ -1017,7 +1040,7 @@ pub(crate) unsafe fn kernel_set_attribute(
     dev: CUdevice,
 ) -> CuResult {
     device::check(dev)?;
-    set_attribute(&*handles::kernel(kernel)?, attrib, value)
+    set_attribute(&*function(kernel)?, attrib, value)
 }
 
 pub(crate) unsafe fn kernel_set_cache_config(
@@ -1026,7 +1049,7 @@ pub(crate) unsafe fn kernel_set_cache_config(
     dev: CUdevice,
 ) -> CuResult {
     device::check(dev)?;
-    let f = handles::kernel(kernel)?;
+    let f = function(kernel)?;
     if config.0 > 3 {
         return Err(INVALID_VALUE);
     }
@@ -1049,7 +1072,7 @@ pub(crate) unsafe fn kernel_get_name(name: *mut *const c_char, kernel: CUkernel)
     if name.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::kernel(kernel)?;
+    let f = function(kernel)?;
     // SAFETY: forwarded contract.
     unsafe { write_name(name, &f) }
 }
@@ -1075,14 +1098,14 @@ pub(crate) unsafe fn kernel_get_param_info(
     size: *mut usize,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { param_info(&*handles::kernel(kernel)?, index, offset, size) }
+    unsafe { param_info(&*function(kernel)?, index, offset, size) }
 }
 
 pub(crate) unsafe fn kernel_get_param_count(kernel: CUkernel, count: *mut usize) -> CuResult {
     if count.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::kernel(kernel)?;
+    let f = function(kernel)?;
     // SAFETY: checked non-null.
     unsafe { *count = f.kernel.params.len() };
     Ok(())
@@ -1096,7 +1119,7 @@ pub(crate) unsafe fn func_get_attribute(
     if value.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = function(func)?;
     let v = attribute(&f, attrib)?;
     // SAFETY: checked non-null.
     unsafe { *value = v };
@@ -1108,11 +1131,11 @@ pub(crate) unsafe fn func_set_attribute(
     attrib: CUfunction_attribute,
     value: c_int,
 ) -> CuResult {
-    set_attribute(&*handles::function(func)?, attrib, value)
+    set_attribute(&*function(func)?, attrib, value)
 }
 
 pub(crate) unsafe fn func_set_cache_config(func: CUfunction, config: CUfunc_cache) -> CuResult {
-    let f = handles::function(func)?;
+    let f = function(func)?;
     if config.0 > 3 {
         return Err(INVALID_VALUE);
     }
@@ -1125,7 +1148,7 @@ pub(crate) unsafe fn func_set_shared_mem_config(
     func: CUfunction,
     config: CUsharedconfig,
 ) -> CuResult {
-    handles::function(func)?;
+    function(func)?;
     if config.0 > 2 {
         return Err(INVALID_VALUE);
     }
@@ -1136,7 +1159,7 @@ pub(crate) unsafe fn func_get_name(name: *mut *const c_char, func: CUfunction) -
     if name.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = function(func)?;
     // SAFETY: forwarded contract.
     unsafe { write_name(name, &f) }
 }
@@ -1145,9 +1168,9 @@ pub(crate) unsafe fn func_get_module(module: *mut CUmodule, func: CUfunction) ->
     if module.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = function(func)?;
     let h = Arc::as_ptr(&f.module) as usize;
-    handles::module(h as *mut c_void).map_err(|_| INVALID_HANDLE)?;
+    MODULES.get(h as *mut c_void).map_err(|_| INVALID_HANDLE)?;
     // SAFETY: checked non-null.
     unsafe { *module = h as CUmodule };
     Ok(())
@@ -1160,14 +1183,14 @@ pub(crate) unsafe fn func_get_param_info(
     size: *mut usize,
 ) -> CuResult {
     // SAFETY: forwarded contract.
-    unsafe { param_info(&*handles::function(func)?, index, offset, size) }
+    unsafe { param_info(&*function(func)?, index, offset, size) }
 }
 
 pub(crate) unsafe fn func_get_param_count(func: CUfunction, count: *mut usize) -> CuResult {
     if count.is_null() {
         return Err(INVALID_VALUE);
     }
-    let f = handles::function(func)?;
+    let f = function(func)?;
     // SAFETY: checked non-null.
     unsafe { *count = f.kernel.params.len() };
     Ok(())
@@ -1180,12 +1203,12 @@ pub(crate) unsafe fn func_is_loaded(
     if state.is_null() {
         return Err(INVALID_VALUE);
     }
-    handles::function(func)?;
+    function(func)?;
     // SAFETY: checked non-null.
     unsafe { *state = CUfunctionLoadingState::CU_FUNCTION_LOADING_STATE_LOADED };
     Ok(())
 }
 
 pub(crate) unsafe fn func_load(func: CUfunction) -> CuResult {
-    handles::function(func).map(|_| ())
+    function(func).map(|_| ())
 }

@@ -1,6 +1,7 @@
-//! The emulated device: one profile (A100, H100, B200) chosen by `CUDA_SHIM_DEVICE`, from which
-//! every device query (`cuDeviceGetAttribute`, name, memory, UUID, PCI ids) is answered, so a
-//! program takes the code paths it would take on that GPU.
+//! The emulated devices: one profile per GPU (A100, H100, B200), from which every device query
+//! (`cuDeviceGetAttribute`, name, memory, UUID, PCI ids) is answered, so a program takes the
+//! code paths it would take on that GPU. `CUDA_SHIM_DEVICE` chooses one ([`crate::config::profile`]);
+//! this table is plain data and imports nothing of the driver.
 
 use abi::CUdevice_attribute as A;
 use std::fmt;
@@ -136,9 +137,18 @@ pub static PROFILES: [Profile; 3] = [
     },
 ];
 
-/// The profile selected by `CUDA_SHIM_DEVICE` (default `h100`), decided once.
-pub fn current() -> &'static Profile {
-    &PROFILES[crate::config::get().device]
+/// Threads per warp.
+pub const WARP: i64 = 32;
+/// Register allocation unit (registers per warp are rounded up to it).
+pub const REG_UNIT: i64 = 256;
+/// Warp schedulers (register file partitions) per SM.
+pub const SUB_PARTITIONS: i64 = 4;
+/// Most registers a thread can have.
+pub const MAX_REGS_PER_THREAD: i64 = 255;
+
+/// `x` (not negative) rounded up to a multiple of `m`.
+pub fn round_up(x: i64, m: i64) -> i64 {
+    (x + m - 1) / m * m
 }
 
 /// Looks a profile up by its `CUDA_SHIM_DEVICE` key (case-insensitive).
@@ -152,6 +162,17 @@ impl Profile {
     /// `sm_XY` as a number (90 for sm_90), for choosing the fatbin entry.
     pub fn sm(&self) -> u32 {
         (self.cc_major * 10 + self.cc_minor) as u32
+    }
+
+    /// Whether a block of `threads` threads of `num_regs` registers each fits the per-block
+    /// register file as the hardware checks it at launch (`cuda_occupancy.h`: registers per
+    /// warp rounded up to the allocation unit, the block's warps rounded up to the
+    /// sub-partitions, "for historical reasons"), and the per-thread limit. Module loading
+    /// (a function's thread limit), launches and the occupancy formula all ask it.
+    pub fn regs_fit(&self, num_regs: u32, threads: u64) -> bool {
+        let per_warp = round_up(num_regs as i64 * WARP, REG_UNIT);
+        let warps = round_up((threads as i64 + WARP - 1) / WARP, SUB_PARTITIONS);
+        num_regs as i64 <= MAX_REGS_PER_THREAD && per_warp * warps <= self.regs_per_block as i64
     }
 
     /// The value `cuDeviceGetAttribute` reports, or `None` for an attribute this driver does
@@ -172,10 +193,9 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT => 512,
             A::CU_DEVICE_ATTRIBUTE_GPU_OVERLAP => 1,
             A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT => self.sm_count,
-            // 1 with a watchdog (CUDA_SHIM_KERNEL_TIMEOUT), as a display GPU reports it.
-            A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => {
-                crate::config::kernel_timeout().is_some() as i32
-            }
+            // No watchdog on the device itself: `device::get_attribute` reports the one
+            // CUDA_SHIM_KERNEL_TIMEOUT sets.
+            A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => 0,
             A::CU_DEVICE_ATTRIBUTE_INTEGRATED => 0,
             A::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY => 1,
             A::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE => 0,
@@ -252,7 +272,7 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS => 1,
             A::CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM => 1,
-            // Stream memory operations (memops.rs), v1 and v2 APIs alike: 64-bit operands,
+            // Stream memory operations (memory/memops.rs), v1 and v2 APIs alike: 64-bit operands,
             // the NOR condition and, host memory being device memory, the flush of remote
             // writes and atomic reductions. (An H100 under driver 580 reports 0 for the v1
             // attributes, whose API needs a kernel-module option there.)
@@ -291,7 +311,7 @@ impl Profile {
             // cuMemHostRegister accepts CU_MEMHOSTREGISTER_READ_ONLY.
             A::CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED => 0,
-            // Stream-ordered allocation and device memory pools work (pool.rs); pools cannot
+            // Stream-ordered allocation and device memory pools work (memory/pool.rs); pools cannot
             // be exported, so no handle types.
             A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED => 0,
@@ -323,7 +343,7 @@ impl Profile {
             A::CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID => self.pci_device_id as i32,
             A::CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID => self.pci_subsystem_id as i32,
             A::CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED => 0,
-            // cuMemCreate takes host and host-NUMA locations (vmm.rs); memory pools take
+            // cuMemCreate takes host and host-NUMA locations (memory/vmm.rs); memory pools take
             // device locations only.
             A::CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
             | A::CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 1,

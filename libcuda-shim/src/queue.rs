@@ -9,30 +9,39 @@
 //!
 //! Worker threads start at the first submission to a queue (never at library load) and exit
 //! after [`IDLE`] without work; the next submission starts a new one.
+//!
+//! A queue belongs to an [`Owner`] (a context, which holds its queues), so it is generic over
+//! the owner's type rather than importing the context.
 
-use crate::context::Context;
+use crate::stream_attrs::StreamAttrs;
 use crate::trace;
-use abi::CUresult;
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-/// A piece of work; it gets the queue's context (to check or set the sticky error).
-pub type Work = Box<dyn FnOnce(&Arc<Context>) + Send>;
+/// What a queue's work runs in: every item is handed the owner (to check or set its sticky
+/// error), and the owner hears of an item that panicked.
+pub trait Owner: Send + Sync + 'static {
+    /// A work item panicked: a bug of ours, not of the program, which the owner reports like a
+    /// device fault.
+    fn work_panicked(&self);
+}
+
+/// A piece of work; it gets the queue's owner.
+pub type Work<C> = Box<dyn FnOnce(&Arc<C>) + Send>;
 
 /// How long an idle worker waits for more work before its thread exits.
 const IDLE: Duration = Duration::from_secs(2);
 
-struct Item {
+struct Item<C: Owner> {
     seq: u64,
-    deps: Vec<Dep>,
-    work: Work,
+    deps: Vec<Dep<C>>,
+    work: Work<C>,
 }
 
-#[derive(Default)]
-struct State {
-    items: VecDeque<Item>,
+struct State<C: Owner> {
+    items: VecDeque<Item<C>>,
     /// Sequence number of the last item submitted (items are numbered from 1).
     submitted: u64,
     /// Sequence number of the last item completed.
@@ -41,25 +50,44 @@ struct State {
     worker: bool,
 }
 
-pub struct Queue {
+impl<C: Owner> Default for State<C> {
+    fn default() -> Self {
+        State {
+            items: VecDeque::new(),
+            submitted: 0,
+            completed: 0,
+            worker: false,
+        }
+    }
+}
+
+pub struct Queue<C: Owner> {
     /// Takes part in the legacy default stream's implicit synchronisation.
     pub blocking: bool,
     /// The stream's attributes (priority included), see `stream_attrs`.
-    pub attrs: Mutex<crate::stream_attrs::StreamAttrs>,
-    ctx: Weak<Context>,
-    state: Mutex<State>,
+    pub attrs: Mutex<StreamAttrs>,
+    ctx: Weak<C>,
+    state: Mutex<State<C>>,
     /// Signalled on submission (for the worker) and on completion (for waiters).
     cv: Condvar,
 }
 
 /// The completion of one submitted item.
-#[derive(Clone)]
-pub struct Dep {
-    queue: Arc<Queue>,
+pub struct Dep<C: Owner> {
+    queue: Arc<Queue<C>>,
     seq: u64,
 }
 
-impl Dep {
+impl<C: Owner> Clone for Dep<C> {
+    fn clone(&self) -> Self {
+        Dep {
+            queue: self.queue.clone(),
+            seq: self.seq,
+        }
+    }
+}
+
+impl<C: Owner> Dep<C> {
     pub fn done(&self) -> bool {
         self.queue.state.lock().completed >= self.seq
     }
@@ -73,11 +101,11 @@ impl Dep {
     }
 }
 
-impl Queue {
-    pub fn new(blocking: bool, ctx: Weak<Context>) -> Arc<Queue> {
+impl<C: Owner> Queue<C> {
+    pub fn new(blocking: bool, ctx: Weak<C>) -> Arc<Queue<C>> {
         Arc::new(Queue {
             blocking,
-            attrs: Mutex::new(crate::stream_attrs::StreamAttrs::new(0)),
+            attrs: Mutex::new(StreamAttrs::new(0)),
             ctx,
             state: Mutex::new(State::default()),
             cv: Condvar::new(),
@@ -86,7 +114,7 @@ impl Queue {
 
     /// Appends `work`, to run after every earlier item of this queue and after `deps`.
     /// The caller holds its context's submission lock (see `stream::submit`).
-    pub fn push(self: &Arc<Self>, deps: Vec<Dep>, work: Work) -> Dep {
+    pub fn push(self: &Arc<Self>, deps: Vec<Dep<C>>, work: Work<C>) -> Dep<C> {
         let mut s = self.state.lock();
         s.submitted += 1;
         let seq = s.submitted;
@@ -113,7 +141,7 @@ impl Queue {
     }
 
     /// The last submitted item, if it has not completed.
-    pub fn pending(self: &Arc<Self>) -> Option<Dep> {
+    pub fn pending(self: &Arc<Self>) -> Option<Dep<C>> {
         let s = self.state.lock();
         (s.completed < s.submitted).then(|| Dep {
             queue: self.clone(),
@@ -160,7 +188,7 @@ impl Queue {
                 if run.is_err() {
                     // A bug of ours, not of the program: report it like a device fault.
                     trace::warn("internal error while running stream work");
-                    ctx.set_sticky(CUresult::CUDA_ERROR_LAUNCH_FAILED);
+                    ctx.work_panicked();
                 }
             }
             let mut s = self.state.lock();
@@ -175,9 +203,15 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicU32, Ordering};
 
+    struct TestOwner;
+
+    impl Owner for TestOwner {
+        fn work_panicked(&self) {}
+    }
+
     #[test]
     fn runs_in_order_and_waits_for_dependencies() {
-        let ctx = Context::for_tests();
+        let ctx = Arc::new(TestOwner);
         let a = Queue::new(true, Arc::downgrade(&ctx));
         let b = Queue::new(true, Arc::downgrade(&ctx));
         let log = Arc::new(Mutex::new(Vec::new()));

@@ -6,18 +6,27 @@
 //! `CU_STREAM_NON_BLOCKING` streams take no part. The per-thread default stream is a blocking
 //! stream of its (thread, context).
 //!
-//! A fault of asynchronous work becomes the context's sticky error (see `launch`); work queued
+//! A fault of asynchronous work becomes the context's sticky error (see `launch::kernel`); work queued
 //! after it is skipped, as a faulted GPU context runs nothing more.
+//!
+//! This is what every enqueueing call uses; the `cuStream*` calls themselves are
+//! `stream::calls`, stream capture `stream::capture` and events `stream::event`.
+
+pub mod calls;
+pub mod capture;
+pub mod event;
 
 use crate::context::{self, Context};
-use crate::errors::{CuResult, INVALID_VALUE};
-use crate::handles::{self, Object};
-use crate::queue::{Dep, Queue, Work};
+use crate::context::{Dep, Queue, Work};
+use crate::errors::{CuResult, INVALID_HANDLE};
+use crate::handles::Registry;
 use abi::*;
 use std::cell::{Cell, RefCell};
-use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Created streams (the special handles NULL, `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`
+/// are resolved by [`lookup`] without it).
+pub static STREAMS: Registry<Stream> = Registry::new(INVALID_HANDLE);
 
 pub struct Stream {
     pub id: u64,
@@ -27,9 +36,8 @@ pub struct Stream {
 }
 
 /// `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`, the special handles.
-const LEGACY: usize = 0x1;
-const PER_THREAD: usize = 0x2;
-const NON_BLOCKING: u32 = 0x1;
+pub(crate) const LEGACY: usize = 0x1;
+pub(crate) const PER_THREAD: usize = 0x2;
 
 thread_local! {
     /// Whether the entry point running on this thread is a `_ptds`/`_ptsz` variant (set by
@@ -37,6 +45,11 @@ thread_local! {
     static PER_THREAD_CALL: Cell<bool> = const { Cell::new(false) };
     /// This thread's per-thread default streams, one per context id.
     static PER_THREAD_QUEUES: RefCell<Vec<(u64, Arc<Queue>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether the entry point running on this thread is a `_ptds`/`_ptsz` variant.
+pub(crate) fn per_thread_call() -> bool {
+    PER_THREAD_CALL.try_with(Cell::get).unwrap_or(false)
 }
 
 pub(crate) fn set_per_thread_call(on: bool) {
@@ -79,11 +92,11 @@ pub fn lookup(s: CUstream) -> CuResult<Target> {
         Ok(Target { ctx, queue })
     };
     match s as usize {
-        0 => special(PER_THREAD_CALL.try_with(Cell::get).unwrap_or(false)),
+        0 => special(per_thread_call()),
         LEGACY => special(false),
         PER_THREAD => special(true),
         _ => {
-            let st = handles::stream(s)?;
+            let st = STREAMS.get(s)?;
             Ok(Target {
                 ctx: st.ctx.clone(),
                 queue: st.queue.clone(),
@@ -150,232 +163,4 @@ pub fn wait(t: &Target, dep: &Dep) -> CuResult {
     dep.wait();
     crate::printf::flush();
     t.ctx.check()
-}
-
-/// A requested priority clamped to the range cuCtxGetStreamPriorityRange reports, as the
-/// driver does.
-pub(crate) fn clamp_priority(p: i32) -> i32 {
-    p.clamp(-5, 0)
-}
-
-fn next_id() -> u64 {
-    // Ids 0..=2 are the default streams'.
-    static NEXT: AtomicU64 = AtomicU64::new(3);
-    NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-pub(crate) unsafe fn create_with_priority(
-    stream: *mut CUstream,
-    flags: c_uint,
-    priority: c_int,
-) -> CuResult {
-    if stream.is_null() || flags & !NON_BLOCKING != 0 {
-        return Err(INVALID_VALUE);
-    }
-    let ctx = context::active()?;
-    let queue = ctx.new_queue(flags & NON_BLOCKING == 0);
-    *queue.attrs.lock() = crate::stream_attrs::StreamAttrs::new(clamp_priority(priority));
-    let s = Arc::new(Stream {
-        id: next_id(),
-        flags,
-        ctx,
-        queue,
-    });
-    let h = handles::insert(Object::Stream(s));
-    // SAFETY: checked non-null.
-    unsafe { *stream = h as CUstream };
-    Ok(())
-}
-
-pub(crate) unsafe fn create(stream: *mut CUstream, flags: c_uint) -> CuResult {
-    // SAFETY: forwarded contract.
-    unsafe { create_with_priority(stream, flags, 0) }
-}
-
-/// The handle dies now; work already queued still runs (the worker holds the queue), as the
-/// driver documents for a stream destroyed while busy.
-pub(crate) unsafe fn destroy(stream: CUstream) -> CuResult {
-    handles::stream(stream)?;
-    handles::remove(stream as usize);
-    Ok(())
-}
-
-pub(crate) unsafe fn synchronize(stream: CUstream) -> CuResult {
-    let t = lookup(stream)?;
-    crate::capture::check_sync(&t)?;
-    t.queue.wait_all();
-    crate::printf::flush();
-    t.ctx.check()
-}
-
-pub(crate) unsafe fn query(stream: CUstream) -> CuResult {
-    let t = target(stream)?;
-    crate::capture::check_sync(&t)?;
-    if t.queue.idle() {
-        Ok(())
-    } else {
-        Err(CUresult::CUDA_ERROR_NOT_READY)
-    }
-}
-
-pub(crate) unsafe fn wait_event(stream: CUstream, event: CUevent, flags: c_uint) -> CuResult {
-    let t = target(stream)?;
-    let e = handles::event(event)?;
-    if flags > 1 {
-        return Err(INVALID_VALUE);
-    }
-    // Events recorded in a capture join or extend captures instead.
-    if crate::capture::wait_event(&t, event, flags)? {
-        return Ok(());
-    }
-    // Waiting for a never-recorded event is a no-op; otherwise later work of the stream waits
-    // for the work the event's latest record captured.
-    if let Some(dep) = e.captured() {
-        submit(&t, vec![dep], Box::new(|_| {}));
-    }
-    Ok(())
-}
-
-pub(crate) unsafe fn get_priority(stream: CUstream, priority: *mut c_int) -> CuResult {
-    if priority.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    // cuStreamSetAttribute(CU_STREAM_ATTRIBUTE_PRIORITY) changes it.
-    let p = lookup(stream)?.queue.attrs.lock().priority();
-    // SAFETY: checked non-null.
-    unsafe { *priority = p };
-    Ok(())
-}
-
-pub(crate) unsafe fn get_flags(stream: CUstream, flags: *mut c_uint) -> CuResult {
-    if flags.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    let f = match stream as usize {
-        0 | LEGACY | PER_THREAD => 0,
-        _ => handles::stream(stream)?.flags,
-    };
-    // SAFETY: checked non-null.
-    unsafe { *flags = f };
-    Ok(())
-}
-
-pub(crate) unsafe fn get_ctx(stream: CUstream, pctx: *mut CUcontext) -> CuResult {
-    if pctx.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    let ctx = lookup(stream)?.ctx;
-    // SAFETY: checked non-null.
-    unsafe { *pctx = ctx.handle() };
-    Ok(())
-}
-
-pub(crate) unsafe fn get_id(stream: CUstream, id: *mut c_ulonglong) -> CuResult {
-    if id.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    let per_thread = PER_THREAD_CALL.try_with(Cell::get).unwrap_or(false);
-    let v = match stream as usize {
-        0 if per_thread => 2,
-        0 | LEGACY => 1,
-        PER_THREAD => 2,
-        _ => handles::stream(stream)?.id,
-    };
-    // SAFETY: checked non-null.
-    unsafe { *id = v };
-    Ok(())
-}
-
-pub(crate) unsafe fn get_device(stream: CUstream, device: *mut CUdevice) -> CuResult {
-    if device.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    let ctx = lookup(stream)?.ctx;
-    // SAFETY: checked non-null.
-    unsafe { *device = ctx.device };
-    Ok(())
-}
-
-/// A raw pointer handed back to the program's callback on a worker thread.
-struct UserData(usize);
-
-pub(crate) unsafe fn add_callback(
-    stream: CUstream,
-    callback: CUstreamCallback,
-    user_data: *mut c_void,
-    flags: c_uint,
-) -> CuResult {
-    let callback = callback.ok_or(INVALID_VALUE)?;
-    if flags != 0 {
-        return Err(INVALID_VALUE);
-    }
-    let t = lookup(stream)?;
-    // Stream callbacks cannot be captured (host functions can).
-    crate::capture::refuse(&t)?;
-    let (handle, data) = (UserData(stream as usize), UserData(user_data as usize));
-    submit(
-        &t,
-        Vec::new(),
-        Box::new(move |ctx| {
-            // The callback learns about a fault of earlier work through its status argument.
-            let status = ctx.check().err().unwrap_or(CUresult::CUDA_SUCCESS);
-            // SAFETY: the program registered this callback for this stream with this user
-            // data; every earlier item of the stream has completed.
-            unsafe { callback(handle.0 as CUstream, status, data.0 as *mut c_void) };
-        }),
-    );
-    Ok(())
-}
-
-pub(crate) unsafe fn launch_host_func(
-    stream: CUstream,
-    func: CUhostFn,
-    user_data: *mut c_void,
-) -> CuResult {
-    let func = func.ok_or(INVALID_VALUE)?;
-    let t = target(stream)?;
-    let node = || {
-        crate::graph::Kind::Host(CUDA_HOST_NODE_PARAMS {
-            fn_: Some(func),
-            userData: user_data,
-        })
-    };
-    if crate::capture::intercept(&t, node)? {
-        return Ok(());
-    }
-    let data = UserData(user_data as usize);
-    // Unlike a stream callback, a host function is not called once the context has faulted.
-    submit_unless_faulted(&t, move |_| {
-        // SAFETY: as for add_callback: earlier work of the stream is complete.
-        unsafe { func(data.0 as *mut c_void) }
-    });
-    Ok(())
-}
-
-pub(crate) unsafe fn launch_host_func_v2(
-    stream: CUstream,
-    func: CUhostFn,
-    user_data: *mut c_void,
-    sync_mode: c_uint,
-) -> CuResult {
-    let _ = sync_mode;
-    // SAFETY: forwarded contract.
-    unsafe { launch_host_func(stream, func, user_data) }
-}
-
-/// cuStreamGetCtx_v2: the stream's regular context; there are no green contexts, so
-/// `*green` is NULL.
-pub(crate) unsafe fn get_ctx_v2(
-    stream: CUstream,
-    pctx: *mut CUcontext,
-    green: *mut CUgreenCtx,
-) -> CuResult {
-    if green.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    // SAFETY: forwarded contract.
-    unsafe { get_ctx(stream, pctx)? };
-    // SAFETY: checked non-null.
-    unsafe { *green = std::ptr::null_mut() };
-    Ok(())
 }

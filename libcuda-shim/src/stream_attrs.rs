@@ -1,13 +1,13 @@
-//! Stream attributes (`cuStreamGetAttribute`, `cuStreamSetAttribute`,
-//! `cuStreamCopyAttributes`): the attributes `cuda.h` marks "valid for streams" (access policy
+//! Stream attributes (what `cuStreamGetAttribute`, `cuStreamSetAttribute` and
+//! `cuStreamCopyAttributes` read and write): the attributes `cuda.h` marks "valid for streams" (access policy
 //! window, synchronization policy, priority, memory synchronization domain and its map, NVLink
 //! utilization-centric scheduling), validated as documented, stored per stream and reported
 //! back. Priority is the stream's priority (`cuStreamGetPriority` reads it). The others are
 //! hints to a GPU's caches, its scheduler or the host thread's way of waiting: on a CPU device
 //! they change nothing observable, so storing them is their whole effect.
 
+use crate::config;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::stream;
 use abi::*;
 
 /// A stream's attributes: the value last set for each, else the stream's default.
@@ -34,7 +34,7 @@ impl StreamAttrs {
         unsafe { self.get(A::CU_LAUNCH_ATTRIBUTE_PRIORITY).priority }
     }
 
-    fn set(&mut self, id: CUlaunchAttributeID, v: CUlaunchAttributeValue) {
+    pub(crate) fn set(&mut self, id: CUlaunchAttributeID, v: CUlaunchAttributeValue) {
         match self.0.iter_mut().find(|(i, _)| *i == id) {
             Some(slot) => slot.1 = v,
             None => self.0.push((id, v)),
@@ -45,7 +45,7 @@ impl StreamAttrs {
     /// policy, priority 0, the default domain mapped to domain 0 and the remote domain to
     /// domain 1 where the device has more than one domain (the programming guide's "by
     /// default, kernels are launched in domain 0" and "remote ... a different domain ID").
-    fn get(&self, id: CUlaunchAttributeID) -> CUlaunchAttributeValue {
+    pub(crate) fn get(&self, id: CUlaunchAttributeID) -> CUlaunchAttributeValue {
         if let Some((_, v)) = self.0.iter().find(|(i, _)| *i == id) {
             return *v;
         }
@@ -64,6 +64,12 @@ impl StreamAttrs {
     }
 }
 
+/// A requested priority clamped to the range cuCtxGetStreamPriorityRange reports, as the
+/// driver does.
+pub(crate) fn clamp_priority(p: i32) -> i32 {
+    p.clamp(-5, 0)
+}
+
 use CUlaunchAttributeID as A;
 
 /// An all-zero attribute value with `f` applied.
@@ -75,7 +81,7 @@ fn value(f: impl FnOnce(&mut CUlaunchAttributeValue)) -> CUlaunchAttributeValue 
 }
 
 fn domain_count() -> i32 {
-    let p = crate::profile::current();
+    let p = config::profile();
     p.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT)
         .unwrap_or(1)
 }
@@ -84,8 +90,8 @@ fn domain_count() -> i32 {
 /// otherwise). The access policy window is bounded as `CUaccessPolicyWindow` documents: at
 /// most CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE bytes, a hit ratio in [0, 1], a hit
 /// property among NORMAL/STREAMING/PERSISTING and a miss property NORMAL or STREAMING.
-fn check(id: CUlaunchAttributeID, v: &CUlaunchAttributeValue) -> CuResult {
-    let p = crate::profile::current();
+pub(crate) fn check(id: CUlaunchAttributeID, v: &CUlaunchAttributeValue) -> CuResult {
+    let p = config::profile();
     // SAFETY (each arm): the member the id selects, plain data.
     let ok = match id {
         A::CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW => {
@@ -120,50 +126,6 @@ fn check(id: CUlaunchAttributeID, v: &CUlaunchAttributeValue) -> CuResult {
     } else {
         Err(INVALID_VALUE)
     }
-}
-
-pub(crate) unsafe fn get(s: CUstream, id: CUstreamAttrID, out: *mut CUstreamAttrValue) -> CuResult {
-    let t = stream::lookup(s)?;
-    if out.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    // Only stream attributes can be read; the value checked is a valid default.
-    check(id, &StreamAttrs::new(0).get(id))?;
-    let v = t.queue.attrs.lock().get(id);
-    // SAFETY: checked non-null; the caller passes one value.
-    unsafe { *out = v };
-    Ok(())
-}
-
-pub(crate) unsafe fn set(
-    s: CUstream,
-    id: CUstreamAttrID,
-    value: *const CUstreamAttrValue,
-) -> CuResult {
-    let t = stream::lookup(s)?;
-    if value.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    // SAFETY: checked non-null; the caller passes one value.
-    let mut v = unsafe { *value };
-    check(id, &v)?;
-    if id == A::CU_LAUNCH_ATTRIBUTE_PRIORITY {
-        // SAFETY: the member this attribute uses.
-        unsafe { v.priority = stream::clamp_priority(v.priority) };
-    }
-    t.queue.attrs.lock().set(id, v);
-    Ok(())
-}
-
-/// `dst` takes every attribute of `src`; both must belong to one context.
-pub(crate) unsafe fn copy(dst: CUstream, src: CUstream) -> CuResult {
-    let (d, s) = (stream::lookup(dst)?, stream::lookup(src)?);
-    if !std::sync::Arc::ptr_eq(&d.ctx, &s.ctx) {
-        return Err(INVALID_VALUE);
-    }
-    let attrs = s.queue.attrs.lock().clone();
-    *d.queue.attrs.lock() = attrs;
-    Ok(())
 }
 
 #[cfg(test)]

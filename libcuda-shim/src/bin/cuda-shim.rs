@@ -42,8 +42,8 @@ fn main() -> ExitCode {
         Some("run") => run(rest),
         Some("check") => check(rest),
         Some("info") => {
-            println!("{}", cuda::profile::current());
-            let sm = cuda::profile::current().sm();
+            println!("{}", cuda::config::profile());
+            let sm = cuda::config::profile().sm();
             if cuda::config::strict_arch() {
                 println!(
                     "PTX: sm_{sm} and older; an image whose PTX all targets newer GPUs is refused \

@@ -1,0 +1,450 @@
+//! Kernel launches: validation against the profile (the real driver's error codes), the
+//! parameter block (from `kernelParams` or the `extra` buffer), execution on the engine, and the
+//! sticky error a fault leaves in the context. Occupancy queries are in `occupancy`.
+
+use crate::config;
+use crate::errors::{CuResult, INVALID_VALUE};
+use crate::module;
+use crate::module::Function;
+use crate::work::{KernelNode, Kind, LaunchAttrs};
+use crate::{launch::occupancy, stream, trace};
+use abi::*;
+use engine::{ExecErrorKind, LaunchConfig};
+use std::ffi::{c_uint, c_void};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+const PARAM_END: usize = 0;
+const PARAM_BUFFER_POINTER: usize = 1;
+const PARAM_BUFFER_SIZE: usize = 2;
+
+/// Checks the launch shape and resources, in the order the driver reports them.
+pub(crate) fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u32) -> CuResult {
+    let p = config::profile();
+    let max_grid = [i32::MAX as u32, 65535, 65535];
+    let max_block = [1024, 1024, 64];
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(INVALID_VALUE);
+    }
+    if grid.iter().zip(max_grid).any(|(&g, m)| g > m)
+        || block.iter().zip(max_block).any(|(&b, m)| b > m)
+    {
+        return Err(INVALID_VALUE);
+    }
+    let threads = block.iter().map(|&b| b as u64).product::<u64>();
+    let k = &f.kernel;
+    if threads > p.max_threads_per_block as u64 {
+        return Err(INVALID_VALUE);
+    }
+    if k.max_threads_per_block > 0 && threads > k.max_threads_per_block as u64 {
+        return Err(INVALID_VALUE);
+    }
+    if shared as i64 > f.max_dynamic_shared.load(Ordering::Acquire) as i64
+        || shared as u64 + k.static_shared_bytes as u64 > p.shared_per_block_optin as u64
+    {
+        return Err(INVALID_VALUE);
+    }
+    if !p.regs_fit(f.num_regs, threads) {
+        return Err(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    }
+    Ok(())
+}
+
+/// The parameter block: each `kernelParams[i]` points to parameter i's bytes; or the `extra`
+/// list carries one packed buffer and its size.
+pub(crate) unsafe fn param_block(
+    f: &Function,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CuResult<Vec<u8>> {
+    let k = &f.kernel;
+    let mut block = vec![0u8; k.param_bytes];
+    if !params.is_null() && !extra.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    if !params.is_null() {
+        for (i, p) in k.params.iter().enumerate() {
+            // SAFETY: kernelParams has one pointer per kernel parameter (API contract).
+            let src = unsafe { *params.add(i) } as *const u8;
+            if src.is_null() {
+                return Err(INVALID_VALUE);
+            }
+            // SAFETY: src points to the parameter's `size` bytes (API contract); the offset and
+            // size come from the kernel's layout, within `block`.
+            unsafe { std::ptr::copy_nonoverlapping(src, block.as_mut_ptr().add(p.offset), p.size) };
+        }
+        return Ok(block);
+    }
+    if !extra.is_null() {
+        let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+        let mut i = 0;
+        loop {
+            // SAFETY: `extra` is a key/value list ending with CU_LAUNCH_PARAM_END.
+            let key = unsafe { *extra.add(i) } as usize;
+            match key {
+                PARAM_END => break,
+                // SAFETY: each key is followed by its value.
+                PARAM_BUFFER_POINTER => buf = unsafe { *extra.add(i + 1) } as *const u8,
+                PARAM_BUFFER_SIZE => {
+                    // SAFETY: the value points to a size_t.
+                    let sp = unsafe { *extra.add(i + 1) } as *const usize;
+                    if sp.is_null() {
+                        return Err(INVALID_VALUE);
+                    }
+                    // SAFETY: checked non-null.
+                    size = Some(unsafe { *sp });
+                }
+                _ => return Err(INVALID_VALUE),
+            }
+            i += 2;
+        }
+        if k.param_bytes == 0 {
+            return Ok(block);
+        }
+        let size = size.ok_or(INVALID_VALUE)?;
+        if buf.is_null() || size < k.param_bytes {
+            return Err(INVALID_VALUE);
+        }
+        // SAFETY: the buffer holds `size` >= param_bytes bytes.
+        unsafe { std::ptr::copy_nonoverlapping(buf, block.as_mut_ptr(), k.param_bytes) };
+        return Ok(block);
+    }
+    if k.params.is_empty() {
+        Ok(block)
+    } else {
+        Err(INVALID_VALUE)
+    }
+}
+
+/// The sticky error a fault of a running kernel leaves in its context.
+fn fault_code(kind: ExecErrorKind) -> CUresult {
+    match kind {
+        ExecErrorKind::IllegalAddress => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+        ExecErrorKind::MisalignedAddress => CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
+        ExecErrorKind::Trap => CUresult::CUDA_ERROR_LAUNCH_FAILED,
+        ExecErrorKind::Assert => CUresult::CUDA_ERROR_ASSERT,
+        ExecErrorKind::Unsupported => CUresult::CUDA_ERROR_NOT_SUPPORTED,
+        // `validate` rejects bad shapes at enqueue, so these mean the engine found a limit
+        // the driver did not check: the launch fails on the device.
+        ExecErrorKind::InvalidLaunch => CUresult::CUDA_ERROR_LAUNCH_FAILED,
+        ExecErrorKind::OutOfResources => CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+        ExecErrorKind::Timeout => CUresult::CUDA_ERROR_LAUNCH_TIMEOUT,
+    }
+}
+
+/// A cooperative launch must fit on the device at once: at most the occupancy limit (active
+/// blocks per SM for this block size and dynamic shared memory) times the SM count, as
+/// `cuLaunchCooperativeKernel` documents; beyond it CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE.
+pub(crate) fn validate_cooperative(
+    f: &Function,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+) -> CuResult {
+    let p = config::profile();
+    let threads = block.iter().map(|&b| b as i64).product::<i64>();
+    let per_sm = occupancy::active_blocks(p, &occupancy::FuncUsage::of(f), threads, shared as i64);
+    let blocks = grid.iter().map(|&g| g as i64).product::<i64>();
+    if blocks > per_sm.saturating_mul(p.sm_count as i64) {
+        trace::trace!(
+            "  cooperative launch of {} too large: {blocks} blocks, {per_sm} per SM x {} SMs",
+            f.kernel.name,
+            p.sm_count
+        );
+        return Err(CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+    }
+    Ok(())
+}
+
+/// The cluster shape a launch runs with: the configuration's (`requested`, from
+/// `cuLaunchKernelEx`), else the function's required one (compile-time `__cluster_dims__` or
+/// `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*`), else single-CTA clusters; checked against the
+/// profile as the driver does ([`occupancy::check_cluster`]). A requested shape other than
+/// the required one, or a required one partly zero, is CUDA_ERROR_INVALID_CLUSTER_SIZE.
+/// Also says whether the shape is explicit (requested or required, `%is_explicit_cluster`):
+/// a launch naming none runs implicit single-CTA clusters.
+pub(crate) fn cluster_shape(
+    f: &Function,
+    requested: Option<[u32; 3]>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+) -> CuResult<([u32; 3], bool)> {
+    let bad = Err(CUresult::CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    let required = f.cluster_dims.each_ref().map(|d| d.load(Ordering::Acquire));
+    let required = match required {
+        [0, 0, 0] => None,
+        r if r.iter().all(|&d| d > 0) => Some(r.map(|d| d as u32)),
+        _ => return bad,
+    };
+    let dims = match (requested, required) {
+        (Some(r), Some(q)) if r != q => return bad,
+        (Some(r), _) | (None, Some(r)) => r,
+        // A `.explicitcluster` kernel must be given a shape; the engine would fail the launch
+        // later, as a sticky error, so it is refused here with the cluster launch error.
+        (None, None) if f.kernel.explicit_cluster => return bad,
+        (None, None) => return Ok(([1, 1, 1], false)),
+    };
+    let threads = block.iter().map(|&b| b as i64).product::<i64>();
+    let non_portable = f.non_portable_cluster.load(Ordering::Acquire) != 0;
+    let usage = occupancy::FuncUsage::of(f);
+    let p = config::profile();
+    occupancy::check_cluster(p, &usage, non_portable, dims, grid, threads, shared as i64)
+        .inspect_err(|_| {
+            trace::trace!(
+                "  launch of {}: clusters of {dims:?} invalid for grid {grid:?}",
+                f.kernel.name
+            )
+        })?;
+    Ok((dims, true))
+}
+
+/// Validates a launch and submits it to its stream. The parameter block is copied now (the
+/// caller's argument storage may be gone when the kernel runs). A fault while running becomes
+/// the context's sticky error, reported by the next synchronising call, as on a GPU.
+/// `cooperative`: all CTAs co-resident with a grid workspace (see `engine::launch_cooperative`).
+/// `attrs`: the kernel-node attributes of a `cuLaunchKernelEx` configuration, the cluster
+/// shape among them (see [`cluster_shape`]); a capture records them on the node.
+#[allow(clippy::too_many_arguments)]
+unsafe fn launch(
+    func: CUfunction,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    s: CUstream,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    cooperative: bool,
+    attrs: LaunchAttrs,
+) -> CuResult {
+    let target = stream::target(s)?;
+    let f: Arc<Function> = module::function(func)?;
+    validate(&f, grid, block, shared)?;
+    let (cluster, explicit_cluster) = cluster_shape(&f, attrs.cluster(), grid, block, shared)?;
+    if cooperative {
+        validate_cooperative(&f, grid, block, shared)?;
+    }
+    // SAFETY: forwarded contract.
+    let bytes = unsafe { param_block(&f, params, extra) }?;
+    let config = LaunchConfig {
+        grid,
+        block,
+        dynamic_shared_bytes: shared,
+        cluster,
+        explicit_cluster,
+    };
+    trace::trace!(
+        "  launch {} grid {grid:?} block {block:?} cluster {cluster:?} shared {shared} params {} \
+         bytes",
+        f.kernel.name,
+        bytes.len()
+    );
+    if cooperative {
+        // Kernel nodes carry no cooperative flag yet: capturing one would replay it as an
+        // ordinary launch, whose grid.sync() traps. Refused (and the capture invalidated)
+        // rather than recorded wrongly.
+        crate::stream::capture::refuse(&target)?;
+        let done = submit(&target, f, config, bytes, true);
+        return finish_launch(&target, done);
+    }
+    // In a capturing stream the launch becomes a kernel node with the same (copied) arguments
+    // and the configuration's node attributes (the cluster shape among them), so that a replay
+    // runs as this launch would have.
+    let captured = crate::stream::capture::intercept(&target, || {
+        Kind::Kernel(KernelNode {
+            handle: func as usize,
+            via_kernel: false,
+            function: f.clone(),
+            grid,
+            block,
+            shared,
+            params: bytes.clone(),
+            attrs,
+        })
+    })?;
+    if !captured {
+        let done = submit_kernel(&target, f, config, bytes);
+        return finish_launch(&target, done);
+    }
+    Ok(())
+}
+
+/// Queues a validated launch; a fault while running becomes the context's sticky error.
+pub(crate) fn submit_kernel(
+    target: &stream::Target,
+    f: Arc<Function>,
+    config: LaunchConfig,
+    bytes: Vec<u8>,
+) -> crate::context::Dep {
+    submit(target, f, config, bytes, false)
+}
+
+fn submit(
+    target: &stream::Target,
+    f: Arc<Function>,
+    config: LaunchConfig,
+    bytes: Vec<u8>,
+    cooperative: bool,
+) -> crate::context::Dep {
+    stream::submit_unless_faulted(target, move |ctx| {
+        run_now(ctx, &f, &config, &bytes, cooperative)
+    })
+}
+
+/// `CUDA_LAUNCH_BLOCKING=1`: the launch call waits for its kernel and returns the error the
+/// kernel left (sticky), so a fault is reported by the launch that caused it.
+fn finish_launch(target: &stream::Target, done: crate::context::Dep) -> CuResult {
+    if crate::config::launch_blocking() {
+        stream::wait(target, &done)
+    } else {
+        Ok(())
+    }
+}
+
+/// Runs a validated launch on the calling thread (a stream worker): the body of a queued
+/// launch, and of a kernel node in a conditional node's body. A fault, real or injected
+/// (`CUDA_SHIM_INJECT`), becomes `ctx`'s sticky error.
+pub(crate) fn run_now(
+    ctx: &crate::context::Context,
+    f: &Function,
+    config: &LaunchConfig,
+    bytes: &[u8],
+    cooperative: bool,
+) {
+    if let Some(fault) = crate::inject::on_launch(&f.kernel.name, config) {
+        if ctx.check().is_ok() {
+            trace::warn(&format!(
+                "kernel {} failed: {}",
+                f.kernel.name, fault.report
+            ));
+        }
+        ctx.set_sticky(fault.code);
+        return;
+    }
+    let r = if cooperative {
+        engine::launch_cooperative(&f.kernel, config, bytes)
+    } else {
+        engine::launch(&f.kernel, config, bytes)
+    };
+    if let Err(e) = r {
+        if ctx.check().is_ok() {
+            trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
+        }
+        ctx.set_sticky(fault_code(e.kind));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn launch_kernel(
+    f: CUfunction,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared: c_uint,
+    s: CUstream,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CuResult {
+    // SAFETY: forwarded contract.
+    unsafe {
+        launch(
+            f,
+            [gx, gy, gz],
+            [bx, by, bz],
+            shared,
+            s,
+            params,
+            extra,
+            false,
+            LaunchAttrs::default(),
+        )
+    }
+}
+
+/// `cuLaunchCooperativeKernel` (and `_ptsz`): parameters through `kernelParams` only.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn launch_cooperative_kernel(
+    f: CUfunction,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared: c_uint,
+    s: CUstream,
+    params: *mut *mut c_void,
+) -> CuResult {
+    let extra = std::ptr::null_mut();
+    // SAFETY: forwarded contract.
+    unsafe {
+        launch(
+            f,
+            [gx, gy, gz],
+            [bx, by, bz],
+            shared,
+            s,
+            params,
+            extra,
+            true,
+            LaunchAttrs::default(),
+        )
+    }
+}
+
+pub(crate) unsafe fn launch_kernel_ex(
+    config: *const CUlaunchConfig,
+    f: CUfunction,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CuResult {
+    if config.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null.
+    let c = unsafe { &*config };
+    if c.numAttrs > 0 && c.attrs.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let mut cooperative = false;
+    for i in 0..c.numAttrs as usize {
+        // SAFETY: `attrs` holds numAttrs entries.
+        let a = unsafe { &*c.attrs.add(i) };
+        // Every attribute cuda.h defines is accepted; a cooperative launch (all CTAs resident,
+        // a grid workspace) and the cluster dimension change how the grid runs, the others are
+        // scheduling properties here.
+        if a.id.0 == 0 || a.id.0 > 64 {
+            return Err(INVALID_VALUE);
+        }
+        if a.id == CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE {
+            // SAFETY: the value union's `cooperative` member is the one this id selects.
+            cooperative = unsafe { a.value.cooperative } != 0;
+        }
+    }
+    let grid = [c.gridDimX, c.gridDimY, c.gridDimZ];
+    let block = [c.blockDimX, c.blockDimY, c.blockDimZ];
+    let attrs = if c.numAttrs == 0 {
+        &[][..]
+    } else {
+        // SAFETY: checked non-null above; `attrs` holds numAttrs entries.
+        unsafe { std::slice::from_raw_parts(c.attrs, c.numAttrs as usize) }
+    };
+    let attrs = LaunchAttrs::from_launch(attrs);
+    // SAFETY: forwarded contract.
+    unsafe {
+        launch(
+            f,
+            grid,
+            block,
+            c.sharedMemBytes,
+            c.hStream,
+            params,
+            extra,
+            cooperative,
+            attrs,
+        )
+    }
+}

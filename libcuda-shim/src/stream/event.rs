@@ -1,0 +1,221 @@
+//! Events. Recording submits a marker to the stream; the marker runs once every piece of work
+//! the event captures has completed and stamps the time then, so elapsed times are real times
+//! of completion. Query, synchronize and `cuStreamWaitEvent` look at the completion of the
+//! latest record's marker; later records overwrite earlier ones, as the driver documents.
+
+use crate::context::Dep;
+use crate::context::CONTEXTS;
+use crate::context::{self, Context};
+use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
+use crate::handles::Registry;
+use crate::stream;
+use abi::*;
+use parking_lot::Mutex;
+use std::ffi::c_uint;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Live events.
+pub static EVENTS: Registry<Event> = Registry::new(INVALID_HANDLE);
+
+pub struct Event {
+    pub flags: u32,
+    pub ctx: Arc<Context>,
+    state: Mutex<Recording>,
+}
+
+#[derive(Default)]
+struct Recording {
+    /// Incremented by every record, so a stale marker does not stamp a newer record.
+    generation: u64,
+    /// The latest record's marker (None: never recorded).
+    marker: Option<Dep>,
+    /// When the latest record's marker ran.
+    time: Option<Instant>,
+}
+
+impl Event {
+    /// The completion the latest record captured, if it was ever recorded.
+    pub fn captured(&self) -> Option<Dep> {
+        self.state.lock().marker.clone()
+    }
+}
+
+/// CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS; the last needs
+/// DISABLE_TIMING, as the driver requires.
+const BLOCKING_SYNC: u32 = 0x1;
+const DISABLE_TIMING: u32 = 0x2;
+const INTERPROCESS: u32 = 0x4;
+
+pub(crate) unsafe fn create(event: *mut CUevent, flags: c_uint) -> CuResult {
+    if event.is_null() || flags & !(BLOCKING_SYNC | DISABLE_TIMING | INTERPROCESS) != 0 {
+        return Err(INVALID_VALUE);
+    }
+    if flags & INTERPROCESS != 0 && flags & DISABLE_TIMING == 0 {
+        return Err(INVALID_VALUE);
+    }
+    let ctx = context::active()?;
+    let e = Arc::new(Event {
+        flags,
+        ctx,
+        state: Mutex::new(Recording::default()),
+    });
+    let h = EVENTS.insert(e);
+    // SAFETY: checked non-null.
+    unsafe { *event = h as CUevent };
+    Ok(())
+}
+
+/// The handle dies now; a record still pending completes harmlessly (its marker holds the
+/// event), as the driver documents for an event destroyed before it completes.
+pub(crate) unsafe fn destroy(event: CUevent) -> CuResult {
+    EVENTS.get(event)?;
+    EVENTS.remove(event as usize);
+    Ok(())
+}
+
+pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
+    let e = EVENTS.get(event)?;
+    let t = stream::target(s)?;
+    if !Arc::ptr_eq(&t.ctx, &e.ctx) {
+        return Err(INVALID_HANDLE);
+    }
+    // In a capturing stream the event comes to stand for the captured work instead.
+    if crate::stream::capture::record_event(&t, event as usize)? {
+        return Ok(());
+    }
+    record_on(&e, &t);
+    Ok(())
+}
+
+/// Records `e` in `t`'s queue (also the body of a graph's event record node).
+pub(crate) fn record_on(e: &Arc<Event>, t: &stream::Target) {
+    record_after(e, t, Vec::new())
+}
+
+/// Records `e` in `t`'s queue, also after `deps`.
+fn record_after(e: &Arc<Event>, t: &stream::Target, deps: Vec<Dep>) {
+    let generation = {
+        let mut st = e.state.lock();
+        st.generation += 1;
+        st.time = None;
+        st.generation
+    };
+    let stamp = e.clone();
+    let marker = stream::submit(
+        t,
+        deps,
+        Box::new(move |_| {
+            let mut st = stamp.state.lock();
+            if st.generation == generation {
+                st.time = Some(Instant::now());
+            }
+        }),
+    );
+    let mut st = e.state.lock();
+    if st.generation == generation {
+        st.marker = Some(marker);
+    }
+}
+
+pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uint) -> CuResult {
+    // CU_EVENT_RECORD_DEFAULT or CU_EVENT_RECORD_EXTERNAL (graphs only; same effect here).
+    if flags > 1 {
+        return Err(INVALID_VALUE);
+    }
+    if flags == 1 {
+        // CU_EVENT_RECORD_EXTERNAL: in a capture, an event record node.
+        EVENTS.get(event)?;
+        let t = stream::target(s)?;
+        if crate::stream::capture::intercept(&t, || crate::work::Kind::EventRecord(event))? {
+            return Ok(());
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { record(event, s) }
+}
+
+pub(crate) unsafe fn synchronize(event: CUevent) -> CuResult {
+    let e = EVENTS.get(event)?;
+    if let Some(m) = e.captured() {
+        m.wait();
+    }
+    crate::printf::flush();
+    e.ctx.check()
+}
+
+pub(crate) unsafe fn query(event: CUevent) -> CuResult {
+    let e = EVENTS.get(event)?;
+    e.ctx.check()?;
+    // Before its first record an event stands for no work: complete.
+    match e.captured() {
+        Some(m) if !m.done() => Err(CUresult::CUDA_ERROR_NOT_READY),
+        _ => Ok(()),
+    }
+}
+
+/// What elapsed time needs of an event: recorded (else INVALID_HANDLE), complete (else
+/// NOT_READY), and its completion time.
+fn completion_time(e: &Event) -> CuResult<Instant> {
+    let st = e.state.lock();
+    let marker = st.marker.as_ref().ok_or(INVALID_HANDLE)?;
+    if !marker.done() {
+        return Err(CUresult::CUDA_ERROR_NOT_READY);
+    }
+    st.time.ok_or(CUresult::CUDA_ERROR_NOT_READY)
+}
+
+pub(crate) unsafe fn elapsed_time(ms: *mut f32, start: CUevent, end: CUevent) -> CuResult {
+    if ms.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let (s, e) = (EVENTS.get(start)?, EVENTS.get(end)?);
+    if (s.flags | e.flags) & DISABLE_TIMING != 0 {
+        return Err(INVALID_HANDLE);
+    }
+    let (t0, t1) = (completion_time(&s)?, completion_time(&e)?);
+    let v = if t1 >= t0 {
+        (t1 - t0).as_secs_f64() * 1e3
+    } else {
+        -((t0 - t1).as_secs_f64() * 1e3)
+    };
+    // SAFETY: checked non-null.
+    unsafe { *ms = v as f32 };
+    Ok(())
+}
+
+/// cuCtxRecordEvent: the event captures all work submitted to the context so far, on every
+/// stream (non-blocking ones included). Its marker runs on a queue of its own, so no stream
+/// of the context waits for it.
+pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResult {
+    let c = CONTEXTS.get(ctx)?;
+    let e = EVENTS.get(event)?;
+    if !Arc::ptr_eq(&c, &e.ctx) {
+        return Err(INVALID_HANDLE);
+    }
+    crate::stream::capture::refuse_context(&c, None)?;
+    let mut deps: Vec<Dep> = c
+        .stream_queues()
+        .iter()
+        .filter_map(|q| q.pending())
+        .collect();
+    deps.extend(c.legacy().pending());
+    let own = stream::Target {
+        ctx: c.clone(),
+        queue: crate::context::Queue::new(false, Arc::downgrade(&c)),
+    };
+    record_after(&e, &own, deps);
+    Ok(())
+}
+
+/// cuCtxWaitEvent: all work submitted to the context after this call, on any stream, waits
+/// for the work the event's latest record captured (the event may belong to another context).
+pub(crate) unsafe fn ctx_wait_event(ctx: CUcontext, event: CUevent) -> CuResult {
+    let c = CONTEXTS.get(ctx)?;
+    let e = EVENTS.get(event)?;
+    crate::stream::capture::refuse_context(&c, Some(event as usize))?;
+    if let Some(dep) = e.captured() {
+        c.waits.lock().push(dep);
+    }
+    Ok(())
+}
