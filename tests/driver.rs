@@ -293,6 +293,32 @@ fn kernel_timeout_watchdog() {
     assert!(start.elapsed() < std::time::Duration::from_secs(60));
 }
 
+/// Seeded schedules (`CUDA_SHIM_SCHEDULE=seed:N`): a racy program gives the same answer for
+/// the same seed and other answers for other seeds; see tests/cuda/schedule_race.cu. (Which
+/// answers appear is the interleaving; the program checks each is a valid execution.)
+#[test]
+fn seeded_schedules_reproduce_and_explore_races() {
+    let exe = nvcc("schedule_race", "schedule_race", &[]);
+    let run = |seed: u64| {
+        let out = run_preloaded(&exe, &[("CUDA_SHIM_SCHEDULE", &format!("seed:{seed}"))]);
+        assert_pass("schedule_race", &out)
+    };
+    let mut answers = std::collections::BTreeSet::new();
+    for seed in 1..=6 {
+        let first = run(seed);
+        assert_eq!(run(seed), first, "seed {seed} is not reproducible");
+        answers.insert(first);
+    }
+    assert!(answers.len() >= 3, "six seeds gave {answers:?}");
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_SCHEDULE", "sometimes")]);
+    assert_pass("schedule_race with a bad value", &out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("CUDA_SHIM_SCHEDULE=\"sometimes\" is not seed:N"),
+        "{stderr}"
+    );
+}
+
 /// Destroying a context, or resetting the primary one, gives its memory back (the driver API
 /// reference); see tests/cuda/ctx_resources.cu.
 #[test]

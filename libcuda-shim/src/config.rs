@@ -11,6 +11,8 @@
 //!   a newer architecture than the emulated device, as a GPU driver does (by default it runs).
 //! - `CUDA_SHIM_KERNEL_TIMEOUT` = unset (default: no limit) | seconds: a launch running longer
 //!   stops with CUDA_ERROR_LAUNCH_TIMEOUT (sticky) and a report of where its warps were.
+//! - `CUDA_SHIM_SCHEDULE` = unset (default) | `seed:N`: run CTAs and warps in the seeded random
+//!   interleaving N (one host thread; the same seed gives the same interleaving).
 
 use crate::profile::{by_key, uuid_string, Profile, PROFILES};
 use once_cell::sync::Lazy;
@@ -222,6 +224,43 @@ pub fn kernel_timeout() -> Option<std::time::Duration> {
     *LIMIT
 }
 
+/// `CUDA_SHIM_SCHEDULE=seed:N`: a seeded interleaving of CTAs and warps for every launch
+/// (unset: the default schedule), so that a race can be reproduced and explored.
+pub fn schedule() -> Option<u64> {
+    static SEED: Lazy<Option<u64>> = Lazy::new(|| {
+        let v = std::env::var("CUDA_SHIM_SCHEDULE").ok()?;
+        let (seed, complaint) = parse_schedule(&v);
+        if let Some(c) = complaint {
+            eprintln!("libcuda-shim: {c}");
+        }
+        seed
+    });
+    *SEED
+}
+
+/// `seed:N` with N a decimal or `0x` number (empty: the default schedule).
+pub fn parse_schedule(v: &str) -> (Option<u64>, Option<String>) {
+    let t = v.trim();
+    if t.is_empty() {
+        return (None, None);
+    }
+    let n = t
+        .strip_prefix("seed:")
+        .and_then(|n| match n.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).ok(),
+            None => n.parse::<u64>().ok(),
+        });
+    match n {
+        Some(n) => (Some(n), None),
+        None => (
+            None,
+            Some(format!(
+                "CUDA_SHIM_SCHEDULE={t:?} is not seed:N (N a number); the default schedule"
+            )),
+        ),
+    }
+}
+
 /// A kernel time limit in seconds (a positive number, fractions allowed; empty or `0`: none).
 pub fn parse_timeout(v: &str) -> (Option<std::time::Duration>, Option<String>) {
     match v.trim() {
@@ -243,6 +282,16 @@ pub fn parse_timeout(v: &str) -> (Option<std::time::Duration>, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schedules() {
+        assert_eq!(parse_schedule(""), (None, None));
+        assert_eq!(parse_schedule("seed:42").0, Some(42));
+        assert_eq!(parse_schedule("seed:0x2a").0, Some(42));
+        let (s, c) = parse_schedule("random");
+        assert_eq!(s, None);
+        assert!(c.unwrap().contains("is not seed:N"));
+    }
 
     #[test]
     fn parses_values_and_complains_about_bad_ones() {

@@ -61,6 +61,7 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
             trace::trace!("engine::mem::set_capacity is not available yet");
         }
         engine::set_kernel_timeout(config::kernel_timeout());
+        engine::set_schedule(config::schedule());
         if let Some(n) = config::get().threads {
             engine::set_worker_threads(n);
         }

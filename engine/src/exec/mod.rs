@@ -19,7 +19,8 @@
 //! - `warp.rs`: the step function (one IR op over a warp's active lanes);
 //! - `sched.rs`: a warp's reconvergence stack at barriers, warp syncs and mbarriers;
 //! - `calls.rs`: device-function calls; `regfile.rs`: the register rows; `access.rs`: memory
-//!   access and atomics; `whole.rs`: whole-vector fast paths; `sys.rs`: printf, malloc, assert.
+//!   access and atomics; `whole.rs`: whole-vector fast paths; `sys.rs`: printf, malloc, assert;
+//! - `local.rs`: local memory, reserved lazily when large; `schedule.rs`: seeded interleavings.
 
 mod access;
 mod calls;
@@ -117,7 +118,7 @@ struct Job {
     /// The global copy of the parameter block for generic parameter addresses, or 0.
     param_window: u64,
     /// A seeded schedule's launch seed and the order its CTAs (clusters) are taken in.
-    seeded: Option<(u64, schedule::Permutation)>,
+    seeded: Option<(u64, Arc<schedule::Permutation>)>,
 }
 
 struct Coop {
@@ -251,6 +252,7 @@ impl Job {
             },
             rng: self
                 .seeded
+                .as_ref()
                 .map(|(seed, _)| schedule::Rng::new(schedule::mix(seed ^ schedule::mix(idx)))),
             tmp: [[0; 32]; 4],
         }
@@ -278,7 +280,7 @@ impl Job {
     /// Records the error of CTA `idx` (the lowest-numbered one wins) and stops the launch.
     /// The `k`-th unit (CTA or cluster) to take: `k` itself, or its place in a seeded order.
     fn nth(&self, k: u64) -> u64 {
-        self.seeded.map_or(k, |(_, order)| order.at(k))
+        self.seeded.as_ref().map_or(k, |(_, order)| order.at(k))
     }
 
     /// The error of a launch whose threads' local memory the host cannot reserve.
@@ -660,7 +662,7 @@ fn run(
     // A seeded schedule runs on this thread alone, so that its order is the only one.
     let seeded = schedule::launch_seed().map(|seed| {
         let mut rng = schedule::Rng::new(seed);
-        (seed, schedule::Permutation::new(&mut rng, total))
+        (seed, Arc::new(schedule::Permutation::new(&mut rng, total)))
     });
     let helpers = if seeded.is_some() {
         0
@@ -684,7 +686,7 @@ fn run(
         Some(Coop {
             queue: Mutex::new(
                 (0..total)
-                    .map(|k| Slot::Fresh(seeded.map_or(k, |(_, order)| order.at(k))))
+                    .map(|k| Slot::Fresh(seeded.as_ref().map_or(k, |(_, order)| order.at(k))))
                     .collect(),
             ),
             workspace,

@@ -62,30 +62,45 @@ impl Rng {
     }
 }
 
-/// A permutation of `0..n` (an affine map `a * i + b mod n` with `a` prime to `n`): the order in
-/// which a seeded launch takes its CTAs, without a table of `n` entries.
-#[derive(Clone, Copy, Debug)]
-pub struct Permutation {
-    a: u64,
-    b: u64,
-    n: u64,
+/// The order in which a seeded launch takes its CTAs (clusters): a shuffled table when the grid
+/// is small enough to list, else an affine map `a * i + b mod n` with `a` prime to `n` (a
+/// permutation without a table of `n` entries, less random but cheap for huge grids).
+#[derive(Clone, Debug)]
+pub enum Permutation {
+    Table(Vec<u64>),
+    Affine { a: u64, b: u64, n: u64 },
 }
+
+/// Grids up to this many units are shuffled exactly.
+const TABLE_MAX: u64 = 1 << 20;
 
 impl Permutation {
     pub fn new(rng: &mut Rng, n: u64) -> Permutation {
         let n = n.max(1);
+        if n <= TABLE_MAX {
+            let mut t: Vec<u64> = (0..n).collect();
+            for k in (1..t.len()).rev() {
+                t.swap(k, rng.below(k as u64 + 1) as usize);
+            }
+            return Permutation::Table(t);
+        }
         let mut a = rng.below(n).max(1);
         while gcd(a, n) != 1 {
             a = a % n + 1;
         }
-        Permutation {
+        Permutation::Affine {
             a,
             b: rng.below(n),
             n,
         }
     }
     pub fn at(&self, i: u64) -> u64 {
-        ((self.a as u128 * i as u128 + self.b as u128) % self.n as u128) as u64
+        match self {
+            Permutation::Table(t) => t[i as usize],
+            Permutation::Affine { a, b, n } => {
+                ((*a as u128 * i as u128 + *b as u128) % *n as u128) as u64
+            }
+        }
     }
 }
 
@@ -103,7 +118,7 @@ mod tests {
     #[test]
     fn permutations_are_bijections() {
         let mut rng = Rng::new(7);
-        for n in [1u64, 2, 3, 12, 97, 1000] {
+        for n in [1u64, 2, 3, 12, 97, 1000, TABLE_MAX + 3] {
             let p = Permutation::new(&mut rng, n);
             let mut seen = vec![false; n as usize];
             for i in 0..n {
