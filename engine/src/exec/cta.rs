@@ -367,41 +367,55 @@ impl<'a> Cta<'a> {
                 .then(|| self.params[addr as usize..].as_ptr() as *mut u8),
             (MSpace::Generic, _) => unreachable!(),
         };
-        ok.ok_or_else(|| {
-            let info = &self.prog.info[pc as usize];
-            let what = match space {
-                MSpace::Global => match crate::mem::nearest(addr) {
-                    // As compute-sanitizer's memcheck reports it: where the access is
-                    // relative to the nearest allocation.
-                    Some(a) if addr >= a.base + a.size => format!(
-                        "outside every allocation, {} bytes after the end of the nearest \
-                         allocation at {:#x} of {} bytes",
-                        addr - (a.base + a.size),
-                        a.base,
-                        a.size
-                    ),
-                    Some(a) => format!(
-                        "outside every allocation, {} bytes before the nearest allocation at \
-                         {:#x} of {} bytes",
-                        a.base - addr,
-                        a.base,
-                        a.size
-                    ),
-                    None => "outside every allocation".into(),
-                },
-                MSpace::Shared => "outside the shared memory window".into(),
-                MSpace::Local => "outside the local memory window".into(),
-                _ => "outside the parameter block".into(),
-            };
-            ExecError {
-                kind: ExecErrorKind::IllegalAddress,
-                message: format!(
-                    "illegal address {addr:#x} {}: {} of {len} bytes {what}",
-                    self.where_(warp, lane, pc),
-                    info.name
+        ok.ok_or_else(|| self.fault_outside(warp, space, addr, len, lane, pc))
+    }
+
+    /// The report of an access outside its space: kept out of line, so the checks that call it
+    /// stay small enough to inline into the step function.
+    #[cold]
+    #[inline(never)]
+    fn fault_outside(
+        &self,
+        warp: &Warp,
+        space: MSpace,
+        addr: u64,
+        len: u64,
+        lane: usize,
+        pc: u32,
+    ) -> ExecError {
+        let info = &self.prog.info[pc as usize];
+        let what = match space {
+            MSpace::Global => match crate::mem::nearest(addr) {
+                // As compute-sanitizer's memcheck reports it: where the access is
+                // relative to the nearest allocation.
+                Some(a) if addr >= a.base + a.size => format!(
+                    "outside every allocation, {} bytes after the end of the nearest \
+                     allocation at {:#x} of {} bytes",
+                    addr - (a.base + a.size),
+                    a.base,
+                    a.size
                 ),
-            }
-        })
+                Some(a) => format!(
+                    "outside every allocation, {} bytes before the nearest allocation at \
+                     {:#x} of {} bytes",
+                    a.base - addr,
+                    a.base,
+                    a.size
+                ),
+                None => "outside every allocation".into(),
+            },
+            MSpace::Shared => "outside the shared memory window".into(),
+            MSpace::Local => "outside the local memory window".into(),
+            _ => "outside the parameter block".into(),
+        };
+        ExecError {
+            kind: ExecErrorKind::IllegalAddress,
+            message: format!(
+                "illegal address {addr:#x} {}: {} of {len} bytes {what}",
+                self.where_(warp, lane, pc),
+                info.name
+            ),
+        }
     }
 
     /// The common `ld/st/atom.shared` of a kernel's own `__shared__` data, checked in one
