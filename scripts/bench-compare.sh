@@ -36,9 +36,12 @@ else
 fi
 base_bin=$(build "$src" "$PWD/$work/base-target")
 head_bin=$(build . "$PWD/target")
-[[ -x $src/$base_bin || -x $base_bin ]] || { echo "base bench did not build" >&2; exit 1; }
+# cargo prints the path relative to the package it built, unless its target dir is absolute.
 [[ $base_bin == /* ]] || base_bin=$src/$base_bin
 [[ $head_bin == /* ]] || head_bin=$PWD/$head_bin
+for bin in "$base_bin" "$head_bin"; do
+  [[ -x $bin ]] || { echo "bench-compare: no benchmark executable at '$bin'" >&2; exit 1; }
+done
 
 out=$work/runs
 rm -rf "$out" && mkdir -p "$out"

@@ -96,9 +96,7 @@ fn dests(f: &mut Formatter<'_>, ds: &[Option<Reg>]) -> fmt::Result {
     f.write_str("}")
 }
 
-fn lc(v: &impl fmt::Debug) -> String {
-    format!("{v:?}").to_lowercase()
-}
+use crate::sem::lower_name as lc;
 
 impl Display for Op {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -143,7 +141,7 @@ impl Display for Op {
                 if *sat {
                     f.write_str(".sat")?;
                 }
-                write!(f, ".{}.{} {a}", lc(dst), lc(src))
+                write!(f, ".{dst}.{src} {a}")
             }
             Op::Carry {
                 op,

@@ -98,21 +98,12 @@ impl T {
             _ => None,
         }
     }
+    /// The scalar `cvt` converts to or from: an integer or bit type, or f16, f32, f64.
     fn cvt_ty(self) -> Option<Scalar> {
-        Some(match self {
-            T::U(8) | T::B(8) => Scalar::U8,
-            T::U(16) | T::B(16) => Scalar::U16,
-            T::U(32) | T::B(32) => Scalar::U32,
-            T::U(64) | T::B(64) => Scalar::U64,
-            T::S(8) => Scalar::S8,
-            T::S(16) => Scalar::S16,
-            T::S(32) => Scalar::S32,
-            T::S(64) => Scalar::S64,
-            T::F(16) => Scalar::F16,
-            T::F(32) => Scalar::F32,
-            T::F(64) => Scalar::F64,
-            _ => return None,
-        })
+        match self {
+            T::F(b @ (16 | 32 | 64)) => Some(Scalar::float_of_bits(b)),
+            _ => self.int(),
+        }
     }
 }
 

@@ -230,6 +230,12 @@ macro_rules! by_int {
         }
     };
 }
+/// The lower-case name of a value as `Debug` writes it (`FUn::Sqrt` is `sqrt`, `Scalar::Bf16`
+/// `bf16`): how the textual forms of the operations and of the IR spell modifiers.
+pub(crate) fn lower_name(v: &impl std::fmt::Debug) -> String {
+    format!("{v:?}").to_lowercase()
+}
+
 /// The float modifiers applied around an f32 operation: `.ftz` flushes subnormal inputs and
 /// results to sign-preserving zero, `.sat` clamps the result to [0, 1] (NaN to +0). (Half,
 /// packed and narrow formats carry theirs in their configuration word: see [`narrow`].)

@@ -213,11 +213,6 @@ impl<O: fmt::Debug, F> fmt::Debug for Resolved<O, F> {
     }
 }
 
-/// The formats the const-generic exact arithmetic is instantiated for.
-fn ieee(ty: Scalar) -> bool {
-    matches!(ty, Scalar::F16 | Scalar::Bf16 | Scalar::F32 | Scalar::F64)
-}
-
 fn pair<O, F>(op: O, f: Option<F>) -> Option<Resolved<O, F>> {
     f.map(|f| Resolved { op, f })
 }
@@ -229,12 +224,11 @@ impl UnOp {
             UnOp::Int(op, t) => int::int_un(op, t),
             UnOp::NotPred => Some(int::not_pred()),
             UnOp::Mov { bits } => Some(int::mov(bits)),
-            UnOp::Float { op, ty, rnd } => match (op, rnd) {
-                _ if !ieee(ty) => None,
-                (FUn::Sqrt, m) if m != Mode::Rn => Some(float::soft_sqrt(ty.float_index(), m)),
-                (FUn::Rcp, m) if m != Mode::Rn => Some(float::soft_rcp(ty.float_index(), m)),
-                (_, Mode::Rn) if ty == Scalar::F64 => Some(float::f64_un(op)),
-                (_, Mode::Rn) if ty == Scalar::F32 => Some(float::f32_un(op)),
+            UnOp::Float { op, ty, rnd } => match (op, rnd, ty.float_index()) {
+                (FUn::Sqrt, m, Some(k)) if m != Mode::Rn => Some(float::soft_sqrt(k, m)),
+                (FUn::Rcp, m, Some(k)) if m != Mode::Rn => Some(float::soft_rcp(k, m)),
+                (_, Mode::Rn, _) if ty == Scalar::F64 => Some(float::f64_un(op)),
+                (_, Mode::Rn, _) if ty == Scalar::F32 => Some(float::f32_un(op)),
                 _ => None,
             },
             UnOp::Testp(t, ty) if ty.native() => Some(float::testp(t, ty.fmt().width())),
@@ -258,18 +252,14 @@ impl BinOp {
         let f = match self {
             BinOp::Int(op, t) => int::int_bin(op, t),
             BinOp::MulWide(t) => int::mul_wide(t),
-            BinOp::Float { op, ty, rnd } if ieee(ty) => {
-                if ty.native() && rnd == Mode::Rn {
-                    Some(if ty == Scalar::F64 {
-                        float::f64_bin(op)
-                    } else {
-                        float::f32_bin(op)
-                    })
+            BinOp::Float { op, ty, rnd } if ty.native() && rnd == Mode::Rn => {
+                Some(if ty == Scalar::F64 {
+                    float::f64_bin(op)
                 } else {
-                    float::soft_bin(op, ty.float_index(), rnd)
-                }
+                    float::f32_bin(op)
+                })
             }
-            BinOp::Float { .. } => None,
+            BinOp::Float { op, ty, rnd } => float::soft_bin(op, ty.float_index()?, rnd),
             BinOp::Mul24 { hi, signed } => Some(int::mul24(hi, signed)),
             BinOp::Szext { signed, clamp } => Some(int::szext(signed, clamp)),
             BinOp::Bmsk { clamp } => Some(int::bmsk(clamp)),
@@ -305,8 +295,7 @@ impl TerOp {
             TerOp::Fma { ty, rnd } if ty.native() && rnd == Mode::Rn => {
                 Some(float::fma(ty.fmt().width()))
             }
-            TerOp::Fma { ty, rnd } if ieee(ty) => Some(float::soft_fma(ty.float_index(), rnd)),
-            TerOp::Fma { .. } => None,
+            TerOp::Fma { ty, rnd } => Some(float::soft_fma(ty.float_index()?, rnd)),
             TerOp::Mad24 { hi, signed } => Some(int::mad24(hi, signed)),
             TerOp::Mad24HiSat => Some(int::mad24_hi_sat()),
             TerOp::Sad(t) => int::sad(t),
@@ -360,10 +349,7 @@ impl LaneOp {
 
 // ---- textual form: the PTX spelling of the operation and its resolved modifiers ----
 
-/// The lower-case name of a unit variant (`FUn::Sqrt` is `sqrt`).
-fn lc(v: &impl fmt::Debug) -> String {
-    format!("{v:?}").to_lowercase()
-}
+use super::lower_name as lc;
 
 fn rnd(m: Mode) -> &'static str {
     match m {

@@ -108,14 +108,15 @@ impl Scalar {
         matches!(self, Scalar::F32 | Scalar::F64)
     }
     /// The index of [`super::softfloat::fmt_of`] (f16, bf16, f32, f64), which the
-    /// const-generic lane functions take.
-    pub(crate) fn float_index(self) -> u8 {
-        match self {
+    /// const-generic exact arithmetic takes; None for the formats it has no instance of.
+    pub(crate) fn float_index(self) -> Option<u8> {
+        Some(match self {
             Scalar::F16 => 0,
             Scalar::Bf16 => 1,
             Scalar::F32 => 2,
-            _ => 3,
-        }
+            Scalar::F64 => 3,
+            _ => return None,
+        })
     }
     pub fn bits(self) -> u32 {
         match self {
@@ -175,6 +176,6 @@ impl Scalar {
 
 impl std::fmt::Display for Scalar {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&format!("{self:?}").to_lowercase())
+        f.write_str(&super::lower_name(self))
     }
 }
