@@ -27,6 +27,7 @@
 //! (CuPy's NVRTC) does not reach these exports. For CuPy the shim sets
 //! `CUPY_COMPILE_WITH_PTX=1` when it is preloaded (see [`ask_cupy_for_ptx`]).
 
+use crate::boundary::{self, Reply};
 use crate::config;
 use crate::{fatbin, link_image, trace};
 use once_cell::sync::Lazy;
@@ -175,7 +176,7 @@ pub unsafe extern "C" fn nvrtcCompileProgram(
     n: c_int,
     options: *const *const c_char,
 ) -> c_int {
-    guarded(|| {
+    guarded::<NVRTC_ERROR_INTERNAL_ERROR>("nvrtcCompileProgram", || {
         let Some(real) = nvrtc_fn!(c"nvrtcCompileProgram", CompileFn) else {
             trace::warn("nvrtcCompileProgram called, but no NVRTC library is loaded");
             return NVRTC_ERROR_INTERNAL_ERROR;
@@ -202,7 +203,7 @@ pub unsafe extern "C" fn nvrtcCompileProgram(
 /// NVRTC's contract: `prog` points to a program handle.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcDestroyProgram(prog: *mut *mut c_void) -> c_int {
-    guarded(|| {
+    guarded::<NVRTC_ERROR_INTERNAL_ERROR>("nvrtcDestroyProgram", || {
         let Some(real) = nvrtc_fn!(c"nvrtcDestroyProgram", DestroyProgramFn) else {
             trace::warn("nvrtcDestroyProgram called, but no NVRTC library is loaded");
             return NVRTC_ERROR_INTERNAL_ERROR;
@@ -216,17 +217,31 @@ pub unsafe extern "C" fn nvrtcDestroyProgram(prog: *mut *mut c_void) -> c_int {
     })
 }
 
-/// Runs an export's body; a panic becomes NVRTC_ERROR_INTERNAL_ERROR (never unwinds into C).
-fn guarded(body: impl FnOnce() -> c_int) -> c_int {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
-        .unwrap_or(NVRTC_ERROR_INTERNAL_ERROR)
+/// A status code of NVRTC or nvJitLink, whose internal error is `INTERNAL` (their codes
+/// differ: 11 is nvJitLink's INCOMPATIBLE_OPTIONS).
+struct Status<const INTERNAL: c_int>(c_int);
+
+impl<const INTERNAL: c_int> Reply for Status<INTERNAL> {
+    fn on_panic() -> Self {
+        Status(INTERNAL)
+    }
+    fn describe(&self, line: &mut String) {
+        line.push_str(&format!(" -> {}", self.0));
+    }
+}
+
+/// Runs an interposed function's body through the C boundary's guard, as the driver's exports
+/// do: a panic becomes the library's internal error (never unwinds into C) and is reported, and
+/// the call is traced.
+fn guarded<const INTERNAL: c_int>(name: &str, body: impl FnOnce() -> c_int) -> c_int {
+    boundary::guard(name, |_| {}, || Status::<INTERNAL>(body())).0
 }
 
 /// # Safety
 /// NVRTC's contract: `prog` a program handle, `size` writable.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetCUBINSize(prog: *mut c_void, size: *mut usize) -> c_int {
-    guarded(|| {
+    guarded::<NVRTC_ERROR_INTERNAL_ERROR>("nvrtcGetCUBINSize", || {
         let Some(real) = nvrtc_fn!(c"nvrtcGetCUBINSize", GetSize) else {
             trace::warn("nvrtcGetCUBINSize called, but no NVRTC library is loaded");
             return NVRTC_ERROR_INTERNAL_ERROR;
@@ -252,7 +267,7 @@ pub unsafe extern "C" fn nvrtcGetCUBINSize(prog: *mut c_void, size: *mut usize) 
 /// NVRTC's contract: `prog` a program handle, `cubin` as large as `nvrtcGetCUBINSize` said.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetCUBIN(prog: *mut c_void, cubin: *mut c_char) -> c_int {
-    guarded(|| {
+    guarded::<NVRTC_ERROR_INTERNAL_ERROR>("nvrtcGetCUBIN", || {
         let (Some(real_size), Some(real)) = (
             nvrtc_fn!(c"nvrtcGetCUBINSize", GetSize),
             nvrtc_fn!(c"nvrtcGetCUBIN", Get),
@@ -330,7 +345,7 @@ pub unsafe extern "C" fn nvJitLinkCreate(
     n: u32,
     options: *const *const c_char,
 ) -> c_int {
-    guarded(|| {
+    guarded::<NVJITLINK_ERROR_INTERNAL>("nvJitLinkCreate", || {
         let Some(real) = nvjitlink_fn!(c"nvJitLinkCreate", CreateFn) else {
             trace::warn("nvJitLinkCreate called, but no nvJitLink library is loaded");
             return NVJITLINK_ERROR_INTERNAL;
@@ -360,7 +375,7 @@ pub unsafe extern "C" fn nvJitLinkCreate(
 /// nvJitLink's contract.
 #[no_mangle]
 pub unsafe extern "C" fn nvJitLinkDestroy(handle: *mut Handle) -> c_int {
-    guarded(|| {
+    guarded::<NVJITLINK_ERROR_INTERNAL>("nvJitLinkDestroy", || {
         let Some(real) = nvjitlink_fn!(c"nvJitLinkDestroy", DestroyFn) else {
             return NVJITLINK_ERROR_INTERNAL;
         };
@@ -396,7 +411,7 @@ pub unsafe extern "C" fn nvJitLinkAddData(
     size: usize,
     name: *const c_char,
 ) -> c_int {
-    guarded(|| {
+    guarded::<NVJITLINK_ERROR_INTERNAL>("nvJitLinkAddData", || {
         let Some(real) = nvjitlink_fn!(c"nvJitLinkAddData", AddDataFn) else {
             return NVJITLINK_ERROR_INTERNAL;
         };
@@ -415,7 +430,7 @@ pub unsafe extern "C" fn nvJitLinkAddData(
 /// nvJitLink's contract.
 #[no_mangle]
 pub unsafe extern "C" fn nvJitLinkAddFile(h: Handle, kind: c_int, path: *const c_char) -> c_int {
-    guarded(|| {
+    guarded::<NVJITLINK_ERROR_INTERNAL>("nvJitLinkAddFile", || {
         let Some(real) = nvjitlink_fn!(c"nvJitLinkAddFile", AddFileFn) else {
             return NVJITLINK_ERROR_INTERNAL;
         };
@@ -751,7 +766,7 @@ fn linked_image(h: Handle, caller: &str) -> Option<Vec<u8>> {
 /// nvJitLink's contract.
 #[no_mangle]
 pub unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(h: Handle, size: *mut usize) -> c_int {
-    guarded(|| {
+    guarded::<NVJITLINK_ERROR_INTERNAL>("nvJitLinkGetLinkedCubinSize", || {
         let Some(real) = nvjitlink_fn!(c"nvJitLinkGetLinkedCubinSize", SizeFn) else {
             return NVJITLINK_ERROR_INTERNAL;
         };
@@ -773,7 +788,7 @@ pub unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(h: Handle, size: *mut usize
 /// nvJitLink's contract: `cubin` as large as `nvJitLinkGetLinkedCubinSize` said.
 #[no_mangle]
 pub unsafe extern "C" fn nvJitLinkGetLinkedCubin(h: Handle, cubin: *mut c_void) -> c_int {
-    guarded(|| {
+    guarded::<NVJITLINK_ERROR_INTERNAL>("nvJitLinkGetLinkedCubin", || {
         let (Some(real_size), Some(real)) = (
             nvjitlink_fn!(c"nvJitLinkGetLinkedCubinSize", SizeFn),
             nvjitlink_fn!(c"nvJitLinkGetLinkedCubin", CopyFn),
@@ -870,6 +885,24 @@ versioned_nvjitlink!("13_0", "13_1", "13_2", "13_3", "13_4", "13_5");
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A panic in an interposed function answers its own library's internal error (NVRTC's 11,
+    /// nvJitLink's 6: nvrtc.h and nvJitLink.h), and other results pass through.
+    #[test]
+    fn a_panic_becomes_the_library_internal_error() {
+        assert_eq!(
+            guarded::<NVRTC_ERROR_INTERNAL_ERROR>("nvrtcTest", || panic!("planted")),
+            11
+        );
+        assert_eq!(
+            guarded::<NVJITLINK_ERROR_INTERNAL>("nvJitLinkTest", || panic!("planted")),
+            6
+        );
+        assert_eq!(
+            guarded::<NVJITLINK_ERROR_INTERNAL>("nvJitLinkTest", || 3),
+            3
+        );
+    }
 
     #[test]
     fn functions_the_ptx_inputs_need_from_lto_ir() {
