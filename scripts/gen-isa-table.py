@@ -90,6 +90,10 @@ FIXES = [
         ".async.global, .async.shared::{cta, cluster} }",
         ".global, .shared::cta, .shared::cluster }",
     ),
+    # 9.7.13.15.13-14 mbarrier.complete_tx/arrive: `.shared{:cta}` and `.shared{:cluster}`
+    # with one colon (ptxas 13.5 knows only `.shared::cta` and `.shared::cluster`).
+    ("{:cta}", "{::cta}"),
+    ("{:cluster}", "{::cluster}"),
     # 9.7.1.23 dp4a: the form names `.dtype.bdtype`, the definition `.atype = .btype`.
     ("dp4a.dtype.bdtype", "dp4a.atype.btype"),
     # 9.7.4.4 fma: `.{relu}` for `{.relu}`, and `.type` left undefined (the description and

@@ -2,16 +2,18 @@
 //! modifier groups and operand counts, generated from the ISA's syntax blocks
 //! (`scripts/gen-isa-table.py` writes `table.rs`).
 //!
-//! Lowering decodes every instruction it cannot run with [`decode`]: an instruction no form of
-//! the table admits is invalid PTX (the reason names the modifier or the operand count); one it
-//! admits is valid, so the executor's refusal is reported as "unsupported". Instructions the
-//! executor runs are checked by their own lowering, which resolves each modifier to an enum.
+//! Lowering decodes every instruction once, first ([`decode_cached`]): an instruction no form
+//! of the table admits is invalid PTX (the reason names the modifier or the operand count); one
+//! it admits is valid, so the executor's refusal is reported as "unsupported". The decoded form
+//! gives each modifier its kind ([`words::ModKind`]: a type, a rounding, a comparison, ...),
+//! which lowering consumes.
 //!
 //! [`types`] checks every instruction's operand types against its instruction type (ISA 9.4,
 //! 9.4.1), for all functions lowering reaches, before they are lowered.
 
 mod table;
 pub mod types;
+pub mod words;
 
 use crate::ptx::ast::{Instruction, Operand};
 
@@ -51,12 +53,15 @@ pub struct Group {
 }
 
 /// An instruction decoded against the table: which opcode, which form (when one form admits it
-/// exactly), and for each modifier its (group, word) indices in that form.
+/// exactly), for each modifier its (group, word) indices in that form, and for each modifier
+/// what it is to lowering: the kind of its group ([`words::group_kind`]), or of the word
+/// itself where no single form admits the instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decoded {
     pub opcode: u16,
     pub form: Option<u16>,
     pub mods: Vec<(u8, u8)>,
+    pub kinds: Vec<words::ModKind>,
 }
 
 impl Decoded {
@@ -141,10 +146,14 @@ pub fn decode(i: &Instruction) -> Result<Decoded, String> {
     };
     for (fi, f) in op.forms.iter().enumerate() {
         if let Some(mods) = match_form(f, i) {
+            let kinds = (mods.iter())
+                .map(|&(g, _)| words::group_kind(f.groups[g as usize].words))
+                .collect();
             return Ok(Decoded {
                 opcode: k as u16,
                 form: Some(fi as u16),
                 mods,
+                kinds,
             });
         }
     }
@@ -188,19 +197,23 @@ pub fn decode(i: &Instruction) -> Result<Decoded, String> {
         opcode: k as u16,
         form: None,
         mods: Vec::new(),
+        kinds: i.mods.iter().map(|w| words::word_kind(w)).collect(),
     })
 }
 
-/// Whether `i` is valid as [`decode`] decides, remembering the instructions (opcode, modifiers,
-/// operand count, whether one is negated: all that decides validity) found valid on this thread,
-/// so that a module's repeated instructions are decoded once. The reason, when invalid, is
-/// [`decode`]'s. `full_name` is `i.full_name()`.
-pub fn check(i: &Instruction, full_name: &crate::ptx::ast::Name) -> Result<(), String> {
+/// [`decode`], remembering the instructions (opcode, modifiers, operand count, whether one is
+/// negated: all that decoding reads) decoded on this thread, so that a module's repeated
+/// instructions are decoded once. `full_name` is `i.full_name()`.
+pub fn decode_cached(
+    i: &Instruction,
+    full_name: &crate::ptx::ast::Name,
+) -> Result<std::rc::Rc<Decoded>, String> {
     use std::cell::RefCell;
+    use std::rc::Rc;
     type Key = (crate::ptx::ast::Name, u16, bool);
+    type Cache = std::collections::HashMap<Key, Rc<Decoded>, rustc_hash::FxBuildHasher>;
     thread_local! {
-        static VALID: RefCell<std::collections::HashSet<Key, rustc_hash::FxBuildHasher>> =
-            RefCell::default();
+        static DECODED: RefCell<Cache> = RefCell::default();
     }
     let neg = i.operands.iter().any(|o| matches!(o, Operand::Neg(_)));
     let key: Key = (
@@ -208,19 +221,19 @@ pub fn check(i: &Instruction, full_name: &crate::ptx::ast::Name) -> Result<(), S
         i.operands.len().min(u16::MAX as usize) as u16,
         neg,
     );
-    if VALID.with(|v| v.borrow().contains(&key)) {
-        return Ok(());
+    if let Some(d) = DECODED.with(|v| v.borrow().get(&key).cloned()) {
+        return Ok(d);
     }
-    decode(i)?;
-    VALID.with(|v| {
+    let d = Rc::new(decode(i)?);
+    DECODED.with(|v| {
         let mut v = v.borrow_mut();
-        // Bounded: a program that generates endless distinct instructions keeps a fresh set.
+        // Bounded: a program that generates endless distinct instructions keeps a fresh map.
         if v.len() >= 1 << 14 {
             v.clear();
         }
-        v.insert(key);
+        v.insert(key, d.clone());
     });
-    Ok(())
+    Ok(d)
 }
 
 #[cfg(test)]

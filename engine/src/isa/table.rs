@@ -6288,7 +6288,6 @@ pub static OPCODES: &[Opcode] = &[
         min_ops: 1,
         max_ops: 4,
         words: &[
-            ":cluster",
             "acquire",
             "arrive",
             "arrive_drop",
@@ -6307,7 +6306,6 @@ pub static OPCODES: &[Opcode] = &[
             "shared",
             "shared::cluster",
             "shared::cta",
-            "shared:cluster",
             "test_wait",
             "try_wait",
         ],
@@ -6374,7 +6372,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "space",
                         optional: true,
-                        words: &["shared", "shared::cta", "shared:cluster"],
+                        words: &["shared", "shared::cta", "shared::cluster"],
                     },
                     Group {
                         name: "b64",
@@ -6405,7 +6403,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "space",
                         optional: true,
-                        words: &["shared", "shared::cta", "shared:cluster"],
+                        words: &["shared", "shared::cta", "shared::cluster"],
                     },
                     Group {
                         name: "b64",
@@ -6467,12 +6465,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: true,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: ":cluster",
-                        optional: true,
-                        words: &[":cluster"],
+                        words: &["shared", "shared::cluster"],
                     },
                     Group {
                         name: "b64",
@@ -6544,12 +6537,7 @@ pub static OPCODES: &[Opcode] = &[
                     Group {
                         name: "shared",
                         optional: true,
-                        words: &["shared"],
-                    },
-                    Group {
-                        name: ":cluster",
-                        optional: true,
-                        words: &[":cluster"],
+                        words: &["shared", "shared::cluster"],
                     },
                     Group {
                         name: "b64",

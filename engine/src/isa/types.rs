@@ -52,101 +52,12 @@ fn invalid<T>(pos: Pos, m: String) -> R<T> {
     Err((pos, m))
 }
 
-/// The kind of a type: bit-size, signed, unsigned, floating point, and the packed half types
-/// whose agreement rules differ from the scalar ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum K {
-    B,
-    S,
-    U,
-    F,
-    /// `.f16x2`
-    H2,
-    /// `.bf16`
-    Bf,
-    /// `.bf16x2`
-    Bf2,
-    /// A packed or narrow type held in bit-size registers only (`.tf32`, `.e4m3x2`,
-    /// `.ue8m0x2`, ..., and the `.b32` random bits of `cvt.rs`): its name.
-    Raw(&'static str),
-    Pred,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Ty {
-    k: K,
-    bits: u16,
-}
-
-impl Ty {
-    const fn new(k: K, bits: u16) -> Ty {
-        Ty { k, bits }
-    }
-    const U32: Ty = Ty::new(K::U, 32);
-    const B32: Ty = Ty::new(K::B, 32);
-    const PRED: Ty = Ty::new(K::Pred, 1);
-
-    fn name(self) -> String {
-        match self.k {
-            K::B => format!(".b{}", self.bits),
-            K::S => format!(".s{}", self.bits),
-            K::U => format!(".u{}", self.bits),
-            K::F => format!(".f{}", self.bits),
-            K::H2 => ".f16x2".into(),
-            K::Bf => ".bf16".into(),
-            K::Bf2 => ".bf16x2".into(),
-            K::Raw(n) => format!(".{n}"),
-            K::Pred => ".pred".into(),
-        }
-    }
-
-    fn wide(self) -> Ty {
-        Ty::new(self.k, self.bits * 2)
-    }
-}
+use super::words::{TyKind as K, TypeWord as Ty};
 
 /// A type word: `Some(Some(t))` for a type this module checks, `Some(None)` for another type
 /// word (its instruction is not checked), `None` for a word that is no type.
 fn type_word(w: &str) -> Option<Option<Ty>> {
-    let t = match w {
-        "pred" => Ty::PRED,
-        "f16x2" => Ty::new(K::H2, 32),
-        "bf16" => Ty::new(K::Bf, 16),
-        "bf16x2" => Ty::new(K::Bf2, 32),
-        // 9.7.1: the packed 16-bit integer SIMD types of add, sub, min and max; ptxas takes
-        // them in .b32 registers only (`add.u16x2` refuses a .u32 register).
-        "u16x2" => Ty::new(K::Raw("u16x2"), 32),
-        "s16x2" => Ty::new(K::Raw("s16x2"), 32),
-        _ => {
-            let k = match w.as_bytes().first() {
-                Some(b'b') => K::B,
-                Some(b's') => K::S,
-                Some(b'u') => K::U,
-                Some(b'f') => K::F,
-                _ => K::Pred, // not a scalar word: see below
-            };
-            let bits = w.get(1..).and_then(|d| d.parse::<u16>().ok());
-            let ok = matches!(
-                (k, bits),
-                (K::B, Some(8 | 16 | 32 | 64 | 128))
-                    | (K::S | K::U, Some(8 | 16 | 32 | 64))
-                    | (K::F, Some(16 | 32 | 64))
-            );
-            if ok {
-                Ty::new(k, bits.unwrap())
-            } else {
-                // Other type words (`u16x2`, `tf32`, `e4m3x2`, `ue8m0x2`, `b1`, `s4`, ...):
-                // letters then a digit. `v2`/`v4`/`v8` are vector counts, not types.
-                let b = w.as_bytes();
-                let letters = b.iter().take_while(|c| c.is_ascii_lowercase()).count();
-                let typeish = (1..=2).contains(&letters)
-                    && b.get(letters).is_some_and(u8::is_ascii_digit)
-                    && matches!(b[0], b'b' | b's' | b'u' | b'f' | b'e' | b't');
-                return typeish.then_some(None);
-            }
-        }
-    };
-    Some(Some(t))
+    Ty::parse(w).map(Ty::checked)
 }
 
 /// How a register operand's type must relate to the type the instruction gives it.
@@ -1336,7 +1247,7 @@ fn agrees(want: Ty, reg: Ty, rule: Rule) -> bool {
         K::Raw("u16x2" | "s16x2") => matches!(reg.k, K::B | K::H2) && size,
         // Integer matrix fragments ([`INT32`]): no `.f16x2` register, unlike `.s32`/`.u32`.
         K::Raw("s32" | "u32") => matches!(reg.k, K::B | K::S | K::U) && size,
-        K::Bf | K::Bf2 | K::Raw(_) => reg.k == K::B && size,
+        K::Bf | K::Bf2 | K::Raw(_) | K::Other => reg.k == K::B && size,
         K::Pred => unreachable!(),
     }
 }
@@ -1355,7 +1266,7 @@ fn float_literal_ok(want: Ty, single: bool) -> bool {
         },
         K::S | K::U | K::Pred | K::Raw("s32" | "u32") => false,
         // Not established against ptxas: accepted.
-        K::H2 | K::Bf | K::Bf2 | K::Raw(_) => true,
+        K::H2 | K::Bf | K::Bf2 | K::Raw(_) | K::Other => true,
     }
 }
 
@@ -1387,7 +1298,7 @@ fn requires(want: Ty, rule: Rule) -> String {
             "the instruction type {} requires a .f16x2 or bit-size register of {size}",
             want.name()
         ),
-        K::Bf | K::Bf2 | K::Raw(_) => format!(
+        K::Bf | K::Bf2 | K::Raw(_) | K::Other => format!(
             "the instruction type {} requires a bit-size register of {size}",
             want.name()
         ),

@@ -14,8 +14,8 @@ impl<'a> Prog<'a> {
     ) -> R<()> {
         let op = i.opcode.as_str();
         let rnd = m.rnd();
-        let ftz = m.take("ftz");
-        let sat = m.take("sat");
+        let ftz = m.ftz();
+        let sat = m.sat();
         let approx = m.take("approx");
         let full = m.take("full");
         let lo = m.take("lo");
@@ -180,7 +180,7 @@ impl<'a> Prog<'a> {
         let shiftamt = m.take("shiftamt");
         let clamp = m.take("clamp");
         let wrap = m.take("wrap");
-        let sat = m.take("sat");
+        let sat = m.sat();
         let t = m.ty()?;
         let t2 = if matches!(op, "dp4a" | "dp2a") {
             Some(m.ty()?)
@@ -464,8 +464,8 @@ impl<'a> Prog<'a> {
         m: &mut Mods,
     ) -> R<()> {
         let rnd = m.rnd();
-        let ftz = m.take("ftz");
-        let sat = m.take("sat");
+        let ftz = m.ftz();
+        let sat = m.sat();
         let lo = m.take("lo");
         let hi = m.take("hi");
         let wide = m.take("wide");
@@ -544,7 +544,7 @@ impl<'a> Prog<'a> {
     ) -> R<()> {
         let op = i.opcode.as_str();
         let rnd = m.rnd();
-        let ftz = m.take("ftz");
+        let ftz = m.ftz();
         let approx = m.take("approx");
         let full = m.take("full");
         let tp = if op == "testp" {

@@ -93,7 +93,7 @@ impl<'a> Prog<'a> {
         // `.shared::cluster` addresses carry the CTA's rank (`ir::CLUSTER_RANK_SHIFT`): the
         // executor resolves shared addresses in the cluster's shared memory (see `Mods::space`).
         let space = m.space();
-        m.ignore(ATOM_QUALIFIERS);
+        m.ignore_kinds(MEMORY_QUALIFIERS);
         let ops = [
             ("add", AtomOp::Add),
             ("min", AtomOp::Min),

@@ -52,7 +52,7 @@ impl<'a> Prog<'a> {
             }
             "ld" | "ldu" | "st" => {
                 let space = m.space();
-                m.ignore(LD_ST_QUALIFIERS);
+                m.ignore_kinds(MEMORY_QUALIFIERS);
                 m.take("b128");
                 m.done()?;
                 need(2)?;
@@ -84,7 +84,7 @@ impl<'a> Prog<'a> {
             _ => {
                 // atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c and .exch.b128 d, [a], b.
                 let space = m.space();
-                m.ignore(ATOM_QUALIFIERS);
+                m.ignore_kinds(MEMORY_QUALIFIERS);
                 let cas = m.take("cas");
                 let exch = m.take("exch");
                 m.take("b128");

@@ -9,37 +9,6 @@ pub(super) fn is_half_word(w: &str) -> bool {
     matches!(w, "f16" | "f16x2" | "bf16" | "bf16x2")
 }
 
-/// Type words `cvt` may name beyond the scalar ones `ty_word` runs.
-fn is_cvt_word(w: &str) -> bool {
-    ty_word(w).is_some()
-        || matches!(
-            w,
-            "e2m1x2"
-                | "e2m3x2"
-                | "e3m2x2"
-                | "ue8m0x2"
-                | "e2m1x4"
-                | "e4m3x4"
-                | "e5m2x4"
-                | "e2m3x4"
-                | "e3m2x4"
-        )
-}
-
-/// The type words of an instruction, in order (marked used).
-fn ty_names(i: &Instruction, m: &mut Mods) -> Vec<String> {
-    let names: Vec<String> = i
-        .mods
-        .iter()
-        .filter(|w| is_cvt_word(w))
-        .map(|w| w.to_string())
-        .collect();
-    for n in &names {
-        m.take(n);
-    }
-    names
-}
-
 impl<'a> Prog<'a> {
     #[allow(clippy::too_many_arguments)]
     fn lane(
@@ -68,8 +37,8 @@ impl<'a> Prog<'a> {
     ) -> R<()> {
         let op = i.opcode.as_str();
         let rnd = m.rnd();
-        let ftz = m.take("ftz");
-        let sat = m.take("sat");
+        let ftz = m.ftz();
+        let sat = m.sat();
         let relu = m.take("relu");
         let nan = m.take("NaN");
         let xs = m.take("xorsign");
@@ -80,7 +49,7 @@ impl<'a> Prog<'a> {
         // and no instruction this engine runs produces it (tensor copies are rejected at load),
         // so for every value a kernel here can hold `.oob` computes the plain fma.
         let oob = m.take("oob");
-        let tys = ty_names(i, m);
+        let tys = m.types();
         m.done()?;
         let ops_ = &i.operands;
         let hop = match op {
@@ -280,8 +249,8 @@ impl<'a> Prog<'a> {
     ) -> R<()> {
         let cmp = m.cmp();
         let bop = m.boolop();
-        let ftz = m.take("ftz");
-        let tys = ty_names(i, m);
+        let ftz = m.ftz();
+        let tys = m.types();
         m.done()?;
         let (Some(cmp), [t]) = (cmp, tys.as_slice()) else {
             return unsupported(i);
@@ -322,8 +291,8 @@ impl<'a> Prog<'a> {
     ) -> R<()> {
         let cmp = m.cmp();
         let bop = m.boolop();
-        let ftz = m.take("ftz");
-        let tys = ty_names(i, m);
+        let ftz = m.ftz();
+        let tys = m.types();
         m.done()?;
         let (Some(cmp), [dt, st]) = (cmp, tys.as_slice()) else {
             return unsupported(i);
@@ -407,10 +376,10 @@ impl<'a> Prog<'a> {
         let rna = m.take("rna");
         let relu = m.take("relu");
         let satf = m.take("satfinite");
-        let sat = m.take("sat");
-        let ftz = m.take("ftz");
+        let sat = m.sat();
+        let ftz = m.ftz();
         let rs = m.take("rs");
-        let tys = ty_names(i, m);
+        let tys = m.types();
         m.done()?;
         let [dt, st] = tys.as_slice() else {
             return unsupported(i);
@@ -501,7 +470,9 @@ impl<'a> Prog<'a> {
             ("bf16", s) if !rna && !relu && !satf && !sat => {
                 // To bf16 from integers, f16, f32, f64: rounding is required (each can lose
                 // precision or range); ftz only with an f32 source.
-                let src = Scalar::from_word(s).filter(|e| *e != Scalar::Bf16 && *e != Scalar::Tf32);
+                let src = TypeWord::parse(s)
+                    .and_then(TypeWord::scalar)
+                    .filter(|e| *e != Scalar::Bf16 && *e != Scalar::Tf32);
                 match (src, mode) {
                     (Some(e), Some(md)) if !ftz || e == Scalar::F32 => {
                         let t = match e {
@@ -515,7 +486,9 @@ impl<'a> Prog<'a> {
                 }
             }
             (d, "bf16") if !rna && !relu && !satf => {
-                let dst = Scalar::from_word(d).filter(|e| *e != Scalar::Bf16 && *e != Scalar::Tf32);
+                let dst = TypeWord::parse(d)
+                    .and_then(TypeWord::scalar)
+                    .filter(|e| *e != Scalar::Bf16 && *e != Scalar::Tf32);
                 match dst {
                     // Widening: exact, no rounding.
                     Some(e @ (Scalar::F32 | Scalar::F64)) if rnd == Rnd::None && !sat => {
@@ -763,8 +736,8 @@ impl<'a> Prog<'a> {
         m: &mut Mods,
     ) -> R<()> {
         m.take("pack");
-        let sat = m.take("sat");
-        let tys = ty_names(i, m);
+        let sat = m.sat();
+        let tys = m.types();
         m.done()?;
         let (w, signed) = match tys.first().map(|s| s.as_str()) {
             Some("u16") => (16, false),

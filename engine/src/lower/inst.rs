@@ -4,28 +4,22 @@
 use super::*;
 
 impl<'a> Prog<'a> {
-    /// Lowers one instruction. What the executor cannot run is decoded against the ISA table
-    /// ([`crate::isa`]): not admitted there, it is invalid PTX (with the table's reason);
-    /// admitted, it is unsupported, or in lower-only mode a placeholder (`nop`) recorded in
-    /// `unsupported` after its operands' names are resolved.
+    /// Lowers one instruction. It is decoded once against the ISA table ([`crate::isa`]): not
+    /// admitted there, it is invalid PTX (with the table's reason); admitted, each modifier has
+    /// its kind, which lowering consumes ([`Mods`]). What the executor cannot run is
+    /// unsupported, or in lower-only mode a placeholder (`nop`) recorded in `unsupported` after
+    /// its operands' names are resolved.
     pub(super) fn inst(&mut self, fc: &mut FnCtx, i: &Instruction) -> R<()> {
         let (n_insts, n_info) = (self.insts.len(), self.info.len());
         let name = self.name_of(i);
-        let e = match self.inst_exec(fc, i) {
-            // The executor's lowering checks what it runs; the table still checks the
-            // instruction's words and operand count (lowering reads only the operands it needs).
-            Ok(()) => {
-                return match crate::isa::check(i, &name) {
-                    Ok(()) => Ok(()),
-                    Err(reason) => invalid(i.pos, reason),
-                }
-            }
-            Err(e) if e.kind == LoadErrorKind::Unsupported => e,
-            Err(e) => return Err(e),
-        };
-        let decoded = match crate::isa::decode(i) {
+        let decoded = match crate::isa::decode_cached(i, &name) {
             Ok(d) => d,
             Err(reason) => return invalid(i.pos, reason),
+        };
+        let e = match self.inst_exec(fc, i, &decoded.kinds) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind == LoadErrorKind::Unsupported => e,
+            Err(e) => return Err(e),
         };
         if !self.lower_only {
             return Err(e);
@@ -40,7 +34,7 @@ impl<'a> Prog<'a> {
         self.emit(i, None, Op::Nop);
         self.unsupported.push(Unsupported {
             name: i.full_name().to_string(),
-            decoded,
+            decoded: (*decoded).clone(),
         });
         Ok(())
     }
@@ -96,9 +90,14 @@ impl<'a> Prog<'a> {
         }
         Ok(())
     }
-    pub(super) fn inst_exec(&mut self, fc: &mut FnCtx, i: &Instruction) -> R<()> {
+    pub(super) fn inst_exec(
+        &mut self,
+        fc: &mut FnCtx,
+        i: &Instruction,
+        kinds: &[ModKind],
+    ) -> R<()> {
         let g = self.guard(fc, i)?;
-        let mut m = Mods::new(i);
+        let mut m = Mods::new(i, kinds);
         let ops_ = &i.operands;
         let n = ops_.len();
         let need = |k: usize| -> R<()> {
@@ -206,7 +205,7 @@ impl<'a> Prog<'a> {
             }
             "ld" | "ldu" | "st" => {
                 let space = m.space();
-                m.ignore(LD_ST_QUALIFIERS);
+                m.ignore_kinds(MEMORY_QUALIFIERS);
                 let vn = m.vec();
                 let t = m.ty_data()?;
                 m.done()?;
@@ -393,8 +392,8 @@ impl<'a> Prog<'a> {
             }
             "cvt" => {
                 let rnd = m.rnd();
-                let ftz = m.take("ftz");
-                let sat = m.take("sat");
+                let ftz = m.ftz();
+                let sat = m.sat();
                 let dt = m.ty()?;
                 let st = m.ty()?;
                 m.done()?;
@@ -447,7 +446,7 @@ impl<'a> Prog<'a> {
             "setp" => {
                 let cmp = m.cmp();
                 let bop = m.boolop();
-                let ftz = m.take("ftz");
+                let ftz = m.ftz();
                 let t = m.ty()?;
                 m.done()?;
                 need(3)?;

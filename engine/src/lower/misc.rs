@@ -12,7 +12,7 @@ impl<'a> Prog<'a> {
         g: Option<(Reg, bool)>,
         m: &mut Mods,
     ) -> R<()> {
-        let ftz = m.take("ftz");
+        let ftz = m.ftz();
         let dt = m.ty()?;
         let ct = m.ty()?;
         m.done()?;

@@ -14,6 +14,7 @@
 use crate::analysis;
 use crate::diag::LoadErrorKind;
 use crate::ir::*;
+use crate::isa::words::{ModKind, TyKind, TypeWord};
 use crate::ptx::ast::{
     self, Init, Instruction, Name, Operand as O, Pos, Space as AS, Statement, VarDecl,
 };
@@ -107,28 +108,23 @@ impl T {
     }
 }
 
+impl T {
+    /// Lowering's classification of a type word ([`TypeWord`], the one parser of them).
+    pub fn of(t: TypeWord) -> T {
+        match (t.k, t.bits) {
+            (TyKind::Pred, _) => T::Pred,
+            (TyKind::B, b @ (8 | 16 | 32 | 64)) => T::B(b as u32),
+            (TyKind::U, b) => T::U(b as u32),
+            (TyKind::S, b) => T::S(b as u32),
+            (TyKind::F, b) => T::F(b as u32),
+            _ => T::Other,
+        }
+    }
+}
+
+/// The type a word names, as lowering classifies it ([`T::of`]).
 pub fn ty_word(s: &str) -> Option<T> {
-    Some(match s {
-        "pred" => T::Pred,
-        "b8" => T::B(8),
-        "b16" => T::B(16),
-        "b32" => T::B(32),
-        "b64" => T::B(64),
-        "u8" => T::U(8),
-        "u16" => T::U(16),
-        "u32" => T::U(32),
-        "u64" => T::U(64),
-        "s8" => T::S(8),
-        "s16" => T::S(16),
-        "s32" => T::S(32),
-        "s64" => T::S(64),
-        "f32" => T::F(32),
-        "f64" => T::F(64),
-        "f16" => T::F(16),
-        "f16x2" | "bf16" | "bf16x2" | "tf32" | "b128" | "e4m3" | "e5m2" | "e4m3x2" | "e5m2x2"
-        | "s4" | "u4" | "b1" | "s2" | "u2" | "e2m1" | "e3m2" | "e2m3" | "f8x4" => T::Other,
-        _ => return None,
-    })
+    TypeWord::parse(s).map(T::of)
 }
 
 /// Module-scope facts shared by every kernel's lowering.

@@ -3,64 +3,21 @@
 
 use super::*;
 
-/// Qualifiers of ld/ldu/st that do not change what a single-threaded-per-CTA executor with
-/// sequentially consistent host memory computes: memory order and scope (every access is
-/// already as strong), cache operators and eviction priorities, `.nc`, `.unified`.
-pub(super) const LD_ST_QUALIFIERS: &[&str] = &[
-    "weak",
-    "volatile",
-    "relaxed",
-    "acquire",
-    "release",
-    "mmio",
-    "cta",
-    "gpu",
-    "sys",
-    "cluster",
-    "nc",
-    "ca",
-    "cg",
-    "cs",
-    "lu",
-    "cv",
-    "wb",
-    "wt",
-    "L1::evict_normal",
-    "L1::evict_unchanged",
-    "L1::evict_first",
-    "L1::evict_last",
-    "L1::no_allocate",
-    "L2::evict_normal",
-    "L2::evict_first",
-    "L2::evict_last",
-    "L2::64B",
-    "L2::128B",
-    "L2::256B",
-    "L2::cache_hint",
-    "unified",
-];
+/// What ld/ldu/st/atom/red may say that does not change what a single-threaded-per-CTA executor
+/// with sequentially consistent host memory computes: memory order and scope (every access is
+/// already as strong, every atomic a sequentially consistent host atomic), cache operators,
+/// eviction priorities, prefetch sizes and cache hints, `.nc`, `.unified`.
+pub(super) const MEMORY_QUALIFIERS: &[ModKind] = &[ModKind::Order, ModKind::Scope, ModKind::Cache];
 
-/// Memory-order and scope qualifiers of atom/red (every atomic here is a sequentially
-/// consistent host atomic, which satisfies each of them) and the L2 cache hint.
-pub(super) const ATOM_QUALIFIERS: &[&str] = &[
-    "relaxed",
-    "acquire",
-    "release",
-    "acq_rel",
-    "sc",
-    "cta",
-    "gpu",
-    "sys",
-    "cluster",
-    "L2::cache_hint",
-];
-
-/// The modifiers of one instruction: each is taken once by lowering; any left over makes the
-/// instruction unsupported (never silently ignored).
+/// The modifiers of one instruction, with the kind the ISA table gave each ([`ModKind`]): each
+/// is taken once by lowering, typed ones by their kind (`ty`, `rnd`, `cmp`, `space`, ...),
+/// the others by their text (`take`); any left over makes the instruction unsupported (never
+/// silently ignored).
 pub(super) struct Mods<'a> {
     i: &'a Instruction,
     /// The modifiers as `str`s, read once.
     words: smallvec::SmallVec<[&'a str; 8]>,
+    kinds: &'a [ModKind],
     /// Which modifiers a lowering has read (inline: instructions have a few).
     used: smallvec::SmallVec<[bool; 16]>,
 }
@@ -72,13 +29,45 @@ pub(super) fn same_word(a: &str, b: &str) -> bool {
 }
 
 impl<'a> Mods<'a> {
-    pub(super) fn new(i: &'a Instruction) -> Self {
+    /// `kinds` has one kind per modifier of `i` ([`crate::isa::Decoded::kinds`]).
+    pub(super) fn new(i: &'a Instruction, kinds: &'a [ModKind]) -> Self {
+        debug_assert_eq!(kinds.len(), i.mods.len());
         Mods {
             i,
             words: i.mods.iter().map(|m| m.as_str()).collect(),
+            kinds,
             used: smallvec::SmallVec::from_elem(false, i.mods.len()),
         }
     }
+    /// The first unused modifier of kind `k`, marked used, with what `read` makes of it
+    /// (`None` leaves it unused).
+    fn take_kind<X>(&mut self, k: ModKind, read: impl Fn(&str) -> Option<X>) -> Option<X> {
+        for (j, w) in self.words.iter().enumerate() {
+            if !self.used[j] && self.kinds.get(j) == Some(&k) {
+                if let Some(x) = read(w) {
+                    self.used[j] = true;
+                    return Some(x);
+                }
+            }
+        }
+        None
+    }
+    /// Marks every unused modifier of the kinds `ks` used.
+    pub(super) fn ignore_kinds(&mut self, ks: &[ModKind]) {
+        for j in 0..self.words.len() {
+            if !self.used[j] && self.kinds.get(j).is_some_and(|k| ks.contains(k)) {
+                self.used[j] = true;
+            }
+        }
+    }
+    pub(super) fn ftz(&mut self) -> bool {
+        self.take_kind(ModKind::Ftz, |_| Some(())).is_some()
+    }
+    pub(super) fn sat(&mut self) -> bool {
+        self.take_kind(ModKind::Sat, |_| Some(())).is_some()
+    }
+    /// Takes the word `w`, whatever its kind: the operation words of [`ModKind::Word`], and the
+    /// few typed words an instruction requires verbatim (`mbarrier`'s `.b64`, `.shared::cluster`).
     pub(super) fn take(&mut self, w: &str) -> bool {
         for (k, m) in self.words.iter().enumerate() {
             if !self.used[k] && same_word(m, w) {
@@ -99,20 +88,15 @@ impl<'a> Mods<'a> {
     /// The next unused type word, with the packed and bf16 float types read as the bit types of
     /// their width (for data movement, which does not interpret them).
     pub(super) fn ty_data(&mut self) -> R<T> {
-        for (k, m) in self.i.mods.iter().enumerate() {
-            if !self.used[k] {
-                let t = match m.as_str() {
-                    "f16x2" | "bf16x2" => Some(T::B(32)),
-                    "bf16" => Some(T::B(16)),
-                    w => ty_word(w),
-                };
-                if let Some(t) = t {
-                    self.used[k] = true;
-                    return Ok(t);
-                }
-            }
-        }
-        self.no_type()
+        let t = self.take_kind(ModKind::Type, |w| {
+            let t = TypeWord::parse(w)?;
+            Some(match t.k {
+                TyKind::H2 | TyKind::Bf2 => T::B(32),
+                TyKind::Bf => T::B(16),
+                _ => T::of(t),
+            })
+        });
+        t.map_or_else(|| self.no_type(), Ok)
     }
     /// No type word lowering knows: with modifiers left over (a packed type such as `.u16x2`,
     /// or an instruction form lowering does not know), the ISA table decides; with none, the
@@ -126,102 +110,83 @@ impl<'a> Mods<'a> {
     }
     /// The next unused type word.
     pub(super) fn ty(&mut self) -> R<T> {
-        for (k, m) in self.i.mods.iter().enumerate() {
-            if !self.used[k] {
-                if let Some(t) = ty_word(m) {
-                    self.used[k] = true;
-                    return Ok(t);
-                }
-            }
+        let t = self.take_kind(ModKind::Type, |w| TypeWord::parse(w).map(T::of));
+        t.map_or_else(|| self.no_type(), Ok)
+    }
+    /// Every unused type word, in order (marked used).
+    pub(super) fn types(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(w) = self.take_kind(ModKind::Type, |w| Some(w.to_string())) {
+            out.push(w);
         }
-        self.no_type()
+        out
     }
     pub(super) fn vec(&mut self) -> u8 {
-        if self.take("v2") {
-            2
-        } else if self.take("v4") {
-            4
-        } else if self.take("v8") {
-            8
-        } else {
-            1
-        }
+        let n = self.take_kind(ModKind::Vector, |w| w[1..].parse::<u8>().ok());
+        n.unwrap_or(1)
     }
     pub(super) fn space(&mut self) -> Option<AS> {
-        for (w, s) in [
-            ("global", AS::Global),
-            ("shared", AS::Shared),
-            ("shared::cta", AS::Shared),
-            // A `.shared::cluster` address names its CTA itself (`ir::CLUSTER_RANK_SHIFT`).
-            ("shared::cluster", AS::Shared),
-            ("local", AS::Local),
-            ("param", AS::Param),
-            ("param::entry", AS::Param),
-            ("param::func", AS::Param),
-            ("const", AS::Const),
-        ] {
-            if self.take(w) {
-                return Some(s);
-            }
-        }
-        None
+        self.take_kind(ModKind::Space, |w| {
+            Some(match w {
+                "global" => AS::Global,
+                "shared" | "shared::cta" => AS::Shared,
+                // A `.shared::cluster` address names its CTA itself (`ir::CLUSTER_RANK_SHIFT`).
+                "shared::cluster" => AS::Shared,
+                "local" => AS::Local,
+                "param" | "param::entry" | "param::func" => AS::Param,
+                "const" => AS::Const,
+                _ => return None,
+            })
+        })
     }
     pub(super) fn rnd(&mut self) -> Rnd {
-        for (w, r) in [
-            ("rn", Rnd::Rn),
-            ("rz", Rnd::Rz),
-            ("rm", Rnd::Rm),
-            ("rp", Rnd::Rp),
-            ("rni", Rnd::Rni),
-            ("rzi", Rnd::Rzi),
-            ("rmi", Rnd::Rmi),
-            ("rpi", Rnd::Rpi),
-        ] {
-            if self.take(w) {
-                return r;
-            }
-        }
-        Rnd::None
+        let r = self.take_kind(ModKind::Round, |w| {
+            Some(match w {
+                "rn" => Rnd::Rn,
+                "rz" => Rnd::Rz,
+                "rm" => Rnd::Rm,
+                "rp" => Rnd::Rp,
+                "rni" => Rnd::Rni,
+                "rzi" => Rnd::Rzi,
+                "rmi" => Rnd::Rmi,
+                "rpi" => Rnd::Rpi,
+                _ => return None,
+            })
+        });
+        r.unwrap_or(Rnd::None)
     }
     pub(super) fn cmp(&mut self) -> Option<Cmp> {
-        for (w, c) in [
-            ("eq", Cmp::Eq),
-            ("ne", Cmp::Ne),
-            ("lt", Cmp::Lt),
-            ("le", Cmp::Le),
-            ("gt", Cmp::Gt),
-            ("ge", Cmp::Ge),
-            ("lo", Cmp::Lt),
-            ("ls", Cmp::Le),
-            ("hi", Cmp::Gt),
-            ("hs", Cmp::Ge),
-            ("equ", Cmp::Equ),
-            ("neu", Cmp::Neu),
-            ("ltu", Cmp::Ltu),
-            ("leu", Cmp::Leu),
-            ("gtu", Cmp::Gtu),
-            ("geu", Cmp::Geu),
-            ("num", Cmp::Num),
-            ("nan", Cmp::Nan),
-        ] {
-            if self.take(w) {
+        self.take_kind(ModKind::Cmp, |w| {
+            Some(match w {
+                "eq" => Cmp::Eq,
+                "ne" => Cmp::Ne,
                 // lo/ls/hi/hs compare unsigned: the type word must be unsigned (checked by the
                 // integer type the caller picks), so they map onto the ordered forms.
-                return Some(c);
-            }
-        }
-        None
+                "lt" | "lo" => Cmp::Lt,
+                "le" | "ls" => Cmp::Le,
+                "gt" | "hi" => Cmp::Gt,
+                "ge" | "hs" => Cmp::Ge,
+                "equ" => Cmp::Equ,
+                "neu" => Cmp::Neu,
+                "ltu" => Cmp::Ltu,
+                "leu" => Cmp::Leu,
+                "gtu" => Cmp::Gtu,
+                "geu" => Cmp::Geu,
+                "num" => Cmp::Num,
+                "nan" => Cmp::Nan,
+                _ => return None,
+            })
+        })
     }
     pub(super) fn boolop(&mut self) -> Option<BoolOp> {
-        if self.take("and") {
-            Some(BoolOp::And)
-        } else if self.take("or") {
-            Some(BoolOp::Or)
-        } else if self.take("xor") {
-            Some(BoolOp::Xor)
-        } else {
-            None
-        }
+        self.take_kind(ModKind::Bool, |w| {
+            Some(match w {
+                "and" => BoolOp::And,
+                "or" => BoolOp::Or,
+                "xor" => BoolOp::Xor,
+                _ => return None,
+            })
+        })
     }
     pub(super) fn done(&self) -> R<()> {
         if self.used.iter().all(|&u| u) {

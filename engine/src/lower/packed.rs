@@ -17,7 +17,7 @@ impl<'a> Prog<'a> {
         m: &mut Mods,
     ) -> R<()> {
         let rnd = m.rnd();
-        let ftz = m.take("ftz");
+        let ftz = m.ftz();
         if !m.take("f32x2") {
             return unsupported(i);
         }
@@ -113,7 +113,7 @@ impl<'a> Prog<'a> {
         g: Option<(Reg, bool)>,
         m: &mut Mods,
     ) -> R<()> {
-        let ftz = m.take("ftz");
+        let ftz = m.ftz();
         let nan = m.take("NaN");
         let xs = m.take("xorsign");
         let abs = m.take("abs");

@@ -24,7 +24,7 @@ impl<'a> Prog<'a> {
             "vset" => VOp::Set,
             _ => return unsupported(i),
         };
-        let sat = m.take("sat");
+        let sat = m.sat();
         let clamp = m.take("clamp");
         let wrap = m.take("wrap");
         let cmp = [
@@ -138,7 +138,7 @@ impl<'a> Prog<'a> {
         m: &mut Mods,
     ) -> R<()> {
         let po = m.take("po");
-        let sat = m.take("sat");
+        let sat = m.sat();
         let shr = if m.take("shr7") {
             7
         } else if m.take("shr15") {
@@ -233,7 +233,7 @@ impl<'a> Prog<'a> {
             "vset" => SOp::Set,
             _ => return unsupported(i),
         };
-        let sat = m.take("sat");
+        let sat = m.sat();
         let add = m.take("add");
         // The scalar forms' other secondary operations do not exist here (ptxas: "Illegal
         // secondary operation for video instruction").

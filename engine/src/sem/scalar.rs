@@ -4,8 +4,8 @@ use super::softfloat::{self as sf, Fmt};
 
 /// The scalar types of values: every integer and floating-point format an operation reads or
 /// writes. (Bit types `.bN` are the unsigned integers here; predicates are not values of an
-/// operation. The type *words* of PTX are parsed by `isa::types` and `lower::T`.) The order is
-/// the encoding narrow conversions keep in their configuration word.
+/// operation. The type *words* of PTX are parsed once, by `isa::words::TypeWord`, which names
+/// the scalar of each.) The order is the encoding narrow conversions keep in their configuration word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Scalar {
@@ -57,24 +57,6 @@ impl Scalar {
         Scalar::Ue8m0,
     ];
 
-    pub fn from_word(w: &str) -> Option<Scalar> {
-        Some(match w {
-            "u8" => Scalar::U8,
-            "u16" => Scalar::U16,
-            "u32" => Scalar::U32,
-            "u64" => Scalar::U64,
-            "s8" => Scalar::S8,
-            "s16" => Scalar::S16,
-            "s32" => Scalar::S32,
-            "s64" => Scalar::S64,
-            "f16" => Scalar::F16,
-            "bf16" => Scalar::Bf16,
-            "f32" => Scalar::F32,
-            "f64" => Scalar::F64,
-            "tf32" => Scalar::Tf32,
-            _ => return None,
-        })
-    }
     /// The integer type of `bits` (8 to 64) and signedness.
     pub fn int_of(bits: u32, signed: bool) -> Option<Scalar> {
         Some(match (bits, signed) {
