@@ -286,6 +286,7 @@ pub mod cvt;
 mod float;
 mod int;
 pub mod lane;
+mod lane_text;
 pub mod mbar;
 pub mod narrow;
 mod op;

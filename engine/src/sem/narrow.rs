@@ -27,12 +27,12 @@ pub const NAN: u64 = 1 << 13;
 /// `.xorsign.abs` of min/max.
 pub const XORSIGN: u64 = 1 << 14;
 pub const SATFINITE: u64 = 1 << 15;
-const MODE_SHIFT: u32 = 16;
-const CMP_SHIFT: u32 = 24;
-const BOOL_SHIFT: u32 = 32;
+pub(crate) const MODE_SHIFT: u32 = 16;
+pub(crate) const CMP_SHIFT: u32 = 24;
+pub(crate) const BOOL_SHIFT: u32 = 32;
 /// The combining predicate of setp/set is negated (`!c`).
 pub const NEGC: u64 = 1 << 35;
-const KIND_SHIFT: u32 = 40;
+pub(crate) const KIND_SHIFT: u32 = 40;
 
 pub fn mode_bits(m: Mode) -> u64 {
     (match m {
@@ -42,7 +42,7 @@ pub fn mode_bits(m: Mode) -> u64 {
         Mode::Rp => 3,
     }) << MODE_SHIFT
 }
-fn mode_of(cfg: u64) -> Mode {
+pub(crate) fn mode_of(cfg: u64) -> Mode {
     Mode::from_u8((cfg >> MODE_SHIFT) as u8 & 3)
 }
 
@@ -62,7 +62,7 @@ pub enum HOp {
     Tanh,
 }
 
-const HOPS: [HOp; 10] = [
+pub(crate) const HOPS: [HOp; 10] = [
     HOp::Add,
     HOp::Sub,
     HOp::Mul,
@@ -251,7 +251,7 @@ pub fn mixed(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
 
 // ---- comparisons ----
 
-const CMPS: [Cmp; 14] = [
+pub(crate) const CMPS: [Cmp; 14] = [
     Cmp::Eq,
     Cmp::Ne,
     Cmp::Lt,
@@ -590,7 +590,7 @@ pub const RS_X4_HI: u64 = 1;
 pub const RS_X4_LO: u64 = 2;
 pub const RS_E2M1_HI: u64 = 3;
 pub const RS_E2M1_LO: u64 = 4;
-const RS_SHIFT: u32 = 24;
+pub(crate) const RS_SHIFT: u32 = 24;
 
 pub fn rs_cfg(dst: Scalar, layout: u64, flags: u64) -> u64 {
     cvt_cfg(dst, Scalar::F32, Mode::Rz, false, 1, flags) | layout << RS_SHIFT

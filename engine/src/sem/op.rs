@@ -488,8 +488,4 @@ impl fmt::Display for QuadOp {
     }
 }
 
-impl fmt::Display for LaneOp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "lane.{}[{:#x}]", lc(&self.family), self.cfg)
-    }
-}
+// `LaneOp`'s textual form decodes its configuration word: see `lane_text.rs`.

@@ -54,6 +54,32 @@ pub struct Cfg {
 }
 
 impl Cfg {
+    /// The configuration a word holds ([`Cfg::word`] undone), for the textual form.
+    pub fn from_word(w: u64) -> Cfg {
+        const OPS: [VOp; 8] = [
+            VOp::Add,
+            VOp::Sub,
+            VOp::AbsDiff,
+            VOp::Min,
+            VOp::Max,
+            VOp::Shl,
+            VOp::Shr,
+            VOp::Set,
+        ];
+        Cfg {
+            op: OPS[(w & 7) as usize],
+            dsigned: w >> 4 & 1 != 0,
+            asigned: w >> 5 & 1 != 0,
+            bsigned: w >> 6 & 1 != 0,
+            asel: (w >> 8 & 15) as u8,
+            bsel: (w >> 12 & 15) as u8,
+            dsel: (w >> 16 & 15) as u8,
+            sat: w >> 20 & 1 != 0,
+            secop: (w >> 21 & 3) as u8,
+            clamp: w >> 23 & 1 != 0,
+            cmp: (w >> 24 & 7) as u8,
+        }
+    }
     pub fn word(self) -> u64 {
         self.op as u64
             | (self.dsigned as u64) << 4
@@ -183,6 +209,20 @@ pub struct MadCfg {
 }
 
 impl MadCfg {
+    /// The configuration a word holds ([`MadCfg::word`] undone), for the textual form.
+    pub fn from_word(w: u64) -> MadCfg {
+        MadCfg {
+            asigned: w & 1 != 0,
+            bsigned: w >> 1 & 1 != 0,
+            negp: w >> 2 & 1 != 0,
+            negc: w >> 3 & 1 != 0,
+            po: w >> 4 & 1 != 0,
+            sat: w >> 5 & 1 != 0,
+            asel: (w >> 8 & 15) as u8,
+            bsel: (w >> 12 & 15) as u8,
+            shr: (w >> 16 & 31) as u8,
+        }
+    }
     pub fn word(self) -> u64 {
         self.asigned as u64
             | (self.bsigned as u64) << 1
@@ -275,6 +315,32 @@ pub struct SimdCfg {
 }
 
 impl SimdCfg {
+    /// The configuration a word holds ([`SimdCfg::word`] undone), for the textual form.
+    pub fn from_word(w: u64) -> SimdCfg {
+        const OPS: [SOp; 8] = [
+            SOp::Add,
+            SOp::Sub,
+            SOp::Avrg,
+            SOp::AbsDiff,
+            SOp::Min,
+            SOp::Max,
+            SOp::Set,
+            SOp::Set,
+        ];
+        SimdCfg {
+            op: OPS[(w & 7) as usize],
+            n: if w >> 3 & 1 != 0 { 4 } else { 2 },
+            dsigned: w >> 4 & 1 != 0,
+            asigned: w >> 5 & 1 != 0,
+            bsigned: w >> 6 & 1 != 0,
+            sat: w >> 7 & 1 != 0,
+            add: w >> 8 & 1 != 0,
+            mask: (w >> 9 & 15) as u8,
+            cmp: (w >> 13 & 7) as u8,
+            asel: (w >> 16 & 0xffff) as u16,
+            bsel: (w >> 32 & 0xffff) as u16,
+        }
+    }
     pub fn word(self) -> u64 {
         self.op as u64
             | ((self.n == 4) as u64) << 3
