@@ -270,9 +270,20 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
         _ => {
             // SAFETY: anything else must be NUL-terminated PTX text (the API's contract).
             let text = unsafe { CStr::from_ptr(image as *const c_char) };
-            // PTX is ASCII, but ptxas takes any byte in a comment: text that is not UTF-8 is
-            // still PTX when it says so (a `.version`); what is not UTF-8 is never an
-            // instruction, so the lexer refuses it wherever it matters.
+            // The driver does not take text that starts with a UTF-8 byte-order mark for PTX:
+            // CUDA_ERROR_INVALID_IMAGE, "Binary format ... is not recognized" (driver 580.159,
+            // scripts/ground-truth/results/nonascii-h200.txt).
+            if text.to_bytes().starts_with(b"\xef\xbb\xbf") {
+                return Err(LoadFailure::Image(FatbinError::Malformed(
+                    "image is neither a fatbin nor PTX text: it starts with a UTF-8 byte-order \
+                     mark, and PTX is ASCII"
+                        .into(),
+                )));
+            }
+            // PTX is ASCII, and the driver refuses any other byte, in a comment too
+            // (CUDA_ERROR_INVALID_PTX naming the line; the parser's check). Text that is not
+            // UTF-8 is still handed to the parser when it says it is PTX (a `.version`), so that
+            // the refusal is INVALID_PTX with that line, as the driver answers.
             let text = match text.to_str() {
                 Ok(t) => t.to_string(),
                 Err(_) => {
