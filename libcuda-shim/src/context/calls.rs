@@ -283,6 +283,12 @@ pub(crate) unsafe fn set_limit(limit: CUlimit, value: usize) -> CuResult {
     if i > 6 {
         return Err(CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT);
     }
+    // The stack is local memory, bounded per thread as a kernel's `.local` frame is: a larger
+    // limit is refused and the old one stays (as the real driver answers).
+    if limit == CUlimit::CU_LIMIT_STACK_SIZE && value as u64 > crate::profile::MAX_LOCAL_PER_THREAD
+    {
+        return Err(INVALID_VALUE);
+    }
     ctx.limits.lock()[i] = value;
     // The engine's device heap and printf FIFO are process-wide: with one emulated device, the
     // last context to set a limit decides it, which is what a program with one context sees.
