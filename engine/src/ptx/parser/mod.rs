@@ -1244,7 +1244,10 @@ fn check_ascii(src: &str) -> Result<(), ParseError> {
     let at = src.bytes().position(|b| !b.is_ascii()).unwrap_or(0);
     let before = &src.as_bytes()[..at];
     let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-    let lstart = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let lstart = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     Err(ParseError {
         line,
         col: (at - lstart) as u32 + 1,
@@ -1358,8 +1361,10 @@ mod tests {
         let line_of = |src: String| match parse(&src) {
             Err(Error::Parse(e)) => {
                 assert!(
-                    e.message
-                        .starts_with(&format!("Unexpected non-ASCII character encountered on line {}", e.line)),
+                    e.message.starts_with(&format!(
+                        "Unexpected non-ASCII character encountered on line {}",
+                        e.line
+                    )),
                     "{}",
                     e.message
                 );
@@ -1373,7 +1378,10 @@ mod tests {
         assert_eq!(line_of(format!("{H}{latin1}{B}")), Some((4, 7)));
         assert_eq!(line_of(format!("{H}// caf\u{e9}\n{B}")), Some((4, 7)));
         assert_eq!(line_of(format!("{H}/* caf\u{e9} */\n{B}")), Some((4, 7)));
-        assert_eq!(line_of(format!("{H}.file 1 \"/tmp/caf\u{e9}.cu\"\n{B}")), Some((4, 18)));
+        assert_eq!(
+            line_of(format!("{H}.file 1 \"/tmp/caf\u{e9}.cu\"\n{B}")),
+            Some((4, 18))
+        );
         assert_eq!(line_of(format!("{H}{B}// \u{e9}")), Some((5, 4)));
         assert_eq!(line_of(format!("{H}{B}")), None);
     }
