@@ -332,6 +332,54 @@ fn contexts_give_their_memory_back() {
     assert_pass("ctx_resources", &run_preloaded(&exe, &[]));
 }
 
+/// The driver's answers where they were measured on real hardware (H100 and H200, driver
+/// 580.159, 2026-11-26; scripts/ground-truth/results/driver-h100.txt,
+/// limits-and-stale-h200.txt, nonascii-h200.txt): non-ASCII PTX, the per-thread local-memory
+/// and stack bound, and stale handles after a context reset or destruction. See
+/// tests/cuda/driver_ground_truth.cu, which runs one mode per process.
+fn driver_ground_truth(mode: &str) {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "driver_ground_truth",
+        &format!("driver_ground_truth_{mode}"),
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    let out = Command::new(&exe)
+        .arg(mode)
+        .env("LD_PRELOAD", &shim().library)
+        .output()
+        .unwrap();
+    assert_pass(&format!("driver_ground_truth {mode}"), &out);
+}
+
+/// Any non-ASCII byte in PTX, a comment included, is CUDA_ERROR_INVALID_PTX naming its line
+/// (driver-h100.txt, nonascii-h200.txt).
+#[test]
+fn non_ascii_ptx_is_invalid_ptx_naming_the_line() {
+    driver_ground_truth("nonascii");
+}
+
+/// More than 523712 bytes of `.local` per thread loads but never launches, and the stack limit
+/// stops at the same bound (limits-and-stale-h200.txt, driver-h100.txt).
+#[test]
+fn local_memory_and_stack_limit_are_bounded_per_thread() {
+    driver_ground_truth("local");
+}
+
+/// Handles of a reset primary context: CONTEXT_IS_DESTROYED until it is retained again, then
+/// invalid (limits-and-stale-h200.txt).
+#[test]
+fn stale_handles_after_a_primary_context_reset() {
+    driver_ground_truth("stale_reset");
+}
+
+/// Handles of a destroyed context are invalid, never a crash (limits-and-stale-h200.txt for
+/// the pointer; the real driver aborts on the stream).
+#[test]
+fn stale_handles_after_a_context_is_destroyed() {
+    driver_ground_truth("stale_destroy");
+}
+
 /// The real driver's variables: CUDA_LAUNCH_BLOCKING, CUDA_VISIBLE_DEVICES and
 /// CUDA_DISABLE_PTX_JIT, each as its documentation says; see tests/cuda/driver_env.cu.
 #[test]

@@ -251,7 +251,14 @@ fn malformed_input_gives_file_line_col_diagnostics() {
         ("/* unterminated", 6, 1, "unterminated comment"),
         ("mov.f32 %f1, 0f3F80;", 6, 14, "malformed hexadecimal float"),
         ("mov.u32 %r1, 08;", 6, 14, "malformed integer"),
-        ("add.u32 %r1, %r2, \u{e9};", 6, 19, "unexpected character"),
+        // Any non-ASCII character, the driver's JIT's message (driver 580.159 on an H200,
+        // 2026-11-26: scripts/ground-truth/results/nonascii-h200.txt).
+        (
+            "add.u32 %r1, %r2, \u{e9};",
+            6,
+            19,
+            "Unexpected non-ASCII character encountered on line 6",
+        ),
         (".foo .b32 x;", 6, 1, "unknown directive '.foo'"),
     ] {
         let text = format!("{H}.entry k()\n{{\n{src}\n}}\n");

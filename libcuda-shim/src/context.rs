@@ -1,11 +1,12 @@
 //! Contexts: the device's primary context, created contexts, the per-thread context stack,
 //! context-local storage (for cudart's export table) and the sticky error a kernel fault leaves.
 //!
-//! There is one device and one address space, so modules and memory are process-wide; a
-//! context carries what CUDA makes per context and observable: flags, limits, the CLS map and
-//! the sticky error, and its queues: the legacy default stream's and those of its other
-//! streams (created streams and per-thread default streams), for implicit synchronisation and
-//! `cuCtxSynchronize`.
+//! There is one device and one address space, so memory and modules can be reached from any
+//! context; a context carries what CUDA makes per context and observable: flags, limits, the
+//! CLS map and the sticky error, and its queues: the legacy default stream's and those of its
+//! other streams (created streams and per-thread default streams), for implicit
+//! synchronisation and `cuCtxSynchronize`. What was made in a context (allocations, streams,
+//! events, modules loaded with `cuModuleLoad*`) goes away with it.
 //!
 //! This is the model every other part of the driver uses; the `cuCtx*` and
 //! `cuDevicePrimaryCtx*` calls, which reach into streams, events and memory when a context
@@ -218,10 +219,36 @@ pub(crate) fn top() -> Option<usize> {
         .flatten()
 }
 
-/// The current context, without the sticky-error check.
+/// The current context, without the sticky-error check. The primary context after
+/// `cuDevicePrimaryCtxReset` (or its last release), until it is retained again, stays current
+/// with the same handle, but work in it is CUDA_ERROR_CONTEXT_IS_DESTROYED (see [`live`]).
 pub fn current() -> CuResult<Arc<Context>> {
     let h = top().ok_or(INVALID_CONTEXT)?;
-    CONTEXTS.get(h as *mut c_void)
+    let ctx = CONTEXTS.get(h as *mut c_void)?;
+    live(&ctx)?;
+    Ok(ctx)
+}
+
+/// CUDA_ERROR_CONTEXT_IS_DESTROYED for the primary context while no one retains it (after a
+/// reset or its last release): the real driver keeps it current, with the same handle, and
+/// answers calls that work in it so, stale handles included, until it is retained again
+/// (driver 580.159, scripts/ground-truth/results/limits-and-stale-h200.txt).
+pub fn live(ctx: &Context) -> CuResult {
+    if ctx.primary && ctx.refcount.load(Ordering::Acquire) == 0 {
+        return Err(CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    }
+    Ok(())
+}
+
+/// Fails as [`current`] does when there is a current context that is destroyed, and succeeds
+/// when there is none or it lives: the check calls that name their object by a handle (a
+/// stream, an event) make first, so that a stale handle after a reset is
+/// CUDA_ERROR_CONTEXT_IS_DESTROYED rather than an invalid handle, as the real driver answers.
+pub fn check_current_live() -> CuResult {
+    match top().and_then(|h| CONTEXTS.find(h as *mut c_void)) {
+        Some(ctx) => live(&ctx),
+        None => Ok(()),
+    }
 }
 
 /// The current context, failing with its sticky error if asynchronous work faulted: what

@@ -201,7 +201,8 @@ pub fn ptx_for_device(fatbin: &[u8], device_sm: u32) -> Result<(String, u32), Fa
         );
     }
     let bytes = payload_bytes(e)?;
-    // A byte that is not UTF-8 can only sit in a comment of valid PTX (ptxas takes it there).
+    // A byte that is not UTF-8 becomes U+FFFD, which the parser refuses as non-ASCII with its
+    // line, as the driver refuses any non-ASCII byte of PTX.
     let text = String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok((text, e.sm))

@@ -19,7 +19,7 @@
 //!   matches the C++ function of that name, e.g. `saxpy` matches `_Z5saxpyifPfS_`) faults
 //!   instead of running, as if thread THREAD (default 0,0,0) of block BLOCK (default 0,0,0) had
 //!   hit the fault: KIND is `illegal-address` (default), `misaligned`, `trap`, `assert`,
-//!   `stack-overflow` (the per-thread stack: CUDA_ERROR_LAUNCH_FAILED, as on a GPU),
+//!   `stack-overflow` (the per-thread stack: CUDA_ERROR_ILLEGAL_ADDRESS, as on a GPU),
 //!   `hardware-stack` (the warp's call stack: CUDA_ERROR_HARDWARE_STACK_ERROR),
 //!   `illegal-instruction` or `timeout`. The fault surfaces as a real one
 //!   does: the launch itself succeeds, and the error (sticky, as these are on a GPU) is returned
@@ -94,17 +94,18 @@ impl Fault {
     }
 
     /// The sticky error the real fault leaves in the context (cuda.h's descriptions). A thread
-    /// running past its stack (`cudaLimitStackSize`) ends the launch with "unspecified launch
-    /// failure" on a GPU (reported in kokkos/kokkos#2214, with cuda-memcheck's "Invalid
-    /// __local__ write"), as the engine's real overflow does; CUDA_ERROR_HARDWARE_STACK_ERROR is
-    /// the warp's hardware call stack overflowing (cuda-gdb's "Warp Hardware Stack Overflow").
+    /// running past its stack (`cudaLimitStackSize`) ends the launch with
+    /// CUDA_ERROR_ILLEGAL_ADDRESS on a GPU (measured on an H100, driver 580.159:
+    /// scripts/ground-truth/results/sanitizer-h100.txt), as the engine's real overflow does;
+    /// CUDA_ERROR_HARDWARE_STACK_ERROR is the warp's hardware call stack overflowing (cuda-gdb's
+    /// "Warp Hardware Stack Overflow").
     pub fn code(self) -> CUresult {
         match self {
             Fault::IllegalAddress => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
             Fault::Misaligned => CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
             Fault::Trap => CUresult::CUDA_ERROR_LAUNCH_FAILED,
             Fault::Assert => CUresult::CUDA_ERROR_ASSERT,
-            Fault::StackOverflow => CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            Fault::StackOverflow => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
             Fault::HardwareStack => CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR,
             Fault::IllegalInstruction => CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
             Fault::Timeout => CUresult::CUDA_ERROR_LAUNCH_TIMEOUT,

@@ -46,6 +46,9 @@ pub struct Module {
     pub max_registers: Option<u32>,
     /// Function handles already handed out, by name (the same name gives the same handle).
     functions: Mutex<HashMap<String, usize>>,
+    /// The context a `cuModuleLoad*` loaded it into, whose reset or destruction unloads it
+    /// ([`release_context`]); `None` for a library's module, which belongs to no context.
+    pub ctx: Option<usize>,
 }
 
 pub struct Function {
@@ -270,9 +273,20 @@ unsafe fn image_ptx(image: *const c_void) -> Result<ImagePtx, LoadFailure> {
         _ => {
             // SAFETY: anything else must be NUL-terminated PTX text (the API's contract).
             let text = unsafe { CStr::from_ptr(image as *const c_char) };
-            // PTX is ASCII, but ptxas takes any byte in a comment: text that is not UTF-8 is
-            // still PTX when it says so (a `.version`); what is not UTF-8 is never an
-            // instruction, so the lexer refuses it wherever it matters.
+            // The driver does not take text that starts with a UTF-8 byte-order mark for PTX:
+            // CUDA_ERROR_INVALID_IMAGE, "Binary format ... is not recognized" (driver 580.159,
+            // scripts/ground-truth/results/nonascii-h200.txt).
+            if text.to_bytes().starts_with(b"\xef\xbb\xbf") {
+                return Err(LoadFailure::Image(FatbinError::Malformed(
+                    "image is neither a fatbin nor PTX text: it starts with a UTF-8 byte-order \
+                     mark, and PTX is ASCII"
+                        .into(),
+                )));
+            }
+            // PTX is ASCII, and the driver refuses any other byte, in a comment too
+            // (CUDA_ERROR_INVALID_PTX naming the line; the parser's check). Text that is not
+            // UTF-8 is still handed to the parser when it says it is PTX (a `.version`), so that
+            // the refusal is INVALID_PTX with that line, as the driver answers.
             let text = match text.to_str() {
                 Ok(t) => t.to_string(),
                 Err(_) => {
@@ -312,6 +326,7 @@ pub(crate) fn load_ptx(inputs: &[(String, String)]) -> Result<engine::Module, Lo
 unsafe fn load_image(
     image: *const c_void,
     max_registers: Option<u32>,
+    ctx: Option<usize>,
     log: &mut JitLog,
 ) -> CuResult<(Arc<Module>, usize)> {
     // SAFETY: forwarded contract.
@@ -356,6 +371,7 @@ unsafe fn load_image(
                 ptx_sm,
                 max_registers,
                 functions: Mutex::new(HashMap::new()),
+                ctx,
             });
             let h = MODULES.insert(module.clone());
             Ok((module, h))
@@ -486,12 +502,12 @@ unsafe fn load_with_options(
     }
     // SAFETY: forwarded contract.
     unsafe { check_jit_options(n, options) }?;
-    context::active()?;
+    let ctx = context::active()?;
     let mut log = JitLog::default();
     // SAFETY: forwarded contract.
     let regs = unsafe { jit_max_registers(n, options, values) };
     // SAFETY: forwarded contract.
-    let r = unsafe { load_image(image, regs, &mut log) };
+    let r = unsafe { load_image(image, regs, Some(ctx.handle() as usize), &mut log) };
     // SAFETY: forwarded contract.
     unsafe { write_jit_log(&log, n, options, values) };
     let (_, h) = r?;
@@ -548,6 +564,19 @@ fn drop_module(m: &Arc<Module>) {
     MODULES.remove_where(|x| std::ptr::eq(x, &**m));
     FUNCTIONS.remove_where(|f| Arc::ptr_eq(&f.module, m));
     KERNELS.remove_where(|k| Arc::ptr_eq(&k.function.module, m));
+}
+
+/// Unloads the modules loaded into a context that is being reset or destroyed, with their
+/// function handles: a stale `CUmodule` is then CUDA_ERROR_INVALID_HANDLE, and so is a stale
+/// `CUfunction` once the context lives again, as the real driver answers (driver 580.159,
+/// scripts/ground-truth/results/limits-and-stale-h200.txt). Libraries, which belong to no
+/// context, stay. Work queued before has finished (the caller waited); a launch in flight
+/// would hold its module anyway.
+pub(crate) fn release_context(ctx: usize) {
+    let doomed = |m: &Module| m.ctx == Some(ctx);
+    MODULES.remove_where(doomed);
+    FUNCTIONS.remove_where(|f| doomed(&f.module));
+    KERNELS.remove_where(|k| doomed(&k.function.module));
 }
 
 pub(crate) unsafe fn unload(module: CUmodule) -> CuResult {
@@ -607,8 +636,11 @@ pub(crate) unsafe fn get_function(
     if func.is_null() {
         return Err(INVALID_VALUE);
     }
-    context::active()?;
+    // The module first: a module unloaded by a reset is an invalid handle even while the reset
+    // primary context is current (the real driver answers so, rather than
+    // CUDA_ERROR_CONTEXT_IS_DESTROYED).
     let m = MODULES.get(module)?;
+    context::active()?;
     let h = function_handle(&m, c_name(name)?)?;
     // SAFETY: checked non-null.
     unsafe { *func = h as CUfunction };
@@ -707,7 +739,7 @@ pub(crate) unsafe fn library_load_data(
     // SAFETY: forwarded contract.
     let regs = unsafe { jit_max_registers(num_jit_options, jit_options, jit_values) };
     // SAFETY: forwarded contract.
-    let r = unsafe { load_image(code, regs, &mut log) };
+    let r = unsafe { load_image(code, regs, None, &mut log) };
     // SAFETY: forwarded contract.
     unsafe { write_jit_log(&log, num_jit_options, jit_options, jit_values) };
     let (module, module_handle) = r?;

@@ -145,6 +145,15 @@ pub const REG_UNIT: i64 = 256;
 pub const SUB_PARTITIONS: i64 = 4;
 /// Most registers a thread can have.
 pub const MAX_REGS_PER_THREAD: i64 = 255;
+/// Most local memory a thread can have, in bytes: 512 KiB (the CUDA programming guide's
+/// per-thread limit) less 576 the driver keeps. A kernel whose `.local` frame
+/// (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`) is larger loads, but every launch of it is
+/// CUDA_ERROR_INVALID_VALUE, whatever the stack limit; and `CU_LIMIT_STACK_SIZE` cannot be set
+/// above it. Measured on an H100 and an H200, driver 580.159 (523712 launches, 523720 does not;
+/// a stack limit of 523712 is taken, 523713 refused): scripts/ground-truth/results/
+/// limits-and-stale-h200.txt. The A100 and B200 profiles are assumed to share it (the guide's
+/// 512 KiB holds for every compute capability).
+pub const MAX_LOCAL_PER_THREAD: u64 = 523_712;
 
 /// `x` (not negative) rounded up to a multiple of `m`.
 pub fn round_up(x: i64, m: i64) -> i64 {

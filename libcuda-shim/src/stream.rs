@@ -28,6 +28,15 @@ use std::sync::Arc;
 /// are resolved by [`lookup`] without it).
 pub static STREAMS: Registry<Stream> = Registry::new(INVALID_HANDLE);
 
+/// The stream a handle names. A destroyed current context comes first
+/// (CUDA_ERROR_CONTEXT_IS_DESTROYED, [`context::check_current_live`]): a stream of a reset
+/// primary context is answered so until the context is retained again, and an invalid handle
+/// after that, as the real driver answers.
+pub fn stream_object(s: CUstream) -> CuResult<Arc<Stream>> {
+    context::check_current_live()?;
+    STREAMS.get(s)
+}
+
 pub struct Stream {
     pub id: u64,
     pub flags: u32,
@@ -96,7 +105,7 @@ pub fn lookup(s: CUstream) -> CuResult<Target> {
         LEGACY => special(false),
         PER_THREAD => special(true),
         _ => {
-            let st = STREAMS.get(s)?;
+            let st = stream_object(s)?;
             Ok(Target {
                 ctx: st.ctx.clone(),
                 queue: st.queue.clone(),

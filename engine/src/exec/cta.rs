@@ -680,12 +680,14 @@ impl<'a> Cta<'a> {
         }
     }
 
-    /// Running past the per-thread stack: a launch failure, as on a GPU (an overflowing
-    /// recursion gives "unspecified launch failure", kokkos/kokkos#2214), not
-    /// CUDA_ERROR_HARDWARE_STACK_ERROR, which is the warp's hardware call stack.
+    /// Running past the per-thread stack: an illegal address, as on a GPU, where the frame
+    /// lands outside the thread's local window (cudaErrorIllegalAddress at synchronisation,
+    /// measured on an H100 with driver 580.159: scripts/ground-truth/results/sanitizer-h100.txt,
+    /// plain run of `stack_overflow`); not CUDA_ERROR_HARDWARE_STACK_ERROR, which is the warp's
+    /// hardware call stack.
     pub fn fault_stack(&self, warp: &Warp, pc: u32, lane: usize, what: &str) -> Fault {
         ExecError {
-            kind: ExecErrorKind::Trap,
+            kind: ExecErrorKind::IllegalAddress,
             message: format!(
                 "stack overflow {}: {what} (the limit is {} bytes per thread; raise it with \
                  cudaLimitStackSize / engine::set_stack_size)",

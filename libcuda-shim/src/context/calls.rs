@@ -14,13 +14,15 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Waits for outstanding work, runs the CLS destructors and clears the sticky error: what
-/// resetting/destroying does. The context's created streams and events die with it, and the
-/// memory the program allocated in it is freed.
+/// resetting/destroying does. The context's created streams and events die with it, so do the
+/// modules loaded into it and their functions, and the memory the program allocated in it is
+/// freed.
 fn teardown(ctx: &Arc<Context>) {
     ctx.wait_idle();
     let me = Arc::as_ptr(ctx);
     STREAMS.remove_where(|s| Arc::as_ptr(&s.ctx) == me);
     EVENTS.remove_where(|e| Arc::as_ptr(&e.ctx) == me);
+    crate::module::release_context(ctx.handle() as usize);
     crate::memory::alloc::release_context(ctx.handle() as usize);
     ctx.run_cls_destructors();
     ctx.clear_sticky();
@@ -282,6 +284,12 @@ pub(crate) unsafe fn set_limit(limit: CUlimit, value: usize) -> CuResult {
     let i = limit.0 as usize;
     if i > 6 {
         return Err(CUresult::CUDA_ERROR_UNSUPPORTED_LIMIT);
+    }
+    // The stack is local memory, bounded per thread as a kernel's `.local` frame is: a larger
+    // limit is refused and the old one stays (as the real driver answers).
+    if limit == CUlimit::CU_LIMIT_STACK_SIZE && value as u64 > crate::profile::MAX_LOCAL_PER_THREAD
+    {
+        return Err(INVALID_VALUE);
     }
     ctx.limits.lock()[i] = value;
     // The engine's device heap and printf FIFO are process-wide: with one emulated device, the

@@ -39,6 +39,12 @@ pub(crate) fn validate(f: &Function, grid: [u32; 3], block: [u32; 3], shared: u3
     if k.max_threads_per_block > 0 && threads > k.max_threads_per_block as u64 {
         return Err(INVALID_VALUE);
     }
+    // A `.local` frame past the per-thread bound loads but never launches (the real driver
+    // answers INVALID_VALUE for any grid). The engine itself has no such bound: it reserves
+    // local memory lazily, so the driver is where the GPU's limit is kept.
+    if k.local_bytes_per_thread as u64 > crate::profile::MAX_LOCAL_PER_THREAD {
+        return Err(INVALID_VALUE);
+    }
     if shared as i64 > f.max_dynamic_shared.load(Ordering::Acquire) as i64
         || shared as u64 + k.static_shared_bytes as u64 > p.shared_per_block_optin as u64
     {

@@ -178,7 +178,8 @@ fn inputs_of(
     match kind {
         CUjitInputType::CU_JIT_INPUT_PTX => {
             let text = data.split(|&b| b == 0).next().unwrap_or_default();
-            // A byte that is not UTF-8 can only sit in a comment (ptxas takes it there).
+            // A byte that is not UTF-8 becomes U+FFFD, which the parser refuses as non-ASCII
+            // with its line, as the driver refuses any non-ASCII byte of PTX.
             Ok(vec![(
                 String::from_utf8_lossy(text).into_owned(),
                 name.to_string(),

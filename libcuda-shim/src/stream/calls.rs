@@ -4,10 +4,9 @@
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::stream::capture;
-use crate::stream::event::EVENTS;
 use crate::stream::{
-    lookup, per_thread_call, submit, submit_unless_faulted, target, Stream, LEGACY, PER_THREAD,
-    STREAMS,
+    lookup, per_thread_call, stream_object, submit, submit_unless_faulted, target, Stream, LEGACY,
+    PER_THREAD, STREAMS,
 };
 use crate::stream_attrs::{self, clamp_priority, StreamAttrs};
 use crate::work::Kind;
@@ -55,7 +54,7 @@ pub(crate) unsafe fn create(stream: *mut CUstream, flags: c_uint) -> CuResult {
 /// The handle dies now; work already queued still runs (the worker holds the queue), as the
 /// driver documents for a stream destroyed while busy.
 pub(crate) unsafe fn destroy(stream: CUstream) -> CuResult {
-    STREAMS.get(stream)?;
+    stream_object(stream)?;
     STREAMS.remove(stream as usize);
     Ok(())
 }
@@ -80,7 +79,7 @@ pub(crate) unsafe fn query(stream: CUstream) -> CuResult {
 
 pub(crate) unsafe fn wait_event(stream: CUstream, event: CUevent, flags: c_uint) -> CuResult {
     let t = target(stream)?;
-    let e = EVENTS.get(event)?;
+    let e = crate::stream::event::event_object(event)?;
     if flags > 1 {
         return Err(INVALID_VALUE);
     }
@@ -113,7 +112,7 @@ pub(crate) unsafe fn get_flags(stream: CUstream, flags: *mut c_uint) -> CuResult
     }
     let f = match stream as usize {
         0 | LEGACY | PER_THREAD => 0,
-        _ => STREAMS.get(stream)?.flags,
+        _ => stream_object(stream)?.flags,
     };
     // SAFETY: checked non-null.
     unsafe { *flags = f };
@@ -139,7 +138,7 @@ pub(crate) unsafe fn get_id(stream: CUstream, id: *mut c_ulonglong) -> CuResult 
         0 if per_thread => 2,
         0 | LEGACY => 1,
         PER_THREAD => 2,
-        _ => STREAMS.get(stream)?.id,
+        _ => stream_object(stream)?.id,
     };
     // SAFETY: checked non-null.
     unsafe { *id = v };

@@ -18,6 +18,13 @@ use std::time::Instant;
 /// Live events.
 pub static EVENTS: Registry<Event> = Registry::new(INVALID_HANDLE);
 
+/// The event a handle names, after the check that the current context is not destroyed (see
+/// [`crate::stream::stream_object`]).
+pub(crate) fn event_object(event: CUevent) -> CuResult<Arc<Event>> {
+    context::check_current_live()?;
+    EVENTS.get(event)
+}
+
 pub struct Event {
     pub flags: u32,
     pub ctx: Arc<Context>,
@@ -69,13 +76,13 @@ pub(crate) unsafe fn create(event: *mut CUevent, flags: c_uint) -> CuResult {
 /// The handle dies now; a record still pending completes harmlessly (its marker holds the
 /// event), as the driver documents for an event destroyed before it completes.
 pub(crate) unsafe fn destroy(event: CUevent) -> CuResult {
-    EVENTS.get(event)?;
+    event_object(event)?;
     EVENTS.remove(event as usize);
     Ok(())
 }
 
 pub(crate) unsafe fn record(event: CUevent, s: CUstream) -> CuResult {
-    let e = EVENTS.get(event)?;
+    let e = event_object(event)?;
     let t = stream::target(s)?;
     if !Arc::ptr_eq(&t.ctx, &e.ctx) {
         return Err(INVALID_HANDLE);
@@ -125,7 +132,7 @@ pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uin
     }
     if flags == 1 {
         // CU_EVENT_RECORD_EXTERNAL: in a capture, an event record node.
-        EVENTS.get(event)?;
+        event_object(event)?;
         let t = stream::target(s)?;
         if crate::stream::capture::intercept(&t, || crate::work::Kind::EventRecord(event))? {
             return Ok(());
@@ -136,7 +143,7 @@ pub(crate) unsafe fn record_with_flags(event: CUevent, s: CUstream, flags: c_uin
 }
 
 pub(crate) unsafe fn synchronize(event: CUevent) -> CuResult {
-    let e = EVENTS.get(event)?;
+    let e = event_object(event)?;
     if let Some(m) = e.captured() {
         m.wait();
     }
@@ -145,7 +152,7 @@ pub(crate) unsafe fn synchronize(event: CUevent) -> CuResult {
 }
 
 pub(crate) unsafe fn query(event: CUevent) -> CuResult {
-    let e = EVENTS.get(event)?;
+    let e = event_object(event)?;
     e.ctx.check()?;
     // Before its first record an event stands for no work: complete.
     match e.captured() {
@@ -169,7 +176,7 @@ pub(crate) unsafe fn elapsed_time(ms: *mut f32, start: CUevent, end: CUevent) ->
     if ms.is_null() {
         return Err(INVALID_VALUE);
     }
-    let (s, e) = (EVENTS.get(start)?, EVENTS.get(end)?);
+    let (s, e) = (event_object(start)?, event_object(end)?);
     if (s.flags | e.flags) & DISABLE_TIMING != 0 {
         return Err(INVALID_HANDLE);
     }
@@ -189,7 +196,7 @@ pub(crate) unsafe fn elapsed_time(ms: *mut f32, start: CUevent, end: CUevent) ->
 /// of the context waits for it.
 pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResult {
     let c = CONTEXTS.get(ctx)?;
-    let e = EVENTS.get(event)?;
+    let e = event_object(event)?;
     if !Arc::ptr_eq(&c, &e.ctx) {
         return Err(INVALID_HANDLE);
     }
@@ -212,7 +219,7 @@ pub(crate) unsafe fn ctx_record_event(ctx: CUcontext, event: CUevent) -> CuResul
 /// for the work the event's latest record captured (the event may belong to another context).
 pub(crate) unsafe fn ctx_wait_event(ctx: CUcontext, event: CUevent) -> CuResult {
     let c = CONTEXTS.get(ctx)?;
-    let e = EVENTS.get(event)?;
+    let e = event_object(event)?;
     crate::stream::capture::refuse_context(&c, Some(event as usize))?;
     if let Some(dep) = e.captured() {
         c.waits.lock().push(dep);
