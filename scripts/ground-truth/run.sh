@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
-# Writes OUTDIR/{system,driver,sanitizer,tex}.txt.
+# Writes OUTDIR/{system,driver,sanitizer,tex,tex2}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
@@ -14,9 +14,11 @@ arch=sm_90
 nvcc -o "$b/driver_probe" -x cu "$here/driver_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -lineinfo -o "$b/sanitize_bugs" "$here/sanitize_bugs.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe" "$here/tex_probe.cu" >>"$out/build.txt" 2>&1 &
+nvcc -arch=$arch -o "$b/tex_probe2" "$here/tex_probe2.cu" >>"$out/build.txt" 2>&1 &
 wait
 timeout 120 "$b/driver_probe" >"$out/driver.txt" 2>&1; echo "exit $?" >>"$out/driver.txt"
 timeout 60 "$b/tex_probe" >"$out/tex.txt" 2>&1; echo "exit $?" >>"$out/tex.txt"
+timeout 60 "$b/tex_probe2" >"$out/tex2.txt" 2>&1; echo "exit $?" >>"$out/tex2.txt"
 cd "$b"
 run() { # tool mode [extra flags]
   local tool=$1 mode=$2; shift 2
@@ -25,16 +27,19 @@ run() { # tool mode [extra flags]
   echo "=== exit status $?"
 }
 {
-  for m in clean oob_global misaligned use_after_free leak shared_oob uninit race divergent_barrier bad_syncwarp bad_api stack_overflow; do
+  for m in clean oob_global misaligned use_after_free leak shared_oob uninit race divergent_barrier bad_syncwarp bad_api stack_overflow oob_atomic oob_before uninit_copy bad_free double_free leak_reset; do
     echo "=== plain ./sanitize_bugs $m"; timeout 60 ./sanitize_bugs $m 2>&1; echo "=== exit status $?"
   done
-  for m in clean oob_global misaligned use_after_free shared_oob bad_api stack_overflow; do run memcheck $m; done
+  for m in clean oob_global misaligned use_after_free shared_oob bad_api stack_overflow oob_atomic oob_before bad_free double_free; do run memcheck $m; done
   run memcheck leak --leak-check full
+  run memcheck leak_reset --leak-check full
+  run memcheck clean --leak-check full
+  run memcheck oob_global --print-limit 1
   run memcheck oob_global --error-exitcode 9
   run memcheck oob_global --show-backtrace no
   for m in clean race; do run racecheck $m; done
   run racecheck race --racecheck-report all
-  for m in clean uninit; do run initcheck $m; done
+  for m in clean uninit uninit_copy; do run initcheck $m; done
   for m in clean divergent_barrier bad_syncwarp; do run synccheck $m; done
 } >"$out/sanitizer.txt" 2>&1
 ls -la "$out"

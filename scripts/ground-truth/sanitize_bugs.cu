@@ -46,6 +46,13 @@ __device__ __noinline__ int deep(volatile int* buf, int n) {
 __global__ void overflow(int* out, int n) {
   out[threadIdx.x] = deep(out, n);  // planted: ~100,000 frames of 256+ bytes
 }
+__global__ void atomic_n(int* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == n + 3) atomicAdd(&a[i], 1);  // planted: 3 elements past the end
+}
+__global__ void read_before(const int* a, int* out) {
+  if (threadIdx.x == 0) out[0] = a[-1];  // planted: 4 bytes before the allocation
+}
 __global__ void clean(int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = 2 * i;
@@ -83,6 +90,30 @@ int main(int argc, char** argv) {
     divergent_barrier<<<1, 64>>>(out);
   } else if (!strcmp(mode, "bad_syncwarp")) {
     bad_syncwarp<<<1, 32>>>(out);
+  } else if (!strcmp(mode, "oob_atomic")) {
+    cudaMemset(a, 0, n * sizeof(int));
+    atomic_n<<<1, 128>>>(a, n);
+  } else if (!strcmp(mode, "oob_before")) {
+    cudaMemset(a, 0, n * sizeof(int));
+    read_before<<<1, 32>>>(a, out);
+  } else if (!strcmp(mode, "uninit_copy")) {
+    int h[100];
+    cudaMemcpy(h, a, sizeof h, cudaMemcpyDeviceToHost);  // planted: a was never written
+  } else if (!strcmp(mode, "bad_free")) {
+    cudaError_t e = cudaFree((void*)0x1234);  // planted
+    printf("cudaFree(0x1234): %s\n", cudaGetErrorName(e));
+  } else if (!strcmp(mode, "double_free")) {
+    int* b;
+    cudaMalloc(&b, 64);
+    cudaFree(b);
+    cudaError_t e = cudaFree(b);  // planted
+    printf("second cudaFree: %s\n", cudaGetErrorName(e));
+  } else if (!strcmp(mode, "leak_reset")) {
+    int* b;
+    cudaMalloc(&b, 4096);  // never freed, but the device is reset
+    cudaDeviceReset();
+    printf("leak_reset: reset\n");
+    return 0;
   } else if (!strcmp(mode, "stack_overflow")) {
     overflow<<<1, 32>>>(out, 100000);
   } else if (!strcmp(mode, "bad_api")) {
