@@ -52,11 +52,38 @@ pub struct LaunchConfig {
 }
 
 /// What went wrong while a kernel ran. The driver maps `kind` to a `CUresult`; `message` says
-/// exactly what and where (kernel, block, thread, PTX line, address).
+/// exactly what and where (kernel, block, thread, PTX line, address); `access` holds the parts
+/// of a bad memory access, for reports that lay them out themselves (the sanitizer's).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecError {
     pub kind: ExecErrorKind,
     pub message: String,
+    pub access: Option<Box<AccessFault>>,
+}
+
+/// One bad memory access: who made it, what it was, and where the address lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessFault {
+    pub kernel: String,
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    pub ptx_line: u32,
+    /// The PTX instruction (`st.global.u32`).
+    pub inst: String,
+    /// `global`, `shared`, `local` or `param`.
+    pub space: &'static str,
+    pub write: bool,
+    pub atomic: bool,
+    pub size: u64,
+    pub addr: u64,
+    /// Misaligned for its size (else outside its space).
+    pub misaligned: bool,
+    /// For a global address: the allocation containing it (misaligned accesses), or else the
+    /// nearest one.
+    pub allocation: Option<mem::Allocation>,
+    /// For a global address inside memory freed while the sanitizer keeps it quarantined: that
+    /// allocation (a use after free).
+    pub freed: Option<mem::Allocation>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +141,7 @@ fn cluster_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<LaunchConfig,
                      launched with {:?}",
                     kernel.name, req, cfg.cluster
                 ),
+                access: None,
             });
         }
     }
@@ -124,6 +152,7 @@ fn cluster_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<LaunchConfig,
                 "kernel '{}' declares .explicitcluster but was launched without a cluster shape",
                 kernel.name
             ),
+            access: None,
         });
     }
     Ok(cfg)

@@ -54,6 +54,39 @@ static MAP: RwLock<BTreeMap<u64, u64>> = RwLock::new(BTreeMap::new());
 static REGION_START: AtomicU64 = AtomicU64::new(0);
 static REGION_END: AtomicU64 = AtomicU64::new(0);
 
+/// The sanitizer's memory checking ([`set_checked`]): exact allocation bounds and a quarantine
+/// of freed memory.
+static CHECKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Freed allocations kept out of reuse while the sanitizer checks memory, oldest first, so that
+/// an access through a dangling pointer faults and is reported as a use after free instead of
+/// landing in a newer allocation. Bounded: past `QUARANTINE_BYTES` the oldest are reused.
+struct Quarantine {
+    fifo: std::collections::VecDeque<(u64, u64)>,
+    freed: BTreeMap<u64, u64>,
+    bytes: u64,
+}
+static QUARANTINE: Mutex<Quarantine> = Mutex::new(Quarantine {
+    fifo: std::collections::VecDeque::new(),
+    freed: BTreeMap::new(),
+    bytes: 0,
+});
+const QUARANTINE_BYTES: u64 = 256 << 20;
+
+/// Turns the sanitizer's memory checking on or off: kernels may touch exactly the bytes of an
+/// allocation (not the rest of its 256-byte granule, which a GPU allows and compute-sanitizer
+/// reports), and freed memory is quarantined so a use after free is caught.
+pub fn set_checked(on: bool) {
+    CHECKED.store(on, Ordering::Release);
+}
+
+/// The freed (quarantined) allocation containing `addr`, while memory is checked.
+pub fn freed_containing(addr: u64) -> Option<Allocation> {
+    let q = QUARANTINE.lock();
+    let (&base, &size) = q.freed.range(..=addr).next_back()?;
+    (addr < base + size).then_some(Allocation { base, size })
+}
+
 /// Sets the device memory size (bytes) before the first allocation; the profile decides it.
 /// Ignored once the region is reserved.
 pub fn set_capacity(bytes: u64) {
@@ -107,7 +140,16 @@ pub fn alloc(size: u64) -> Result<u64, MemError> {
         .ok_or(MemError::OutOfMemory)?
         / ALIGN
         * ALIGN;
-    // First fit: the lowest free range long enough (free ranges start 256-aligned).
+    // First fit: the lowest free range long enough (free ranges start 256-aligned). Quarantined
+    // memory is given back before the device is declared full.
+    if CHECKED.load(Ordering::Relaxed) && !r.free.values().any(|&l| l >= len) {
+        let mut q = QUARANTINE.lock();
+        while let Some((p, l)) = q.fifo.pop_front() {
+            q.freed.remove(&p);
+            q.bytes -= l;
+            release(&mut r, p, l);
+        }
+    }
     let (&start, &flen) = r
         .free
         .iter()
@@ -131,6 +173,28 @@ pub fn free(ptr: u64) -> Result<(), MemError> {
     let size = MAP.write().remove(&ptr).ok_or(MemError::NotAllocated)?;
     let len = size.div_ceil(ALIGN) * ALIGN;
     r.used -= len;
+    if CHECKED.load(Ordering::Acquire) {
+        let mut q = QUARANTINE.lock();
+        q.fifo.push_back((ptr, len));
+        q.freed.insert(ptr, size);
+        q.bytes += len;
+        while q.bytes > QUARANTINE_BYTES {
+            let Some((p, l)) = q.fifo.pop_front() else {
+                break;
+            };
+            q.freed.remove(&p);
+            q.bytes -= l;
+            release(&mut r, p, l);
+        }
+        return Ok(());
+    }
+    release(&mut r, ptr, len);
+    Ok(())
+}
+
+/// Returns `[ptr, ptr + len)` to the free list, coalesced with its neighbours, and its whole
+/// pages to the host.
+fn release(r: &mut Region, ptr: u64, len: u64) {
     let (mut start, mut l) = (ptr, len);
     if let Some((&ps, &pl)) = r.free.range(..start).next_back() {
         if ps + pl == start {
@@ -159,7 +223,6 @@ pub fn free(ptr: u64) -> Result<(), MemError> {
             );
         }
     }
-    Ok(())
 }
 
 /// Zero-fills `[ptr, ptr + len)` of a live allocation whose base is `ptr`. Whole pages are
@@ -200,7 +263,14 @@ pub fn find(addr: u64) -> Option<Allocation> {
 /// what a report of a wild access names, as compute-sanitizer does ("N bytes after the nearest
 /// allocation"). None outside the device region, where the nearest allocation says nothing.
 pub fn nearest(addr: u64) -> Option<Allocation> {
-    if !in_device_region(addr) {
+    // A little outside the region still names its edge allocations (a read just before the
+    // first allocation is an underflow of it).
+    const SLACK: u64 = 1 << 16;
+    let (start, end) = (
+        REGION_START.load(Ordering::Acquire),
+        REGION_END.load(Ordering::Acquire),
+    );
+    if start == end || addr < start.saturating_sub(SLACK) || addr >= end.saturating_add(SLACK) {
         return None;
     }
     let m = MAP.read();
@@ -233,7 +303,7 @@ pub fn find_reach(addr: u64) -> Option<(u64, u64)> {
     let (&base, &size) = m.range(..=addr).next_back()?;
     let in_region =
         (REGION_START.load(Ordering::Acquire)..REGION_END.load(Ordering::Acquire)).contains(&base);
-    let end = if in_region {
+    let end = if in_region && !CHECKED.load(Ordering::Relaxed) {
         base + size.next_multiple_of(ALIGN)
     } else {
         base + size

@@ -13,6 +13,8 @@
 //!   stops with CUDA_ERROR_LAUNCH_TIMEOUT (sticky) and a report of where its warps were.
 //! - `CUDA_SHIM_SCHEDULE` = unset (default) | `seed:N`: run CTAs and warps in the seeded random
 //!   interleaving N (one host thread; the same seed gives the same interleaving).
+//! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks`: the sanitizer
+//!   (`sanitizer.rs`); `CUDA_SHIM_CHECK_REPORT` = a file the error count is written to at exit.
 
 use crate::profile::{by_key, uuid_string, Profile, PROFILES};
 use once_cell::sync::Lazy;
@@ -338,4 +340,51 @@ mod tests {
         assert!(!visible_in("1,0", uuid));
         assert!(!visible_in("GPU-9999", uuid));
     }
+}
+
+/// What `CUDA_SHIM_CHECK` asks of the sanitizer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Check {
+    pub memcheck: bool,
+    /// Report the device memory the program never freed (compute-sanitizer's
+    /// `--leak-check full`).
+    pub leaks: bool,
+}
+
+/// `CUDA_SHIM_CHECK`, parsed once (unset: no checking).
+pub fn check() -> Check {
+    static CHECK: Lazy<Check> = Lazy::new(|| {
+        let Ok(v) = std::env::var("CUDA_SHIM_CHECK") else {
+            return Check::default();
+        };
+        let (c, complaint) = parse_check(&v);
+        if let Some(m) = complaint {
+            eprintln!("libcuda-shim: {m}");
+        }
+        c
+    });
+    *CHECK
+}
+
+/// A comma-separated list of `memcheck` and `leaks` (which implies memcheck). The other tools
+/// of compute-sanitizer are named and refused: they are not implemented yet.
+pub fn parse_check(v: &str) -> (Check, Option<String>) {
+    let mut c = Check::default();
+    let mut bad = Vec::new();
+    for w in v.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        match w {
+            "memcheck" => c.memcheck = true,
+            "leaks" => {
+                c.memcheck = true;
+                c.leaks = true;
+            }
+            "racecheck" | "initcheck" | "synccheck" => {
+                bad.push(format!("'{w}' is not implemented yet"))
+            }
+            _ => bad.push(format!("'{w}' is not one of memcheck, leaks")),
+        }
+    }
+    let complaint =
+        (!bad.is_empty()).then(|| format!("CUDA_SHIM_CHECK={v:?}: {}; ignored", bad.join(", ")));
+    (c, complaint)
 }

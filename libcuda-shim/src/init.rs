@@ -65,6 +65,7 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
         if let Some(n) = config::get().threads {
             engine::set_worker_threads(n);
         }
+        crate::sanitizer::start();
         context::init_primary();
         trace::trace!("cuInit: device 0 is {} (sm_{})", p.name, p.sm());
     });

@@ -33,6 +33,7 @@ pub mod printf;
 pub mod profile;
 pub mod profiler;
 pub mod queue;
+pub mod sanitizer;
 pub mod stream;
 pub mod stream_attrs;
 pub mod trace;

@@ -285,6 +285,7 @@ impl<'a> Cta<'a> {
                 self.where_(warp, lane, pc),
                 self.prog.info[pc as usize].name
             ),
+            access: None,
         })
     }
 
@@ -304,15 +305,7 @@ impl<'a> Cta<'a> {
     ) -> Result<*mut u8, Fault> {
         let align = len.min(16).next_power_of_two();
         if !addr.is_multiple_of(align) {
-            let info = &self.prog.info[pc as usize];
-            return Err(ExecError {
-                kind: ExecErrorKind::MisalignedAddress,
-                message: format!(
-                    "misaligned address {addr:#x} {}: {} of {len} bytes",
-                    self.where_(warp, lane, pc),
-                    info.name
-                ),
-            });
+            return Err(self.fault_misaligned(warp, space, addr, len, lane, pc, write));
         }
         let space = match space {
             MSpace::Generic => {
@@ -367,13 +360,88 @@ impl<'a> Cta<'a> {
                 .then(|| self.params[addr as usize..].as_ptr() as *mut u8),
             (MSpace::Generic, _) => unreachable!(),
         };
-        ok.ok_or_else(|| self.fault_outside(warp, space, addr, len, lane, pc))
+        ok.ok_or_else(|| self.fault_outside(warp, space, addr, len, lane, pc, write))
+    }
+
+    /// The parts of a bad access by `lane` at `pc`, for [`ExecError::access`].
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn access_fault(
+        &self,
+        warp: &Warp,
+        space: MSpace,
+        addr: u64,
+        len: u64,
+        lane: usize,
+        pc: u32,
+        write: bool,
+        misaligned: bool,
+    ) -> Box<crate::AccessFault> {
+        let info = &self.prog.info[pc as usize];
+        let global = matches!(space, MSpace::Global | MSpace::Generic);
+        let (allocation, freed) = if !global {
+            (None, None)
+        } else if misaligned {
+            (crate::mem::find(addr), None)
+        } else {
+            match crate::mem::freed_containing(addr) {
+                Some(f) => (None, Some(f)),
+                None => (crate::mem::nearest(addr), None),
+            }
+        };
+        Box::new(crate::AccessFault {
+            kernel: self.kernel.to_string(),
+            block: self.ctaid,
+            thread: self.tid(warp.id, lane as u32),
+            ptx_line: info.line,
+            inst: info.name.to_string(),
+            space: match space {
+                MSpace::Global | MSpace::Generic => "global",
+                MSpace::Shared => "shared",
+                MSpace::Local => "local",
+                MSpace::KParam => "param",
+            },
+            write,
+            atomic: info.name.starts_with("atom") || info.name.starts_with("red"),
+            size: len,
+            addr,
+            misaligned,
+            allocation,
+            freed,
+        })
+    }
+
+    /// The report of a misaligned access (out of line, as [`Self::fault_outside`]).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn fault_misaligned(
+        &self,
+        warp: &Warp,
+        space: MSpace,
+        addr: u64,
+        len: u64,
+        lane: usize,
+        pc: u32,
+        write: bool,
+    ) -> ExecError {
+        let info = &self.prog.info[pc as usize];
+        ExecError {
+            kind: ExecErrorKind::MisalignedAddress,
+            message: format!(
+                "misaligned address {addr:#x} {}: {} of {len} bytes",
+                self.where_(warp, lane, pc),
+                info.name
+            ),
+            access: Some(self.access_fault(warp, space, addr, len, lane, pc, write, true)),
+        }
     }
 
     /// The report of an access outside its space: kept out of line, so the checks that call it
     /// stay small enough to inline into the step function.
     #[cold]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn fault_outside(
         &self,
         warp: &Warp,
@@ -382,10 +450,19 @@ impl<'a> Cta<'a> {
         len: u64,
         lane: usize,
         pc: u32,
+        write: bool,
     ) -> ExecError {
         let info = &self.prog.info[pc as usize];
+        let access = self.access_fault(warp, space, addr, len, lane, pc, write, false);
         let what = match space {
-            MSpace::Global => match crate::mem::nearest(addr) {
+            MSpace::Global if access.freed.is_some() => {
+                let a = access.freed.unwrap();
+                format!(
+                    "inside the freed allocation at {:#x} of {} bytes (use after free)",
+                    a.base, a.size
+                )
+            }
+            MSpace::Global => match access.allocation {
                 // As compute-sanitizer's memcheck reports it: where the access is
                 // relative to the nearest allocation.
                 Some(a) if addr >= a.base + a.size => format!(
@@ -415,6 +492,7 @@ impl<'a> Cta<'a> {
                 self.where_(warp, lane, pc),
                 info.name
             ),
+            access: Some(access),
         }
     }
 
@@ -667,6 +745,7 @@ impl<'a> Cta<'a> {
                 info.name,
                 self.where_(warp, lane, pc)
             ),
+            access: None,
         }
     }
 
@@ -677,6 +756,7 @@ impl<'a> Cta<'a> {
                 "barrier.cluster: a thread {what} {}",
                 self.where_(warp, lane, pc)
             ),
+            access: None,
         }
     }
 
@@ -694,6 +774,7 @@ impl<'a> Cta<'a> {
                 self.where_(warp, lane, pc),
                 self.stack_size
             ),
+            access: None,
         }
     }
 
@@ -714,6 +795,7 @@ impl<'a> Cta<'a> {
                 info.name,
                 self.where_(warp, lane, pc)
             ),
+            access: None,
         }
     }
 
@@ -742,6 +824,7 @@ impl<'a> Cta<'a> {
                 tb[2],
                 self.where_(warp, la, pc)
             ),
+            access: None,
         }
     }
 
@@ -752,6 +835,7 @@ impl<'a> Cta<'a> {
                 "indirect call to {addr:#x}, which is no function of a matching prototype {}",
                 self.where_(warp, lane, pc)
             ),
+            access: None,
         }
     }
 
@@ -763,6 +847,7 @@ impl<'a> Cta<'a> {
         ExecError {
             kind: ExecErrorKind::Trap,
             message: format!("internal error {}: {what}", self.where_(warp, lane, pc)),
+            access: None,
         }
     }
 
@@ -773,6 +858,7 @@ impl<'a> Cta<'a> {
                 "trap {}",
                 self.where_(warp, mask.trailing_zeros() as usize, pc)
             ),
+            access: None,
         }
     }
 }
@@ -1083,6 +1169,7 @@ pub fn timeout(cta: &Cta, warps: &[Warp]) -> Fault {
             cta.ctaid[2],
             places.join(", ")
         ),
+        access: None,
     }
 }
 
@@ -1096,6 +1183,7 @@ pub fn deadlock(cta: &Cta, s: &CtaSched) -> Fault {
         return ExecError {
             kind: ExecErrorKind::Trap,
             message: format!("deadlock: no warp can run in kernel '{}'", cta.kernel),
+            access: None,
         };
     };
     let top = warp.stack.last();
@@ -1114,6 +1202,7 @@ pub fn deadlock(cta: &Cta, s: &CtaSched) -> Fault {
     ExecError {
         kind: ExecErrorKind::Trap,
         message: format!("deadlock: {what} {}", cta.where_(warp, lane, pc)),
+        access: None,
     }
 }
 

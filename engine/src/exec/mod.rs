@@ -274,6 +274,7 @@ impl Job {
                     .or_else(|| p.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "panic".into())
             ),
+            access: None,
         }
     }
 
@@ -292,6 +293,7 @@ impl Job {
                  threads cannot be reserved",
                 self.kernel.name
             ),
+            access: None,
         }
     }
 
@@ -600,6 +602,7 @@ fn run(
         Err(ExecError {
             kind: ExecErrorKind::InvalidLaunch,
             message: m,
+            access: None,
         })
     };
     let nthreads = cfg.block.iter().map(|&x| x as u64).product::<u64>();
@@ -619,6 +622,7 @@ fn run(
                 "kernel '{}': {nthreads} threads per block exceed its .maxntid {}",
                 kernel.name, kernel.max_threads_per_block
             ),
+            access: None,
         });
     }
     if cfg.cluster.contains(&0) || (0..3).any(|d| !cfg.grid[d].is_multiple_of(cfg.cluster[d])) {
@@ -646,6 +650,7 @@ fn run(
                     "kernel '{}': {shared} bytes of shared memory per CTA exceed 16 MiB",
                     kernel.name
                 ),
+                access: None,
             });
         }
     }
@@ -676,6 +681,7 @@ fn run(
                 "kernel '{}': no device memory for the cooperative grid workspace",
                 kernel.name
             ),
+            access: None,
         })?;
         // SAFETY: a fresh allocation of GRID_WS_BYTES (8) bytes, 256-aligned; freed pages may
         // keep old contents, so it is zeroed (the barrier count starts at 0) and wsSize set.
@@ -701,6 +707,7 @@ fn run(
                 "kernel '{}': no device memory for the generic copy of its parameters",
                 kernel.name
             ),
+            access: None,
         })?;
         // SAFETY: a fresh allocation of at least params.len() bytes.
         unsafe { std::ptr::copy_nonoverlapping(params.as_ptr(), p as *mut u8, params.len()) };

@@ -183,6 +183,7 @@ pub fn run(
                 "device assertion failed in kernel '{}' (PTX line {}): {m}",
                 cta.kernel, cta.prog.info[pc as usize].line
             ),
+            access: None,
         });
     }
     Ok(())

@@ -793,6 +793,7 @@ impl Warp {
                                     targets.len(),
                                     cta.where_pub(self, l, pc)
                                 ),
+                                access: None,
                             });
                         };
                         match groups[..ng].iter_mut().find(|g| g.0 == t) {

@@ -1,7 +1,9 @@
 //! `cuda-shim`: the command-line face of libcuda-shim.
 //!
-//! - `cuda-shim run [--inject RULES] -- PROGRAM [ARGS...]` runs a program with the emulator as
-//!   its CUDA driver (`--inject`: fault injection, as `CUDA_SHIM_INJECT`)
+//! - `cuda-shim run [--inject RULES] [--check memcheck [--leak-check full] [--error-exitcode N]]
+//!   -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver (`--inject`: fault
+//!   injection, as `CUDA_SHIM_INJECT`; `--check`: the sanitizer, as `CUDA_SHIM_CHECK`, exiting
+//!   with N, default 1, when it found errors and the program itself succeeded)
 //!   (and `CUPY_COMPILE_WITH_PTX=1` unless set: CuPy then asks NVRTC for PTX);
 //! - `cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...` loads PTX files as the driver
 //!   would (or, with `--lower-only`, only checks that every instruction is valid PTX that lowers
@@ -15,10 +17,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
-usage: cuda-shim run [--inject RULES] [--] PROGRAM [ARGS...]
+usage: cuda-shim run [--inject RULES] [--check memcheck [--leak-check full]
+                     [--error-exitcode N]] [--] PROGRAM [ARGS...]
                                             run PROGRAM with libcuda-shim as its CUDA driver;
                                             --inject: fault-injection rules, as CUDA_SHIM_INJECT
-                                            (README: fault injection)
+                                            (README: fault injection);
+                                            --check memcheck: the sanitizer (README: sanitizer),
+                                            --leak-check full: and report leaked device memory;
+                                            exit status N (default 1) when it found errors
        cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...
                                             load PTX files as the driver would, print diagnostics
                                             and a summary per file (functions, instructions,
@@ -92,13 +98,39 @@ fn driver_library() -> Result<PathBuf, String> {
 
 fn run(mut args: Vec<OsString>) -> ExitCode {
     let mut inject = None;
-    while args.first().is_some_and(|a| a == "--inject") {
-        if args.len() < 2 {
-            eprint!("cuda-shim run: --inject needs a rule list or a rule file\n{USAGE}");
-            return ExitCode::from(2);
+    let (mut check, mut leaks, mut error_exit) = (None::<String>, false, 1u8);
+    while let Some(flag) = args.first().and_then(|a| a.to_str()).map(str::to_string) {
+        if !matches!(
+            flag.as_str(),
+            "--inject" | "--check" | "--leak-check" | "--error-exitcode"
+        ) {
+            break;
         }
-        inject = Some(args.remove(1));
-        args.remove(0);
+        let Some(value) = args.get(1).cloned() else {
+            eprint!("cuda-shim run: {flag} needs a value\n{USAGE}");
+            return ExitCode::from(2);
+        };
+        args.drain(..2);
+        let text = value.to_string_lossy().to_string();
+        match flag.as_str() {
+            "--inject" => inject = Some(value),
+            "--check" if text == "memcheck" => check = Some(text),
+            "--check" => {
+                eprintln!(
+                    "cuda-shim run: --check {text}: only memcheck is implemented (racecheck, \
+                     initcheck and synccheck are not yet)"
+                );
+                return ExitCode::from(2);
+            }
+            "--leak-check" => leaks = text == "full",
+            _ => match text.parse::<u8>() {
+                Ok(n) => error_exit = n,
+                Err(_) => {
+                    eprintln!("cuda-shim run: --error-exitcode {text:?} is not a number 0-255");
+                    return ExitCode::from(2);
+                }
+            },
+        }
     }
     if args.first().is_some_and(|a| a == "--") {
         args.remove(0);
@@ -131,12 +163,55 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
     if let Some(spec) = inject {
         command.env("CUDA_SHIM_INJECT", spec);
     }
+    if check.is_some() {
+        return run_checked(command, leaks, error_exit, &program);
+    }
     let err = command.exec();
     eprintln!(
         "cuda-shim run: cannot run {}: {err}",
         Path::new(&program).display()
     );
     ExitCode::from(127)
+}
+
+/// Runs the program under the sanitizer and waits for it: its exit status, or `error_exit` when
+/// it succeeded but the sanitizer found errors (the library writes their count to
+/// `CUDA_SHIM_CHECK_REPORT` at exit).
+fn run_checked(mut command: Command, leaks: bool, error_exit: u8, program: &OsString) -> ExitCode {
+    let report = std::env::temp_dir().join(format!("cuda-shim-check-{}", std::process::id()));
+    let _ = std::fs::remove_file(&report);
+    command
+        .env(
+            "CUDA_SHIM_CHECK",
+            if leaks { "memcheck,leaks" } else { "memcheck" },
+        )
+        .env("CUDA_SHIM_CHECK_REPORT", &report);
+    let status = match command.status() {
+        Ok(s) => s,
+        Err(err) => {
+            eprintln!(
+                "cuda-shim run: cannot run {}: {err}",
+                Path::new(program).display()
+            );
+            return ExitCode::from(127);
+        }
+    };
+    let errors: u64 = std::fs::read_to_string(&report)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    let _ = std::fs::remove_file(&report);
+    use std::os::unix::process::ExitStatusExt;
+    let code = match (status.code(), status.signal()) {
+        (Some(c), _) => c as u8,
+        (None, Some(sig)) => 128u8.wrapping_add(sig as u8),
+        _ => 1,
+    };
+    if code == 0 && errors > 0 {
+        ExitCode::from(error_exit)
+    } else {
+        ExitCode::from(code)
+    }
 }
 
 fn check(mut args: Vec<OsString>) -> ExitCode {

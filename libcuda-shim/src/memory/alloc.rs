@@ -37,6 +37,7 @@ pub(crate) unsafe fn alloc(dptr: *mut CUdeviceptr, bytesize: usize) -> CuResult 
     }
     let p = dmem::alloc(bytesize as u64).map_err(mem_error)?;
     new_buffer(p, &ctx);
+    crate::sanitizer::allocated(p, bytesize as u64, ctx.handle() as usize);
     // SAFETY: checked non-null.
     unsafe { *dptr = p };
     Ok(())
@@ -62,6 +63,7 @@ pub(crate) unsafe fn alloc_pitch(
     let total = row.checked_mul(height).ok_or(INVALID_VALUE)?;
     let p = dmem::alloc(total as u64).map_err(mem_error)?;
     new_buffer(p, &ctx);
+    crate::sanitizer::allocated(p, total as u64, ctx.handle() as usize);
     // SAFETY: both checked non-null.
     unsafe {
         *dptr = p;
@@ -83,6 +85,7 @@ pub(crate) unsafe fn alloc_managed(
     // Device memory is host-addressable, so managed memory is device memory.
     let p = dmem::alloc(bytesize as u64).map_err(mem_error)?;
     new_buffer(p, &ctx);
+    crate::sanitizer::allocated(p, bytesize as u64, ctx.handle() as usize);
     MANAGED.lock().insert(p);
     // SAFETY: checked non-null.
     unsafe { *dptr = p };
@@ -114,6 +117,7 @@ pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
         crate::memory::managed::forget(a.base, a.size);
     }
     dmem::free(dptr).map_err(mem_error)?;
+    crate::sanitizer::freed(dptr);
     forget_buffer(dptr);
     MANAGED.lock().remove(&dptr);
     crate::memory::pool::forget(dptr);
@@ -150,6 +154,7 @@ pub(crate) unsafe fn get_address_range(
 /// stream-ordered allocations go back to the device; pinned host allocations are freed and
 /// registrations undone. Graph allocations stay with their graphs. The context is idle.
 pub(crate) fn release_context(ctx: usize) {
+    crate::sanitizer::context_released(ctx);
     let bases: Vec<u64> = BUFFERS
         .lock()
         .iter()

@@ -1,0 +1,222 @@
+//! The sanitizer on the CPU, modelled on compute-sanitizer's memcheck
+//! (`CUDA_SHIM_CHECK=memcheck[,leaks]`, `cuda-shim run --check memcheck [--leak-check full]`).
+//!
+//! - Every global access is checked against the exact bytes of its allocation (a GPU lets a
+//!   kernel touch the rest of the allocation's 256-byte granule; memcheck reports it), and freed
+//!   memory is quarantined so an access through a dangling pointer is caught
+//!   ([`engine::mem::set_checked`]).
+//! - A kernel's bad access is reported as compute-sanitizer lays it out (the layout was recorded
+//!   on an H100: `scripts/ground-truth/results/sanitizer-h100.txt`): kind, space and size, the
+//!   kernel and its PTX line, thread and block, the address and where it lies relative to the
+//!   nearest allocation. Other kernel faults are reported with their message.
+//! - With `leaks`, device memory still allocated when its context is destroyed or reset, or when
+//!   the process exits, is reported allocation by allocation, with a leak summary.
+//! - At exit an error summary is printed, and the count is written to `CUDA_SHIM_CHECK_REPORT`
+//!   (the launcher turns it into its exit status).
+//!
+//! What differs from compute-sanitizer: a launch stops at its first fault, so one error is
+//! reported per faulting launch (memcheck reports every faulting thread); locations are PTX
+//! lines, not SASS offsets and source lines; a faulting kernel leaves the error it would leave
+//! without the tool (memcheck turns it into CUDA_ERROR_LAUNCH_FAILED).
+
+use parking_lot::Mutex;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+static ERRORS: AtomicU64 = AtomicU64::new(0);
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// Device allocations the program made and has not freed, base -> (size, context), kept while
+/// leaks are checked.
+static LIVE: Mutex<BTreeMap<u64, (u64, usize)>> = Mutex::new(BTreeMap::new());
+static LEAKED: Mutex<(u64, u64)> = Mutex::new((0, 0));
+
+fn on() -> bool {
+    crate::config::check().memcheck
+}
+
+fn leaks_on() -> bool {
+    crate::config::check().leaks
+}
+
+/// Called once at `cuInit`: turns the engine's memory checking on and prints the banner.
+pub fn start() {
+    if !on() || STARTED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    engine::mem::set_checked(true);
+    emit(&["LIBCUDA-SHIM MEMCHECK".to_string()]);
+    // SAFETY: registers a plain `extern "C" fn` to run at exit.
+    unsafe { libc::atexit(at_exit) };
+}
+
+/// Writes report lines, each with the `========= ` prefix compute-sanitizer uses, in one write.
+fn emit(lines: &[String]) {
+    let mut s = String::new();
+    for l in lines {
+        s.push_str("========= ");
+        s.push_str(l);
+        s.push('\n');
+    }
+    let _ = std::io::stderr().lock().write_all(s.as_bytes());
+}
+
+/// Reports a kernel's fault and counts it, under the sanitizer (false otherwise).
+pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
+    if !on() {
+        return false;
+    }
+    ERRORS.fetch_add(1, Ordering::AcqRel);
+    emit(&fault_lines(kernel, e));
+    true
+}
+
+/// The report of one fault, as compute-sanitizer's memcheck words it.
+pub fn fault_lines(kernel: &str, e: &engine::ExecError) -> Vec<String> {
+    let Some(a) = &e.access else {
+        return vec![
+            format!("Kernel fault in {kernel}"),
+            format!("    {}", e.message),
+            String::new(),
+        ];
+    };
+    let what = if a.atomic {
+        "atomic"
+    } else if a.write {
+        "write"
+    } else {
+        "read"
+    };
+    let mut l = vec![
+        format!("Invalid __{}__ {what} of size {} bytes", a.space, a.size),
+        format!("    at {} PTX line {} ({})", a.kernel, a.ptx_line, a.inst),
+        format!(
+            "    by thread ({},{},{}) in block ({},{},{})",
+            a.thread[0], a.thread[1], a.thread[2], a.block[0], a.block[1], a.block[2]
+        ),
+    ];
+    let how = if a.misaligned {
+        "misaligned"
+    } else {
+        "out of bounds"
+    };
+    l.push(format!("    Access to {:#x} is {how}", a.addr));
+    if let Some(f) = a.freed {
+        l.push(format!(
+            "    and is inside an allocation at {:#x} of size {} bytes that was freed (use after free)",
+            f.base,
+            group(f.size)
+        ));
+    } else if let Some(n) = a.allocation {
+        let rel = if a.addr >= n.base + n.size {
+            format!("{} bytes after", a.addr - (n.base + n.size) + 1)
+        } else if a.addr < n.base {
+            format!("{} bytes before", n.base - a.addr)
+        } else {
+            "inside".to_string()
+        };
+        l.push(format!(
+            "    and is {rel} the nearest allocation at {:#x} of size {} bytes",
+            n.base,
+            group(n.size)
+        ));
+    }
+    l.push(String::new());
+    l
+}
+
+/// `4,096` as compute-sanitizer prints sizes.
+fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A device allocation the program made in context `ctx` (a handle).
+pub fn allocated(base: u64, size: u64, ctx: usize) {
+    if leaks_on() {
+        LIVE.lock().insert(base, (size, ctx));
+    }
+}
+
+/// The program freed the allocation at `base`.
+pub fn freed(base: u64) {
+    if leaks_on() {
+        LIVE.lock().remove(&base);
+    }
+}
+
+/// Context `ctx` is being destroyed or reset: what it still holds leaked.
+pub fn context_released(ctx: usize) {
+    if !leaks_on() {
+        return;
+    }
+    let gone: Vec<(u64, u64)> = {
+        let mut live = LIVE.lock();
+        let bases: Vec<u64> = (live.iter())
+            .filter(|(_, &(_, c))| c == ctx)
+            .map(|(&b, _)| b)
+            .collect();
+        bases
+            .into_iter()
+            .filter_map(|b| live.remove(&b).map(|(s, _)| (b, s)))
+            .collect()
+    };
+    report_leaks(&gone);
+}
+
+fn report_leaks(leaks: &[(u64, u64)]) {
+    for &(base, size) in leaks {
+        ERRORS.fetch_add(1, Ordering::AcqRel);
+        emit(&[
+            format!("Leaked {} bytes at {base:#x}", group(size)),
+            String::new(),
+        ]);
+        let mut t = LEAKED.lock();
+        t.0 += size;
+        t.1 += 1;
+    }
+}
+
+extern "C" fn at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        if leaks_on() {
+            let rest: Vec<(u64, u64)> = std::mem::take(&mut *LIVE.lock())
+                .into_iter()
+                .map(|(b, (s, _))| (b, s))
+                .collect();
+            report_leaks(&rest);
+            let (bytes, n) = *LEAKED.lock();
+            emit(&[format!(
+                "LEAK SUMMARY: {bytes} bytes leaked in {n} allocations"
+            )]);
+        }
+        let n = ERRORS.load(Ordering::Acquire);
+        emit(&[format!(
+            "ERROR SUMMARY: {n} error{}",
+            if n == 1 { "" } else { "s" }
+        )]);
+        if let Ok(path) = std::env::var("CUDA_SHIM_CHECK_REPORT") {
+            let _ = std::fs::write(path, format!("{n}\n"));
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_grouped_by_thousands() {
+        assert_eq!(group(400), "400");
+        assert_eq!(group(4096), "4,096");
+        assert_eq!(group(1234567), "1,234,567");
+    }
+}

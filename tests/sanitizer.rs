@@ -1,0 +1,146 @@
+//! The sanitizer (`cuda-shim run --check memcheck`, README: sanitizer) on planted bugs built by
+//! nvcc (tests/cuda/memcheck.cu): each is found and reported as compute-sanitizer reports it
+//! (the expected lines come from compute-sanitizer on an H100, driver 580.159:
+//! scripts/ground-truth/results/sanitizer-h100.txt), the launcher's exit status says errors
+//! were found, and correct programs run clean.
+
+use std::process::Command;
+use tests::*;
+
+/// Runs `exe mode` under the sanitizer; returns (exit code, stderr).
+fn memcheck(exe: &std::path::Path, mode: &str, extra: &[&str]) -> (i32, String) {
+    let out = Command::new(&shim().cli)
+        .args(["run", "--check", "memcheck"])
+        .args(extra)
+        .arg("--")
+        .arg(exe)
+        .args((!mode.is_empty()).then_some(mode))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn expect_lines(what: &str, text: &str, lines: &[&str]) {
+    for l in lines {
+        assert!(text.contains(l), "{what}: no line {l:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn memcheck_finds_each_planted_bug() {
+    let exe = nvcc("memcheck", "memcheck", &["-lineinfo"]);
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "oob_global",
+            &[
+                "========= Invalid __global__ write of size 4 bytes",
+                "=========     by thread (100,0,0) in block (0,0,0)",
+                "is out of bounds",
+                "=========     and is 1 bytes after the nearest allocation at",
+                "of size 400 bytes",
+            ],
+        ),
+        (
+            "oob_before",
+            &[
+                "========= Invalid __global__ read of size 4 bytes",
+                "and is 4 bytes before the nearest allocation at",
+            ],
+        ),
+        (
+            "oob_atomic",
+            &[
+                "========= Invalid __global__ atomic of size 4 bytes",
+                "=========     by thread (103,0,0) in block (0,0,0)",
+                "and is 13 bytes after the nearest allocation at",
+            ],
+        ),
+        (
+            "misaligned",
+            &[
+                "========= Invalid __global__ read of size 4 bytes",
+                "=========     by thread (3,0,0) in block (0,0,0)",
+                "is misaligned",
+                "and is inside the nearest allocation at",
+            ],
+        ),
+        (
+            "shared_oob",
+            &[
+                "========= Invalid __shared__ write of size 4 bytes",
+                "=========     by thread (32,0,0) in block (0,0,0)",
+                "is out of bounds",
+            ],
+        ),
+        (
+            "use_after_free",
+            &[
+                "========= Invalid __global__ read of size 4 bytes",
+                "of size 400 bytes that was freed (use after free)",
+            ],
+        ),
+    ];
+    for (mode, lines) in cases {
+        let (code, err) = memcheck(&exe, mode, &[]);
+        expect_lines(mode, &err, lines);
+        expect_lines(mode, &err, &["========= ERROR SUMMARY: 1 error"]);
+        assert_eq!(code, 1, "{mode}: exit status with errors found\n{err}");
+    }
+    // --error-exitcode chooses the status.
+    let (code, _) = memcheck(&exe, "oob_global", &["--error-exitcode", "9"]);
+    assert_eq!(code, 9);
+}
+
+#[test]
+fn memcheck_reports_leaks() {
+    let exe = nvcc("memcheck", "memcheck", &["-lineinfo"]);
+    let (code, err) = memcheck(&exe, "leak", &["--leak-check", "full"]);
+    expect_lines(
+        "leak",
+        &err,
+        &[
+            "========= Leaked 400 bytes at",
+            "========= Leaked 4,096 bytes at",
+            "========= LEAK SUMMARY: 8592 bytes leaked in 3 allocations",
+            "========= ERROR SUMMARY: 3 errors",
+        ],
+    );
+    assert_eq!(code, 1);
+    let (code, err) = memcheck(&exe, "clean", &["--leak-check", "full"]);
+    expect_lines(
+        "clean",
+        &err,
+        &[
+            "========= LEAK SUMMARY: 0 bytes leaked in 0 allocations",
+            "========= ERROR SUMMARY: 0 errors",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+}
+
+/// No false positives: correct programs of the suite and the bundled example run clean.
+#[test]
+fn memcheck_passes_correct_programs() {
+    let mut programs = vec![(nvcc("memcheck", "memcheck", &["-lineinfo"]), "clean")];
+    for name in [
+        "vector_add",
+        "reduction",
+        "saxpy",
+        "threads",
+        "streams",
+        "printf",
+    ] {
+        programs.push((nvcc_cached(name, name, &[]), ""));
+    }
+    for (exe, arg) in programs {
+        let (code, err) = memcheck(&exe, arg, &["--leak-check", "full"]);
+        assert!(
+            code == 0 && err.contains("========= ERROR SUMMARY: 0 errors"),
+            "{}: exit {code}\n{err}",
+            exe.display()
+        );
+    }
+}
