@@ -5,6 +5,7 @@ use super::softfloat as sf;
 use super::types::*;
 
 /// Bytes an atomic of `ty` updates at once.
+#[inline]
 pub fn atom_width(ty: AtomTy) -> u8 {
     match ty {
         AtomTy::U32 | AtomTy::S32 | AtomTy::F32 | AtomTy::Half { x2: true, .. } => 4,
