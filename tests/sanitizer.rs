@@ -144,3 +144,58 @@ fn memcheck_passes_correct_programs() {
         );
     }
 }
+
+/// racecheck: the planted race is reported once, with compute-sanitizer's count of hazards
+/// (sanitizer-h100.txt: 64 threads x 4 bytes), and synchronised code is not.
+#[test]
+fn racecheck_finds_the_planted_race_only() {
+    let exe = nvcc("racecheck", "racecheck", &["-lineinfo"]);
+    let run = |mode: &str| {
+        let out = Command::new(&shim().cli)
+            .args(["run", "--check", "racecheck", "--"])
+            .arg(&exe)
+            .arg(mode)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, err) = run("race");
+    expect_lines(
+        "race",
+        &err,
+        &[
+            "========= Error: Race reported between Write access at",
+            "(st.shared.u32)",
+            "=========     and Read access at",
+            "(ld.shared.u32) [256 hazards]",
+            "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    for mode in ["synced", "reduction"] {
+        let (code, err) = run(mode);
+        expect_lines(
+            mode,
+            &err,
+            &["========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"],
+        );
+        assert_eq!(code, 0, "{mode}: {err}");
+    }
+    // Correct programs of the suite with shared memory and barriers run clean.
+    for name in ["reduction", "threads", "pipeline_copy", "isa_sync_groups"] {
+        let exe = nvcc_cached(name, name, &[]);
+        let out = Command::new(&shim().cli)
+            .args(["run", "--check", "racecheck", "--"])
+            .arg(&exe)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && err.contains("RACECHECK SUMMARY: 0 hazards"),
+            "{name}: {err}"
+        );
+    }
+}

@@ -13,7 +13,7 @@
 //!   stops with CUDA_ERROR_LAUNCH_TIMEOUT (sticky) and a report of where its warps were.
 //! - `CUDA_SHIM_SCHEDULE` = unset (default) | `seed:N`: run CTAs and warps in the seeded random
 //!   interleaving N (one host thread; the same seed gives the same interleaving).
-//! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks`: the sanitizer
+//! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks` | `racecheck`: the sanitizer
 //!   (`sanitizer.rs`); `CUDA_SHIM_CHECK_REPORT` = a file the error count is written to at exit.
 
 use crate::profile::{by_key, uuid_string, Profile, PROFILES};
@@ -349,6 +349,8 @@ pub struct Check {
     /// Report the device memory the program never freed (compute-sanitizer's
     /// `--leak-check full`).
     pub leaks: bool,
+    /// Report shared-memory races between threads of a CTA.
+    pub racecheck: bool,
 }
 
 /// `CUDA_SHIM_CHECK`, parsed once (unset: no checking).
@@ -366,8 +368,8 @@ pub fn check() -> Check {
     *CHECK
 }
 
-/// A comma-separated list of `memcheck` and `leaks` (which implies memcheck). The other tools
-/// of compute-sanitizer are named and refused: they are not implemented yet.
+/// A comma-separated list of `memcheck`, `leaks` (which implies memcheck) and `racecheck`. The
+/// other tools of compute-sanitizer are named and refused: they are not implemented yet.
 pub fn parse_check(v: &str) -> (Check, Option<String>) {
     let mut c = Check::default();
     let mut bad = Vec::new();
@@ -378,10 +380,9 @@ pub fn parse_check(v: &str) -> (Check, Option<String>) {
                 c.memcheck = true;
                 c.leaks = true;
             }
-            "racecheck" | "initcheck" | "synccheck" => {
-                bad.push(format!("'{w}' is not implemented yet"))
-            }
-            _ => bad.push(format!("'{w}' is not one of memcheck, leaks")),
+            "racecheck" => c.racecheck = true,
+            "initcheck" | "synccheck" => bad.push(format!("'{w}' is not implemented yet")),
+            _ => bad.push(format!("'{w}' is not one of memcheck, leaks, racecheck")),
         }
     }
     let complaint =

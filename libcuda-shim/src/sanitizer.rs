@@ -1,5 +1,6 @@
-//! The sanitizer on the CPU, modelled on compute-sanitizer's memcheck
-//! (`CUDA_SHIM_CHECK=memcheck[,leaks]`, `cuda-shim run --check memcheck [--leak-check full]`).
+//! The sanitizer on the CPU, modelled on compute-sanitizer's memcheck and racecheck
+//! (`CUDA_SHIM_CHECK=memcheck[,leaks]` or `racecheck`, `cuda-shim run --check memcheck
+//! [--leak-check full]` or `--check racecheck`).
 //!
 //! - Every global access is checked against the exact bytes of its allocation (a GPU lets a
 //!   kernel touch the rest of the allocation's 256-byte granule; memcheck reports it), and freed
@@ -11,6 +12,10 @@
 //!   nearest allocation. Other kernel faults are reported with their message.
 //! - With `leaks`, device memory still allocated when its context is destroyed or reset, or when
 //!   the process exits, is reported allocation by allocation, with a leak summary.
+//! - racecheck: shared-memory accesses of threads of different warps to the same bytes with no
+//!   barrier between them, at least one a write ([`engine::RaceReport`]), reported after each
+//!   launch once per pair of instructions with the number of bytes in hazard, as
+//!   compute-sanitizer's racecheck reports them.
 //! - At exit an error summary is printed, and the count is written to `CUDA_SHIM_CHECK_REPORT`
 //!   (the launcher turns it into its exit status).
 //!
@@ -36,17 +41,29 @@ fn on() -> bool {
     crate::config::check().memcheck
 }
 
+fn racecheck_on() -> bool {
+    crate::config::check().racecheck
+}
+
+static RACES: AtomicU64 = AtomicU64::new(0);
+
 fn leaks_on() -> bool {
     crate::config::check().leaks
 }
 
 /// Called once at `cuInit`: turns the engine's memory checking on and prints the banner.
 pub fn start() {
-    if !on() || STARTED.swap(true, Ordering::AcqRel) {
+    if !(on() || racecheck_on()) || STARTED.swap(true, Ordering::AcqRel) {
         return;
     }
-    engine::mem::set_checked(true);
-    emit(&["LIBCUDA-SHIM MEMCHECK".to_string()]);
+    if on() {
+        engine::mem::set_checked(true);
+        emit(&["LIBCUDA-SHIM MEMCHECK".to_string()]);
+    }
+    if racecheck_on() {
+        engine::set_racecheck(true);
+        emit(&["LIBCUDA-SHIM RACECHECK".to_string()]);
+    }
     // SAFETY: registers a plain `extern "C" fn` to run at exit.
     unsafe { libc::atexit(at_exit) };
 }
@@ -70,6 +87,45 @@ pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
     ERRORS.fetch_add(1, Ordering::AcqRel);
     emit(&fault_lines(kernel, e));
     true
+}
+
+/// After a launch of `kernel`: reports the races it had (racecheck).
+pub fn after_launch(kernel: &str) {
+    if !racecheck_on() {
+        return;
+    }
+    for r in engine::take_race_reports(kernel) {
+        RACES.fetch_add(1, Ordering::AcqRel);
+        ERRORS.fetch_add(1, Ordering::AcqRel);
+        emit(&race_lines(&r));
+    }
+}
+
+/// The report of one pair of racing instructions, as compute-sanitizer's racecheck words it.
+pub fn race_lines(r: &engine::RaceReport) -> Vec<String> {
+    let other = match r.kind {
+        engine::HazardKind::WriteRead => "Read",
+        engine::HazardKind::WriteWrite => "Write",
+    };
+    let t = |t: [u32; 3]| format!("({},{},{})", t[0], t[1], t[2]);
+    vec![
+        format!(
+            "Error: Race reported between Write access at {} PTX line {} ({})",
+            r.kernel, r.first_line, r.first_inst
+        ),
+        format!(
+            "    and {other} access at {} PTX line {} ({}) [{} hazards]",
+            r.kernel, r.second_line, r.second_inst, r.hazards
+        ),
+        format!(
+            "    e.g. threads {} and {} of block {}, shared memory offset {:#x}",
+            t(r.first_thread),
+            t(r.second_thread),
+            t(r.block),
+            r.offset
+        ),
+        String::new(),
+    ]
 }
 
 /// The report of one fault, as compute-sanitizer's memcheck words it.
@@ -199,10 +255,18 @@ extern "C" fn at_exit() {
             )]);
         }
         let n = ERRORS.load(Ordering::Acquire);
-        emit(&[format!(
-            "ERROR SUMMARY: {n} error{}",
-            if n == 1 { "" } else { "s" }
-        )]);
+        let plural = |k: u64| if k == 1 { "" } else { "s" };
+        if racecheck_on() {
+            let r = RACES.load(Ordering::Acquire);
+            emit(&[format!(
+                "RACECHECK SUMMARY: {r} hazard{} displayed ({r} error{}, 0 warnings)",
+                plural(r),
+                plural(r)
+            )]);
+        }
+        if on() {
+            emit(&[format!("ERROR SUMMARY: {n} error{}", plural(n))]);
+        }
         if let Ok(path) = std::env::var("CUDA_SHIM_CHECK_REPORT") {
             let _ = std::fs::write(path, format!("{n}\n"));
         }

@@ -59,6 +59,10 @@ pub struct Cta<'a> {
     /// A seeded schedule's generator for this CTA (see `exec::schedule`): it shuffles the
     /// warps of each round and draws each warp's time slice.
     pub rng: Option<super::schedule::Rng>,
+    /// The shadow of this CTA's shared memory while races are checked ([`super::race`]).
+    pub race: Option<Box<super::race::Shadow>>,
+    /// Completed CTA barriers: with [`Cta::epoch`], what ends a generation for the race check.
+    pub sync_gen: u32,
     /// Scratch rows for the interpreter (immediates spread to 32 lanes, results that cannot go
     /// straight to their register): here rather than on the stack so that no instruction pays
     /// for zeroing them.
@@ -675,6 +679,52 @@ impl<'a> Cta<'a> {
         place.map(|p| (p, layout))
     }
 
+    /// Records the shared-memory accesses of `warp`'s lanes `em` at `addrs` for the race check
+    /// (only this CTA's own shared memory; out-of-range lanes are left to the access's own
+    /// check).
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn race_lanes(
+        &mut self,
+        warp: u32,
+        space: MSpace,
+        addrs: &Lanes,
+        em: u32,
+        len: u64,
+        write: bool,
+        pc: u32,
+    ) {
+        let gen = self.sync_gen.wrapping_add(self.epoch as u32);
+        let own = self.rank as usize * self.shared_len;
+        for (l, &a) in addrs.iter().enumerate() {
+            if em >> l & 1 == 0 {
+                continue;
+            }
+            let a = match space {
+                MSpace::Shared => a,
+                MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
+                    a - SHARED_WINDOW
+                }
+                _ => continue,
+            };
+            let Some((base, off)) = self.shared_window(a) else {
+                continue;
+            };
+            if base != own || off + len > self.shared_len as u64 {
+                continue;
+            }
+            if let Some(r) = self.race.as_mut() {
+                r.access(off, len, warp * 32 + l as u32, pc, write, gen);
+            }
+        }
+    }
+
+    /// This CTA's thread of linear id `t`, as (x, y, z).
+    pub fn tid_of(&self, t: u32) -> [u32; 3] {
+        self.tid(t / 32, t % 32)
+    }
+
     /// The CTA whose shared memory the shared (`.shared::cluster`) address `addr` names: the
     /// start of its window in `shared` and the offset in it (see [`CLUSTER_RANK_SHIFT`]); None
     /// when the rank field names no CTA of the cluster.
@@ -899,8 +949,10 @@ impl Bars {
     /// Completes every barrier whose expected threads have arrived: parked lanes resume and
     /// `barrier.red` destinations receive the reduction. A warp that finished or exited lanes
     /// lowers the count a barrier without thread count waits for.
-    fn release_ready(&mut self, warps: &mut [Warp], regs: &mut [u64], per: usize) {
+    /// Returns how many barriers completed.
+    fn release_ready(&mut self, warps: &mut [Warp], regs: &mut [u64], per: usize) -> u32 {
         let live = self.live;
+        let mut released = 0;
         // Only barriers some thread arrived at (bit k: arrived[k] > 0).
         let mut pend = self.pending;
         while pend != 0 {
@@ -916,6 +968,7 @@ impl Bars {
             self.pending &= !(1 << id);
             self.expected[k] = None;
             self.truecnt[k] = 0;
+            released += 1;
             for w in warps.iter_mut() {
                 w.release(id);
             }
@@ -937,6 +990,7 @@ impl Bars {
                 false
             });
         }
+        released
     }
 }
 
@@ -1115,7 +1169,9 @@ pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundO
                         warps[w].park(id, prog.exit);
                         bars.track(w, &warps[w]);
                     }
-                    bars.release_ready(warps, regs, per);
+                    cta.sync_gen = cta
+                        .sync_gen
+                        .wrapping_add(bars.release_ready(warps, regs, per));
                     let runnable = warps[w].unblock(prog.exit);
                     bars.track(w, &warps[w]);
                     if !runnable {
@@ -1125,7 +1181,9 @@ pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundO
             }
         }
     }
-    bars.release_ready(warps, regs, per);
+    cta.sync_gen = cta
+        .sync_gen
+        .wrapping_add(bars.release_ready(warps, regs, per));
     // A round ends after at most a time slice of every warp, so an endless loop reaches here.
     if cta.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
         return Err(timeout(cta, warps));

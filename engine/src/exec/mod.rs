@@ -27,6 +27,7 @@ mod calls;
 pub mod cluster;
 pub mod cta;
 pub mod local;
+pub mod race;
 mod regfile;
 mod sched;
 pub mod schedule;
@@ -255,6 +256,8 @@ impl Job {
                 .as_ref()
                 .map(|(seed, _)| schedule::Rng::new(schedule::mix(seed ^ schedule::mix(idx)))),
             tmp: [[0; 32]; 4],
+            race: None,
+            sync_gen: 0,
         }
     }
 
@@ -349,7 +352,13 @@ impl Job {
                     &mut gcache,
                     &mut scratch.cbar,
                 );
+                if race::enabled() {
+                    c.race = Some(Box::new(race::Shadow::new(c.shared_len)));
+                }
                 let r = cta::run_cta(&mut c, &mut scratch.regs);
+                if let Some(mut shadow) = c.race.take() {
+                    shadow.finish(c.kernel, c.prog, c.ctaid, |t| c.tid_of(t));
+                }
                 (r, c.thread_instructions)
             }));
             let err = match r {

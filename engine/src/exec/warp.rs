@@ -485,6 +485,9 @@ impl Warp {
                     if len > 16 {
                         cta.check_aligned(self, &addrs, em, len, pc)?;
                     }
+                    if cta.race.is_some() {
+                        cta.race_lanes(self.id, *space, &addrs, em, len, false, pc);
+                    }
                     let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
                         for (k, dk) in d.iter().enumerate().take(*n as usize) {
@@ -564,6 +567,9 @@ impl Warp {
                         cta.check_aligned(self, &addrs, em, len, pc)?;
                     }
                     let live = |k: &(usize, &Src)| *sink & (1 << k.0) == 0;
+                    if cta.race.is_some() {
+                        cta.race_lanes(self.id, *space, &addrs, em, len, true, pc);
+                    }
                     let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
                         let mut tmp = [0; 32];

@@ -1,6 +1,7 @@
 //! `cuda-shim`: the command-line face of libcuda-shim.
 //!
-//! - `cuda-shim run [--inject RULES] [--check memcheck [--leak-check full] [--error-exitcode N]]
+//! - `cuda-shim run [--inject RULES] [--check memcheck|racecheck [--leak-check full]
+//!   [--error-exitcode N]]
 //!   -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver (`--inject`: fault
 //!   injection, as `CUDA_SHIM_INJECT`; `--check`: the sanitizer, as `CUDA_SHIM_CHECK`, exiting
 //!   with N, default 1, when it found errors and the program itself succeeded)
@@ -17,12 +18,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
-usage: cuda-shim run [--inject RULES] [--check memcheck [--leak-check full]
+usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck [--leak-check full]
                      [--error-exitcode N]] [--] PROGRAM [ARGS...]
                                             run PROGRAM with libcuda-shim as its CUDA driver;
                                             --inject: fault-injection rules, as CUDA_SHIM_INJECT
                                             (README: fault injection);
-                                            --check memcheck: the sanitizer (README: sanitizer),
+                                            --check memcheck|racecheck: the sanitizer (README),
                                             --leak-check full: and report leaked device memory;
                                             exit status N (default 1) when it found errors
        cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...
@@ -114,11 +115,11 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
         let text = value.to_string_lossy().to_string();
         match flag.as_str() {
             "--inject" => inject = Some(value),
-            "--check" if text == "memcheck" => check = Some(text),
+            "--check" if text == "memcheck" || text == "racecheck" => check = Some(text),
             "--check" => {
                 eprintln!(
-                    "cuda-shim run: --check {text}: only memcheck is implemented (racecheck, \
-                     initcheck and synccheck are not yet)"
+                    "cuda-shim run: --check {text}: memcheck and racecheck are implemented \
+                     (initcheck and synccheck are not yet)"
                 );
                 return ExitCode::from(2);
             }
@@ -163,8 +164,8 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
     if let Some(spec) = inject {
         command.env("CUDA_SHIM_INJECT", spec);
     }
-    if check.is_some() {
-        return run_checked(command, leaks, error_exit, &program);
+    if let Some(tool) = check {
+        return run_checked(command, &tool, leaks, error_exit, &program);
     }
     let err = command.exec();
     eprintln!(
@@ -177,13 +178,22 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
 /// Runs the program under the sanitizer and waits for it: its exit status, or `error_exit` when
 /// it succeeded but the sanitizer found errors (the library writes their count to
 /// `CUDA_SHIM_CHECK_REPORT` at exit).
-fn run_checked(mut command: Command, leaks: bool, error_exit: u8, program: &OsString) -> ExitCode {
+fn run_checked(
+    mut command: Command,
+    tool: &str,
+    leaks: bool,
+    error_exit: u8,
+    program: &OsString,
+) -> ExitCode {
     let report = std::env::temp_dir().join(format!("cuda-shim-check-{}", std::process::id()));
     let _ = std::fs::remove_file(&report);
     command
         .env(
             "CUDA_SHIM_CHECK",
-            if leaks { "memcheck,leaks" } else { "memcheck" },
+            match (tool, leaks) {
+                ("memcheck", true) => "memcheck,leaks",
+                (t, _) => t,
+            },
         )
         .env("CUDA_SHIM_CHECK_REPORT", &report);
     let status = match command.status() {

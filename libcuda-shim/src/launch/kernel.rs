@@ -332,6 +332,7 @@ pub(crate) fn run_now(
     } else {
         engine::launch(&f.kernel, config, bytes)
     };
+    crate::sanitizer::after_launch(&f.kernel.name);
     if let Err(e) = r {
         // Under the sanitizer its report says it (and the error count keeps it).
         if !crate::sanitizer::kernel_fault(&f.kernel.name, &e) && ctx.check().is_ok() {
