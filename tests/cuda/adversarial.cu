@@ -9,7 +9,7 @@
 //     measured, SIGSEGV), the shim's promise instead: CUDA_ERROR_INVALID_VALUE or
 //     CUDA_ERROR_INVALID_HANDLE, marked [shim].
 // A case that expects "any error" only requires that the call fail and return.
-// Prints "adversarial: N cases" and exits 0 when every case answered as expected.
+// Prints "PASS adversarial: N cases" and exits 0 when every case answered as expected.
 #include <cuda.h>
 #include <atomic>
 #include <cstdint>
@@ -272,7 +272,7 @@ int main() {
     CU(cuModuleLoadData(&m, FAULTS));
     CU(cuModuleGetFunction(&okf, m, "ok"));
     CU(cuMemAlloc(&d, 4096));
-    printf("mutated modules: %d of 300 loaded\n", loaded);
+    fprintf(stderr, "mutated modules: %d of 300 loaded\n", loaded);
   }
 
   // ---- kernel faults of every kind, each in its own context [hw: stack overflow is 700] ----
@@ -337,6 +337,7 @@ int main() {
     expect("16 host threads x 20 rounds", failures.load() == 0 ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN, CUDA_SUCCESS);
   }
 
-  printf("adversarial: %d cases, %d not as expected\n", cases, expect_failures);
+  printf("%s adversarial: %d cases, %d not as expected\n", expect_failures == 0 ? "PASS" : "FAIL",
+         cases, expect_failures);
   return expect_failures == 0 ? 0 : 1;
 }
