@@ -422,3 +422,33 @@ fn adversarial_suite_never_crashes() {
     let stdout = assert_pass("adversarial", &out);
     assert!(stdout.contains("adversarial: "), "{stdout}");
 }
+
+/// `cuda-shim env` prints shell lines that preload the shim for every later command: a CUDA
+/// program run after `eval "$(cuda-shim env)"` (and no launcher) runs on it, and an LD_PRELOAD
+/// already set is kept.
+#[test]
+fn cuda_shim_env_preloads_the_shim_in_a_shell() {
+    let exe = nvcc_cached("vector_add", "vector_add", &[]);
+    let script = format!(
+        "export LD_PRELOAD=/nonexistent-keep.so; eval \"$('{}' env)\"; echo \"$LD_PRELOAD\"; \
+         CUDA_SHIM_TRACE=1 '{}'",
+        shim().cli.display(),
+        exe.display()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let first = stdout.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with(&*shim().library.to_string_lossy())
+            && first.ends_with(":/nonexistent-keep.so"),
+        "{first}"
+    );
+    // The trace shows the program's driver calls were the shim's.
+    assert!(stderr.contains("cuInit"), "{stderr}");
+}

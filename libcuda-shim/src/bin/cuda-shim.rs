@@ -10,6 +10,8 @@
 //!   would (or, with `--lower-only`, only checks that every instruction is valid PTX that lowers
 //!   to IR) and prints diagnostics and a summary per file (`--emit-ir`: and each kernel's IR,
 //!   verified);
+//! - `cuda-shim env` prints shell lines (`eval "$(cuda-shim env)"`) that preload the library
+//!   for every later command, as `run` does for one;
 //! - `cuda-shim info` prints the emulated device and its profile.
 
 use std::ffi::OsString;
@@ -34,6 +36,8 @@ usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck [--leak-check 
                                             --lower-only: succeed when every instruction is
                                             valid PTX that lowers to IR, run or not;
                                             --emit-ir: also verify and print each kernel's IR
+       cuda-shim env                        print the shell lines that make later commands use the
+                                            shim without the launcher: eval \"$(cuda-shim env)\"
        cuda-shim info                       print the emulated device and its profile
        cuda-shim support-table              print the README's table of driver entry points
 ";
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
     match command.to_str() {
         Some("run") => run(rest),
         Some("check") => check(rest),
+        Some("env") => env(),
         Some("info") => {
             println!("{}", cuda::config::profile());
             let sm = cuda::config::profile().sm();
@@ -78,6 +83,22 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `cuda-shim env`: the variables `run` sets, as POSIX shell lines (quoted, and keeping an
+/// LD_PRELOAD already set), for a shell or a CI job to evaluate.
+fn env() -> ExitCode {
+    let library = match driver_library() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("cuda-shim env: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let quoted = format!("'{}'", library.display().to_string().replace('\'', r"'\''"));
+    println!("export LD_PRELOAD={quoted}\"${{LD_PRELOAD:+:$LD_PRELOAD}}\"");
+    println!("export CUPY_COMPILE_WITH_PTX=\"${{CUPY_COMPILE_WITH_PTX:-1}}\"");
+    ExitCode::SUCCESS
 }
 
 /// The driver library built beside this executable (`target/<profile>/libcuda.so`).
