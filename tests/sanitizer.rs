@@ -4,8 +4,27 @@
 //! scripts/ground-truth/results/sanitizer-h100.txt), the launcher's exit status says errors
 //! were found, and correct programs run clean.
 
+use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Mutex;
 use tests::*;
+
+/// Builds a test program once for this file's tests, which run in parallel: two builds of one
+/// executable at once would replace it while another test runs it.
+fn built(name: &str, extra: &[&str]) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let mut b = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = b.iter().find(|(n, _)| n == name) {
+        return p.clone();
+    }
+    let p = if extra.is_empty() {
+        nvcc_cached(name, name, extra)
+    } else {
+        nvcc(name, name, extra)
+    };
+    b.push((name.to_string(), p.clone()));
+    p
+}
 
 /// Runs `exe mode` under the sanitizer; returns (exit code, stderr).
 fn memcheck(exe: &std::path::Path, mode: &str, extra: &[&str]) -> (i32, String) {
@@ -31,7 +50,7 @@ fn expect_lines(what: &str, text: &str, lines: &[&str]) {
 
 #[test]
 fn memcheck_finds_each_planted_bug() {
-    let exe = nvcc("memcheck", "memcheck", &["-lineinfo"]);
+    let exe = built("memcheck", &["-lineinfo"]);
     let cases: &[(&str, &[&str])] = &[
         (
             "oob_global",
@@ -96,7 +115,7 @@ fn memcheck_finds_each_planted_bug() {
 
 #[test]
 fn memcheck_reports_leaks() {
-    let exe = nvcc("memcheck", "memcheck", &["-lineinfo"]);
+    let exe = built("memcheck", &["-lineinfo"]);
     let (code, err) = memcheck(&exe, "leak", &["--leak-check", "full"]);
     expect_lines(
         "leak",
@@ -124,7 +143,7 @@ fn memcheck_reports_leaks() {
 /// No false positives: correct programs of the suite and the bundled example run clean.
 #[test]
 fn memcheck_passes_correct_programs() {
-    let mut programs = vec![(nvcc("memcheck", "memcheck", &["-lineinfo"]), "clean")];
+    let mut programs = vec![(built("memcheck", &["-lineinfo"]), "clean")];
     for name in [
         "vector_add",
         "reduction",
@@ -133,7 +152,7 @@ fn memcheck_passes_correct_programs() {
         "streams",
         "printf",
     ] {
-        programs.push((nvcc_cached(name, name, &[]), ""));
+        programs.push((built(name, &[]), ""));
     }
     for (exe, arg) in programs {
         let (code, err) = memcheck(&exe, arg, &["--leak-check", "full"]);
@@ -149,7 +168,7 @@ fn memcheck_passes_correct_programs() {
 /// (sanitizer-h100.txt: 64 threads x 4 bytes), and synchronised code is not.
 #[test]
 fn racecheck_finds_the_planted_race_only() {
-    let exe = nvcc("racecheck", "racecheck", &["-lineinfo"]);
+    let exe = built("racecheck", &["-lineinfo"]);
     let run = |mode: &str| {
         let out = Command::new(&shim().cli)
             .args(["run", "--check", "racecheck", "--"])
@@ -186,7 +205,7 @@ fn racecheck_finds_the_planted_race_only() {
     }
     // Correct programs of the suite with shared memory and barriers run clean.
     for name in ["reduction", "threads", "pipeline_copy", "isa_sync_groups"] {
-        let exe = nvcc_cached(name, name, &[]);
+        let exe = built(name, &[]);
         let out = Command::new(&shim().cli)
             .args(["run", "--check", "racecheck", "--"])
             .arg(&exe)
