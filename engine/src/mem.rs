@@ -273,9 +273,14 @@ pub fn nearest(addr: u64) -> Option<Allocation> {
     if start == end || addr < start.saturating_sub(SLACK) || addr >= end.saturating_add(SLACK) {
         return None;
     }
+    // Device allocations only: host registrations beside the region are the program's memory.
     let m = MAP.read();
-    let below = m.range(..=addr).next_back().map(|(&b, &s)| (b, s));
-    let above = m.range(addr..).next().map(|(&b, &s)| (b, s));
+    let (lo, hi) = (
+        addr.clamp(start, end),
+        addr.saturating_add(1).clamp(start, end),
+    );
+    let below = (m.range(start..hi).next_back()).map(|(&b, &s)| (b, s));
+    let above = (m.range(lo..end).next()).map(|(&b, &s)| (b, s));
     let gap = |(b, s): (u64, u64)| {
         if addr >= b + s {
             addr - (b + s)
@@ -283,10 +288,13 @@ pub fn nearest(addr: u64) -> Option<Allocation> {
             b.saturating_sub(addr)
         }
     };
+    let inside = (start..end).contains(&addr);
     [below, above]
         .into_iter()
         .flatten()
         .min_by_key(|&a| gap(a))
+        // Outside the region only an allocation at its edge is near.
+        .filter(|&a| inside || gap(a) <= SLACK)
         .map(|(base, size)| Allocation { base, size })
 }
 
