@@ -1138,27 +1138,43 @@ impl Warp {
                         }
                     }
                 }
-                Op::WarpSync { mask: mm } => match self.groups(cta, regs, pc, em, *mm) {
-                    Err(e) => {
-                        cta.thread_instructions += count + 32 * full;
-                        return Err(e);
-                    }
-                    Ok(g) => {
-                        // Each group of lanes with one membermask waits for its lanes on other
-                        // paths; lanes whose guard was false go on. (A waiting top entry
-                        // parks: the loop runs another path.)
-                        for grp in g.iter() {
-                            let m = get(regs, *mm, grp.trailing_zeros() as usize) as u32;
-                            self.warp_arrive(m, grp);
+                Op::WarpSync { mask: mm } => {
+                    // A lane outside its own membermask is undefined behaviour in the ISA; an
+                    // H100 lets such lanes go on without waiting and the launch succeeds
+                    // (measured, driver 580.159: `bad_syncwarp` in
+                    // scripts/ground-truth/results/sanitizer-h100.txt). They go on here too.
+                    let mut outside = 0u32;
+                    for l in lanes(em) {
+                        if (get(regs, *mm, l) as u32) >> l & 1 == 0 {
+                            outside |= 1 << l;
                         }
-                        if em & self.warp_waiting() != 0 {
-                            self.split_top(em);
-                            if let Some(t) = self.stack.last_mut() {
-                                t.park = WARP_PARK;
+                    }
+                    let em = em & !outside;
+                    if em == 0 {
+                        continue;
+                    }
+                    match self.groups(cta, regs, pc, em, *mm) {
+                        Err(e) => {
+                            cta.thread_instructions += count + 32 * full;
+                            return Err(e);
+                        }
+                        Ok(g) => {
+                            // Each group of lanes with one membermask waits for its lanes on other
+                            // paths; lanes whose guard was false go on. (A waiting top entry
+                            // parks: the loop runs another path.)
+                            for grp in g.iter() {
+                                let m = get(regs, *mm, grp.trailing_zeros() as usize) as u32;
+                                self.warp_arrive(m, grp);
+                            }
+                            if em & self.warp_waiting() != 0 {
+                                self.split_top(em);
+                                if let Some(t) = self.stack.last_mut() {
+                                    t.park = WARP_PARK;
+                                }
                             }
                         }
                     }
-                },
+                }
                 Op::Match {
                     all,
                     bits,
