@@ -6,6 +6,17 @@ use super::warp::{Entry, Stop, Warp, FULL, NO_CALL, NO_PARK};
 use crate::ir::*;
 use crate::{mem, ExecError, ExecErrorKind};
 
+/// One lane's memory access, as the reports of a bad one describe it.
+#[derive(Clone, Copy)]
+struct LaneAccess {
+    space: MSpace,
+    addr: u64,
+    len: u64,
+    lane: usize,
+    pc: u32,
+    write: bool,
+}
+
 /// A fault with everything the error message needs.
 pub type Fault = ExecError;
 
@@ -308,8 +319,16 @@ impl<'a> Cta<'a> {
         write: bool,
     ) -> Result<*mut u8, Fault> {
         let align = len.min(16).next_power_of_two();
+        let access = LaneAccess {
+            space,
+            addr,
+            len,
+            lane,
+            pc,
+            write,
+        };
         if !addr.is_multiple_of(align) {
-            return Err(self.fault_misaligned(warp, space, addr, len, lane, pc, write));
+            return Err(self.fault_misaligned(warp, access));
         }
         let space = match space {
             MSpace::Generic => {
@@ -364,23 +383,18 @@ impl<'a> Cta<'a> {
                 .then(|| self.params[addr as usize..].as_ptr() as *mut u8),
             (MSpace::Generic, _) => unreachable!(),
         };
-        ok.ok_or_else(|| self.fault_outside(warp, space, addr, len, lane, pc, write))
+        ok.ok_or_else(|| self.fault_outside(warp, LaneAccess { space, ..access }))
     }
 
     /// The parts of a bad access by `lane` at `pc`, for [`ExecError::access`].
     #[cold]
-    #[allow(clippy::too_many_arguments)]
     fn access_fault(
         &self,
         warp: &Warp,
-        space: MSpace,
-        addr: u64,
-        len: u64,
-        lane: usize,
-        pc: u32,
-        write: bool,
+        a: LaneAccess,
         misaligned: bool,
     ) -> Box<crate::AccessFault> {
+        let (space, addr, pc) = (a.space, a.addr, a.pc);
         let info = &self.prog.info[pc as usize];
         let global = matches!(space, MSpace::Global | MSpace::Generic);
         let (allocation, freed) = if !global {
@@ -396,7 +410,7 @@ impl<'a> Cta<'a> {
         Box::new(crate::AccessFault {
             kernel: self.kernel.to_string(),
             block: self.ctaid,
-            thread: self.tid(warp.id, lane as u32),
+            thread: self.tid(warp.id, a.lane as u32),
             ptx_line: info.line,
             inst: info.name.to_string(),
             space: match space {
@@ -405,9 +419,9 @@ impl<'a> Cta<'a> {
                 MSpace::Local => "local",
                 MSpace::KParam => "param",
             },
-            write,
+            write: a.write,
             atomic: info.name.starts_with("atom") || info.name.starts_with("red"),
-            size: len,
+            size: a.len,
             addr,
             misaligned,
             allocation,
@@ -418,26 +432,17 @@ impl<'a> Cta<'a> {
     /// The report of a misaligned access (out of line, as [`Self::fault_outside`]).
     #[cold]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn fault_misaligned(
-        &self,
-        warp: &Warp,
-        space: MSpace,
-        addr: u64,
-        len: u64,
-        lane: usize,
-        pc: u32,
-        write: bool,
-    ) -> ExecError {
-        let info = &self.prog.info[pc as usize];
+    fn fault_misaligned(&self, warp: &Warp, a: LaneAccess) -> ExecError {
         ExecError {
             kind: ExecErrorKind::MisalignedAddress,
             message: format!(
-                "misaligned address {addr:#x} {}: {} of {len} bytes",
-                self.where_(warp, lane, pc),
-                info.name
+                "misaligned address {:#x} {}: {} of {} bytes",
+                a.addr,
+                self.where_(warp, a.lane, a.pc),
+                self.prog.info[a.pc as usize].name,
+                a.len
             ),
-            access: Some(self.access_fault(warp, space, addr, len, lane, pc, write, true)),
+            access: Some(self.access_fault(warp, a, true)),
         }
     }
 
@@ -445,19 +450,10 @@ impl<'a> Cta<'a> {
     /// stay small enough to inline into the step function.
     #[cold]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn fault_outside(
-        &self,
-        warp: &Warp,
-        space: MSpace,
-        addr: u64,
-        len: u64,
-        lane: usize,
-        pc: u32,
-        write: bool,
-    ) -> ExecError {
+    fn fault_outside(&self, warp: &Warp, a: LaneAccess) -> ExecError {
+        let (space, addr, len, lane, pc) = (a.space, a.addr, a.len, a.lane, a.pc);
         let info = &self.prog.info[pc as usize];
-        let access = self.access_fault(warp, space, addr, len, lane, pc, write, false);
+        let access = self.access_fault(warp, a, false);
         let what = match space {
             MSpace::Global if access.freed.is_some() => {
                 let a = access.freed.unwrap();
