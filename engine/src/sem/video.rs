@@ -110,25 +110,22 @@ fn part(v: u64, signed: bool, sel: u8) -> i64 {
 
 /// `d = f(cfg, a, b, c)` for the scalar video instructions.
 pub fn scalar(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
-    let op = match cfg & 15 {
-        0 => VOp::Add,
-        1 => VOp::Sub,
-        2 => VOp::AbsDiff,
-        3 => VOp::Min,
-        4 => VOp::Max,
-        5 => VOp::Shl,
-        6 => VOp::Shr,
-        _ => VOp::Set,
-    };
-    let dsigned = cfg >> 4 & 1 != 0;
-    let asel = (cfg >> 8 & 15) as u8;
-    let bsel = (cfg >> 12 & 15) as u8;
-    let dsel = (cfg >> 16 & 15) as u8;
-    let sat = cfg >> 20 & 1 != 0;
-    let secop = cfg >> 21 & 3;
-    let ta = part(a, cfg >> 5 & 1 != 0, asel) as i128;
+    let Cfg {
+        op,
+        dsigned,
+        asigned,
+        bsigned,
+        asel,
+        bsel,
+        dsel,
+        sat,
+        secop,
+        clamp,
+        cmp,
+    } = Cfg::from_word(cfg);
+    let ta = part(a, asigned, asel) as i128;
     // Shift amounts are always unsigned.
-    let bs = cfg >> 6 & 1 != 0 && !matches!(op, VOp::Shl | VOp::Shr);
+    let bs = bsigned && !matches!(op, VOp::Shl | VOp::Shr);
     let mut tb = part(b, bs, bsel) as i128;
     let mut tmp: i128 = match op {
         VOp::Add => ta + tb,
@@ -137,7 +134,7 @@ pub fn scalar(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
         VOp::Min => ta.min(tb),
         VOp::Max => ta.max(tb),
         VOp::Shl | VOp::Shr => {
-            if cfg >> 23 & 1 != 0 {
+            if clamp {
                 tb = tb.min(32);
             } else {
                 tb &= 0x1f;
@@ -149,7 +146,7 @@ pub fn scalar(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
             }
         }
         VOp::Set => {
-            let r = match cfg >> 24 & 7 {
+            let r = match cmp {
                 0 => ta == tb,
                 1 => ta != tb,
                 2 => ta < tb,
@@ -244,14 +241,19 @@ impl MadCfg {
 /// operand combination reaches except a u32*u32 product in a signed-final form, where the
 /// exact clamp gives the mathematically right S32_MAX.
 pub fn vmad(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
-    let asigned = cfg & 1 != 0;
-    let bsigned = cfg >> 1 & 1 != 0;
-    let negp = cfg >> 2 & 1 != 0;
-    let negc = cfg >> 3 & 1 != 0;
-    let po = cfg >> 4 & 1 != 0;
-    let sat = cfg >> 5 & 1 != 0;
-    let ta = part(a, asigned, (cfg >> 8 & 15) as u8) as i128;
-    let tb = part(b, bsigned, (cfg >> 12 & 15) as u8) as i128;
+    let MadCfg {
+        asigned,
+        bsigned,
+        asel,
+        bsel,
+        negp,
+        negc,
+        po,
+        sat,
+        shr,
+    } = MadCfg::from_word(cfg);
+    let ta = part(a, asigned, asel) as i128;
+    let tb = part(b, bsigned, bsel) as i128;
     let signed_final = asigned || bsigned || negp || negc;
     let mut tmp = ta * tb;
     let mut c32 = c as u32;
@@ -271,7 +273,7 @@ pub fn vmad(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
         c32 as i128
     };
     tmp = tmp + c128 + lsb;
-    let mut r = tmp >> (cfg >> 16 & 31);
+    let mut r = tmp >> shr;
     if sat {
         r = if signed_final {
             r.clamp(i32::MIN as i128, i32::MAX as i128)
@@ -363,23 +365,20 @@ impl SimdCfg {
 /// 2^32). For vset2/vset4 the ISA's prose says unmasked positions come from b but its
 /// pseudo-code (and the other SIMD forms) take c: the pseudo-code is followed.
 pub fn simd(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
-    let op = match cfg & 7 {
-        0 => SOp::Add,
-        1 => SOp::Sub,
-        2 => SOp::Avrg,
-        3 => SOp::AbsDiff,
-        4 => SOp::Min,
-        5 => SOp::Max,
-        _ => SOp::Set,
-    };
-    let (n, ebits) = if cfg >> 3 & 1 != 0 { (4, 8) } else { (2, 16) };
-    let dsigned = cfg >> 4 & 1 != 0;
-    let asigned = cfg >> 5 & 1 != 0;
-    let bsigned = cfg >> 6 & 1 != 0;
-    let sat = cfg >> 7 & 1 != 0;
-    let add = cfg >> 8 & 1 != 0;
-    let mask = cfg >> 9 & 15;
-    let cmp = cfg >> 13 & 7;
+    let SimdCfg {
+        op,
+        n,
+        dsigned,
+        asigned,
+        bsigned,
+        sat,
+        add,
+        mask,
+        asel,
+        bsel,
+        cmp,
+    } = SimdCfg::from_word(cfg);
+    let (n, ebits) = (n as u64, if n == 4 { 8 } else { 16 });
     let pair = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
     let emask = (1u64 << ebits) - 1;
     let ext = |v: u64, k: u64, signed: bool| -> i64 {
@@ -392,8 +391,8 @@ pub fn simd(cfg: u64, a: u64, b: u64, c: u64) -> u64 {
     };
     let mut d = if add { c as u32 } else { 0 };
     for i in 0..n {
-        let sa = cfg >> (16 + 3 * i) & 7;
-        let sb = cfg >> (32 + 3 * i) & 7;
+        let sa = (asel >> (3 * i) & 7) as u64;
+        let sb = (bsel >> (3 * i) & 7) as u64;
         let va = ext(pair, sa, asigned);
         let vb = ext(pair, sb, bsigned);
         let mut t = match op {
