@@ -8,13 +8,9 @@ use super::softfloat::Mode;
 use super::{lower_name as lc, video, LaneFamily, LaneOp, Scalar};
 use std::fmt;
 
-fn rnd(m: Mode) -> &'static str {
-    match m {
-        Mode::Rn => ".rn",
-        Mode::Rz => ".rz",
-        Mode::Rm => ".rm",
-        Mode::Rp => ".rp",
-    }
+/// `.rn`, `.rz`, ... as printed after an operation.
+fn rnd(m: Mode) -> String {
+    format!(".{}", m.word())
 }
 
 /// `.w` when bit `b` of `cfg` is set.
@@ -53,7 +49,11 @@ impl fmt::Display for LaneOp {
                 } else {
                     name.into()
                 };
-                let r = if rounded { rnd(nw::mode_of(c)) } else { "" };
+                let r = if rounded {
+                    rnd(nw::mode_of(c))
+                } else {
+                    String::new()
+                };
                 write!(
                     f,
                     "{name}{r}{}{}{}{}{}{}",
@@ -111,7 +111,7 @@ impl fmt::Display for LaneOp {
                     _ => " (both halves)",
                 };
                 let r = if c & (1 << 20) != 0 {
-                    ".rna"
+                    ".rna".to_string()
                 } else {
                     rnd(nw::mode_of(c))
                 };

@@ -351,15 +351,6 @@ impl LaneOp {
 
 use super::lower_name as lc;
 
-fn rnd(m: Mode) -> &'static str {
-    match m {
-        Mode::Rn => "rn",
-        Mode::Rz => "rz",
-        Mode::Rm => "rm",
-        Mode::Rp => "rp",
-    }
-}
-
 fn ibin_name(op: IBin) -> &'static str {
     match op {
         IBin::Add => "add",
@@ -386,7 +377,7 @@ impl fmt::Display for UnOp {
             UnOp::Int(op, t) => write!(f, "{}.{t}", lc(&op)),
             UnOp::NotPred => f.write_str("not.pred"),
             UnOp::Mov { bits } => write!(f, "mov.b{bits}"),
-            UnOp::Float { op, ty, rnd: m } => write!(f, "{}.{}.{ty}", lc(&op), rnd(m)),
+            UnOp::Float { op, ty, rnd: m } => write!(f, "{}.{}.{ty}", lc(&op), m.word()),
             UnOp::Testp(t, ty) => write!(f, "testp.{}.{ty}", lc(&t)),
             UnOp::Bfind { ty, shiftamt } => {
                 write!(f, "bfind{}.{ty}", if shiftamt { ".shiftamt" } else { "" })
@@ -406,7 +397,7 @@ impl fmt::Display for BinOp {
         match *self {
             BinOp::Int(op, t) => write!(f, "{}.{t}", ibin_name(op)),
             BinOp::MulWide(t) => write!(f, "mul.wide.{t}"),
-            BinOp::Float { op, ty, rnd: m } => write!(f, "{}.{}.{ty}", lc(&op), rnd(m)),
+            BinOp::Float { op, ty, rnd: m } => write!(f, "{}.{}.{ty}", lc(&op), m.word()),
             BinOp::Mul24 { hi, signed } => {
                 write!(
                     f,
@@ -455,7 +446,7 @@ impl fmt::Display for TerOp {
                 if left { 'l' } else { 'r' },
                 if clamp { "clamp" } else { "wrap" }
             ),
-            TerOp::Fma { ty, rnd: m } => write!(f, "fma.{}.{ty}", rnd(m)),
+            TerOp::Fma { ty, rnd: m } => write!(f, "fma.{}.{ty}", m.word()),
             TerOp::Mad24 { hi, signed } => {
                 write!(
                     f,

@@ -28,6 +28,15 @@ impl Mode {
             _ => Mode::Rp,
         }
     }
+    /// The PTX modifier word (`rn`, `rz`, `rm`, `rp`).
+    pub const fn word(self) -> &'static str {
+        match self {
+            Mode::Rn => "rn",
+            Mode::Rz => "rz",
+            Mode::Rm => "rm",
+            Mode::Rp => "rp",
+        }
+    }
 }
 
 /// A binary interchange format: exponent bits and stored fraction bits.
