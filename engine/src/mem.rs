@@ -73,6 +73,21 @@ static QUARANTINE: Mutex<Quarantine> = Mutex::new(Quarantine {
 });
 const QUARANTINE_BYTES: u64 = 256 << 20;
 
+impl Quarantine {
+    /// Gives the oldest quarantined allocations back to the free list until at most `keep`
+    /// bytes stay quarantined.
+    fn release_down_to(&mut self, r: &mut Region, keep: u64) {
+        while self.bytes > keep {
+            let Some((p, l)) = self.fifo.pop_front() else {
+                break;
+            };
+            self.freed.remove(&p);
+            self.bytes -= l;
+            release(r, p, l);
+        }
+    }
+}
+
 /// Turns the sanitizer's memory checking on or off: kernels may touch exactly the bytes of an
 /// allocation (not the rest of its 256-byte granule, which a GPU allows and compute-sanitizer
 /// reports), and freed memory is quarantined so a use after free is caught.
@@ -143,12 +158,7 @@ pub fn alloc(size: u64) -> Result<u64, MemError> {
     // First fit: the lowest free range long enough (free ranges start 256-aligned). Quarantined
     // memory is given back before the device is declared full.
     if CHECKED.load(Ordering::Relaxed) && !r.free.values().any(|&l| l >= len) {
-        let mut q = QUARANTINE.lock();
-        while let Some((p, l)) = q.fifo.pop_front() {
-            q.freed.remove(&p);
-            q.bytes -= l;
-            release(&mut r, p, l);
-        }
+        QUARANTINE.lock().release_down_to(&mut r, 0);
     }
     let (&start, &flen) = r
         .free
@@ -178,14 +188,7 @@ pub fn free(ptr: u64) -> Result<(), MemError> {
         q.fifo.push_back((ptr, len));
         q.freed.insert(ptr, size);
         q.bytes += len;
-        while q.bytes > QUARANTINE_BYTES {
-            let Some((p, l)) = q.fifo.pop_front() else {
-                break;
-            };
-            q.freed.remove(&p);
-            q.bytes -= l;
-            release(&mut r, p, l);
-        }
+        q.release_down_to(&mut r, QUARANTINE_BYTES);
         return Ok(());
     }
     release(&mut r, ptr, len);
