@@ -343,6 +343,7 @@ mod half;
 mod isa;
 mod limits;
 mod misc;
+mod registers;
 mod shared;
 mod sync;
 mod tensormap;

@@ -1013,8 +1013,23 @@ pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
     let nthreads = cta.ntid[0] * cta.ntid[1] * cta.ntid[2];
     let nwarps = nthreads.div_ceil(32);
     let per = prog.nregs as usize * 32;
-    regs.clear();
-    regs.resize(per * nwarps as usize, 0);
+    let len = per * nwarps as usize;
+    match &prog.zeroed {
+        // The file of the worker's previous CTA: only rows some thread may read before writing
+        // them need clearing (see `ir::uninit`).
+        Some(rows) if regs.len() == len => {
+            for w in 0..nwarps as usize {
+                for &r in rows {
+                    let k = w * per + r as usize * 32;
+                    regs[k..k + 32].fill(0);
+                }
+            }
+        }
+        _ => {
+            regs.clear();
+            regs.resize(len, 0);
+        }
+    }
     let warps: Vec<Warp> = (0..nwarps)
         .map(|w| {
             let n = (nthreads - w * 32).min(32);

@@ -346,17 +346,16 @@ impl Warp {
                     sat,
                     ftz,
                 } => {
-                    let mut tmp = [0; 32];
-                    let x = opnd(regs, *a, &mut tmp);
-                    let mut o = [0; 32];
+                    let [tmp, .., o] = &mut cta.tmp;
+                    let x = opnd(regs, *a, tmp);
                     if !src.float() && !dst.float() && !*sat {
-                        cvt_int_lanes(x, &mut o, *dst, *src);
+                        cvt_int_lanes(x, o, *dst, *src);
                     } else {
                         for l in lanes(em) {
                             o[l] = cvt(x[l], *dst, *src, *rnd, *sat, *ftz);
                         }
                     }
-                    write(regs, *d, &o, em);
+                    write(regs, *d, o, em);
                 }
                 Op::Carry {
                     op,
@@ -639,18 +638,24 @@ impl Warp {
                     ) = (pl, op, ty, a)
                     {
                         if pl.private() {
-                            // The shared-memory counter (histograms): a 32-bit add, inline.
+                            // The shared-memory counter (histograms): a 32-bit add, inline,
+                            // in lane order (lanes on one address see each other's adds). The
+                            // operand is read and the old values written as whole rows, not
+                            // lane by lane: this loop is a histogram's hot spot.
                             let ptrs = lane_ptrs(pl, &addrs);
+                            let [ta, .., o] = &mut cta.tmp;
+                            let av = opnd(regs, *a, ta);
                             for l in lanes(em) {
                                 let p = ptrs[l] as *mut u32;
                                 // SAFETY: place_warp checked p 4-byte aligned inside this
                                 // CTA's own memory, which no other thread touches.
                                 let old = unsafe { p.read() };
                                 // SAFETY: as above.
-                                unsafe { p.write(old.wrapping_add(get(regs, *a, l) as u32)) };
-                                if let Some(d) = d {
-                                    regs[*d as usize * 32 + l] = old as u64;
-                                }
+                                unsafe { p.write(old.wrapping_add(av[l] as u32)) };
+                                o[l] = old as u64;
+                            }
+                            if let Some(d) = d {
+                                write(regs, *d, o, em);
                             }
                             continue;
                         }

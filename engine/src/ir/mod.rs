@@ -25,6 +25,7 @@ pub use crate::sem::addr::*;
 
 pub(crate) mod operands;
 mod print;
+pub(crate) mod uninit;
 pub(crate) mod verify;
 pub use crate::sem::types::{AtomOp, AtomTy, ReduxOp, Rnd, ShflMode};
 
@@ -598,6 +599,9 @@ pub struct Program {
     /// Whether the kernel takes generic addresses of its parameters (`cvta.param`,
     /// `isspacep.param`): each launch then copies the parameter block to global memory.
     pub param_window: bool,
+    /// The registers a CTA's file must start zeroed with ([`uninit::maybe_uninit`]); `None`:
+    /// all of them.
+    pub zeroed: Option<Vec<Reg>>,
 }
 
 impl fmt::Debug for Program {

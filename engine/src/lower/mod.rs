@@ -410,6 +410,11 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         sp: p.sp_reg,
         uses_alloca: p.uses_alloca,
         param_window: p.param_window,
+        zeroed: None,
+    };
+    let program = Program {
+        zeroed: crate::ir::uninit::maybe_uninit(&program),
+        ..program
     };
     // The executor trusts the IR's invariants; debug builds (and so every engine test) check
     // them at each load.

@@ -222,6 +222,23 @@ fn int_result(iv: i128, dst: Scalar, sat: bool) -> u64 {
 pub fn cvt_int_lanes(x: &Lanes, o: &mut Lanes, dst: Scalar, src: Scalar) {
     let (sb, db) = (64 - src.bits(), 64 - dst.bits());
     let (ss, ds) = (src.signed(), dst.signed());
+    // Widening a 32-bit index to 64 bits (`cvt.s64.s32`, `cvt.u64.u32`) is in most address
+    // computations: written as casts, the loop becomes vector sign/zero extensions.
+    match (sb, ss, db) {
+        (32, true, 0) => {
+            for (o, &v) in o.iter_mut().zip(x) {
+                *o = v as i32 as i64 as u64;
+            }
+            return;
+        }
+        (32, false, 0) => {
+            for (o, &v) in o.iter_mut().zip(x) {
+                *o = v as u32 as u64;
+            }
+            return;
+        }
+        _ => {}
+    }
     for (o, &v) in o.iter_mut().zip(x) {
         let v = if ss {
             ((v << sb) as i64 >> sb) as u64

@@ -1,0 +1,125 @@
+//! Which registers a thread may read before it wrote them: only those need a known value (zero)
+//! when a CTA starts. Every other row of the register file is written before it is read on
+//! every path, so a CTA may start with whatever the previous CTA left there; clearing a whole
+//! file per CTA (tens of kilobytes) was a sixth of a short kernel's time.
+
+use super::operands::{operands, successors, Operands};
+use super::{Op, Program, Reg};
+
+/// The registers that must start zeroed in each CTA, or `None` when every register must (a
+/// program that calls functions: its frames are saved and restored outside this analysis).
+///
+/// A forward "definitely written" analysis over the kernel's control flow, per thread: a
+/// lane follows one path through the graph whatever the warp does, so a register is written
+/// for a lane at a point when every path to that point writes it. Guarded instructions may not
+/// run, so they write nothing definitely. Only instructions whose execution writes every
+/// active lane's destination count as writes. Registers read across lanes (shuffles, votes,
+/// reductions, matches) may be read in lanes that never wrote them, so they always start
+/// zeroed, as the whole file did before.
+pub fn maybe_uninit(p: &Program) -> Option<Vec<Reg>> {
+    if p.funcs.len() != 1 || !p.sites.is_empty() || p.sp.is_some() {
+        return None;
+    }
+    let (start, end) = (p.entry as usize, p.exit as usize);
+    let n = end + 1 - start;
+    let words = (p.nregs as usize).div_ceil(64);
+    // The analysis holds a bit set per instruction; huge kernels keep the whole-file clear.
+    if n.saturating_mul(words) > 1 << 22 {
+        return None;
+    }
+    let bit = |set: &[u64], r: Reg| set[r as usize / 64] >> (r % 64) & 1 != 0;
+    // `into[k]`: registers written on every path into instruction `start + k`. Unreached
+    // instructions keep "all" (the meet's identity).
+    let mut into = vec![u64::MAX; n * words];
+    into[..words].fill(0);
+    let mut ops = Operands::default();
+    let (mut succ, mut out) = (Vec::new(), vec![0u64; words]);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in 0..n {
+            let pc = start + k;
+            let inst = &p.insts[pc];
+            out.copy_from_slice(&into[k * words..(k + 1) * words]);
+            if inst.guard.is_none() && writes_every_lane(&inst.op) {
+                operands(p, 0, inst, &mut ops);
+                for &d in &ops.defs {
+                    out[d as usize / 64] |= 1 << (d % 64);
+                }
+            }
+            successors(inst, pc as u32, &mut succ);
+            for &s in &succ {
+                let s = s as usize;
+                if s < start || s > end {
+                    continue;
+                }
+                let dst = &mut into[(s - start) * words..(s - start + 1) * words];
+                for (d, &o) in dst.iter_mut().zip(&out) {
+                    let m = *d & o;
+                    changed |= m != *d;
+                    *d = m;
+                }
+            }
+        }
+    }
+    let mut need = vec![0u64; words];
+    for k in 0..n {
+        let inst = &p.insts[start + k];
+        operands(p, 0, inst, &mut ops);
+        let at = &into[k * words..(k + 1) * words];
+        for &u in &ops.uses {
+            if !bit(at, u) {
+                need[u as usize / 64] |= 1 << (u % 64);
+            }
+        }
+        for r in cross_lane_reads(&inst.op) {
+            need[r as usize / 64] |= 1 << (r % 64);
+        }
+    }
+    Some(
+        (0..p.nregs)
+            .filter(|&r| bit(&need, r))
+            .collect::<Vec<Reg>>(),
+    )
+}
+
+/// Whether executing `op` (unguarded) writes its destinations in every active lane. Ops not
+/// listed may leave a destination unwritten in some case, so their writes are not counted.
+fn writes_every_lane(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Un { .. }
+            | Op::Bin { .. }
+            | Op::Ter { .. }
+            | Op::Quad { .. }
+            | Op::Lane { .. }
+            | Op::Setp { .. }
+            | Op::Cvt { .. }
+            | Op::Carry { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
+            | Op::Sreg { .. }
+            | Op::Activemask { .. }
+            | Op::Ld { .. }
+            | Op::Atom { .. }
+            | Op::Isspacep { .. }
+    )
+}
+
+/// Registers `op` reads in other lanes than the one it writes.
+fn cross_lane_reads(op: &Op) -> Vec<Reg> {
+    let reg = |s: &super::Src| match s {
+        super::Src::Reg(r) => Some(*r),
+        _ => None,
+    };
+    match op {
+        Op::Shfl { a, .. } | Op::Vote { a, .. } | Op::Match { a, .. } | Op::Redux { a, .. } => {
+            reg(a).into_iter().collect()
+        }
+        Op::Bar {
+            red: Some((_, _, a)),
+            ..
+        } => reg(a).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
