@@ -5,12 +5,13 @@
 //!
 //! The calls are in `memory/`: device and managed allocation (`alloc`), page-locked host memory
 //! (`host`), pointer attributes (`pointer`), copies and memsets (`copy`, `copy_batch`,
-//! `memops`), stream-ordered allocation and pools (`pool`), virtual memory (`vmm`), managed
+//! `memops`, and `bulk`, which moves the bytes), stream-ordered allocation and pools (`pool`), virtual memory (`vmm`), managed
 //! memory advice (`managed`) and CUDA arrays (`array`).
 
 pub mod alloc;
 pub mod array;
 pub mod batch;
+pub mod bulk;
 pub mod copy;
 pub mod copy_batch;
 pub mod host;

@@ -131,6 +131,25 @@ pub fn resolve(s: CUstream) -> CuResult<Arc<Context>> {
 pub fn submit(t: &Target, deps: Vec<Dep>, work: Work) -> Dep {
     let _order = t.ctx.submission.lock();
     let mut deps = deps;
+    implicit_deps(t, &mut deps);
+    t.queue.push(deps, work)
+}
+
+/// The context's submission lock, when `t` has nothing to wait for: its queue is idle and no
+/// implicit dependency (cuCtxWaitEvent's, the legacy stream's) is pending. Work done while the
+/// lock is held is in stream order, as nothing can be submitted around it: a copy the caller
+/// would wait for runs on the calling thread, without the hand-off to the stream's worker.
+pub fn idle(t: &Target) -> Option<parking_lot::MutexGuard<'_, ()>> {
+    let order = t.ctx.submission.lock();
+    let mut deps = Vec::new();
+    implicit_deps(t, &mut deps);
+    (t.queue.idle() && deps.iter().all(|d| d.done())).then_some(order)
+}
+
+/// Adds what work submitted to `t` must wait for besides its own queue: the context's
+/// cuCtxWaitEvent dependencies and the legacy default stream's implicit synchronisation. The
+/// caller holds the context's submission lock.
+fn implicit_deps(t: &Target, deps: &mut Vec<Dep>) {
     {
         let mut waits = t.ctx.waits.lock();
         if !waits.is_empty() {
@@ -150,7 +169,6 @@ pub fn submit(t: &Target, deps: Vec<Dep>, work: Work) -> Dep {
     } else if t.queue.blocking {
         deps.extend(legacy.pending());
     }
-    t.queue.push(deps, work)
 }
 
 /// Submits `work` that runs only while the context has no sticky error.

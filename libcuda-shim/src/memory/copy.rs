@@ -13,7 +13,7 @@
 
 use crate::context::CONTEXTS;
 use crate::errors::{CuResult, INVALID_VALUE};
-use crate::memory;
+use crate::memory::{self, bulk};
 use crate::stream::{self, Target};
 use abi::*;
 use engine::mem as dmem;
@@ -148,6 +148,23 @@ fn submit_copy(
         }
         Mode::Async => dst == Side::Pageable || (dst.host() && src.host()),
     };
+    let total: usize = rows.iter().map(|r| r.len).sum();
+    if wait || src == Side::Pageable || stage || total <= bulk::INLINE_UP_TO {
+        if let Some(_order) = stream::idle(t) {
+            // Nothing queued before it: the copy runs here and now, which is what a waiting
+            // call waits for, what staging a pageable source ensures, and for a small copy
+            // cheaper than queueing it.
+            t.ctx.check()?;
+            for r in &rows {
+                // SAFETY: as for the queued copy below.
+                unsafe { bulk::copy_part(r.dst as *mut u8, r.src as *const u8, r.len, total) };
+            }
+            if wait {
+                crate::printf::flush();
+            }
+            return Ok(());
+        }
+    }
     let dep = if !wait && (src == Side::Pageable || stage) {
         // SAFETY: each source row was checked (non-null, the program's readable memory for
         // `len` bytes by the API contract); it is read now, before the call returns.
@@ -161,9 +178,7 @@ fn submit_copy(
         stream::submit_unless_faulted(t, move |_| {
             for (dst, bytes) in staged {
                 // SAFETY: the destination range was validated as device memory at the call.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len())
-                };
+                unsafe { bulk::copy_part(dst as *mut u8, bytes.as_ptr(), bytes.len(), total) };
             }
         })
     } else {
@@ -171,8 +186,8 @@ fn submit_copy(
             for r in rows {
                 // SAFETY: device ranges were validated at the call; host ranges are the
                 // program's, valid until the copy completes (the API's contract for
-                // asynchronous copies). `copy` tolerates overlap.
-                unsafe { std::ptr::copy(r.src as *const u8, r.dst as *mut u8, r.len) };
+                // asynchronous copies). `copy_part` tolerates overlap.
+                unsafe { bulk::copy_part(r.dst as *mut u8, r.src as *const u8, r.len, total) };
             }
         })
     };
@@ -297,10 +312,11 @@ pub(crate) fn submit_plan(t: &Target, p: CopyPlan) {
 impl CopyPlan {
     /// Copies now, on the calling thread (a stream worker).
     pub(crate) fn run(&self) {
+        let total = self.0.iter().map(|r| r.len).sum();
         for r in &self.0 {
             // SAFETY: the rows were validated when the launch was prepared; host ranges are
             // the program's, valid while the graph runs (the API's contract).
-            unsafe { std::ptr::copy(r.src as *const u8, r.dst as *mut u8, r.len) };
+            unsafe { bulk::copy_part(r.dst as *mut u8, r.src as *const u8, r.len, total) };
         }
     }
 }
@@ -1063,9 +1079,20 @@ fn fill(
         return Ok(());
     }
     let side = plan.side;
-    let dep = submit_fill(t, plan);
     let wait = (side != Side::Device && (mode == Mode::Sync || side == Side::Pageable))
         || (mode == Mode::Sync && sync_memops(dst));
+    if wait || plan.rows.len() * plan.width * size <= bulk::INLINE_UP_TO {
+        if let Some(_order) = stream::idle(t) {
+            // As for copies (`submit_copy`): nothing queued before it, so it runs here.
+            t.ctx.check()?;
+            plan.run();
+            if wait {
+                crate::printf::flush();
+            }
+            return Ok(());
+        }
+    }
+    let dep = submit_fill(t, plan);
     if wait {
         stream::wait(t, &dep)
     } else {
