@@ -88,9 +88,17 @@ pub fn set_worker_threads(n: usize) {
 
 pub fn worker_threads() -> usize {
     match WORKERS.load(Ordering::Relaxed) {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => host_threads(),
         n => n,
     }
+}
+
+/// The host's usable cores, asked once: `available_parallelism` reads the cgroup quota files
+/// on every call, which was half the cost of launching a small kernel.
+fn host_threads() -> usize {
+    static N: once_cell::sync::Lazy<usize> =
+        once_cell::sync::Lazy::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    *N
 }
 
 pub fn thread_instructions() -> u64 {
