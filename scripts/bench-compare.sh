@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The executor benchmark (engine/benches/executor.rs) of a base revision against the working
 # tree, in one invocation: both are built, then run alternately ROUNDS times on the same
-# machine, and the table gives each workload's best executor time and the change.
+# machine, and the table gives each workload's best executor time, the change, and the change of
+# the medians (on a noisy machine the two disagree).
 #
 #   scripts/bench-compare.sh BASE_REV [ROUNDS] [-- BENCH_ARGS...]
 #
@@ -54,25 +55,29 @@ python3 - "$out" "$rounds" "$(git rev-parse --short "$rev")" <<'EOF'
 import re, sys
 out, rounds, rev = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 row = re.compile(r"^(.+?)\s+([\d.]+)ms\s+\d+\s")
-def best(which):
+def times(which):
     t = {}
     for k in range(1, rounds + 1):
         for line in open(f"{out}/{which}.{k}"):
             m = row.match(line)
             if m:
-                name, ms = m.group(1).strip(), float(m.group(2))
-                t[name] = min(ms, t.get(name, ms))
+                t.setdefault(m.group(1).strip(), []).append(float(m.group(2)))
     return t
-b, h = best("base"), best("head")
-print(f"executor benchmark, best of {rounds} alternating runs: base {rev} vs working tree")
-print(f"{'workload':<26} {'base ms':>10} {'head ms':>10} {'change':>8}")
+def median(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+b, h = times("base"), times("head")
+print(f"executor benchmark, {rounds} alternating runs: base {rev} vs working tree")
+print(f"(best decides; the median shows how noisy the machine was)")
+print(f"{'workload':<26} {'base ms':>10} {'head ms':>10} {'change':>8}   {'median change':>13}")
 worst = 0.0
 for name in b:
     if name not in h:
         continue
-    ch = (h[name] / b[name] - 1) * 100
+    ch = (min(h[name]) / min(b[name]) - 1) * 100
+    med = (median(h[name]) / median(b[name]) - 1) * 100
     worst = max(worst, ch)
     flag = "  <- slower than 3%" if ch > 3 else ""
-    print(f"{name:<26} {b[name]:>10.1f} {h[name]:>10.1f} {ch:>+7.1f}%{flag}")
+    print(f"{name:<26} {min(b[name]):>10.1f} {min(h[name]):>10.1f} {ch:>+7.1f}%   {med:>+12.1f}%{flag}")
 sys.exit(1 if worst > 3 else 0)
 EOF
