@@ -452,3 +452,61 @@ fn cuda_shim_env_preloads_the_shim_in_a_shell() {
     // The trace shows the program's driver calls were the shim's.
     assert!(stderr.contains("cuInit"), "{stderr}");
 }
+
+/// `cuda-shim run --stats` prints at exit, per kernel, what the program launched (its own
+/// calls say: 3 launches of `scale`, 4 blocks of 64 threads each), and the bytes it copied and
+/// set; `--stats-json` writes the same as JSON; `--progress` shows a launch running longer
+/// than a second with its kernel's name and share of blocks.
+#[test]
+fn cuda_shim_run_reports_stats_and_progress() {
+    let exe = nvcc_cached("stats", "stats", &[]);
+    let out = Command::new(&shim().cli)
+        .args(["run", "--stats", "--"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert_pass("stats", &out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let row = stderr
+        .lines()
+        .find(|l| l.starts_with("_Z5scalePf"))
+        .unwrap_or_else(|| panic!("no row for scale:\n{stderr}"));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cols[1..4], ["3", "12", "768"], "{row}");
+    assert!(
+        cols[4].parse::<u64>().unwrap() > 0 && cols[6] == "interpreter",
+        "{row}"
+    );
+    for line in [
+        "copied host to device: 4096 bytes",
+        "copied device to host: 4096 bytes",
+        "memset: 4096 bytes",
+    ] {
+        assert!(stderr.contains(line), "{line}:\n{stderr}");
+    }
+
+    let json = build_dir().join("stats.json");
+    let out = Command::new(&shim().cli)
+        .arg("run")
+        .arg("--stats-json")
+        .arg(&json)
+        .args(["--progress", "--"])
+        .arg(&exe)
+        .arg("150000000")
+        .output()
+        .unwrap();
+    assert_pass("stats with progress", &out);
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        text.contains(
+            "{\"name\": \"_Z5scalePf\", \"launches\": 3, \"blocks\": 12, \"threads\": 768,"
+        ) && text.contains("\"device_to_host\": 4100")
+            && text.contains("\"memset_bytes\": 4096"),
+        "{text}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("[cuda-shim] _Z4spinPjj: 0% of 1 blocks"),
+        "{stderr}"
+    );
+}

@@ -30,6 +30,7 @@ pub mod tensormap;
 pub use check::{check, CheckSummary};
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
 pub use exec::race::{set_racecheck, take_reports as take_race_reports, HazardKind, RaceReport};
+pub use exec::{running, Progress};
 pub use module::{Global, Kernel, Module, Param};
 pub use sem::softfloat;
 

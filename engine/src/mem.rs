@@ -36,6 +36,8 @@ struct Region {
     /// Free ranges, start -> length, coalesced.
     free: BTreeMap<u64, u64>,
     used: u64,
+    /// The most `used` has been.
+    peak: u64,
 }
 
 static REGION: Mutex<Region> = Mutex::new(Region {
@@ -43,6 +45,7 @@ static REGION: Mutex<Region> = Mutex::new(Region {
     base: 0,
     free: BTreeMap::new(),
     used: 0,
+    peak: 0,
 });
 
 /// Live device allocations and registered host ranges, base -> size. Read on every access that
@@ -111,6 +114,11 @@ pub fn set_capacity(bytes: u64) {
     }
 }
 
+/// The most device memory in use at once so far (allocations and quarantine), in bytes.
+pub fn peak_used() -> u64 {
+    REGION.lock().peak
+}
+
 /// Total and free bytes, as cuMemGetInfo reports them.
 pub fn info() -> (u64, u64) {
     let r = REGION.lock();
@@ -170,6 +178,7 @@ pub fn alloc(size: u64) -> Result<u64, MemError> {
         r.free.insert(start + len, flen - len);
     }
     r.used += len;
+    r.peak = r.peak.max(r.used);
     MAP.write().insert(start, size.max(1));
     Ok(start)
 }
@@ -464,6 +473,7 @@ fn charge(len: u64) -> Result<u64, MemError> {
         r.free.insert(start + len, flen - len);
     }
     r.used += len;
+    r.peak = r.peak.max(r.used);
     Ok(start)
 }
 

@@ -46,6 +46,8 @@ pub struct Kernel {
     pub explicit_cluster: bool,
     /// The lowered code: this kernel plus every device function it calls.
     pub(crate) program: Arc<Program>,
+    /// Thread-instructions executed by all launches of this kernel so far (`--stats`).
+    pub executed: std::sync::atomic::AtomicU64,
 }
 
 /// A module-scope `.global` or `.const` variable, allocated in device memory at load.
@@ -324,6 +326,7 @@ impl Module {
                 cluster_dims,
                 explicit_cluster: f.directives.iter().any(|(n, _)| n == "explicitcluster"),
                 program: Arc::new(k.program),
+                executed: Default::default(),
             }));
         }
         for (i, f) in ast.functions.iter().enumerate() {

@@ -15,6 +15,8 @@
 //!   interleaving N (one host thread; the same seed gives the same interleaving).
 //! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks` | `racecheck`: the sanitizer
 //!   (`sanitizer.rs`); `CUDA_SHIM_CHECK_REPORT` = a file the error count is written to at exit.
+//! - `CUDA_SHIM_STATS` = unset/`0` (default) | `1`/`table` | `json:FILE`: a summary of what ran,
+//!   at exit (`stats.rs`); `CUDA_SHIM_PROGRESS` = unset/`0` | `1`: a live progress line.
 
 use crate::profile::{by_key, uuid_string, Profile, PROFILES};
 use once_cell::sync::Lazy;
@@ -224,6 +226,32 @@ pub fn kernel_timeout() -> Option<std::time::Duration> {
         limit
     });
     *LIMIT
+}
+
+/// `CUDA_SHIM_STATS`: the summary of what ran, printed or written at exit (`stats`).
+pub fn stats() -> crate::stats::Output {
+    static OUT: Lazy<crate::stats::Output> = Lazy::new(|| {
+        let (out, complaint) =
+            crate::stats::parse_output(std::env::var("CUDA_SHIM_STATS").ok().as_deref());
+        if let Some(c) = complaint {
+            eprintln!("libcuda-shim: {c}");
+        }
+        out
+    });
+    OUT.clone()
+}
+
+/// `CUDA_SHIM_PROGRESS=1`: a live line on stderr for launches running longer than a second.
+pub fn progress() -> bool {
+    static ON: Lazy<bool> = Lazy::new(|| match std::env::var("CUDA_SHIM_PROGRESS").as_deref() {
+        Err(_) | Ok("") | Ok("0") => false,
+        Ok("1") => true,
+        Ok(v) => {
+            eprintln!("libcuda-shim: CUDA_SHIM_PROGRESS={v:?} is not 0 or 1; ignored");
+            false
+        }
+    });
+    *ON
 }
 
 /// `CUDA_SHIM_SCHEDULE=seed:N`: a seeded interleaving of CTAs and warps for every launch

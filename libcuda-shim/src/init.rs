@@ -66,6 +66,7 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
             engine::set_worker_threads(n);
         }
         crate::sanitizer::start();
+        crate::stats::start();
         context::init_primary();
         trace::trace!("cuInit: device 0 is {} (sm_{})", p.name, p.sm());
     });

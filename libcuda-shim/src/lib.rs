@@ -34,6 +34,7 @@ pub mod profile;
 pub mod profiler;
 pub mod queue;
 pub mod sanitizer;
+pub mod stats;
 pub mod stream;
 pub mod stream_attrs;
 pub mod trace;

@@ -128,6 +128,41 @@ struct Job {
     param_window: u64,
     /// A seeded schedule's launch seed and the order its CTAs (clusters) are taken in.
     seeded: Option<(u64, Arc<schedule::Permutation>)>,
+    started: std::time::Instant,
+    /// Clusters (CTAs without clusters) run to their end, for the progress line.
+    finished: AtomicU64,
+}
+
+/// Launches running now, for the driver's progress line (`--progress`).
+static RUNNING: Mutex<Vec<std::sync::Weak<Job>>> = Mutex::new(Vec::new());
+
+/// A launch in progress: its kernel, when it started, and how many of its CTAs (clusters)
+/// have run to their end, out of how many.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    pub kernel: String,
+    pub started: std::time::Instant,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// The launches running now, oldest first.
+pub fn running() -> Vec<Progress> {
+    RUNNING
+        .lock()
+        .iter()
+        .filter_map(|j| j.upgrade())
+        .map(|j| Progress {
+            kernel: j.kernel.name.clone(),
+            started: j.started,
+            done: match &j.coop {
+                // Cooperative: every cluster is resident; those no longer queued are done.
+                Some(c) => j.total - c.queue.lock().len() as u64,
+                None => j.finished.load(Ordering::Relaxed),
+            },
+            total: j.total,
+        })
+        .collect()
 }
 
 struct Coop {
@@ -383,8 +418,10 @@ impl Job {
             if let Some(e) = err {
                 self.fail(idx, e);
             }
+            self.finished.fetch_add(1, Ordering::Relaxed);
         }
         THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
+        self.kernel.executed.fetch_add(count, Ordering::Relaxed);
     }
 
     /// A cluster `c` (a CTA without clusters) with every CTA at its entry.
@@ -509,8 +546,10 @@ impl Job {
                     self.fail(idx, self.panic_error(idx, p))
                 }
             }
+            self.finished.fetch_add(1, Ordering::Relaxed);
         }
         THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
+        self.kernel.executed.fetch_add(count, Ordering::Relaxed);
     }
 
     /// A host thread of a cooperative launch: takes the cluster (CTA) whose turn it is, runs
@@ -555,6 +594,7 @@ impl Job {
             }
         }
         THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
+        self.kernel.executed.fetch_add(count, Ordering::Relaxed);
     }
 
     fn finish(&self) {
@@ -747,7 +787,10 @@ fn run(
         coop,
         param_window,
         seeded,
+        started: std::time::Instant::now(),
+        finished: AtomicU64::new(0),
     });
+    RUNNING.lock().push(Arc::downgrade(&job));
     if helpers > 0 {
         let mut pool = POOL.lock();
         while pool.senders.len() < helpers {
@@ -770,6 +813,9 @@ fn run(
         job.done.wait(&mut p);
     }
     drop(p);
+    RUNNING
+        .lock()
+        .retain(|j| j.strong_count() > 0 && !std::ptr::eq(j.as_ptr(), Arc::as_ptr(&job)));
     if let Some(c) = &job.coop {
         // Every worker is done with the launch (pending is 0): nothing reads it any more.
         let _ = crate::mem::free(c.workspace);

@@ -1,10 +1,11 @@
 //! `cuda-shim`: the command-line face of libcuda-shim.
 //!
 //! - `cuda-shim run [--inject RULES] [--check memcheck|racecheck [--leak-check full]
-//!   [--error-exitcode N]]
+//!   [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
 //!   -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver (`--inject`: fault
 //!   injection, as `CUDA_SHIM_INJECT`; `--check`: the sanitizer, as `CUDA_SHIM_CHECK`, exiting
-//!   with N, default 1, when it found errors and the program itself succeeded)
+//!   with N, default 1, when it found errors and the program itself succeeded; `--stats`,
+//!   `--stats-json` and `--progress`: as `CUDA_SHIM_STATS` and `CUDA_SHIM_PROGRESS`)
 //!   (and `CUPY_COMPILE_WITH_PTX=1` unless set: CuPy then asks NVRTC for PTX);
 //! - `cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...` loads PTX files as the driver
 //!   would (or, with `--lower-only`, only checks that every instruction is valid PTX that lowers
@@ -21,8 +22,12 @@ use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
 usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck [--leak-check full]
-                     [--error-exitcode N]] [--] PROGRAM [ARGS...]
+                     [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
+                     [--] PROGRAM [ARGS...]
                                             run PROGRAM with libcuda-shim as its CUDA driver;
+                                            --stats: print what ran at exit (per kernel, memory,
+                                            copies), --stats-json FILE: write it as JSON;
+                                            --progress: a live line for launches over 1 s;
                                             --inject: fault-injection rules, as CUDA_SHIM_INJECT
                                             (README: fault injection);
                                             --check memcheck|racecheck: the sanitizer (README),
@@ -121,12 +126,22 @@ fn driver_library() -> Result<PathBuf, String> {
 fn run(mut args: Vec<OsString>) -> ExitCode {
     let mut inject = None;
     let (mut check, mut leaks, mut error_exit) = (None::<String>, false, 1u8);
+    let mut stats = None::<OsString>;
+    let mut progress = false;
     while let Some(flag) = args.first().and_then(|a| a.to_str()).map(str::to_string) {
-        if !matches!(
-            flag.as_str(),
-            "--inject" | "--check" | "--leak-check" | "--error-exitcode"
-        ) {
-            break;
+        match flag.as_str() {
+            "--stats" => {
+                stats = Some("table".into());
+                args.remove(0);
+                continue;
+            }
+            "--progress" => {
+                progress = true;
+                args.remove(0);
+                continue;
+            }
+            "--inject" | "--check" | "--leak-check" | "--error-exitcode" | "--stats-json" => {}
+            _ => break,
         }
         let Some(value) = args.get(1).cloned() else {
             eprint!("cuda-shim run: {flag} needs a value\n{USAGE}");
@@ -136,6 +151,11 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
         let text = value.to_string_lossy().to_string();
         match flag.as_str() {
             "--inject" => inject = Some(value),
+            "--stats-json" => {
+                let mut v = OsString::from("json:");
+                v.push(&value);
+                stats = Some(v);
+            }
             "--check" if text == "memcheck" || text == "racecheck" => check = Some(text),
             "--check" => {
                 eprintln!(
@@ -184,6 +204,12 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
     }
     if let Some(spec) = inject {
         command.env("CUDA_SHIM_INJECT", spec);
+    }
+    if let Some(v) = stats {
+        command.env("CUDA_SHIM_STATS", v);
+    }
+    if progress {
+        command.env("CUDA_SHIM_PROGRESS", "1");
     }
     if let Some(tool) = check {
         return run_checked(command, &tool, leaks, error_exit, &program);

@@ -327,11 +327,13 @@ pub(crate) fn run_now(
         ctx.set_sticky(fault.code);
         return;
     }
+    let start = std::time::Instant::now();
     let r = if cooperative {
         engine::launch_cooperative(&f.kernel, config, bytes)
     } else {
         engine::launch(&f.kernel, config, bytes)
     };
+    crate::stats::launched(&f.kernel, config, start.elapsed());
     crate::sanitizer::after_launch(&f.kernel.name);
     if let Err(e) = r {
         // Under the sanitizer its report says it (and the error count keeps it).

@@ -149,6 +149,7 @@ fn submit_copy(
         Mode::Async => dst == Side::Pageable || (dst.host() && src.host()),
     };
     let total: usize = rows.iter().map(|r| r.len).sum();
+    crate::stats::copied(direction(dst, src), total);
     if wait || src == Side::Pageable || stage || total <= bulk::INLINE_UP_TO {
         if let Some(_order) = stream::idle(t) {
             // Nothing queued before it: the copy runs here and now, which is what a waiting
@@ -195,6 +196,17 @@ fn submit_copy(
         stream::wait(t, &dep)
     } else {
         Ok(())
+    }
+}
+
+/// Which way a copy goes, for `--stats` (managed memory counts as device memory).
+fn direction(dst: Side, src: Side) -> crate::stats::Direction {
+    use crate::stats::Direction::*;
+    match (dst.host(), src.host()) {
+        (false, true) => HtoD,
+        (true, false) => DtoH,
+        (false, false) => DtoD,
+        (true, true) => HtoH,
     }
 }
 
@@ -290,8 +302,8 @@ pub(crate) fn submit_prepared(t: &Target, p: Prepared, stage: bool) -> CuResult 
     submit_copy(t, || desc, p.rows, p.dst, p.src, Mode::Async, stage)
 }
 
-/// A validated copy, ready to run (graph memcpy nodes).
-pub(crate) struct CopyPlan(Vec<Row>);
+/// A validated copy, ready to run (graph memcpy nodes), and which way it goes.
+pub(crate) struct CopyPlan(Vec<Row>, crate::stats::Direction);
 
 /// Validates a CUDA_MEMCPY3D as cuMemcpy3D does and lists its rows.
 pub(crate) fn plan_3d(c: &CUDA_MEMCPY3D) -> CuResult<CopyPlan> {
@@ -300,8 +312,8 @@ pub(crate) fn plan_3d(c: &CUDA_MEMCPY3D) -> CuResult<CopyPlan> {
         return Err(INVALID_VALUE);
     }
     let (src, dst) = regions_3d(c);
-    let (rows, _, _) = plan(&src, &dst, c.WidthInBytes, c.Height, c.Depth)?;
-    Ok(CopyPlan(rows))
+    let (rows, dside, sside) = plan(&src, &dst, c.WidthInBytes, c.Height, c.Depth)?;
+    Ok(CopyPlan(rows, direction(dside, sside)))
 }
 
 /// Queues a planned copy; host memory is read when it runs (graph semantics: no staging).
@@ -313,6 +325,7 @@ impl CopyPlan {
     /// Copies now, on the calling thread (a stream worker).
     pub(crate) fn run(&self) {
         let total = self.0.iter().map(|r| r.len).sum();
+        crate::stats::copied(self.1, total);
         for r in &self.0 {
             // SAFETY: the rows were validated when the launch was prepared; host ranges are
             // the program's, valid while the graph runs (the API's contract).
@@ -1033,6 +1046,7 @@ pub(crate) fn submit_fill(t: &Target, p: FillPlan) -> crate::context::Dep {
 impl FillPlan {
     /// Fills now, on the calling thread (a stream worker).
     pub(crate) fn run(&self) {
+        crate::stats::set(self.rows.len() * self.width * self.size);
         for &start in &self.rows {
             // SAFETY: each row was validated (device allocation, or host memory the program
             // owns) and is aligned to `size`.

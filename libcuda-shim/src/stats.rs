@@ -1,0 +1,295 @@
+//! What a program ran, for the person waiting on it: `CUDA_SHIM_STATS` (`cuda-shim run
+//! --stats` / `--stats-json FILE`) prints at exit, per kernel, its launches, blocks, threads,
+//! thread-instructions, time and the execution tier that ran it, then the device memory peak and
+//! the bytes copied each way and set; `CUDA_SHIM_PROGRESS` (`--progress`) keeps a line on
+//! stderr with the name and the share of blocks done of each launch running longer than a
+//! second.
+//!
+//! The counters cost one relaxed atomic add per launch, copy or memset when they are off (they
+//! are kept unconditionally: cheaper than asking), and the table is built only at exit.
+
+use engine::{Kernel, LaunchConfig};
+use once_cell::sync::Lazy;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where the summary goes at exit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    Off,
+    /// A table on stderr.
+    Table,
+    /// JSON written to this file.
+    Json(String),
+}
+
+/// `CUDA_SHIM_STATS`: unset or `0` (off), `1` or `table` (a table on stderr), `json:FILE`.
+pub fn parse_output(v: Option<&str>) -> (Output, Option<String>) {
+    match v.map(str::trim) {
+        None | Some("") | Some("0") => (Output::Off, None),
+        Some("1") | Some("table") => (Output::Table, None),
+        Some(v) => match v.strip_prefix("json:") {
+            Some(path) if !path.is_empty() => (Output::Json(path.to_string()), None),
+            _ => (
+                Output::Off,
+                Some(format!(
+                    "CUDA_SHIM_STATS={v:?} is not 0, 1, table or json:FILE; ignored"
+                )),
+            ),
+        },
+    }
+}
+
+/// Which way a copy went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    HtoD,
+    DtoH,
+    DtoD,
+    HtoH,
+}
+
+const DIRECTIONS: [(Direction, &str); 4] = [
+    (Direction::HtoD, "host to device"),
+    (Direction::DtoH, "device to host"),
+    (Direction::DtoD, "device to device"),
+    (Direction::HtoH, "host to host"),
+];
+
+static COPIED: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+static SET: AtomicU64 = AtomicU64::new(0);
+
+/// One kernel's totals.
+struct Row {
+    kernel: Arc<Kernel>,
+    launches: u64,
+    blocks: u64,
+    threads: u64,
+    time: Duration,
+}
+
+/// Kernels launched so far, by the address of their `Kernel` (two modules' kernels of one
+/// name are two rows).
+static KERNELS: Lazy<Mutex<HashMap<usize, Row>>> = Lazy::new(Default::default);
+
+/// Counts bytes copied.
+pub fn copied(dir: Direction, bytes: usize) {
+    COPIED[dir as usize].fetch_add(bytes as u64, Ordering::Relaxed);
+}
+
+/// Counts bytes set by a memset.
+pub fn set(bytes: usize) {
+    SET.fetch_add(bytes as u64, Ordering::Relaxed);
+}
+
+/// Records one launch of `kernel` that took `time`.
+pub fn launched(kernel: &Arc<Kernel>, cfg: &LaunchConfig, time: Duration) {
+    let blocks = cfg.grid.iter().map(|&x| x as u64).product::<u64>();
+    let per = cfg.block.iter().map(|&x| x as u64).product::<u64>();
+    let mut k = KERNELS.lock();
+    let row = k
+        .entry(Arc::as_ptr(kernel) as usize)
+        .or_insert_with(|| Row {
+            kernel: kernel.clone(),
+            launches: 0,
+            blocks: 0,
+            threads: 0,
+            time: Duration::ZERO,
+        });
+    row.launches += 1;
+    row.blocks += blocks;
+    row.threads += blocks * per;
+    row.time += time;
+}
+
+/// Starts what the configuration asks for: the summary at exit, the progress line.
+pub fn start() {
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    if STARTED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    if crate::config::stats() != Output::Off {
+        // SAFETY: registers a plain `extern "C" fn` to run at exit.
+        unsafe { libc::atexit(at_exit) };
+    }
+    if crate::config::progress() {
+        let _ = std::thread::Builder::new()
+            .name("cuda-shim-progress".into())
+            .spawn(progress_loop);
+    }
+}
+
+extern "C" fn at_exit() {
+    // Nothing may unwind out of an atexit handler.
+    let _ = std::panic::catch_unwind(|| match crate::config::stats() {
+        Output::Off => {}
+        Output::Table => {
+            let _ = std::io::stderr().lock().write_all(table().as_bytes());
+        }
+        Output::Json(path) => {
+            if let Err(e) = std::fs::write(&path, json()) {
+                eprintln!("libcuda-shim: cannot write the statistics to {path}: {e}");
+            }
+        }
+    });
+}
+
+/// The execution tier that runs kernels.
+const TIER: &str = "interpreter";
+
+/// Rows sorted by time, longest first.
+fn rows() -> Vec<(String, u64, u64, u64, u64, f64)> {
+    let k = KERNELS.lock();
+    let mut v: Vec<_> = k
+        .values()
+        .map(|r| {
+            (
+                r.kernel.name.clone(),
+                r.launches,
+                r.blocks,
+                r.threads,
+                r.kernel.executed.load(Ordering::Relaxed),
+                r.time.as_secs_f64(),
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| b.5.total_cmp(&a.5).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// The summary as a table.
+pub fn table() -> String {
+    let mut s = String::from("== libcuda-shim statistics\n");
+    s += &format!(
+        "{:<40} {:>9} {:>10} {:>12} {:>16} {:>11}  tier\n",
+        "kernel", "launches", "blocks", "threads", "thread-instr", "time s"
+    );
+    for (name, launches, blocks, threads, instr, time) in rows() {
+        let shown = if name.len() > 40 {
+            format!("{}...", &name[..37])
+        } else {
+            name
+        };
+        s += &format!(
+            "{shown:<40} {launches:>9} {blocks:>10} {threads:>12} {instr:>16} {time:>11.3}  {TIER}\n"
+        );
+    }
+    s += &format!("device memory peak: {} bytes\n", engine::mem::peak_used());
+    for (d, name) in DIRECTIONS {
+        s += &format!(
+            "copied {name}: {} bytes\n",
+            COPIED[d as usize].load(Ordering::Relaxed)
+        );
+    }
+    s += &format!("memset: {} bytes\n", SET.load(Ordering::Relaxed));
+    s
+}
+
+/// A JSON string literal.
+fn quoted(t: &str) -> String {
+    let mut s = String::from("\"");
+    for c in t.chars() {
+        match c {
+            '"' => s += "\\\"",
+            '\\' => s += "\\\\",
+            c if (c as u32) < 0x20 => s += &format!("\\u{:04x}", c as u32),
+            c => s.push(c),
+        }
+    }
+    s + "\""
+}
+
+/// The summary as JSON: `{"kernels": [{"name", "launches", "blocks", "threads",
+/// "thread_instructions", "seconds", "tier"}...], "device_memory_peak_bytes",
+/// "copied_bytes": {"host_to_device", ...}, "memset_bytes"}`.
+pub fn json() -> String {
+    let kernels: Vec<String> = rows()
+        .into_iter()
+        .map(|(name, launches, blocks, threads, instr, time)| {
+            format!(
+                "{{\"name\": {}, \"launches\": {launches}, \"blocks\": {blocks}, \"threads\": \
+                 {threads}, \"thread_instructions\": {instr}, \"seconds\": {time:.6}, \
+                 \"tier\": \"{TIER}\"}}",
+                quoted(&name)
+            )
+        })
+        .collect();
+    let copied: Vec<String> = DIRECTIONS
+        .iter()
+        .map(|(d, name)| {
+            format!(
+                "\"{}\": {}",
+                name.replace(' ', "_"),
+                COPIED[*d as usize].load(Ordering::Relaxed)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"kernels\": [{}], \"device_memory_peak_bytes\": {}, \"copied_bytes\": {{{}}}, \
+         \"memset_bytes\": {}}}\n",
+        kernels.join(", "),
+        engine::mem::peak_used(),
+        copied.join(", "),
+        SET.load(Ordering::Relaxed)
+    )
+}
+
+/// Redraws the progress line every quarter second while a launch older than a second runs,
+/// and clears it when none does.
+fn progress_loop() {
+    let mut shown = false;
+    loop {
+        std::thread::sleep(Duration::from_millis(250));
+        let long: Vec<String> = engine::running()
+            .into_iter()
+            .filter(|p| p.started.elapsed() >= Duration::from_secs(1))
+            .map(|p| {
+                format!(
+                    "{}: {}% of {} blocks, {:.0} s",
+                    p.kernel,
+                    p.done * 100 / p.total.max(1),
+                    p.total,
+                    p.started.elapsed().as_secs_f64()
+                )
+            })
+            .collect();
+        let mut err = std::io::stderr().lock();
+        if !long.is_empty() {
+            let _ = write!(err, "\r\x1b[K[cuda-shim] {}", long.join("; "));
+            shown = true;
+        } else if shown {
+            let _ = write!(err, "\r\x1b[K");
+            shown = false;
+        }
+        let _ = err.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_variable_takes_table_or_a_json_file() {
+        assert_eq!(parse_output(None).0, Output::Off);
+        assert_eq!(parse_output(Some("0")).0, Output::Off);
+        assert_eq!(parse_output(Some("1")).0, Output::Table);
+        assert_eq!(parse_output(Some("table")).0, Output::Table);
+        assert_eq!(
+            parse_output(Some("json:/tmp/s.json")).0,
+            Output::Json("/tmp/s.json".into())
+        );
+        let (o, complaint) = parse_output(Some("yes"));
+        assert_eq!(o, Output::Off);
+        assert!(complaint.unwrap().contains("CUDA_SHIM_STATS=\"yes\""));
+    }
+
+    #[test]
+    fn names_are_quoted_for_json() {
+        assert_eq!(quoted("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+    }
+}
