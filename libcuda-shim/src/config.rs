@@ -228,11 +228,37 @@ pub fn kernel_timeout() -> Option<std::time::Duration> {
     *LIMIT
 }
 
+/// Where `--stats` puts the summary at exit (`stats.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StatsOutput {
+    Off,
+    /// A table on stderr.
+    Table,
+    /// JSON written to this file.
+    Json(String),
+}
+
+/// `CUDA_SHIM_STATS`: unset or `0` (off), `1` or `table` (a table on stderr), `json:FILE`.
+pub fn parse_stats(v: Option<&str>) -> (StatsOutput, Option<String>) {
+    match v.map(str::trim) {
+        None | Some("") | Some("0") => (StatsOutput::Off, None),
+        Some("1") | Some("table") => (StatsOutput::Table, None),
+        Some(v) => match v.strip_prefix("json:") {
+            Some(path) if !path.is_empty() => (StatsOutput::Json(path.to_string()), None),
+            _ => (
+                StatsOutput::Off,
+                Some(format!(
+                    "CUDA_SHIM_STATS={v:?} is not 0, 1, table or json:FILE; ignored"
+                )),
+            ),
+        },
+    }
+}
+
 /// `CUDA_SHIM_STATS`: the summary of what ran, printed or written at exit (`stats`).
-pub fn stats() -> crate::stats::Output {
-    static OUT: Lazy<crate::stats::Output> = Lazy::new(|| {
-        let (out, complaint) =
-            crate::stats::parse_output(std::env::var("CUDA_SHIM_STATS").ok().as_deref());
+pub fn stats() -> StatsOutput {
+    static OUT: Lazy<StatsOutput> = Lazy::new(|| {
+        let (out, complaint) = parse_stats(std::env::var("CUDA_SHIM_STATS").ok().as_deref());
         if let Some(c) = complaint {
             eprintln!("libcuda-shim: {c}");
         }
@@ -312,6 +338,21 @@ pub fn parse_timeout(v: &str) -> (Option<std::time::Duration>, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stats_takes_table_or_a_json_file() {
+        assert_eq!(parse_stats(None).0, StatsOutput::Off);
+        assert_eq!(parse_stats(Some("0")).0, StatsOutput::Off);
+        assert_eq!(parse_stats(Some("1")).0, StatsOutput::Table);
+        assert_eq!(parse_stats(Some("table")).0, StatsOutput::Table);
+        assert_eq!(
+            parse_stats(Some("json:/tmp/s.json")).0,
+            StatsOutput::Json("/tmp/s.json".into())
+        );
+        let (o, complaint) = parse_stats(Some("yes"));
+        assert_eq!(o, StatsOutput::Off);
+        assert!(complaint.unwrap().contains("CUDA_SHIM_STATS=\"yes\""));
+    }
 
     #[test]
     fn schedules() {

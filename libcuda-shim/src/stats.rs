@@ -8,6 +8,7 @@
 //! The counters cost one relaxed atomic add per launch, copy or memset when they are off (they
 //! are kept unconditionally: cheaper than asking), and the table is built only at exit.
 
+use crate::config::StatsOutput as Output;
 use engine::{Kernel, LaunchConfig};
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
@@ -16,33 +17,6 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Where the summary goes at exit.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    Off,
-    /// A table on stderr.
-    Table,
-    /// JSON written to this file.
-    Json(String),
-}
-
-/// `CUDA_SHIM_STATS`: unset or `0` (off), `1` or `table` (a table on stderr), `json:FILE`.
-pub fn parse_output(v: Option<&str>) -> (Output, Option<String>) {
-    match v.map(str::trim) {
-        None | Some("") | Some("0") => (Output::Off, None),
-        Some("1") | Some("table") => (Output::Table, None),
-        Some(v) => match v.strip_prefix("json:") {
-            Some(path) if !path.is_empty() => (Output::Json(path.to_string()), None),
-            _ => (
-                Output::Off,
-                Some(format!(
-                    "CUDA_SHIM_STATS={v:?} is not 0, 1, table or json:FILE; ignored"
-                )),
-            ),
-        },
-    }
-}
 
 /// Which way a copy went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -272,21 +246,6 @@ fn progress_loop() {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_variable_takes_table_or_a_json_file() {
-        assert_eq!(parse_output(None).0, Output::Off);
-        assert_eq!(parse_output(Some("0")).0, Output::Off);
-        assert_eq!(parse_output(Some("1")).0, Output::Table);
-        assert_eq!(parse_output(Some("table")).0, Output::Table);
-        assert_eq!(
-            parse_output(Some("json:/tmp/s.json")).0,
-            Output::Json("/tmp/s.json".into())
-        );
-        let (o, complaint) = parse_output(Some("yes"));
-        assert_eq!(o, Output::Off);
-        assert!(complaint.unwrap().contains("CUDA_SHIM_STATS=\"yes\""));
-    }
 
     #[test]
     fn names_are_quoted_for_json() {
