@@ -26,6 +26,7 @@ pub mod ptx;
 pub mod regs;
 mod sem;
 pub mod tensormap;
+pub mod tex;
 
 pub use check::{check, CheckSummary};
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};

@@ -885,6 +885,18 @@ impl<'a> Cta<'a> {
         }
     }
 
+    pub fn fault_bad_texture(&self, warp: &Warp, pc: u32, lane: usize, handle: u64) -> Fault {
+        ExecError {
+            kind: ExecErrorKind::IllegalAddress,
+            message: format!(
+                "texture fetch through {handle:#x}, which is no live texture object (or its \
+                 memory was freed) {}",
+                self.where_(warp, lane, pc)
+            ),
+            access: None,
+        }
+    }
+
     pub fn fault_internal(&self, warp: &Warp, pc: u32, what: &str) -> Fault {
         let lane = warp
             .stack

@@ -32,6 +32,7 @@ mod regfile;
 mod sched;
 pub mod schedule;
 pub mod sys;
+mod texture;
 pub mod warp;
 pub mod whole;
 

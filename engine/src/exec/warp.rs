@@ -1290,6 +1290,27 @@ impl Warp {
                         regs[*d as usize * 32 + l] = r as u64;
                     }
                 }
+                Op::Tex {
+                    d,
+                    tex,
+                    coords,
+                    dims,
+                    int_coords,
+                    result,
+                    gather,
+                } => self.tex(
+                    cta,
+                    regs,
+                    pc,
+                    em,
+                    d,
+                    *tex,
+                    coords,
+                    *dims,
+                    *int_coords,
+                    *result,
+                    *gather,
+                )?,
                 Op::Nop => {}
                 Op::Trap => return Err(cta.fault_trap(self, pc, em)),
                 Op::Brkpt => {

@@ -490,10 +490,30 @@ pub enum Op {
         space: MSpace,
         cluster: bool,
     },
+    /// `tex` and `tld4` on a texture object (unified mode, ISA 9.7.10.3-4): per lane, the
+    /// handle `tex` names a texture registered with [`crate::tex`], sampled at `coords` (the
+    /// first `dims`; integer texel indices when `int_coords`); `gather`: `tld4`'s channel.
+    Tex {
+        d: [Option<Reg>; 4],
+        tex: Src,
+        coords: [Src; 3],
+        dims: u8,
+        int_coords: bool,
+        result: TexResult,
+        gather: Option<u8>,
+    },
     Nop,
     Trap,
     /// `brkpt`: with no debugger attached, a launch error.
     Brkpt,
+}
+
+/// The type of `tex`'s four results (`.dtype`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexResult {
+    F32,
+    S32,
+    U32,
 }
 
 /// Where a formal parameter, an argument or a return value lives: a register of `bits`, or

@@ -246,6 +246,19 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             o.def_opt(*d);
             o.def_opt(*pd);
         }
+        Op::Tex {
+            d,
+            tex,
+            coords,
+            dims,
+            ..
+        } => {
+            o.src(tex);
+            o.srcs(coords.iter().take(*dims as usize));
+            for d in d {
+                o.def_opt(*d);
+            }
+        }
         Op::Isspacep { d, a, .. } => {
             o.src(a);
             o.def(*d);

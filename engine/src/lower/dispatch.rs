@@ -159,6 +159,11 @@ static ROUTES: &[Route] = &[
         },
     },
     Route {
+        opcodes: &["tex", "tld4"],
+        when: always,
+        lower: |p, fc, i, g, m| p.tex(fc, i, g, m),
+    },
+    Route {
         opcodes: &["slct"],
         when: always,
         lower: |p, fc, i, g, m| p.slct(fc, i, g, m),

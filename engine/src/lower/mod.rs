@@ -40,6 +40,7 @@ mod mods;
 mod operands;
 mod packed;
 mod sync;
+mod tex;
 mod video;
 
 use arith::*;
