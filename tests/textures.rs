@@ -46,3 +46,18 @@ fn the_texture_probe_prints_what_an_h100_printed() {
         differ.join("\n")
     );
 }
+
+/// Texture objects over pitched 2-D memory, linear memory and an array of uchar4 read as
+/// normalised floats, with their descriptor queries and the driver's answer to a missing
+/// descriptor (tests/cuda/texture_objects.cu; expected values from the Programming Guide's
+/// point-sampling rule).
+#[test]
+fn texture_objects_over_each_kind_of_resource() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "texture_objects",
+        "texture_objects",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_pass("texture_objects", &run_preloaded(&exe, &[]));
+}

@@ -16,9 +16,10 @@ use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The descriptors a texture object was created from, for the queries.
+/// The descriptors a texture object was created from, for the queries, and the context it
+/// belongs to (its handle), which takes it along when destroyed or reset.
 #[derive(Clone, Copy)]
-struct Descs(CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC);
+struct Descs(CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC, usize);
 // SAFETY: the array handles inside are plain values (keys of the array table), never
 // dereferenced through this copy.
 unsafe impl Send for Descs {}
@@ -88,12 +89,10 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Texture> {
             border: [0.0; 4],
         })
     };
-    let aligned = |p: u64| {
-        p != 0
-            && p.is_multiple_of(
-                limit(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT) as u64,
-            )
-    };
+    // The driver asks for CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT (512) and its allocations
+    // always have it; this allocator guarantees 256 (the CUDA documentation's minimum), so
+    // that is what is checked: every pointer cudaMalloc returns here must be usable.
+    let aligned = |p: u64| p != 0 && p.is_multiple_of(256);
     match r.resType {
         CUresourcetype::CU_RESOURCE_TYPE_ARRAY => {
             // SAFETY: the union member resType names.
@@ -229,7 +228,7 @@ pub(crate) unsafe fn create(
     tex: *const CUDA_TEXTURE_DESC,
     view: *const CUDA_RESOURCE_VIEW_DESC,
 ) -> CuResult {
-    context::active()?;
+    let ctx = context::active()?;
     if handle.is_null() || res.is_null() || tex.is_null() {
         return Err(INVALID_VALUE);
     }
@@ -246,7 +245,7 @@ pub(crate) unsafe fn create(
     )?;
     let h = NEXT.fetch_add(1, Ordering::Relaxed);
     engine::tex::register(h, t);
-    OBJECTS.lock().insert(h, Descs(r, d));
+    OBJECTS.lock().insert(h, Descs(r, d, ctx.handle() as usize));
     // SAFETY: checked non-null.
     unsafe { *handle = h };
     Ok(())
@@ -262,7 +261,7 @@ pub(crate) unsafe fn get_resource_desc(out: *mut CUDA_RESOURCE_DESC, h: CUtexObj
     if out.is_null() {
         return Err(INVALID_VALUE);
     }
-    let Descs(r, _) = *OBJECTS.lock().get(&h).ok_or(INVALID_VALUE)?;
+    let Descs(r, ..) = *OBJECTS.lock().get(&h).ok_or(INVALID_VALUE)?;
     // SAFETY: checked non-null.
     unsafe { *out = r };
     Ok(())
@@ -272,8 +271,19 @@ pub(crate) unsafe fn get_texture_desc(out: *mut CUDA_TEXTURE_DESC, h: CUtexObjec
     if out.is_null() {
         return Err(INVALID_VALUE);
     }
-    let Descs(_, d) = *OBJECTS.lock().get(&h).ok_or(INVALID_VALUE)?;
+    let Descs(_, d, _) = *OBJECTS.lock().get(&h).ok_or(INVALID_VALUE)?;
     // SAFETY: checked non-null.
     unsafe { *out = d };
     Ok(())
+}
+
+/// Destroys the texture objects made in context `ctx` (its handle): what destroying or
+/// resetting the context does to them, as to its modules and memory.
+pub(crate) fn release_context(ctx: usize) {
+    OBJECTS.lock().retain(|&h, d| {
+        if d.2 == ctx {
+            engine::tex::unregister(h);
+        }
+        d.2 != ctx
+    });
 }

@@ -15,14 +15,15 @@ use std::sync::Arc;
 
 /// Waits for outstanding work, runs the CLS destructors and clears the sticky error: what
 /// resetting/destroying does. The context's created streams and events die with it, so do the
-/// modules loaded into it and their functions, and the memory the program allocated in it is
-/// freed.
+/// modules loaded into it and their functions and its texture objects, and the memory the
+/// program allocated in it is freed.
 fn teardown(ctx: &Arc<Context>) {
     ctx.wait_idle();
     let me = Arc::as_ptr(ctx);
     STREAMS.remove_where(|s| Arc::as_ptr(&s.ctx) == me);
     EVENTS.remove_where(|e| Arc::as_ptr(&e.ctx) == me);
     crate::module::release_context(ctx.handle() as usize);
+    crate::texture::release_context(ctx.handle() as usize);
     crate::memory::alloc::release_context(ctx.handle() as usize);
     ctx.run_cls_destructors();
     ctx.clear_sticky();
