@@ -303,11 +303,11 @@ implemented! {
     cuMemcpy3DPeer_ptds "cuMemcpy3DPeer" 7000 abi(cuMemcpy3DPeer) (copy: *const CUDA_MEMCPY3D_PEER) => memory::copy::copy_3d_peer;
     cuMemcpy3DPeerAsync "cuMemcpy3DPeerAsync" 4000 (copy: *const CUDA_MEMCPY3D_PEER, stream: CUstream) => memory::copy::copy_3d_peer_async;
     cuMemcpy3DPeerAsync_ptsz "cuMemcpy3DPeerAsync" 7000 abi(cuMemcpy3DPeerAsync) (copy: *const CUDA_MEMCPY3D_PEER, stream: CUstream) => memory::copy::copy_3d_peer_async;
-    // Texture objects (texture.rs; sampled by engine::tex).
-    cuTexObjectCreate "cuTexObjectCreate" 5000 (handle: *mut CUtexObject, res: *const CUDA_RESOURCE_DESC, tex: *const CUDA_TEXTURE_DESC, view: *const CUDA_RESOURCE_VIEW_DESC) => texture::create;
-    cuTexObjectDestroy "cuTexObjectDestroy" 5000 (tex: CUtexObject) => texture::destroy;
-    cuTexObjectGetResourceDesc "cuTexObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, tex: CUtexObject) => texture::get_resource_desc;
-    cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000 (desc: *mut CUDA_TEXTURE_DESC, tex: CUtexObject) => texture::get_texture_desc;
+    // Texture objects (memory/texture.rs; sampled by engine::tex).
+    cuTexObjectCreate "cuTexObjectCreate" 5000 (handle: *mut CUtexObject, res: *const CUDA_RESOURCE_DESC, tex: *const CUDA_TEXTURE_DESC, view: *const CUDA_RESOURCE_VIEW_DESC) => memory::texture::create;
+    cuTexObjectDestroy "cuTexObjectDestroy" 5000 (tex: CUtexObject) => memory::texture::destroy;
+    cuTexObjectGetResourceDesc "cuTexObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, tex: CUtexObject) => memory::texture::get_resource_desc;
+    cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000 (desc: *mut CUDA_TEXTURE_DESC, tex: CUtexObject) => memory::texture::get_texture_desc;
     // CUDA arrays (layout in memory/array.rs) and their copies.
     cuArrayCreate_v2 "cuArrayCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY_DESCRIPTOR) => memory::array::create_2d;
     cuArray3DCreate_v2 "cuArray3DCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY3D_DESCRIPTOR) => memory::array::create_3d;

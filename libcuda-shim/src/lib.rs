@@ -37,7 +37,6 @@ pub mod sanitizer;
 pub mod stats;
 pub mod stream;
 pub mod stream_attrs;
-pub mod texture;
 pub mod trace;
 pub mod work;
 

@@ -6,7 +6,7 @@
 //! The calls are in `memory/`: device and managed allocation (`alloc`), page-locked host memory
 //! (`host`), pointer attributes (`pointer`), copies and memsets (`copy`, `copy_batch`,
 //! `memops`, and `bulk`, which moves the bytes), stream-ordered allocation and pools (`pool`), virtual memory (`vmm`), managed
-//! memory advice (`managed`) and CUDA arrays (`array`).
+//! memory advice (`managed`), CUDA arrays (`array`) and texture objects over them (`texture`).
 
 pub mod alloc;
 pub mod array;
@@ -19,6 +19,7 @@ pub mod managed;
 pub mod memops;
 pub mod pointer;
 pub mod pool;
+pub mod texture;
 pub mod vmm;
 
 use crate::context;

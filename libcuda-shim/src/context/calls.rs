@@ -23,7 +23,7 @@ fn teardown(ctx: &Arc<Context>) {
     STREAMS.remove_where(|s| Arc::as_ptr(&s.ctx) == me);
     EVENTS.remove_where(|e| Arc::as_ptr(&e.ctx) == me);
     crate::module::release_context(ctx.handle() as usize);
-    crate::texture::release_context(ctx.handle() as usize);
+    crate::memory::texture::release_context(ctx.handle() as usize);
     crate::memory::alloc::release_context(ctx.handle() as usize);
     ctx.run_cls_destructors();
     ctx.clear_sticky();
