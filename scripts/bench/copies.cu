@@ -6,35 +6,13 @@
 // include the synchronisation.)
 //
 //   scripts/bench-programs.sh copies       (builds with the pinned nvcc, runs on the shim)
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
+#include "bench.h"
 #include <cstring>
-#include <cuda_runtime.h>
-#include <functional>
-
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e = (x);                                                                      \
-    if (e != cudaSuccess) {                                                                   \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));      \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
 
 static const size_t N = size_t(256) << 20;
 static const int REPS = 5;
 
-static double best(const std::function<void()> &f) {
-  double b = 1e30;
-  for (int r = 0; r < REPS; r++) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s < b) b = s;
-  }
-  return b;
-}
+static double best(const std::function<void()> &f) { return best_of(REPS, f); }
 
 static void row(const char *name, double s, double native) {
   printf("%-40s %8.2f GB/s %8.2fx\n", name, N / s / 1e9, s / native);
