@@ -24,6 +24,7 @@
 //! `engine/tests/regs_corpus.rs` compares the estimate with `ptxas -v` over the PTX corpus.
 
 use crate::ir::operands::{operands, successors, Operands};
+use crate::ir::regset::RegSet as Set;
 use crate::ir::{Inst, Loc, MSpace, Op, Program, Reg, SReg};
 
 /// Registers a thread can have at most.
@@ -215,43 +216,6 @@ impl Table {
     }
     fn defs(&self, pc: usize) -> &[Reg] {
         &self.defs[self.def_at[pc] as usize..self.def_at[pc + 1] as usize]
-    }
-}
-
-/// A set of a function's registers (dense local indices).
-#[derive(Clone, PartialEq, Eq)]
-struct Set(Vec<u64>);
-
-impl Set {
-    fn new(n: usize) -> Set {
-        Set(vec![0; n.div_ceil(64)])
-    }
-    fn has(&self, i: u32) -> bool {
-        self.0[i as usize / 64] >> (i % 64) & 1 != 0
-    }
-    fn set(&mut self, i: u32) {
-        self.0[i as usize / 64] |= 1 << (i % 64);
-    }
-    fn unset(&mut self, i: u32) {
-        self.0[i as usize / 64] &= !(1 << (i % 64));
-    }
-    /// The members, in order.
-    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (self.0.iter().enumerate()).flat_map(|(k, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros();
-                    w &= w - 1;
-                    k as u32 * 64 + b
-                })
-            })
-        })
-    }
-    fn union(&mut self, o: &Set) {
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            *a |= b;
-        }
     }
 }
 

@@ -106,11 +106,8 @@ pub fn register(handle: u64, t: Texture) {
 }
 
 /// Forgets `handle`; fetches through it fail from now on.
-pub fn unregister(handle: u64) -> Option<Texture> {
-    TEXTURES
-        .write()
-        .remove(&handle)
-        .map(|t| Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone()))
+pub fn unregister(handle: u64) {
+    TEXTURES.write().remove(&handle);
 }
 
 /// The texture named `handle`, if it exists.
@@ -233,18 +230,36 @@ fn border_channel(t: &Texture, b: f32) -> f32 {
     }
 }
 
+/// The four channels of the texel at `at` (after addressing), each read by `read` from its
+/// address; a missing channel is `missing`'s, and a texel outside (`None`) is `border()`.
+fn channels<V: Copy>(
+    t: &Texture,
+    at: [Option<i64>; 3],
+    missing: [V; 4],
+    border: impl FnOnce() -> [V; 4],
+    read: impl Fn(*const u8) -> V,
+) -> [V; 4] {
+    let [Some(i), Some(j), Some(k)] = at else {
+        return border();
+    };
+    let (p, cb) = (texel_addr(t, i, j, k), t.channel.bytes());
+    let mut v = missing;
+    for (c, v) in v.iter_mut().enumerate().take(t.channels as usize) {
+        *v = read((p + c * cb) as *const u8);
+    }
+    v
+}
+
 /// Fetches the texel at integer coordinates `(i, j, k)` (after addressing) as 4 channels; a
 /// missing channel reads 0, a missing alpha 1.
 fn texel(t: &Texture, at: [Option<i64>; 3]) -> [f32; 4] {
-    let [Some(i), Some(j), Some(k)] = at else {
-        return t.border.map(|b| border_channel(t, b));
-    };
-    let (p, cb) = (texel_addr(t, i, j, k), t.channel.bytes());
-    let mut v = [0.0, 0.0, 0.0, 1.0];
-    for (c, v) in v.iter_mut().enumerate().take(t.channels as usize) {
-        *v = read_channel(t, (p + c * cb) as *const u8);
-    }
-    v
+    channels(
+        t,
+        at,
+        [0.0, 0.0, 0.0, 1.0],
+        || t.border.map(|b| border_channel(t, b)),
+        |p| read_channel(t, p),
+    )
 }
 
 /// The filtering weight of `x` (in texels, minus a half) in 9-bit fixed point, in 1/256: the
@@ -271,20 +286,15 @@ fn unorm16(t: &Texture, p: *const u8) -> Option<u64> {
 /// texture of `dims` dimensions. Integer textures read as integers return their values
 /// converted to float here; [`fetch_bits`] gives their bits.
 pub fn sample(t: &Texture, dims: usize, coords: [f32; 3]) -> [f32; 4] {
+    if t.filter == Filter::Point || !t.returns_float() {
+        return texel(t, point_at(t, dims, coords));
+    }
+    // Linear: the 2^dims neighbours of x - 0.5, weighted.
     let mut pos = [(0.0f32, AddressMode::Clamp); 3];
     for (d, p) in pos.iter_mut().enumerate().take(dims) {
         *p = texel_coord(t, coords[d], d);
     }
     let n = |d: usize| if d < dims { t.size[d] as i64 } else { 1 };
-    if t.filter == Filter::Point || !t.returns_float() {
-        let mut at = [Some(0i64); 3];
-        for (d, a) in at.iter_mut().enumerate().take(dims) {
-            let (x, mode) = pos[d];
-            *a = address(x.floor() as i64, n(d), mode);
-        }
-        return texel(t, at);
-    }
-    // Linear: the 2^dims neighbours of x - 0.5, weighted.
     let mut base = [0i64; 3];
     let mut w = [0u64; 3];
     for d in 0..dims {
@@ -330,40 +340,34 @@ pub fn sample(t: &Texture, dims: usize, coords: [f32; 3]) -> [f32; 4] {
 /// [`texel`] of an unsigned normalised texture as 16-bit fractions (the border colour and the
 /// missing channels too).
 fn texel_fixed(t: &Texture, at: [Option<i64>; 3]) -> [u64; 4] {
-    let [Some(i), Some(j), Some(k)] = at else {
-        return t
-            .border
-            .map(|b| (border_channel(t, b).clamp(0.0, 1.0) * 65535.0).round() as u64);
+    let border = || {
+        t.border
+            .map(|b| (border_channel(t, b).clamp(0.0, 1.0) * 65535.0).round() as u64)
     };
-    let (p, cb) = (texel_addr(t, i, j, k), t.channel.bytes());
-    let mut v = [0, 0, 0, 65535];
-    for (c, v) in v.iter_mut().enumerate().take(t.channels as usize) {
-        *v = unorm16(t, (p + c * cb) as *const u8).unwrap_or(0);
-    }
-    v
+    channels(t, at, [0, 0, 0, 65535], border, |p| {
+        unorm16(t, p).unwrap_or(0)
+    })
 }
 
-/// `tex` with integer results (an integer texture read as integers): point sampling.
-pub fn fetch_bits(t: &Texture, dims: usize, coords: [f32; 3]) -> [u32; 4] {
+/// The texel point sampling reads at `coords` (the first `dims` of them), after addressing.
+fn point_at(t: &Texture, dims: usize, coords: [f32; 3]) -> [Option<i64>; 3] {
     let mut at = [Some(0i64); 3];
     for (d, a) in at.iter_mut().enumerate().take(dims) {
         let (x, mode) = texel_coord(t, coords[d], d);
         *a = address(x.floor() as i64, t.size[d] as i64, mode);
     }
-    texel_bits(t, at)
+    at
+}
+
+/// `tex` with integer results (an integer texture read as integers): point sampling.
+pub fn fetch_bits(t: &Texture, dims: usize, coords: [f32; 3]) -> [u32; 4] {
+    texel_bits(t, point_at(t, dims, coords))
 }
 
 /// The texel at `at` (after addressing) as integer bits; the border colour converted.
 fn texel_bits(t: &Texture, at: [Option<i64>; 3]) -> [u32; 4] {
-    let [Some(i), Some(j), Some(k)] = at else {
-        return t.border.map(|b| b as i32 as u32);
-    };
-    let (p, cb) = (texel_addr(t, i, j, k), t.channel.bytes());
-    let mut v = [0, 0, 0, 1];
-    for (c, v) in v.iter_mut().enumerate().take(t.channels as usize) {
-        *v = read_bits(t, (p + c * cb) as *const u8);
-    }
-    v
+    let border = || t.border.map(|b| b as i32 as u32);
+    channels(t, at, [0, 0, 0, 1], border, |p| read_bits(t, p))
 }
 
 /// `tex` with integer coordinates (`tex1Dfetch` and its kind): the texel at `(i, j, k)`, no

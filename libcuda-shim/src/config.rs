@@ -115,28 +115,13 @@ pub fn parse(
 
 /// `CUDA_SHIM_STRICT_ARCH=1`: no PTX newer than the emulated device (see the module comment).
 pub fn strict_arch() -> bool {
-    static STRICT: Lazy<bool> = Lazy::new(|| {
-        match std::env::var("CUDA_SHIM_STRICT_ARCH")
-            .ok()
-            .as_deref()
-            .map(str::trim)
-        {
-            None | Some("") | Some("0") => false,
-            Some("1") => true,
-            Some(other) => {
-                eprintln!(
-                    "libcuda-shim: CUDA_SHIM_STRICT_ARCH={other:?} is neither 0 nor 1; using 0"
-                );
-                false
-            }
-        }
-    });
+    static STRICT: Lazy<bool> = Lazy::new(|| flag("CUDA_SHIM_STRICT_ARCH"));
     *STRICT
 }
 
-/// A boolean variable of the real driver (`1` on, `0` or unset off); anything else is reported
-/// and read as off.
-fn driver_flag(name: &str) -> bool {
+/// A boolean variable, the real driver's or ours (`1` on, `0` or unset off); anything else is
+/// reported and read as off.
+fn flag(name: &str) -> bool {
     match std::env::var(name).ok().as_deref().map(str::trim) {
         None | Some("") | Some("0") => false,
         Some("1") => true,
@@ -150,14 +135,14 @@ fn driver_flag(name: &str) -> bool {
 /// `CUDA_LAUNCH_BLOCKING=1` (as the real driver reads it): every kernel launch returns only once
 /// the kernel has run, with the error it left, so a fault is reported by its launch.
 pub fn launch_blocking() -> bool {
-    static ON: Lazy<bool> = Lazy::new(|| driver_flag("CUDA_LAUNCH_BLOCKING"));
+    static ON: Lazy<bool> = Lazy::new(|| flag("CUDA_LAUNCH_BLOCKING"));
     *ON
 }
 
 /// `CUDA_DISABLE_PTX_JIT=1`: the driver may not compile PTX, so every module fails to load with
 /// CUDA_ERROR_JIT_COMPILATION_DISABLED (the shim has nothing but PTX to run).
 pub fn ptx_jit_disabled() -> bool {
-    static ON: Lazy<bool> = Lazy::new(|| driver_flag("CUDA_DISABLE_PTX_JIT"));
+    static ON: Lazy<bool> = Lazy::new(|| flag("CUDA_DISABLE_PTX_JIT"));
     *ON
 }
 
@@ -167,7 +152,7 @@ pub fn ptx_jit_disabled() -> bool {
 /// way), `CUDA_DEVICE_ORDER` (`FASTEST_FIRST`/`PCI_BUS_ID`: one device) and
 /// `CUDA_DEVICE_MAX_CONNECTIONS` (1 to 32; each stream has its own queue regardless).
 pub fn check_driver_variables() {
-    let _ = driver_flag("CUDA_FORCE_PTX_JIT");
+    let _ = flag("CUDA_FORCE_PTX_JIT");
     for (name, ok) in [
         ("CUDA_MODULE_LOADING", &["LAZY", "EAGER"][..]),
         ("CUDA_DEVICE_ORDER", &["FASTEST_FIRST", "PCI_BUS_ID"][..]),
@@ -256,7 +241,7 @@ pub fn parse_stats(v: Option<&str>) -> (StatsOutput, Option<String>) {
 }
 
 /// `CUDA_SHIM_STATS`: the summary of what ran, printed or written at exit (`stats`).
-pub fn stats() -> StatsOutput {
+pub fn stats() -> &'static StatsOutput {
     static OUT: Lazy<StatsOutput> = Lazy::new(|| {
         let (out, complaint) = parse_stats(std::env::var("CUDA_SHIM_STATS").ok().as_deref());
         if let Some(c) = complaint {
@@ -264,19 +249,12 @@ pub fn stats() -> StatsOutput {
         }
         out
     });
-    OUT.clone()
+    &OUT
 }
 
 /// `CUDA_SHIM_PROGRESS=1`: a live line on stderr for launches running longer than a second.
 pub fn progress() -> bool {
-    static ON: Lazy<bool> = Lazy::new(|| match std::env::var("CUDA_SHIM_PROGRESS").as_deref() {
-        Err(_) | Ok("") | Ok("0") => false,
-        Ok("1") => true,
-        Ok(v) => {
-            eprintln!("libcuda-shim: CUDA_SHIM_PROGRESS={v:?} is not 0 or 1; ignored");
-            false
-        }
-    });
+    static ON: Lazy<bool> = Lazy::new(|| flag("CUDA_SHIM_PROGRESS"));
     *ON
 }
 

@@ -5,8 +5,8 @@
 //! stderr with the name and the share of blocks done of each launch running longer than a
 //! second.
 //!
-//! The counters cost one relaxed atomic add per launch, copy or memset when they are off (they
-//! are kept unconditionally: cheaper than asking), and the table is built only at exit.
+//! Nothing is counted unless the summary was asked for ([`start`] switches the counters on):
+//! counting a launch takes a lock and keeps its kernel alive until exit.
 
 use crate::config::StatsOutput as Output;
 use engine::{Kernel, LaunchConfig};
@@ -34,6 +34,9 @@ const DIRECTIONS: [(Direction, &str); 4] = [
     (Direction::HtoH, "host to host"),
 ];
 
+/// Whether the counters count (`CUDA_SHIM_STATS` set).
+static ON: AtomicBool = AtomicBool::new(false);
+
 static COPIED: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 static SET: AtomicU64 = AtomicU64::new(0);
 
@@ -52,16 +55,25 @@ static KERNELS: Lazy<Mutex<HashMap<usize, Row>>> = Lazy::new(Default::default);
 
 /// Counts bytes copied.
 pub fn copied(dir: Direction, bytes: usize) {
+    if !ON.load(Ordering::Relaxed) {
+        return;
+    }
     COPIED[dir as usize].fetch_add(bytes as u64, Ordering::Relaxed);
 }
 
 /// Counts bytes set by a memset.
 pub fn set(bytes: usize) {
+    if !ON.load(Ordering::Relaxed) {
+        return;
+    }
     SET.fetch_add(bytes as u64, Ordering::Relaxed);
 }
 
 /// Records one launch of `kernel` that took `time`.
 pub fn launched(kernel: &Arc<Kernel>, cfg: &LaunchConfig, time: Duration) {
+    if !ON.load(Ordering::Relaxed) {
+        return;
+    }
     let blocks = cfg.grid.iter().map(|&x| x as u64).product::<u64>();
     let per = cfg.block.iter().map(|&x| x as u64).product::<u64>();
     let mut k = KERNELS.lock();
@@ -86,7 +98,8 @@ pub fn start() {
     if STARTED.swap(true, Ordering::AcqRel) {
         return;
     }
-    if crate::config::stats() != Output::Off {
+    if *crate::config::stats() != Output::Off {
+        ON.store(true, Ordering::Relaxed);
         // SAFETY: registers a plain `extern "C" fn` to run at exit.
         unsafe { libc::atexit(at_exit) };
     }
@@ -105,7 +118,7 @@ extern "C" fn at_exit() {
             let _ = std::io::stderr().lock().write_all(table().as_bytes());
         }
         Output::Json(path) => {
-            if let Err(e) = std::fs::write(&path, json()) {
+            if let Err(e) = std::fs::write(path, json()) {
                 eprintln!("libcuda-shim: cannot write the statistics to {path}: {e}");
             }
         }

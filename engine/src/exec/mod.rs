@@ -352,6 +352,13 @@ impl Job {
         self.stop.store(true, Ordering::Relaxed);
     }
 
+    /// Counts thread-instructions a worker executed for this launch: in the process's total
+    /// and its kernel's.
+    fn executed(&self, count: u64) {
+        THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
+        self.kernel.executed.fetch_add(count, Ordering::Relaxed);
+    }
+
     fn work(&self, scratch: &mut Scratch) {
         if self.coop.is_some() {
             return self.work_coop();
@@ -421,8 +428,7 @@ impl Job {
             }
             self.finished.fetch_add(1, Ordering::Relaxed);
         }
-        THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
-        self.kernel.executed.fetch_add(count, Ordering::Relaxed);
+        self.executed(count);
     }
 
     /// A cluster `c` (a CTA without clusters) with every CTA at its entry.
@@ -549,8 +555,7 @@ impl Job {
             }
             self.finished.fetch_add(1, Ordering::Relaxed);
         }
-        THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
-        self.kernel.executed.fetch_add(count, Ordering::Relaxed);
+        self.executed(count);
     }
 
     /// A host thread of a cooperative launch: takes the cluster (CTA) whose turn it is, runs
@@ -594,8 +599,7 @@ impl Job {
                 Err(p) => self.fail(c, self.panic_error(c, p)),
             }
         }
-        THREAD_INSTRUCTIONS.fetch_add(count, Ordering::Relaxed);
-        self.kernel.executed.fetch_add(count, Ordering::Relaxed);
+        self.executed(count);
     }
 
     fn finish(&self) {

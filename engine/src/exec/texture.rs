@@ -33,7 +33,8 @@ impl Warp {
                 Some((ch, t)) if *ch == h => t.clone(),
                 _ => {
                     let t = tex::lookup(h)
-                        .filter(|t| mem_live(t.base, t.extent()))
+                        // Its memory must still be allocated.
+                        .filter(|t| crate::mem::contains(t.base, t.extent()))
                         .ok_or_else(|| cta.fault_bad_texture(self, pc, l, h))?;
                     cached = Some((h, t.clone()));
                     t
@@ -68,10 +69,4 @@ impl Warp {
         }
         Ok(())
     }
-}
-
-/// Whether `[base, base + len)` lies in one live allocation (a texture whose memory was freed
-/// must not be read).
-fn mem_live(base: u64, len: u64) -> bool {
-    crate::mem::find(base).is_some_and(|a| base + len <= a.base + a.size)
 }

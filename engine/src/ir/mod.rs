@@ -25,6 +25,7 @@ pub use crate::sem::addr::*;
 
 pub(crate) mod operands;
 mod print;
+pub(crate) mod regset;
 pub(crate) mod uninit;
 pub(crate) mod verify;
 pub use crate::sem::types::{AtomOp, AtomTy, ReduxOp, Rnd, ShflMode};

@@ -4,6 +4,7 @@
 //! file per CTA (tens of kilobytes) was a sixth of a short kernel's time.
 
 use super::operands::{operands, successors, Operands};
+use super::regset::RegSet;
 use super::{Op, Program, Reg};
 
 /// The registers that must start zeroed in each CTA, or `None` when every register must (a
@@ -21,66 +22,53 @@ pub fn maybe_uninit(p: &Program) -> Option<Vec<Reg>> {
         return None;
     }
     let (start, end) = (p.entry as usize, p.exit as usize);
-    let n = end + 1 - start;
-    let words = (p.nregs as usize).div_ceil(64);
-    // The analysis holds a bit set per instruction; huge kernels keep the whole-file clear.
-    if n.saturating_mul(words) > 1 << 22 {
+    let (n, nregs) = (end + 1 - start, p.nregs as usize);
+    // The analysis holds a set per instruction; huge kernels keep the whole-file clear.
+    if n.saturating_mul(nregs.div_ceil(64)) > 1 << 22 {
         return None;
     }
-    let bit = |set: &[u64], r: Reg| set[r as usize / 64] >> (r % 64) & 1 != 0;
     // `into[k]`: registers written on every path into instruction `start + k`. Unreached
     // instructions keep "all" (the meet's identity).
-    let mut into = vec![u64::MAX; n * words];
-    into[..words].fill(0);
+    let mut into = vec![RegSet::all(nregs); n];
+    into[0] = RegSet::new(nregs);
     let mut ops = Operands::default();
-    let (mut succ, mut out) = (Vec::new(), vec![0u64; words]);
+    let (mut succ, mut out) = (Vec::new(), RegSet::new(nregs));
     let mut changed = true;
     while changed {
         changed = false;
         for k in 0..n {
             let pc = start + k;
             let inst = &p.insts[pc];
-            out.copy_from_slice(&into[k * words..(k + 1) * words]);
+            out.0.copy_from_slice(&into[k].0);
             if inst.guard.is_none() && writes_every_lane(&inst.op) {
                 operands(p, 0, inst, &mut ops);
                 for &d in &ops.defs {
-                    out[d as usize / 64] |= 1 << (d % 64);
+                    out.set(d);
                 }
             }
             successors(inst, pc as u32, &mut succ);
             for &s in &succ {
                 let s = s as usize;
-                if s < start || s > end {
-                    continue;
-                }
-                let dst = &mut into[(s - start) * words..(s - start + 1) * words];
-                for (d, &o) in dst.iter_mut().zip(&out) {
-                    let m = *d & o;
-                    changed |= m != *d;
-                    *d = m;
+                if (start..=end).contains(&s) {
+                    changed |= into[s - start].intersect(&out);
                 }
             }
         }
     }
-    let mut need = vec![0u64; words];
-    for k in 0..n {
+    let mut need = RegSet::new(nregs);
+    for (k, at) in into.iter().enumerate() {
         let inst = &p.insts[start + k];
         operands(p, 0, inst, &mut ops);
-        let at = &into[k * words..(k + 1) * words];
         for &u in &ops.uses {
-            if !bit(at, u) {
-                need[u as usize / 64] |= 1 << (u % 64);
+            if !at.has(u) {
+                need.set(u);
             }
         }
-        for r in cross_lane_reads(&inst.op) {
-            need[r as usize / 64] |= 1 << (r % 64);
+        if let Some(r) = cross_lane_read(&inst.op) {
+            need.set(r);
         }
     }
-    Some(
-        (0..p.nregs)
-            .filter(|&r| bit(&need, r))
-            .collect::<Vec<Reg>>(),
-    )
+    Some(need.iter().collect())
 }
 
 /// Whether executing `op` (unguarded) writes its destinations in every active lane. Ops not
@@ -106,20 +94,21 @@ fn writes_every_lane(op: &Op) -> bool {
     )
 }
 
-/// Registers `op` reads in other lanes than the one it writes.
-fn cross_lane_reads(op: &Op) -> Vec<Reg> {
-    let reg = |s: &super::Src| match s {
+/// The register `op` reads in other lanes than the one it writes, if any.
+fn cross_lane_read(op: &Op) -> Option<Reg> {
+    let (Op::Shfl { a, .. }
+    | Op::Vote { a, .. }
+    | Op::Match { a, .. }
+    | Op::Redux { a, .. }
+    | Op::Bar {
+        red: Some((_, _, a)),
+        ..
+    }) = op
+    else {
+        return None;
+    };
+    match a {
         super::Src::Reg(r) => Some(*r),
         _ => None,
-    };
-    match op {
-        Op::Shfl { a, .. } | Op::Vote { a, .. } | Op::Match { a, .. } | Op::Redux { a, .. } => {
-            reg(a).into_iter().collect()
-        }
-        Op::Bar {
-            red: Some((_, _, a)),
-            ..
-        } => reg(a).into_iter().collect(),
-        _ => Vec::new(),
     }
 }

@@ -396,7 +396,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
     // A kernel without registers still has one slot (`nregs` is at least 1).
     let nregs = p.nregs.max(1);
     p.reg_words.resize(nregs as usize, 0);
-    let program = Program {
+    let mut program = Program {
         insts: p.insts,
         info: p.info,
         entry,
@@ -413,10 +413,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         param_window: p.param_window,
         zeroed: None,
     };
-    let program = Program {
-        zeroed: crate::ir::uninit::maybe_uninit(&program),
-        ..program
-    };
+    program.zeroed = crate::ir::uninit::maybe_uninit(&program);
     // The executor trusts the IR's invariants; debug builds (and so every engine test) check
     // them at each load.
     #[cfg(debug_assertions)]

@@ -145,7 +145,7 @@ const KNOWN_FLAGS: u32 = CUDA_ARRAY3D_LAYERED
     | CUDA_ARRAY3D_VIDEO_ENCODE_DECODE;
 
 /// The device limit named by `attr`.
-fn limit(attr: CUdevice_attribute) -> usize {
+pub(crate) fn limit(attr: CUdevice_attribute) -> usize {
     config::profile().attribute(attr).unwrap_or(0).max(0) as usize
 }
 

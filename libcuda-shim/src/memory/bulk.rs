@@ -15,20 +15,11 @@ pub const INLINE_UP_TO: usize = 1 << 20;
 /// below it the data is likely read again soon from the cache).
 const STREAM_FROM: usize = 4 << 20;
 
-/// Copies `n` bytes from `src` to `dst`; the ranges may overlap.
-///
-/// # Safety
-/// `src` must be valid for reading and `dst` for writing `n` bytes.
-pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
-    // SAFETY: forwarded.
-    unsafe { copy_part(dst, src, n, n) }
-}
-
 /// Copies `n` bytes from `src` to `dst` as one piece (a row) of a copy of `total` bytes, which
 /// decides whether the stores stream; the ranges may overlap.
 ///
 /// # Safety
-/// As [`copy`].
+/// `src` must be valid for reading and `dst` for writing `n` bytes.
 pub unsafe fn copy_part(dst: *mut u8, src: *const u8, n: usize, total: usize) {
     let overlap = (dst as usize) < (src as usize).wrapping_add(n)
         && (src as usize) < (dst as usize).wrapping_add(n);
@@ -47,7 +38,7 @@ pub unsafe fn copy_part(dst: *mut u8, src: *const u8, n: usize, total: usize) {
 /// aligned first, the source is read unaligned.
 ///
 /// # Safety
-/// As [`copy`], and the ranges do not overlap.
+/// As [`copy_part`], and the ranges do not overlap.
 #[cfg(target_arch = "x86_64")]
 unsafe fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
     use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
@@ -96,7 +87,7 @@ mod tests {
         ] {
             let mut dst = vec![0xeeu8; n + 64];
             // SAFETY: both ranges are inside their vectors.
-            unsafe { copy(dst.as_mut_ptr().add(doff), src.as_ptr().add(so), len) };
+            unsafe { copy_part(dst.as_mut_ptr().add(doff), src.as_ptr().add(so), len, len) };
             assert!(dst[..doff].iter().all(|&b| b == 0xee));
             assert!(
                 dst[doff..doff + len] == src[so..so + len],
@@ -112,7 +103,14 @@ mod tests {
         let mut v: Vec<u8> = (0..STREAM_FROM + 100).map(|i| i as u8).collect();
         let want: Vec<u8> = v[..STREAM_FROM].to_vec();
         // SAFETY: both ranges are inside `v`.
-        unsafe { copy(v.as_mut_ptr().add(100), v.as_ptr(), STREAM_FROM) };
+        unsafe {
+            copy_part(
+                v.as_mut_ptr().add(100),
+                v.as_ptr(),
+                STREAM_FROM,
+                STREAM_FROM,
+            )
+        };
         assert!(v[100..] == want[..]);
     }
 }

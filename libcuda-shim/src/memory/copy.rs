@@ -150,20 +150,12 @@ fn submit_copy(
     };
     let total: usize = rows.iter().map(|r| r.len).sum();
     crate::stats::copied(direction(dst, src), total);
+    // Run here and now what a waiting call waits for, what staging a pageable source must read
+    // at the call anyway, and a small copy (cheaper than queueing it).
     if wait || src == Side::Pageable || stage || total <= bulk::INLINE_UP_TO {
-        if let Some(_order) = stream::idle(t) {
-            // Nothing queued before it: the copy runs here and now, which is what a waiting
-            // call waits for, what staging a pageable source ensures, and for a small copy
-            // cheaper than queueing it.
-            t.ctx.check()?;
-            for r in &rows {
-                // SAFETY: as for the queued copy below.
-                unsafe { bulk::copy_part(r.dst as *mut u8, r.src as *const u8, r.len, total) };
-            }
-            if wait {
-                crate::printf::flush();
-            }
-            return Ok(());
+        // SAFETY: as for the queued copy below.
+        if let Some(r) = run_if_idle(t, wait, || unsafe { copy_rows(&rows) }) {
+            return r;
         }
     }
     let dep = if !wait && (src == Side::Pageable || stage) {
@@ -183,20 +175,41 @@ fn submit_copy(
             }
         })
     } else {
-        stream::submit_unless_faulted(t, move |_| {
-            for r in rows {
-                // SAFETY: device ranges were validated at the call; host ranges are the
-                // program's, valid until the copy completes (the API's contract for
-                // asynchronous copies). `copy_part` tolerates overlap.
-                unsafe { bulk::copy_part(r.dst as *mut u8, r.src as *const u8, r.len, total) };
-            }
-        })
+        // SAFETY: device ranges were validated at the call; host ranges are the program's,
+        // valid until the copy completes (the API's contract for asynchronous copies).
+        stream::submit_unless_faulted(t, move |_| unsafe { copy_rows(&rows) })
     };
     if wait {
         stream::wait(t, &dep)
     } else {
         Ok(())
     }
+}
+
+/// Copies every row as one copy: its whole size decides how the bytes move
+/// (`bulk::copy_part`); rows may overlap their own source.
+///
+/// # Safety
+/// Every row's ranges must be valid: device ranges validated, host ranges the program's.
+unsafe fn copy_rows(rows: &[Row]) {
+    let total = rows.iter().map(|r| r.len).sum();
+    for r in rows {
+        // SAFETY: the caller's.
+        unsafe { bulk::copy_part(r.dst as *mut u8, r.src as *const u8, r.len, total) };
+    }
+}
+
+/// Runs `work` on the calling thread when `t` has nothing queued (`stream::idle`, which keeps
+/// it in stream order), with the sticky-error check and, for a call that waits, the printf
+/// flush of a synchronisation; `None` when the work must be queued instead.
+fn run_if_idle(t: &Target, wait: bool, work: impl FnOnce()) -> Option<CuResult> {
+    let _order = stream::idle(t)?;
+    Some(t.ctx.check().map(|()| {
+        work();
+        if wait {
+            crate::printf::flush();
+        }
+    }))
 }
 
 /// Which way a copy goes, for `--stats` (managed memory counts as device memory).
@@ -324,13 +337,10 @@ pub(crate) fn submit_plan(t: &Target, p: CopyPlan) {
 impl CopyPlan {
     /// Copies now, on the calling thread (a stream worker).
     pub(crate) fn run(&self) {
-        let total = self.0.iter().map(|r| r.len).sum();
-        crate::stats::copied(self.1, total);
-        for r in &self.0 {
-            // SAFETY: the rows were validated when the launch was prepared; host ranges are
-            // the program's, valid while the graph runs (the API's contract).
-            unsafe { bulk::copy_part(r.dst as *mut u8, r.src as *const u8, r.len, total) };
-        }
+        crate::stats::copied(self.1, self.0.iter().map(|r| r.len).sum());
+        // SAFETY: the rows were validated when the launch was prepared; host ranges are the
+        // program's, valid while the graph runs (the API's contract).
+        unsafe { copy_rows(&self.0) };
     }
 }
 
@@ -1044,9 +1054,14 @@ pub(crate) fn submit_fill(t: &Target, p: FillPlan) -> crate::context::Dep {
 }
 
 impl FillPlan {
+    /// Bytes the memset sets.
+    fn bytes(&self) -> usize {
+        self.rows.len() * self.width * self.size
+    }
+
     /// Fills now, on the calling thread (a stream worker).
     pub(crate) fn run(&self) {
-        crate::stats::set(self.rows.len() * self.width * self.size);
+        crate::stats::set(self.bytes());
         for &start in &self.rows {
             // SAFETY: each row was validated (device allocation, or host memory the program
             // owns) and is aligned to `size`.
@@ -1095,15 +1110,10 @@ fn fill(
     let side = plan.side;
     let wait = (side != Side::Device && (mode == Mode::Sync || side == Side::Pageable))
         || (mode == Mode::Sync && sync_memops(dst));
-    if wait || plan.rows.len() * plan.width * size <= bulk::INLINE_UP_TO {
-        if let Some(_order) = stream::idle(t) {
-            // As for copies (`submit_copy`): nothing queued before it, so it runs here.
-            t.ctx.check()?;
-            plan.run();
-            if wait {
-                crate::printf::flush();
-            }
-            return Ok(());
+    // As for copies (`submit_copy`): what the caller waits for, or a small memset, runs here.
+    if wait || plan.bytes() <= bulk::INLINE_UP_TO {
+        if let Some(r) = run_if_idle(t, wait, || plan.run()) {
+            return r;
         }
     }
     let dep = submit_fill(t, plan);

@@ -5,10 +5,9 @@
 //! ones). Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: mipmapped, layered and cubemap arrays,
 //! resource views, sRGB, and the packed formats (the sampler has none of them yet).
 
-use crate::config;
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE, NOT_SUPPORTED};
-use crate::memory::array;
+use crate::memory::array::{self, limit};
 use abi::*;
 use engine::tex::{AddressMode, Channel, Filter, Texture};
 use once_cell::sync::Lazy;
@@ -27,10 +26,6 @@ unsafe impl Send for Descs {}
 /// What each live handle was created from.
 static OBJECTS: Lazy<Mutex<HashMap<CUtexObject, Descs>>> = Lazy::new(Default::default);
 static NEXT: AtomicU64 = AtomicU64::new(1);
-
-fn limit(attr: CUdevice_attribute) -> usize {
-    config::profile().attribute(attr).unwrap_or(0).max(0) as usize
-}
 
 /// The engine's channel type of `format`, and whether its integers always read normalised
 /// (the UNORM/SNORM formats).
