@@ -151,6 +151,10 @@ fn main() {
         engine::set_worker_threads(args[i + 1].parse().expect("--threads N"));
     }
     let quick = args.iter().any(|a| a == "--quick");
+    // `--jit`: the compiling tier's first form (engine::jit) instead of the interpreter alone.
+    if args.iter().any(|a| a == "--jit") {
+        engine::jit::set_mode(engine::jit::Mode::On);
+    }
     // The workloads need well under 1 GiB; a small reservation lets the bench run under
     // valgrind, which cannot map the default 80 GiB.
     mem::set_capacity(2 << 30);

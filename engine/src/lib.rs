@@ -17,6 +17,7 @@ mod frame;
 mod ir;
 #[doc(hidden)] // public for `check` and the ISA tests; not a stable API
 pub mod isa;
+pub mod jit;
 mod link;
 mod lower;
 pub mod mem;

@@ -48,6 +48,10 @@ pub struct Kernel {
     pub(crate) program: Arc<Program>,
     /// Thread-instructions executed by all launches of this kernel so far (`--stats`).
     pub executed: std::sync::atomic::AtomicU64,
+    /// The kernel's own tier ([`Kernel::set_jit`]; `u8::MAX`: the process's, [`crate::jit::mode`]).
+    jit_mode: std::sync::atomic::AtomicU8,
+    /// Its compiled segments, made at the first launch that runs them.
+    jit: std::sync::OnceLock<Option<crate::jit::Code>>,
 }
 
 /// A module-scope `.global` or `.const` variable, allocated in device memory at load.
@@ -63,6 +67,39 @@ pub struct Global {
 }
 
 impl Kernel {
+    /// Chooses this kernel's tier, whatever the process's (None: the process's again).
+    pub fn set_jit(&self, m: Option<crate::jit::Mode>) {
+        let v = m.map_or(u8::MAX, |m| m as u8);
+        self.jit_mode.store(v, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The tier a launch runs on now.
+    pub fn jit_mode(&self) -> crate::jit::Mode {
+        crate::jit::from_u8(self.jit_mode.load(std::sync::atomic::Ordering::Relaxed))
+            .unwrap_or_else(crate::jit::mode)
+    }
+
+    /// The compiled code for a launch on `mode`, compiled by the first caller.
+    pub(crate) fn code(&self, mode: crate::jit::Mode) -> Option<&crate::jit::Code> {
+        if mode == crate::jit::Mode::Off {
+            return None;
+        }
+        self.jit
+            .get_or_init(|| crate::jit::Code::compile(&self.program))
+            .as_ref()
+    }
+
+    /// Ops of the kernel's IR (with its callees).
+    pub fn ir_ops(&self) -> usize {
+        self.program.insts.len()
+    }
+
+    /// Compiled segments and the ops in them, and the time compiling took, once compiled.
+    pub fn jit_summary(&self) -> Option<(usize, usize, u64)> {
+        let c = self.jit.get()?.as_ref()?;
+        Some((c.segments(), c.ops, c.compile_ns))
+    }
+
     /// The kernel's IR (with every device function it calls) in its textual form: what
     /// `cuda-shim check --emit-ir` prints and file tests match.
     pub fn ir_text(&self) -> String {
@@ -327,6 +364,8 @@ impl Module {
                 explicit_cluster: f.directives.iter().any(|(n, _)| n == "explicitcluster"),
                 program: Arc::new(k.program),
                 executed: Default::default(),
+                jit_mode: std::sync::atomic::AtomicU8::new(u8::MAX),
+                jit: Default::default(),
             }));
         }
         for (i, f) in ast.functions.iter().enumerate() {

@@ -341,6 +341,7 @@ mod forms;
 mod groups;
 mod half;
 mod isa;
+mod jit;
 mod limits;
 mod misc;
 mod registers;

@@ -17,6 +17,9 @@
 //!   (`sanitizer.rs`); `CUDA_SHIM_CHECK_REPORT` = a file the error count is written to at exit.
 //! - `CUDA_SHIM_STATS` = unset/`0` (default) | `1`/`table` | `json:FILE`: a summary of what ran,
 //!   at exit (`stats.rs`); `CUDA_SHIM_PROGRESS` = unset/`0` | `1`: a live progress line.
+//! - `CUDA_SHIM_JIT` = `off` (default) | `on` | `verify`: the compiling tier (`engine::jit`):
+//!   `on` runs the stretches it compiles as host code, `verify` runs them both ways and reports
+//!   the first difference on stderr.
 
 use crate::profile::{by_key, uuid_string, Profile, PROFILES};
 use once_cell::sync::Lazy;
@@ -252,6 +255,34 @@ pub fn stats() -> &'static StatsOutput {
     &OUT
 }
 
+/// `CUDA_SHIM_JIT`: `off`, `on` or `verify` (`1` and `0` for on and off).
+pub fn parse_jit(v: Option<&str>) -> (engine::jit::Mode, Option<String>) {
+    use engine::jit::Mode;
+    match v.map(str::trim) {
+        None | Some("") | Some("0") | Some("off") => (Mode::Off, None),
+        Some("1") | Some("on") => (Mode::On, None),
+        Some("verify") => (Mode::Verify, None),
+        Some(v) => (
+            Mode::Off,
+            Some(format!(
+                "CUDA_SHIM_JIT={v:?} is not off, on or verify; ignored"
+            )),
+        ),
+    }
+}
+
+/// The tier launches run on (`CUDA_SHIM_JIT`).
+pub fn jit() -> engine::jit::Mode {
+    static MODE: Lazy<engine::jit::Mode> = Lazy::new(|| {
+        let (m, complaint) = parse_jit(std::env::var("CUDA_SHIM_JIT").ok().as_deref());
+        if let Some(c) = complaint {
+            eprintln!("libcuda-shim: {c}");
+        }
+        m
+    });
+    *MODE
+}
+
 /// `CUDA_SHIM_PROGRESS=1`: a live line on stderr for launches running longer than a second.
 pub fn progress() -> bool {
     static ON: Lazy<bool> = Lazy::new(|| flag("CUDA_SHIM_PROGRESS"));
@@ -316,6 +347,19 @@ pub fn parse_timeout(v: &str) -> (Option<std::time::Duration>, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jit_takes_off_on_or_verify() {
+        use engine::jit::Mode;
+        assert_eq!(parse_jit(None).0, Mode::Off);
+        assert_eq!(parse_jit(Some("off")).0, Mode::Off);
+        assert_eq!(parse_jit(Some("on")).0, Mode::On);
+        assert_eq!(parse_jit(Some("1")).0, Mode::On);
+        assert_eq!(parse_jit(Some("verify")).0, Mode::Verify);
+        let (m, complaint) = parse_jit(Some("fast"));
+        assert_eq!(m, Mode::Off);
+        assert!(complaint.unwrap().contains("CUDA_SHIM_JIT"));
+    }
 
     #[test]
     fn stats_takes_table_or_a_json_file() {

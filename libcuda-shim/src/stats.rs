@@ -125,11 +125,26 @@ extern "C" fn at_exit() {
     });
 }
 
-/// The execution tier that runs kernels.
-const TIER: &str = "interpreter";
+/// The execution tier that ran a kernel: the interpreter, or (`CUDA_SHIM_JIT`) the compiling
+/// tier with how many of the kernel's ops its compiled segments hold.
+fn tier(k: &engine::Kernel) -> String {
+    match (k.jit_mode(), k.jit_summary()) {
+        (engine::jit::Mode::Off, _) | (_, None) => "interpreter".into(),
+        (m, Some((_, ops, _))) => {
+            let total = k.ir_ops();
+            let v = if m == engine::jit::Mode::Verify {
+                ", verified"
+            } else {
+                ""
+            };
+            format!("jit {ops}/{total} ops{v}")
+        }
+    }
+}
 
 /// Rows sorted by time, longest first.
-fn rows() -> Vec<(String, u64, u64, u64, u64, f64)> {
+#[allow(clippy::type_complexity)]
+fn rows() -> Vec<(String, u64, u64, u64, u64, f64, String)> {
     let k = KERNELS.lock();
     let mut v: Vec<_> = k
         .values()
@@ -141,6 +156,7 @@ fn rows() -> Vec<(String, u64, u64, u64, u64, f64)> {
                 r.threads,
                 r.kernel.executed.load(Ordering::Relaxed),
                 r.time.as_secs_f64(),
+                tier(&r.kernel),
             )
         })
         .collect();
@@ -155,14 +171,14 @@ pub fn table() -> String {
         "{:<40} {:>9} {:>10} {:>12} {:>16} {:>11}  tier\n",
         "kernel", "launches", "blocks", "threads", "thread-instr", "time s"
     );
-    for (name, launches, blocks, threads, instr, time) in rows() {
+    for (name, launches, blocks, threads, instr, time, tier) in rows() {
         let shown = if name.len() > 40 {
             format!("{}...", &name[..37])
         } else {
             name
         };
         s += &format!(
-            "{shown:<40} {launches:>9} {blocks:>10} {threads:>12} {instr:>16} {time:>11.3}  {TIER}\n"
+            "{shown:<40} {launches:>9} {blocks:>10} {threads:>12} {instr:>16} {time:>11.3}  {tier}\n"
         );
     }
     s += &format!("device memory peak: {} bytes\n", engine::mem::peak_used());
@@ -196,11 +212,11 @@ fn quoted(t: &str) -> String {
 pub fn json() -> String {
     let kernels: Vec<String> = rows()
         .into_iter()
-        .map(|(name, launches, blocks, threads, instr, time)| {
+        .map(|(name, launches, blocks, threads, instr, time, tier)| {
             format!(
                 "{{\"name\": {}, \"launches\": {launches}, \"blocks\": {blocks}, \"threads\": \
                  {threads}, \"thread_instructions\": {instr}, \"seconds\": {time:.6}, \
-                 \"tier\": \"{TIER}\"}}",
+                 \"tier\": \"{tier}\"}}",
                 quoted(&name)
             )
         })

@@ -78,6 +78,10 @@ pub struct Cta<'a> {
     /// straight to their register): here rather than on the stack so that no instruction pays
     /// for zeroing them.
     pub tmp: [Lanes; 4],
+    /// The kernel's compiled segments, when the launch runs them ([`crate::jit`]).
+    pub jit: Option<&'a crate::jit::Code>,
+    /// Whether each segment also runs on the interpreter, the two compared.
+    pub verify: bool,
 }
 
 /// The last few global allocations a host thread's accesses hit, `[lo, hi)`, so that most
@@ -107,6 +111,12 @@ impl GCache {
             next: 0,
             generation,
         }
+    }
+
+    /// The cached ranges, for compiled code ([`crate::jit::Ctx::gcache`]).
+    #[inline(always)]
+    pub fn entries(&self) -> [(u64, u64); crate::jit::GCACHE] {
+        self.ent
     }
 
     /// True when `[lo, end)` lies inside what one allocation lets a kernel reach

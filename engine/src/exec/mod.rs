@@ -132,6 +132,8 @@ struct Job {
     started: std::time::Instant,
     /// Clusters (CTAs without clusters) run to their end, for the progress line.
     finished: AtomicU64,
+    /// The tier this launch runs on ([`crate::jit`]).
+    jit: crate::jit::Mode,
 }
 
 /// Launches running now, for the driver's progress line (`--progress`).
@@ -302,6 +304,8 @@ impl Job {
             tmp: [[0; 32]; 4],
             race: None,
             sync_gen: 0,
+            jit: self.kernel.code(self.jit),
+            verify: self.jit == crate::jit::Mode::Verify,
         }
     }
 
@@ -731,7 +735,9 @@ fn run(
         let mut rng = schedule::Rng::new(seed);
         (seed, Arc::new(schedule::Permutation::new(&mut rng, total)))
     });
-    let helpers = if seeded.is_some() {
+    // Verify mode runs CTAs one after another: a segment and its interpreted rerun must read
+    // the same global memory, which CTAs running meanwhile on other threads could change.
+    let helpers = if seeded.is_some() || kernel.jit_mode() == crate::jit::Mode::Verify {
         0
     } else {
         (worker_threads().max(1) - 1).min(total as usize - 1)
@@ -794,6 +800,7 @@ fn run(
         seeded,
         started: std::time::Instant::now(),
         finished: AtomicU64::new(0),
+        jit: kernel.jit_mode(),
     });
     RUNNING.lock().push(Arc::downgrade(&job));
     if helpers > 0 {

@@ -6,6 +6,7 @@ use super::cta::{Cta, Fault, Place};
 use super::regfile::*;
 use super::whole;
 use crate::ir::*;
+use crate::jit;
 use crate::mem;
 use crate::sem::atomic::atom_width;
 use crate::sem::cvt::{cvt, cvt_int_lanes};
@@ -152,7 +153,15 @@ impl Warp {
         let mut count: u64 = 0;
         let mut full: u64 = 0;
         let mut budget = cta.slice;
+        // In verify mode: what a compiled segment computed, until the interpreter has run it.
+        let mut pending: Option<Box<Pending>> = None;
         let r = loop {
+            if let Some(p) = &pending {
+                if self.stack.len() == p.depth {
+                    p.compare(cta, regs);
+                    pending = None;
+                }
+            }
             let Some(top) = self.stack.last_mut() else {
                 break Ok(Stop::Done);
             };
@@ -178,6 +187,59 @@ impl Warp {
             }
             let pc = top.pc;
             let mask = top.mask;
+            if let (Some(code), None) = (cta.jit, &cta.race) {
+                if let Some(i) = code.at(pc, top.rpc) {
+                    let seg = code.seg(i);
+                    let own = cta.rank as usize * cta.shared_len;
+                    let mut ctx = jit::Ctx {
+                        shared: cta.shared.as_mut_ptr().wrapping_add(own),
+                        shared_len: cta.shared_len as u64,
+                        count: 0,
+                        undo: std::ptr::null_mut(),
+                        gcache: cta.gcache.entries(),
+                    };
+                    if !cta.verify {
+                        // SAFETY: regs is this warp's file of the program the code was
+                        // compiled from; ctx describes this CTA.
+                        if unsafe { code.run(i, regs, mask, &mut ctx) } {
+                            top.pc = seg.end;
+                            count += seg.unguarded as u64 * mask.count_ones() as u64 + ctx.count;
+                            continue;
+                        }
+                    } else if pending.is_none() {
+                        let before = regs.to_vec();
+                        let shared = own..own + cta.shared_len;
+                        let sh_before = cta.shared[shared.clone()].to_vec();
+                        // SAFETY: as above.
+                        if unsafe { code.run(i, regs, mask, &mut ctx) } {
+                            let rows = seg.outs.iter().map(|&r| *row(regs, r)).collect();
+                            let sh_after = cta.shared[shared.clone()].to_vec();
+                            regs.copy_from_slice(&before);
+                            cta.shared[shared].copy_from_slice(&sh_before);
+                            // The interpreter runs the segment as a path of its own that ends
+                            // where the segment does; `compare` runs when it is popped.
+                            top.pc = seg.end;
+                            pending = Some(Box::new(Pending {
+                                depth: self.stack.len(),
+                                seg: i,
+                                rows,
+                                shared: sh_after,
+                                own,
+                                warp: self.id,
+                                mask,
+                            }));
+                            self.stack.push(Entry {
+                                pc,
+                                mask,
+                                rpc: seg.end,
+                                park: NO_PARK,
+                                call: NO_CALL,
+                            });
+                            continue;
+                        }
+                    }
+                }
+            }
             top.pc = pc + 1;
             let inst = &prog.insts[pc as usize];
             let em = match inst.guard {
@@ -1331,6 +1393,55 @@ impl Warp {
         }
         if fl.sat {
             sat32(o);
+        }
+    }
+}
+
+/// A compiled segment's results in verify mode, compared with the interpreter's once the
+/// interpreter has run the segment (the path ending at the segment's end is popped, leaving
+/// `depth` entries).
+struct Pending {
+    depth: usize,
+    seg: usize,
+    rows: Vec<Lanes>,
+    shared: Vec<u8>,
+    own: usize,
+    warp: u32,
+    mask: u32,
+}
+
+impl Pending {
+    #[cold]
+    fn compare(&self, cta: &Cta, regs: &[u64]) {
+        let Some(code) = cta.jit else { return };
+        let seg = code.seg(self.seg);
+        let line = |pc: u32| cta.prog.info.get(pc as usize).map_or(0, |i| i.line);
+        for (&r, rows) in seg.outs.iter().zip(&self.rows) {
+            let interp = row(regs, r);
+            if let Some(l) = (0..32).find(|&l| self.mask >> l & 1 != 0 && interp[l] != rows[l]) {
+                // The segment's last op writing r names the PTX line.
+                let pc = (seg.start..seg.end)
+                    .rev()
+                    .find(|&pc| {
+                        jit::plan::reads_writes(&cta.prog.insts[pc as usize])
+                            .1
+                            .contains(&r)
+                    })
+                    .unwrap_or(seg.start);
+                jit::mismatch(&format!(
+                    "kernel '{}', block ({},{},{}), warp {}, lane {l}, PTX line {}: register %{r} is {:#x} interpreted, {:#x} compiled",
+                    cta.kernel, cta.ctaid[0], cta.ctaid[1], cta.ctaid[2], self.warp, line(pc), interp[l], rows[l]
+                ));
+                return;
+            }
+        }
+        let now = &cta.shared[self.own..self.own + self.shared.len()];
+        if let Some(b) = (0..now.len()).find(|&b| now[b] != self.shared[b]) {
+            jit::mismatch(&format!(
+                "kernel '{}', block ({},{},{}), warp {}, PTX lines {}-{}: shared byte {b:#x} is {:#x} interpreted, {:#x} compiled",
+                cta.kernel, cta.ctaid[0], cta.ctaid[1], cta.ctaid[2], self.warp,
+                line(seg.start), line(seg.end - 1), now[b], self.shared[b]
+            ));
         }
     }
 }

@@ -45,12 +45,33 @@ macro_rules! fmax {
     };
 }
 
+/// The NaN an operation on NaN inputs returns: the first NaN operand, quieted. IEEE 754 asks
+/// for one of the input payloads without saying which; the host returns its instruction's
+/// first operand, but the compiler may swap the operands of `+` and `*`, so the choice is made
+/// here, once for the interpreter and the compiling tier (`jit/emit.rs` computes the same).
+/// (PTX leaves f32 NaNs unspecified and keeps f64 payloads, ISA 9.7.3.)
+macro_rules! first_nan {
+    ($t:ty, $quiet:expr, $r:expr, $($x:expr),+) => {{
+        let r: $t = $r;
+        let mut out = r;
+        // Reversed, so that the first NaN operand is the one left in `out`.
+        for x in [$($x),+].into_iter().rev() {
+            if x.is_nan() {
+                out = <$t>::from_bits(x.to_bits() | $quiet);
+            }
+        }
+        out
+    }};
+}
+pub(crate) const QUIET32: u32 = 1 << 22;
+pub(crate) const QUIET64: u64 = 1 << 51;
+
 pub fn f32_bin(op: FBin) -> BinFn {
     match op {
-        FBin::Add => f2!(f32, |a, b| a + b),
-        FBin::Sub => f2!(f32, |a, b| a - b),
-        FBin::Mul => f2!(f32, |a, b| a * b),
-        FBin::Div => f2!(f32, |a, b| a / b),
+        FBin::Add => f2!(f32, |a, b| first_nan!(f32, QUIET32, a + b, a, b)),
+        FBin::Sub => f2!(f32, |a, b| first_nan!(f32, QUIET32, a - b, a, b)),
+        FBin::Mul => f2!(f32, |a, b| first_nan!(f32, QUIET32, a * b, a, b)),
+        FBin::Div => f2!(f32, |a, b| first_nan!(f32, QUIET32, a / b, a, b)),
         FBin::Min => f2!(f32, |a, b| fmin!(f32, a, b)),
         FBin::Max => f2!(f32, |a, b| fmax!(f32, a, b)),
         FBin::Copysign => f2!(f32, |a, b| b.copysign(a)),
@@ -58,10 +79,10 @@ pub fn f32_bin(op: FBin) -> BinFn {
 }
 pub fn f64_bin(op: FBin) -> BinFn {
     match op {
-        FBin::Add => f2!(f64, |a, b| a + b),
-        FBin::Sub => f2!(f64, |a, b| a - b),
-        FBin::Mul => f2!(f64, |a, b| a * b),
-        FBin::Div => f2!(f64, |a, b| a / b),
+        FBin::Add => f2!(f64, |a, b| first_nan!(f64, QUIET64, a + b, a, b)),
+        FBin::Sub => f2!(f64, |a, b| first_nan!(f64, QUIET64, a - b, a, b)),
+        FBin::Mul => f2!(f64, |a, b| first_nan!(f64, QUIET64, a * b, a, b)),
+        FBin::Div => f2!(f64, |a, b| first_nan!(f64, QUIET64, a / b, a, b)),
         FBin::Min => f2!(f64, |a, b| fmin!(f64, a, b)),
         FBin::Max => f2!(f64, |a, b| fmax!(f64, a, b)),
         FBin::Copysign => f2!(f64, |a, b| b.copysign(a)),
@@ -73,9 +94,23 @@ pub fn fma(bits: u32) -> TerFn {
         return if bits == 64 { fma64_hw } else { fma32_hw };
     }
     if bits == 64 {
-        f3!(f64, |a, b, c| a.mul_add(b, c))
+        f3!(f64, |a, b, c| first_nan!(
+            f64,
+            QUIET64,
+            a.mul_add(b, c),
+            a,
+            b,
+            c
+        ))
     } else {
-        f3!(f32, |a, b, c| a.mul_add(b, c))
+        f3!(f32, |a, b, c| first_nan!(
+            f32,
+            QUIET32,
+            a.mul_add(b, c),
+            a,
+            b,
+            c
+        ))
     }
 }
 
@@ -86,7 +121,9 @@ pub fn fma(bits: u32) -> TerFn {
 fn fma32_hw(x: &Lanes, y: &Lanes, z: &Lanes, o: &mut Lanes) {
     #[target_feature(enable = "fma")]
     fn k(x: &Lanes, y: &Lanes, z: &Lanes, o: &mut Lanes) {
-        map3(x, y, z, o, |a: f32, b: f32, c: f32| a.mul_add(b, c))
+        map3(x, y, z, o, |a: f32, b: f32, c: f32| {
+            first_nan!(f32, QUIET32, a.mul_add(b, c), a, b, c)
+        })
     }
     // SAFETY: only selected by `fma` after is_x86_feature_detected!("fma") returned true.
     unsafe { k(x, y, z, o) }
@@ -95,7 +132,9 @@ fn fma32_hw(x: &Lanes, y: &Lanes, z: &Lanes, o: &mut Lanes) {
 fn fma64_hw(x: &Lanes, y: &Lanes, z: &Lanes, o: &mut Lanes) {
     #[target_feature(enable = "fma")]
     fn k(x: &Lanes, y: &Lanes, z: &Lanes, o: &mut Lanes) {
-        map3(x, y, z, o, |a: f64, b: f64, c: f64| a.mul_add(b, c))
+        map3(x, y, z, o, |a: f64, b: f64, c: f64| {
+            first_nan!(f64, QUIET64, a.mul_add(b, c), a, b, c)
+        })
     }
     // SAFETY: as for fma32_hw.
     unsafe { k(x, y, z, o) }
@@ -277,4 +316,36 @@ pub fn neg_f16() -> UnFn {
 }
 pub fn abs_f16() -> UnFn {
     f1!(u16, |a| a & 0x7fff)
+}
+
+#[cfg(test)]
+mod nan_tests {
+    use super::*;
+
+    /// Two NaN operands: the first one, quieted, whatever order the host's instruction takes
+    /// them in (IEEE 754-2008 6.2.3 asks for one input payload; ISA 9.7.3 keeps f64 payloads and
+    /// leaves f32 NaNs unspecified). Expected bits worked by hand: quieting sets fraction bit 22
+    /// (f32) or 51 (f64).
+    #[test]
+    fn an_operation_on_nans_returns_the_first_nan_quieted() {
+        let f = f32_bin(FBin::Add);
+        let (mut o, a, b) = ([0u64; 32], [0x7fa0_0001u64; 32], [0xffc1_2345u64; 32]);
+        f(&a, &b, &mut o);
+        assert_eq!(o[0], 0x7fe0_0001);
+        f(&b, &a, &mut o);
+        assert_eq!(o[0], 0xffc1_2345);
+        let g = fma(32);
+        let one = [0x3f80_0000u64; 32];
+        g(&one, &b, &a, &mut o);
+        assert_eq!(o[0], 0xffc1_2345);
+        let h = f64_bin(FBin::Mul);
+        let (x, y) = (
+            [0x7ff0_0000_0000_0001u64; 32],
+            [0xfff8_0000_0000_0002u64; 32],
+        );
+        h(&y, &x, &mut o);
+        assert_eq!(o[0], 0xfff8_0000_0000_0002);
+        h(&x, &y, &mut o);
+        assert_eq!(o[0], 0x7ff8_0000_0000_0001);
+    }
 }

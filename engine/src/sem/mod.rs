@@ -283,7 +283,7 @@ pub mod addr;
 pub mod atomic;
 mod cmp;
 pub mod cvt;
-mod float;
+pub(crate) mod float;
 mod int;
 pub mod lane;
 mod lane_text;

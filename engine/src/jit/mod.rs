@@ -1,0 +1,255 @@
+//! The compiling tier: stretches of a kernel run as host code that Cranelift generates from the
+//! IR, the interpreter ([`crate::exec`]) running everything else and staying the reference.
+//!
+//! What is compiled (this is the tier's first form; see the README's "compiling tier"): the
+//! *segments* of [`plan`], straight runs of per-lane ops (integer and f32/f64 arithmetic,
+//! comparisons, selects, moves, `.shared` and `.global` loads and stores). The interpreter
+//! keeps control flow, reconvergence, barriers, warp collectives, atomics, calls and
+//! everything the segments do not take; at the start of a segment it calls the segment's code
+//! instead of stepping through its ops.
+//!
+//! Why lane after lane ("a per-thread loop") inside a segment, rather than op after op over
+//! the warp's 32 lanes as vectors: Cranelift's x86-64 backend has 128-bit vectors only, four
+//! 32-bit lanes, which is what the interpreter's AVX2 lane loops already do per instruction
+//! on its 64-bit slots; compiled op-after-op code would save the dispatch but still take every
+//! value through memory. Lane after lane keeps a lane's values in host registers for the whole
+//! segment, and an access is one check and one host load. Measured on this project's
+//! benchmarks (`scripts/bench-programs.sh`, the README's table) against the interpreter.
+//!
+//! Modes (`CUDA_SHIM_JIT`, read by the driver): `off` interprets everything; `on` (default)
+//! runs compiled segments; `verify` runs every segment both ways, the interpreter's results
+//! kept, and reports the first difference (register, lane, PTX line, both values) on stderr.
+
+mod emit;
+mod exec_mem;
+pub(crate) mod plan;
+
+use crate::ir::Program;
+use plan::Seg;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// How launches run: the interpreter only, compiled segments, or both compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Off,
+    On,
+    Verify,
+}
+
+static MODE: AtomicU8 = AtomicU8::new(0);
+
+/// Sets the tier of launches of kernels that do not choose their own ([`crate::Kernel::set_jit`]).
+pub fn set_mode(m: Mode) {
+    MODE.store(m as u8, Ordering::Relaxed);
+}
+
+pub fn mode() -> Mode {
+    from_u8(MODE.load(Ordering::Relaxed)).unwrap_or(Mode::On)
+}
+
+pub(crate) fn from_u8(v: u8) -> Option<Mode> {
+    match v {
+        0 => Some(Mode::Off),
+        1 => Some(Mode::On),
+        2 => Some(Mode::Verify),
+        _ => None,
+    }
+}
+
+/// Entries of the per-worker allocation cache a segment checks global accesses against.
+pub const GCACHE: usize = 4;
+
+/// What a segment's code reads besides the register file, and where it leaves its results.
+/// Laid out for the generated code (`emit.rs` reads the fields by offset).
+#[repr(C)]
+pub struct Ctx {
+    /// This CTA's shared memory and its length.
+    pub shared: *mut u8,
+    pub shared_len: u64,
+    /// Thread-instructions of the segment's guarded ops whose guard held (out).
+    pub count: u64,
+    /// Rows of the registers in [`Seg::undo`], 32 slots each (out, on a stopped run).
+    pub undo: *mut u64,
+    /// Global ranges `[lo, hi)` a kernel may reach (the worker's `GCache`).
+    pub gcache: [(u64, u64); GCACHE],
+}
+
+type SegFn = unsafe extern "C" fn(*mut u64, u32, *mut Ctx) -> u64;
+
+/// A program's compiled segments.
+pub struct Code {
+    segs: Vec<Seg>,
+    fns: Vec<SegFn>,
+    /// Per pc: index into `segs` + 1 of the segment starting there, 0 for none.
+    at: Vec<u32>,
+    /// Stops per segment (failed checks); a segment that keeps stopping is left to the
+    /// interpreter, which then pays no double work.
+    stops: Vec<AtomicU64>,
+    _mem: exec_mem::ExecMem,
+    /// Segments, ops in them, and the time compiling took (for `--stats`).
+    pub ops: usize,
+    pub compile_ns: u64,
+}
+
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Code")
+            .field("segments", &self.segs.len())
+            .field("ops", &self.ops)
+            .finish()
+    }
+}
+
+// SAFETY: the code is immutable once made executable; the function pointers point into `_mem`,
+// which lives as long as `Code`.
+unsafe impl Send for Code {}
+unsafe impl Sync for Code {}
+
+/// Stops after which a segment is no longer entered.
+const MAX_STOPS: u64 = 1 << 12;
+
+impl Code {
+    /// Compiles the segments of `prog`; None when there are none or the host has no backend.
+    pub fn compile(prog: &Program) -> Option<Code> {
+        let t0 = std::time::Instant::now();
+        let segs = plan::segments(prog);
+        if segs.is_empty() {
+            return None;
+        }
+        let isa = isa()?;
+        let mut blobs = Vec::new();
+        let mut kept = Vec::new();
+        for s in segs {
+            match emit::segment(&*isa, prog, &s) {
+                Ok(code) => {
+                    blobs.push(code);
+                    kept.push(s);
+                }
+                // An op the host backend cannot take: that segment stays interpreted.
+                Err(e) => note(&format!(
+                    "jit: ops {}..{} stay interpreted: {e}",
+                    s.start, s.end
+                )),
+            }
+        }
+        if kept.is_empty() {
+            return None;
+        }
+        let (mem, offsets) = exec_mem::ExecMem::new(&blobs)?;
+        let fns = offsets
+            .iter()
+            // SAFETY: each offset is the start of a function compiled with the `SegFn`
+            // signature, in memory that is now executable.
+            .map(|&o| unsafe { std::mem::transmute::<*const u8, SegFn>(mem.ptr().add(o)) })
+            .collect();
+        let mut at = vec![0u32; prog.insts.len() + 1];
+        for (i, s) in kept.iter().enumerate() {
+            at[s.start as usize] = i as u32 + 1;
+        }
+        let ops = kept.iter().map(|s| (s.end - s.start) as usize).sum();
+        Some(Code {
+            stops: kept.iter().map(|_| AtomicU64::new(0)).collect(),
+            segs: kept,
+            fns,
+            at,
+            _mem: mem,
+            ops,
+            compile_ns: t0.elapsed().as_nanos() as u64,
+        })
+    }
+
+    /// The segment starting at `pc` that a path with reconvergence point `rpc` may run whole.
+    #[inline(always)]
+    pub fn at(&self, pc: u32, rpc: u32) -> Option<usize> {
+        let i = *self.at.get(pc as usize)?;
+        if i == 0 {
+            return None;
+        }
+        let s = &self.segs[i as usize - 1];
+        // (The path must not reach its reconvergence point inside the segment.)
+        (!(pc < rpc && rpc < s.end)
+            && self.stops[i as usize - 1].load(Ordering::Relaxed) < MAX_STOPS)
+            .then_some(i as usize - 1)
+    }
+
+    pub fn seg(&self, i: usize) -> &Seg {
+        &self.segs[i]
+    }
+
+    pub fn segments(&self) -> usize {
+        self.segs.len()
+    }
+
+    /// Runs segment `i` over lanes `mask` of `regs`. True when every lane ran through; false
+    /// when a check failed: then the registers are as before the call, and the interpreter runs
+    /// the segment from its start (stores it repeats write the same values, see [`plan`]).
+    ///
+    /// # Safety
+    /// `regs` is a register file of the program, `ctx` describes the running CTA.
+    #[inline(always)]
+    pub unsafe fn run(&self, i: usize, regs: &mut [u64], mask: u32, ctx: &mut Ctx) -> bool {
+        let seg = &self.segs[i];
+        // (Not initialised: the code writes a slot before this function reads it.)
+        let mut buf = std::mem::MaybeUninit::<[u64; 32 * plan::MAX_UNDO]>::uninit();
+        ctx.undo = buf.as_mut_ptr() as *mut u64;
+        ctx.count = 0;
+        // SAFETY: forwarded; the function reads and writes rows of registers of the program
+        // (all below `nregs`), `ctx`'s fields and checked memory only.
+        let r = unsafe { (self.fns[i])(regs.as_mut_ptr(), mask, ctx) };
+        if r == 0 {
+            return true;
+        }
+        // Lanes before the failed one are done: put their old values back.
+        let done = mask & ((1u64 << (r - 1)) - 1) as u32;
+        for (j, &reg) in seg.undo.iter().enumerate() {
+            for l in 0..32 {
+                if done >> l & 1 != 0 {
+                    // SAFETY: ctx.undo has 32 slots per register of seg.undo (buf above).
+                    regs[reg as usize * 32 + l] = unsafe { *ctx.undo.add(j * 32 + l) };
+                }
+            }
+        }
+        self.stops[i].fetch_add(1, Ordering::Relaxed);
+        false
+    }
+}
+
+static NOTE: std::sync::OnceLock<fn(&str)> = std::sync::OnceLock::new();
+
+/// Where the tier's remarks go (the driver's trace): what stays interpreted and why.
+pub fn set_note(f: fn(&str)) {
+    let _ = NOTE.set(f);
+}
+
+pub(crate) fn note(s: &str) {
+    if let Some(f) = NOTE.get() {
+        f(s)
+    }
+}
+
+static MISMATCHES: AtomicU64 = AtomicU64::new(0);
+
+/// Differences verify mode found so far (in this process).
+pub fn mismatches() -> u64 {
+    MISMATCHES.load(Ordering::Relaxed)
+}
+
+/// Reports a difference between the tiers: on stderr (the first few) and in the trace.
+#[cold]
+pub(crate) fn mismatch(what: &str) {
+    let n = MISMATCHES.fetch_add(1, Ordering::Relaxed);
+    if n < 8 {
+        eprintln!("cuda-shim: jit verify: {what}");
+    }
+    note(&format!("jit verify: {what}"));
+}
+
+/// The host's code generator, with every feature the host has (FMA among them: without it,
+/// `fma` would need a library call, which the segments do not link).
+fn isa() -> Option<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>> {
+    use cranelift_codegen::settings::{self, Configurable};
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").ok()?;
+    let builder = cranelift_native::builder().ok()?;
+    builder.finish(settings::Flags::new(flags)).ok()
+}

@@ -1,0 +1,388 @@
+//! The compiling tier against the interpreter: random well-formed kernels (integer and float
+//! arithmetic of every width the tier compiles, comparisons, selects, guarded ops, divergent
+//! branches, shared memory read and written by other lanes, global loads, and ops the tier
+//! leaves to the interpreter in between) run on both tiers and in verify mode; every output
+//! bit must agree. The interpreter is the reference: these tests check the tier against it,
+//! the interpreter's own tests check it against the ISA.
+//!
+//! `CUDA_SHIM_JIT_FUZZ=N` runs N kernels instead of the quick default (`cargo test -p engine
+//! --release jit_fuzz -- --nocapture` for a long run).
+
+use super::{cfg, download, upload, HEAD};
+use crate::jit::{self, Mode};
+use crate::{launch, mem, Module};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[self.below(v.len())]
+    }
+}
+
+/// Registers of the generated kernels: 8 of each kind, all live from the prologue on.
+const NR: usize = 8;
+/// Words each thread reads from `in` and writes to `out`.
+const WORDS: usize = 6 * NR;
+const THREADS: u32 = 64;
+const BLOCKS: u32 = 2;
+/// Shared words per CTA: fewer than threads, so lanes share words.
+const SHARED: usize = 48;
+
+fn r(g: &mut Rng) -> String {
+    format!("%r{}", g.below(NR))
+}
+fn rd(g: &mut Rng) -> String {
+    format!("%rd{}", g.below(NR))
+}
+fn f(g: &mut Rng) -> String {
+    format!("%f{}", g.below(NR))
+}
+fn fd(g: &mut Rng) -> String {
+    format!("%fd{}", g.below(NR))
+}
+fn p(g: &mut Rng) -> String {
+    format!("%p{}", g.below(4))
+}
+
+/// A 32-bit operand: a register, or an immediate now and then.
+fn r_or_imm(g: &mut Rng) -> String {
+    if g.below(4) == 0 {
+        format!(
+            "{}",
+            *g.pick(&[0i64, 1, 2, 31, 32, 33, -1, 0x7fff_ffff, -0x8000_0000, 1000])
+        )
+    } else {
+        r(g)
+    }
+}
+
+/// One random instruction (maybe several lines, maybe with a guard).
+fn inst(g: &mut Rng, label: &mut u32) -> String {
+    let guard = match g.below(5) {
+        0 => format!("@{} ", p(g)),
+        1 => format!("@!{} ", p(g)),
+        _ => String::new(),
+    };
+    let s = match g.below(22) {
+        0..=3 => {
+            let op = g.pick(&["add", "sub", "mul.lo", "min", "max", "and", "or", "xor"]);
+            let ty = g.pick(&["s32", "u32"]);
+            let op = if op.len() <= 3 && ["and", "or", "xor"].contains(op) {
+                format!("{op}.b32")
+            } else {
+                format!("{op}.{ty}")
+            };
+            format!("{op} {}, {}, {};", r(g), r(g), r_or_imm(g))
+        }
+        4 => {
+            let op = g.pick(&["add", "sub", "mul.lo", "min", "max"]);
+            let ty = g.pick(&["s64", "u64"]);
+            format!("{op}.{ty} {}, {}, {};", rd(g), rd(g), rd(g))
+        }
+        5 => {
+            let op = g.pick(&["shl.b32", "shr.u32", "shr.s32", "shr.b32"]);
+            format!("{op} {}, {}, {};", r(g), r(g), r_or_imm(g))
+        }
+        6 => {
+            let op = g.pick(&["shl.b64", "shr.u64", "shr.s64"]);
+            format!("{op} {}, {}, {};", rd(g), rd(g), r_or_imm(g))
+        }
+        7 => format!(
+            "mad.lo.{} {}, {}, {}, {};",
+            g.pick(&["s32", "u32"]),
+            r(g),
+            r(g),
+            r(g),
+            r(g)
+        ),
+        8 => format!(
+            "mul.wide.{} {}, {}, {};",
+            g.pick(&["s32", "u32"]),
+            rd(g),
+            r(g),
+            r(g)
+        ),
+        9 | 10 => {
+            let op = g.pick(&["add.rn", "sub.rn", "mul.rn", "add", "mul"]);
+            format!("{op}.f32 {}, {}, {};", f(g), f(g), f(g))
+        }
+        11 => format!("fma.rn.f32 {}, {}, {}, {};", f(g), f(g), f(g), f(g)),
+        12 => {
+            let op = g.pick(&["add.rn", "mul.rn", "sub"]);
+            format!("{op}.f64 {}, {}, {};", fd(g), fd(g), fd(g))
+        }
+        13 => format!("fma.rn.f64 {}, {}, {}, {};", fd(g), fd(g), fd(g), fd(g)),
+        14 => {
+            let c = g.pick(&["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"]);
+            let ty = if c.len() == 2 && "lolshihs".contains(c) {
+                "u32"
+            } else {
+                g.pick(&["s32", "u32", "b32"])
+            };
+            let ty = if ty == "b32" && !["eq", "ne"].contains(c) {
+                "s32"
+            } else {
+                ty
+            };
+            format!("setp.{c}.{ty} {}, {}, {};", p(g), r(g), r_or_imm(g))
+        }
+        15 => {
+            let c = g.pick(&[
+                "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu",
+                "num", "nan",
+            ]);
+            if g.below(2) == 0 {
+                format!("setp.{c}.f32 {}|{}, {}, {};", p(g), p(g), f(g), f(g))
+            } else {
+                format!("setp.{c}.f64 {}, {}, {};", p(g), fd(g), fd(g))
+            }
+        }
+        16 => match g.below(3) {
+            0 => format!("selp.b32 {}, {}, {}, {};", r(g), r(g), r_or_imm(g), p(g)),
+            1 => format!("selp.f32 {}, {}, {}, {};", f(g), f(g), f(g), p(g)),
+            _ => format!("selp.b64 {}, {}, {}, {};", rd(g), rd(g), rd(g), p(g)),
+        },
+        17 => match g.below(3) {
+            0 => format!("mov.b32 {}, {};", r(g), r_or_imm(g)),
+            1 => format!("mov.b32 {}, {};", f(g), r(g)),
+            _ => format!("mov.b64 {}, {};", rd(g), rd(g)),
+        },
+        // Shared memory that other lanes read and write (words shared by several lanes).
+        18 | 19 => {
+            let k = g.below(SHARED);
+            let w = format!("%rs{}", g.below(2));
+            if g.below(2) == 0 {
+                format!("st.shared.u32 [{w}+{}], {};", 4 * k % 64, r(g))
+            } else {
+                format!("ld.shared.u32 {}, [{w}+{}];", r(g), 4 * k % 64)
+            }
+        }
+        // An op the tier leaves to the interpreter.
+        20 => format!("popc.b32 {}, {};", r(g), r(g)),
+        // A divergent branch over a few instructions.
+        _ => {
+            *label += 1;
+            let l = *label;
+            let mut body = String::new();
+            for _ in 0..1 + g.below(4) {
+                let i = inst(g, label);
+                if !i.contains("bra") {
+                    body += &i;
+                    body += "\n";
+                }
+            }
+            return format!("@{} bra L{l};\n{body}L{l}:\n", p(g));
+        }
+    };
+    format!("{guard}{s}\n")
+}
+
+fn kernel(seed: u64, len: usize) -> String {
+    let mut g = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut label = 0;
+    let mut body = String::new();
+    for _ in 0..len {
+        body += &inst(&mut g, &mut label);
+    }
+    let mut load = String::new();
+    let mut store = String::new();
+    for k in 0..NR {
+        // Each thread's words: r, f, then the low and high halves of rd and fd.
+        load += &format!("ld.global.u32 %r{k}, [%ra+{}];\n", 4 * k);
+        load += &format!("ld.global.f32 %f{k}, [%ra+{}];\n", 4 * (NR + k));
+        load += &format!("ld.global.u64 %rd{k}, [%ra+{}];\n", 4 * (2 * NR) + 8 * k);
+        load += &format!("ld.global.f64 %fd{k}, [%ra+{}];\n", 4 * (4 * NR) + 8 * k);
+        store += &format!("st.global.u32 [%rb+{}], %r{k};\n", 4 * k);
+        store += &format!("st.global.f32 [%rb+{}], %f{k};\n", 4 * (NR + k));
+        store += &format!("st.global.u64 [%rb+{}], %rd{k};\n", 4 * (2 * NR) + 8 * k);
+        store += &format!("st.global.f64 [%rb+{}], %fd{k};\n", 4 * (4 * NR) + 8 * k);
+    }
+    for k in 0..4 {
+        load += &format!("and.b32 %t, %r{k}, 1;\nsetp.ne.u32 %p{k}, %t, 0;\n");
+    }
+    format!(
+        "{HEAD}.visible .entry k(.param .u64 in, .param .u64 out)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<{NR}>;
+    .reg .b64 %rd<{NR}>;
+    .reg .f32 %f<{NR}>;
+    .reg .f64 %fd<{NR}>;
+    .reg .b32 %rs<2>;
+    .reg .b32 %t, %tid, %gid;
+    .reg .b64 %ra, %rb, %o;
+    .shared .align 4 .b8 sh[{}];
+    ld.param.u64 %ra, [in];
+    ld.param.u64 %rb, [out];
+    mov.u32 %tid, %tid.x;
+    mov.u32 %t, %ctaid.x;
+    mad.lo.u32 %gid, %t, {THREADS}, %tid;
+    mul.wide.u32 %o, %gid, {};
+    add.u64 %ra, %ra, %o;
+    add.u64 %rb, %rb, %o;
+    mov.u32 %rs0, sh;
+    mul.lo.u32 %t, %tid, 4;
+    rem.u32 %t, %t, {};
+    add.u32 %rs0, %rs0, %t;
+    mov.u32 %rs1, sh;
+    st.shared.u32 [%rs0], %tid;
+    bar.sync 0;
+{load}{body}    bar.sync 0;
+{store}    ret;
+}}
+",
+        SHARED * 4 + 64,
+        WORDS * 4,
+        SHARED * 4
+    )
+}
+
+/// Input words: random bits with special values mixed in (NaNs with payloads, infinities,
+/// zeros of both signs, subnormals, extremes of the integers).
+fn inputs(seed: u64) -> Vec<u32> {
+    let mut g = Rng(seed ^ 0x5555_aaaa_1234_5678 | 1);
+    let special = [
+        0u32,
+        0x8000_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7fa0_0001,
+        0xffc1_2345,
+        0x0000_0001,
+        0x807f_ffff,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7fff_ffff,
+        0xffff_ffff,
+        1,
+        31,
+        32,
+        0x7ff8_0000,
+        0xfff0_0000,
+        0x7ff0_0000,
+    ];
+    (0..WORDS * (THREADS * BLOCKS) as usize)
+        .map(|_| match g.below(4) {
+            0 => *g.pick(&special),
+            1 => g.below(64) as u32,
+            _ => g.next() as u32,
+        })
+        .collect()
+}
+
+fn run(src: &str, input: u64, mode: Mode) -> Vec<u32> {
+    let m = Module::load(src, "fuzz.ptx").unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let k = m.kernel("k").unwrap();
+    k.set_jit(Some(mode));
+    let n = WORDS * (THREADS * BLOCKS) as usize;
+    let out = upload(&vec![0u32; n]);
+    let mut params = input.to_le_bytes().to_vec();
+    params.extend(out.to_le_bytes());
+    launch(&k, &cfg(BLOCKS, THREADS), &params).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let r = download(out, n);
+    mem::free(out).unwrap();
+    r
+}
+
+/// The kernels this run generates: quick by default, `CUDA_SHIM_JIT_FUZZ` for long runs.
+fn budget() -> u64 {
+    std::env::var("CUDA_SHIM_JIT_FUZZ")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60)
+}
+
+#[test]
+fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
+    let mut compiled = 0;
+    for seed in 0..budget() {
+        let src = kernel(seed, 12 + (seed as usize % 40));
+        let input = upload(&inputs(seed));
+        let before = jit::mismatches();
+        let interp = run(&src, input, Mode::Off);
+        let on = run(&src, input, Mode::On);
+        let verify = run(&src, input, Mode::Verify);
+        mem::free(input).unwrap();
+        if let Some(w) = (0..interp.len()).find(|&w| interp[w] != on[w]) {
+            panic!(
+                "seed {seed}: word {w} (thread {}, word {}) is {:#x} interpreted, {:#x} compiled\n{src}",
+                w / WORDS,
+                w % WORDS,
+                interp[w],
+                on[w]
+            );
+        }
+        assert_eq!(
+            interp, verify,
+            "seed {seed}: verify mode keeps the interpreter's results"
+        );
+        assert_eq!(
+            jit::mismatches(),
+            before,
+            "seed {seed}: verify mode found a difference\n{src}"
+        );
+        let m = Module::load(&src, "fuzz.ptx").unwrap();
+        let k = m.kernel("k").unwrap();
+        if k.code(Mode::On).is_some() {
+            compiled += 1;
+        }
+    }
+    // The generator must exercise the tier, not only the interpreter.
+    assert!(
+        compiled * 2 > budget(),
+        "only {compiled} kernels had compiled segments"
+    );
+}
+
+/// A compiled segment whose shared load leaves the CTA's shared memory: the launch fails with
+/// the interpreter's report (same kernel, block, thread, PTX line and address), and the lanes
+/// before the faulting one, which the segment had already run, are undone first.
+#[test]
+fn jit_fault_in_a_compiled_segment_reports_as_the_interpreter_does() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out)
+{{
+    .reg .b32 %r<8>;
+    .shared .align 4 .b8 sh[256];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, sh;
+    mul.lo.u32 %r3, %r1, 4;
+    add.u32 %r3, %r3, %r2;
+    add.u32 %r3, %r3, 128;
+    ld.shared.u32 %r4, [%r3];
+    add.u32 %r4, %r4, 1;
+    ret;
+}}
+"
+    );
+    let mut msgs = Vec::new();
+    for mode in [Mode::Off, Mode::On, Mode::Verify] {
+        let m = Module::load(&src, "fault.ptx").unwrap();
+        let k = m.kernel("k").unwrap();
+        k.set_jit(Some(mode));
+        let e = launch(&k, &cfg(1, 64), &0u64.to_le_bytes()).unwrap_err();
+        msgs.push(e.to_string());
+        if mode == Mode::On {
+            assert!(
+                k.jit_summary().is_some_and(|(s, _, _)| s > 0),
+                "the load is compiled"
+            );
+        }
+    }
+    // Thread 32 is the first whose address (32*4 + 128 = 256) is past the 256 bytes.
+    assert!(msgs[0].contains("thread (32,0,0)"), "{}", msgs[0]);
+    assert_eq!(msgs[0], msgs[1]);
+    assert_eq!(msgs[0], msgs[2]);
+}
