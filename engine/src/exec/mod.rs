@@ -737,7 +737,8 @@ fn run(
     });
     // Verify mode runs CTAs one after another: a segment and its interpreted rerun must read
     // the same global memory, which CTAs running meanwhile on other threads could change.
-    let helpers = if seeded.is_some() || kernel.jit_mode() == crate::jit::Mode::Verify {
+    let jit = kernel.jit_mode();
+    let helpers = if seeded.is_some() || jit == crate::jit::Mode::Verify {
         0
     } else {
         (worker_threads().max(1) - 1).min(total as usize - 1)
@@ -800,7 +801,7 @@ fn run(
         seeded,
         started: std::time::Instant::now(),
         finished: AtomicU64::new(0),
-        jit: kernel.jit_mode(),
+        jit,
     });
     RUNNING.lock().push(Arc::downgrade(&job));
     if helpers > 0 {

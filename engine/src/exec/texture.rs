@@ -10,21 +10,23 @@ use std::sync::Arc;
 
 impl Warp {
     /// `Op::Tex`: see there.
-    #[allow(clippy::too_many_arguments)] // the op's fields
     pub(super) fn tex(
         &mut self,
         cta: &mut Cta,
         regs: &mut [u64],
         pc: u32,
         em: u32,
-        d: &[Option<Reg>; 4],
-        handle: Src,
-        coords: &[Src; 3],
-        dims: u8,
-        int_coords: bool,
-        result: TexResult,
-        gather: Option<u8>,
+        op: &TexOp,
     ) -> Result<(), Fault> {
+        let TexOp {
+            d,
+            tex: handle,
+            coords,
+            dims,
+            int_coords,
+            result,
+            gather,
+        } = *op;
         // Lanes almost always share one handle: look it up once per distinct handle.
         let mut cached: Option<(u64, Arc<Texture>)> = None;
         for l in lanes(em) {

@@ -1352,27 +1352,7 @@ impl Warp {
                         regs[*d as usize * 32 + l] = r as u64;
                     }
                 }
-                Op::Tex {
-                    d,
-                    tex,
-                    coords,
-                    dims,
-                    int_coords,
-                    result,
-                    gather,
-                } => self.tex(
-                    cta,
-                    regs,
-                    pc,
-                    em,
-                    d,
-                    *tex,
-                    coords,
-                    *dims,
-                    *int_coords,
-                    *result,
-                    *gather,
-                )?,
+                Op::Tex(t) => self.tex(cta, regs, pc, em, t)?,
                 Op::Nop => {}
                 Op::Trap => return Err(cta.fault_trap(self, pc, em)),
                 Op::Brkpt => {
@@ -1420,14 +1400,7 @@ impl Pending {
             let interp = row(regs, r);
             if let Some(l) = (0..32).find(|&l| self.mask >> l & 1 != 0 && interp[l] != rows[l]) {
                 // The segment's last op writing r names the PTX line.
-                let pc = (seg.start..seg.end)
-                    .rev()
-                    .find(|&pc| {
-                        jit::plan::reads_writes(&cta.prog.insts[pc as usize])
-                            .1
-                            .contains(&r)
-                    })
-                    .unwrap_or(seg.start);
+                let pc = seg.last_writer(cta.prog, r);
                 jit::mismatch(&format!(
                     "kernel '{}', block ({},{},{}), warp {}, lane {l}, PTX line {}: register %{r} is {:#x} interpreted, {:#x} compiled",
                     cta.kernel, cta.ctaid[0], cta.ctaid[1], cta.ctaid[2], self.warp, line(pc), interp[l], rows[l]

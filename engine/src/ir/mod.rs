@@ -492,21 +492,25 @@ pub enum Op {
         cluster: bool,
     },
     /// `tex` and `tld4` on a texture object (unified mode, ISA 9.7.10.3-4): per lane, the
-    /// handle `tex` names a texture registered with [`crate::tex`], sampled at `coords` (the
-    /// first `dims`; integer texel indices when `int_coords`); `gather`: `tld4`'s channel.
-    Tex {
-        d: [Option<Reg>; 4],
-        tex: Src,
-        coords: [Src; 3],
-        dims: u8,
-        int_coords: bool,
-        result: TexResult,
-        gather: Option<u8>,
-    },
+    /// handle `tex` names a texture registered with [`crate::tex`] (see [`TexOp`]).
+    Tex(TexOp),
     Nop,
     Trap,
     /// `brkpt`: with no debugger attached, a launch error.
     Brkpt,
+}
+
+/// A `tex` or `tld4`: sampled at `coords` (the first `dims`; integer texel indices when
+/// `int_coords`) into the four destinations `d`; `gather`: `tld4`'s channel.
+#[derive(Clone, Debug)]
+pub struct TexOp {
+    pub d: [Option<Reg>; 4],
+    pub tex: Src,
+    pub coords: [Src; 3],
+    pub dims: u8,
+    pub int_coords: bool,
+    pub result: TexResult,
+    pub gather: Option<u8>,
 }
 
 /// The type of `tex`'s four results (`.dtype`).

@@ -246,17 +246,11 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             o.def_opt(*d);
             o.def_opt(*pd);
         }
-        Op::Tex {
-            d,
-            tex,
-            coords,
-            dims,
-            ..
-        } => {
-            o.src(tex);
-            o.srcs(coords.iter().take(*dims as usize));
-            for d in d {
-                o.def_opt(*d);
+        Op::Tex(t) => {
+            o.src(&t.tex);
+            o.srcs(t.coords.iter().take(t.dims as usize));
+            for d in t.d {
+                o.def_opt(d);
             }
         }
         Op::Isspacep { d, a, .. } => {

@@ -254,23 +254,15 @@ impl Display for Op {
             Op::CallRet { site } => write!(f, "callret site {site}"),
             Op::Exit => f.write_str("exit"),
             Op::End => f.write_str("end"),
-            Op::Tex {
-                d,
-                tex,
-                coords,
-                dims,
-                int_coords,
-                result,
-                gather,
-            } => {
-                dests(f, d)?;
-                match gather {
-                    Some(c) => write!(f, " = tld4.{}", ["r", "g", "b", "a"][*c as usize % 4])?,
+            Op::Tex(t) => {
+                dests(f, &t.d)?;
+                match t.gather {
+                    Some(c) => write!(f, " = tld4.{}", ["r", "g", "b", "a"][c as usize % 4])?,
                     None => f.write_str(" = tex")?,
                 }
-                let ct = if *int_coords { "s32" } else { "f32" };
-                write!(f, ".{dims}d.{}.{ct} [{tex}, {{", lc(result))?;
-                list(f, &coords[..*dims as usize])?;
+                let ct = if t.int_coords { "s32" } else { "f32" };
+                write!(f, ".{}d.{}.{ct} [{}, {{", t.dims, lc(&t.result), t.tex)?;
+                list(f, &t.coords[..t.dims as usize])?;
                 f.write_str("}]")
             }
             Op::Nop => f.write_str("nop"),

@@ -192,6 +192,14 @@ impl<'a, 'b> Emit<'a, 'b> {
         self.b.def_var(var, v);
     }
 
+    /// The low `bits` bits of a slot, zero-extended (`sem::Val::put` of a `bits`-wide value).
+    fn low_bits(&mut self, v: Value, bits: u32) -> Value {
+        match bits {
+            64.. => v,
+            b => self.b.ins().band_imm_u(v, ((1u64 << b) - 1) as i64),
+        }
+    }
+
     /// The low `ty` bits of a slot.
     fn narrow(&mut self, v: Value, ty: Type) -> Value {
         if ty == I64 {
@@ -256,10 +264,7 @@ impl<'a, 'b> Emit<'a, 'b> {
             Op::Un { op, d, a, .. } => match op.op() {
                 UnOp::Mov { bits } => {
                     let v = self.get(*a);
-                    let v = match bits {
-                        64.. => v,
-                        b => self.b.ins().band_imm_u(v, ((1u64 << b) - 1) as i64),
-                    };
+                    let v = self.low_bits(v, bits);
                     self.set(*d, v);
                 }
                 _ => unreachable!(),
@@ -555,10 +560,7 @@ impl<'a, 'b> Emit<'a, 'b> {
                 let p = self.get(c);
                 let p = self.b.ins().band_imm_u(p, 1);
                 let r = self.b.ins().select(p, x, y);
-                match bits {
-                    64.. => r,
-                    b => self.b.ins().band_imm_u(r, ((1u64 << b) - 1) as i64),
-                }
+                self.low_bits(r, bits)
             }
             TerOp::Fma { ty, .. } => {
                 let fty = Self::fty(ty);

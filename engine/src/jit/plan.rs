@@ -11,6 +11,8 @@
 //! values to the same places. That is how a failed check is handed to the interpreter, which
 //! then reports the fault exactly as it would have (see [`super::Code::run`]).
 
+use crate::ir::operands::{operands, Operands};
+use crate::ir::regset::RegSet;
 use crate::ir::*;
 use crate::sem::{FBin, IBin};
 
@@ -30,6 +32,20 @@ pub struct Seg {
     pub faults: bool,
     /// Ops without a guard: each counts one thread-instruction per active lane.
     pub unguarded: u32,
+}
+
+impl Seg {
+    /// The segment's last op writing `r` (one of `outs`): what a report names.
+    pub fn last_writer(&self, prog: &Program, r: Reg) -> u32 {
+        let mut ops = Operands::default();
+        (self.start..self.end)
+            .rev()
+            .find(|&pc| {
+                operands(prog, 0, &prog.insts[pc as usize], &mut ops);
+                ops.defs.contains(&r)
+            })
+            .unwrap_or(self.start)
+    }
 }
 
 /// Registers a segment may both read on entry and write (`Seg::undo`): the undo rows live on
@@ -106,8 +122,7 @@ fn compiled(inst: &Inst) -> Option<Touch> {
     })
 }
 
-/// The segments of `prog`, at least two ops each (one op gains nothing over the
-/// interpreter), in program order.
+/// The segments of `prog`, in program order.
 pub fn segments(prog: &Program) -> Vec<Seg> {
     let n = prog.insts.len();
     // Where execution may start other than by falling through: segments begin there, so that
@@ -134,163 +149,125 @@ pub fn segments(prog: &Program) -> Vec<Seg> {
         }
     }
     let mut segs = Vec::new();
-    let mut start = 0usize;
-    let mut touched: Vec<Touch> = Vec::new();
-    // Registers the open segment reads before writing, and writes; and how many are both.
-    let (mut ins, mut outs) = (RegSet::default(), RegSet::default());
-    let mut both = 0usize;
-    let close = |segs: &mut Vec<Seg>, s: usize, e: usize| {
-        if e >= s + 2 {
-            let seg = describe(prog, s as u32, e as u32);
-            if seg.undo.len() <= MAX_UNDO {
-                segs.push(seg);
-            }
-        }
-    };
+    let mut open = Open::new(0, prog.nregs as usize);
+    let mut ops = Operands::default();
     for (pc, inst) in prog.insts.iter().enumerate() {
-        let t = compiled(inst);
-        let conflict = |t: Touch| match t {
-            Touch::None => false,
-            Touch::Load(sp) => touched.contains(&Touch::Store(sp)),
-            Touch::Store(sp) => touched
-                .iter()
-                .any(|&u| u == Touch::Load(sp) || u == Touch::Store(sp)),
-        };
-        let Some(t) = t else {
-            close(&mut segs, start, pc);
-            start = pc + 1;
-            touched.clear();
-            (ins, outs, both) = Default::default();
+        let Some(t) = compiled(inst) else {
+            open.close(pc, pc + 1, &mut segs);
             continue;
         };
-        if leader[pc] || conflict(t) || both + 8 > MAX_UNDO {
-            close(&mut segs, start, pc);
-            start = pc;
-            touched.clear();
-            (ins, outs, both) = Default::default();
+        // (An op writes at most 8 registers, so the segment keeps within MAX_UNDO.)
+        if leader[pc] || open.conflicts(t) || open.both + 8 > MAX_UNDO {
+            open.close(pc, pc, &mut segs);
         }
-        touched.push(t);
-        let (r, w) = reads_writes(inst);
-        let guarded = inst.guard.is_some();
-        for x in r.iter().chain(w.iter().filter(|_| guarded)) {
-            if !outs.has(*x) {
-                ins.insert(*x);
-            }
-        }
-        for x in w {
-            if outs.insert(x) && ins.has(x) {
-                both += 1;
-            }
-        }
+        operands(prog, 0, inst, &mut ops);
+        open.push(inst, t, &ops);
     }
-    close(&mut segs, start, n);
+    open.close(prog.insts.len(), prog.insts.len(), &mut segs);
     segs
 }
 
-/// A small set of registers.
-#[derive(Default)]
-struct RegSet(rustc_hash::FxHashSet<Reg>);
-
-impl RegSet {
-    fn has(&self, r: Reg) -> bool {
-        self.0.contains(&r)
-    }
-    /// True when `r` was not in the set.
-    fn insert(&mut self, r: Reg) -> bool {
-        self.0.insert(r)
-    }
+/// The segment being formed: what its ops touch, read and write so far.
+struct Open {
+    start: usize,
+    touched: Vec<Touch>,
+    /// `Seg::ins` and `Seg::outs`, in first-seen order, and the same as sets.
+    ins: Vec<Reg>,
+    outs: Vec<Reg>,
+    in_set: RegSet,
+    out_set: RegSet,
+    /// Registers in both `ins` and `outs`.
+    both: usize,
+    faults: bool,
+    unguarded: u32,
 }
 
-/// The registers an op reads and writes, for the ops [`compiled`] admits.
-pub(crate) fn reads_writes(inst: &Inst) -> (Vec<Reg>, Vec<Reg>) {
-    let mut r = Vec::new();
-    let mut w = Vec::new();
-    let src = |r: &mut Vec<Reg>, s: &Src| {
-        if let Src::Reg(x) = s {
-            r.push(*x)
+impl Open {
+    fn new(start: usize, nregs: usize) -> Open {
+        Open {
+            start,
+            touched: Vec::new(),
+            ins: Vec::new(),
+            outs: Vec::new(),
+            in_set: RegSet::new(nregs),
+            out_set: RegSet::new(nregs),
+            both: 0,
+            faults: false,
+            unguarded: 0,
         }
-    };
-    if let Some((p, _)) = inst.guard {
-        r.push(p);
     }
-    match &inst.op {
-        Op::Un { d, a, .. } => {
-            src(&mut r, a);
-            w.push(*d);
-        }
-        Op::Bin { d, a, b, .. } => {
-            src(&mut r, a);
-            src(&mut r, b);
-            w.push(*d);
-        }
-        Op::Ter { d, a, b, c, .. } => {
-            src(&mut r, a);
-            src(&mut r, b);
-            src(&mut r, c);
-            w.push(*d);
-        }
-        Op::Setp { a, b, d, dn, .. } => {
-            src(&mut r, a);
-            src(&mut r, b);
-            w.extend(d.iter().chain(dn.iter()));
-        }
-        Op::Ld { n, d, addr, .. } => {
-            r.extend(addr.base);
-            w.extend(d[..*n as usize].iter().flatten());
-        }
-        Op::St {
-            n, s, sink, addr, ..
-        } => {
-            r.extend(addr.base);
-            for (k, x) in s[..*n as usize].iter().enumerate() {
-                if sink & (1 << k) == 0 {
-                    src(&mut r, x);
-                }
-            }
-        }
-        _ => unreachable!("not a compiled op"),
-    }
-    (r, w)
-}
 
-fn describe(prog: &Program, start: u32, end: u32) -> Seg {
-    let mut ins: Vec<Reg> = Vec::new();
-    let mut outs: Vec<Reg> = Vec::new();
-    let mut faults = false;
-    let mut unguarded = 0;
-    for inst in &prog.insts[start as usize..end as usize] {
-        let (r, w) = reads_writes(inst);
-        let mut need = r;
+    /// Whether an op touching memory as `t` would break the rule of this module's head.
+    fn conflicts(&self, t: Touch) -> bool {
+        match t {
+            Touch::None => false,
+            Touch::Load(sp) => self.touched.contains(&Touch::Store(sp)),
+            Touch::Store(sp) => self
+                .touched
+                .iter()
+                .any(|&u| u == Touch::Load(sp) || u == Touch::Store(sp)),
+        }
+    }
+
+    /// Adds `inst`, which touches `t` and has operands `ops`.
+    fn push(&mut self, inst: &Inst, t: Touch, ops: &Operands) {
+        self.touched.push(t);
+        self.faults |= t != Touch::None;
+        let guarded = inst.guard.is_some();
+        self.unguarded += !guarded as u32;
         // A guarded write keeps the old value where the guard is false: it reads it.
-        if inst.guard.is_some() {
-            need.extend(&w);
-        } else {
-            unguarded += 1;
-        }
-        for x in need {
-            if !outs.contains(&x) && !ins.contains(&x) {
-                ins.push(x);
+        let reads = ops.uses.iter().chain(ops.defs.iter().filter(|_| guarded));
+        for &r in reads {
+            if !self.out_set.has(r) && !self.in_set.has(r) {
+                self.in_set.set(r);
+                self.ins.push(r);
             }
         }
-        for x in w {
-            if !outs.contains(&x) {
-                outs.push(x);
+        for &r in &ops.defs {
+            if !self.out_set.has(r) {
+                self.out_set.set(r);
+                self.outs.push(r);
+                self.both += self.in_set.has(r) as usize;
             }
         }
-        faults |= matches!(inst.op, Op::Ld { .. } | Op::St { .. });
     }
-    let undo = if faults {
-        ins.iter().copied().filter(|r| outs.contains(r)).collect()
-    } else {
-        Vec::new()
-    };
-    Seg {
-        start,
-        end,
-        ins,
-        outs,
-        undo,
-        faults,
-        unguarded,
+
+    /// Ends the segment before `end` (kept when it has two ops or more: one gains nothing over
+    /// the interpreter) and opens the next one at `next`.
+    fn close(&mut self, end: usize, next: usize, segs: &mut Vec<Seg>) {
+        let undo: Vec<Reg> = match self.faults {
+            true => self
+                .ins
+                .iter()
+                .copied()
+                .filter(|&r| self.out_set.has(r))
+                .collect(),
+            false => Vec::new(),
+        };
+        debug_assert!(undo.len() <= MAX_UNDO);
+        for &r in &self.ins {
+            self.in_set.unset(r);
+        }
+        for &r in &self.outs {
+            self.out_set.unset(r);
+        }
+        let (ins, outs) = (
+            std::mem::take(&mut self.ins),
+            std::mem::take(&mut self.outs),
+        );
+        if end >= self.start + 2 {
+            segs.push(Seg {
+                start: self.start as u32,
+                end: end as u32,
+                ins,
+                outs,
+                undo,
+                faults: self.faults,
+                unguarded: self.unguarded,
+            });
+        }
+        self.start = next;
+        self.touched.clear();
+        (self.both, self.faults, self.unguarded) = (0, false, 0);
     }
 }

@@ -86,7 +86,7 @@ impl<'a> Prog<'a> {
         self.emit(
             i,
             g,
-            Op::Tex {
+            Op::Tex(TexOp {
                 d,
                 tex,
                 coords,
@@ -94,7 +94,7 @@ impl<'a> Prog<'a> {
                 int_coords,
                 result,
                 gather,
-            },
+            }),
         );
         Ok(())
     }

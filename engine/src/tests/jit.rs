@@ -10,7 +10,8 @@
 
 use super::{cfg, download, upload, HEAD};
 use crate::jit::{self, Mode};
-use crate::{launch, mem, Module};
+use crate::{launch, mem, Kernel, Module};
+use std::sync::Arc;
 
 struct Rng(u64);
 
@@ -282,15 +283,13 @@ fn inputs(seed: u64) -> Vec<u32> {
         .collect()
 }
 
-fn run(src: &str, input: u64, mode: Mode) -> Vec<u32> {
-    let m = Module::load(src, "fuzz.ptx").unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let k = m.kernel("k").unwrap();
+fn run(k: &Arc<Kernel>, src: &str, input: u64, mode: Mode) -> Vec<u32> {
     k.set_jit(Some(mode));
     let n = WORDS * (THREADS * BLOCKS) as usize;
     let out = upload(&vec![0u32; n]);
     let mut params = input.to_le_bytes().to_vec();
     params.extend(out.to_le_bytes());
-    launch(&k, &cfg(BLOCKS, THREADS), &params).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    launch(k, &cfg(BLOCKS, THREADS), &params).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let r = download(out, n);
     mem::free(out).unwrap();
     r
@@ -309,11 +308,13 @@ fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
     let mut compiled = 0;
     for seed in 0..budget() {
         let src = kernel(seed, 12 + (seed as usize % 40));
+        let m = Module::load(&src, "fuzz.ptx").unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let k = m.kernel("k").unwrap();
         let input = upload(&inputs(seed));
         let before = jit::mismatches();
-        let interp = run(&src, input, Mode::Off);
-        let on = run(&src, input, Mode::On);
-        let verify = run(&src, input, Mode::Verify);
+        let interp = run(&k, &src, input, Mode::Off);
+        let on = run(&k, &src, input, Mode::On);
+        let verify = run(&k, &src, input, Mode::Verify);
         mem::free(input).unwrap();
         if let Some(w) = (0..interp.len()).find(|&w| interp[w] != on[w]) {
             panic!(
@@ -333,9 +334,7 @@ fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
             before,
             "seed {seed}: verify mode found a difference\n{src}"
         );
-        let m = Module::load(&src, "fuzz.ptx").unwrap();
-        let k = m.kernel("k").unwrap();
-        if k.code(Mode::On).is_some() {
+        if k.jit_summary().is_some() {
             compiled += 1;
         }
     }
