@@ -14,18 +14,24 @@
 #       -> also installs NVIDIA's NVRTC of the toolkit's version (pip nvidia-cuda-nvrtc, pinned)
 #          and prints the directory that holds its include/nvrtc.h and lib/libnvrtc.so.13, e.g.
 #          ~/.cache/libcuda-shim/nvrtc-13.5.37/nvidia/cu13 (the directory the PTX corpus uses).
+#   scripts/install-toolkit.sh --cutlass
+#       -> also installs NVIDIA's CUTLASS/CuTe headers (pip nvidia-cutlass, pinned, without its
+#          Python dependencies) and prints the directory that holds cutlass/ and cute/, e.g.
+#          ~/.cache/libcuda-shim/cutlass-4.2.0.0/cutlass_library/source/include.
 #
 # CUDA_SHIM_TOOLKIT_CACHE overrides the cache root.
 set -euo pipefail
 
 want_cudart12=0
 want_nvrtc=0
+want_cutlass=0
 case "${1:-}" in
   "") ;;
   --cudart12) want_cudart12=1 ;;
   --nvrtc) want_nvrtc=1 ;;
+  --cutlass) want_cutlass=1 ;;
   *)
-    echo "usage: $0 [--cudart12 | --nvrtc]" >&2
+    echo "usage: $0 [--cudart12 | --nvrtc | --cutlass]" >&2
     exit 2
     ;;
 esac
@@ -89,6 +95,31 @@ if [ "$want_nvrtc" = 1 ]; then
     fi
   done
   echo "$nvrtc_root"
+  exit 0
+fi
+
+if [ "$want_cutlass" = 1 ]; then
+  cutlass_package="nvidia-cutlass==4.2.0.0"
+  cutlass_target="$cache_root/cutlass-4.2.0.0"
+  cutlass_root="$cutlass_target/cutlass_library/source/include"
+  if [ ! -f "$cutlass_target/.complete" ] || [ "$(cat "$cutlass_target/.complete")" != "$cutlass_package" ]; then
+    python=$(command -v python3 || command -v python)
+    rm -rf "$cutlass_target.tmp"
+    mkdir -p "$cutlass_target.tmp"
+    echo "installing NVIDIA CUTLASS headers from PyPI into $cutlass_target" >&2
+    "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+      --no-deps --target "$cutlass_target.tmp" "$cutlass_package" >&2
+    echo "$cutlass_package" >"$cutlass_target.tmp/.complete"
+    rm -rf "$cutlass_target"
+    mv "$cutlass_target.tmp" "$cutlass_target"
+  fi
+  for f in cutlass/gemm/device/gemm.h cute/tensor.hpp; do
+    if [ ! -e "$cutlass_root/$f" ]; then
+      echo "install-toolkit: $cutlass_root/$f is missing; remove $cutlass_target and rerun" >&2
+      exit 1
+    fi
+  done
+  echo "$cutlass_root"
   exit 0
 fi
 

@@ -1,5 +1,6 @@
 //! NVIDIA's CUDA C++ libraries as programs use them: thrust and CUB (the CCCL headers of the
-//! pinned toolkit), built by nvcc for compute_80 and run unmodified on the shim. Each program
+//! pinned toolkit) and CUTLASS (the pinned pip nvidia-cutlass), built by nvcc for compute_80 and
+//! run unmodified on the shim. Each program
 //! checks every result against the same algorithm computed on the host by the C++ standard
 //! library (std::sort, std::stable_sort, std::inclusive_scan, ...) or a direct loop, and
 //! prints `PASS`; stderr has the time each group of algorithms took.
@@ -42,4 +43,28 @@ fn cub_device_algorithms() {
 #[test]
 fn cub_block_and_warp_collectives() {
     run("lib_cub_block");
+}
+
+/// CUTLASS device-level GEMMs on tensor cores (`cutlass::gemm::device::Gemm`, OpClassTensorOp,
+/// Sm80: CUTLASS's multistage cp.async pipelines, ldmatrix and mma.sync): f16 and bf16 with f32
+/// accumulation and f16 throughout, checked against the host's integer GEMM.
+#[test]
+fn cutlass_tensor_core_gemms() {
+    let out = std::process::Command::new("bash")
+        .arg(repo().join("scripts/install-toolkit.sh"))
+        .arg("--cutlass")
+        .output()
+        .expect("cannot run scripts/install-toolkit.sh --cutlass");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let include = String::from_utf8(out.stdout).unwrap();
+    let inc = format!("-I{}", include.trim());
+    let exe = nvcc_cached("lib_cutlass", "lib_cutlass", &["-std=c++17", &inc]);
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("lib_cutlass", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches(": ok").count(), 3, "{err}");
 }

@@ -208,6 +208,12 @@ pub fn set_kernel_timeout(limit: Option<std::time::Duration>) {
     exec::set_kernel_timeout(limit)
 }
 
+/// Sets the compute capability (e.g. 90) whose tensor-core arithmetic `mma`/`wmma` compute
+/// (`sem::mma`: Ampere's for 8.x, Hopper's for 9.0 and later); Hopper's until set.
+pub fn set_tensor_arch(sm: u32) {
+    sem::mma::set_arch(sem::mma::Arch::of_sm(sm))
+}
+
 /// The time limit of [`set_kernel_timeout`].
 pub fn kernel_timeout() -> Option<std::time::Duration> {
     exec::kernel_timeout()

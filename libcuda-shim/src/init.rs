@@ -62,6 +62,7 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
         }
         engine::set_kernel_timeout(config::kernel_timeout());
         engine::set_schedule(config::schedule());
+        engine::set_tensor_arch(p.sm());
         engine::jit::set_mode(config::jit());
         engine::jit::set_note(|s| trace::line(format_args!("{s}")));
         if let Some(n) = config::get().threads {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
-# Writes OUTDIR/{system,driver,sanitizer,tex,tex2}.txt.
+# Writes OUTDIR/{system,driver,sanitizer,tex,tex2,mma}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
@@ -15,10 +15,12 @@ nvcc -o "$b/driver_probe" -x cu "$here/driver_probe.cpp" -L/usr/local/cuda/lib64
 nvcc -arch=$arch -lineinfo -o "$b/sanitize_bugs" "$here/sanitize_bugs.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe" "$here/tex_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe2" "$here/tex_probe2.cu" >>"$out/build.txt" 2>&1 &
+nvcc -arch=$arch -o "$b/mma_probe" "$here/mma_probe.cu" >>"$out/build.txt" 2>&1 &
 wait
 timeout 120 "$b/driver_probe" >"$out/driver.txt" 2>&1; echo "exit $?" >>"$out/driver.txt"
 timeout 60 "$b/tex_probe" >"$out/tex.txt" 2>&1; echo "exit $?" >>"$out/tex.txt"
 timeout 60 "$b/tex_probe2" >"$out/tex2.txt" 2>&1; echo "exit $?" >>"$out/tex2.txt"
+timeout 60 "$b/mma_probe" >"$out/mma.txt" 2>&1; echo "exit $?" >>"$out/mma.txt"
 cd "$b"
 run() { # tool mode [extra flags]
   local tool=$1 mode=$2; shift 2

@@ -919,6 +919,17 @@ impl<'a> Cta<'a> {
         }
     }
 
+    /// A warp-wide instruction run in a way the ISA leaves undefined (`what`).
+    pub fn fault_warp_op(&self, warp: &Warp, pc: u32, what: &str) -> Fault {
+        let info = &self.prog.info[pc as usize];
+        let lane = warp.valid.trailing_zeros() as usize % 32;
+        ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!("{} {what} {}", info.name, self.where_(warp, lane, pc)),
+            access: None,
+        }
+    }
+
     pub fn fault_trap(&self, warp: &Warp, pc: u32, mask: u32) -> Fault {
         ExecError {
             kind: ExecErrorKind::Trap,

@@ -27,6 +27,7 @@ mod calls;
 pub mod cluster;
 pub mod cta;
 pub mod local;
+mod matrix;
 pub mod race;
 mod regfile;
 mod sched;

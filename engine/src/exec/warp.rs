@@ -1353,6 +1353,7 @@ impl Warp {
                     }
                 }
                 Op::Tex(t) => self.tex(cta, regs, pc, em, t)?,
+                Op::Matrix(x) => self.matrix(cta, regs, pc, em, x)?,
                 Op::Nop => {}
                 Op::Trap => return Err(cta.fault_trap(self, pc, em)),
                 Op::Brkpt => {

@@ -494,6 +494,8 @@ pub enum Op {
     /// `tex` and `tld4` on a texture object (unified mode, ISA 9.7.10.3-4): per lane, the
     /// handle `tex` names a texture registered with [`crate::tex`] (see [`TexOp`]).
     Tex(TexOp),
+    /// A warp-wide matrix operation (ISA 9.7.14): the warp's 32 lanes take part together.
+    Matrix(Box<MatrixOp>),
     Nop,
     Trap,
     /// `brkpt`: with no debugger attached, a launch error.
@@ -511,6 +513,73 @@ pub struct TexOp {
     pub int_coords: bool,
     pub result: TexResult,
     pub gather: Option<u8>,
+}
+
+/// The matrix operations of a warp (ISA 9.7.14), whose fragments `crate::sem::fragment` lays
+/// out and whose arithmetic is `crate::sem::mma`'s.
+#[derive(Clone, Debug)]
+pub enum MatrixOp {
+    /// `mma.sync` and `wmma.mma.sync`: `D = A * B + C`.
+    Mma(Mma),
+    /// `wmma.load` (`store` false) of a fragment into `regs`, or `wmma.store` of `regs`; the
+    /// matrix is stored by rows (`row`) or columns, `stride` elements apart (default: the
+    /// leading dimension).
+    Wmma {
+        store: bool,
+        frag: Frag,
+        row: bool,
+        space: MSpace,
+        addr: Addr,
+        stride: Option<Src>,
+        regs: Vec<Src>,
+    },
+    /// `ldmatrix.m8n8.b16` (`store` false) into `regs`, or `stmatrix.m8n8.b16` of `regs`:
+    /// `regs.len()` 8x8 matrices of 16-bit elements, row `r` of matrix `q` at the address lane
+    /// `8q + r` gives; `trans` transposes each.
+    Ldst {
+        store: bool,
+        trans: bool,
+        space: MSpace,
+        addr: Addr,
+        regs: Vec<Src>,
+    },
+    /// `movmatrix.m8n8.trans.b16`: the transpose of the 8x8 matrix of 16-bit elements `a`.
+    Movmatrix { d: Reg, a: Src },
+}
+
+/// The fragment one `wmma.load/store` moves: the role, the shape and the element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frag {
+    pub role: crate::sem::fragment::Role,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub el: crate::sem::mma::El,
+}
+
+/// `mma`/`wmma.mma`: shape, element types and the fragments (the registers of A, B and C may
+/// hold immediates; `d` receives D).
+#[derive(Clone, Debug)]
+pub struct Mma {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub a_ty: crate::sem::mma::El,
+    pub b_ty: crate::sem::mma::El,
+    pub c_ty: crate::sem::mma::El,
+    pub d_ty: crate::sem::mma::El,
+    /// The `wmma` fragment layout rather than `mma`'s.
+    pub wmma: bool,
+    /// `.satfinite` of the integer forms.
+    pub sat: bool,
+    /// `.xor`/`.and` of the `.b1` forms.
+    pub bit_op: Option<crate::sem::mma::BitOp>,
+    /// The rounding of `.f64` forms.
+    pub rnd: crate::sem::softfloat::Mode,
+    pub d: Vec<Reg>,
+    pub a: Vec<Src>,
+    pub b: Vec<Src>,
+    pub c: Vec<Src>,
 }
 
 /// The type of `tex`'s four results (`.dtype`).

@@ -34,6 +34,16 @@ impl Operands {
     fn def_opt(&mut self, r: Option<Reg>) {
         self.defs.extend(r);
     }
+    /// The registers a matrix load writes (`store` false) or a matrix store reads.
+    fn moved(&mut self, store: bool, regs: &[Src]) {
+        for r in regs {
+            match (store, r) {
+                (true, s) => self.src(s),
+                (false, Src::Reg(d)) => self.def(*d),
+                (false, Src::Imm(_)) => {}
+            }
+        }
+    }
 }
 
 /// The registers `inst` reads and writes. A call reads its arguments (the callee's formals are
@@ -257,6 +267,35 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             o.src(a);
             o.def(*d);
         }
+        Op::Matrix(m) => match &**m {
+            MatrixOp::Mma(x) => {
+                o.srcs(x.a.iter().chain(&x.b).chain(&x.c));
+                for &d in &x.d {
+                    o.def(d);
+                }
+            }
+            MatrixOp::Wmma {
+                store,
+                addr,
+                stride,
+                regs,
+                ..
+            } => {
+                o.use_opt(addr.base);
+                o.srcs(stride.iter());
+                o.moved(*store, regs);
+            }
+            MatrixOp::Ldst {
+                store, addr, regs, ..
+            } => {
+                o.use_opt(addr.base);
+                o.moved(*store, regs);
+            }
+            MatrixOp::Movmatrix { d, a } => {
+                o.src(a);
+                o.def(*d);
+            }
+        },
     }
 }
 

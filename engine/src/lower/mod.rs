@@ -35,6 +35,7 @@ mod decl;
 mod dispatch;
 mod half;
 mod inst;
+mod matrix;
 mod misc;
 mod mods;
 mod operands;

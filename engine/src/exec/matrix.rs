@@ -1,0 +1,315 @@
+//! The warp-level matrix instructions (`Op::Matrix`): the warp's fragments are gathered into
+//! whole matrices (`crate::sem::fragment` says which lane holds which element), computed or
+//! moved, and scattered back. Every lane of the warp must execute them (`.sync.aligned`);
+//! anything else is undefined in the ISA and reported here as a trap.
+
+use super::cta::{Cta, Fault};
+use super::regfile::*;
+use super::warp::*;
+use crate::ir::*;
+use crate::sem::fragment::{mma_coord, per_lane, wmma_coord, Role};
+use crate::sem::mma::{self, El};
+
+/// Elements of `t` per register (one f64 per 64-bit register).
+fn per_reg(t: El) -> u32 {
+    match t {
+        El::F64 => 1,
+        t => 32 / t.bits(),
+    }
+}
+
+/// Element `i` of a lane's fragment `regs` of element type `t`.
+fn elem(regs: &[u64], frag: &[Src], lane: usize, t: El, i: u32) -> u64 {
+    let (per, bits) = (per_reg(t), t.bits());
+    let v = get(regs, frag[(i / per) as usize], lane);
+    if bits == 64 {
+        v
+    } else {
+        (v >> ((i % per) * bits)) & ((1u64 << bits) - 1)
+    }
+}
+
+/// Sets element `i` of a lane's fragment held in `out` (one row per register).
+fn set_elem(out: &mut [u64], t: El, i: u32, v: u64) {
+    let (per, bits) = (per_reg(t), t.bits());
+    let r = (i / per) as usize;
+    if bits == 64 {
+        out[r] = v;
+    } else {
+        let sh = (i % per) * bits;
+        let mask = ((1u64 << bits) - 1) << sh;
+        out[r] = (out[r] & !mask) | ((v << sh) & mask);
+    }
+}
+
+impl Warp {
+    /// `Op::Matrix`: see there.
+    pub(super) fn matrix(
+        &mut self,
+        cta: &mut Cta,
+        regs: &mut [u64],
+        pc: u32,
+        em: u32,
+        op: &MatrixOp,
+    ) -> Result<(), Fault> {
+        if em != FULL || self.valid != FULL {
+            let who = if self.valid != FULL {
+                format!("by a warp of {} threads", self.valid.count_ones())
+            } else {
+                format!("by lanes {em:#010x} only")
+            };
+            let what = format!(
+                "executed {who}: every thread of a whole warp must execute it (.sync.aligned; \
+                 anything else is undefined in the ISA)"
+            );
+            return Err(cta.fault_warp_op(self, pc, &what));
+        }
+        match op {
+            MatrixOp::Mma(x) => {
+                self.mma(regs, x);
+                Ok(())
+            }
+            MatrixOp::Wmma {
+                store,
+                frag,
+                row,
+                space,
+                addr,
+                stride,
+                regs: fr,
+            } => self.wmma_ldst(
+                cta, regs, pc, *store, frag, *row, *space, *addr, *stride, fr,
+            ),
+            MatrixOp::Ldst {
+                store,
+                trans,
+                space,
+                addr,
+                regs: fr,
+            } => self.ldst_matrix(cta, regs, pc, *store, *trans, *space, *addr, fr),
+            MatrixOp::Movmatrix { d, a } => {
+                let mut x = [0u64; 32];
+                fetch(regs, *a, &mut x);
+                // Element (r, c) of the matrix is half c % 2 of lane 4r + c/2; lane l receives
+                // row l/4, columns 2(l%4) and 2(l%4)+1 of the transpose.
+                let at = |r: usize, c: usize| (x[4 * r + c / 2] >> (16 * (c % 2))) & 0xffff;
+                for l in 0..32 {
+                    let (r, c) = (l / 4, 2 * (l % 4));
+                    regs[*d as usize * 32 + l] = at(c, r) | at(c + 1, r) << 16;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn mma(&self, regs: &mut [u64], x: &Mma) {
+        let (m, n, k) = (x.m, x.n, x.k);
+        let coord = |role, t: El, lane: u32, i: u32| {
+            if x.wmma {
+                wmma_coord(role, (m, n, k), per_reg(t), lane, i)
+            } else {
+                mma_coord(role, m, per_reg(t), lane, i)
+            }
+        };
+        let (ku, nu) = (k as usize, n as usize);
+        let mut a = vec![0u64; (m * k) as usize];
+        let mut b = vec![0u64; (k * n) as usize];
+        let mut c = vec![0u64; (m * n) as usize];
+        for lane in 0..32u32 {
+            let l = lane as usize;
+            for i in 0..per_lane(Role::A, m, n, k) {
+                let (r, col) = coord(Role::A, x.a_ty, lane, i);
+                a[r as usize * ku + col as usize] = elem(regs, &x.a, l, x.a_ty, i);
+            }
+            for i in 0..per_lane(Role::B, m, n, k) {
+                let (r, col) = coord(Role::B, x.b_ty, lane, i);
+                // B by columns: column `col` is contiguous.
+                b[col as usize * ku + r as usize] = elem(regs, &x.b, l, x.b_ty, i);
+            }
+            for i in 0..per_lane(Role::C, m, n, k) {
+                let (r, col) = coord(Role::C, x.c_ty, lane, i);
+                c[r as usize * nu + col as usize] = elem(regs, &x.c, l, x.c_ty, i);
+            }
+        }
+        let arch = mma::arch();
+        let types = mma::Types {
+            a: x.a_ty,
+            b: x.b_ty,
+            c: x.c_ty,
+            d: x.d_ty,
+        };
+        let dot = |r: usize, col: usize| {
+            let (ar, bc) = (&a[r * ku..r * ku + ku], &b[col * ku..col * ku + ku]);
+            let cv = c[r * nu + col];
+            match x.a_ty {
+                El::F16 | El::Bf16 | El::Tf32 => mma::dot(arch, types, ar, bc, cv),
+                El::F64 => mma::dot_f64(ar, bc, cv, x.rnd),
+                El::B1 => mma::dot_b1(x.bit_op.unwrap_or(mma::BitOp::Xor), ar, bc, cv),
+                _ => mma::dot_int(x.a_ty, x.b_ty, ar, bc, cv, x.sat),
+            }
+        };
+        let d: Vec<u64> = (0..(m * n) as usize).map(|e| dot(e / nu, e % nu)).collect();
+        let mut out = vec![0u64; x.d.len()];
+        for lane in 0..32u32 {
+            out.iter_mut().for_each(|v| *v = 0);
+            for i in 0..per_lane(Role::C, m, n, k) {
+                let (r, col) = coord(Role::C, x.d_ty, lane, i);
+                set_elem(&mut out, x.d_ty, i, d[r as usize * nu + col as usize]);
+            }
+            for (j, &reg) in x.d.iter().enumerate() {
+                regs[reg as usize * 32 + lane as usize] = out[j];
+            }
+        }
+    }
+
+    /// `wmma.load` / `wmma.store`: each lane moves its own fragment's elements, element (r, c)
+    /// of the matrix at `p + (r * stride + c) * size` (by rows) or `p + (c * stride + r) * size`
+    /// (by columns), with the lane's own `p` and `stride`.
+    #[allow(clippy::too_many_arguments)]
+    fn wmma_ldst(
+        &mut self,
+        cta: &mut Cta,
+        regs: &mut [u64],
+        pc: u32,
+        store: bool,
+        f: &Frag,
+        row: bool,
+        space: MSpace,
+        addr: Addr,
+        stride: Option<Src>,
+        frag: &[Src],
+    ) -> Result<(), Fault> {
+        let (rows, cols) = match f.role {
+            Role::A => (f.m, f.k),
+            Role::B => (f.k, f.n),
+            Role::C => (f.m, f.n),
+        };
+        let bits = f.el.bits();
+        let unique = per_lane(f.role, f.m, f.n, f.k);
+        let uregs = unique.div_ceil(per_reg(f.el)) as usize;
+        let mut out = vec![0u64; frag.len()];
+        for l in 0..32 {
+            let p = addr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + addr.off;
+            let ld = match stride {
+                Some(s) => get(regs, s, l) as u32,
+                None if row => cols,
+                None => rows,
+            } as u64;
+            out.iter_mut().for_each(|v| *v = 0);
+            for i in 0..unique {
+                let (r, c) = wmma_coord(f.role, (f.m, f.n, f.k), per_reg(f.el), l as u32, i);
+                let idx = if row {
+                    r as u64 * ld + c as u64
+                } else {
+                    c as u64 * ld + r as u64
+                };
+                let bit = idx * bits as u64;
+                let a = (p as u64).wrapping_add(bit / 8);
+                let len = (bits as u64).div_ceil(8);
+                let q = cta.resolve(self, space, a, len, l, pc, store)?;
+                let sh = (bit % 8) as u32;
+                let mask = if bits == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                if store {
+                    let v = elem(regs, frag, l, f.el, i);
+                    // SAFETY: resolve checked [a, a + len) inside writable memory.
+                    unsafe { write_bits(q, len as usize, sh, mask, v) };
+                } else {
+                    // SAFETY: as above, readable.
+                    let v = unsafe { read_bits(q, len as usize, sh, mask) };
+                    set_elem(&mut out, f.el, i, v);
+                }
+            }
+            if !store {
+                for (j, s) in frag.iter().enumerate() {
+                    if let Src::Reg(d) = s {
+                        // The registers past the distinct elements repeat the first ones.
+                        regs[*d as usize * 32 + l] = out[j % uregs];
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `ldmatrix` / `stmatrix` `.m8n8.b16`: see `MatrixOp::Ldst`.
+    #[allow(clippy::too_many_arguments)]
+    fn ldst_matrix(
+        &mut self,
+        cta: &mut Cta,
+        regs: &mut [u64],
+        pc: u32,
+        store: bool,
+        trans: bool,
+        space: MSpace,
+        addr: Addr,
+        frag: &[Src],
+    ) -> Result<(), Fault> {
+        // Row addresses: lane 8q + r gives row r of matrix q; resolved once each (16 bytes).
+        let mut rows = [std::ptr::null_mut::<u8>(); 32];
+        for (q, _) in frag.iter().enumerate() {
+            for r in 0..8 {
+                let l = 8 * q + r;
+                let p = addr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + addr.off;
+                rows[l] = cta.resolve(self, space, p as u64, 16, l, pc, store)?;
+            }
+        }
+        for (q, s) in frag.iter().enumerate() {
+            for l in 0..32 {
+                // Lane l holds row l/4, columns 2(l%4) and 2(l%4)+1 of its fragment; with
+                // `trans` that is column l/4, rows 2(l%4) and 2(l%4)+1 of the stored matrix.
+                let half = |h: usize| -> *mut u8 {
+                    let (r, c) = if trans {
+                        (2 * (l % 4) + h, l / 4)
+                    } else {
+                        (l / 4, 2 * (l % 4) + h)
+                    };
+                    // SAFETY: each row pointer covers 16 bytes, 8 elements of 2.
+                    unsafe { rows[8 * q + r].add(2 * c) }
+                };
+                // SAFETY: the pointers are inside the rows resolved above (readable, and
+                // writable for stmatrix).
+                unsafe {
+                    if store {
+                        let v = get(regs, *s, l);
+                        (half(0) as *mut u16).write_unaligned(v as u16);
+                        (half(1) as *mut u16).write_unaligned((v >> 16) as u16);
+                    } else if let Src::Reg(d) = s {
+                        let lo = (half(0) as *const u16).read_unaligned() as u64;
+                        let hi = (half(1) as *const u16).read_unaligned() as u64;
+                        regs[*d as usize * 32 + l] = lo | hi << 16;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `mask` bits at bit `sh` of the `len` bytes at `p`, little-endian.
+///
+/// # Safety
+/// `p` is valid for reading `len` (at most 8) bytes.
+unsafe fn read_bits(p: *const u8, len: usize, sh: u32, mask: u64) -> u64 {
+    let mut b = [0u8; 8];
+    // SAFETY: forwarded.
+    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len) };
+    (u64::from_le_bytes(b) >> sh) & mask
+}
+
+/// Writes `v` into `mask` bits at bit `sh` of the `len` bytes at `p`, keeping the others.
+///
+/// # Safety
+/// `p` is valid for reading and writing `len` (at most 8) bytes.
+unsafe fn write_bits(p: *mut u8, len: usize, sh: u32, mask: u64, v: u64) {
+    let mut b = [0u8; 8];
+    // SAFETY: forwarded.
+    unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len) };
+    let old = u64::from_le_bytes(b);
+    let new = (old & !(mask << sh)) | ((v & mask) << sh);
+    // SAFETY: forwarded.
+    unsafe { std::ptr::copy_nonoverlapping(new.to_le_bytes().as_ptr(), p, len) };
+}

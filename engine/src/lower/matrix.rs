@@ -1,0 +1,386 @@
+//! Lowering of the warp-level matrix instructions (ISA 9.7.14.4-5): `mma.sync`, `wmma.load`,
+//! `wmma.store`, `wmma.mma`, `ldmatrix`, `stmatrix` and `movmatrix`, into [`Op::Matrix`].
+//!
+//! Taken: every `mma` shape and type of sm_80/sm_90 with f16, bf16, tf32, f64, s8/u8, s4/u4 and
+//! b1 elements, every `wmma` shape and type, and the `.m8n8.b16` forms of ldmatrix/stmatrix/
+//! movmatrix. Refused as unsupported at load, with the instruction named: `mma.m8n8k4` with
+//! `.f16` (sm_70's quad-pair form), the f8/f6/f4 kinds and block scaling, `mma.sp`, and the
+//! `.b8` shapes of ldmatrix/stmatrix (sm_100a).
+
+use super::*;
+use crate::sem::fragment::{per_lane, Role};
+use crate::sem::mma::{BitOp, El};
+
+/// `mNnNkN` as numbers.
+fn shape(w: &str) -> Option<(u32, u32, u32)> {
+    let rest = w.strip_prefix('m')?;
+    let (m, rest) = rest.split_once('n')?;
+    let (n, k) = rest.split_once('k')?;
+    Some((m.parse().ok()?, n.parse().ok()?, k.parse().ok()?))
+}
+
+/// Elements of `t` one 32-bit register holds (one f64 per 64-bit register).
+fn per_reg(t: El) -> u32 {
+    match t {
+        El::F64 => 1,
+        t => 32 / t.bits(),
+    }
+}
+
+/// Whether `mma` (`wmma` false) or `wmma.mma` computes with these shape and types.
+fn valid_mma(wmma: bool, (m, n, k): (u32, u32, u32), a: El, b: El, c: El, d: El) -> bool {
+    use El::*;
+    let same_ab = a == b
+        || (matches!(a, S8 | U8) && matches!(b, S8 | U8))
+        || (matches!(a, S4 | U4) && matches!(b, S4 | U4));
+    let f16_acc = matches!(c, F16 | F32) && matches!(d, F16 | F32);
+    let s = (m, n, k);
+    same_ab
+        && match (wmma, a) {
+            (false, F16) => matches!(s, (16, 8, 8) | (16, 8, 16)) && f16_acc,
+            (false, Bf16) => matches!(s, (16, 8, 8) | (16, 8, 16)) && c == F32 && d == F32,
+            (false, Tf32) => matches!(s, (16, 8, 4) | (16, 8, 8)) && c == F32 && d == F32,
+            (false, F64) => {
+                matches!(s, (8, 8, 4) | (16, 8, 4) | (16, 8, 8) | (16, 8, 16))
+                    && c == F64
+                    && d == F64
+            }
+            (false, S8 | U8) => matches!(s, (8, 8, 16) | (16, 8, 16) | (16, 8, 32)),
+            (false, S4 | U4) => matches!(s, (8, 8, 32) | (16, 8, 32) | (16, 8, 64)),
+            (false, B1) => matches!(s, (8, 8, 128) | (16, 8, 128) | (16, 8, 256)),
+            (true, F16) => matches!(s, (16, 16, 16) | (8, 32, 16) | (32, 8, 16)) && f16_acc,
+            (true, Bf16) => matches!(s, (16, 16, 16) | (8, 32, 16) | (32, 8, 16)) && c == F32,
+            (true, S8 | U8) => matches!(s, (16, 16, 16) | (8, 32, 16) | (32, 8, 16)),
+            (true, Tf32) => s == (16, 16, 8) && c == F32,
+            (true, F64) => s == (8, 8, 4) && c == F64,
+            (true, S4 | U4) => s == (8, 8, 32),
+            (true, B1) => s == (8, 8, 128),
+            _ => false,
+        }
+        && (matches!(a, F16 | Bf16 | Tf32 | F64) || (c == S32 && d == S32))
+        && (!matches!(a, Bf16 | Tf32) || d == F32)
+}
+
+/// Registers of a fragment: `wmma`'s `.f16` multiplicands have eight whatever the shape.
+fn frag_regs(wmma: bool, role: Role, (m, n, k): (u32, u32, u32), t: El) -> u32 {
+    if wmma && role != Role::C && t == El::F16 {
+        return 8;
+    }
+    per_lane(role, m, n, k).div_ceil(per_reg(t))
+}
+
+impl<'a> Prog<'a> {
+    pub(super) fn matrix(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        let words: Vec<String> = i.mods.iter().map(|w| w.to_string()).collect();
+        for w in ["sync", "aligned"] {
+            if !m.take(w) {
+                return invalid(i.pos, format!("'{}' needs .{w}", i.full_name()));
+            }
+        }
+        let op = match (i.opcode.as_str(), words.iter().any(|w| w == "mma")) {
+            ("mma", _) => self.mma(fc, i, g, m, false)?,
+            ("wmma", true) => {
+                m.take("mma");
+                self.mma(fc, i, g, m, true)?
+            }
+            ("wmma", false) => self.wmma_ldst(fc, i, g, m)?,
+            ("ldmatrix" | "stmatrix", _) => self.ldst_matrix(fc, i, g, m)?,
+            ("movmatrix", _) => {
+                if !(m.take("m8n8") && m.take("trans") && m.take("b16")) || i.operands.len() != 2 {
+                    return unsupported(i);
+                }
+                m.done()?;
+                let d = self.dreg(fc, i, &i.operands[0])?;
+                let a = self.src(fc, i, g, &i.operands[1], T::B(32))?;
+                MatrixOp::Movmatrix { d, a }
+            }
+            _ => return unsupported(i),
+        };
+        self.emit(i, g, Op::Matrix(Box::new(op)));
+        Ok(())
+    }
+
+    /// The operands of a brace-enclosed fragment of `n` registers.
+    fn frag_items<'o>(&self, i: &Instruction, o: &'o O, n: u32) -> R<Vec<&'o O>> {
+        let items: Vec<&O> = match o {
+            O::Vector(v) => v.iter().collect(),
+            o => vec![o],
+        };
+        if items.len() != n as usize {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}' needs a fragment of {n} registers, not {}",
+                    i.full_name(),
+                    items.len()
+                ),
+            );
+        }
+        Ok(items)
+    }
+
+    /// A source fragment of `n` registers of `bits`.
+    fn frag_srcs(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        o: &O,
+        (n, bits): (u32, u32),
+    ) -> R<Vec<Src>> {
+        (self.frag_items(i, o, n)?.into_iter())
+            .map(|o| self.src(fc, i, g, o, T::B(bits)))
+            .collect()
+    }
+
+    /// A destination fragment of `n` registers.
+    fn frag_dests(&mut self, fc: &FnCtx, i: &Instruction, o: &O, n: u32) -> R<Vec<Reg>> {
+        (self.frag_items(i, o, n)?.into_iter())
+            .map(|o| self.dreg(fc, i, o))
+            .collect()
+    }
+
+    fn mma(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+        wmma: bool,
+    ) -> R<MatrixOp> {
+        let Some(sh) = i.mods.iter().find_map(|w| shape(w)) else {
+            return unsupported(i);
+        };
+        m.take(&format!("m{}n{}k{}", sh.0, sh.1, sh.2));
+        // A's and B's layouts, in order. mma takes A by rows and B by columns only (the other
+        // layouts are sm_70's m8n8k4); wmma's fragments do not depend on the layouts the
+        // matrices were loaded with.
+        let layouts: Vec<&str> = (i.mods.iter())
+            .map(|w| w.as_str())
+            .filter(|w| matches!(*w, "row" | "col"))
+            .collect();
+        if layouts.len() != 2 || (!wmma && layouts != ["row", "col"]) {
+            return unsupported(i);
+        }
+        for w in layouts {
+            m.take(w);
+        }
+        let sat = m.take("satfinite");
+        let bit_op = if m.take("xor") {
+            Some(BitOp::Xor)
+        } else if m.take("and") {
+            Some(BitOp::And)
+        } else {
+            None
+        };
+        if bit_op.is_some() && !m.take("popc") {
+            return unsupported(i);
+        }
+        let rnd = match m.rnd() {
+            Rnd::None => Mode::Rn,
+            r => match ieee_mode(r) {
+                Some(md) => md,
+                None => return unsupported(i),
+            },
+        };
+        let mut types = Vec::new();
+        for w in m.types() {
+            match El::parse(&w) {
+                Some(t) => types.push(t),
+                None => return unsupported(i),
+            }
+        }
+        m.done()?;
+        let (d_ty, a_ty, b_ty, c_ty) = match types[..] {
+            // wmma.mma's .f16 form names only D's and C's types.
+            [d, c] if wmma => (d, El::F16, El::F16, c),
+            [d, a, b, c] => (d, a, b, c),
+            _ => return unsupported(i),
+        };
+        if !valid_mma(wmma, sh, a_ty, b_ty, c_ty, d_ty)
+            || (bit_op.is_some() != (a_ty == El::B1))
+            || (sat && !matches!(a_ty, El::S8 | El::U8 | El::S4 | El::U4))
+            || (rnd != Mode::Rn && a_ty != El::F64)
+        {
+            return unsupported(i);
+        }
+        if i.operands.len() != 4 {
+            return invalid(i.pos, format!("'{}' needs 4 operands", i.full_name()));
+        }
+        let bits = |t: El| if t == El::F64 { 64 } else { 32 };
+        let ops = &i.operands;
+        let n = |role, t| frag_regs(wmma, role, sh, t);
+        let d = self.frag_dests(fc, i, &ops[0], n(Role::C, d_ty))?;
+        let a = self.frag_srcs(fc, i, g, &ops[1], (n(Role::A, a_ty), bits(a_ty)))?;
+        let b = self.frag_srcs(fc, i, g, &ops[2], (n(Role::B, b_ty), bits(b_ty)))?;
+        let c = self.frag_srcs(fc, i, g, &ops[3], (n(Role::C, c_ty), bits(c_ty)))?;
+        Ok(MatrixOp::Mma(Mma {
+            m: sh.0,
+            n: sh.1,
+            k: sh.2,
+            a_ty,
+            b_ty,
+            c_ty,
+            d_ty,
+            wmma,
+            sat,
+            bit_op,
+            rnd,
+            d,
+            a,
+            b,
+            c,
+        }))
+    }
+
+    fn wmma_ldst(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<MatrixOp> {
+        let store = m.take("store");
+        if !store && !m.take("load") {
+            return unsupported(i);
+        }
+        let role = if store {
+            m.take("d").then_some(Role::C)
+        } else if m.take("a") {
+            Some(Role::A)
+        } else if m.take("b") {
+            Some(Role::B)
+        } else {
+            m.take("c").then_some(Role::C)
+        };
+        let Some(role) = role else {
+            return unsupported(i);
+        };
+        let row = m.take("row");
+        if !row && !m.take("col") {
+            return unsupported(i);
+        }
+        let Some(sh) = i.mods.iter().find_map(|w| shape(w)) else {
+            return unsupported(i);
+        };
+        m.take(&format!("m{}n{}k{}", sh.0, sh.1, sh.2));
+        let space = m.space();
+        let el = match m.types().as_slice() {
+            [t] => El::parse(t),
+            _ => None,
+        };
+        m.done()?;
+        let Some(el) = el else {
+            return unsupported(i);
+        };
+        // The shape must be one wmma.mma takes with this element type.
+        let ok = match role {
+            Role::C => [El::F16, El::Bf16, El::S8, El::Tf32, El::F64, El::S4, El::B1]
+                .iter()
+                .any(|&a| valid_mma(true, sh, a, a, el, el)),
+            _ => valid_mma(true, sh, el, el, acc_of(el), acc_of(el)),
+        };
+        if !ok || !matches!(space, None | Some(AS::Global) | Some(AS::Shared)) {
+            return unsupported(i);
+        }
+        let ops = &i.operands;
+        if !(2..=3).contains(&ops.len()) {
+            return invalid(i.pos, format!("'{}' needs 2 or 3 operands", i.full_name()));
+        }
+        let (fo, ao) = if store {
+            (&ops[1], &ops[0])
+        } else {
+            (&ops[0], &ops[1])
+        };
+        let bits = if el == El::F64 { 64 } else { 32 };
+        let n = frag_regs(true, role, sh, el);
+        let regs = if store {
+            self.frag_srcs(fc, i, g, fo, (n, bits))?
+        } else {
+            self.frag_dests(fc, i, fo, n)?
+                .into_iter()
+                .map(Src::Reg)
+                .collect()
+        };
+        let (space, addr) = self.addr(fc, i, ao, space)?;
+        let stride = match ops.get(2) {
+            Some(o) => Some(self.src(fc, i, g, o, T::U(32))?),
+            None => None,
+        };
+        Ok(MatrixOp::Wmma {
+            store,
+            frag: Frag {
+                role,
+                m: sh.0,
+                n: sh.1,
+                k: sh.2,
+                el,
+            },
+            row,
+            space,
+            addr,
+            stride,
+            regs,
+        })
+    }
+
+    fn ldst_matrix(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<MatrixOp> {
+        let store = i.opcode == "stmatrix";
+        let num = ["x1", "x2", "x4"].iter().position(|w| m.take(w));
+        let trans = m.take("trans");
+        let space = m.space();
+        let ok = m.take("m8n8") && m.take("b16");
+        m.done()?;
+        let Some(num) = num.filter(|_| ok) else {
+            return unsupported(i);
+        };
+        if !matches!(space, None | Some(AS::Shared)) {
+            return unsupported(i);
+        }
+        let ops = &i.operands;
+        if ops.len() != 2 {
+            return invalid(i.pos, format!("'{}' needs 2 operands", i.full_name()));
+        }
+        let (fo, ao) = if store {
+            (&ops[1], &ops[0])
+        } else {
+            (&ops[0], &ops[1])
+        };
+        let regs = if store {
+            self.frag_srcs(fc, i, g, fo, (1 << num, 32))?
+        } else {
+            (self.frag_dests(fc, i, fo, 1 << num)?.into_iter())
+                .map(Src::Reg)
+                .collect()
+        };
+        let (space, addr) = self.addr(fc, i, ao, space)?;
+        Ok(MatrixOp::Ldst {
+            store,
+            trans,
+            space,
+            addr,
+            regs,
+        })
+    }
+}
+
+/// The accumulator type `wmma.mma` pairs with multiplicands of `t`.
+fn acc_of(t: El) -> El {
+    match t {
+        El::F16 | El::Bf16 | El::Tf32 => El::F32,
+        El::F64 => El::F64,
+        _ => El::S32,
+    }
+}

@@ -1,0 +1,163 @@
+//! Where the elements of a matrix live in a warp's registers: the fragments of `mma`
+//! (ISA 9.7.14.5.x, the row and column of element `i` of each lane as the ISA's figures give
+//! them) and of `wmma` (9.7.14.4.1: "unspecified and target architecture dependent").
+//!
+//! A register holds `epr` elements of the type (two f16, four s8, eight s4, 32 b1; one f32,
+//! tf32, s32 or f64), element `i` in register `i / epr` at bits `(i % epr) * bits`.
+//!
+//! For `mma`, one rule covers every shape with M = 16 or 8 and N = 8, from the ISA's formulas
+//! (groupID = lane >> 2, threadID_in_group = lane % 4, r = i / epr, j = i % epr):
+//! - A, M = 16: row = groupID + 8 (r & 1), col = threadID_in_group * epr + j + (r >> 1) * 4 epr;
+//!   M = 8: row = groupID, col = threadID_in_group * epr + j + r * 4 epr;
+//! - B: row = threadID_in_group * epr + j + r * 4 epr, col = groupID;
+//! - C and D: M = 16: row = groupID + 8 (i >> 1), col = threadID_in_group * 2 + (i & 1);
+//!   M = 8: row = groupID, col = threadID_in_group * 2 + i.
+//!
+//! For `wmma`, the shim lays a fragment out as the tiles of those `mma` fragments that cover the
+//! matrix (A: 16- or 8-row tiles of all K; B: 8-column tiles of all K; C: 16x8 or 8x8 tiles,
+//! row tile by row tile), which is how an sm_80 and later GPU runs `wmma` on its `mma` units.
+//! The `.f16` A and B fragments have more registers than elements per lane (eight registers
+//! for the 8 elements of a 16x16 A): the further registers repeat the first ones.
+
+/// Which matrix of `D = A * B + C` a fragment holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    A,
+    B,
+    /// C or D.
+    C,
+}
+
+/// Row and column of element `i` of `lane`'s `mma` fragment of `role` (M = `m`, 16 or 8).
+pub fn mma_coord(role: Role, m: u32, epr: u32, lane: u32, i: u32) -> (u32, u32) {
+    let (gid, tig) = (lane >> 2, lane & 3);
+    let (r, j) = (i / epr, i % epr);
+    match (role, m) {
+        (Role::A, 16) => (gid + 8 * (r & 1), tig * epr + j + (r >> 1) * 4 * epr),
+        (Role::A, _) => (gid, tig * epr + j + r * 4 * epr),
+        (Role::B, _) => (tig * epr + j + r * 4 * epr, gid),
+        (Role::C, 16) => (gid + 8 * (i >> 1), tig * 2 + (i & 1)),
+        (Role::C, _) => (gid, tig * 2 + i),
+    }
+}
+
+/// Elements per lane of an M x N x K operation's fragment of `role` (distinct elements, for
+/// `wmma` too).
+pub fn per_lane(role: Role, m: u32, n: u32, k: u32) -> u32 {
+    match role {
+        Role::A => m * k / 32,
+        Role::B => k * n / 32,
+        Role::C => m * n / 32,
+    }
+}
+
+/// Row and column of element `i` of `lane`'s `wmma` fragment of `role` for shape M x N x K.
+pub fn wmma_coord(
+    role: Role,
+    (m, n, k): (u32, u32, u32),
+    epr: u32,
+    lane: u32,
+    i: u32,
+) -> (u32, u32) {
+    let tm = m.min(16);
+    match role {
+        Role::A => {
+            let per = per_lane(Role::A, tm, 8, k);
+            let (r, c) = mma_coord(Role::A, tm, epr, lane, i % per);
+            (r + tm * (i / per), c)
+        }
+        Role::B => {
+            let per = per_lane(Role::B, tm, 8, k);
+            let (r, c) = mma_coord(Role::B, tm, epr, lane, i % per);
+            (r, c + 8 * (i / per))
+        }
+        Role::C => {
+            let per = per_lane(Role::C, tm, 8, k);
+            let t = i / per;
+            let (r, c) = mma_coord(Role::C, tm, epr, lane, i % per);
+            (r + tm * (t / (n / 8)), c + 8 * (t % (n / 8)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every element of the matrix is held by exactly one (lane, element) of a fragment.
+    fn covers(m: u32, n: u32, k: u32, coord: impl Fn(Role, u32, u32) -> (u32, u32)) {
+        for (role, rows, cols) in [(Role::A, m, k), (Role::B, k, n), (Role::C, m, n)] {
+            let mut seen = vec![0u32; (rows * cols) as usize];
+            for lane in 0..32 {
+                for i in 0..per_lane(role, m, n, k) {
+                    let (r, c) = coord(role, lane, i);
+                    assert!(
+                        r < rows && c < cols,
+                        "{role:?} m{m}n{n}k{k} lane {lane} i {i}"
+                    );
+                    seen[(r * cols + c) as usize] += 1;
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "{role:?} m{m}n{n}k{k}");
+        }
+    }
+
+    #[test]
+    fn mma_fragments_cover_their_matrices() {
+        // (m, k, elements per register) of the mma shapes.
+        for (m, k, epr) in [
+            (16, 16, 2),
+            (16, 8, 2),
+            (16, 8, 1),
+            (16, 4, 1),
+            (16, 16, 1),
+            (16, 16, 4),
+            (16, 32, 4),
+            (16, 32, 8),
+            (16, 64, 8),
+            (16, 128, 32),
+            (16, 256, 32),
+            (8, 4, 1),
+            (8, 16, 4),
+            (8, 32, 8),
+            (8, 128, 32),
+        ] {
+            covers(m, 8, k, |role, lane, i| mma_coord(role, m, epr, lane, i));
+        }
+    }
+
+    #[test]
+    fn figures_of_the_isa() {
+        // m16n8k16 .f16 A (ISA figure for 9.7.14.5.8): lane 5 holds a0 at (1, 2), a2 at (9, 2),
+        // a4 at (1, 10), a7 at (9, 11).
+        let a = |i| mma_coord(Role::A, 16, 2, 5, i);
+        assert_eq!([a(0), a(2), a(4), a(7)], [(1, 2), (9, 2), (1, 10), (9, 11)]);
+        // m16n8k8 .tf32 A: a1 of lane 6 at row 8 + 1, col 2; a3 at (9, 6).
+        assert_eq!(mma_coord(Role::A, 16, 1, 6, 1), (9, 2));
+        assert_eq!(mma_coord(Role::A, 16, 1, 6, 3), (9, 6));
+        // m16n8k32 .s8 B: b5 of lane 3 at row 3 * 4 + 1 + 16.
+        assert_eq!(mma_coord(Role::B, 16, 4, 3, 5), (29, 0));
+        // m8n8k4 .f64 C: c1 of lane 7 at (1, 7).
+        assert_eq!(mma_coord(Role::C, 8, 1, 7, 1), (1, 7));
+    }
+
+    #[test]
+    fn wmma_fragments_cover_their_matrices() {
+        for (m, n, k, epr) in [
+            (16, 16, 16, 2),
+            (32, 8, 16, 2),
+            (8, 32, 16, 2),
+            (16, 16, 16, 4),
+            (32, 8, 16, 4),
+            (8, 32, 16, 4),
+            (16, 16, 8, 1),
+            (8, 8, 4, 1),
+            (8, 8, 32, 8),
+            (8, 8, 128, 32),
+        ] {
+            covers(m, n, k, |role, lane, i| {
+                wmma_coord(role, (m, n, k), epr, lane, i)
+            });
+        }
+    }
+}

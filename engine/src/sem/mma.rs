@@ -1,0 +1,497 @@
+//! What a tensor core computes for one element of `D = A * B + C` (ISA 9.7.14): the dot product
+//! of a row of A and a column of B added to an element of C.
+//!
+//! The ISA leaves the floating-point accumulation's order, rounding and subnormal handling
+//! unspecified; the hardware does not compute a chain of IEEE fmas. This module follows the
+//! published bit-accurate model of the `mmasim` package (pinned in `scripts/oracles/`, which
+//! generates the vectors `tests` checks against), its "truncated fused dot-product-add":
+//!
+//! - each product `a_i * b_i` is exact, and each term (the products and C) has the exponent
+//!   of its inputs' normalised form (a subnormal input counts with the format's minimum
+//!   exponent, a zero term with the architecture's `e_zero`);
+//! - every term is aligned to the largest exponent `e_max` and truncated toward zero to `F`
+//!   bits below it, the truncated terms are summed exactly;
+//! - the sum is rounded once into D's type: toward zero for f32, to nearest even for f16;
+//!   a zero is +0, a NaN the canonical all-ones pattern (0x7fffffff, 0x7fff), an overflow
+//!   infinity;
+//! - K is taken in blocks of `L` products (32 bytes of A's elements on Hopper, 16 on Ampere),
+//!   each block's result, in D's type, the next block's C.
+//!
+//! `F`, `L` and `e_zero` are the architecture's ([`Arch`]): the emulated device's. `.f64`
+//! products are fmas in k order with the instruction's rounding; integer products are exact,
+//! summed in 32 bits that wrap, or saturate with `.satfinite`.
+
+use super::softfloat::{self as sf, Fmt, Mode};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Element types of the matrices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum El {
+    F16,
+    Bf16,
+    /// An f32 pattern of which the tensor core reads the top 19 bits.
+    Tf32,
+    F32,
+    F64,
+    S8,
+    U8,
+    S4,
+    U4,
+    B1,
+    S32,
+}
+
+impl El {
+    pub fn bits(self) -> u32 {
+        match self {
+            El::F16 | El::Bf16 => 16,
+            El::Tf32 | El::F32 | El::S32 => 32,
+            El::F64 => 64,
+            El::S8 | El::U8 => 8,
+            El::S4 | El::U4 => 4,
+            El::B1 => 1,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            El::F16 => "f16",
+            El::Bf16 => "bf16",
+            El::Tf32 => "tf32",
+            El::F32 => "f32",
+            El::F64 => "f64",
+            El::S8 => "s8",
+            El::U8 => "u8",
+            El::S4 => "s4",
+            El::U4 => "u4",
+            El::B1 => "b1",
+            El::S32 => "s32",
+        }
+    }
+
+    pub fn parse(w: &str) -> Option<El> {
+        Some(match w {
+            "f16" => El::F16,
+            "bf16" => El::Bf16,
+            "tf32" => El::Tf32,
+            "f32" => El::F32,
+            "f64" => El::F64,
+            "s8" => El::S8,
+            "u8" => El::U8,
+            "s4" => El::S4,
+            "u4" => El::U4,
+            "b1" => El::B1,
+            "s32" => El::S32,
+            _ => return None,
+        })
+    }
+
+    fn fmt(self) -> Fmt {
+        match self {
+            El::F16 => sf::F16,
+            El::Bf16 => sf::BF16,
+            El::F64 => sf::F64,
+            _ => sf::F32,
+        }
+    }
+}
+
+/// The element types of one operation: A's, B's, C's and D's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Types {
+    pub a: El,
+    pub b: El,
+    pub c: El,
+    pub d: El,
+}
+
+/// The tensor-core generation whose arithmetic is emulated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    /// sm_80 to sm_89.
+    Ampere,
+    /// sm_90 and the Blackwell parts (sm_100 and later), which share its parameters.
+    Hopper,
+}
+
+impl Arch {
+    /// The generation of compute capability `sm` (e.g. 90).
+    pub fn of_sm(sm: u32) -> Arch {
+        if sm >= 90 {
+            Arch::Hopper
+        } else {
+            Arch::Ampere
+        }
+    }
+
+    /// Bits kept below the largest exponent (`F`).
+    fn f_bits(self) -> i32 {
+        match self {
+            Arch::Ampere => 24,
+            Arch::Hopper => 25,
+        }
+    }
+
+    /// Bytes of A's elements summed in one block (`L` elements).
+    fn block_bytes(self) -> usize {
+        match self {
+            Arch::Ampere => 16,
+            Arch::Hopper => 32,
+        }
+    }
+
+    /// The exponent a zero term counts with, by D's type.
+    fn e_zero(self, d: El) -> i32 {
+        match (self, d) {
+            (Arch::Ampere, El::F16) => -20,
+            (Arch::Hopper, El::F16) => -21,
+            (Arch::Ampere, _) => -132,
+            (Arch::Hopper, _) => -133,
+        }
+    }
+}
+
+static ARCH: AtomicU8 = AtomicU8::new(1);
+
+/// Sets the emulated device's generation (the driver does, from its profile).
+pub fn set_arch(a: Arch) {
+    ARCH.store(a as u8, Ordering::Relaxed);
+}
+
+pub fn arch() -> Arch {
+    match ARCH.load(Ordering::Relaxed) {
+        0 => Arch::Ampere,
+        _ => Arch::Hopper,
+    }
+}
+
+/// A term of the sum: `(-1)^neg * m * 2^x`, with the exponent `e` the model aligns it by.
+#[derive(Clone, Copy)]
+struct Term {
+    neg: bool,
+    m: u64,
+    x: i32,
+    e: i32,
+}
+
+/// A special value among the terms, which decides the result alone.
+#[derive(Clone, Copy, PartialEq)]
+enum Special {
+    None,
+    Inf(bool),
+    Nan,
+}
+
+impl Special {
+    fn add(self, o: Special) -> Special {
+        match (self, o) {
+            (Special::Nan, _) | (_, Special::Nan) => Special::Nan,
+            (Special::Inf(a), Special::Inf(b)) if a != b => Special::Nan,
+            (Special::Inf(a), _) | (_, Special::Inf(a)) => Special::Inf(a),
+            _ => Special::None,
+        }
+    }
+}
+
+/// An input element: its value as `m * 2^x` and its normalised exponent, or a special.
+fn decode(t: El, bits: u64) -> Result<(bool, u64, i32, i32), Special> {
+    let bits = if t == El::Tf32 {
+        bits & 0xffff_e000
+    } else {
+        bits
+    };
+    let f = t.fmt();
+    let neg = (bits >> (f.ebits + f.mbits)) & 1 != 0;
+    let ef = (bits >> f.mbits) & ((1 << f.ebits) - 1);
+    let fr = bits & ((1 << f.mbits) - 1);
+    let bias = (1i32 << (f.ebits - 1)) - 1;
+    if ef == (1 << f.ebits) - 1 {
+        return Err(if fr == 0 {
+            Special::Inf(neg)
+        } else {
+            Special::Nan
+        });
+    }
+    let emin = 1 - bias;
+    if ef == 0 {
+        Ok((neg, fr, emin - f.mbits as i32, emin))
+    } else {
+        let e = ef as i32 - bias;
+        Ok((neg, fr | 1 << f.mbits, e - f.mbits as i32, e))
+    }
+}
+
+/// One block of the truncated fused dot-product-add (`t_fdpa` of the model).
+fn block(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let Types {
+        a: at,
+        b: bt,
+        c: ct,
+        d: dt,
+    } = t;
+    let e_zero = arch.e_zero(dt);
+    let mut special = Special::None;
+    let mut terms = [Term {
+        neg: false,
+        m: 0,
+        x: 0,
+        e: 0,
+    }; 33];
+    let mut n = 0;
+    for (&x, &y) in a.iter().zip(b) {
+        match (decode(at, x), decode(bt, y)) {
+            (Err(s), Err(t)) => special = special.add(mul_special(s, t)),
+            (Err(s), Ok((ny, my, ..))) | (Ok((ny, my, ..)), Err(s)) => {
+                // inf * 0 is NaN, inf * x an infinity; NaN stays NaN.
+                special = special.add(match s {
+                    Special::Inf(_) if my == 0 => Special::Nan,
+                    Special::Inf(sn) => Special::Inf(sn != ny),
+                    s => s,
+                })
+            }
+            (Ok((na, ma, xa, ea)), Ok((nb, mb, xb, eb))) => {
+                let m = ma * mb;
+                terms[n] = Term {
+                    neg: na != nb,
+                    m,
+                    x: xa + xb,
+                    e: if m == 0 { e_zero } else { ea + eb },
+                };
+                n += 1;
+            }
+        }
+    }
+    match decode(ct, c) {
+        Err(s) => special = special.add(s),
+        Ok((neg, m, x, e)) => {
+            terms[n] = Term {
+                neg,
+                m,
+                x,
+                e: if m == 0 { e_zero } else { e },
+            };
+            n += 1;
+        }
+    }
+    let out = dt.fmt();
+    match special {
+        Special::Nan => return canonical_nan(dt),
+        Special::Inf(neg) => return out.inf(neg),
+        Special::None => {}
+    }
+    let terms = &terms[..n];
+    let e_max = terms.iter().map(|t| t.e).max().unwrap_or(e_zero);
+    let f = arch.f_bits();
+    // Each term truncated toward zero to multiples of 2^(e_max - F); the sum is exact.
+    let mut sum: i64 = 0;
+    for t in terms {
+        let sh = t.x + f - e_max;
+        // (A nonzero term is below 2^(e + 2), so sh < F + 2 bits above its top bit.)
+        let v = if t.m == 0 {
+            0
+        } else if sh >= 0 {
+            (t.m << sh) as i64
+        } else if sh > -64 {
+            (t.m >> -sh) as i64
+        } else {
+            0
+        };
+        sum += if t.neg { -v } else { v };
+    }
+    if sum == 0 {
+        return 0;
+    }
+    let (neg, mag) = (sum < 0, sum.unsigned_abs() as u128);
+    let e = e_max - f;
+    let mode = if dt == El::F16 { Mode::Rn } else { Mode::Rz };
+    let m = sf::round_mag(out, neg, mag, e, mode);
+    if m == 0 {
+        // A result that rounds to zero is +0 too.
+        0
+    } else if m >> out.mbits >= (1 << out.ebits) - 1 {
+        // Past the largest finite value: infinity, in either rounding.
+        out.inf(neg)
+    } else {
+        out.zero(neg) | m
+    }
+}
+
+fn mul_special(s: Special, t: Special) -> Special {
+    match (s, t) {
+        (Special::Inf(a), Special::Inf(b)) => Special::Inf(a != b),
+        _ => Special::Nan,
+    }
+}
+
+fn canonical_nan(t: El) -> u64 {
+    match t {
+        El::F16 => 0x7fff,
+        _ => 0x7fff_ffff,
+    }
+}
+
+/// One element of D for the floating-point types narrower than f64: `a` and `b` are the K
+/// elements of A's row and B's column as bit patterns, `c` C's element.
+pub fn dot(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let l = (arch.block_bytes() * 8 / t.a.bits() as usize)
+        .min(a.len())
+        .max(1);
+    let mut acc = c;
+    for (k, (x, y)) in a.chunks(l).zip(b.chunks(l)).enumerate() {
+        // After the first block, C is the previous block's result, in D's type.
+        let c = if k == 0 { t.c } else { t.d };
+        acc = block(arch, Types { c, ..t }, x, y, acc);
+    }
+    acc
+}
+
+/// One element of D for `.f64`: fmas in k order, each rounded in `mode`.
+pub fn dot_f64(a: &[u64], b: &[u64], c: u64, mode: Mode) -> u64 {
+    a.iter()
+        .zip(b)
+        .fold(c, |acc, (&x, &y)| sf::fma(sf::F64, x, y, acc, mode))
+}
+
+/// The value of an integer element of type `t` held in the low bits of `v`.
+pub fn int_value(t: El, v: u64) -> i64 {
+    match t {
+        El::S8 => v as u8 as i8 as i64,
+        El::U8 => v as u8 as i64,
+        El::S4 => ((v as u8) << 4) as i8 as i64 >> 4,
+        El::U4 => (v & 0xf) as i64,
+        El::B1 => (v & 1) as i64,
+        _ => v as u32 as i32 as i64,
+    }
+}
+
+/// One element of D for the integer types: exact products summed with C, then wrapped to 32
+/// bits, or clamped with `.satfinite`.
+pub fn dot_int(at: El, bt: El, a: &[u64], b: &[u64], c: u64, sat: bool) -> u64 {
+    let s: i64 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| int_value(at, x) * int_value(bt, y))
+        .sum::<i64>()
+        + c as u32 as i32 as i64;
+    let r = if sat {
+        s.clamp(i32::MIN as i64, i32::MAX as i64)
+    } else {
+        s
+    };
+    r as u32 as u64
+}
+
+/// The single-bit operation of `.b1` products.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOp {
+    Xor,
+    And,
+}
+
+/// One element of D for `.b1`: the population count of `op` over the K bits, plus C.
+pub fn dot_b1(op: BitOp, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let n: u32 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| match op {
+            BitOp::Xor => (x ^ y) as u32 & 1,
+            BitOp::And => (x & y) as u32 & 1,
+        })
+        .sum();
+    (c as u32).wrapping_add(n) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u64> {
+        s.split(',')
+            .map(|w| u64::from_str_radix(w, 16).unwrap())
+            .collect()
+    }
+
+    /// Every vector of `scripts/oracles/mma-mmasim.txt`: mmasim 2.1.1's model (see the file's
+    /// header for how it was made), recomputed here bit for bit.
+    #[test]
+    fn dot_products_match_mmasim() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/oracles/mma-mmasim.txt"
+        );
+        let text = std::fs::read_to_string(path).expect("the oracle's vectors");
+        let (mut n, mut bad) = (0, Vec::new());
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            let arch = match w[0] {
+                "Ampere" => Arch::Ampere,
+                "Hopper" => Arch::Hopper,
+                a => panic!("architecture {a}"),
+            };
+            let ty: Vec<&str> = w[1].split('.').collect();
+            let [_, dt, at, bt, ct] = ty[..] else {
+                panic!("{line}")
+            };
+            let [dt, at, bt, ct] = [dt, at, bt, ct].map(|t| El::parse(t).unwrap());
+            let (a, b) = (hex(w[2]), hex(w[3]));
+            let c = u64::from_str_radix(w[4], 16).unwrap();
+            let want = u64::from_str_radix(w[5], 16).unwrap();
+            let got = if at == El::F64 {
+                dot_f64(&a, &b, c, Mode::Rn)
+            } else {
+                dot(
+                    arch,
+                    Types {
+                        a: at,
+                        b: bt,
+                        c: ct,
+                        d: dt,
+                    },
+                    &a,
+                    &b,
+                    c,
+                )
+            };
+            n += 1;
+            // The model's f64 is the host CPU's fma, whose NaN bits are x86's (0xfff8... for
+            // an invalid operation); only NaN-ness is the hardware's there.
+            let f64_nan = |v: u64| at == El::F64 && f64::from_bits(v).is_nan();
+            if got != want && !(f64_nan(got) && f64_nan(want)) {
+                bad.push(format!("{line}: got {got:x}"));
+            }
+        }
+        assert!(n > 1000, "{n} vectors");
+        assert!(
+            bad.is_empty(),
+            "{} of {n} differ:\n{}",
+            bad.len(),
+            bad[..bad.len().min(10)].join("\n")
+        );
+    }
+
+    #[test]
+    fn integer_products_wrap_or_saturate() {
+        // 127 * 127 * 16 + i32::MAX wraps; with .satfinite it stays i32::MAX.
+        let a = [0x7f; 16];
+        let c = i32::MAX as u32 as u64;
+        assert_eq!(
+            dot_int(El::S8, El::S8, &a, &a, c, false),
+            (i32::MAX as i64 + 127 * 127 * 16) as u32 as u64
+        );
+        assert_eq!(dot_int(El::S8, El::S8, &a, &a, c, true), c);
+        // u8 255 * s8 -1 = -255, per element.
+        assert_eq!(
+            dot_int(El::U8, El::S8, &[0xff], &[0xff], 0, false),
+            (-255i32) as u32 as u64
+        );
+        assert_eq!(
+            dot_int(El::S4, El::U4, &[0x8], &[0xf], 1, false),
+            (-120i32 + 1) as u32 as u64
+        );
+        assert_eq!(dot_b1(BitOp::Xor, &[1, 0, 1], &[1, 1, 0], 5), 7);
+        assert_eq!(dot_b1(BitOp::And, &[1, 0, 1], &[1, 1, 0], 5), 6);
+    }
+}
