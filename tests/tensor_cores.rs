@@ -27,3 +27,31 @@ fn wmma_and_mma_programs_compute_their_gemms() {
         "{err}"
     );
 }
+
+/// The Tensor Memory Accelerator as the Programming Guide uses it (tests/cuda/tma.cu): tensor
+/// maps from cuTensorMapEncodeTiled, linear cp.async.bulk copies both ways, 2-D boxes in every swizzle mode and a 3-D box with a
+/// traversal stride copied by cp.async.bulk.tensor into shared memory (mbarrier completion)
+/// and back out (bulk async-group), boxes crossing the tensor's edge, and the encoder's
+/// argument checks (cuda.h's requirements). Expected values from the ISA's swizzle tables and
+/// tile-mode rules, computed on the host.
+#[test]
+fn tma_copies_boxes_in_every_swizzle_mode() {
+    let lib = lib_dir();
+    let exe = nvcc_arch(
+        "tma",
+        "tma",
+        "compute_90",
+        &[
+            "-std=c++17",
+            "-diag-suppress",
+            "1444",
+            "-L",
+            lib.to_str().unwrap(),
+            "-lcuda",
+        ],
+    );
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("tma", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches(": ok").count(), 8, "{err}");
+}

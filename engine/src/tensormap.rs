@@ -58,3 +58,167 @@ pub fn field3_max(name: &str) -> Option<u64> {
         _ => return None,
     })
 }
+
+/// A tensor map's fields (the table above), decoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Map {
+    pub addr: u64,
+    /// Dimensions, 1 to 5.
+    pub rank: u32,
+    /// Elements per dimension, innermost first.
+    pub dims: [u32; 5],
+    /// `strides[i]`: bytes from one index of dimension `i + 1` to the next (the driver's
+    /// `globalStrides`; dimension 0's elements are adjacent).
+    pub strides: [u64; 5],
+    pub box_dim: [u32; 5],
+    pub elem_strides: [u32; 5],
+    /// The ISA's codes (Table 33).
+    pub elemtype: u8,
+    pub interleave: u8,
+    pub swizzle: u8,
+    pub atomicity: u8,
+    pub fill: u8,
+}
+
+impl Map {
+    pub fn to_bytes(&self) -> [u8; BYTES as usize] {
+        let mut b = [0u8; BYTES as usize];
+        let mut put = |name: &str, ord: u32, v: u64| {
+            let (off, w) = field(name, ord).expect("a field of the layout");
+            b[off as usize..off as usize + w as usize]
+                .copy_from_slice(&v.to_le_bytes()[..w as usize]);
+        };
+        put("global_address", 0, self.addr);
+        put("rank", 0, self.rank.saturating_sub(1) as u64);
+        for d in 0..MAX_RANK as usize {
+            put("global_dim", d as u32, self.dims[d] as u64);
+            put("global_stride", d as u32, self.strides[d]);
+            put("box_dim", d as u32, self.box_dim[d] as u64);
+            put("element_stride", d as u32, self.elem_strides[d] as u64);
+        }
+        put("elemtype", 0, self.elemtype as u64);
+        put("interleave_layout", 0, self.interleave as u64);
+        put("swizzle_mode", 0, self.swizzle as u64);
+        put("swizzle_atomicity", 0, self.atomicity as u64);
+        put("fill_mode", 0, self.fill as u64);
+        b
+    }
+
+    pub fn from_bytes(b: &[u8; BYTES as usize]) -> Map {
+        let get = |name: &str, ord: u32| {
+            let (off, w) = field(name, ord).expect("a field of the layout");
+            let mut v = [0u8; 8];
+            v[..w as usize].copy_from_slice(&b[off as usize..off as usize + w as usize]);
+            u64::from_le_bytes(v)
+        };
+        let per = |name: &str| [0, 1, 2, 3, 4].map(|d| get(name, d));
+        Map {
+            addr: get("global_address", 0),
+            rank: get("rank", 0) as u32 + 1,
+            dims: per("global_dim").map(|v| v as u32),
+            strides: per("global_stride"),
+            box_dim: per("box_dim").map(|v| v as u32),
+            elem_strides: per("element_stride").map(|v| v as u32),
+            elemtype: get("elemtype", 0) as u8,
+            interleave: get("interleave_layout", 0) as u8,
+            swizzle: get("swizzle_mode", 0) as u8,
+            atomicity: get("swizzle_atomicity", 0) as u8,
+            fill: get("fill_mode", 0) as u8,
+        }
+    }
+
+    /// Bytes of one element, for the whole-byte types (None for the packed 4- and 6-bit ones).
+    pub fn elem_bytes(&self) -> Option<u64> {
+        Some(match self.elemtype {
+            0 => 1,
+            1 | 6 | 10 => 2,
+            2 | 3 | 7 | 8 | 11 | 12 => 4,
+            4 | 5 | 9 => 8,
+            _ => return None,
+        })
+    }
+
+    /// The pattern an out-of-bound element reads as: zero, or with `.fill_mode` 1 on a
+    /// floating-point type the OOB-NaN (the ISA names no encoding; this is the all-ones
+    /// positive NaN of the type).
+    pub fn fill_bits(&self) -> u64 {
+        match (self.fill, self.elemtype) {
+            (1, 6 | 10) => 0x7fff,
+            (1, 7 | 8 | 11 | 12) => 0x7fff_ffff,
+            (1, 9) => 0x7fff_ffff_ffff_ffff,
+            _ => 0,
+        }
+    }
+}
+
+/// Where byte `addr` of a shared-memory box lands under a swizzle mode (ISA 5.5.7): the index
+/// of the `atom`-byte unit inside its span, XORed with the index of the 128-byte row the
+/// address is in, for spans of 32, 64 and 128 bytes (`mode` 1, 2, 3). The pattern follows the
+/// address's own bits, so the buffer must be aligned as the ISA asks (256, 512, 1024 bytes).
+/// `atomicity` 0 keeps 16-byte units, 1 and 2 32-byte units (2 also swaps the 8-byte halves
+/// of each 16 bytes in odd rows), 3 64-byte units.
+pub fn swizzle(addr: u64, mode: u8, atomicity: u8) -> u64 {
+    let span_bits = match mode {
+        1 => 5,
+        2 => 6,
+        3 => 7,
+        _ => return addr,
+    };
+    let atom_bits = match atomicity {
+        1 | 2 => 5,
+        3 => 6,
+        _ => 4,
+    };
+    if atom_bits >= span_bits {
+        return addr;
+    }
+    let n = span_bits - atom_bits;
+    let row = (addr >> 7) & ((1 << n) - 1);
+    let mut a = addr ^ (row << atom_bits);
+    if atomicity == 2 && (addr >> 7) & 1 == 1 {
+        a ^= 8;
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swizzle_patterns_of_the_isa() {
+        // ISA 5.5.7's tables: the 16-byte chunk each of the eight chunks of row r lands in.
+        let chunks = |mode: u8, r: u64| -> Vec<u64> {
+            (0..8)
+                .map(|c| (swizzle(r * 128 + c * 16, mode, 0) - r * 128) / 16)
+                .collect()
+        };
+        assert_eq!(chunks(0, 1), [0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(chunks(1, 1), [1, 0, 3, 2, 5, 4, 7, 6]);
+        assert_eq!(chunks(1, 2), [0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(chunks(2, 2), [2, 3, 0, 1, 6, 7, 4, 5]);
+        assert_eq!(chunks(2, 3), [3, 2, 1, 0, 7, 6, 5, 4]);
+        assert_eq!(chunks(3, 5), [5, 4, 7, 6, 1, 0, 3, 2]);
+        assert_eq!(chunks(3, 7), [7, 6, 5, 4, 3, 2, 1, 0]);
+        // Bytes inside a chunk stay in place.
+        assert_eq!(swizzle(128 + 3, 3, 0), 128 + 16 + 3);
+    }
+
+    #[test]
+    fn a_map_reads_back_what_was_written() {
+        let m = Map {
+            addr: 0x7f00_0000_1000,
+            rank: 3,
+            dims: [12, 10, 6, 1, 1],
+            strides: [64, 640, 0, 0, 0],
+            box_dim: [8, 4, 4, 1, 1],
+            elem_strides: [1, 2, 1, 1, 1],
+            elemtype: 7,
+            interleave: 0,
+            swizzle: 3,
+            atomicity: 0,
+            fill: 1,
+        };
+        assert_eq!(Map::from_bytes(&m.to_bytes()), m);
+    }
+}

@@ -306,6 +306,8 @@ implemented! {
     // Texture objects (memory/texture.rs; sampled by engine::tex).
     cuTexObjectCreate "cuTexObjectCreate" 5000 (handle: *mut CUtexObject, res: *const CUDA_RESOURCE_DESC, tex: *const CUDA_TEXTURE_DESC, view: *const CUDA_RESOURCE_VIEW_DESC) => memory::texture::create;
     cuTexObjectDestroy "cuTexObjectDestroy" 5000 (tex: CUtexObject) => memory::texture::destroy;
+    cuTensorMapEncodeTiled "cuTensorMapEncodeTiled" 12000 (map: *mut CUtensorMap, data_type: CUtensorMapDataType, rank: cuuint32_t, address: *mut c_void, dims: *const cuuint64_t, strides: *const cuuint64_t, box_dim: *const cuuint32_t, elem_strides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2: CUtensorMapL2promotion, fill: CUtensorMapFloatOOBfill) => memory::tensor_map::encode_tiled;
+    cuTensorMapReplaceAddress "cuTensorMapReplaceAddress" 12000 (map: *mut CUtensorMap, address: *mut c_void) => memory::tensor_map::replace_address;
     cuTexObjectGetResourceDesc "cuTexObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, tex: CUtexObject) => memory::texture::get_resource_desc;
     cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000 (desc: *mut CUDA_TEXTURE_DESC, tex: CUtexObject) => memory::texture::get_texture_desc;
     // CUDA arrays (layout in memory/array.rs) and their copies.
@@ -902,8 +904,6 @@ not_supported! {
     cuSurfRefSetArray "cuSurfRefSetArray" 3000;
     cuTensorMapEncodeIm2col "cuTensorMapEncodeIm2col" 12000;
     cuTensorMapEncodeIm2colWide "cuTensorMapEncodeIm2colWide" 12080;
-    cuTensorMapEncodeTiled "cuTensorMapEncodeTiled" 12000;
-    cuTensorMapReplaceAddress "cuTensorMapReplaceAddress" 12000;
     cuTensorMapSetAllocationClass "cuTensorMapSetAllocationClass" 13050;
     cuTexObjectGetResourceViewDesc "cuTexObjectGetResourceViewDesc" 5000;
     cuTexRefCreate "cuTexRefCreate" 2000;

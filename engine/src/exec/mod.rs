@@ -23,6 +23,7 @@
 //! - `local.rs`: local memory, reserved lazily when large; `schedule.rs`: seeded interleavings.
 
 mod access;
+mod bulk;
 mod calls;
 pub mod cluster;
 pub mod cta;

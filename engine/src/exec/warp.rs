@@ -1354,6 +1354,7 @@ impl Warp {
                 }
                 Op::Tex(t) => self.tex(cta, regs, pc, em, t)?,
                 Op::Matrix(x) => self.matrix(cta, regs, pc, em, x)?,
+                Op::Bulk(b) => self.bulk(cta, regs, pc, em, b)?,
                 Op::Nop => {}
                 Op::Trap => return Err(cta.fault_trap(self, pc, em)),
                 Op::Brkpt => {

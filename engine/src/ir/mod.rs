@@ -496,6 +496,8 @@ pub enum Op {
     Tex(TexOp),
     /// A warp-wide matrix operation (ISA 9.7.14): the warp's 32 lanes take part together.
     Matrix(Box<MatrixOp>),
+    /// `cp.async.bulk` and `cp.async.bulk.tensor` (ISA 9.7.9.25.4-5), by each active lane.
+    Bulk(Box<BulkOp>),
     Nop,
     Trap,
     /// `brkpt`: with no debugger attached, a launch error.
@@ -545,6 +547,32 @@ pub enum MatrixOp {
     },
     /// `movmatrix.m8n8.trans.b16`: the transpose of the 8x8 matrix of 16-bit elements `a`.
     Movmatrix { d: Reg, a: Src },
+}
+
+/// A bulk copy, performed at issue (a valid execution of the asynchronous copy: its completion
+/// is only observable through the mbarrier or the bulk async-group, which then find it done).
+/// Linear copies move `size` bytes from `src` to `dst`; tensor copies move a box of the tensor
+/// map `tensor` between global memory and the shared box at `dst` (loads) or `src` (stores).
+/// `mbar`: the mbarrier whose transaction count the copy's bytes complete.
+#[derive(Clone, Debug)]
+pub struct BulkOp {
+    pub dst: (MSpace, Addr),
+    pub src: (MSpace, Addr),
+    pub size: Option<Src>,
+    pub tensor: Option<TensorRef>,
+    pub mbar: Option<(MSpace, Addr)>,
+}
+
+/// The tensor operand `[tensorMap, {coords}]` of a tensor copy, and its direction.
+#[derive(Clone, Debug)]
+pub struct TensorRef {
+    /// Where the 128-byte tensor map is (a kernel parameter, or a generic, global or const
+    /// address).
+    pub map: (MSpace, Addr),
+    /// Signed element coordinates, innermost first; their count is the copy's dimensionality.
+    pub coords: Vec<Src>,
+    /// Global memory to shared (`true`) or shared to global.
+    pub load: bool,
 }
 
 /// The fragment one `wmma.load/store` moves: the role, the shape and the element type.

@@ -267,6 +267,18 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             o.src(a);
             o.def(*d);
         }
+        Op::Bulk(b) => {
+            o.use_opt(b.dst.1.base);
+            o.use_opt(b.src.1.base);
+            o.srcs(b.size.iter());
+            if let Some(t) = &b.tensor {
+                o.use_opt(t.map.1.base);
+                o.srcs(t.coords.iter());
+            }
+            if let Some((_, a)) = b.mbar {
+                o.use_opt(a.base);
+            }
+        }
         Op::Matrix(m) => match &**m {
             MatrixOp::Mma(x) => {
                 o.srcs(x.a.iter().chain(&x.b).chain(&x.c));

@@ -240,6 +240,11 @@ static ROUTES: &[Route] = &[
     },
     Route {
         opcodes: &["cp"],
+        when: |i| first(i, "async") && i.mods.get(1).is_some_and(|w| w == "bulk"),
+        lower: |p, fc, i, g, m| p.bulk(fc, i, g, m),
+    },
+    Route {
+        opcodes: &["cp"],
         when: |i| first(i, "async"),
         lower: |p, fc, i, g, m| p.cp_async(fc, i, g, m),
     },

@@ -29,6 +29,7 @@ type FxSet<K> = std::collections::HashSet<K, rustc_hash::FxBuildHasher>;
 mod arith;
 mod atom;
 mod b128;
+mod bulk;
 mod calls;
 mod data;
 mod decl;
