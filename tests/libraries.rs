@@ -68,3 +68,41 @@ fn cutlass_tensor_core_gemms() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches(": ok").count(), 3, "{err}");
 }
+
+/// CuTe's Hopper GEMM tutorial (examples/cute/tutorial/hopper/wgmma_tma_sm90.cu of the pinned
+/// nvidia-cutlass, included unmodified, its main() replaced): clusters of 2 CTAs, TMA loads
+/// with 128-byte swizzles into an mbarrier pipeline, wgmma.mma_async on shared-memory
+/// descriptors, M/N-major (NT) and K-major (TN), built for compute_90a; every element checked
+/// against the host's GEMM.
+#[test]
+fn cute_hopper_gemm_with_tma_and_wgmma() {
+    let include = cutlass_include();
+    let source = include.parent().unwrap();
+    let flags = [
+        format!("-I{}", include.display()),
+        format!("-I{}", source.join("tools/util/include").display()),
+        format!("-I{}", source.display()),
+    ];
+    let mut args = vec!["-std=c++17"];
+    args.extend(flags.iter().map(String::as_str));
+    let exe = nvcc_cached_arch("lib_cute_hopper", "lib_cute_hopper", "compute_90a", &args);
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("lib_cute_hopper", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches(": ok").count(), 2, "{err}");
+}
+
+/// The pinned CUTLASS/CuTe headers (`scripts/install-toolkit.sh --cutlass`).
+fn cutlass_include() -> std::path::PathBuf {
+    let out = std::process::Command::new("bash")
+        .arg(repo().join("scripts/install-toolkit.sh"))
+        .arg("--cutlass")
+        .output()
+        .expect("cannot run scripts/install-toolkit.sh --cutlass");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}

@@ -139,9 +139,14 @@ pub fn nvcc_arch(name: &str, output: &str, arch: &str, extra: &[&str]) -> PathBu
 /// `tests/cuda/`, nvcc itself or the arguments changed. For the programs whose build takes
 /// minutes (thrust and CUB headers).
 pub fn nvcc_cached(name: &str, output: &str, extra: &[&str]) -> PathBuf {
+    nvcc_cached_arch(name, output, "compute_80", extra)
+}
+
+/// [`nvcc_cached`] for another virtual architecture (`compute_90a` for wgmma).
+pub fn nvcc_cached_arch(name: &str, output: &str, arch: &str, extra: &[&str]) -> PathBuf {
     let exe = build_dir().join(output);
     let stamp = build_dir().join(format!("{output}.args"));
-    let args = format!("compute_80 -O2 {}", extra.join(" "));
+    let args = format!("{arch} -O2 {}", extra.join(" "));
     let cuda = repo().join("tests/cuda");
     let mut inputs = vec![cuda.join(format!("{name}.cu")), toolkit().join("bin/nvcc")];
     for entry in std::fs::read_dir(&cuda).unwrap().flatten() {
@@ -161,7 +166,7 @@ pub fn nvcc_cached(name: &str, output: &str, extra: &[&str]) -> PathBuf {
     };
     if !fresh {
         let _ = std::fs::remove_file(&stamp);
-        nvcc(name, output, extra);
+        nvcc_arch(name, output, arch, extra);
         std::fs::write(&stamp, &args).unwrap();
     }
     exe

@@ -90,15 +90,8 @@ impl Warp {
         t: &TensorRef,
     ) -> Result<u64, Fault> {
         let (ms, ma) = t.map;
-        let mp = cta.resolve(
-            self,
-            ms,
-            lane_addr(regs, ma, l),
-            tensormap::BYTES,
-            l,
-            pc,
-            false,
-        )?;
+        let map_at = lane_addr(regs, ma, l);
+        let mp = cta.resolve(self, ms, map_at, tensormap::BYTES, l, pc, false)?;
         let mut raw = [0u8; tensormap::BYTES as usize];
         // SAFETY: resolve checked 128 readable bytes.
         unsafe { std::ptr::copy_nonoverlapping(mp, raw.as_mut_ptr(), raw.len()) };
@@ -106,7 +99,7 @@ impl Warp {
         let dims = t.coords.len();
         let unsupported = if map.rank as usize != dims {
             Some(format!(
-                "names {dims} coordinates for a tensor map of rank {}",
+                "names {dims} coordinates for the tensor map at {map_at:#x}, of rank {}",
                 map.rank
             ))
         } else if map.elem_bytes().is_none() {

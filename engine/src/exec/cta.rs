@@ -1081,6 +1081,7 @@ pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
                 calls: Vec::new(),
                 free_calls: Vec::new(),
                 wsync: Vec::new(),
+                matrix_rest: None,
             }
         })
         .collect();

@@ -7,7 +7,7 @@ use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
 use crate::ir::*;
-use crate::sem::fragment::{mma_coord, per_lane, wmma_coord, Role};
+use crate::sem::fragment::{mma_coord, per_lane, wgmma_d_coord, wgmma_smem, wmma_coord, Role};
 use crate::sem::mma::{self, El};
 
 /// Elements of `t` per register (one f64 per 64-bit register).
@@ -87,6 +87,7 @@ impl Warp {
                 addr,
                 regs: fr,
             } => self.ldst_matrix(cta, regs, pc, *store, *trans, *space, *addr, fr),
+            MatrixOp::Wgmma(x) => self.wgmma(cta, regs, pc, x),
             MatrixOp::Movmatrix { d, a } => {
                 let mut x = [0u64; 32];
                 fetch(regs, *a, &mut x);
@@ -160,6 +161,99 @@ impl Warp {
                 regs[reg as usize * 32 + lane as usize] = out[j];
             }
         }
+    }
+
+    /// `wgmma.mma_async`: this warp's 16 rows of D (warp `id % 4` of its warpgroup), from its
+    /// rows of A (registers, or shared memory through A's descriptor) and all of B (shared
+    /// memory through B's descriptor).
+    fn wgmma(&mut self, cta: &mut Cta, regs: &mut [u64], pc: u32, x: &Wgmma) -> Result<(), Fault> {
+        let (n, k) = (x.n as usize, x.k as usize);
+        let wq = self.id % 4;
+        let bits = x.a_ty.bits();
+        let bytes = (bits / 8) as u64;
+        let sign = |t: El| match t {
+            El::F16 | El::Bf16 => 0x8000u64,
+            El::Tf32 => 0x8000_0000,
+            _ => 0,
+        };
+        // A: 16 x K, row r of this warp's slice.
+        let mut a = vec![0u64; 16 * k];
+        match x.a_desc {
+            Some(desc) => {
+                let desc = get(regs, desc, 0);
+                for r in 0..16 {
+                    for kk in 0..k {
+                        let addr =
+                            wgmma_smem(desc, !x.trans_a, bits, 16 * wq + r as u32, kk as u32);
+                        a[r * k + kk] = self.smem_elem(cta, pc, addr, bytes)?;
+                    }
+                }
+            }
+            None => {
+                for lane in 0..32u32 {
+                    for i in 0..per_lane(Role::A, 16, 8, k as u32) {
+                        let (r, c) = mma_coord(Role::A, 16, per_reg(x.a_ty), lane, i);
+                        a[r as usize * k + c as usize] = elem(regs, &x.a, lane as usize, x.a_ty, i);
+                    }
+                }
+            }
+        }
+        // B: K x N, kept by columns.
+        let mut b = vec![0u64; k * n];
+        let bdesc = get(regs, x.b_desc, 0);
+        for col in 0..n {
+            for kk in 0..k {
+                let addr = wgmma_smem(bdesc, !x.trans_b, bits, col as u32, kk as u32);
+                b[col * k + kk] = self.smem_elem(cta, pc, addr, bytes)?;
+            }
+        }
+        if x.neg_a {
+            a.iter_mut().for_each(|v| *v ^= sign(x.a_ty));
+        }
+        if x.neg_b {
+            b.iter_mut().for_each(|v| *v ^= sign(x.b_ty));
+        }
+        let arch = crate::sem::mma::arch();
+        let types = mma::Types {
+            a: x.a_ty,
+            b: x.b_ty,
+            c: x.d_ty,
+            d: x.d_ty,
+        };
+        let per = (n / 2) as u32;
+        for lane in 0..32usize {
+            // scale-d is uniform over the warpgroup; lane 0's is taken for all.
+            let keep = get(regs, x.scale_d, 0) & 1 != 0;
+            let mut out: Vec<u64> = x.d.iter().map(|&r| regs[r as usize * 32 + lane]).collect();
+            for i in 0..per {
+                let (r, col) = wgmma_d_coord(0, lane as u32, i);
+                let (ar, bc) = (&a[r as usize * k..][..k], &b[col as usize * k..][..k]);
+                let dsrc: Vec<Src> = x.d.iter().map(|&r| Src::Reg(r)).collect();
+                let c = if keep {
+                    elem(regs, &dsrc, lane, x.d_ty, i)
+                } else {
+                    0
+                };
+                let v = match x.a_ty {
+                    El::F16 | El::Bf16 | El::Tf32 => mma::dot(arch, types, ar, bc, c),
+                    _ => mma::dot_int(x.a_ty, x.b_ty, ar, bc, c, x.sat),
+                };
+                set_elem(&mut out, x.d_ty, i, v);
+            }
+            for (j, &reg) in x.d.iter().enumerate() {
+                regs[reg as usize * 32 + lane] = out[j];
+            }
+        }
+        Ok(())
+    }
+
+    /// An element of `bytes` at a shared address of this CTA.
+    fn smem_elem(&mut self, cta: &mut Cta, pc: u32, addr: u64, bytes: u64) -> Result<u64, Fault> {
+        let p = cta.resolve(self, MSpace::Shared, addr, bytes, 0, pc, false)?;
+        let mut v = [0u8; 8];
+        // SAFETY: resolve checked `bytes` (at most 8) readable bytes.
+        unsafe { std::ptr::copy_nonoverlapping(p, v.as_mut_ptr(), bytes as usize) };
+        Ok(u64::from_le_bytes(v))
     }
 
     /// `wmma.load` / `wmma.store`: each lane moves its own fragment's elements, element (r, c)

@@ -84,6 +84,10 @@ pub struct Warp {
     /// membermask: `(membermask, lanes arrived)`, one per mask (diverged groups of a warp may
     /// sync apart, each with its own mask, at the same time).
     pub wsync: Vec<(u32, u32)>,
+    /// A warp-wide matrix instruction (pc) that the last of the warp's paths to arrive ran for
+    /// every lane, and the lanes of the other paths, parked there, that still pass it without
+    /// running it again.
+    pub matrix_rest: Option<(u32, u32)>,
 }
 
 /// Why a warp stopped running.
@@ -1353,7 +1357,33 @@ impl Warp {
                     }
                 }
                 Op::Tex(t) => self.tex(cta, regs, pc, em, t)?,
-                Op::Matrix(x) => self.matrix(cta, regs, pc, em, x)?,
+                Op::Matrix(x) => {
+                    // `.sync`: the warp's threads run it together. Lanes that arrive on one
+                    // path wait there (parked at the instruction, as at a bar.warp.sync) for
+                    // the others; the last to arrive runs it for all, and the waiting paths
+                    // then pass it.
+                    let live = self.valid & !self.exited;
+                    match self.matrix_rest {
+                        Some((at, rest)) if at == pc && em & rest == em => {
+                            let rest = rest & !em;
+                            self.matrix_rest = (rest != 0).then_some((pc, rest));
+                        }
+                        _ if em == live => self.matrix(cta, regs, pc, em, x)?,
+                        _ => {
+                            self.warp_arrive(live, em);
+                            if em & self.warp_waiting() != 0 {
+                                self.split_top(em);
+                                if let Some(t) = self.stack.last_mut() {
+                                    t.pc = pc;
+                                    t.park = WARP_PARK;
+                                }
+                            } else {
+                                self.matrix(cta, regs, pc, live, x)?;
+                                self.matrix_rest = Some((pc, live & !em));
+                            }
+                        }
+                    }
+                }
                 Op::Bulk(b) => self.bulk(cta, regs, pc, em, b)?,
                 Op::Nop => {}
                 Op::Trap => return Err(cta.fault_trap(self, pc, em)),

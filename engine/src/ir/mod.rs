@@ -547,6 +547,32 @@ pub enum MatrixOp {
     },
     /// `movmatrix.m8n8.trans.b16`: the transpose of the 8x8 matrix of 16-bit elements `a`.
     Movmatrix { d: Reg, a: Src },
+    /// `wgmma.mma_async` (ISA 9.7.15), run at issue: each warp computes its 16 rows of D.
+    Wgmma(Wgmma),
+}
+
+/// `wgmma.mma_async`: `D = A * B + D` (or `A * B` when `scale_d` is false) of shape m64nNkK,
+/// A from registers or a matrix descriptor, B from a descriptor.
+#[derive(Clone, Debug)]
+pub struct Wgmma {
+    pub n: u32,
+    pub k: u32,
+    pub a_ty: crate::sem::mma::El,
+    pub b_ty: crate::sem::mma::El,
+    pub d_ty: crate::sem::mma::El,
+    pub sat: bool,
+    pub d: Vec<Reg>,
+    /// A's descriptor, or A's fragment registers.
+    pub a_desc: Option<Src>,
+    pub a: Vec<Src>,
+    pub b_desc: Src,
+    pub scale_d: Src,
+    /// `imm-scale-a/b` of -1: the operand negated.
+    pub neg_a: bool,
+    pub neg_b: bool,
+    /// `imm-trans-a/b`: M/N-major rather than K-major in shared memory.
+    pub trans_a: bool,
+    pub trans_b: bool,
 }
 
 /// A bulk copy, performed at issue (a valid execution of the asynchronous copy: its completion

@@ -307,6 +307,14 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
                 o.src(a);
                 o.def(*d);
             }
+            MatrixOp::Wgmma(x) => {
+                o.srcs(x.a_desc.iter().chain(&x.a).chain([&x.b_desc, &x.scale_d]));
+                // D is read (accumulated into) and written.
+                for &d in &x.d {
+                    o.uses.push(d);
+                    o.def(d);
+                }
+            }
         },
     }
 }

@@ -164,7 +164,7 @@ static ROUTES: &[Route] = &[
         lower: |p, fc, i, g, m| p.tex(fc, i, g, m),
     },
     Route {
-        opcodes: &["mma", "wmma", "ldmatrix", "stmatrix", "movmatrix"],
+        opcodes: &["mma", "wmma", "wgmma", "ldmatrix", "stmatrix", "movmatrix"],
         when: |i| !has(i, "sp") && !has(i, "sp::ordered_metadata"),
         lower: |p, fc, i, g, m| p.matrix(fc, i, g, m),
     },

@@ -652,13 +652,13 @@ impl<'a> Prog<'a> {
                     return invalid(i.pos, "branch target must be a label");
                 };
                 let pc = self.emit(i, g, Op::Bra { target: 0, rpc: 0 });
-                fc.fixups.push((pc, name.clone(), i.pos));
+                fc.fixups.push((pc, name.clone(), i.pos, fc.label_scope));
             }
             "ret" => {
                 m.take("uni");
                 m.done()?;
                 let pc = self.emit(i, g, Op::Bra { target: 0, rpc: 0 });
-                fc.fixups.push((pc, String::new(), i.pos));
+                fc.fixups.push((pc, String::new(), i.pos, fc.label_scope));
             }
             "exit" => {
                 m.done()?;

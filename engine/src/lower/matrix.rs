@@ -91,6 +91,26 @@ impl<'a> Prog<'a> {
             }
             ("wmma", false) => self.wmma_ldst(fc, i, g, m)?,
             ("ldmatrix" | "stmatrix", _) => self.ldst_matrix(fc, i, g, m)?,
+            ("wgmma", _) => {
+                // Fences and groups order the asynchronous operations, which run at issue here.
+                if m.take("fence") || m.take("commit_group") {
+                    m.done()?;
+                    self.emit(i, g, Op::Nop);
+                    return Ok(());
+                }
+                if m.take("wait_group") {
+                    m.done()?;
+                    if !matches!(i.operands.first(), Some(O::Int(n)) if *n >= 0) {
+                        return invalid(i.pos, "wgmma.wait_group needs an integer constant");
+                    }
+                    self.emit(i, g, Op::Nop);
+                    return Ok(());
+                }
+                if !m.take("mma_async") {
+                    return unsupported(i);
+                }
+                self.wgmma(fc, i, g, m)?
+            }
             ("movmatrix", _) => {
                 if !(m.take("m8n8") && m.take("trans") && m.take("b16")) || i.operands.len() != 2 {
                     return unsupported(i);
@@ -236,6 +256,103 @@ impl<'a> Prog<'a> {
             a,
             b,
             c,
+        }))
+    }
+
+    fn wgmma(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<MatrixOp> {
+        let Some((64, n, k)) = i.mods.iter().find_map(|w| shape(w)) else {
+            return unsupported(i);
+        };
+        m.take(&format!("m64n{n}k{k}"));
+        let sat = m.take("satfinite");
+        let mut types = Vec::new();
+        for w in m.types() {
+            match El::parse(&w) {
+                Some(t) => types.push(t),
+                None => return unsupported(i),
+            }
+        }
+        m.done()?;
+        let [d_ty, a_ty, b_ty] = types[..] else {
+            return unsupported(i);
+        };
+        use El::*;
+        let ok = n % 8 == 0
+            && (8..=256).contains(&n)
+            && match a_ty {
+                F16 => b_ty == F16 && k == 16 && matches!(d_ty, F16 | F32),
+                Bf16 => b_ty == Bf16 && k == 16 && d_ty == F32,
+                Tf32 => b_ty == Tf32 && k == 8 && d_ty == F32,
+                S8 | U8 => matches!(b_ty, S8 | U8) && k == 32 && d_ty == S32,
+                _ => false,
+            }
+            && (!sat || d_ty == S32);
+        if !ok {
+            return unsupported(i);
+        }
+        let ops = &i.operands;
+        let d_regs = if d_ty == F16 { n / 4 } else { n / 2 };
+        let d = self.frag_dests(fc, i, &ops[0], d_regs)?;
+        let a_in_regs = matches!(ops.get(1), Some(O::Vector(_)));
+        let a_regs = 4;
+        let (a_desc, a) = if a_in_regs {
+            (None, self.frag_srcs(fc, i, g, &ops[1], (a_regs, 32))?)
+        } else {
+            (Some(self.src(fc, i, g, &ops[1], T::B(64))?), Vec::new())
+        };
+        let b_desc = self.src(fc, i, g, &ops[2], T::B(64))?;
+        let float = matches!(a_ty, F16 | Bf16 | Tf32);
+        // scale-d, then imm-scale-a, imm-scale-b (floats), then imm-trans-a (A in shared
+        // memory) and imm-trans-b (f16 and bf16).
+        let transposes = matches!(a_ty, F16 | Bf16);
+        let want =
+            4 + 2 * float as usize + (transposes && !a_in_regs) as usize + transposes as usize;
+        if ops.len() != want {
+            return invalid(i.pos, format!("'{}' needs {want} operands", i.full_name()));
+        }
+        let scale_d = self.src(fc, i, g, &ops[3], T::Pred)?;
+        let imm = |o: &O, ok: &[i64]| match o {
+            O::Int(v) if ok.contains(v) => Ok(*v),
+            _ => invalid(
+                i.pos,
+                format!("'{}': expected one of {ok:?}", i.full_name()),
+            ),
+        };
+        let (mut neg_a, mut neg_b, mut trans_a, mut trans_b) = (false, false, false, false);
+        if float {
+            neg_a = imm(&ops[4], &[1, -1])? == -1;
+            neg_b = imm(&ops[5], &[1, -1])? == -1;
+        }
+        if transposes {
+            let mut next = 6;
+            if !a_in_regs {
+                trans_a = imm(&ops[6], &[0, 1])? == 1;
+                next = 7;
+            }
+            trans_b = imm(&ops[next], &[0, 1])? == 1;
+        }
+        Ok(MatrixOp::Wgmma(Wgmma {
+            n,
+            k,
+            a_ty,
+            b_ty,
+            d_ty,
+            sat,
+            d,
+            a_desc,
+            a,
+            b_desc,
+            scale_d,
+            neg_a,
+            neg_b,
+            trans_a,
+            trans_b,
         }))
     }
 

@@ -103,7 +103,7 @@ impl<'a> Prog<'a> {
                 rpc: 0,
             },
         );
-        fc.brx_fixups.push((pc, list, i.pos));
+        fc.brx_fixups.push((pc, list, i.pos, fc.label_scope));
         Ok(())
     }
 }

@@ -208,10 +208,18 @@ pub struct KernelOut {
 
 struct FnCtx {
     scopes: Vec<FxMap<Name, Sym>>,
-    labels: FxMap<Name, u32>,
-    fixups: Vec<(usize, String, Pos)>,
+    /// Labels are scoped by `{ }` blocks, as variables are (ISA 7.1; ptxas 13.5 takes the same
+    /// label in two blocks and refuses a branch from outside a block to a label inside it):
+    /// one map per block of the body, with the index of the enclosing block (`usize::MAX` for
+    /// the body itself). Inline assembly relies on it: CUTLASS's mbarrier waits put the same
+    /// `LAB_WAIT:` in a block of their own many times in one function.
+    label_scopes: Vec<(usize, FxMap<Name, u32>)>,
+    /// The block being lowered (an index into `label_scopes`).
+    label_scope: usize,
+    /// Branches, with the block they are in, resolved at the function's end.
+    fixups: Vec<(usize, String, Pos, usize)>,
     /// `brx.idx` instructions and the labels of their `.branchtargets` list.
-    brx_fixups: Vec<(usize, Vec<String>, Pos)>,
+    brx_fixups: Vec<(usize, Vec<String>, Pos, usize)>,
     is_kernel: bool,
     fidx: usize,
     /// Every label of the function (any scope), for name checks of unsupported instructions.
@@ -222,6 +230,21 @@ struct FnCtx {
     /// Every name the body uses, collected at the first declaration too large to materialise
     /// whole ([`decl::EAGER_REGS`]).
     used_names: Option<FxSet<Name>>,
+}
+
+impl FnCtx {
+    /// The instruction a branch in block `scope` to `name` goes to: the label of that block
+    /// or of the nearest enclosing one that has it.
+    fn label(&self, mut scope: usize, name: &str) -> Option<u32> {
+        while scope != usize::MAX {
+            let (outer, labels) = &self.label_scopes[scope];
+            if let Some(&t) = labels.get(name) {
+                return Some(t);
+            }
+            scope = *outer;
+        }
+        None
+    }
 }
 
 /// The frame of a re-entrant function being lowered.
@@ -466,7 +489,8 @@ impl<'a> Prog<'a> {
         let saved_owner = std::mem::replace(&mut self.owner, fidx);
         let mut fc = FnCtx {
             scopes: vec![scope],
-            labels: FxMap::default(),
+            label_scopes: vec![(usize::MAX, FxMap::default())],
+            label_scope: 0,
             fixups: Vec::new(),
             brx_fixups: Vec::new(),
             is_kernel,
@@ -551,12 +575,12 @@ impl<'a> Prog<'a> {
             line: 0,
             name: "end".into(),
         });
-        for (pc, label, pos) in std::mem::take(&mut fc.fixups) {
+        for (pc, label, pos, scope) in std::mem::take(&mut fc.fixups) {
             let t = if label.is_empty() {
                 exit as u32
             } else {
-                match fc.labels.get(label.as_str()) {
-                    Some(&t) => t,
+                match fc.label(scope, &label) {
+                    Some(t) => t,
                     None => return invalid(pos, format!("undefined label '{label}'")),
                 }
             };
@@ -564,11 +588,11 @@ impl<'a> Prog<'a> {
                 *target = t;
             }
         }
-        for (pc, list, pos) in std::mem::take(&mut fc.brx_fixups) {
+        for (pc, list, pos, scope) in std::mem::take(&mut fc.brx_fixups) {
             let mut ts = Vec::with_capacity(list.len());
             for label in &list {
-                match fc.labels.get(label.as_str()) {
-                    Some(&t) => ts.push(t),
+                match fc.label(scope, label) {
+                    Some(t) => ts.push(t),
                     None => return invalid(pos, format!("undefined label '{label}'")),
                 }
             }
@@ -585,23 +609,26 @@ impl<'a> Prog<'a> {
     }
 
     fn stmts(&mut self, fc: &mut FnCtx, st: &[Statement]) -> R<()> {
-        // Labels are function-scoped: collect this level's first so forward branches resolve.
+        // A label belongs to its block; branches are resolved at the function's end, from the
+        // block they are in outwards, so forward branches find their labels.
         for s in st {
             match s {
                 Statement::Inst(i) => self.inst(fc, i)?,
                 Statement::Label(l, pos) => {
-                    if fc
-                        .labels
-                        .insert(Name::new(l), self.insts.len() as u32)
-                        .is_some()
-                    {
+                    let at = self.insts.len() as u32;
+                    let scope = &mut fc.label_scopes[fc.label_scope].1;
+                    if scope.insert(Name::new(l), at).is_some() {
                         return invalid(*pos, format!("duplicate label '{l}'"));
                     }
                 }
                 Statement::Var(v) => self.declare(fc, v)?,
                 Statement::Block(b) => {
                     fc.scopes.push(FxMap::default());
+                    let outer = fc.label_scope;
+                    fc.label_scopes.push((outer, FxMap::default()));
+                    fc.label_scope = fc.label_scopes.len() - 1;
                     self.stmts(fc, b)?;
+                    fc.label_scope = outer;
                     fc.scopes.pop();
                 }
                 Statement::Other(_) => {}

@@ -80,6 +80,43 @@ pub fn wmma_coord(
     }
 }
 
+/// Row and column of element `i` of `lane`'s fragment of a `wgmma` accumulator (m64nN): warp
+/// `w` of the warpgroup holds rows 16w to 16w + 15, as an m16n8 `mma` accumulator for each
+/// 8 columns (`i / 4` the 8-column block).
+pub fn wgmma_d_coord(warp: u32, lane: u32, i: u32) -> (u32, u32) {
+    let (r, c) = mma_coord(Role::C, 16, 1, lane, i % 4);
+    (16 * warp + r, c + 8 * (i / 4))
+}
+
+/// The shared-memory byte address of element (`mn`, `k`) of a `wgmma` operand described by
+/// the matrix descriptor `desc` (ISA 9.7.15.5.1.11: start address, leading and stride
+/// dimension byte offsets, base offset, swizzle), K-major or M/N-major (`imm-trans`), in the
+/// ISA's canonical layouts (9.7.15.5.1.10, as CuTe layouts of T = 128 / bits elements):
+/// K-major `((8,m),(T,2k)) : ((wT,SBO),(1,LBO))` without swizzle, `((wT,SBO),(1,T))` with;
+/// M/N-major `((T,w,m),(8,k)) : ((1,T,SBO),(wT,LBO))` without swizzle, `((1,T,LBO),(wT,SBO))`
+/// with; w the swizzle span in 16-byte units (1, 2, 4, 8), the swizzle applied to the address.
+pub fn wgmma_smem(desc: u64, k_major: bool, bits: u32, mn: u32, k: u32) -> u64 {
+    let field = |lo: u32| ((desc >> lo) & 0x3fff) << 4;
+    let (start, lbo, sbo) = (field(0), field(16), field(32));
+    let base = (desc >> 49) & 7;
+    // The descriptor's swizzle code (1: 128B, 2: 64B, 3: 32B) as the span's mode (3, 2, 1).
+    let mode = [0u8, 3, 2, 1][(desc >> 62) as usize];
+    let w = 1u64 << mode;
+    let t = (128 / bits) as u64;
+    let eb = (bits / 8) as u64;
+    let (mn, k) = (mn as u64, k as u64);
+    let off = if k_major {
+        let row = (mn % 8) * w * 16 + (mn / 8) * sbo + (k % t) * eb;
+        row + (k / t) * if mode == 0 { lbo } else { 16 }
+    } else {
+        let (x, y) = if mode == 0 { (sbo, lbo) } else { (lbo, sbo) };
+        (mn % t) * eb + ((mn / t) % w) * 16 + (mn / (t * w)) * x + (k % 8) * w * 16 + (k / 8) * y
+    };
+    // The pattern starts `base` 128-byte rows into its 2^(mode + 7)-byte repeat.
+    let a = start + off;
+    super::swizzle::swizzle(a - base * 128, mode, 0) + base * 128
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +176,27 @@ mod tests {
         assert_eq!(mma_coord(Role::B, 16, 4, 3, 5), (29, 0));
         // m8n8k4 .f64 C: c1 of lane 7 at (1, 7).
         assert_eq!(mma_coord(Role::C, 8, 1, 7, 1), (1, 7));
+    }
+
+    #[test]
+    fn wgmma_canonical_layouts_of_the_isa() {
+        // Figure 166 (K-major, no swizzle, tf32): element (row, k) of an 8-row block is at
+        // element offset row * 4 + k % 4, the next 4 k at LBO; with LBO = 64 elements
+        // (256 bytes) and SBO = 128 elements, row 1 k 4 is element 68.
+        let desc = (256u64 >> 4) << 16 | (512u64 >> 4) << 32;
+        let at = |mn, k| wgmma_smem(desc, true, 32, mn, k) / 4;
+        assert_eq!(
+            [at(0, 0), at(0, 3), at(1, 0), at(1, 4), at(0, 8)],
+            [0, 3, 4, 68, 128]
+        );
+        // Figure 164 (K-major, 128B swizzle, tf32; the figure counts 128-bit units... in
+        // elements: row 1's first 16-byte chunk holds elements 36..39).
+        let desc = 1u64 << 62 | (1024u64 >> 4) << 32;
+        let at = |mn, k| wgmma_smem(desc, true, 32, mn, k) / 4;
+        assert_eq!([at(1, 0), at(1, 4), at(2, 0), at(7, 0)], [36, 32, 72, 252]);
+        // Figure 165 (M/N-major, 128B swizzle, tf32): column k of the figure, row mn.
+        let at = |mn, k| wgmma_smem(desc, false, 32, mn, k) / 4;
+        assert_eq!([at(0, 1), at(4, 1), at(8, 2), at(31, 7)], [36, 32, 64, 227]);
     }
 
     #[test]

@@ -295,6 +295,7 @@ mod op;
 pub mod redux;
 mod scalar;
 pub mod softfloat;
+pub mod swizzle;
 pub mod types;
 pub mod video;
 
