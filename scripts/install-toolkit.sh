@@ -73,53 +73,45 @@ for f in bin/nvcc bin/ptxas include/cuda.h include/cuda_runtime.h; do
   fi
 done
 
-if [ "$want_nvrtc" = 1 ]; then
-  nvrtc_target="$cache_root/nvrtc-$VERSION"
-  nvrtc_root="$nvrtc_target/nvidia/cu13"
-  nvrtc_package="nvidia-cuda-nvrtc==$VERSION"
-  if [ ! -f "$nvrtc_target/.complete" ] || [ "$(cat "$nvrtc_target/.complete")" != "$nvrtc_package" ]; then
+# Installs one extra pinned pip package (no dependencies) into TARGET once, checks that ROOT
+# holds each FILE, and prints ROOT: install_extra WHAT PACKAGE TARGET ROOT FILE...
+install_extra() {
+  local what=$1 package=$2 target=$3 root=$4
+  shift 4
+  if [ ! -f "$target/.complete" ] || [ "$(cat "$target/.complete")" != "$package" ]; then
+    local python
     python=$(command -v python3 || command -v python)
-    rm -rf "$nvrtc_target.tmp"
-    mkdir -p "$nvrtc_target.tmp"
-    echo "installing NVIDIA NVRTC $VERSION from PyPI into $nvrtc_target" >&2
+    rm -rf "$target.tmp"
+    mkdir -p "$target.tmp"
+    echo "installing $what from PyPI into $target" >&2
     "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
-      --no-deps --target "$nvrtc_target.tmp" "$nvrtc_package" >&2
-    echo "$nvrtc_package" >"$nvrtc_target.tmp/.complete"
-    rm -rf "$nvrtc_target"
-    mv "$nvrtc_target.tmp" "$nvrtc_target"
+      --no-deps --target "$target.tmp" "$package" >&2
+    echo "$package" >"$target.tmp/.complete"
+    rm -rf "$target"
+    mv "$target.tmp" "$target"
   fi
-  for f in include/nvrtc.h lib/libnvrtc.so.13; do
-    if [ ! -e "$nvrtc_root/$f" ]; then
-      echo "install-toolkit: $nvrtc_root/$f is missing; remove $nvrtc_target and rerun" >&2
+  for f in "$@"; do
+    if [ ! -e "$root/$f" ]; then
+      echo "install-toolkit: $root/$f is missing; remove $target and rerun" >&2
       exit 1
     fi
   done
-  echo "$nvrtc_root"
+  echo "$root"
+}
+
+if [ "$want_nvrtc" = 1 ]; then
+  install_extra "NVIDIA NVRTC $VERSION" "nvidia-cuda-nvrtc==$VERSION" \
+    "$cache_root/nvrtc-$VERSION" "$cache_root/nvrtc-$VERSION/nvidia/cu13" \
+    include/nvrtc.h lib/libnvrtc.so.13
   exit 0
 fi
 
 if [ "$want_cutlass" = 1 ]; then
-  cutlass_package="nvidia-cutlass==4.2.0.0"
-  cutlass_target="$cache_root/cutlass-4.2.0.0"
-  cutlass_root="$cutlass_target/cutlass_library/source/include"
-  if [ ! -f "$cutlass_target/.complete" ] || [ "$(cat "$cutlass_target/.complete")" != "$cutlass_package" ]; then
-    python=$(command -v python3 || command -v python)
-    rm -rf "$cutlass_target.tmp"
-    mkdir -p "$cutlass_target.tmp"
-    echo "installing NVIDIA CUTLASS headers from PyPI into $cutlass_target" >&2
-    "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
-      --no-deps --target "$cutlass_target.tmp" "$cutlass_package" >&2
-    echo "$cutlass_package" >"$cutlass_target.tmp/.complete"
-    rm -rf "$cutlass_target"
-    mv "$cutlass_target.tmp" "$cutlass_target"
-  fi
-  for f in cutlass/gemm/device/gemm.h cute/tensor.hpp; do
-    if [ ! -e "$cutlass_root/$f" ]; then
-      echo "install-toolkit: $cutlass_root/$f is missing; remove $cutlass_target and rerun" >&2
-      exit 1
-    fi
-  done
-  echo "$cutlass_root"
+  CUTLASS_VERSION=4.2.0.0
+  install_extra "NVIDIA CUTLASS headers $CUTLASS_VERSION" "nvidia-cutlass==$CUTLASS_VERSION" \
+    "$cache_root/cutlass-$CUTLASS_VERSION" \
+    "$cache_root/cutlass-$CUTLASS_VERSION/cutlass_library/source/include" \
+    cutlass/gemm/device/gemm.h cute/tensor.hpp
   exit 0
 fi
 

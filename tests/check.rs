@@ -32,14 +32,14 @@ fn check(args: &[&std::path::Path], lower_only: bool) -> (bool, String, String) 
 
 #[test]
 fn lower_only_accepts_valid_ptx_the_executor_cannot_run() {
-    // ISA 9.7.9.25 cp.async.bulk.commit_group / wait_group: valid on sm_100a (ptxas accepts
-    // this file), not run by the executor yet.
+    // ISA 9.7.16.11.1 tcgen05.fence: valid on sm_100a (ptxas 13.5 accepts this file), not run by
+    // the executor yet.
     let f = write(
         "unsupported.ptx",
         ".entry k(.param .u64 p)\n{\n.reg .b32 %r<2>;\n\
-         cp.async.bulk.commit_group;\n\
+         tcgen05.fence::before_thread_sync;\n\
          mov.u32 %r1, %tid.x;\n\
-         cp.async.bulk.wait_group 0;\n\
+         tcgen05.fence::after_thread_sync;\n\
          ret;\n}\n",
     );
     let (ok, out, err) = check(&[&f], true);
@@ -49,14 +49,17 @@ fn lower_only_accepts_valid_ptx_the_executor_cannot_run() {
         "{out}"
     );
     assert!(
-        out.contains("unsupported cp: 2 (cp.async.bulk.commit_group, cp.async.bulk.wait_group)"),
+        out.contains(
+            "unsupported tcgen05: 2 (tcgen05.fence::before_thread_sync, \
+             tcgen05.fence::after_thread_sync)"
+        ),
         "{out}"
     );
-    // Plain mode loads as the driver would: the executor cannot run the bulk-copy group ops.
+    // Plain mode loads as the driver would: the executor cannot run the tcgen05 fences.
     let (ok, out, err) = check(&[&f], false);
     assert!(!ok, "plain check must fail: {out}");
     assert!(
-        err.contains(":7:1: error: unsupported instruction 'cp.async.bulk.commit_group'"),
+        err.contains(":7:1: error: unsupported instruction 'tcgen05.fence::before_thread_sync'"),
         "{err}"
     );
     assert!(out.contains("failed: 1 function(s)"), "{out}");

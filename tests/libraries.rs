@@ -63,10 +63,7 @@ fn cutlass_tensor_core_gemms() {
     let include = String::from_utf8(out.stdout).unwrap();
     let inc = format!("-I{}", include.trim());
     let exe = nvcc_cached("lib_cutlass", "lib_cutlass", &["-std=c++17", &inc]);
-    let out = run_preloaded(&exe, &[]);
-    assert_pass("lib_cutlass", &out);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.matches(": ok").count(), 3, "{err}");
+    run_counted("lib_cutlass", &exe, 3);
 }
 
 /// CuTe's Hopper GEMM tutorial (examples/cute/tutorial/hopper/wgmma_tma_sm90.cu of the pinned
@@ -86,10 +83,16 @@ fn cute_hopper_gemm_with_tma_and_wgmma() {
     let mut args = vec!["-std=c++17"];
     args.extend(flags.iter().map(String::as_str));
     let exe = nvcc_cached_arch("lib_cute_hopper", "lib_cute_hopper", "compute_90a", &args);
-    let out = run_preloaded(&exe, &[]);
-    assert_pass("lib_cute_hopper", &out);
+    run_counted("lib_cute_hopper", &exe, 2);
+}
+
+/// Runs a program that prints PASS and, on stderr, one `NAME: ok` line per case: `cases` of
+/// them.
+fn run_counted(name: &str, exe: &std::path::Path, cases: usize) {
+    let out = run_preloaded(exe, &[]);
+    assert_pass(name, &out);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.matches(": ok").count(), 2, "{err}");
+    assert_eq!(err.matches(": ok").count(), cases, "{err}");
 }
 
 /// The pinned CUTLASS/CuTe headers (`scripts/install-toolkit.sh --cutlass`).

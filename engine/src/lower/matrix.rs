@@ -209,13 +209,7 @@ impl<'a> Prog<'a> {
                 None => return unsupported(i),
             },
         };
-        let mut types = Vec::new();
-        for w in m.types() {
-            match El::parse(&w) {
-                Some(t) => types.push(t),
-                None => return unsupported(i),
-            }
-        }
+        let types = el_types(i, m)?;
         m.done()?;
         let (d_ty, a_ty, b_ty, c_ty) = match types[..] {
             // wmma.mma's .f16 form names only D's and C's types.
@@ -271,13 +265,7 @@ impl<'a> Prog<'a> {
         };
         m.take(&format!("m64n{n}k{k}"));
         let sat = m.take("satfinite");
-        let mut types = Vec::new();
-        for w in m.types() {
-            match El::parse(&w) {
-                Some(t) => types.push(t),
-                None => return unsupported(i),
-            }
-        }
+        let types = el_types(i, m)?;
         m.done()?;
         let [d_ty, a_ty, b_ty] = types[..] else {
             return unsupported(i);
@@ -491,6 +479,13 @@ impl<'a> Prog<'a> {
             regs,
         })
     }
+}
+
+/// The instruction's type words as element types (any other type word: unsupported).
+fn el_types(i: &Instruction, m: &mut Mods) -> R<Vec<El>> {
+    (m.types().iter())
+        .map(|w| El::parse(w).map_or_else(|| unsupported(i), Ok))
+        .collect()
 }
 
 /// The accumulator type `wmma.mma` pairs with multiplicands of `t`.
