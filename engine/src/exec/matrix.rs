@@ -221,14 +221,14 @@ impl Warp {
             d: x.d_ty,
         };
         let per = (n / 2) as u32;
+        // scale-d is uniform over the warpgroup; lane 0's is taken for all.
+        let keep = get(regs, x.scale_d, 0) & 1 != 0;
+        let dsrc: Vec<Src> = x.d.iter().map(|&r| Src::Reg(r)).collect();
         for lane in 0..32usize {
-            // scale-d is uniform over the warpgroup; lane 0's is taken for all.
-            let keep = get(regs, x.scale_d, 0) & 1 != 0;
             let mut out: Vec<u64> = x.d.iter().map(|&r| regs[r as usize * 32 + lane]).collect();
             for i in 0..per {
                 let (r, col) = wgmma_d_coord(0, lane as u32, i);
                 let (ar, bc) = (&a[r as usize * k..][..k], &b[col as usize * k..][..k]);
-                let dsrc: Vec<Src> = x.d.iter().map(|&r| Src::Reg(r)).collect();
                 let c = if keep {
                     elem(regs, &dsrc, lane, x.d_ty, i)
                 } else {
