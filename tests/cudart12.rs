@@ -36,19 +36,7 @@ use tests::*;
 /// cudart 12.9's root (include/, lib/), installed by `scripts/install-toolkit.sh --cudart12`.
 fn cudart12() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
-    ROOT.get_or_init(|| {
-        let out = Command::new("bash")
-            .arg(repo().join("scripts/install-toolkit.sh"))
-            .arg("--cudart12")
-            .output()
-            .expect("cannot run scripts/install-toolkit.sh");
-        assert!(
-            out.status.success(),
-            "these tests need NVIDIA's pip cudart 12.9 and scripts/install-toolkit.sh --cudart12 failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-    })
+    ROOT.get_or_init(|| install_toolkit(&["--cudart12"]))
 }
 
 /// How a program is linked against cudart 12.9.

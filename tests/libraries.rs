@@ -50,18 +50,7 @@ fn cub_block_and_warp_collectives() {
 /// accumulation and f16 throughout, checked against the host's integer GEMM.
 #[test]
 fn cutlass_tensor_core_gemms() {
-    let out = std::process::Command::new("bash")
-        .arg(repo().join("scripts/install-toolkit.sh"))
-        .arg("--cutlass")
-        .output()
-        .expect("cannot run scripts/install-toolkit.sh --cutlass");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let include = String::from_utf8(out.stdout).unwrap();
-    let inc = format!("-I{}", include.trim());
+    let inc = format!("-I{}", cutlass_include().display());
     let exe = nvcc_cached("lib_cutlass", "lib_cutlass", &["-std=c++17", &inc]);
     run_counted("lib_cutlass", &exe, 3);
 }
@@ -97,15 +86,5 @@ fn run_counted(name: &str, exe: &std::path::Path, cases: usize) {
 
 /// The pinned CUTLASS/CuTe headers (`scripts/install-toolkit.sh --cutlass`).
 fn cutlass_include() -> std::path::PathBuf {
-    let out = std::process::Command::new("bash")
-        .arg(repo().join("scripts/install-toolkit.sh"))
-        .arg("--cutlass")
-        .output()
-        .expect("cannot run scripts/install-toolkit.sh --cutlass");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    install_toolkit(&["--cutlass"])
 }

@@ -133,15 +133,5 @@ fn nvrtc_cubin_for_a_real_architecture_runs() {
 
 /// NVIDIA's NVRTC of the toolkit's version (`scripts/install-toolkit.sh --nvrtc`).
 fn nvrtc_root() -> std::path::PathBuf {
-    let out = std::process::Command::new("bash")
-        .arg(repo().join("scripts/install-toolkit.sh"))
-        .arg("--nvrtc")
-        .output()
-        .expect("cannot run scripts/install-toolkit.sh --nvrtc");
-    assert!(
-        out.status.success(),
-        "scripts/install-toolkit.sh --nvrtc failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    install_toolkit(&["--nvrtc"])
 }

@@ -34,18 +34,24 @@ pub fn target_dir() -> PathBuf {
 /// `scripts/install-toolkit.sh`. The tests need it; CI always installs it, so none is skipped.
 pub fn toolkit() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
-    ROOT.get_or_init(|| {
-        let out = Command::new("bash")
-            .arg(repo().join("scripts/install-toolkit.sh"))
-            .output()
-            .expect("cannot run scripts/install-toolkit.sh");
-        assert!(
-            out.status.success(),
-            "these tests need NVIDIA's pip toolkit and scripts/install-toolkit.sh failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-    })
+    ROOT.get_or_init(|| install_toolkit(&[]))
+}
+
+/// Runs `scripts/install-toolkit.sh` with `args` (`--nvrtc`, `--cutlass`, `--cudart12`, or
+/// none) and returns the directory it prints; the tests that need it fail when it fails.
+pub fn install_toolkit(args: &[&str]) -> PathBuf {
+    let out = Command::new("bash")
+        .arg(repo().join("scripts/install-toolkit.sh"))
+        .args(args)
+        .output()
+        .expect("cannot run scripts/install-toolkit.sh");
+    assert!(
+        out.status.success(),
+        "these tests need NVIDIA's pip packages and scripts/install-toolkit.sh {} failed:\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
 /// The shim as users get it: `target/release/libcuda.so` and `target/release/cuda-shim`.
