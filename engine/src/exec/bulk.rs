@@ -32,17 +32,21 @@ impl Warp {
                 None => self.bulk_bytes(cta, regs, pc, l, op)?,
                 Some(t) => self.bulk_tensor(cta, regs, pc, l, op, t)?,
             };
+            // The bytes complete transactions on the lane's mbarrier, as `mbarrier.complete_tx`.
             if let Some((space, a)) = op.mbar {
-                let ad = lane_addr(regs, a, l);
-                let p = cta.mbar_ptr(self, space, ad, l, pc)?;
-                // SAFETY: mbar_ptr checked an aligned 8-byte mbarrier in shared memory, which
-                // only this host thread accesses.
-                let w = unsafe { (p as *const u64).read() };
-                let nw = crate::sem::mbar::tx(w, -(bytes as i64))
-                    .map_err(|what| cta.fault_mbar(self, l, pc, ad, what))?;
-                // SAFETY: as above.
-                unsafe { (p as *mut u64).write(nw) };
-                cta.epoch += 1;
+                let b = Src::Imm(bytes);
+                self.mbar(
+                    cta,
+                    regs,
+                    pc,
+                    1 << l,
+                    MbarOp::CompleteTx,
+                    space,
+                    a,
+                    None,
+                    b,
+                    b,
+                )?;
             }
         }
         Ok(())

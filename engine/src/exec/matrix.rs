@@ -10,17 +10,9 @@ use crate::ir::*;
 use crate::sem::fragment::{mma_coord, per_lane, wgmma_d_coord, wgmma_smem, wmma_coord, Role};
 use crate::sem::mma::{self, El};
 
-/// Elements of `t` per register (one f64 per 64-bit register).
-fn per_reg(t: El) -> u32 {
-    match t {
-        El::F64 => 1,
-        t => 32 / t.bits(),
-    }
-}
-
 /// Element `i` of a lane's fragment `regs` of element type `t`.
 fn elem(regs: &[u64], frag: &[Src], lane: usize, t: El, i: u32) -> u64 {
-    let (per, bits) = (per_reg(t), t.bits());
+    let (per, bits) = (t.per_reg(), t.bits());
     let v = get(regs, frag[(i / per) as usize], lane);
     if bits == 64 {
         v
@@ -31,7 +23,7 @@ fn elem(regs: &[u64], frag: &[Src], lane: usize, t: El, i: u32) -> u64 {
 
 /// Sets element `i` of a lane's fragment held in `out` (one row per register).
 fn set_elem(out: &mut [u64], t: El, i: u32, v: u64) {
-    let (per, bits) = (per_reg(t), t.bits());
+    let (per, bits) = (t.per_reg(), t.bits());
     let r = (i / per) as usize;
     if bits == 64 {
         out[r] = v;
@@ -107,9 +99,9 @@ impl Warp {
         let (m, n, k) = (x.m, x.n, x.k);
         let coord = |role, t: El, lane: u32, i: u32| {
             if x.wmma {
-                wmma_coord(role, (m, n, k), per_reg(t), lane, i)
+                wmma_coord(role, (m, n, k), t.per_reg(), lane, i)
             } else {
-                mma_coord(role, m, per_reg(t), lane, i)
+                mma_coord(role, m, t.per_reg(), lane, i)
             }
         };
         let (ku, nu) = (k as usize, n as usize);
@@ -192,7 +184,7 @@ impl Warp {
             None => {
                 for lane in 0..32u32 {
                     for i in 0..per_lane(Role::A, 16, 8, k as u32) {
-                        let (r, c) = mma_coord(Role::A, 16, per_reg(x.a_ty), lane, i);
+                        let (r, c) = mma_coord(Role::A, 16, x.a_ty.per_reg(), lane, i);
                         a[r as usize * k + c as usize] = elem(regs, &x.a, lane as usize, x.a_ty, i);
                     }
                 }
@@ -280,7 +272,7 @@ impl Warp {
         };
         let bits = f.el.bits();
         let unique = per_lane(f.role, f.m, f.n, f.k);
-        let uregs = unique.div_ceil(per_reg(f.el)) as usize;
+        let uregs = unique.div_ceil(f.el.per_reg()) as usize;
         let mut out = vec![0u64; frag.len()];
         for l in 0..32 {
             let p = addr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + addr.off;
@@ -291,7 +283,7 @@ impl Warp {
             } as u64;
             out.iter_mut().for_each(|v| *v = 0);
             for i in 0..unique {
-                let (r, c) = wmma_coord(f.role, (f.m, f.n, f.k), per_reg(f.el), l as u32, i);
+                let (r, c) = wmma_coord(f.role, (f.m, f.n, f.k), f.el.per_reg(), l as u32, i);
                 let idx = if row {
                     r as u64 * ld + c as u64
                 } else {

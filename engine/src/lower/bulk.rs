@@ -27,11 +27,7 @@ impl<'a> Prog<'a> {
         if m.take("wait_group") {
             m.take("read");
             m.done()?;
-            if !matches!(ops.first(), Some(O::Int(n)) if *n >= 0) || ops.len() != 1 {
-                return invalid(i.pos, "cp.async.bulk.wait_group needs an integer constant");
-            }
-            self.emit(i, g, Op::Nop);
-            return Ok(());
+            return self.wait_group_nop(i, g, "cp.async.bulk.wait_group");
         }
         let tensor = m.take("tensor");
         let dims = if tensor {

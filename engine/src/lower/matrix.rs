@@ -19,14 +19,6 @@ fn shape(w: &str) -> Option<(u32, u32, u32)> {
     Some((m.parse().ok()?, n.parse().ok()?, k.parse().ok()?))
 }
 
-/// Elements of `t` one 32-bit register holds (one f64 per 64-bit register).
-fn per_reg(t: El) -> u32 {
-    match t {
-        El::F64 => 1,
-        t => 32 / t.bits(),
-    }
-}
-
 /// Whether `mma` (`wmma` false) or `wmma.mma` computes with these shape and types.
 fn valid_mma(wmma: bool, (m, n, k): (u32, u32, u32), a: El, b: El, c: El, d: El) -> bool {
     use El::*;
@@ -66,7 +58,7 @@ fn frag_regs(wmma: bool, role: Role, (m, n, k): (u32, u32, u32), t: El) -> u32 {
     if wmma && role != Role::C && t == El::F16 {
         return 8;
     }
-    per_lane(role, m, n, k).div_ceil(per_reg(t))
+    per_lane(role, m, n, k).div_ceil(t.per_reg())
 }
 
 impl<'a> Prog<'a> {
@@ -100,11 +92,7 @@ impl<'a> Prog<'a> {
                 }
                 if m.take("wait_group") {
                     m.done()?;
-                    if !matches!(i.operands.first(), Some(O::Int(n)) if *n >= 0) {
-                        return invalid(i.pos, "wgmma.wait_group needs an integer constant");
-                    }
-                    self.emit(i, g, Op::Nop);
-                    return Ok(());
+                    return self.wait_group_nop(i, g, "wgmma.wait_group");
                 }
                 if !m.take("mma_async") {
                     return unsupported(i);

@@ -105,6 +105,23 @@ impl<'a> Prog<'a> {
     /// The state space of an mbarrier operand: `.shared{::cta,::cluster}` or generic. A
     /// `.shared::cluster` address names its CTA itself (`ir::CLUSTER_RANK_SHIFT`), so both are
     /// shared addresses to the executor.
+    /// A `wait_group N` of asynchronous operations that are done at issue (cp.async,
+    /// cp.async.bulk, wgmma): nothing to wait for, once N is checked to be one non-negative
+    /// integer constant.
+    pub(super) fn wait_group_nop(
+        &mut self,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        what: &str,
+    ) -> R<()> {
+        self.need(i, 1)?;
+        if !matches!(i.operands[..], [O::Int(n)] if n >= 0) {
+            return invalid(i.pos, format!("{what} needs an integer constant"));
+        }
+        self.emit(i, g, Op::Nop);
+        Ok(())
+    }
+
     fn mbar_space(m: &mut Mods) -> Option<AS> {
         if m.take("shared::cluster") {
             return Some(AS::Shared);
@@ -246,12 +263,7 @@ impl<'a> Prog<'a> {
         }
         if m.take("wait_group") {
             m.done()?;
-            self.need(i, 1)?;
-            if !matches!(ops_[0], O::Int(n) if n >= 0) {
-                return invalid(i.pos, "cp.async.wait_group needs an integer constant");
-            }
-            self.emit(i, g, Op::Nop);
-            return Ok(());
+            return self.wait_group_nop(i, g, "cp.async.wait_group");
         }
         if m.take("mbarrier") {
             if !m.take("arrive") {

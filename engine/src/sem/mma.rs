@@ -53,6 +53,14 @@ impl El {
         }
     }
 
+    /// Elements one 32-bit register holds (an f64 fills a 64-bit register alone).
+    pub fn per_reg(self) -> u32 {
+        match self {
+            El::F64 => 1,
+            t => 32 / t.bits(),
+        }
+    }
+
     pub fn word(self) -> &'static str {
         match self {
             El::F16 => "f16",
