@@ -3,9 +3,113 @@
 //! movmatrix. The expected values are the CPU's integer GEMM (the inputs are small integers,
 //! exact in every type), and one truncation case whose value comes from the mmasim model.
 //! The dot products themselves are checked bit for bit against mmasim's vectors in
-//! `engine::sem::mma`'s tests.
+//! `engine::sem::mma`'s tests, and end to end here against what an H200 answered to the same
+//! programs (scripts/ground-truth/results/, recorded by scripts/ground-truth/run.sh).
+//! The CPU references of tensor_cores.cu, tma.cu, mma_sparse.cu and the CUTLASS programs
+//! were confirmed on that H200: every case held there but the partial-warp one, which a GPU
+//! leaves undefined (it ran) and the shim reports.
 
+use std::io::Write;
+use std::process::{Command, Stdio};
 use tests::*;
+
+/// The lines of a recorded GPU answer file that start with `prefix`.
+fn recorded(file: &str, prefix: &str) -> Vec<String> {
+    let path = repo().join("scripts/ground-truth/results").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Single mma.sync dot products (tests/cuda/mma_dots.cu, the program that asked the GPU) of
+/// every Hopper shape and type, the f8 kinds (e4m3/e5m2, k16/k32, f16 and f32 accumulators)
+/// and the quad-pair m8n8k4 .f16: the inputs of results/mma-dots-h200.txt, each answer bit for
+/// bit the H200's.
+#[test]
+fn mma_dot_products_match_an_h200() {
+    let exe = nvcc_arch("mma_dots", "mma_dots", "compute_90", &["-std=c++17"]);
+    let want = recorded("mma-dots-h200.txt", "gpu ");
+    assert!(want.len() > 5000);
+    let mut child = Command::new(&exe)
+        .env("LD_PRELOAD", &shim().library)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mma_dots");
+    let input = want.join("\n") + "\n";
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<&str> = stdout.lines().collect();
+    assert_eq!(got.len(), want.len());
+    let bad: Vec<String> = (got.iter().zip(&want))
+        .filter(|(g, w)| *g != w)
+        .map(|(g, w)| format!("shim {g}\n h200 {w}"))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {} differ:\n{}",
+        bad.len(),
+        want.len(),
+        bad[..bad.len().min(5)].join("\n")
+    );
+}
+
+/// The wmma fragment layouts the ISA leaves unspecified (f16 A, B and f32 C of m16n16k16, A of
+/// m32n8k16 and m8n32k16, s8 A: each lane's elements) and mma.sync on edge inputs (truncated
+/// sums, NaN bits, -0, overflow, subnormals): tests/cuda/mma_probe.cu prints exactly what the
+/// H200 printed (results/mma-probe-h200.txt).
+#[test]
+fn wmma_layouts_and_mma_edges_match_an_h200() {
+    let exe = nvcc_arch("mma_probe", "mma_probe", "compute_90", &[]);
+    let out = run_preloaded(&exe, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let got: Vec<&str> = stdout.lines().collect();
+    let want = recorded("mma-probe-h200.txt", "");
+    let want: Vec<&String> = want.iter().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(got, want);
+}
+
+/// Sparse mma (tests/cuda/mma_sparse.cu): where the metadata puts A's packed elements for
+/// f16, bf16, tf32, s8 and s4 at every shape and selector (the program's CPU reference of the
+/// ISA's figures, which held on the H200), and the values of random f16 products, k16 and k32,
+/// bit for bit the H200's (results/mma-sparse-h200.txt: a k32 mma.sp is not the dense k32 of
+/// its unpacked A, in 1639 of 2560 elements there and here).
+#[test]
+fn sparse_mma_matches_an_h200() {
+    let exe = nvcc_arch(
+        "mma_sparse",
+        "mma_sparse",
+        "compute_90",
+        &["-std=c++17", "-DNO_F8"],
+    );
+    let out = run_preloaded(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("PASS"),
+        "{stdout}{stderr}"
+    );
+    assert_eq!(stderr.matches(": ok").count(), 28, "{stderr}");
+    let want = recorded("mma-sparse-h200.txt", "sparse");
+    let got: Vec<&str> = stdout.lines().filter(|l| l.starts_with("sparse")).collect();
+    assert_eq!(got, want);
+}
 
 #[test]
 fn wmma_and_mma_programs_compute_their_gemms() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
-# Writes OUTDIR/{system,driver,sanitizer,tex,tex2,mma}.txt.
+# Writes OUTDIR/{system,driver,sanitizer,tex,tex2,mma,mma-dots,mma-sparse,tma,fork}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
@@ -15,12 +15,24 @@ nvcc -o "$b/driver_probe" -x cu "$here/driver_probe.cpp" -L/usr/local/cuda/lib64
 nvcc -arch=$arch -lineinfo -o "$b/sanitize_bugs" "$here/sanitize_bugs.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe" "$here/tex_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe2" "$here/tex_probe2.cu" >>"$out/build.txt" 2>&1 &
-nvcc -arch=$arch -o "$b/mma_probe" "$here/mma_probe.cu" >>"$out/build.txt" 2>&1 &
+tests=$here/../../tests/cuda
+nvcc -arch=$arch -o "$b/mma_probe" "$tests/mma_probe.cu" >>"$out/build.txt" 2>&1 &
+nvcc -std=c++17 -arch=sm_90a -o "$b/mma_dots" "$tests/mma_dots.cu" >>"$out/build.txt" 2>&1 &
+nvcc -std=c++17 -arch=sm_90a -o "$b/mma_sparse" "$tests/mma_sparse.cu" >>"$out/build.txt" 2>&1 &
+nvcc -std=c++17 -arch=sm_90a -o "$b/tma_probe" "$here/tma_probe.cu" >>"$out/build.txt" 2>&1 &
+nvcc -o "$b/fork_probe" "$here/fork_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
 wait
 timeout 120 "$b/driver_probe" >"$out/driver.txt" 2>&1; echo "exit $?" >>"$out/driver.txt"
 timeout 60 "$b/tex_probe" >"$out/tex.txt" 2>&1; echo "exit $?" >>"$out/tex.txt"
 timeout 60 "$b/tex_probe2" >"$out/tex2.txt" 2>&1; echo "exit $?" >>"$out/tex2.txt"
 timeout 60 "$b/mma_probe" >"$out/mma.txt" 2>&1; echo "exit $?" >>"$out/mma.txt"
+# The dot products: the mmasim vectors' Hopper inputs, the f8 and m8n8k4 inputs, the designs.
+{ grep '^Hopper' "$here/../oracles/mma-mmasim.txt"; grep -v '^#' "$here/mma-dot-inputs.txt";
+  python3 "$here/mma_dot_inputs.py" --design; } | timeout 60 "$b/mma_dots" >"$out/mma-dots.txt" 2>&1
+timeout 60 "$b/mma_sparse" >"$out/mma-sparse.txt" 2>&1; echo "exit $?" >>"$out/mma-sparse.txt"
+# Part by part: a sticky error (an illegal instruction) ends one part only.
+for p in 12 5 4 3; do timeout 60 "$b/tma_probe" $p; echo "exit $?"; done >"$out/tma.txt" 2>&1
+timeout 60 "$b/fork_probe" >"$out/fork.txt" 2>&1; echo "exit $?" >>"$out/fork.txt"
 cd "$b"
 run() { # tool mode [extra flags]
   local tool=$1 mode=$2; shift 2

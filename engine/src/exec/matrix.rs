@@ -7,7 +7,10 @@ use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
 use crate::ir::*;
-use crate::sem::fragment::{mma_coord, per_lane, wgmma_d_coord, wgmma_smem, wmma_coord, Role};
+use crate::sem::fragment::{
+    mma_coord, per_lane, quad_pair_coord, sparse_chunk, sparse_columns, sparse_meta_at,
+    wgmma_d_coord, wgmma_smem, wmma_coord, Role,
+};
 use crate::sem::mma::{self, El};
 
 /// Element `i` of a lane's fragment `regs` of element type `t`.
@@ -95,8 +98,61 @@ impl Warp {
         }
     }
 
+    /// `mma.m8n8k4` with `.f16`: four 8x8x4 products, each on its quad pair of lanes.
+    fn mma_quad_pairs(&self, regs: &mut [u64], x: &Mma) {
+        let types = mma::Types {
+            a: x.a_ty,
+            b: x.b_ty,
+            c: x.c_ty,
+            d: x.d_ty,
+        };
+        let coord =
+            |role, t: El, lane, i| quad_pair_coord(role, x.a_row, x.b_col, t == El::F32, lane, i);
+        let lanes = |q: u32| {
+            (0..4)
+                .map(move |j| 4 * q + j)
+                .chain((0..4).map(move |j| 4 * q + 16 + j))
+        };
+        for q in 0..4u32 {
+            let (mut a, mut b, mut c) = ([0u64; 32], [0u64; 32], [0u64; 64]);
+            for lane in lanes(q) {
+                let l = lane as usize;
+                for i in 0..4 {
+                    let (r, col) = coord(Role::A, x.a_ty, lane, i);
+                    a[(r * 4 + col) as usize] = elem(regs, &x.a, l, x.a_ty, i);
+                    let (r, col) = coord(Role::B, x.b_ty, lane, i);
+                    b[(col * 4 + r) as usize] = elem(regs, &x.b, l, x.b_ty, i);
+                }
+                for i in 0..8 {
+                    let (r, col) = coord(Role::C, x.c_ty, lane, i);
+                    c[(r * 8 + col) as usize] = elem(regs, &x.c, l, x.c_ty, i);
+                }
+            }
+            for lane in lanes(q) {
+                let mut out = vec![0u64; x.d.len()];
+                for i in 0..8 {
+                    let (r, col) = coord(Role::C, x.d_ty, lane, i);
+                    let (r, col) = (r as usize, col as usize);
+                    let d = mma::dot_m8n8k4_f16(
+                        types,
+                        &a[r * 4..r * 4 + 4],
+                        &b[col * 4..col * 4 + 4],
+                        c[r * 8 + col],
+                    );
+                    set_elem(&mut out, x.d_ty, i, d);
+                }
+                for (j, &reg) in x.d.iter().enumerate() {
+                    regs[reg as usize * 32 + lane as usize] = out[j];
+                }
+            }
+        }
+    }
+
     fn mma(&self, regs: &mut [u64], x: &Mma) {
         let (m, n, k) = (x.m, x.n, x.k);
+        if !x.wmma && (m, n, k) == (8, 8, 4) && x.a_ty == El::F16 {
+            return self.mma_quad_pairs(regs, x);
+        }
         let coord = |role, t: El, lane: u32, i: u32| {
             if x.wmma {
                 wmma_coord(role, (m, n, k), t.per_reg(), lane, i)
@@ -105,14 +161,16 @@ impl Warp {
             }
         };
         let (ku, nu) = (k as usize, n as usize);
-        let mut a = vec![0u64; (m * k) as usize];
         let mut b = vec![0u64; (k * n) as usize];
         let mut c = vec![0u64; (m * n) as usize];
+        // A, M x K; a sparse A arrives packed, M x K/2, and the metadata says where it goes.
+        let ka = if x.sparse.is_some() { k / 2 } else { k };
+        let mut packed = vec![0u64; (m * ka) as usize];
         for lane in 0..32u32 {
             let l = lane as usize;
-            for i in 0..per_lane(Role::A, m, n, k) {
+            for i in 0..per_lane(Role::A, m, n, ka) {
                 let (r, col) = coord(Role::A, x.a_ty, lane, i);
-                a[r as usize * ku + col as usize] = elem(regs, &x.a, l, x.a_ty, i);
+                packed[(r * ka + col) as usize] = elem(regs, &x.a, l, x.a_ty, i);
             }
             for i in 0..per_lane(Role::B, m, n, k) {
                 let (r, col) = coord(Role::B, x.b_ty, lane, i);
@@ -124,6 +182,26 @@ impl Warp {
                 c[r as usize * nu + col as usize] = elem(regs, &x.c, l, x.c_ty, i);
             }
         }
+        // The sparse form sums only the packed products, in packed order: B's elements are
+        // gathered to the columns the metadata names (`picked`, per row of A). The tensor
+        // core then sums K/2 products, not K (so a k32 f16 mma.sp is one 32-byte block where
+        // the dense k32 is two: an H200 agrees, scripts/ground-truth/results).
+        let mut picked = vec![0u32; (m * ka) as usize];
+        match x.sparse {
+            None => {}
+            Some((meta, sel)) => {
+                let bits = x.a_ty.bits();
+                for r in 0..m {
+                    for j in 0..k / sparse_chunk(bits) {
+                        let (lane, at) = sparse_meta_at(k, bits, sel, r, j);
+                        let nibble = (get(regs, meta, lane as usize) >> at) as u32 & 0xf;
+                        for (p, col) in sparse_columns(bits, j, nibble) {
+                            picked[(r * ka + p) as usize] = col;
+                        }
+                    }
+                }
+            }
+        }
         let arch = mma::arch();
         let types = mma::Types {
             a: x.a_ty,
@@ -131,11 +209,20 @@ impl Warp {
             c: x.c_ty,
             d: x.d_ty,
         };
+        let kp = ka as usize;
         let dot = |r: usize, col: usize| {
-            let (ar, bc) = (&a[r * ku..r * ku + ku], &b[col * ku..col * ku + ku]);
+            let gathered: Vec<u64>;
+            let (ar, bc) = if x.sparse.is_some() {
+                let bcol = &b[col * ku..col * ku + ku];
+                gathered = (0..kp).map(|p| bcol[picked[r * kp + p] as usize]).collect();
+                (&packed[r * kp..r * kp + kp], &gathered[..])
+            } else {
+                (&packed[r * ku..r * ku + ku], &b[col * ku..col * ku + ku])
+            };
             let cv = c[r * nu + col];
             match x.a_ty {
                 El::F16 | El::Bf16 | El::Tf32 => mma::dot(arch, types, ar, bc, cv),
+                El::E4m3 | El::E5m2 => mma::dot_f8(arch, types, ar, bc, cv),
                 El::F64 => mma::dot_f64(ar, bc, cv, x.rnd),
                 El::B1 => mma::dot_b1(x.bit_op.unwrap_or(mma::BitOp::Xor), ar, bc, cv),
                 _ => mma::dot_int(x.a_ty, x.b_ty, ar, bc, cv, x.sat),

@@ -615,6 +615,12 @@ pub struct Frag {
 /// hold immediates; `d` receives D).
 #[derive(Clone, Debug)]
 pub struct Mma {
+    /// `mma.sp`: the metadata register and the sparsity selector (A's fragment then holds the
+    /// packed non-zero half of A, see `crate::sem::fragment::sparse_columns`).
+    pub sparse: Option<(Src, u32)>,
+    /// The layouts of A (by rows) and B (by columns) for m8n8k4 `.f16`; always so otherwise.
+    pub a_row: bool,
+    pub b_col: bool,
     pub m: u32,
     pub n: u32,
     pub k: u32,

@@ -165,7 +165,8 @@ static ROUTES: &[Route] = &[
     },
     Route {
         opcodes: &["mma", "wmma", "wgmma", "ldmatrix", "stmatrix", "movmatrix"],
-        when: |i| !has(i, "sp") && !has(i, "sp::ordered_metadata"),
+        // wgmma's sparse form is not run yet (unsupported, named, at load).
+        when: |i| i.opcode != "wgmma" || !has(i, "sp"),
         lower: |p, fc, i, g, m| p.matrix(fc, i, g, m),
     },
     Route {

@@ -1,14 +1,15 @@
 //! Lowering of the warp-level matrix instructions (ISA 9.7.14.4-5): `mma.sync`, `wmma.load`,
 //! `wmma.store`, `wmma.mma`, `ldmatrix`, `stmatrix` and `movmatrix`, into [`Op::Matrix`].
 //!
-//! Taken: every `mma` shape and type of sm_80/sm_90 with f16, bf16, tf32, f64, s8/u8, s4/u4 and
-//! b1 elements, every `wmma` shape and type, and the `.m8n8.b16` forms of ldmatrix/stmatrix/
-//! movmatrix. Refused as unsupported at load, with the instruction named: `mma.m8n8k4` with
-//! `.f16` (sm_70's quad-pair form), the f8/f6/f4 kinds and block scaling, `mma.sp`, and the
+//! Taken: every `mma` shape and type of sm_70-sm_90 with f16, bf16, tf32, f64, s8/u8, s4/u4,
+//! b1 and e4m3/e5m2 elements (the quad-pair m8n8k4 `.f16` form too), the sparse `mma.sp` (and
+//! `::ordered_metadata`) of the f16, bf16, tf32 and integer types, every `wmma` shape and type,
+//! and the `.m8n8.b16` forms of ldmatrix/stmatrix/movmatrix. Refused as unsupported at load,
+//! with the instruction named: the `.kind::` forms (f8f6f4, block scaling), sparse f8, and the
 //! `.b8` shapes of ldmatrix/stmatrix (sm_100a).
 
 use super::*;
-use crate::sem::fragment::{per_lane, Role};
+use crate::sem::fragment::{per_lane, sparse_selectors, Role};
 use crate::sem::mma::{BitOp, El};
 
 /// `mNnNkN` as numbers.
@@ -24,12 +25,17 @@ fn valid_mma(wmma: bool, (m, n, k): (u32, u32, u32), a: El, b: El, c: El, d: El)
     use El::*;
     let same_ab = a == b
         || (matches!(a, S8 | U8) && matches!(b, S8 | U8))
-        || (matches!(a, S4 | U4) && matches!(b, S4 | U4));
+        || (matches!(a, S4 | U4) && matches!(b, S4 | U4))
+        || (matches!(a, E4m3 | E5m2) && matches!(b, E4m3 | E5m2));
     let f16_acc = matches!(c, F16 | F32) && matches!(d, F16 | F32);
     let s = (m, n, k);
     same_ab
         && match (wmma, a) {
+            (false, F16) if s == (8, 8, 4) => f16_acc && (c == F16 || d == F32),
             (false, F16) => matches!(s, (16, 8, 8) | (16, 8, 16)) && f16_acc,
+            (false, E4m3 | E5m2) => {
+                matches!(s, (16, 8, 16) | (16, 8, 32)) && matches!(c, F16 | F32) && c == d
+            }
             (false, Bf16) => matches!(s, (16, 8, 8) | (16, 8, 16)) && c == F32 && d == F32,
             (false, Tf32) => matches!(s, (16, 8, 4) | (16, 8, 8)) && c == F32 && d == F32,
             (false, F64) => {
@@ -49,8 +55,23 @@ fn valid_mma(wmma: bool, (m, n, k): (u32, u32, u32), a: El, b: El, c: El, d: El)
             (true, B1) => s == (8, 8, 128),
             _ => false,
         }
-        && (matches!(a, F16 | Bf16 | Tf32 | F64) || (c == S32 && d == S32))
+        && (matches!(a, F16 | Bf16 | Tf32 | F64 | E4m3 | E5m2) || (c == S32 && d == S32))
         && (!matches!(a, Bf16 | Tf32) || d == F32)
+}
+
+/// Whether `mma.sp` computes with these shape and types (ISA 9.7.14.6.3).
+fn valid_sparse((m, n, k): (u32, u32, u32), a: El, b: El, c: El, d: El) -> bool {
+    use El::*;
+    let ints = |x: El, y: El, set: [El; 2]| set.contains(&x) && set.contains(&y);
+    (m, n) == (16, 8)
+        && match a {
+            F16 => b == F16 && matches!(k, 16 | 32) && matches!(c, F16 | F32) && c == d,
+            Bf16 => b == Bf16 && matches!(k, 16 | 32) && c == F32 && d == F32,
+            Tf32 => b == Tf32 && matches!(k, 8 | 16) && c == F32 && d == F32,
+            S8 | U8 => ints(a, b, [S8, U8]) && matches!(k, 32 | 64) && c == S32 && d == S32,
+            S4 | U4 => ints(a, b, [S4, U4]) && matches!(k, 64 | 128) && c == S32 && d == S32,
+            _ => false,
+        }
 }
 
 /// Registers of a fragment: `wmma`'s `.f16` multiplicands have eight whatever the shape.
@@ -166,19 +187,22 @@ impl<'a> Prog<'a> {
             return unsupported(i);
         };
         m.take(&format!("m{}n{}k{}", sh.0, sh.1, sh.2));
-        // A's and B's layouts, in order. mma takes A by rows and B by columns only (the other
-        // layouts are sm_70's m8n8k4); wmma's fragments do not depend on the layouts the
-        // matrices were loaded with.
+        // A's and B's layouts, in order. mma takes A by rows and B by columns, but for sm_70's
+        // m8n8k4 with .f16 (any of the four); wmma's fragments do not depend on the layouts
+        // the matrices were loaded with.
         let layouts: Vec<&str> = (i.mods.iter())
             .map(|w| w.as_str())
             .filter(|w| matches!(*w, "row" | "col"))
             .collect();
-        if layouts.len() != 2 || (!wmma && layouts != ["row", "col"]) {
+        let quad_pairs = !wmma && sh == (8, 8, 4) && i.mods.iter().any(|w| w == "f16");
+        if layouts.len() != 2 || (!wmma && !quad_pairs && layouts != ["row", "col"]) {
             return unsupported(i);
         }
+        let (a_row, b_col) = (layouts[0] == "row", layouts[1] == "col");
         for w in layouts {
             m.take(w);
         }
+        let sparse = !wmma && (m.take("sp") || m.take("sp::ordered_metadata"));
         let sat = m.take("satfinite");
         let bit_op = if m.take("xor") {
             Some(BitOp::Xor)
@@ -205,24 +229,69 @@ impl<'a> Prog<'a> {
             [d, a, b, c] => (d, a, b, c),
             _ => return unsupported(i),
         };
-        if !valid_mma(wmma, sh, a_ty, b_ty, c_ty, d_ty)
+        let valid = if sparse {
+            valid_sparse(sh, a_ty, b_ty, c_ty, d_ty)
+        } else {
+            valid_mma(wmma, sh, a_ty, b_ty, c_ty, d_ty)
+        };
+        if !valid
             || (bit_op.is_some() != (a_ty == El::B1))
             || (sat && !matches!(a_ty, El::S8 | El::U8 | El::S4 | El::U4))
             || (rnd != Mode::Rn && a_ty != El::F64)
         {
             return unsupported(i);
         }
-        if i.operands.len() != 4 {
-            return invalid(i.pos, format!("'{}' needs 4 operands", i.full_name()));
+        let want = if sparse { 6 } else { 4 };
+        if i.operands.len() != want {
+            return invalid(i.pos, format!("'{}' needs {want} operands", i.full_name()));
         }
         let bits = |t: El| if t == El::F64 { 64 } else { 32 };
         let ops = &i.operands;
-        let n = |role, t| frag_regs(wmma, role, sh, t);
+        let n = |role, t| {
+            if quad_pairs {
+                // 9.7.14.5.1: A and B two .f16x2 registers, C and D four .f16x2 or eight .f32.
+                match (role, t) {
+                    (Role::C, El::F32) => 8,
+                    _ => 2 * (role == Role::C) as u32 + 2,
+                }
+            } else {
+                frag_regs(wmma, role, sh, t)
+            }
+        };
         let d = self.frag_dests(fc, i, &ops[0], n(Role::C, d_ty))?;
-        let a = self.frag_srcs(fc, i, g, &ops[1], (n(Role::A, a_ty), bits(a_ty)))?;
+        // A sparse A packs its non-zero half as a dense A of half the K.
+        let a_regs = if sparse {
+            frag_regs(false, Role::A, (sh.0, sh.1, sh.2 / 2), a_ty)
+        } else {
+            n(Role::A, a_ty)
+        };
+        let a = self.frag_srcs(fc, i, g, &ops[1], (a_regs, bits(a_ty)))?;
         let b = self.frag_srcs(fc, i, g, &ops[2], (n(Role::B, b_ty), bits(b_ty)))?;
         let c = self.frag_srcs(fc, i, g, &ops[3], (n(Role::C, c_ty), bits(c_ty)))?;
+        let sparse = if sparse {
+            let meta = self.src(fc, i, g, &ops[4], T::B(32))?;
+            let sels = sparse_selectors(sh.2, a_ty.bits());
+            let sel = match ops[5] {
+                O::Int(v) if (0..sels as i64).contains(&v) => v as u32,
+                _ => {
+                    return invalid(
+                        i.pos,
+                        format!(
+                            "'{}': the sparsity selector must be a constant in 0..{}",
+                            i.full_name(),
+                            sels - 1
+                        ),
+                    )
+                }
+            };
+            Some((meta, sel))
+        } else {
+            None
+        };
         Ok(MatrixOp::Mma(Mma {
+            sparse,
+            a_row,
+            b_col,
             m: sh.0,
             n: sh.1,
             k: sh.2,

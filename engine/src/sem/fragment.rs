@@ -51,6 +51,81 @@ pub fn per_lane(role: Role, m: u32, n: u32, k: u32) -> u32 {
     }
 }
 
+/// `mma.m8n8k4` with `.f16` (ISA 9.7.14.5.1): four independent 8x8x4 products, computation
+/// `lane / 4 % 4` on lanes 4q..4q+3 (rows or columns 0-3) and 4q+16..4q+19 (4-7). Row and
+/// column of element `i` of `lane`'s fragment of `role`: A by rows (`row`) or columns, B by
+/// columns (`col`) or rows, C and D of `.f16` (`f32` false) or `.f32`.
+pub fn quad_pair_coord(
+    role: Role,
+    row: bool,
+    col: bool,
+    f32: bool,
+    lane: u32,
+    i: u32,
+) -> (u32, u32) {
+    let hi = 4 * (lane >= 16) as u32;
+    let own = lane % 4 + hi;
+    match role {
+        Role::A if row => (own, i),
+        Role::A => (i % 4 + hi, lane % 4),
+        Role::B if col => (i, own),
+        Role::B => (lane % 4, i + hi),
+        Role::C if f32 => ((lane & 1) + (i & 2) + hi, (i & 4) + (lane & 2) + (i & 1)),
+        Role::C => (own, i),
+    }
+}
+
+/// Sparse `mma.sp` (ISA 9.7.14.6): A's non-zero half is packed, M x K/2, in the registers of a
+/// dense A of half the K (`mma_coord` with K/2); metadata puts it back. Row `r` of A is cut into
+/// chunks of `sparse_chunk` elements (4; 2 for tf32; 8 for 4-bit types, in pairs), each with one
+/// metadata nibble of two 2-bit indices, and holding half of its elements packed.
+pub fn sparse_chunk(bits: u32) -> u32 {
+    match bits {
+        32 => 2,
+        4 => 8,
+        _ => 4,
+    }
+}
+
+/// The lane and bit of row `r`'s metadata nibble `j` for an A of K columns of `bits`-bit
+/// elements, sparsity selector `sel` (the figures of 9.7.14.6.2). Row `r`'s group of four
+/// threads gives `t` = nibbles per row / 4 of them to the metadata, from `sel * t`:
+/// - 16- and 32-bit types: each holds four nibbles of both rows, columns `4i..` of its share,
+///   row `r` < 8 in bits 0-15 and row `r + 8` in bits 16-31;
+/// - 8- and 4-bit types: each holds eight nibbles of one row, rows < 8 in the even threads and
+///   rows >= 8 in the odd ones (figures 129, 136 and 137; checked on an H200).
+pub fn sparse_meta_at(k: u32, bits: u32, sel: u32, r: u32, j: u32) -> (u32, u32) {
+    let first = 4 * (r % 8) + sel * (k / sparse_chunk(bits) / 4);
+    if bits >= 16 {
+        (first + j / 4, 16 * (r / 8) + 4 * (j % 4))
+    } else {
+        (first + 2 * (j / 8) + r / 8, 4 * (j % 8))
+    }
+}
+
+/// The number of valid sparsity selectors (`0..n`) of a sparse A of K columns.
+pub fn sparse_selectors(k: u32, bits: u32) -> u32 {
+    4 / (k / sparse_chunk(bits) / 4).max(1)
+}
+
+/// Where chunk `j`'s packed elements go in its row, given its metadata `nibble`: pairs
+/// (packed column, dense column). The indices count 16-bit halves for tf32 (so 0b0100 picks
+/// the chunk's first element and 0b1110 its second) and element pairs for 4-bit types.
+pub fn sparse_columns(bits: u32, j: u32, nibble: u32) -> Vec<(u32, u32)> {
+    let (i0, i1) = (nibble & 3, (nibble >> 2) & 3);
+    let c = sparse_chunk(bits);
+    match bits {
+        32 => vec![(j, c * j + i0 / 2)],
+        4 => vec![
+            (4 * j, c * j + 2 * i0),
+            (4 * j + 1, c * j + 2 * i0 + 1),
+            (4 * j + 2, c * j + 2 * i1),
+            (4 * j + 3, c * j + 2 * i1 + 1),
+        ],
+        _ => vec![(2 * j, c * j + i0), (2 * j + 1, c * j + i1)],
+    }
+}
+
 /// Row and column of element `i` of `lane`'s `wmma` fragment of `role` for shape M x N x K.
 pub fn wmma_coord(
     role: Role,

@@ -39,6 +39,10 @@ pub enum El {
     U4,
     B1,
     S32,
+    /// The 8-bit floats of `.kind::f8` (sm_89): e4m3 has no infinities and one NaN pattern
+    /// per sign (0x7f/0xff); e5m2 is IEEE-like.
+    E4m3,
+    E5m2,
 }
 
 impl El {
@@ -47,7 +51,7 @@ impl El {
             El::F16 | El::Bf16 => 16,
             El::Tf32 | El::F32 | El::S32 => 32,
             El::F64 => 64,
-            El::S8 | El::U8 => 8,
+            El::S8 | El::U8 | El::E4m3 | El::E5m2 => 8,
             El::S4 | El::U4 => 4,
             El::B1 => 1,
         }
@@ -74,6 +78,8 @@ impl El {
             El::U4 => "u4",
             El::B1 => "b1",
             El::S32 => "s32",
+            El::E4m3 => "e4m3",
+            El::E5m2 => "e5m2",
         }
     }
 
@@ -90,6 +96,8 @@ impl El {
             "u4" => El::U4,
             "b1" => El::B1,
             "s32" => El::S32,
+            "e4m3" => El::E4m3,
+            "e5m2" => El::E5m2,
             _ => return None,
         })
     }
@@ -99,6 +107,8 @@ impl El {
             El::F16 => sf::F16,
             El::Bf16 => sf::BF16,
             El::F64 => sf::F64,
+            El::E4m3 => Fmt { ebits: 4, mbits: 3 },
+            El::E5m2 => Fmt { ebits: 5, mbits: 2 },
             _ => sf::F32,
         }
     }
@@ -213,7 +223,12 @@ fn decode(t: El, bits: u64) -> Result<(bool, u64, i32, i32), Special> {
     let ef = (bits >> f.mbits) & ((1 << f.ebits) - 1);
     let fr = bits & ((1 << f.mbits) - 1);
     let bias = (1i32 << (f.ebits - 1)) - 1;
-    if ef == (1 << f.ebits) - 1 {
+    if t == El::E4m3 {
+        // No infinities: only S.1111.111 is NaN, the rest of the top binade is finite.
+        if bits & 0x7f == 0x7f {
+            return Err(Special::Nan);
+        }
+    } else if ef == (1 << f.ebits) - 1 {
         return Err(if fr == 0 {
             Special::Inf(neg)
         } else {
@@ -353,11 +368,82 @@ pub fn dot(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
     acc
 }
 
-/// One element of D for `.f64`: fmas in k order, each rounded in `mode`.
+/// One element of D for the f8 kinds (`.e4m3`/`.e5m2`, m16n8k16 and m16n8k32) as sm_90 runs
+/// them: its `mma.sync` has no f8 path, and ptxas converts each pair of f8 elements to f16
+/// (exactly) and issues two f16 mmas of half the K, the first on a zero accumulator and the
+/// second on the first's result, then adds C with one IEEE addition in D's type (SASS read on
+/// an H200: `F2FP.F16.E4M3.UNPACK_B`, two `HMMA.1688.F32` and an `FADD` for k16 f32, two
+/// `HMMA.16816.F16` and an `HADD2` for k32 f16). The first mma takes the pairs with `k / 2`
+/// even (fitted to an H200's answers, scripts/ground-truth/results/mma-dots-h200.txt).
+pub fn dot_f8(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
+    // Every e4m3 and e5m2 value is an f16 value; NaN becomes f16's canonical NaN.
+    let to_f16 = |el: El, v: u64| match decode(el, v) {
+        Ok((neg, m, x, _)) => sf::round(sf::F16, neg, m as u128, x, Mode::Rn),
+        Err(Special::Inf(neg)) => sf::F16.inf(neg),
+        Err(_) => 0x7fff,
+    };
+    let half = |odd: u64| -> (Vec<u64>, Vec<u64>) {
+        (0..a.len())
+            .filter(|k| (*k as u64 / 2) % 2 == odd)
+            .map(|k| (to_f16(t.a, a[k]), to_f16(t.b, b[k])))
+            .unzip()
+    };
+    let f16 = Types {
+        a: El::F16,
+        b: El::F16,
+        ..t
+    };
+    let (a1, b1) = half(F8_FIRST);
+    let (a2, b2) = half(1 - F8_FIRST);
+    let acc = Types { c: t.d, ..f16 };
+    let d1 = dot(arch, acc, &a1, &b1, 0);
+    let d2 = dot(arch, acc, &a2, &b2, d1);
+    // C joins last, in one IEEE addition (FADD, or HADD2 for f16).
+    sf::add(t.d.fmt(), c, d2, Mode::Rn)
+}
+
+/// Which pairs of an f8 mma's K the first of its two f16 mmas takes (see `dot_f8`).
+const F8_FIRST: u64 = 0;
+
+/// One element of D for `mma.m8n8k4` with `.f16` multiplicands (sm_70's quad-pair shape) as
+/// sm_90 runs it: ptxas emulates it with f32 arithmetic (SASS read on an H200), the products
+/// of f16 elements being exact in f32:
+/// - an f32 D: `c + fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, +0))))`;
+/// - an f16 D: `f16(f32(c) + fma(a1, b1, a0 * b0) + fma(a3, b3, a2 * b2))`, added left to
+///   right, each step rounded to nearest in f32 and the sum once more to f16.
+pub fn dot_m8n8k4_f16(t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let f32 = |v: u64| sf::convert(sf::F16, sf::F32, v, Mode::Rn);
+    let (a, b): (Vec<u64>, Vec<u64>) = a.iter().zip(b).map(|(&x, &y)| (f32(x), f32(y))).unzip();
+    let c = if t.c == El::F16 { f32(c) } else { c };
+    let fma = |x: u64, y: u64, z: u64| sf::fma(sf::F32, x, y, z, Mode::Rn);
+    if t.d == El::F32 {
+        let s = (0..4).fold(0, |acc, k| fma(a[k], b[k], acc));
+        sf::add(sf::F32, c, s, Mode::Rn)
+    } else {
+        let lo = fma(a[1], b[1], sf::mul(sf::F32, a[0], b[0], Mode::Rn));
+        let hi = fma(a[3], b[3], sf::mul(sf::F32, a[2], b[2], Mode::Rn));
+        let s = sf::add(sf::F32, sf::add(sf::F32, c, lo, Mode::Rn), hi, Mode::Rn);
+        sf::convert(sf::F32, sf::F16, s, Mode::Rn)
+    }
+}
+
+/// One element of D for `.f64`: fmas in k order, each rounded in `mode`. NaNs follow the
+/// GPU's f64 tensor path (an H200 agreed with mmasim's x86 fma on every vector): a NaN operand
+/// comes out quieted, the first of a, b and the accumulator; an invalid operation (inf * 0,
+/// inf - inf) gives 0xfff8000000000000, not the 0x7fffffffffffffff of `fma.f64`.
 pub fn dot_f64(a: &[u64], b: &[u64], c: u64, mode: Mode) -> u64 {
-    a.iter()
-        .zip(b)
-        .fold(c, |acc, (&x, &y)| sf::fma(sf::F64, x, y, acc, mode))
+    let nan = |v: u64| f64::from_bits(v).is_nan();
+    a.iter().zip(b).fold(c, |acc, (&x, &y)| {
+        if let Some(&n) = [x, y, acc].iter().find(|&&v| nan(v)) {
+            return n | 1 << 51;
+        }
+        let r = sf::fma(sf::F64, x, y, acc, mode);
+        if nan(r) {
+            0xfff8_0000_0000_0000
+        } else {
+            r
+        }
+    })
 }
 
 /// The value of an integer element of type `t` held in the low bits of `v`.
@@ -421,6 +507,53 @@ mod tests {
 
     /// Every vector of `scripts/oracles/mma-mmasim.txt`: mmasim 2.1.1's model (see the file's
     /// header for how it was made), recomputed here bit for bit.
+    /// Every dot product an H200 answered (scripts/ground-truth/results/mma-dots-h200.txt: the
+    /// mmasim vectors' Hopper inputs, f8 kinds and m8n8k4 f16 at random and by design),
+    /// recomputed here bit for bit.
+    #[test]
+    fn dot_products_match_an_h200() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/ground-truth/results/mma-dots-h200.txt"
+        );
+        let text = std::fs::read_to_string(path).expect("the GPU's answers");
+        let (mut n, mut bad) = (0, Vec::new());
+        for line in text.lines().filter(|l| l.starts_with("gpu ")) {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            let ty: Vec<&str> = w[1].split('.').collect();
+            let [shape, dt, at, bt, ct] = ty[..] else {
+                panic!("{line}")
+            };
+            let [d, a_ty, b_ty, c_ty] = [dt, at, bt, ct].map(|t| El::parse(t).unwrap());
+            let t = Types {
+                a: a_ty,
+                b: b_ty,
+                c: c_ty,
+                d,
+            };
+            let (a, b) = (hex(w[2]), hex(w[3]));
+            let c = u64::from_str_radix(w[4], 16).unwrap();
+            let want = u64::from_str_radix(w[5], 16).unwrap();
+            let got = match a_ty {
+                El::F64 => dot_f64(&a, &b, c, Mode::Rn),
+                El::E4m3 | El::E5m2 => dot_f8(Arch::Hopper, t, &a, &b, c),
+                El::F16 if shape == "m8n8k4" => dot_m8n8k4_f16(t, &a, &b, c),
+                _ => dot(Arch::Hopper, t, &a, &b, c),
+            };
+            n += 1;
+            if got != want {
+                bad.push(format!("{line}: got {got:x}"));
+            }
+        }
+        assert!(n > 5000, "{n} vectors");
+        assert!(
+            bad.is_empty(),
+            "{} of {n} differ:\n{}",
+            bad.len(),
+            bad[..bad.len().min(10)].join("\n")
+        );
+    }
+
     #[test]
     fn dot_products_match_mmasim() {
         let path = concat!(
@@ -464,10 +597,7 @@ mod tests {
                 )
             };
             n += 1;
-            // The model's f64 is the host CPU's fma, whose NaN bits are x86's (0xfff8... for
-            // an invalid operation); only NaN-ness is the hardware's there.
-            let f64_nan = |v: u64| at == El::F64 && f64::from_bits(v).is_nan();
-            if got != want && !(f64_nan(got) && f64_nan(want)) {
+            if got != want {
                 bad.push(format!("{line}: got {got:x}"));
             }
         }
