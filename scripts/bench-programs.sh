@@ -21,7 +21,19 @@ results=target/bench-programs/results.txt
 for name in "${names[@]}"; do
   exe=target/bench-programs/$name
   if [[ ! -x $exe || scripts/bench/$name.cu -nt $exe || scripts/bench/bench.h -nt $exe ]]; then
-    "$toolkit/bin/nvcc" -O3 -std=c++17 -gencode arch=compute_80,code=compute_80 \
+    # A first line `// bench-needs: cutlass compute_90a` asks for the CUTLASS headers and an
+    # architecture (default compute_80).
+    needs=$(sed -n '1s|^// bench-needs: ||p' "scripts/bench/$name.cu")
+    arch=compute_80 extra=()
+    for w in $needs; do
+      case $w in
+        compute_*) arch=$w ;;
+        cutlass)
+          inc=$(bash scripts/install-toolkit.sh --cutlass)
+          extra+=(-I"$inc" -I"$inc/../tools/util/include" -I"$inc/.." -Iscripts/bench) ;;
+      esac
+    done
+    "$toolkit/bin/nvcc" -O3 -std=c++17 -gencode arch=$arch,code=$arch "${extra[@]}" \
       -Xcompiler "-O3 -march=native -fopenmp" -lgomp -o "$exe" "scripts/bench/$name.cu"
   fi
   echo "== $name" >&2

@@ -159,3 +159,99 @@ fn tma_copies_boxes_in_every_swizzle_mode() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches(": ok").count(), 8, "{err}");
 }
+
+/// Tile-mode TMA loads at the edges (tests/cuda/tma_oob_probe.cu, one load per process): the
+/// out-of-bound fill of every type with zero and NaN fill (an H200 writes 0x7ff7 in every 16
+/// bits), and the loads an H200 stops with an illegal instruction (an innermost coordinate
+/// not at a multiple of 16 bytes): each line as results/tma-oob-h200.txt has it.
+#[test]
+fn tma_out_of_bound_loads_match_an_h200() {
+    let exe = nvcc_arch(
+        "tma_oob_probe",
+        "tma_oob_probe",
+        "compute_90a",
+        &["-std=c++17", "-diag-suppress", "1444"],
+    );
+    let want = recorded("tma-oob-h200.txt", "oob ");
+    let mut cases: Vec<Vec<String>> = Vec::new();
+    for line in &want {
+        // "oob TYPE FILL at=(X,Y): ..."
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let (x, y) = w[3]
+            .trim_start_matches("at=(")
+            .trim_end_matches("):")
+            .split_once(',')
+            .unwrap();
+        let case = vec![
+            w[1].to_string(),
+            w[2].to_string(),
+            x.to_string(),
+            y.to_string(),
+        ];
+        if cases.last() != Some(&case) {
+            cases.push(case);
+        }
+    }
+    let mut got = Vec::new();
+    for c in &cases {
+        let out = Command::new(&exe)
+            .args(c)
+            .env("LD_PRELOAD", &shim().library)
+            .output()
+            .unwrap();
+        got.extend(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_owned),
+        );
+    }
+    assert_eq!(got, want);
+}
+
+/// cp.reduce.async.bulk and cp.reduce.async.bulk.tensor (tests/cuda/bulk_reduce.cu): 64 CTAs
+/// reducing into one global array with every operation and type of the ISA's table, tile-mode
+/// f32 add and s32 max into overlapping boxes, and a reduction into a peer CTA's shared memory
+/// with mbarrier completion. The program's CPU reference (the ISA's arithmetic) held on an H200
+/// (results/bulk-reduce-h200.txt): the same 17 cases pass here.
+#[test]
+fn bulk_reductions_compute_as_on_an_h200() {
+    let lib = lib_dir();
+    let exe = nvcc_arch(
+        "bulk_reduce",
+        "bulk_reduce",
+        "compute_90a",
+        &["-std=c++17", "-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("bulk_reduce", &out);
+    let got: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.ends_with(": ok"))
+        .map(str::to_owned)
+        .collect();
+    let want: Vec<String> = recorded("bulk-reduce-h200.txt", "")
+        .into_iter()
+        .filter(|l| l.ends_with(": ok"))
+        .collect();
+    assert_eq!(want.len(), 17);
+    assert_eq!(got, want);
+}
+
+/// fma.rn.oob{.relu} of f16, bf16, f16x2 and bf16x2 (tests/cuda/fma_oob.cu): +0 where a or b
+/// is the OOB-NaN 0x7ff7 (either sign), a NaN like another in c; each answer an H200's
+/// (results/fma-oob-h200.txt).
+#[test]
+fn fma_oob_matches_an_h200() {
+    let exe = nvcc_arch("fma_oob", "fma_oob", "compute_90", &["-std=c++17"]);
+    let out = run_preloaded(&exe, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let got: Vec<&str> = stdout.lines().collect();
+    let want = recorded("fma-oob-h200.txt", "");
+    let want: Vec<&String> = want.iter().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(got, want);
+}

@@ -108,6 +108,9 @@ pub enum ExecErrorKind {
     OutOfResources,
     /// The launch ran past the time limit ([`set_kernel_timeout`]; CUDA_ERROR_LAUNCH_TIMEOUT).
     Timeout,
+    /// An instruction the hardware refuses while running it, as an H200 refuses an im2col copy
+    /// that starts outside its bounding box (CUDA_ERROR_ILLEGAL_INSTRUCTION).
+    IllegalInstruction,
 }
 
 impl fmt::Display for ExecError {

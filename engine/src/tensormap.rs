@@ -18,6 +18,19 @@
 //! | 114 | `swizzle_mode` | u8 |
 //! | 115 | `swizzle_atomicity` | u8 |
 //! | 116 | `fill_mode` | u8 |
+//! | 117 | `mode` (ours: [`MODE_TILE`] or [`MODE_IM2COL`]) | u8 |
+//! | 118..120 | `channels_per_pixel` (im2col) | b16 |
+//! | 120..122 | `pixels_per_column` (im2col) | b16 |
+//! | 122..124 | `pixel_box_lower_corner` (im2col, packed as below) | b16 |
+//! | 124..126 | `pixel_box_upper_corner` (im2col, packed as below) | b16 |
+//!
+//! `global_dim` holds a dimension of 2^32 (the real driver takes one, though cuda.h says 2^31)
+//! as 0, which is no dimension otherwise. The fields from `mode` on are not the ISA's (its
+//! `tensormap.replace` has no im2col fields) and `tensormap.replace` cannot name them: they
+//! hold what `cuTensorMapEncodeIm2col` gives beyond a tile map's fields. A corner packs the
+//! `rank - 2` spatial offsets (W, then H, then D) into its 16 bits as signed fields of
+//! `16 / (rank - 2)` bits each, W in the lowest: one of 16 bits at rank 3, two of 8 at rank 4,
+//! three of 5 at rank 5, which are exactly the ranges the driver takes at each rank.
 
 /// Bytes of a tensor-map object (`.b1024`).
 pub const BYTES: u64 = 128;
@@ -41,6 +54,11 @@ pub fn field(name: &str, ord: u32) -> Option<(u64, u8)> {
         "swizzle_mode" => (ord == 0).then_some((114, 1)),
         "swizzle_atomicity" => (ord == 0).then_some((115, 1)),
         "fill_mode" => (ord == 0).then_some((116, 1)),
+        "mode" => (ord == 0).then_some((117, 1)),
+        "channels_per_pixel" => (ord == 0).then_some((118, 2)),
+        "pixels_per_column" => (ord == 0).then_some((120, 2)),
+        "pixel_box_lower_corner" => (ord == 0).then_some((122, 2)),
+        "pixel_box_upper_corner" => (ord == 0).then_some((124, 2)),
         _ => None,
     }
 }
@@ -59,14 +77,21 @@ pub fn field3_max(name: &str) -> Option<u64> {
     })
 }
 
+/// [`Map::mode`] of a map from `cuTensorMapEncodeTiled`: the box is `box_dim`.
+pub const MODE_TILE: u8 = 0;
+/// [`Map::mode`] of a map from `cuTensorMapEncodeIm2col`: the box is `pixels_per_column`
+/// pixels of `channels_per_pixel` channels each, and `box_dim` is all zeros.
+pub const MODE_IM2COL: u8 = 1;
+
 /// A tensor map's fields (the table above), decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Map {
     pub addr: u64,
     /// Dimensions, 1 to 5.
     pub rank: u32,
-    /// Elements per dimension, innermost first.
-    pub dims: [u32; 5],
+    /// Elements per dimension, innermost first, 1 to 2^32 (the encoders write 0 past `rank`). An
+    /// im2col map's dimensions are C, W, (H, (D,)) N: channels innermost, images outermost.
+    pub dims: [u64; 5],
     /// `strides[i]`: bytes from one index of dimension `i + 1` to the next (the driver's
     /// `globalStrides`; dimension 0's elements are adjacent).
     pub strides: [u64; 5],
@@ -78,6 +103,51 @@ pub struct Map {
     pub swizzle: u8,
     pub atomicity: u8,
     pub fill: u8,
+    /// [`MODE_TILE`] or [`MODE_IM2COL`]; a copy in one mode through a map of the other is the
+    /// program's error.
+    pub mode: u8,
+    /// im2col: the lower corner of the bounding box of the pixels a copy may start at, one
+    /// offset per spatial dimension `1..rank - 1` (index 0 is W, dimension 1; then H, D), as
+    /// the driver's `pixelBoxLowerCorner`: along dimension `i + 1` the box runs from
+    /// `pixel_box_lower_corner[i]` to `dims[i + 1] - 1 + pixel_box_upper_corner[i]`, both
+    /// included (a negative lower corner is padding before the tensor, a positive upper corner
+    /// padding past it). At least one position along each. Entries past `rank - 2` are 0.
+    pub pixel_box_lower_corner: [i32; 3],
+    /// im2col: the upper corner's offsets (the driver's `pixelBoxUpperCorner`), relative to the
+    /// last element of each spatial dimension; see `pixel_box_lower_corner`.
+    pub pixel_box_upper_corner: [i32; 3],
+    /// im2col: elements of dimension 0 (channels) a copy reads per pixel, 1 to 256.
+    pub channels_per_pixel: u32,
+    /// im2col: pixels a copy reads (the box's rows), 1 to 1024.
+    pub pixels_per_column: u32,
+}
+
+/// Bits of one spatial offset of a packed corner at `rank` (0 where a rank has none).
+fn corner_bits(rank: u32) -> u32 {
+    match rank {
+        3..=5 => 16 / (rank - 2),
+        _ => 0,
+    }
+}
+
+/// A corner's offsets packed into 16 bits for a map of `rank` (see the module's doc).
+fn pack_corner(c: &[i32; 3], rank: u32) -> u64 {
+    let bits = corner_bits(rank);
+    (0..rank.saturating_sub(2).min(3)).fold(0, |v, i| {
+        v | ((c[i as usize] as u64) & ((1 << bits) - 1)) << (i * bits)
+    })
+}
+
+/// The inverse of [`pack_corner`].
+fn unpack_corner(v: u64, rank: u32) -> [i32; 3] {
+    let bits = corner_bits(rank);
+    let mut c = [0; 3];
+    for i in 0..rank.saturating_sub(2).min(3) {
+        let f = (v >> (i * bits)) & ((1 << bits) - 1);
+        // Sign-extend the field.
+        c[i as usize] = ((f << (64 - bits)) as i64 >> (64 - bits)) as i32;
+    }
+    c
 }
 
 impl Map {
@@ -91,7 +161,7 @@ impl Map {
         put("global_address", 0, self.addr);
         put("rank", 0, self.rank.saturating_sub(1) as u64);
         for d in 0..MAX_RANK as usize {
-            put("global_dim", d as u32, self.dims[d] as u64);
+            put("global_dim", d as u32, self.dims[d]);
             put("global_stride", d as u32, self.strides[d]);
             put("box_dim", d as u32, self.box_dim[d] as u64);
             put("element_stride", d as u32, self.elem_strides[d] as u64);
@@ -101,6 +171,20 @@ impl Map {
         put("swizzle_mode", 0, self.swizzle as u64);
         put("swizzle_atomicity", 0, self.atomicity as u64);
         put("fill_mode", 0, self.fill as u64);
+        put("mode", 0, self.mode as u64);
+        put("channels_per_pixel", 0, self.channels_per_pixel as u64);
+        put("pixels_per_column", 0, self.pixels_per_column as u64);
+        let corner = |c| pack_corner(c, self.rank);
+        put(
+            "pixel_box_lower_corner",
+            0,
+            corner(&self.pixel_box_lower_corner),
+        );
+        put(
+            "pixel_box_upper_corner",
+            0,
+            corner(&self.pixel_box_upper_corner),
+        );
         b
     }
 
@@ -112,10 +196,18 @@ impl Map {
             u64::from_le_bytes(v)
         };
         let per = |name: &str| [0, 1, 2, 3, 4].map(|d| get(name, d));
+        let rank = get("rank", 0) as u32 + 1;
+        let mut dims = per("global_dim");
+        // A dimension of 2^32 is stored as 0.
+        for d in dims.iter_mut().take(rank as usize) {
+            if *d == 0 {
+                *d = 1 << 32;
+            }
+        }
         Map {
             addr: get("global_address", 0),
-            rank: get("rank", 0) as u32 + 1,
-            dims: per("global_dim").map(|v| v as u32),
+            rank,
+            dims,
             strides: per("global_stride"),
             box_dim: per("box_dim").map(|v| v as u32),
             elem_strides: per("element_stride").map(|v| v as u32),
@@ -124,6 +216,11 @@ impl Map {
             swizzle: get("swizzle_mode", 0) as u8,
             atomicity: get("swizzle_atomicity", 0) as u8,
             fill: get("fill_mode", 0) as u8,
+            mode: get("mode", 0) as u8,
+            pixel_box_lower_corner: unpack_corner(get("pixel_box_lower_corner", 0), rank),
+            pixel_box_upper_corner: unpack_corner(get("pixel_box_upper_corner", 0), rank),
+            channels_per_pixel: get("channels_per_pixel", 0) as u32,
+            pixels_per_column: get("pixels_per_column", 0) as u32,
         }
     }
 
@@ -139,13 +236,14 @@ impl Map {
     }
 
     /// The pattern an out-of-bound element reads as: zero, or with `.fill_mode` 1 on a
-    /// floating-point type the OOB-NaN (the ISA names no encoding; this is the all-ones
-    /// positive NaN of the type).
+    /// floating-point type the OOB-NaN, which the ISA does not encode: an H200 writes 0x7ff7 in
+    /// every 16 bits of the element (f16 and bf16 0x7ff7, f32 0x7ff77ff7, f64
+    /// 0x7ff77ff77ff77ff7; scripts/ground-truth/results/tma-oob-h200.txt), a NaN in each type.
     pub fn fill_bits(&self) -> u64 {
         match (self.fill, self.elemtype) {
-            (1, 6 | 10) => 0x7fff,
-            (1, 7 | 8 | 11 | 12) => 0x7fff_ffff,
-            (1, 9) => 0x7fff_ffff_ffff_ffff,
+            (1, 6 | 10) => 0x7ff7,
+            (1, 7 | 8 | 11 | 12) => 0x7ff7_7ff7,
+            (1, 9) => 0x7ff7_7ff7_7ff7_7ff7,
             _ => 0,
         }
     }
@@ -190,7 +288,44 @@ mod tests {
             swizzle: 3,
             atomicity: 0,
             fill: 1,
+            ..Map::default()
         };
         assert_eq!(Map::from_bytes(&m.to_bytes()), m);
+        // A dimension of 2^32, stored as 0.
+        let big = Map {
+            dims: [1 << 32, 10, 6, 0, 0],
+            ..m
+        };
+        assert_eq!(Map::from_bytes(&big.to_bytes()), big);
+    }
+
+    #[test]
+    fn an_im2col_map_reads_back_its_corners_at_every_rank() {
+        // The extreme offsets the driver takes at each rank (16, 8 and 5 bits).
+        for (rank, lo, hi) in [
+            (3, [-32768, 0, 0], [32767, 0, 0]),
+            (4, [-128, 127, 0], [127, -1, 0]),
+            (5, [-16, 15, -1], [15, 0, -16]),
+        ] {
+            let m = Map {
+                addr: 0x1000,
+                rank,
+                dims: [16, 8, 8, 2, 2],
+                strides: [64, 512, 4096, 8192, 0],
+                elem_strides: [1, 2, 2, 1, 1],
+                elemtype: 7,
+                mode: MODE_IM2COL,
+                pixel_box_lower_corner: lo,
+                pixel_box_upper_corner: hi,
+                channels_per_pixel: 256,
+                pixels_per_column: 1024,
+                ..Map::default()
+            };
+            let m = Map {
+                dims: std::array::from_fn(|d| if d < rank as usize { m.dims[d] } else { 0 }),
+                ..m
+            };
+            assert_eq!(Map::from_bytes(&m.to_bytes()), m, "rank {rank}");
+        }
     }
 }

@@ -307,6 +307,7 @@ implemented! {
     cuTexObjectCreate "cuTexObjectCreate" 5000 (handle: *mut CUtexObject, res: *const CUDA_RESOURCE_DESC, tex: *const CUDA_TEXTURE_DESC, view: *const CUDA_RESOURCE_VIEW_DESC) => memory::texture::create;
     cuTexObjectDestroy "cuTexObjectDestroy" 5000 (tex: CUtexObject) => memory::texture::destroy;
     cuTensorMapEncodeTiled "cuTensorMapEncodeTiled" 12000 (map: *mut CUtensorMap, data_type: CUtensorMapDataType, rank: cuuint32_t, address: *mut c_void, dims: *const cuuint64_t, strides: *const cuuint64_t, box_dim: *const cuuint32_t, elem_strides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2: CUtensorMapL2promotion, fill: CUtensorMapFloatOOBfill) => memory::tensor_map::encode_tiled;
+    cuTensorMapEncodeIm2col "cuTensorMapEncodeIm2col" 12000 (map: *mut CUtensorMap, data_type: CUtensorMapDataType, rank: cuuint32_t, address: *mut c_void, dims: *const cuuint64_t, strides: *const cuuint64_t, lower: *const c_int, upper: *const c_int, channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, elem_strides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2: CUtensorMapL2promotion, fill: CUtensorMapFloatOOBfill) => memory::tensor_map::encode_im2col;
     cuTensorMapReplaceAddress "cuTensorMapReplaceAddress" 12000 (map: *mut CUtensorMap, address: *mut c_void) => memory::tensor_map::replace_address;
     cuTexObjectGetResourceDesc "cuTexObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, tex: CUtexObject) => memory::texture::get_resource_desc;
     cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000 (desc: *mut CUDA_TEXTURE_DESC, tex: CUtexObject) => memory::texture::get_texture_desc;
@@ -902,7 +903,6 @@ not_supported! {
     cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000;
     cuSurfRefGetArray "cuSurfRefGetArray" 3000;
     cuSurfRefSetArray "cuSurfRefSetArray" 3000;
-    cuTensorMapEncodeIm2col "cuTensorMapEncodeIm2col" 12000;
     cuTensorMapEncodeIm2colWide "cuTensorMapEncodeIm2colWide" 12080;
     cuTensorMapSetAllocationClass "cuTensorMapSetAllocationClass" 13050;
     cuTexObjectGetResourceViewDesc "cuTexObjectGetResourceViewDesc" 5000;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
-# Writes OUTDIR/{system,driver,sanitizer,tex,tex2,mma,mma-dots,mma-sparse,tma,fork}.txt.
+# Writes OUTDIR/{system,driver,sanitizer,tex,tex2,mma,mma-dots,mma-sparse,tma,tma-oob,bulk-reduce,
+# fma-oob,fork}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
@@ -19,7 +20,10 @@ tests=$here/../../tests/cuda
 nvcc -arch=$arch -o "$b/mma_probe" "$tests/mma_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -std=c++17 -arch=sm_90a -o "$b/mma_dots" "$tests/mma_dots.cu" >>"$out/build.txt" 2>&1 &
 nvcc -std=c++17 -arch=sm_90a -o "$b/mma_sparse" "$tests/mma_sparse.cu" >>"$out/build.txt" 2>&1 &
-nvcc -std=c++17 -arch=sm_90a -o "$b/tma_probe" "$here/tma_probe.cu" >>"$out/build.txt" 2>&1 &
+nvcc -std=c++17 -arch=sm_90a -o "$b/tma_probe" "$tests/tma_probe.cu" >>"$out/build.txt" 2>&1 &
+nvcc -std=c++17 -arch=sm_90a -o "$b/tma_oob_probe" "$tests/tma_oob_probe.cu" >>"$out/build.txt" 2>&1 &
+nvcc -std=c++17 -arch=sm_90a -I"$tests" -o "$b/bulk_reduce" "$tests/bulk_reduce.cu" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
+nvcc -std=c++17 -arch=sm_90 -o "$b/fma_oob" "$tests/fma_oob.cu" >>"$out/build.txt" 2>&1 &
 nvcc -o "$b/fork_probe" "$here/fork_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
 wait
 timeout 120 "$b/driver_probe" >"$out/driver.txt" 2>&1; echo "exit $?" >>"$out/driver.txt"
@@ -31,7 +35,13 @@ timeout 60 "$b/mma_probe" >"$out/mma.txt" 2>&1; echo "exit $?" >>"$out/mma.txt"
   python3 "$here/mma_dot_inputs.py" --design; } | timeout 60 "$b/mma_dots" >"$out/mma-dots.txt" 2>&1
 timeout 60 "$b/mma_sparse" >"$out/mma-sparse.txt" 2>&1; echo "exit $?" >>"$out/mma-sparse.txt"
 # Part by part: a sticky error (an illegal instruction) ends one part only.
-for p in 12 5 4 3; do timeout 60 "$b/tma_probe" $p; echo "exit $?"; done >"$out/tma.txt" 2>&1
+for p in 126 5 4 3; do timeout 60 "$b/tma_probe" $p; echo "exit $?"; done >"$out/tma.txt" 2>&1
+# One tile load per process: an illegal instruction is sticky.
+for ty in f32 f16 bf16 f64 u8 i32; do for fill in 0 1; do
+  for xy in "0 0" "8 8" "-2 -2" "-2 0" "0 -2" "20 0" "-1 5"; do timeout 20 "$b/tma_oob_probe" $ty $fill $xy; done
+done; done >"$out/tma-oob.txt" 2>&1
+timeout 60 "$b/bulk_reduce" >"$out/bulk-reduce.txt" 2>&1; echo "exit $?" >>"$out/bulk-reduce.txt"
+timeout 60 "$b/fma_oob" >"$out/fma-oob.txt" 2>&1; echo "exit $?" >>"$out/fma-oob.txt"
 timeout 60 "$b/fork_probe" >"$out/fork.txt" 2>&1; echo "exit $?" >>"$out/fork.txt"
 cd "$b"
 run() { # tool mode [extra flags]

@@ -215,7 +215,7 @@ int main() {
     fprintf(stderr, "3d box with traversal stride: %s\n", bad ? "FAIL" : "ok");
   }
 
-  // The driver's checks (cuda.h's requirements of cuTensorMapEncodeTiled).
+  // The driver's checks of cuTensorMapEncodeTiled (cuda.h's requirements, as an H200 answers them).
   {
     int* dev;
     CHECK(cudaMalloc(&dev, 1 << 16));
@@ -233,6 +233,12 @@ int main() {
     const auto SW0 = CU_TENSOR_MAP_SWIZZLE_NONE;
     const auto F0 = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
     EXPECT_EQ(enc(&map, I32, 2, dev, dims, strides, box, estr, NONE, SW0, F0), CUDA_SUCCESS);
+    // cuda.h asks for a 64-byte aligned map, but the driver does not check it: an H200 encoded
+    // a map 16 bytes past a 64-byte boundary (scripts/ground-truth/results/tma-h200.txt,
+    // "encode tiled map_off16"). The buffer has room for the 128 bytes written there.
+    alignas(64) unsigned char room[192];
+    CUresult off16 = enc(room + 16, I32, 2, dev, dims, strides, box, estr, NONE, SW0, F0);
+    EXPECT_MSG(off16 == CUDA_SUCCESS, "map not 64-byte aligned: %d", (int)off16);
     cuuint64_t bad_stride[1] = {100};
     cuuint32_t big_box[2] = {16, 257}, odd_box[2] = {3, 16}, bad_estr[2] = {1, 9}, wide[2] = {64, 2};
     cuuint64_t zero_dim[2] = {0, 64};
@@ -240,7 +246,6 @@ int main() {
       const char* what;
       CUresult got;
     } cases[] = {
-        {"map not 64-byte aligned", enc((char*)&map + 16, I32, 2, dev, dims, strides, box, estr, NONE, SW0, F0)},
         {"rank 0", enc(&map, I32, 0, dev, dims, strides, box, estr, NONE, SW0, F0)},
         {"rank 6", enc(&map, I32, 6, dev, dims, strides, box, estr, NONE, SW0, F0)},
         {"address not 16-byte aligned", enc(&map, I32, 2, (char*)dev + 4, dims, strides, box, estr, NONE, SW0, F0)},

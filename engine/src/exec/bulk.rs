@@ -1,14 +1,93 @@
 //! Bulk copies (`Op::Bulk`): each active lane's copy is performed when it issues, then the
-//! mbarrier it names sees its bytes as completed transactions. Tensor copies read their tensor
-//! map (`crate::tensormap`), walk the box in tile mode (traversal strides, out-of-bound
-//! elements filled on loads and skipped on stores) and place each element in shared memory
-//! by the map's swizzle.
+//! mbarrier it names sees its bytes as completed transactions; a multicast copy does both in
+//! every CTA of its ctaMask. Tensor copies read their tensor map (`crate::tensormap`), walk
+//! the box in tile mode (traversal strides, out-of-bound elements filled on loads and skipped
+//! on stores) or the column of an im2col load (`crate::sem::im2col`), and place each element
+//! in shared memory by the map's swizzle.
 
+use super::access::{atomic, atomic_private, read_sized};
 use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
 use crate::ir::*;
+use crate::sem::addr::{CLUSTER_OFFSET_MASK, CLUSTER_RANK_SHIFT};
+use crate::sem::atomic::atom_width;
+use crate::sem::im2col::Walk;
 use crate::tensormap::{self, Map};
+use std::sync::atomic::Ordering::SeqCst;
+
+/// The shared address `a` (of this CTA or one of the cluster's) at the same offset in the CTA
+/// of rank `r`.
+fn in_rank(a: u64, r: u32) -> u64 {
+    (a & CLUSTER_OFFSET_MASK) | ((r as u64 + 1) << CLUSTER_RANK_SHIFT)
+}
+
+/// The atomic type of a tensor reduction `op` on elements of the map's `.elemtype` (ISA table
+/// 33 codes): the types `cp.reduce.async.bulk.tensor` takes for it.
+fn reduce_type(elemtype: u8, op: AtomOp) -> Option<AtomTy> {
+    use AtomOp::*;
+    Some(match (elemtype, op) {
+        (2, Add | Min | Max | Inc | Dec | And | Or | Xor) => AtomTy::U32,
+        (3, Add | Min | Max | And | Or | Xor) => AtomTy::S32,
+        (4, Add | Min | Max | And | Or | Xor) => AtomTy::U64,
+        (5, Min | Max | And | Or | Xor) => AtomTy::S64,
+        (6, Add | Min | Max) => AtomTy::Half {
+            bf: false,
+            x2: false,
+        },
+        (10, Add | Min | Max) => AtomTy::Half {
+            bf: true,
+            x2: false,
+        },
+        (7 | 8, Add) => AtomTy::F32,
+        (9, Add) => AtomTy::F64,
+        _ => return None,
+    })
+}
+
+/// One element of a reduction: the destination `d` becomes `op` of itself and `s`. Global
+/// memory is shared with other host threads (a host atomic); a cluster's shared memory is
+/// this thread's alone.
+///
+/// # Safety
+/// `s` and `d` must be valid and naturally aligned for the type's width.
+unsafe fn reduce_element(s: *const u8, d: *mut u8, space: MSpace, op: AtomOp, ty: AtomTy) {
+    let w = atom_width(ty);
+    // SAFETY: the caller's promise.
+    unsafe {
+        let a = read_sized(s, w, false);
+        if (op, ty) == (AtomOp::Add, AtomTy::F32) {
+            // The f32 add flushes subnormal inputs and results to zero (ISA 9.7.9.25.4.2).
+            let x = f32::from_bits(flush_f32(a as u32));
+            let add = |o: u32| flush_f32((f32::from_bits(flush_f32(o)) + x).to_bits());
+            if space == MSpace::Shared {
+                let p = d as *mut u32;
+                p.write(add(p.read()));
+            } else {
+                let at = std::sync::atomic::AtomicU32::from_ptr(d as *mut u32);
+                let _ = at.fetch_update(SeqCst, SeqCst, |o| Some(add(o)));
+            }
+            return;
+        }
+        match space {
+            MSpace::Shared => {
+                atomic_private(d, op, ty, a, 0);
+            }
+            _ => {
+                atomic(d, op, ty, a, 0);
+            }
+        }
+    }
+}
+
+/// An f32 with a subnormal value flushed to zero of its sign.
+fn flush_f32(v: u32) -> u32 {
+    if v & 0x7f80_0000 == 0 {
+        v & 0x8000_0000
+    } else {
+        v
+    }
+}
 
 /// A lane's address operand.
 fn lane_addr(regs: &[u64], a: Addr, l: usize) -> u64 {
@@ -28,25 +107,47 @@ impl Warp {
         op: &BulkOp,
     ) -> Result<(), Fault> {
         for l in lanes(em) {
-            let bytes = match &op.tensor {
-                None => self.bulk_bytes(cta, regs, pc, l, op)?,
-                Some(t) => self.bulk_tensor(cta, regs, pc, l, op, t)?,
+            // Where the copy writes (a tensor store: the shared box it reads) and its mbarrier,
+            // once per destination CTA: the lane's addresses, or with multicast the same
+            // offsets in each CTA of the mask.
+            let store = op.tensor.as_ref().is_some_and(|t| !t.load);
+            let at = lane_addr(regs, if store { op.src.1 } else { op.dst.1 }, l);
+            let mbar = op.mbar.map(|(_, a)| lane_addr(regs, a, l));
+            let targets: Vec<(u64, Option<u64>)> = match op.multicast {
+                None => vec![(at, mbar)],
+                Some(mask) => {
+                    let mask = get(regs, mask, l) as u16;
+                    (0..cta.nranks.min(16))
+                        .filter(|r| mask & (1 << r) != 0)
+                        .map(|r| (in_rank(at, r), mbar.map(|m| in_rank(m, r))))
+                        .collect()
+                }
             };
-            // The bytes complete transactions on the lane's mbarrier, as `mbarrier.complete_tx`.
-            if let Some((space, a)) = op.mbar {
-                let b = Src::Imm(bytes);
-                self.mbar(
-                    cta,
-                    regs,
-                    pc,
-                    1 << l,
-                    MbarOp::CompleteTx,
-                    space,
-                    a,
-                    None,
-                    b,
-                    b,
-                )?;
+            for (at, mbar_at) in targets {
+                let bytes = match &op.tensor {
+                    None => self.bulk_bytes(cta, regs, pc, l, op, at)?,
+                    Some(_) => self.bulk_tensor(cta, regs, pc, l, op, at)?,
+                };
+                // The bytes complete transactions on the mbarrier, as `mbarrier.complete_tx`.
+                if let (Some((space, _)), Some(m)) = (op.mbar, mbar_at) {
+                    let b = Src::Imm(bytes);
+                    let a = Addr {
+                        base: None,
+                        off: m as i64,
+                    };
+                    self.mbar(
+                        cta,
+                        regs,
+                        pc,
+                        1 << l,
+                        MbarOp::CompleteTx,
+                        space,
+                        a,
+                        None,
+                        b,
+                        b,
+                    )?;
+                }
             }
         }
         Ok(())
@@ -60,6 +161,7 @@ impl Warp {
         pc: u32,
         l: usize,
         op: &BulkOp,
+        dst_at: u64,
     ) -> Result<u64, Fault> {
         let size = op.size.map_or(0, |s| get(regs, s, l) as u32 as u64);
         if !size.is_multiple_of(16) {
@@ -72,10 +174,27 @@ impl Warp {
         if size == 0 {
             return Ok(0);
         }
-        let (ds, da) = op.dst;
+        let ds = op.dst.0;
         let (ss, sa) = op.src;
         let s = cta.resolve(self, ss, lane_addr(regs, sa, l), size, l, pc, false)?;
-        let d = cta.resolve(self, ds, lane_addr(regs, da, l), size, l, pc, true)?;
+        let d = cta.resolve(self, ds, dst_at, size, l, pc, true)?;
+        if let Some((rop, Some(ty))) = op.reduce {
+            let w = atom_width(ty) as u64;
+            for k in 0..size / w {
+                // SAFETY: both ranges were checked, and `w` divides 16 which divides the
+                // addresses: every element is naturally aligned.
+                unsafe {
+                    reduce_element(
+                        s.add((k * w) as usize),
+                        d.add((k * w) as usize),
+                        ds,
+                        rop,
+                        ty,
+                    )
+                };
+            }
+            return Ok(size);
+        }
         // SAFETY: both ranges were checked inside live memory; they may overlap only when
         // both are shared memory, which `copy` allows.
         unsafe { std::ptr::copy(s, d, size as usize) };
@@ -91,8 +210,11 @@ impl Warp {
         pc: u32,
         l: usize,
         op: &BulkOp,
-        t: &TensorRef,
+        base: u64,
     ) -> Result<u64, Fault> {
+        let Some(t) = &op.tensor else {
+            return Ok(0);
+        };
         let (ms, ma) = t.map;
         let map_at = lane_addr(regs, ma, l);
         let mp = cta.resolve(self, ms, map_at, tensormap::BYTES, l, pc, false)?;
@@ -119,6 +241,87 @@ impl Warp {
             return Err(cta.fault_warp_op(self, pc, &what));
         }
         let es = map.elem_bytes().unwrap_or(1);
+        if t.im2col.is_some() != (map.mode == tensormap::MODE_IM2COL) {
+            let what = match map.mode {
+                tensormap::MODE_IM2COL => "a tile-mode copy reads the im2col tensor map",
+                _ => "an im2col copy reads the tile-mode tensor map",
+            };
+            return Err(cta.fault_warp_op(self, pc, &format!("{what} at {map_at:#x}")));
+        }
+        let c0: Vec<i64> = (t.coords.iter())
+            .map(|&c| get(regs, c, l) as u32 as i32 as i64)
+            .collect();
+        let fill = map.fill_bits();
+        // A tensor reduction works on the map's element type.
+        let reduce = match op.reduce {
+            None => None,
+            Some((op, _)) => match reduce_type(map.elemtype, op) {
+                Some(ty) => Some((op, ty)),
+                None => {
+                    let what = format!(
+                        "reduces ({op:?}) into a tensor map of element type {} (ISA table 33), \
+                         which that reduction does not take",
+                        map.elemtype
+                    );
+                    return Err(cta.fault_warp_op(self, pc, &what));
+                }
+            },
+        };
+        if let Some(offsets) = &t.im2col {
+            let walk = Walk {
+                dims: map.dims,
+                rank: dims,
+                lower: map.pixel_box_lower_corner,
+                upper: map.pixel_box_upper_corner,
+                strides: map.elem_strides,
+                channels: map.channels_per_pixel,
+                pixels: map.pixels_per_column,
+            };
+            let offs: Vec<i64> = (offsets.iter())
+                .map(|&o| get(regs, o, l) as u16 as i64)
+                .collect();
+            let elems = (walk.elements(&c0, &offs)).map_err(|e| {
+                let mut f = cta.fault_warp_op(self, pc, &format!("im2col copy {e}"));
+                f.kind = crate::ExecErrorKind::IllegalInstruction;
+                f
+            })?;
+            for (idx, e) in elems.iter().enumerate() {
+                let goff = e.map(|at| {
+                    (1..dims).fold(at[0] as u64 * es, |g, d| {
+                        g.wrapping_add(at[d] as u64 * map.strides[d - 1])
+                    })
+                });
+                self.tensor_element(
+                    cta,
+                    pc,
+                    l,
+                    &map,
+                    base + idx as u64 * es,
+                    goff,
+                    true,
+                    fill,
+                    None,
+                )?;
+            }
+            return Ok(elems.len() as u64 * es);
+        }
+        // An H200 stops a tile-mode load whose innermost coordinate is not at a multiple of
+        // 16 bytes (negative ones included: -2 of f64 loads, -2 of f32 does not) with an
+        // illegal instruction (scripts/ground-truth/results/tma-oob-h200.txt). Stores were
+        // not measured and are taken as they come.
+        if t.load && (c0[0] * es as i64).rem_euclid(16) != 0 {
+            let mut f = cta.fault_warp_op(
+                self,
+                pc,
+                &format!(
+                    "loads a box at innermost coordinate {} ({} bytes, not a multiple of 16)",
+                    c0[0],
+                    c0[0] * es as i64
+                ),
+            );
+            f.kind = crate::ExecErrorKind::IllegalInstruction;
+            return Err(f);
+        }
         // Elements per dimension of the box: dimension 0 without traversal stride (the ISA
         // ignores it without interleave).
         let mut n = [1u64; 5];
@@ -134,12 +337,6 @@ impl Warp {
         }
         let total: u64 = n.iter().product();
         let bytes = total * es;
-        let c0: Vec<i64> = (t.coords.iter())
-            .map(|&c| get(regs, c, l) as u32 as i32 as i64)
-            .collect();
-        let (ss, sa) = if t.load { op.dst } else { op.src };
-        let base = lane_addr(regs, sa, l);
-        let fill = map.fill_bits();
         for idx in 0..total {
             // The element's coordinates in the tensor, and its offset in the box.
             let mut rest = idx;
@@ -157,30 +354,60 @@ impl Warp {
                     goff = goff.wrapping_add(c as u64 * map.strides[d - 1]);
                 }
             }
-            let saddr = tensormap::swizzle(base + idx * es, map.swizzle, map.atomicity);
-            let sp = cta.resolve(self, ss, saddr, es, l, pc, t.load)?;
-            if !inside {
-                if t.load {
-                    // SAFETY: resolve checked `es` writable bytes.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(fill.to_le_bytes().as_ptr(), sp, es as usize)
-                    };
-                }
-                continue;
-            }
-            let gp = cta.resolve(
-                self,
-                MSpace::Global,
-                map.addr.wrapping_add(goff),
-                es,
-                l,
+            let goff = inside.then_some(goff);
+            self.tensor_element(
+                cta,
                 pc,
-                !t.load,
+                l,
+                &map,
+                base + idx * es,
+                goff,
+                t.load,
+                fill,
+                reduce,
             )?;
-            let (from, to) = if t.load { (gp, sp) } else { (sp, gp) };
-            // SAFETY: both were checked: `es` bytes each, in distinct memories.
-            unsafe { std::ptr::copy_nonoverlapping(from, to, es as usize) };
         }
         Ok(bytes)
+    }
+
+    /// Moves one element of a tensor copy between the box's position `at` in shared memory
+    /// (before the map's swizzle) and the tensor's element `goff` bytes into it; None: outside
+    /// the tensor, filled with `fill` on a load and skipped on a store.
+    #[allow(clippy::too_many_arguments)]
+    fn tensor_element(
+        &mut self,
+        cta: &mut Cta,
+        pc: u32,
+        l: usize,
+        map: &Map,
+        at: u64,
+        goff: Option<u64>,
+        load: bool,
+        fill: u64,
+        reduce: Option<(AtomOp, AtomTy)>,
+    ) -> Result<(), Fault> {
+        let es = map.elem_bytes().unwrap_or(1);
+        let saddr = tensormap::swizzle(at, map.swizzle, map.atomicity);
+        let sp = cta.resolve(self, MSpace::Shared, saddr, es, l, pc, load)?;
+        let Some(goff) = goff else {
+            if load {
+                // SAFETY: resolve checked `es` writable bytes.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(fill.to_le_bytes().as_ptr(), sp, es as usize)
+                };
+            }
+            return Ok(());
+        };
+        let g = map.addr.wrapping_add(goff);
+        let gp = cta.resolve(self, MSpace::Global, g, es, l, pc, !load)?;
+        if let Some((op, ty)) = reduce {
+            // SAFETY: both were checked: `es` bytes each, naturally aligned.
+            unsafe { reduce_element(sp, gp, MSpace::Global, op, ty) };
+            return Ok(());
+        }
+        let (from, to) = if load { (gp, sp) } else { (sp, gp) };
+        // SAFETY: both were checked: `es` bytes each, in distinct memories.
+        unsafe { std::ptr::copy_nonoverlapping(from, to, es as usize) };
+        Ok(())
     }
 }

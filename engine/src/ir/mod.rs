@@ -587,6 +587,13 @@ pub struct BulkOp {
     pub size: Option<Src>,
     pub tensor: Option<TensorRef>,
     pub mbar: Option<(MSpace, Addr)>,
+    /// `.multicast::cluster`: the 16-bit ctaMask. The copy lands at `dst`'s offset in the
+    /// shared memory of each CTA of the cluster whose rank's bit is set, and completes the
+    /// mbarrier at `mbar`'s offset in each of them.
+    pub multicast: Option<Src>,
+    /// `cp.reduce.async.bulk`: each element of the destination becomes `op` of itself and
+    /// the source's element, atomically per element; the type, or the tensor map's.
+    pub reduce: Option<(AtomOp, Option<AtomTy>)>,
 }
 
 /// The tensor operand `[tensorMap, {coords}]` of a tensor copy, and its direction.
@@ -599,6 +606,9 @@ pub struct TensorRef {
     pub coords: Vec<Src>,
     /// Global memory to shared (`true`) or shared to global.
     pub load: bool,
+    /// An im2col load: its offsets, one per spatial dimension (W, H, D), as 16-bit values
+    /// (`crate::sem::im2col` walks the column).
+    pub im2col: Option<Vec<Src>>,
 }
 
 /// The fragment one `wmma.load/store` moves: the role, the shape and the element type.

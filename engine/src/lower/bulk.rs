@@ -1,13 +1,79 @@
 //! Lowering of the bulk copies (ISA 9.7.9.25.4-6): `cp.async.bulk` between global and shared
 //! memory and between CTAs of a cluster, `cp.async.bulk.tensor` in tile mode in 1 to 5
 //! dimensions, their completion (`mbarrier::complete_tx::bytes`, `bulk_group` with
-//! `commit_group`/`wait_group`) and the prefetches, into [`Op::Bulk`]. Refused at load,
-//! naming the instruction: multicast, `.cta_group`, the im2col, gather4 and scatter4 modes,
-//! `.cp_mask`, and `cp.reduce.async.bulk`.
+//! `commit_group`/`wait_group`), multicast to the CTAs of a cluster (`.multicast::cluster`
+//! with its ctaMask), im2col loads in 3 to 5 dimensions with their offsets, the reductions
+//! `cp.reduce.async.bulk` (linear and tile-mode tensor ones) and the prefetches, into
+//! [`Op::Bulk`]. Refused at load, naming the instruction: `.cta_group`, the `im2col::w`,
+//! `im2col::w::128`, `im2col_no_offs`, gather4 and scatter4 modes, and `.cp_mask`.
 
 use super::*;
 
+/// Whether an instruction names the `.b64` type.
+fn t_is_b64(i: &Instruction) -> bool {
+    i.mods.iter().any(|w| w == "b64")
+}
+
+/// Whether a copy's first state space (its destination) is global memory.
+fn dst_w_is_global(spaces: &[&str]) -> bool {
+    spaces.first() == Some(&"global")
+}
+
 impl<'a> Prog<'a> {
+    /// The operation and element type of `cp.reduce.async.bulk` (9.7.9.25.4.2): a linear one
+    /// names its type; a tensor one takes its map's (None here).
+    fn bulk_reduction(
+        &mut self,
+        i: &Instruction,
+        m: &mut Mods,
+        tensor: bool,
+    ) -> R<(AtomOp, Option<AtomTy>)> {
+        let ops = [
+            ("add", AtomOp::Add),
+            ("min", AtomOp::Min),
+            ("max", AtomOp::Max),
+            ("inc", AtomOp::Inc),
+            ("dec", AtomOp::Dec),
+            ("and", AtomOp::And),
+            ("or", AtomOp::Or),
+            ("xor", AtomOp::Xor),
+        ];
+        let Some(op) = ops.iter().find(|(w, _)| m.take(w)).map(|&(_, o)| o) else {
+            return unsupported(i);
+        };
+        let noftz = m.take("noftz");
+        if tensor {
+            return if noftz {
+                unsupported(i)
+            } else {
+                Ok((op, None))
+            };
+        }
+        let types = m.types();
+        let [t] = &types[..] else {
+            return unsupported(i);
+        };
+        use AtomOp::*;
+        // The ISA's table for a global destination (a CTA's shared memory takes fewer, checked
+        // by the caller): f16/bf16 add only with .noftz, their min/max without.
+        let half = |bf| AtomTy::Half { bf, x2: false };
+        let ty = match (op, t.as_str(), noftz) {
+            (Add, "f16", true) | (Min | Max, "f16", false) => half(false),
+            (Add, "bf16", true) | (Min | Max, "bf16", false) => half(true),
+            (_, _, true) => return unsupported(i),
+            (Add, "f32", _) => AtomTy::F32,
+            (Add, "f64", _) => AtomTy::F64,
+            (Add | Min | Max, "u32", _) | (Inc | Dec, "u32", _) => AtomTy::U32,
+            (Add | Min | Max, "s32", _) => AtomTy::S32,
+            (Add | Min | Max, "u64", _) => AtomTy::U64,
+            (Min | Max, "s64", _) => AtomTy::S64,
+            (And | Or | Xor, "b32" | "u32" | "s32", _) => AtomTy::U32,
+            (And | Or | Xor, "b64" | "u64" | "s64", _) => AtomTy::U64,
+            _ => return unsupported(i),
+        };
+        Ok((op, Some(ty)))
+    }
+
     pub(super) fn bulk(
         &mut self,
         fc: &FnCtx,
@@ -15,6 +81,7 @@ impl<'a> Prog<'a> {
         g: Option<(Reg, bool)>,
         m: &mut Mods,
     ) -> R<()> {
+        let reduce = m.take("reduce");
         m.take("async");
         m.take("bulk");
         let ops = &i.operands;
@@ -60,14 +127,42 @@ impl<'a> Prog<'a> {
         }
         let mbar = m.take("mbarrier::complete_tx::bytes");
         let group = m.take("bulk_group");
-        if tensor {
+        let multicast = m.take("multicast::cluster");
+        let red = match reduce {
+            false => None,
+            true => Some(self.bulk_reduction(i, m, tensor)?),
+        };
+        let im2col = tensor && m.take("im2col");
+        if tensor && !im2col {
             m.take("tile");
         }
         m.done()?;
+        // im2col runs from global to shared memory, in 3 to 5 dimensions.
+        if im2col && (dst_w_is_global(&spaces) || dims < 3) {
+            return unsupported(i);
+        }
         let [dst_w, src_w] = spaces[..] else {
             return unsupported(i);
         };
         let to_global = dst_w == "global";
+        // Reductions go from shared memory to global memory, or (linear ones) to a CTA of
+        // the cluster.
+        if red.is_some() && (src_w == "global" || im2col || multicast) {
+            return unsupported(i);
+        }
+        // Into a CTA's shared memory: add of u32/s32/u64, min/max of u32/s32, inc/dec, b32
+        // bitwise operations.
+        if let (Some((op, Some(ty))), false) = (red, to_global) {
+            use AtomOp::*;
+            let ok = match ty {
+                AtomTy::U32 | AtomTy::S32 => true,
+                AtomTy::U64 => op == Add && !t_is_b64(i),
+                _ => false,
+            };
+            if !ok {
+                return unsupported(i);
+            }
+        }
         // The completion each direction has: an mbarrier into shared memory, a bulk group out.
         if (to_global && (!group || mbar)) || (!to_global && (!mbar || group)) {
             return unsupported(i);
@@ -76,7 +171,19 @@ impl<'a> Prog<'a> {
             "global" => AS::Global,
             _ => AS::Shared,
         };
+        // Loads into the cluster may name a ctaMask operand (after the mbarrier), then the
+        // cache policy.
+        if multicast && (to_global || dst_w != "shared::cluster") {
+            return unsupported(i);
+        }
         let cache_policy = hint as usize;
+        let extra = multicast as usize + cache_policy;
+        let mask = |p: &mut Self, at: usize| -> R<Option<Src>> {
+            match multicast {
+                true => Ok(Some(p.src(fc, i, g, &ops[at], T::B(16))?)),
+                false => Ok(None),
+            }
+        };
         let tensor_ref = |p: &mut Self, o: &O, load: bool| -> R<TensorRef> {
             let O::Tuple(parts) = o else {
                 return invalid(i.pos, "expected [tensorMap, {coordinates}]");
@@ -101,22 +208,47 @@ impl<'a> Prog<'a> {
             let coords = (cs.iter())
                 .map(|c| p.src(fc, i, g, c, T::S(32)))
                 .collect::<R<Vec<_>>>()?;
-            Ok(TensorRef { map, coords, load })
+            Ok(TensorRef {
+                map,
+                coords,
+                load,
+                im2col: None,
+            })
         };
         let op = if tensor && !to_global {
-            // [dstMem], [tensorMap, coords], [mbar] {, cache-policy}
-            if ops.len() != 3 + cache_policy {
+            // [dstMem], [tensorMap, coords], [mbar] {, im2colOffsets} {, ctaMask}
+            // {, cache-policy}
+            let offsets = im2col as usize;
+            if ops.len() != 3 + offsets + extra {
                 return unsupported(i);
             }
             let dst = self.addr(fc, i, &ops[0], Some(space(dst_w)))?;
-            let t = tensor_ref(self, &ops[1], true)?;
+            let mut t = tensor_ref(self, &ops[1], true)?;
             let mb = self.addr(fc, i, &ops[2], Some(AS::Shared))?;
+            if im2col {
+                let O::Vector(offs) = &ops[3] else {
+                    return invalid(i.pos, "expected {im2col offsets}");
+                };
+                if offs.len() != dims - 2 {
+                    return invalid(
+                        i.pos,
+                        format!("'{}' needs {} im2col offsets", i.full_name(), dims - 2),
+                    );
+                }
+                t.im2col = Some(
+                    (offs.iter())
+                        .map(|o| self.src(fc, i, g, o, T::U(16)))
+                        .collect::<R<Vec<_>>>()?,
+                );
+            }
             BulkOp {
                 dst,
                 src: dst,
                 size: None,
                 tensor: Some(t),
                 mbar: Some(mb),
+                multicast: mask(self, 3 + offsets)?,
+                reduce: red,
             }
         } else if tensor {
             // [tensorMap, coords], [srcMem] {, cache-policy}
@@ -131,14 +263,20 @@ impl<'a> Prog<'a> {
                 size: None,
                 tensor: Some(t),
                 mbar: None,
+                multicast: None,
+                reduce: red,
             }
         } else {
-            // [dst], [src], size {, [mbar]} {, cache-policy}
+            // [dst], [src], size {, [mbar]} {, ctaMask} {, cache-policy}
             let n = 3 + !to_global as usize;
-            if ops.len() != n + cache_policy
-                || (src_w == "global") == (dst_w == "global")
-                || (src_w == "shared::cluster")
-            {
+            // Global to shared memory, shared to global, or to another CTA of the cluster.
+            let pair_ok = matches!(
+                (dst_w, src_w),
+                ("global", "shared::cta" | "shared")
+                    | ("shared::cta" | "shared::cluster" | "shared", "global")
+                    | ("shared::cluster", "shared::cta")
+            );
+            if ops.len() != n + extra || !pair_ok {
                 return unsupported(i);
             }
             let dst = self.addr(fc, i, &ops[0], Some(space(dst_w)))?;
@@ -154,6 +292,8 @@ impl<'a> Prog<'a> {
                 size: Some(size),
                 tensor: None,
                 mbar,
+                multicast: mask(self, n)?,
+                reduce: red,
             }
         };
         self.emit(i, g, Op::Bulk(Box::new(op)));

@@ -241,7 +241,10 @@ static ROUTES: &[Route] = &[
     },
     Route {
         opcodes: &["cp"],
-        when: |i| first(i, "async") && i.mods.get(1).is_some_and(|w| w == "bulk"),
+        when: |i| {
+            (first(i, "async") && i.mods.get(1).is_some_and(|w| w == "bulk"))
+                || (first(i, "reduce") && i.mods.get(2).is_some_and(|w| w == "bulk"))
+        },
         lower: |p, fc, i, g, m| p.bulk(fc, i, g, m),
     },
     Route {

@@ -44,10 +44,8 @@ impl<'a> Prog<'a> {
         let xs = m.take("xorsign");
         let xabs = xs && m.take("abs");
         let approx = m.take("approx");
-        // `fma.rn.oob{.relu}` (9.7.4.4): the result is +0 where an operand is the OOB-NaN that
-        // tensor copies write outside a tensor's bounds. That NaN's encoding is not documented
-        // and no instruction this engine runs produces it (tensor copies are rejected at load),
-        // so for every value a kernel here can hold `.oob` computes the plain fma.
+        // `fma.rn.oob{.relu}` (9.7.4.4): the result is +0 where a multiplicand is the OOB-NaN
+        // that tensor copies write outside a tensor's bounds (`sem::narrow::half`).
         let oob = m.take("oob");
         let tys = m.types();
         m.done()?;
@@ -144,6 +142,7 @@ impl<'a> Prog<'a> {
             (relu, nw::RELU),
             (nan, nw::NAN),
             (xs, nw::XORSIGN),
+            (oob, nw::OOB),
         ] {
             if on {
                 fl |= bit;

@@ -56,7 +56,8 @@ impl fmt::Display for LaneOp {
                 };
                 write!(
                     f,
-                    "{name}{r}{}{}{}{}{}{}",
+                    "{name}{r}{}{}{}{}{}{}{}",
+                    flag(c, nw::OOB, ".oob"),
                     flag(c, FTZ, ".ftz"),
                     flag(c, SAT, ".sat"),
                     flag(c, RELU, ".relu"),

@@ -285,6 +285,7 @@ mod cmp;
 pub mod cvt;
 pub(crate) mod float;
 pub mod fragment;
+pub mod im2col;
 mod int;
 pub mod lane;
 mod lane_text;

@@ -135,6 +135,7 @@ fn fault_code(kind: ExecErrorKind) -> CUresult {
         ExecErrorKind::InvalidLaunch => CUresult::CUDA_ERROR_LAUNCH_FAILED,
         ExecErrorKind::OutOfResources => CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
         ExecErrorKind::Timeout => CUresult::CUDA_ERROR_LAUNCH_TIMEOUT,
+        ExecErrorKind::IllegalInstruction => CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
     }
 }
 

@@ -22,6 +22,13 @@
 //    first prints "im2col CFG encode lo=.. hi=.. es=.. cpp=.. ppc=..: CODE NAME".
 // 5. (before 4) a 2-CTA cluster where CTA 0 multicasts one 16x16 f32 box to ctaMask 0x3 and
 //    0x2: "multicast mask=M cta=R: done=1 match=N/256 unwritten=K mbar=0x.. first=v0 v1 v2 v3".
+// 6. (after 2) what parts 1 and 2 leave open: NULL arrays, dimensions of 2^32, interleaved box
+//    rows and swizzles, more im2col checks ("encode tiled/im2col CASE: CODE NAME"),
+//    cuTensorMapReplaceAddress on bytes no encoder wrote ("replace CASE: CODE NAME"), and
+//    bisections: the largest box side the tiled encoder takes with the others fixed
+//    ("bisect tiled box CASE: box[i] <= N"), the largest pixelsPerColumn ("bisect im2col ppc
+//    CASE: ppc <= N"), the largest and smallest im2col dimension for pairs of corners ("bisect
+//    im2col dim CASE: dim[i] <= N (2^31+K)", "... >= N").
 // Every launch prints "launch WHAT: launch=E NAME sync=E NAME"; a sticky error ends the run
 // ("sticky error after WHAT: exiting"). A driver call that faults prints "CASE: CRASH signal N".
 #include <cuda.h>
@@ -181,13 +188,14 @@ struct Tiled {
   void* map; int type; unsigned rank; void* addr; cuuint64_t dim[8], str[8]; cuuint32_t box[8], es[8];
   int il, sw, l2, fill;
 };
-static void tiled(const char* name, const Tiled& t) {
+static CUresult tiled_r(const Tiled& t) {
   CUresult r;
   GUARDED(r, encTiled((CUtensorMap*)t.map, (CUtensorMapDataType)t.type, t.rank, t.addr, t.dim, t.str,
                       t.box, t.es, (CUtensorMapInterleave)t.il, (CUtensorMapSwizzle)t.sw,
                       (CUtensorMapL2promotion)t.l2, (CUtensorMapFloatOOBfill)t.fill));
-  show("encode tiled", name, r);
+  return r;
 }
+static void tiled(const char* name, const Tiled& t) { show("encode tiled", name, tiled_r(t)); }
 #define TC(name, ...) do { Tiled t = tb; __VA_ARGS__; tiled(name, t); } while (0)
 
 // Rank 3 interleaved: dim 0 is the interleave chunk (4 or 8 f32), 64x64 of them.
@@ -200,11 +208,17 @@ static void inter(Tiled& t, int il) {
   if (il == 2) t.sw = CU_TENSOR_MAP_SWIZZLE_32B;
 }
 
-static void part1(char* g) {
+// Part 1's base: rank 2 f32 64x64, rows of 256 bytes, box 16x16.
+static Tiled tiled_base(char* g) {
   Tiled tb{};
   tb.map = mapbuf, tb.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32, tb.rank = 2, tb.addr = g;
   for (int i = 0; i < 8; i++) tb.dim[i] = 1, tb.str[i] = 16384, tb.box[i] = 1, tb.es[i] = 1;
   tb.dim[0] = tb.dim[1] = 64, tb.str[0] = 256, tb.box[0] = tb.box[1] = 16;
+  return tb;
+}
+
+static void part1(char* g) {
+  Tiled tb = tiled_base(g);
   char* m = (char*)mapbuf;
   TC("base");
   TC("rank1", t.rank = 1);
@@ -327,24 +341,31 @@ struct I2c {
   void* map; int type; unsigned rank; void* addr; cuuint64_t dim[8], str[8]; int lo[8], hi[8];
   unsigned cpp, ppc; cuuint32_t es[8]; int il, sw, l2, fill;
 };
-static void im2col(const char* name, const I2c& t) {
+static CUresult im2col_r(const I2c& t) {
   CUresult r;
   GUARDED(r, encIm2col((CUtensorMap*)t.map, (CUtensorMapDataType)t.type, t.rank, t.addr, t.dim, t.str,
                        t.lo, t.hi, t.cpp, t.ppc, t.es, (CUtensorMapInterleave)t.il,
                        (CUtensorMapSwizzle)t.sw, (CUtensorMapL2promotion)t.l2,
                        (CUtensorMapFloatOOBfill)t.fill));
-  show("encode im2col", name, r);
+  return r;
 }
+static void im2col(const char* name, const I2c& t) { show("encode im2col", name, im2col_r(t)); }
 #define IC(name, ...) do { I2c t = ib; __VA_ARGS__; im2col(name, t); } while (0)
 
-static void part2(char* g) {
-  // Rank 4 NHWC f32: dims {C16, W8, H8, N2}; rank 5 NDHWC adds D2; rank 3 NWC is {C16, W8, N2}.
+// Part 2's base: rank 4 NHWC f32: dims {C16, W8, H8, N2}; rank 5 NDHWC adds D2; rank 3 NWC is
+// {C16, W8, N2}. Corners -1 (one pixel of padding), 16 channels, 32 pixels.
+static I2c im2col_base(char* g) {
   I2c ib{};
   ib.map = mapbuf, ib.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32, ib.rank = 4, ib.addr = g;
   cuuint64_t d[5] = {16, 8, 8, 2, 2}, s[4] = {64, 512, 4096, 8192};
   for (int i = 0; i < 8; i++)
     ib.dim[i] = i < 5 ? d[i] : 1, ib.str[i] = i < 4 ? s[i] : 16384, ib.lo[i] = -1, ib.hi[i] = -1, ib.es[i] = 1;
   ib.cpp = 16, ib.ppc = 32;
+  return ib;
+}
+
+static void part2(char* g) {
+  I2c ib = im2col_base(g);
   auto r3 = [](I2c& t) { t.rank = 3, t.dim[1] = 8, t.dim[2] = 2, t.str[1] = 512; };
   IC("base");
   IC("rank2", t.rank = 2);
@@ -401,6 +422,214 @@ static void part2(char* g) {
   IC("il16", t.il = 1);
   IC("fill_nan_f32", t.fill = 1);
   IC("fill_nan_i32", t.fill = 1, t.type = CU_TENSOR_MAP_DATA_TYPE_INT32);
+}
+
+// The largest value of t.box[idx] (1..256) the tiled encoder takes, 0 when none.
+static int box_max(Tiled t, int idx) {
+  int lo = 0, hi = 257;
+  while (hi - lo > 1) { int m = (lo + hi) / 2; t.box[idx] = m; (tiled_r(t) == CUDA_SUCCESS ? lo : hi) = m; }
+  return lo;
+}
+// The largest pixelsPerColumn (1..1024) the im2col encoder takes, 0 when none.
+static int ppc_max(I2c t) {
+  int lo = 0, hi = 1025;
+  while (hi - lo > 1) { int m = (lo + hi) / 2; t.ppc = m; (im2col_r(t) == CUDA_SUCCESS ? lo : hi) = m; }
+  return lo;
+}
+// The largest t.dim[idx] (up to 2^32) the im2col encoder takes, taking dimension 1 as taken.
+static unsigned long long dim_max(I2c t, int idx) {
+  unsigned long long lo = 1, hi = (1ull << 32) + 1;
+  while (hi - lo > 1) { unsigned long long m = (lo + hi) / 2; t.dim[idx] = m; (im2col_r(t) == CUDA_SUCCESS ? lo : hi) = m; }
+  return lo;
+}
+// The smallest t.dim[idx] (up to 2^20) the im2col encoder takes.
+static unsigned long long dim_min(I2c t, int idx) {
+  unsigned long long lo = 0, hi = 1ull << 20;
+  while (hi - lo > 1) { unsigned long long m = (lo + hi) / 2; t.dim[idx] = m; (im2col_r(t) == CUDA_SUCCESS ? hi : lo) = m; }
+  return hi;
+}
+
+static void part6(char* g) {
+  Tiled tb = tiled_base(g);
+  auto raw = [&](const char* name, const Tiled& t, bool dim, bool str, bool box, bool es) {
+    CUresult r;
+    GUARDED(r, encTiled((CUtensorMap*)t.map, (CUtensorMapDataType)t.type, t.rank, t.addr, dim ? t.dim : nullptr,
+                        str ? t.str : nullptr, box ? t.box : nullptr, es ? t.es : nullptr,
+                        (CUtensorMapInterleave)t.il, (CUtensorMapSwizzle)t.sw, (CUtensorMapL2promotion)t.l2,
+                        (CUtensorMapFloatOOBfill)t.fill));
+    show("encode tiled", name, r);
+  };
+  raw("dims_null", tb, false, true, true, true);
+  raw("strides_null", tb, true, false, true, true);
+  { Tiled t = tb; t.rank = 1; raw("rank1_strides_null", t, true, false, true, true); }
+  raw("box_null", tb, true, true, false, true);
+  raw("es_null", tb, true, true, true, false);
+  TC("dim1_2p32", t.dim[1] = 1ull << 32);
+  TC("dim0_2p32", t.dim[0] = 1ull << 32);
+  // Interleave: the inner box row, the swizzle spans.
+  TC("il16_box0_1_4B", inter(t, 1), t.box[0] = 1);
+  TC("il16_box0_2_8B", inter(t, 1), t.box[0] = 2);
+  TC("il16_box0_3_12B", inter(t, 1), t.box[0] = 3);
+  TC("il16_box0_8_32B", inter(t, 1), t.box[0] = 8);
+  TC("il16_box0_64_256B", inter(t, 1), t.box[0] = 64);
+  TC("il16_u8_box0_1", inter(t, 1), t.type = 0, t.box[0] = 1);
+  TC("il16_dim0_5", inter(t, 1), t.dim[0] = 5);
+  TC("il16_dim0_1", inter(t, 1), t.dim[0] = 1);
+  TC("il16_sw32_box0_4_16B", inter(t, 1), t.sw = 1);
+  TC("il16_sw32_box0_16_64B", inter(t, 1), t.box[0] = 16, t.sw = 1);
+  TC("il16_sw64_box0_32_128B", inter(t, 1), t.box[0] = 32, t.sw = 2);
+  TC("il16_sw128_box0_64_256B", inter(t, 1), t.box[0] = 64, t.sw = 3);
+  TC("il32_sw32_box0_16_64B", inter(t, 2), t.box[0] = 16);
+  TC("il32_sw0_box0_16_64B", inter(t, 2), t.box[0] = 16, t.sw = 0);
+  TC("il32_sw0_box0_4_16B", inter(t, 2), t.box[0] = 4, t.sw = 0);
+  TC("il32_sw0_box0_3_12B", inter(t, 2), t.box[0] = 3, t.sw = 0);
+  TC("il32_sw128_box0_64_256B", inter(t, 2), t.box[0] = 64, t.sw = 3);
+  TC("il16_rank5", inter(t, 1), t.rank = 5);
+  TC("il16_stride16_r3", inter(t, 1), t.str[1] = 16);
+  TC("il16_sw4", inter(t, 1), t.sw = 4);
+  TC("sw32_f64_box0_4_32B", t.type = 8, t.box[0] = 4, t.sw = 1);
+  TC("sw128_u8_box0_128", t.type = 0, t.box[0] = 128, t.sw = 3);
+  TC("sw128_u8_box0_144", t.type = 0, t.box[0] = 144, t.sw = 3);
+  TC("es0_8_box0_4", t.box[0] = 4, t.es[0] = 8);
+  TC("es1_8_box1_2", t.es[1] = 8, t.box[1] = 2);
+  TC("stride_unused_100", t.str[1] = 100);
+  TC("stride1_2p40_r3", t.rank = 3, t.str[1] = 1ull << 40);
+  // The largest box: one side bisected, the others fixed (256 f32 rows of 1 KiB unless named).
+  Tiled bb = tb;
+  bb.dim[0] = 256, bb.str[0] = 1024, bb.str[1] = 1 << 20, bb.str[2] = 1 << 24, bb.str[3] = 1 << 28;
+  auto bis = [&](const char* name, int idx, auto set) {
+    Tiled t = bb;
+    set(t);
+    printf("bisect tiled box %s: box[%d] <= %d\n", name, idx, box_max(t, idx));
+  };
+  bis("f32_256xk", 1, [](Tiled& t) { t.box[0] = 256; });
+  bis("f64_64xk", 1, [](Tiled& t) { t.box[0] = 64, t.type = 8; });
+  bis("u8_256x256xk", 2, [](Tiled& t) { t.rank = 3, t.type = 0, t.box[0] = t.box[1] = 256; });
+  bis("f32_64x16xk", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 64, t.box[1] = 16; });
+  bis("f32_4x4x4x4xk", 4, [](Tiled& t) { t.rank = 5, t.box[0] = t.box[1] = t.box[2] = t.box[3] = 4; });
+  bis("f32_16x256xk_sw128", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 16, t.box[1] = 256, t.sw = 3; });
+  bis("f32_4x256xk_sw128", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 4, t.box[1] = 256, t.sw = 3; });
+  bis("f32_4x256xk_il16", 2, [](Tiled& t) { inter(t, 1), t.dim[0] = 256, t.str[0] = 1024, t.str[1] = 1 << 20, t.box[0] = 4, t.box[1] = 256; });
+  bis("f32_8x256xk_il32_sw32", 2, [](Tiled& t) { inter(t, 2), t.dim[0] = 256, t.str[0] = 1024, t.str[1] = 1 << 20, t.box[0] = 8, t.box[1] = 256; });
+  // ... with traversal strides.
+  bis("f32_256xk_es1_2", 1, [](Tiled& t) { t.box[0] = 256, t.es[1] = 2; });
+  bis("f32_256xk_es0_8", 1, [](Tiled& t) { t.box[0] = 256, t.es[0] = 8; });
+  bis("f32_4x256xk_es0_2", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 4, t.box[1] = 256, t.es[0] = 2; });
+  bis("f32_4x256xk_es0_3", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 4, t.box[1] = 256, t.es[0] = 3; });
+  bis("f32_8x256xk_es0_3", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 8, t.box[1] = 256, t.es[0] = 3; });
+  bis("f32_12x256xk_es0_5", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 12, t.box[1] = 256, t.es[0] = 5; });
+  bis("f32_4x256xk_es0_8", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 4, t.box[1] = 256, t.es[0] = 8; });
+  bis("f32_256x3xk_es1_2", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 256, t.box[1] = 3, t.es[1] = 2; });
+  bis("f32_256x5xk_es1_4", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 256, t.box[1] = 5, t.es[1] = 4; });
+  bis("f32_256x7xk_es1_8", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 256, t.box[1] = 7, t.es[1] = 8; });
+  bis("f32_256x5xk_es2_2", 2, [](Tiled& t) { t.rank = 3, t.box[0] = 256, t.box[1] = 5, t.es[2] = 2; });
+
+  // cuTensorMapReplaceAddress on 128 bytes that no encoder wrote, and addresses of no allocation.
+  {
+    alignas(128) static unsigned char zero[256], ones[256];
+    memset(ones, 0xff, sizeof ones);
+    auto rep = [&](const char* name, void* map, void* a) {
+      CUresult r;
+      GUARDED(r, replaceAddr((CUtensorMap*)map, a));
+      show("replace", name, r);
+    };
+    rep("zero_map", zero, g + 16);
+    unsigned long long first;
+    memcpy(&first, zero, 8);
+    printf("replace zero_map: first 8 bytes hold the address: %s\n", first == (unsigned long long)(g + 16) ? "yes" : "no");
+    rep("ones_map", ones, g + 16);
+    rep("ones_map_addr_off8", ones, g + 8);
+    rep("addr_16", zero, (void*)16);
+    rep("addr_unmapped", zero, (void*)0x7f0000001230ull);
+  }
+
+  I2c ib = im2col_base(g);
+  IC("map_null", t.map = nullptr);
+  IC("addr_null", t.addr = nullptr);
+  IC("dim0_0", t.dim[0] = 0);
+  IC("dim1_2p32", t.dim[1] = 1ull << 32);
+  IC("dim0_2p32", t.dim[0] = 1ull << 32);
+  IC("dim3_2p32", t.dim[3] = 1ull << 32);
+  IC("dim1_2p31", t.dim[1] = 1ull << 31);
+  IC("dim1_2p31p1", t.dim[1] = (1ull << 31) + 1);
+  IC("stride100", t.str[0] = 100);
+  IC("stride0", t.str[0] = 0);
+  IC("stride2_2p40", t.str[2] = 1ull << 40);
+  IC("sw4", t.sw = 4, t.cpp = 32, t.dim[0] = 32);
+  IC("sw5", t.sw = 5, t.cpp = 32, t.dim[0] = 32);
+  IC("sw6", t.sw = 6, t.cpp = 32, t.dim[0] = 32);
+  IC("sw7", t.sw = 7);
+  IC("interleave3", t.il = 3);
+  IC("l2promo4", t.l2 = 4);
+  IC("oobfill2", t.fill = 2);
+  IC("dtype16", t.type = 16);
+  IC("packed_16u4a8", t.type = 13, t.cpp = 128, t.dim[0] = 128);
+  IC("packed_16u4a16", t.type = 14, t.cpp = 128, t.dim[0] = 128);
+  IC("il32_sw0_cpp8", t.il = 2, t.cpp = 8);
+  IC("il32_sw32_cpp8", t.il = 2, t.sw = 1, t.cpp = 8);
+  IC("il32_addr_off16", t.il = 2, t.sw = 1, t.cpp = 8, t.addr = g + 16);
+  IC("il32_stride48", t.il = 2, t.sw = 1, t.cpp = 8, t.str[0] = 48);
+  IC("il16_cpp2_8B", t.il = 1, t.cpp = 2);
+  IC("il16_cpp3_12B", t.il = 1, t.cpp = 3);
+  IC("il16_sw32_cpp16_64B", t.il = 1, t.sw = 1);
+  IC("il16_rank3", t.il = 1, t.rank = 3, t.dim[1] = 8, t.dim[2] = 2, t.str[1] = 512);
+  IC("es0_8", t.es[0] = 8);
+  IC("es1_8", t.es[1] = 8);
+  IC("cpp1_u8_1B", t.type = 0, t.cpp = 1);
+  IC("cpp16_u8_16B", t.type = 0, t.cpp = 16);
+  IC("cpp8_f16_16B", t.type = 6, t.cpp = 8);
+  IC("cpp2_f64_16B", t.type = 8, t.cpp = 2);
+  IC("fill_nan_f16", t.type = 6, t.fill = 1);
+  IC("unused_corner2_m200_200", t.lo[2] = -200, t.hi[2] = 200);
+  IC("area1_es2", t.lo[0] = 3, t.hi[0] = -4, t.es[1] = 2);
+  IC("area0_h", t.lo[1] = 4, t.hi[1] = -4);
+  IC("area1_w1_lo0_hi0", t.dim[1] = 1, t.lo[0] = 0, t.hi[0] = 0);
+  IC("area0_w1_lo0_hi-1", t.dim[1] = 1, t.lo[0] = 0, t.hi[0] = -1);
+  IC("r5_area0_d", t.rank = 5, t.lo[2] = 1, t.hi[2] = -1);
+  IC("r5_area1_d", t.rank = 5, t.lo[2] = 0, t.hi[2] = -1);
+  IC("r3_area0", t.rank = 3, t.dim[1] = 8, t.dim[2] = 2, t.str[1] = 512, t.lo[0] = 4, t.hi[0] = -4);
+  IC("cpp256_ppc229_es0_2", t.cpp = 256, t.dim[0] = 256, t.str[0] = 2048, t.str[1] = 16384, t.str[2] = 131072, t.ppc = 229, t.es[0] = 2);
+  // The largest pixelsPerColumn per type and channels.
+  struct { const char* name; int type, cpp, sw, il; } pc[] = {
+      {"f32_cpp256", 7, 256, 0, 0}, {"f32_cpp128", 7, 128, 0, 0}, {"f32_cpp64", 7, 64, 0, 0},
+      {"f32_cpp32", 7, 32, 0, 0},   {"f16_cpp256", 6, 256, 0, 0}, {"f16_cpp128", 6, 128, 0, 0},
+      {"u8_cpp256", 0, 256, 0, 0},  {"f64_cpp256", 8, 256, 0, 0}, {"f64_cpp128", 8, 128, 0, 0},
+      {"f32_cpp32_sw128", 7, 32, 3, 0}, {"f32_cpp4_il16", 7, 4, 0, 1}};
+  for (auto& c : pc) {
+    I2c t = ib;
+    t.type = c.type, t.cpp = c.cpp, t.sw = c.sw, t.il = c.il;
+    t.dim[0] = 256, t.str[0] = 2048, t.str[1] = 16384, t.str[2] = 131072;
+    printf("bisect im2col ppc %s: ppc <= %d\n", c.name, ppc_max(t));
+  }
+  // The largest and smallest spatial dimension for pairs of corners.
+  auto dmax = [&](const char* name, I2c t, int idx) {
+    unsigned long long d = dim_max(t, idx);
+    printf("bisect im2col dim %s: dim[%d] <= %llu (2^31%+lld)\n", name, idx, d, (long long)d - (1ll << 31));
+  };
+  auto corners = [&](int lo, int hi) { I2c t = ib; t.lo[0] = lo, t.hi[0] = hi; return t; };
+  dmax("c", ib, 0);
+  dmax("w", ib, 1);
+  dmax("h", ib, 2);
+  dmax("n", ib, 3);
+  dmax("w_lo0_hi0", corners(0, 0), 1);
+  dmax("w_lo-128_hi127", corners(-128, 127), 1);
+  dmax("w_lo-128_hi-1", corners(-128, -1), 1);
+  dmax("w_lo0_hi-1", corners(0, -1), 1);
+  dmax("w_lo5_hi0", corners(5, 0), 1);
+  dmax("w_lo-1_hi5", corners(-1, 5), 1);
+  dmax("w_lo-1_hi-128", corners(-1, -128), 1);
+  dmax("w_lo100_hi-100", corners(100, -100), 1);
+  dmax("w_lo127_hi127", corners(127, 127), 1);
+  { I2c t = ib; t.rank = 5, t.lo[2] = 3, t.hi[2] = 7; dmax("r5_d_lo3_hi7", t, 3); }
+  { I2c t = ib; t.rank = 5; dmax("r5_n", t, 4); }
+  { I2c t = ib; t.rank = 3, t.dim[2] = 2, t.str[1] = 512, t.lo[0] = -32768, t.hi[0] = 32767; dmax("r3_w_lo-32768_hi32767", t, 1); }
+  { I2c t = ib; t.rank = 3, t.dim[2] = 2, t.str[1] = 512, t.lo[0] = 32767, t.hi[0] = -32768; dmax("r3_w_lo32767_hi-32768", t, 1); }
+  { I2c t = ib; t.rank = 3, t.dim[2] = 2, t.str[1] = 512; dmax("r3_n", t, 2); }
+  auto dmin = [&](const char* name, I2c t) { printf("bisect im2col dim %s: dim[1] >= %llu\n", name, dim_min(t, 1)); };
+  dmin("w_lo100_hi-100", corners(100, -100));
+  dmin("w_lo100_hi50", corners(100, 50));
+  dmin("w_lo-100_hi-120", corners(-100, -120));
+  { I2c t = corners(100, -100); t.es[1] = 4; dmin("w_lo100_hi-100_es1_4", t); }
 }
 
 // One load through tma_load; returns false when nothing could be read back.
@@ -627,13 +856,14 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&dst, 64));
   // Parts to run, in order (argv[1], default all): a crash or sticky error in one part then
   // leaves the others to a separate run.
-  const char* parts = argc > 1 ? argv[1] : "12354";
+  const char* parts = argc > 1 ? argv[1] : "126354";
   for (const char* c = parts; *c; c++) {
     if (*c == '1') part1(g);
     if (*c == '2') part2(g);
     if (*c == '3') part3();
     if (*c == '4') part4();
     if (*c == '5') part5();
+    if (*c == '6') part6(g);
   }
   printf("end\n");
   return 0;
