@@ -43,3 +43,17 @@ inline void expect(bool ok, const char *what) {
     exit(2);
   }
 }
+
+// The native baseline of the GEMM programs: C = A B for n x n row-major floats, OpenMP over rows.
+inline void native_sgemm(int n, const float *a, const float *b, float *c) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) {
+    float *ci = c + i * n;
+    for (int j = 0; j < n; j++) ci[j] = 0;
+    for (int k = 0; k < n; k++) {
+      float aik = a[i * n + k];
+      const float *bk = b + k * n;
+      for (int j = 0; j < n; j++) ci[j] += aik * bk[j];
+    }
+  }
+}

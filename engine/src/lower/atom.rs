@@ -94,20 +94,8 @@ impl<'a> Prog<'a> {
         // executor resolves shared addresses in the cluster's shared memory (see `Mods::space`).
         let space = m.space();
         m.ignore_kinds(MEMORY_QUALIFIERS);
-        let ops = [
-            ("add", AtomOp::Add),
-            ("min", AtomOp::Min),
-            ("max", AtomOp::Max),
-            ("inc", AtomOp::Inc),
-            ("dec", AtomOp::Dec),
-            ("and", AtomOp::And),
-            ("or", AtomOp::Or),
-            ("xor", AtomOp::Xor),
-            ("exch", AtomOp::Exch),
-            ("cas", AtomOp::Cas),
-        ];
         let mut op = None;
-        for (w, o) in ops {
+        for (w, o) in AtomOp::WORDS {
             if m.take(w) {
                 op = Some(o);
             }

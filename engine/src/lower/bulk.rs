@@ -28,17 +28,11 @@ impl<'a> Prog<'a> {
         m: &mut Mods,
         tensor: bool,
     ) -> R<(AtomOp, Option<AtomTy>)> {
-        let ops = [
-            ("add", AtomOp::Add),
-            ("min", AtomOp::Min),
-            ("max", AtomOp::Max),
-            ("inc", AtomOp::Inc),
-            ("dec", AtomOp::Dec),
-            ("and", AtomOp::And),
-            ("or", AtomOp::Or),
-            ("xor", AtomOp::Xor),
-        ];
-        let Some(op) = ops.iter().find(|(w, _)| m.take(w)).map(|&(_, o)| o) else {
+        let reductions = &AtomOp::WORDS[..8];
+        let Some(op) = (reductions.iter())
+            .find(|(w, _)| m.take(w))
+            .map(|&(_, o)| o)
+        else {
             return unsupported(i);
         };
         let noftz = m.take("noftz");

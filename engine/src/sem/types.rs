@@ -14,6 +14,23 @@ pub enum AtomOp {
     Cas,
 }
 
+impl AtomOp {
+    /// Every operation with its PTX modifier word (`atom`/`red` take them all,
+    /// `cp.reduce.async.bulk` all but exch and cas).
+    pub const WORDS: [(&'static str, AtomOp); 10] = [
+        ("add", AtomOp::Add),
+        ("min", AtomOp::Min),
+        ("max", AtomOp::Max),
+        ("inc", AtomOp::Inc),
+        ("dec", AtomOp::Dec),
+        ("and", AtomOp::And),
+        ("or", AtomOp::Or),
+        ("xor", AtomOp::Xor),
+        ("exch", AtomOp::Exch),
+        ("cas", AtomOp::Cas),
+    ];
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomTy {
     U32,
