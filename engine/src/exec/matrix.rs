@@ -210,7 +210,20 @@ impl Warp {
             d: x.d_ty,
         };
         let kp = ka as usize;
+        // The float multiplicands of a dense mma, decoded once (each serves N or M elements).
+        let float = matches!(x.a_ty, El::F16 | El::Bf16 | El::Tf32) && x.sparse.is_none();
+        let (da, db) = match float {
+            true => (
+                mma::decode_all(x.a_ty, &packed),
+                mma::decode_all(x.b_ty, &b),
+            ),
+            false => (Vec::new(), Vec::new()),
+        };
         let dot = |r: usize, col: usize| {
+            if float {
+                let (ar, bc) = (&da[r * ku..][..ku], &db[col * ku..][..ku]);
+                return mma::dot_decoded(arch, types, ar, bc, c[r * nu + col]);
+            }
             let gathered: Vec<u64>;
             let (ar, bc) = if x.sparse.is_some() {
                 let bcol = &b[col * ku..col * ku + ku];
@@ -300,6 +313,11 @@ impl Warp {
             d: x.d_ty,
         };
         let per = (n / 2) as u32;
+        let float = matches!(x.a_ty, El::F16 | El::Bf16 | El::Tf32);
+        let (da, db) = match float {
+            true => (mma::decode_all(x.a_ty, &a), mma::decode_all(x.b_ty, &b)),
+            false => (Vec::new(), Vec::new()),
+        };
         // scale-d is uniform over the warpgroup; lane 0's is taken for all.
         let keep = get(regs, x.scale_d, 0) & 1 != 0;
         let dsrc: Vec<Src> = x.d.iter().map(|&r| Src::Reg(r)).collect();
@@ -313,9 +331,11 @@ impl Warp {
                 } else {
                     0
                 };
-                let v = match x.a_ty {
-                    El::F16 | El::Bf16 | El::Tf32 => mma::dot(arch, types, ar, bc, c),
-                    _ => mma::dot_int(x.a_ty, x.b_ty, ar, bc, c, x.sat),
+                let v = if float {
+                    let (r, col) = (r as usize, col as usize);
+                    mma::dot_decoded(arch, types, &da[r * k..][..k], &db[col * k..][..k], c)
+                } else {
+                    mma::dot_int(x.a_ty, x.b_ty, ar, bc, c, x.sat)
                 };
                 set_elem(&mut out, x.d_ty, i, v);
             }

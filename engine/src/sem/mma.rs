@@ -211,6 +211,16 @@ impl Special {
     }
 }
 
+/// A multiplicand decoded once for the many dot products it takes part in (`decode_all`,
+/// `dot_decoded`): an instruction's A row and B column each serve N or M elements of D.
+#[derive(Clone, Copy)]
+pub struct Decoded(Result<(bool, u64, i32, i32), Special>);
+
+/// The elements `v` of type `t`, decoded.
+pub fn decode_all(t: El, v: &[u64]) -> Vec<Decoded> {
+    v.iter().map(|&x| Decoded(decode(t, x))).collect()
+}
+
 /// An input element: its value as `m * 2^x` and its normalised exponent, or a special.
 fn decode(t: El, bits: u64) -> Result<(bool, u64, i32, i32), Special> {
     let bits = if t == El::Tf32 {
@@ -245,13 +255,8 @@ fn decode(t: El, bits: u64) -> Result<(bool, u64, i32, i32), Special> {
 }
 
 /// One block of the truncated fused dot-product-add (`t_fdpa` of the model).
-fn block(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
-    let Types {
-        a: at,
-        b: bt,
-        c: ct,
-        d: dt,
-    } = t;
+fn block(arch: Arch, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
+    let Types { c: ct, d: dt, .. } = t;
     let e_zero = arch.e_zero(dt);
     let mut special = Special::None;
     let mut terms = [Term {
@@ -261,8 +266,8 @@ fn block(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
         e: 0,
     }; 33];
     let mut n = 0;
-    for (&x, &y) in a.iter().zip(b) {
-        match (decode(at, x), decode(bt, y)) {
+    for (x, y) in a.iter().zip(b) {
+        match (x.0, y.0) {
             (Err(s), Err(t)) => special = special.add(mul_special(s, t)),
             (Err(s), Ok((ny, my, ..))) | (Ok((ny, my, ..)), Err(s)) => {
                 // inf * 0 is NaN, inf * x an infinity; NaN stays NaN.
@@ -356,6 +361,11 @@ fn canonical_nan(t: El) -> u64 {
 /// One element of D for the floating-point types narrower than f64: `a` and `b` are the K
 /// elements of A's row and B's column as bit patterns, `c` C's element.
 pub fn dot(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
+    dot_decoded(arch, t, &decode_all(t.a, a), &decode_all(t.b, b), c)
+}
+
+/// [`dot`] of multiplicands decoded by [`decode_all`].
+pub fn dot_decoded(arch: Arch, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
     let l = (arch.block_bytes() * 8 / t.a.bits() as usize)
         .min(a.len())
         .max(1);
