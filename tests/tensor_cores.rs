@@ -194,11 +194,7 @@ fn tma_out_of_bound_loads_match_an_h200() {
     }
     let mut got = Vec::new();
     for c in &cases {
-        let out = Command::new(&exe)
-            .args(c)
-            .env("LD_PRELOAD", &shim().library)
-            .output()
-            .unwrap();
+        let out = run_preloaded_args(&exe, c);
         got.extend(
             String::from_utf8_lossy(&out.stdout)
                 .lines()

@@ -3,7 +3,6 @@
 //! the GPU (scripts/ground-truth/run.sh), runs on the shim, and each answer must be the one
 //! recorded in scripts/ground-truth/results/tma-h200.txt.
 
-use std::process::Command;
 use tests::*;
 
 /// The lines of the probe's argument checks and bisections (its parts 1, 2 and 6).
@@ -39,11 +38,7 @@ fn tensor_map_encoders_answer_as_an_h200() {
         })
         .collect();
     assert!(want.len() > 300, "{} answers recorded", want.len());
-    let out = Command::new(&exe)
-        .arg("126")
-        .env("LD_PRELOAD", &shim().library)
-        .output()
-        .expect("run tma_probe");
+    let out = run_preloaded_args(&exe, &["126"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.ends_with("end\n"),
@@ -102,11 +97,7 @@ fn im2col_and_multicast_copies_match_an_h200() {
     assert!(want.len() > 90, "{} lines recorded", want.len());
     let mut got = Vec::new();
     for part in ["5", "4"] {
-        let out = Command::new(&exe)
-            .arg(part)
-            .env("LD_PRELOAD", &shim().library)
-            .output()
-            .expect("run tma_probe");
+        let out = run_preloaded_args(&exe, &[part]);
         got.extend(copies(&String::from_utf8_lossy(&out.stdout)));
     }
     assert_eq!(got, want);

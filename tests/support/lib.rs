@@ -187,6 +187,15 @@ pub fn run_preloaded(exe: &Path, envs: &[(&str, &str)]) -> Output {
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()))
 }
 
+/// [`run_preloaded`] with command-line arguments.
+pub fn run_preloaded_args<S: AsRef<std::ffi::OsStr>>(exe: &Path, args: &[S]) -> Output {
+    Command::new(exe)
+        .args(args)
+        .env("LD_PRELOAD", &shim().library)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()))
+}
+
 /// Asserts that a test program exited 0 and printed its `PASS` line; shows its output if not.
 pub fn assert_pass(what: &str, out: &Output) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

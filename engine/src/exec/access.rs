@@ -440,25 +440,31 @@ pub(super) unsafe fn write_sized(p: *mut u8, size: u8, v: u64) {
 /// value. Global memory is shared between host threads, so these are real host atomics.
 #[inline]
 pub(super) fn atomic(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
+    atomic_update(p, atom_width(ty), |o| rmw(op, ty, o, a, b))
+}
+
+/// Replaces the `width`-byte value at `p` (checked, naturally aligned, shared between host
+/// threads) by `new` of it, atomically; returns the old value.
+#[inline]
+pub(super) fn atomic_update(p: *mut u8, width: u8, new: impl Fn(u64) -> u64) -> u64 {
     use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::SeqCst};
-    match atom_width(ty) {
+    match width {
         2 => {
             // SAFETY: p is 2-byte aligned (checked by resolve) and inside live memory.
             let at = unsafe { AtomicU16::from_ptr(p as *mut u16) };
-            at.fetch_update(SeqCst, SeqCst, |o| Some(rmw(op, ty, o as u64, a, b) as u16))
+            at.fetch_update(SeqCst, SeqCst, |o| Some(new(o as u64) as u16))
                 .unwrap() as u64
         }
         4 => {
             // SAFETY: p is 4-byte aligned (checked by resolve) and inside live memory.
             let at = unsafe { AtomicU32::from_ptr(p as *mut u32) };
-            at.fetch_update(SeqCst, SeqCst, |o| Some(rmw(op, ty, o as u64, a, b) as u32))
+            at.fetch_update(SeqCst, SeqCst, |o| Some(new(o as u64) as u32))
                 .unwrap() as u64
         }
         _ => {
             // SAFETY: p is 8-byte aligned (checked by resolve) and inside live device memory.
             let at = unsafe { AtomicU64::from_ptr(p as *mut u64) };
-            at.fetch_update(SeqCst, SeqCst, |o| Some(rmw(op, ty, o, a, b)))
-                .unwrap()
+            at.fetch_update(SeqCst, SeqCst, |o| Some(new(o))).unwrap()
         }
     }
 }
@@ -480,11 +486,20 @@ pub(super) fn atomic128(p: *mut u8, new: impl Fn(u128) -> u128) -> u128 {
 /// `p` must be valid for reading and writing the type's width, and accessed by no other thread.
 #[inline]
 pub(super) unsafe fn atomic_private(p: *mut u8, op: AtomOp, ty: AtomTy, a: u64, b: u64) -> u64 {
-    let w = atom_width(ty);
+    // SAFETY: the caller's promise.
+    unsafe { update_private(p, atom_width(ty), |o| rmw(op, ty, o, a, b)) }
+}
+
+/// [`atomic_update`] on memory only this host thread touches (see [`atomic_private`]).
+///
+/// # Safety
+/// `p` must be valid for reading and writing `width` bytes, and accessed by no other thread.
+#[inline]
+pub(super) unsafe fn update_private(p: *mut u8, width: u8, new: impl Fn(u64) -> u64) -> u64 {
     // SAFETY: the caller guarantees the range and exclusivity.
     unsafe {
-        let old = read_sized(p, w, false);
-        write_sized(p, w, rmw(op, ty, old, a, b));
+        let old = read_sized(p, width, false);
+        write_sized(p, width, new(old));
         old
     }
 }

@@ -5,16 +5,15 @@
 //! on stores) or the column of an im2col load (`crate::sem::im2col`), and place each element
 //! in shared memory by the map's swizzle.
 
-use super::access::{atomic, atomic_private, read_sized};
+use super::access::{atomic_update, read_sized, update_private};
 use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
 use crate::ir::*;
 use crate::sem::addr::{CLUSTER_OFFSET_MASK, CLUSTER_RANK_SHIFT};
-use crate::sem::atomic::atom_width;
+use crate::sem::atomic::{add_f32_ftz, atom_width, rmw};
 use crate::sem::im2col::Walk;
 use crate::tensormap::{self, Map};
-use std::sync::atomic::Ordering::SeqCst;
 
 /// The shared address `a` (of this CTA or one of the cluster's) at the same offset in the CTA
 /// of rank `r`.
@@ -56,36 +55,14 @@ unsafe fn reduce_element(s: *const u8, d: *mut u8, space: MSpace, op: AtomOp, ty
     // SAFETY: the caller's promise.
     unsafe {
         let a = read_sized(s, w, false);
-        if (op, ty) == (AtomOp::Add, AtomTy::F32) {
-            // The f32 add flushes subnormal inputs and results to zero (ISA 9.7.9.25.4.2).
-            let x = f32::from_bits(flush_f32(a as u32));
-            let add = |o: u32| flush_f32((f32::from_bits(flush_f32(o)) + x).to_bits());
-            if space == MSpace::Shared {
-                let p = d as *mut u32;
-                p.write(add(p.read()));
-            } else {
-                let at = std::sync::atomic::AtomicU32::from_ptr(d as *mut u32);
-                let _ = at.fetch_update(SeqCst, SeqCst, |o| Some(add(o)));
-            }
-            return;
-        }
+        let new = |o| match (op, ty) {
+            (AtomOp::Add, AtomTy::F32) => add_f32_ftz(o, a),
+            _ => rmw(op, ty, o, a, 0),
+        };
         match space {
-            MSpace::Shared => {
-                atomic_private(d, op, ty, a, 0);
-            }
-            _ => {
-                atomic(d, op, ty, a, 0);
-            }
-        }
-    }
-}
-
-/// An f32 with a subnormal value flushed to zero of its sign.
-fn flush_f32(v: u32) -> u32 {
-    if v & 0x7f80_0000 == 0 {
-        v & 0x8000_0000
-    } else {
-        v
+            MSpace::Shared => update_private(d, w, new),
+            _ => atomic_update(d, w, new),
+        };
     }
 }
 

@@ -186,10 +186,11 @@ impl Warp {
         // gathered to the columns the metadata names (`picked`, per row of A). The tensor
         // core then sums K/2 products, not K (so a k32 f16 mma.sp is one 32-byte block where
         // the dense k32 is two: an H200 agrees, scripts/ground-truth/results).
-        let mut picked = vec![0u32; (m * ka) as usize];
+        let mut picked = Vec::new();
         match x.sparse {
             None => {}
             Some((meta, sel)) => {
+                picked = vec![0u32; (m * ka) as usize];
                 let bits = x.a_ty.bits();
                 for r in 0..m {
                     for j in 0..k / sparse_chunk(bits) {

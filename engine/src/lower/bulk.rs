@@ -9,16 +9,6 @@
 
 use super::*;
 
-/// Whether an instruction names the `.b64` type.
-fn t_is_b64(i: &Instruction) -> bool {
-    i.mods.iter().any(|w| w == "b64")
-}
-
-/// Whether a copy's first state space (its destination) is global memory.
-fn dst_w_is_global(spaces: &[&str]) -> bool {
-    spaces.first() == Some(&"global")
-}
-
 impl<'a> Prog<'a> {
     /// The operation and element type of `cp.reduce.async.bulk` (9.7.9.25.4.2): a linear one
     /// names its type; a tensor one takes its map's (None here).
@@ -131,26 +121,25 @@ impl<'a> Prog<'a> {
             m.take("tile");
         }
         m.done()?;
-        // im2col runs from global to shared memory, in 3 to 5 dimensions.
-        if im2col && (dst_w_is_global(&spaces) || dims < 3) {
-            return unsupported(i);
-        }
         let [dst_w, src_w] = spaces[..] else {
             return unsupported(i);
         };
         let to_global = dst_w == "global";
+        // im2col runs from global to shared memory, in 3 to 5 dimensions.
+        if im2col && (to_global || dims < 3) {
+            return unsupported(i);
+        }
         // Reductions go from shared memory to global memory, or (linear ones) to a CTA of
         // the cluster.
         if red.is_some() && (src_w == "global" || im2col || multicast) {
             return unsupported(i);
         }
         // Into a CTA's shared memory: add of u32/s32/u64, min/max of u32/s32, inc/dec, b32
-        // bitwise operations.
+        // bitwise operations (a 64-bit add is `.u64`: `bulk_reduction` takes no `.b64` add).
         if let (Some((op, Some(ty))), false) = (red, to_global) {
-            use AtomOp::*;
             let ok = match ty {
                 AtomTy::U32 | AtomTy::S32 => true,
-                AtomTy::U64 => op == Add && !t_is_b64(i),
+                AtomTy::U64 => op == AtomOp::Add,
                 _ => false,
             };
             if !ok {

@@ -103,6 +103,22 @@ pub fn rmw(op: AtomOp, ty: AtomTy, old: u64, a: u64, b: u64) -> u64 {
     }
 }
 
+/// The f32 add of `cp.reduce.async.bulk` (9.7.9.25.4.2): rounded to nearest, subnormal inputs
+/// and results flushed to the zero of their sign.
+pub fn add_f32_ftz(old: u64, a: u64) -> u64 {
+    let flush = |x: u64| {
+        if sf::F32.is_subnormal(x) {
+            x & sf::F32.sign_bit()
+        } else {
+            x
+        }
+    };
+    // The add itself as `rmw`'s f32 add computes it.
+    let sum = f32::from_bits(flush(old & 0xffff_ffff) as u32)
+        + f32::from_bits(flush(a & 0xffff_ffff) as u32);
+    flush(sum.to_bits() as u64)
+}
+
 /// min/max of two f16 or bf16 values as `min`/`max` on half types define them: a NaN operand
 /// yields the other one, two NaNs the canonical NaN, and -0.0 is below +0.0.
 fn half_minmax(f: sf::Fmt, a: u64, b: u64, max: bool) -> u64 {

@@ -392,6 +392,7 @@ pub fn dot_f8(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
         Err(Special::Inf(neg)) => sf::F16.inf(neg),
         Err(_) => 0x7fff,
     };
+    // The pairs with `k / 2` even (`odd` 0) or odd, converted.
     let half = |odd: u64| -> (Vec<u64>, Vec<u64>) {
         (0..a.len())
             .filter(|k| (*k as u64 / 2) % 2 == odd)
@@ -403,17 +404,14 @@ pub fn dot_f8(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
         b: El::F16,
         ..t
     };
-    let (a1, b1) = half(F8_FIRST);
-    let (a2, b2) = half(1 - F8_FIRST);
+    let (a1, b1) = half(0);
+    let (a2, b2) = half(1);
     let acc = Types { c: t.d, ..f16 };
     let d1 = dot(arch, acc, &a1, &b1, 0);
     let d2 = dot(arch, acc, &a2, &b2, d1);
     // C joins last, in one IEEE addition (FADD, or HADD2 for f16).
     sf::add(t.d.fmt(), c, d2, Mode::Rn)
 }
-
-/// Which pairs of an f8 mma's K the first of its two f16 mmas takes (see `dot_f8`).
-const F8_FIRST: u64 = 0;
 
 /// One element of D for `mma.m8n8k4` with `.f16` multiplicands (sm_70's quad-pair shape) as
 /// sm_90 runs it: ptxas emulates it with f32 arithmetic (SASS read on an H200), the products
