@@ -1,9 +1,9 @@
 //! Texture objects and the texture unit's sampling: the driver registers each texture object's
-//! resource and sampler under its 64-bit handle (`cuTexObjectCreate`), and `tex`/`tld4` look
-//! the handle up and sample as the CUDA Programming Guide's "Texture Fetching" appendix says:
-//! coordinates scaled to texels when normalised, the address mode applied, point sampling of
-//! the texel under the coordinate, or linear filtering between the two (four, eight)
-//! neighbours with weights in 9-bit fixed point with 8 fractional bits.
+//! resource and sampler under its 64-bit handle (`cuTexObjectCreate`), and `tex`, `tld4` and
+//! `txq` look the handle up and sample as the CUDA Programming Guide's "Texture Fetching"
+//! appendix says: coordinates scaled to texels when normalised, the address mode applied, point
+//! sampling of the texel under the coordinate, or linear filtering between the two (four,
+//! eight) neighbours with weights in 9-bit fixed point with 8 fractional bits.
 //!
 //! Measured on an H100 (scripts/ground-truth/results/tex-h100.txt, matched bit for bit by the
 //! tests): a weight rounds to the nearest 1/256, half a step up; an 8-bit normalised texel
@@ -11,7 +11,21 @@
 //! 16 bits; the border colour is stored in the texel format. Not matched yet: linear filtering
 //! over a footprint mixing border and texels (within 3e-4), and 6 of 24 probed trilinear
 //! fetches (within one weight step; see the tests).
+//!
+//! Geometries beyond 1-3 dimensions follow the ISA (9.7.10.3) and the Programming Guide:
+//! a layered texture's layer index picks one slice, clamped to the layers there are; a
+//! cubemap's direction picks a face by its major axis and projects the other two coordinates
+//! onto it (the guide's cubemap table, which is OpenGL's). Mipmapped textures pick their level
+//! from an explicit level or from the gradients, as OpenGL's level-of-detail rule does (the
+//! guide gives no formula): `lambda = log2(rho) + bias`, rho the longer of the two gradient
+//! vectors in texels of level 0, clamped to the sampler's level range. Measured on an H100
+//! (scripts/ground-truth/results/tex2-h100.txt, compared line by line by tests/textures.rs):
+//! the cube faces and their ties, layer clamping, the nearest level (half rounds up), the
+//! level fraction (truncated to 8 bits for an explicit level, rounded for gradients), sRGB in
+//! half precision. Not matched yet: trilinear filtering (linear texels on two levels) within
+//! 0.0625 on values near 1000, and filtered sRGB within 5e-4.
 
+use crate::sem::softfloat::{self, Mode};
 use once_cell::sync::Lazy;
 use parking_lot::RwLock;
 use std::collections::HashMap;
@@ -60,16 +74,118 @@ impl Channel {
     }
 }
 
+/// The texels of one mipmap level (the only one of a texture without mipmaps).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Level {
+    /// Device address of texel (0, 0, 0) of layer 0.
+    pub base: u64,
+    /// Texels in each dimension (1 for the dimensions the resource lacks; a layered texture's
+    /// depth is 1, its layers are [`Texture::layers`]).
+    pub size: [u32; 3],
+    /// Bytes from one row to the next, and from one slice (3-D) or layer to the next.
+    pub row_pitch: u64,
+    pub slice_pitch: u64,
+}
+
+impl Level {
+    /// Bytes of device memory the level spans from `base`, with `slices` slices or layers.
+    pub fn extent(&self, texel: u64, slices: u32) -> u64 {
+        (slices.max(1) as u64 - 1) * self.slice_pitch
+            + (self.size[1] as u64 - 1) * self.row_pitch
+            + self.size[0] as u64 * texel
+    }
+}
+
+/// The geometry a `tex`/`tld4`/`txq` names (ISA 9.7.10.3): how its coordinate vector reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Geom {
+    D1,
+    D2,
+    D3,
+    /// Layered: the first coordinate is the layer, then 1 or 2 texture coordinates.
+    A1,
+    A2,
+    /// A direction (s, t, r) onto the six faces.
+    Cube,
+    /// The first coordinate picks a cubemap of the array, then the direction.
+    ACube,
+}
+
+impl Geom {
+    /// The texture coordinates after the layer index (the direction's three for cubes).
+    pub fn dims(self) -> usize {
+        match self {
+            Geom::D1 | Geom::A1 => 1,
+            Geom::D2 | Geom::A2 => 2,
+            Geom::D3 | Geom::Cube | Geom::ACube => 3,
+        }
+    }
+
+    /// Whether the coordinate vector starts with an array index.
+    pub fn indexed(self) -> bool {
+        matches!(self, Geom::A1 | Geom::A2 | Geom::ACube)
+    }
+
+    pub fn cube(self) -> bool {
+        matches!(self, Geom::Cube | Geom::ACube)
+    }
+}
+
+/// The level of detail a fetch asks for (ISA 9.7.10.2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lod {
+    /// `.base`: level 0, whatever the sampler says.
+    Base,
+    /// `.level`: this level (plus the sampler's bias).
+    Level(f32),
+    /// `.grad`: the level the partials dP/dx and dP/dy give (in the coordinates' units).
+    Grad([f32; 3], [f32; 3]),
+}
+
+/// One fetch, as `tex`/`tld4` give it: the raw coordinates of its geometry, after the array
+/// index, the index, the integer offset (texels, ISA: -8..7) and the level of detail.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fetch {
+    pub geom: Geom,
+    pub coords: [f32; 3],
+    pub index: u32,
+    pub offset: [i32; 3],
+    pub lod: Lod,
+}
+
+impl Fetch {
+    /// A fetch of level 0 at `coords` of `dims` dimensions, no offset.
+    pub fn at(dims: usize, coords: [f32; 3]) -> Fetch {
+        let geom = [Geom::D1, Geom::D2, Geom::D3][dims.clamp(1, 3) - 1];
+        Fetch {
+            geom,
+            coords,
+            index: 0,
+            offset: [0; 3],
+            lod: Lod::Base,
+        }
+    }
+}
+
+/// The sampler's mipmap fields (`CUDA_TEXTURE_DESC`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mip {
+    pub filter: Filter,
+    pub bias: f32,
+    pub min: f32,
+    pub max: f32,
+}
+
 /// One texture object: where its texels are and how it samples.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Texture {
-    /// Device address of texel (0, 0, 0).
-    pub base: u64,
-    /// Texels in each dimension (1 for the dimensions the resource lacks).
-    pub size: [u32; 3],
-    /// Bytes from one row to the next, and from one slice (layer) to the next.
-    pub row_pitch: u64,
-    pub slice_pitch: u64,
+    /// Level 0 first; one level unless the resource is a mipmapped array.
+    pub levels: Vec<Level>,
+    /// Whether the resource is a mipmapped array (`txq.num_mipmap_levels`).
+    pub mipmapped: bool,
+    /// Layers of a layered resource (a cubemap's faces count, six per cubemap); 0 if none.
+    pub layers: u32,
+    pub cubemap: bool,
     pub channel: Channel,
     /// Channels per texel: 1, 2 or 4.
     pub channels: u8,
@@ -81,15 +197,47 @@ pub struct Texture {
     /// (`cudaReadModeNormalizedFloat`); else as the integers themselves.
     pub read_normalized: bool,
     pub border: [f32; 4],
+    pub mip: Mip,
+    /// 8-bit colour channels (not alpha) are sRGB-encoded: read through the sRGB curve.
+    pub srgb: bool,
 }
 
 impl Texture {
-    /// Bytes of device memory the texels span, from `base`.
-    pub fn extent(&self) -> u64 {
-        let texel = (self.channel.bytes() * self.channels as usize) as u64;
-        (self.size[2] as u64 - 1) * self.slice_pitch
-            + (self.size[1] as u64 - 1) * self.row_pitch
-            + self.size[0] as u64 * texel
+    /// A texture of one level with the default sampler (clamp, point, texel coordinates).
+    pub fn new(level: Level, channel: Channel, channels: u8) -> Texture {
+        Texture {
+            levels: vec![level],
+            mipmapped: false,
+            layers: 0,
+            cubemap: false,
+            channel,
+            channels,
+            address: [AddressMode::Clamp; 3],
+            filter: Filter::Point,
+            normalized_coords: false,
+            read_normalized: false,
+            border: [0.0; 4],
+            mip: Mip {
+                filter: Filter::Point,
+                bias: 0.0,
+                min: 0.0,
+                max: 0.0,
+            },
+            srgb: false,
+        }
+    }
+
+    /// Bytes per texel.
+    pub fn texel_bytes(&self) -> u64 {
+        (self.channel.bytes() * self.channels as usize) as u64
+    }
+
+    /// Every level's texels still lie in live device memory.
+    pub fn live(&self) -> bool {
+        let slices = |l: &Level| l.size[2].max(self.layers);
+        self.levels
+            .iter()
+            .all(|l| crate::mem::contains(l.base, l.extent(self.texel_bytes(), slices(l))))
     }
 
     /// Whether fetches return floats (a float format, or integers read normalised).
@@ -115,6 +263,23 @@ pub fn lookup(handle: u64) -> Option<Arc<Texture>> {
     TEXTURES.read().get(&handle).cloned()
 }
 
+/// An 8-bit sRGB-encoded value in [0, 1] as linear intensity: the sRGB standard's curve, which
+/// the Programming Guide's `sRGB` flag names, rounded to half precision (measured on an H100:
+/// point fetches of 64/255 and 128/255 give the f16 of the curve).
+fn srgb_to_linear(c: f32) -> f32 {
+    let l = if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    };
+    half(l)
+}
+
+/// `v` rounded to the nearest f16, as an f32.
+fn half(v: f32) -> f32 {
+    softfloat::to_f64(softfloat::F16, to_f16(v) as u64) as f32
+}
+
 /// One channel value as the fetch returns it: float bits, or the integer.
 fn read_channel(t: &Texture, p: *const u8) -> f32 {
     // SAFETY: the caller passes a pointer inside the texture's checked extent.
@@ -123,7 +288,7 @@ fn read_channel(t: &Texture, p: *const u8) -> f32 {
             Channel::F32 => (p as *const f32).read_unaligned(),
             Channel::F16 => {
                 let h = (p as *const u16).read_unaligned();
-                crate::sem::softfloat::to_f64(crate::sem::softfloat::F16, h as u64) as f32
+                softfloat::to_f64(softfloat::F16, h as u64) as f32
             }
             Channel::U8 => {
                 let v = p.read() as f32;
@@ -192,25 +357,51 @@ fn address(i: i64, n: i64, mode: AddressMode) -> Option<i64> {
     }
 }
 
-/// A coordinate in texels along one dimension. Unnormalised coordinates only clamp or use the
-/// border: wrap and mirror act as clamp (Programming Guide, texture fetching).
-fn texel_coord(t: &Texture, x: f32, d: usize) -> (f32, AddressMode) {
-    let n = t.size[d] as f32;
-    let mode = t.address[d];
-    if !t.normalized_coords {
-        let mode = match mode {
-            AddressMode::Wrap | AddressMode::Mirror => AddressMode::Clamp,
-            m => m,
-        };
-        return (x, mode);
-    }
-    (x * n, mode)
+/// Where one fetch reads: the level, whether its coordinates are normalised (a cube face's
+/// always are), the slice its layer or face is, and the address modes.
+#[derive(Clone, Copy)]
+struct Site<'t> {
+    level: &'t Level,
+    normalized: bool,
+    slice: i64,
+    address: [AddressMode; 3],
 }
 
-/// The host address of texel `(i, j, k)` (in range).
-fn texel_addr(t: &Texture, i: i64, j: i64, k: i64) -> usize {
-    (t.base + k as u64 * t.slice_pitch + j as u64 * t.row_pitch) as usize
-        + i as usize * t.channel.bytes() * t.channels as usize
+impl Site<'_> {
+    /// A coordinate in texels along dimension `d`, and its address mode. Unnormalised
+    /// coordinates only clamp or use the border: wrap and mirror act as clamp (Programming
+    /// Guide, texture fetching).
+    fn texel_coord(&self, x: f32, d: usize) -> (f32, AddressMode) {
+        let n = self.level.size[d] as f32;
+        let mode = self.address[d];
+        if !self.normalized {
+            let mode = match mode {
+                AddressMode::Wrap | AddressMode::Mirror => AddressMode::Clamp,
+                m => m,
+            };
+            return (x, mode);
+        }
+        (x * n, mode)
+    }
+
+    fn size(&self, d: usize) -> i64 {
+        self.level.size[d] as i64
+    }
+
+    /// The first `dims` indices `at` are the texel; the others are 0, or the slice along z.
+    fn fill(&self, dims: usize) -> [Option<i64>; 3] {
+        let mut at = [Some(0); 3];
+        if dims < 3 {
+            at[2] = Some(self.slice);
+        }
+        at
+    }
+}
+
+/// The host address of texel `(i, j, k)` of `lv` (in range; k a slice or layer).
+fn texel_addr(t: &Texture, lv: &Level, i: i64, j: i64, k: i64) -> usize {
+    (lv.base + k as u64 * lv.slice_pitch + j as u64 * lv.row_pitch) as usize
+        + i as usize * t.texel_bytes() as usize
 }
 
 /// A border colour channel as the texture holds it: stored in the texel's format, so rounded to
@@ -234,6 +425,7 @@ fn border_channel(t: &Texture, b: f32) -> f32 {
 /// address; a missing channel is `missing`'s, and a texel outside (`None`) is `border()`.
 fn channels<V: Copy>(
     t: &Texture,
+    lv: &Level,
     at: [Option<i64>; 3],
     missing: [V; 4],
     border: impl FnOnce() -> [V; 4],
@@ -242,7 +434,7 @@ fn channels<V: Copy>(
     let [Some(i), Some(j), Some(k)] = at else {
         return border();
     };
-    let (p, cb) = (texel_addr(t, i, j, k), t.channel.bytes());
+    let (p, cb) = (texel_addr(t, lv, i, j, k), t.channel.bytes());
     let mut v = missing;
     for (c, v) in v.iter_mut().enumerate().take(t.channels as usize) {
         *v = read((p + c * cb) as *const u8);
@@ -250,16 +442,23 @@ fn channels<V: Copy>(
     v
 }
 
-/// Fetches the texel at integer coordinates `(i, j, k)` (after addressing) as 4 channels; a
-/// missing channel reads 0, a missing alpha 1.
-fn texel(t: &Texture, at: [Option<i64>; 3]) -> [f32; 4] {
-    channels(
+/// Fetches the texel at `at` (after addressing) as 4 channels; a missing channel reads 0, a
+/// missing alpha 1.
+fn texel(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [f32; 4] {
+    let mut v = channels(
         t,
+        lv,
         at,
         [0.0, 0.0, 0.0, 1.0],
         || t.border.map(|b| border_channel(t, b)),
         |p| read_channel(t, p),
-    )
+    );
+    if t.srgb && at.iter().all(Option::is_some) {
+        for c in v.iter_mut().take((t.channels as usize).min(3)) {
+            *c = srgb_to_linear(*c);
+        }
+    }
+    v
 }
 
 /// The filtering weight of `x` (in texels, minus a half) in 9-bit fixed point, in 1/256: the
@@ -282,45 +481,242 @@ fn unorm16(t: &Texture, p: *const u8) -> Option<u64> {
     }
 }
 
-/// `tex` with float results: samples `t` at `coords` (x, y, z; the unused ones ignored) for a
-/// texture of `dims` dimensions. Integer textures read as integers return their values
-/// converted to float here; [`fetch_bits`] gives their bits.
-pub fn sample(t: &Texture, dims: usize, coords: [f32; 3]) -> [f32; 4] {
+/// [`texel`] of an unsigned normalised texture as 16-bit fractions (the border colour and the
+/// missing channels too).
+fn texel_fixed(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [u64; 4] {
+    let border = || {
+        t.border
+            .map(|b| (border_channel(t, b).clamp(0.0, 1.0) * 65535.0).round() as u64)
+    };
+    channels(t, lv, at, [0, 0, 0, 65535], border, |p| {
+        unorm16(t, p).unwrap_or(0)
+    })
+}
+
+/// The six faces of a cubemap (the Programming Guide's cubemap table, OpenGL's): for each,
+/// the axis of the direction that is major, and the face's s and t before the divide by the
+/// major magnitude, as coefficients of (x, y, z).
+const FACES: [(usize, [f32; 3], [f32; 3]); 6] = [
+    (0, [0.0, 0.0, -1.0], [0.0, -1.0, 0.0]),
+    (0, [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]),
+    (1, [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
+    (1, [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]),
+    (2, [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]),
+    (2, [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]),
+];
+
+fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The face a cubemap direction points at: the major axis picks it in the order +x, -x, +y,
+/// -y, +z, -z. Ties go to z, then y (measured on an H100: (1, 1, 1) reads face +z and
+/// (-1, -1, 0.999) face -y; the ISA leaves them open).
+fn cube_face(d: [f32; 3]) -> usize {
+    let [ax, ay, az] = d.map(f32::abs);
+    let (axis, v) = if az >= ax && az >= ay {
+        (2, d[2])
+    } else if ay >= ax {
+        (1, d[1])
+    } else {
+        (0, d[0])
+    };
+    2 * axis + (v < 0.0) as usize
+}
+
+/// The (s, t) in [0, 1] that direction `d` reaches on face `f`: `(sc / |ma| + 1) / 2`.
+fn cube_st(f: usize, d: [f32; 3]) -> [f32; 2] {
+    let (axis, sc, tc) = FACES[f];
+    let ma = d[axis].abs();
+    [
+        (dot3(sc, d) / ma + 1.0) * 0.5,
+        (dot3(tc, d) / ma + 1.0) * 0.5,
+    ]
+}
+
+/// How (s, t) on face `f` changes when direction `d` changes by `dd` (the derivative of
+/// [`cube_st`]), for the level of detail of `tex.grad.cube`.
+fn cube_st_grad(f: usize, d: [f32; 3], dd: [f32; 3]) -> [f32; 2] {
+    let (axis, sc, tc) = FACES[f];
+    let sign = if f % 2 == 0 { 1.0 } else { -1.0 };
+    let (ma, dma) = (sign * d[axis], sign * dd[axis]);
+    let g = |c: [f32; 3]| 0.5 * (dot3(c, dd) * ma - dot3(c, d) * dma) / (ma * ma);
+    [g(sc), g(tc)]
+}
+
+/// A fetch placed on the texture: the coordinates on one image of `dims` dimensions, the slice
+/// (layer or cube face) it reads, how its coordinates scale, and its gradients in the same
+/// units.
+#[derive(Clone, Copy)]
+struct Placed {
+    dims: usize,
+    coords: [f32; 3],
+    slice: i64,
+    normalized: bool,
+    address: [AddressMode; 3],
+    grad: Option<([f32; 3], [f32; 3])>,
+}
+
+/// Places `f` on `t`: a layer index is clamped to the layers there are (the ISA does not say
+/// what a larger one reads; OpenGL and Direct3D clamp); a cube direction becomes its face's
+/// normalised (s, t), and reads clamp at the face's edges (seamless filtering across faces is
+/// refused by the driver).
+fn place(t: &Texture, f: &Fetch) -> Placed {
+    let layers = t.layers.max(1) as i64;
+    let grad = match f.lod {
+        Lod::Grad(dx, dy) => Some((dx, dy)),
+        _ => None,
+    };
+    let plain = |dims: usize, slice: i64| Placed {
+        dims,
+        coords: f.coords,
+        slice,
+        normalized: t.normalized_coords,
+        address: t.address,
+        grad,
+    };
+    match f.geom {
+        Geom::D1 | Geom::D2 | Geom::D3 => plain(f.geom.dims(), 0),
+        Geom::A1 | Geom::A2 => plain(f.geom.dims(), (f.index as i64).min(layers - 1)),
+        Geom::Cube | Geom::ACube => {
+            let cubes = (layers / 6).max(1);
+            let cube = if f.geom == Geom::ACube {
+                (f.index as i64).min(cubes - 1)
+            } else {
+                0
+            };
+            let face = cube_face(f.coords);
+            let [s, tt] = cube_st(face, f.coords);
+            let grad = grad.map(|(dx, dy)| {
+                let g = |d: [f32; 3]| {
+                    let [a, b] = cube_st_grad(face, f.coords, d);
+                    [a, b, 0.0]
+                };
+                (g(dx), g(dy))
+            });
+            Placed {
+                dims: 2,
+                coords: [s, tt, 0.0],
+                slice: cube * 6 + face as i64,
+                normalized: true,
+                address: [AddressMode::Clamp; 3],
+                grad,
+            }
+        }
+    }
+}
+
+/// The level of detail before clamping: `None` for level 0 outright (`.base`, or a texture
+/// without mipmaps); else the explicit level or log2 of the longer gradient vector in texels
+/// of level 0, plus the sampler's bias.
+fn lambda(t: &Texture, p: &Placed, lod: Lod) -> Option<f32> {
+    if t.levels.len() < 2 {
+        return None;
+    }
+    let l = match lod {
+        Lod::Base => return None,
+        Lod::Level(l) => l,
+        Lod::Grad(..) => {
+            let (dx, dy) = p.grad?;
+            let scale = |d: usize| {
+                if p.normalized {
+                    t.levels[0].size[d] as f32
+                } else {
+                    1.0
+                }
+            };
+            let len = |g: [f32; 3]| {
+                (0..p.dims)
+                    .map(|d| (g[d] * scale(d)).powi(2))
+                    .sum::<f32>()
+                    .sqrt()
+            };
+            // In 1/256 steps, rounded to nearest (measured on an H100: gradients of 1.5 and
+            // 3 texels, log2 = k + 0.58496, weigh the coarser level 150/256, where an explicit
+            // level's fraction truncates).
+            (len(dx).max(len(dy)).log2() * 256.0).round() / 256.0
+        }
+    };
+    Some(l + t.mip.bias)
+}
+
+/// The levels a fetch reads and their weights in 1/256: the level of detail clamped to the
+/// sampler's range and to the levels there are; the nearest level (half rounds up) with point
+/// mipmap filtering or integer results (measured: 0.5 picks the coarser level), else the two
+/// around it weighed by the fraction in 8 bits.
+fn pick_levels(t: &Texture, lam: Option<f32>, blend: bool) -> [(usize, u64); 2] {
+    let Some(l) = lam else {
+        return [(0, 256), (0, 0)];
+    };
+    let top = (t.levels.len() - 1) as f32;
+    let l = if l.is_nan() { 0.0 } else { l };
+    let l = l.max(t.mip.min).min(t.mip.max).clamp(0.0, top);
+    if !blend || t.mip.filter == Filter::Point {
+        return [((l + 0.5).floor().min(top) as usize, 256), (0, 0)];
+    }
+    let lo = l.floor();
+    // The fraction in 8 bits, truncated (measured: level of detail 0.999 weighs the coarser
+    // level 255/256, and 1.3 weighs it 76/256).
+    let w = ((l - lo) * 256.0) as u64;
+    if w == 0 || lo >= top {
+        return [(lo as usize, 256), (0, 0)];
+    }
+    [(lo as usize, 256 - w), (lo as usize + 1, w)]
+}
+
+/// Which texel index along dimension `d` a point fetch reads.
+fn point_index(site: &Site, x: f32, d: usize, offset: i32) -> Option<i64> {
+    let (x, mode) = site.texel_coord(x, d);
+    address(x.floor() as i64 + offset as i64, site.size(d), mode)
+}
+
+/// The texel point sampling reads at `p` on `site`'s level, after addressing.
+fn point_at(site: &Site, p: &Placed, offset: [i32; 3]) -> [Option<i64>; 3] {
+    let mut at = site.fill(p.dims);
+    for (d, a) in at.iter_mut().enumerate().take(p.dims) {
+        *a = point_index(site, p.coords[d], d, offset[d]);
+    }
+    at
+}
+
+/// Float results of one level: point sampling, or linear filtering of the 2^dims neighbours of
+/// `x - 0.5` with 8-bit weights.
+fn sample_level(t: &Texture, site: &Site, p: &Placed, offset: [i32; 3]) -> [f32; 4] {
+    let lv = site.level;
     if t.filter == Filter::Point || !t.returns_float() {
-        return texel(t, point_at(t, dims, coords));
+        return texel(t, lv, point_at(site, p, offset));
     }
-    // Linear: the 2^dims neighbours of x - 0.5, weighted.
+    let dims = p.dims;
     let mut pos = [(0.0f32, AddressMode::Clamp); 3];
-    for (d, p) in pos.iter_mut().enumerate().take(dims) {
-        *p = texel_coord(t, coords[d], d);
+    for (d, q) in pos.iter_mut().enumerate().take(dims) {
+        *q = site.texel_coord(p.coords[d], d);
     }
-    let n = |d: usize| if d < dims { t.size[d] as i64 } else { 1 };
     let mut base = [0i64; 3];
     let mut w = [0u64; 3];
     for d in 0..dims {
         let xb = pos[d].0 - 0.5;
         let f = xb.floor();
-        base[d] = f as i64;
+        base[d] = f as i64 + offset[d] as i64;
         w[d] = weight(xb - f);
     }
-    let unorm = t.read_normalized && matches!(t.channel, Channel::U8 | Channel::U16);
+    let unorm = t.read_normalized && !t.srgb && matches!(t.channel, Channel::U8 | Channel::U16);
     let mut out = [0.0f32; 4];
     let mut fixed = [0u64; 4];
     for corner in 0..(1usize << dims) {
-        let mut at = [Some(0i64); 3];
+        let mut at = site.fill(dims);
         let mut cw = 1u64;
         for d in 0..dims {
             let hi = corner >> d & 1;
-            at[d] = address(base[d] + hi as i64, n(d), pos[d].1);
+            at[d] = address(base[d] + hi as i64, site.size(d), pos[d].1);
             cw *= if hi == 1 { w[d] } else { 256 - w[d] };
         }
         if unorm {
-            let v = texel_fixed(t, at);
+            let v = texel_fixed(t, lv, at);
             for c in 0..4 {
                 fixed[c] += cw * v[c];
             }
         } else {
-            let v = texel(t, at);
+            let v = texel(t, lv, at);
             let cw = cw as f32 / (1u64 << (8 * dims)) as f32;
             for c in 0..4 {
                 out[c] += cw * v[c];
@@ -334,71 +730,169 @@ pub fn sample(t: &Texture, dims: usize, coords: [f32; 3]) -> [f32; 4] {
             out[c] = k as f32 / 65535.0;
         }
     }
+    // Filtered sRGB colours come back in half precision too (measured on an H100: within
+    // 5e-4 of the f16 of the weighted sum of the decoded texels, which this gives).
+    if t.srgb {
+        for c in out.iter_mut().take((t.channels as usize).min(3)) {
+            *c = half(*c);
+        }
+    }
     out
 }
 
-/// [`texel`] of an unsigned normalised texture as 16-bit fractions (the border colour and the
-/// missing channels too).
-fn texel_fixed(t: &Texture, at: [Option<i64>; 3]) -> [u64; 4] {
-    let border = || {
-        t.border
-            .map(|b| (border_channel(t, b).clamp(0.0, 1.0) * 65535.0).round() as u64)
-    };
-    channels(t, at, [0, 0, 0, 65535], border, |p| {
-        unorm16(t, p).unwrap_or(0)
-    })
-}
-
-/// The texel point sampling reads at `coords` (the first `dims` of them), after addressing.
-fn point_at(t: &Texture, dims: usize, coords: [f32; 3]) -> [Option<i64>; 3] {
-    let mut at = [Some(0i64); 3];
-    for (d, a) in at.iter_mut().enumerate().take(dims) {
-        let (x, mode) = texel_coord(t, coords[d], d);
-        *a = address(x.floor() as i64, t.size[d] as i64, mode);
+fn site<'t>(t: &'t Texture, p: &Placed, level: usize) -> Site<'t> {
+    Site {
+        level: &t.levels[level],
+        normalized: p.normalized,
+        slice: p.slice,
+        address: p.address,
     }
-    at
 }
 
-/// `tex` with integer results (an integer texture read as integers): point sampling.
-pub fn fetch_bits(t: &Texture, dims: usize, coords: [f32; 3]) -> [u32; 4] {
-    texel_bits(t, point_at(t, dims, coords))
+/// `tex` with float results: samples `t` as `f` says. Integer textures read as integers
+/// return their values converted to float here; [`fetch_bits`] gives their bits.
+pub fn sample(t: &Texture, f: &Fetch) -> [f32; 4] {
+    let p = place(t, f);
+    let picks = pick_levels(t, lambda(t, &p, f.lod), t.returns_float());
+    if picks[0].1 == 256 {
+        return sample_level(t, &site(t, &p, picks[0].0), &p, f.offset);
+    }
+    let mut out = [0.0f32; 4];
+    for (level, w) in picks {
+        let v = sample_level(t, &site(t, &p, level), &p, f.offset);
+        for c in 0..4 {
+            out[c] += w as f32 / 256.0 * v[c];
+        }
+    }
+    out
+}
+
+/// `tex` with integer results (an integer texture read as integers): point sampling at the
+/// nearest level.
+pub fn fetch_bits(t: &Texture, f: &Fetch) -> [u32; 4] {
+    let p = place(t, f);
+    let level = pick_levels(t, lambda(t, &p, f.lod), false)[0].0;
+    let s = site(t, &p, level);
+    texel_bits(t, s.level, point_at(&s, &p, f.offset))
 }
 
 /// The texel at `at` (after addressing) as integer bits; the border colour converted.
-fn texel_bits(t: &Texture, at: [Option<i64>; 3]) -> [u32; 4] {
+fn texel_bits(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [u32; 4] {
     let border = || t.border.map(|b| b as i32 as u32);
-    channels(t, at, [0, 0, 0, 1], border, |p| read_bits(t, p))
+    channels(t, lv, at, [0, 0, 0, 1], border, |p| read_bits(t, p))
 }
 
-/// `tex` with integer coordinates (`tex1Dfetch` and its kind): the texel at `(i, j, k)`, no
-/// filtering, out-of-range indices handled by the address mode as unnormalised coordinates;
-/// `float`: the float results (integers read normalised, or converted), else the bits.
-pub fn fetch_texel(t: &Texture, dims: usize, ijk: [i32; 3], float: bool) -> [u32; 4] {
+/// `tex` with integer coordinates (`tex1Dfetch` and its kind): the texel at `ijk` (the first
+/// `geom.dims()`) of layer `index` at `level`, no filtering, out-of-range indices handled by
+/// the address mode as unnormalised coordinates; `float`: the float results (integers read
+/// normalised, or converted), else the bits.
+pub fn fetch_texel(
+    t: &Texture,
+    geom: Geom,
+    ijk: [i32; 3],
+    index: u32,
+    level: i32,
+    float: bool,
+) -> [u32; 4] {
+    let top = t.levels.len() as i32 - 1;
+    let lv = &t.levels[level.clamp(0, top) as usize];
+    let dims = geom.dims();
     let mut at = [Some(0i64); 3];
+    if geom.indexed() {
+        at[2] = Some((index as i64).min(t.layers.max(1) as i64 - 1));
+    }
     for (d, a) in at.iter_mut().enumerate().take(dims) {
         let mode = match t.address[d] {
             AddressMode::Border => AddressMode::Border,
             _ => AddressMode::Clamp,
         };
-        *a = address(ijk[d] as i64, t.size[d] as i64, mode);
+        *a = address(ijk[d] as i64, lv.size[d] as i64, mode);
     }
     if float || t.returns_float() {
-        return texel(t, at).map(f32::to_bits);
+        return texel(t, lv, at).map(f32::to_bits);
     }
-    texel_bits(t, at)
+    texel_bits(t, lv, at)
 }
 
-/// `tld4` (`tex2Dgather`): channel `comp` of the four texels bilinear filtering at (x, y)
-/// would weigh, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j).
-pub fn gather(t: &Texture, comp: usize, coords: [f32; 2]) -> [f32; 4] {
-    let (x, mx) = texel_coord(t, coords[0], 0);
-    let (y, my) = texel_coord(t, coords[1], 1);
-    let (i, j) = ((x - 0.5).floor() as i64, (y - 0.5).floor() as i64);
-    let (w, h) = (t.size[0] as i64, t.size[1] as i64);
+/// `tld4` (`tex2Dgather`): channel `comp` of the four texels bilinear filtering at `f` would
+/// weigh on level 0, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j).
+pub fn gather(t: &Texture, comp: usize, f: &Fetch) -> [f32; 4] {
+    let p = place(t, f);
+    let s = site(t, &p, 0);
+    let (x, mx) = s.texel_coord(p.coords[0], 0);
+    let (y, my) = s.texel_coord(p.coords[1], 1);
+    let i = (x - 0.5).floor() as i64 + f.offset[0] as i64;
+    let j = (y - 0.5).floor() as i64 + f.offset[1] as i64;
+    let (w, h) = (s.size(0), s.size(1));
     let at = |di: i64, dj: i64| {
-        texel(t, [address(i + di, w, mx), address(j + dj, h, my), Some(0)])[comp]
+        let at = [
+            address(i + di, w, mx),
+            address(j + dj, h, my),
+            Some(p.slice),
+        ];
+        texel(t, s.level, at)[comp]
     };
     [at(0, 1), at(1, 1), at(1, 0), at(0, 0)]
+}
+
+/// A `txq` query (ISA 9.7.10.5) that a texture object answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Query {
+    Width,
+    Height,
+    Depth,
+    NormalizedCoords,
+    ArraySize,
+    NumMipmapLevels,
+    NumSamples,
+    FilterMode,
+    AddrMode(u8),
+}
+
+/// `txq` on `t`, of mipmap level `level` for the sizes (`txq.level`; a level past the last
+/// answers 0, as an absent level has no texels).
+pub fn query(t: &Texture, q: Query, level: u32) -> u32 {
+    let size = |d: usize| t.levels.get(level as usize).map_or(0, |l| l.size[d]);
+    match q {
+        Query::Width => size(0),
+        Query::Height => size(1),
+        Query::Depth => size(2),
+        Query::NormalizedCoords => t.normalized_coords as u32,
+        // The number of textures in an array: of cubemaps for a cubemap array.
+        Query::ArraySize => {
+            if t.cubemap {
+                if t.layers > 6 {
+                    t.layers / 6
+                } else {
+                    0
+                }
+            } else {
+                t.layers
+            }
+        }
+        Query::NumMipmapLevels => {
+            if t.mipmapped {
+                t.levels.len() as u32
+            } else {
+                0
+            }
+        }
+        Query::NumSamples => 0,
+        Query::FilterMode => (t.filter == Filter::Linear) as u32,
+        // The ISA's enumeration { wrap, mirror, clamp_ogl, clamp_to_edge, clamp_to_border }:
+        // CUDA's clamp is clamp_to_edge.
+        Query::AddrMode(d) => match t.address[d as usize % 3] {
+            AddressMode::Wrap => 0,
+            AddressMode::Mirror => 1,
+            AddressMode::Clamp => 3,
+            AddressMode::Border => 4,
+        },
+    }
+}
+
+/// A half-precision result: the f32 result rounded to nearest even (`tex.*.f16`).
+pub fn to_f16(v: f32) -> u16 {
+    softfloat::convert(softfloat::F32, softfloat::F16, v.to_bits() as u64, Mode::Rn) as u16
 }
 
 #[cfg(test)]
@@ -420,19 +914,15 @@ mod tests {
     }
 
     fn texture(base: u64, size: [u32; 3], channel: Channel, row_pitch: u64) -> Texture {
-        Texture {
+        let level = Level {
             base,
             size,
             row_pitch,
             slice_pitch: row_pitch * size[1] as u64,
-            channel,
-            channels: 1,
-            address: [AddressMode::Clamp; 3],
-            filter: Filter::Point,
-            normalized_coords: false,
-            read_normalized: false,
-            border: [0.25, 0.0, 0.0, 0.0],
-        }
+        };
+        let mut t = Texture::new(level, channel, 1);
+        t.border = [0.25, 0.0, 0.0, 0.0];
+        t
     }
 
     /// Every fetch of scripts/ground-truth/tex_probe.cu as an H100 returned it
@@ -486,17 +976,17 @@ mod tests {
                     let mut t = texture(t1.as_ptr() as u64, [4, 1, 1], Channel::F32, 16);
                     t.filter = filter(words[1]);
                     let x = point(words[5])[0];
-                    vec![sample(&t, 1, [x, 0.0, 0.0])[0]]
+                    vec![sample(&t, &Fetch::at(1, [x, 0.0, 0.0]))[0]]
                 }
                 "tex2D" => {
                     t2d.address = [mode(words[2]); 3];
                     t2d.filter = filter(words[3]);
                     let p = point(words[5]);
-                    vec![sample(&t2d, 2, [p[0], p[1], 0.0])[0]]
+                    vec![sample(&t2d, &Fetch::at(2, [p[0], p[1], 0.0]))[0]]
                 }
                 "tex2Dgather" => {
                     let p = point(words[4]);
-                    gather(&t2d, 0, [p[0], p[1]]).to_vec()
+                    gather(&t2d, 0, &Fetch::at(2, [p[0], p[1], 0.0])).to_vec()
                 }
                 _ => continue,
             };
@@ -572,7 +1062,7 @@ mod tests {
                 .split(',')
                 .map(hex)
                 .collect();
-            let (got, want) = (sample(&t, 3, [p[0], p[1], p[2]])[0], hex(want));
+            let (got, want) = (sample(&t, &Fetch::at(3, [p[0], p[1], p[2]]))[0], hex(want));
             checked += 1;
             if got.to_bits() == want.to_bits() {
                 exact += 1;

@@ -562,6 +562,7 @@ fn drop_module(m: &Arc<Module>) {
         Err(_) => crate::printf::flush(),
     }
     MODULES.remove_where(|x| std::ptr::eq(x, &**m));
+    crate::memory::texref::release(Some(Arc::as_ptr(m) as usize), None);
     FUNCTIONS.remove_where(|f| Arc::ptr_eq(&f.module, m));
     KERNELS.remove_where(|k| Arc::ptr_eq(&k.function.module, m));
 }
@@ -575,6 +576,7 @@ fn drop_module(m: &Arc<Module>) {
 pub(crate) fn release_context(ctx: usize) {
     let doomed = |m: &Module| m.ctx == Some(ctx);
     MODULES.remove_where(doomed);
+    crate::memory::texref::release(None, Some(ctx));
     FUNCTIONS.remove_where(|f| doomed(&f.module));
     KERNELS.remove_where(|k| doomed(&k.function.module));
 }

@@ -1357,6 +1357,12 @@ impl Warp {
                     }
                 }
                 Op::Tex(t) => self.tex(cta, regs, pc, em, t)?,
+                Op::Txq {
+                    d,
+                    tex,
+                    query,
+                    level,
+                } => self.txq(cta, regs, pc, em, *d, *tex, *query, *level)?,
                 Op::Matrix(x) => {
                     // `.sync`: the warp's threads run it together. Lanes that arrive on one
                     // path wait there (parked at the instruction, as at a bar.warp.sync) for

@@ -22,6 +22,7 @@ pub type Compare = Resolved<CmpOp, BinFn>;
 pub type PerLane = Resolved<LaneOp, ScalarFn>;
 
 pub use crate::sem::addr::*;
+pub use crate::tex::{Geom as TexGeom, Query as TexQuery};
 
 pub(crate) mod operands;
 mod print;
@@ -493,7 +494,15 @@ pub enum Op {
     },
     /// `tex` and `tld4` on a texture object (unified mode, ISA 9.7.10.3-4): per lane, the
     /// handle `tex` names a texture registered with [`crate::tex`] (see [`TexOp`]).
-    Tex(TexOp),
+    Tex(Box<TexOp>),
+    /// `txq` on a texture object (ISA 9.7.10.5): `d` = the attribute `query` of the texture
+    /// `tex` names, of mipmap level `level` (`txq.level`; else level 0).
+    Txq {
+        d: Reg,
+        tex: Src,
+        query: TexQuery,
+        level: Option<Src>,
+    },
     /// A warp-wide matrix operation (ISA 9.7.14): the warp's 32 lanes take part together.
     Matrix(Box<MatrixOp>),
     /// `cp.async.bulk` and `cp.async.bulk.tensor` (ISA 9.7.9.25.4-5), by each active lane.
@@ -504,17 +513,38 @@ pub enum Op {
     Brkpt,
 }
 
-/// A `tex` or `tld4`: sampled at `coords` (the first `dims`; integer texel indices when
-/// `int_coords`) into the four destinations `d`; `gather`: `tld4`'s channel.
+/// A `tex` or `tld4`: sampled at `coords` (as the geometry reads them: the array index first
+/// for the layered ones; integer texel indices when `int_coords`) into the destinations `d`
+/// (four, or two `.f16x2`); `pred`: the residency predicate `d|p`; `gather`: `tld4`'s
+/// channel; `offset`: the texel offset vector `e`.
 #[derive(Clone, Debug)]
 pub struct TexOp {
     pub d: [Option<Reg>; 4],
+    pub pred: Option<Reg>,
     pub tex: Src,
-    pub coords: [Src; 3],
-    pub dims: u8,
+    pub coords: [Src; 4],
+    pub geom: TexGeom,
     pub int_coords: bool,
     pub result: TexResult,
     pub gather: Option<u8>,
+    pub lod: TexLod,
+    pub offset: Option<[Src; 3]>,
+}
+
+impl TexOp {
+    /// The coordinate operands the geometry reads.
+    pub fn coord_count(&self) -> usize {
+        self.geom.indexed() as usize + self.geom.dims()
+    }
+}
+
+/// How a `tex` picks its mipmap level (ISA 9.7.10.2): `.base`, `.level lod`, or
+/// `.grad dPdx, dPdy` (the first `geom.dims()` elements of each).
+#[derive(Clone, Copy, Debug)]
+pub enum TexLod {
+    Base,
+    Level(Src),
+    Grad([Src; 3], [Src; 3]),
 }
 
 /// The matrix operations of a warp (ISA 9.7.14), whose fragments `crate::sem::fragment` lays
@@ -652,12 +682,14 @@ pub struct Mma {
     pub c: Vec<Src>,
 }
 
-/// The type of `tex`'s four results (`.dtype`).
+/// The type of `tex`'s results (`.dtype`): four 32-bit ones, four `.f16` or two `.f16x2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TexResult {
     F32,
     S32,
     U32,
+    F16,
+    F16x2,
 }
 
 /// Where a formal parameter, an argument or a return value lives: a register of `bits`, or

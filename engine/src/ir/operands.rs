@@ -258,10 +258,30 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
         }
         Op::Tex(t) => {
             o.src(&t.tex);
-            o.srcs(t.coords.iter().take(t.dims as usize));
+            o.srcs(t.coords.iter().take(t.coord_count()));
+            let n = t.geom.dims();
+            match &t.lod {
+                TexLod::Base => {}
+                TexLod::Level(l) => o.src(l),
+                TexLod::Grad(dx, dy) => {
+                    o.srcs(dx.iter().take(n));
+                    o.srcs(dy.iter().take(n));
+                }
+            }
+            if let Some(e) = &t.offset {
+                o.srcs(e.iter().take(n));
+            }
             for d in t.d {
                 o.def_opt(d);
             }
+            o.def_opt(t.pred);
+        }
+        Op::Txq { d, tex, level, .. } => {
+            o.src(tex);
+            if let Some(l) = level {
+                o.src(l);
+            }
+            o.def(*d);
         }
         Op::Isspacep { d, a, .. } => {
             o.src(a);

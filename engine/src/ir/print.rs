@@ -256,14 +256,47 @@ impl Display for Op {
             Op::End => f.write_str("end"),
             Op::Tex(t) => {
                 dests(f, &t.d)?;
+                if let Some(p) = t.pred {
+                    write!(f, "|{p}")?;
+                }
                 match t.gather {
                     Some(c) => write!(f, " = tld4.{}", ["r", "g", "b", "a"][c as usize % 4])?,
                     None => f.write_str(" = tex")?,
                 }
                 let ct = if t.int_coords { "s32" } else { "f32" };
-                write!(f, ".{}d.{}.{ct} [{}, {{", t.dims, lc(&t.result), t.tex)?;
-                list(f, &t.coords[..t.dims as usize])?;
-                f.write_str("}]")
+                write!(f, ".{:?}.{}.{ct} [{}, {{", t.geom, lc(&t.result), t.tex)?;
+                list(f, &t.coords[..t.coord_count()])?;
+                f.write_str("}]")?;
+                let n = t.geom.dims();
+                match &t.lod {
+                    TexLod::Base => {}
+                    TexLod::Level(l) => write!(f, ", level {l}")?,
+                    TexLod::Grad(dx, dy) => {
+                        f.write_str(", grad {")?;
+                        list(f, &dx[..n])?;
+                        f.write_str("}, {")?;
+                        list(f, &dy[..n])?;
+                        f.write_str("}")?;
+                    }
+                }
+                if let Some(e) = &t.offset {
+                    f.write_str(", offset {")?;
+                    list(f, &e[..n])?;
+                    f.write_str("}")?;
+                }
+                Ok(())
+            }
+            Op::Txq {
+                d,
+                tex,
+                query,
+                level,
+            } => {
+                write!(f, "{d} = txq.{query:?} [{tex}]")?;
+                match level {
+                    Some(l) => write!(f, ", level {l}"),
+                    None => Ok(()),
+                }
             }
             Op::Nop => f.write_str("nop"),
             Op::Trap => f.write_str("trap"),

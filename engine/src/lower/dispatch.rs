@@ -164,6 +164,11 @@ static ROUTES: &[Route] = &[
         lower: |p, fc, i, g, m| p.tex(fc, i, g, m),
     },
     Route {
+        opcodes: &["txq"],
+        when: always,
+        lower: |p, fc, i, g, m| p.txq(fc, i, g, m),
+    },
+    Route {
         opcodes: &["mma", "wmma", "wgmma", "ldmatrix", "stmatrix", "movmatrix"],
         // wgmma's sparse form is not run yet (unsupported, named, at load).
         when: |i| i.opcode != "wgmma" || !has(i, "sp"),

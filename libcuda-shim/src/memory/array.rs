@@ -521,6 +521,16 @@ pub(crate) unsafe fn mipmap_create(
     Ok(())
 }
 
+/// The levels of a mipmapped array, level 0 first (CUDA_ERROR_INVALID_HANDLE for anything
+/// else).
+pub(crate) fn mipmap_levels(h: CUmipmappedArray) -> CuResult<Vec<Arc<Array>>> {
+    mipmap(h)?
+        .levels
+        .iter()
+        .map(|&l| get(l as CUarray))
+        .collect()
+}
+
 pub(crate) unsafe fn mipmap_get_level(
     out: *mut CUarray,
     h: CUmipmappedArray,

@@ -1,15 +1,16 @@
 //! Texture objects (cuTexObjectCreate and its queries): each is validated as the driver
-//! documents, then registered with the engine (`engine::tex`) under its handle, which `tex` and
-//! `tld4` in kernels name. Resources: 1D, 2D and 3D CUDA arrays, linear memory and pitched 2D
-//! memory, in the 8/16/32-bit integer, half and float formats (and the UNORM/SNORM 8/16-bit
-//! ones). Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: mipmapped, layered and cubemap arrays,
-//! resource views, sRGB, and the packed formats (the sampler has none of them yet).
+//! documents, then registered with the engine (`engine::tex`) under its handle, which `tex`,
+//! `tld4` and `txq` in kernels name. Resources: 1D, 2D and 3D CUDA arrays, layered and cubemap
+//! arrays, mipmapped arrays, linear memory and pitched 2D memory, in the 8/16/32-bit integer,
+//! half and float formats (and the UNORM/SNORM 8/16-bit ones), with resource views over
+//! arrays. Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: seamless cubemap filtering, and the
+//! packed and block-compressed formats (the sampler has none of them yet).
 
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE, NOT_SUPPORTED};
 use crate::memory::array::{self, limit};
 use abi::*;
-use engine::tex::{AddressMode, Channel, Filter, Texture};
+use engine::tex::{AddressMode, Channel, Filter, Level, Mip, Texture};
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -18,7 +19,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The descriptors a texture object was created from, for the queries, and the context it
 /// belongs to (its handle), which takes it along when destroyed or reset.
 #[derive(Clone, Copy)]
-struct Descs(CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC, usize);
+struct Descs(
+    CUDA_RESOURCE_DESC,
+    CUDA_TEXTURE_DESC,
+    usize,
+    Option<CUDA_RESOURCE_VIEW_DESC>,
+);
 // SAFETY: the array handles inside are plain values (keys of the array table), never
 // dereferenced through this copy.
 unsafe impl Send for Descs {}
@@ -60,6 +66,44 @@ fn channel(format: CUarray_format) -> CuResult<(Channel, bool)> {
     })
 }
 
+/// The level an array (or one level of a mipmapped array) holds: a layered or cubemap array's
+/// layers are its slices, so its depth is 1.
+fn array_level(a: &array::Array) -> Level {
+    let d = a.desc;
+    let layered = d.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP) != 0;
+    let row = a.row_bytes() as u64;
+    let depth = if layered { 1 } else { a.slices() as u32 };
+    Level {
+        base: a.base,
+        size: [d.Width as u32, a.rows() as u32, depth],
+        row_pitch: row,
+        slice_pitch: row * a.rows() as u64,
+    }
+}
+
+/// A texture over `levels` of the arrays `a` (one, or a mipmapped array's), level 0 first.
+fn array_texture(arrays: &[std::sync::Arc<array::Array>], mipmapped: bool) -> CuResult<Texture> {
+    let d = arrays.first().ok_or(INVALID_VALUE)?.desc;
+    let (channel, normalized) = channel(d.Format)?;
+    if !matches!(d.NumChannels, 1 | 2 | 4) {
+        return Err(INVALID_VALUE);
+    }
+    let mut levels = arrays.iter().map(|a| array_level(a));
+    let mut t = Texture::new(
+        levels.next().ok_or(INVALID_VALUE)?,
+        channel,
+        d.NumChannels as u8,
+    );
+    t.levels.extend(levels);
+    t.mipmapped = mipmapped;
+    t.read_normalized = normalized;
+    t.cubemap = d.Flags & CUDA_ARRAY3D_CUBEMAP != 0;
+    if d.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP) != 0 {
+        t.layers = arrays[0].slices() as u32;
+    }
+    Ok(t)
+}
+
 /// The texels a resource descriptor names, as the engine addresses them (sampler fields unset).
 fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Texture> {
     if r.flags != 0 {
@@ -70,19 +114,15 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Texture> {
         if !matches!(channels, 1 | 2 | 4) {
             return Err(INVALID_VALUE);
         }
-        Ok(Texture {
+        let level = Level {
             base,
             size,
             row_pitch,
             slice_pitch,
-            channel,
-            channels: channels as u8,
-            address: [AddressMode::Clamp; 3],
-            filter: Filter::Point,
-            normalized_coords: false,
-            read_normalized: normalized,
-            border: [0.0; 4],
-        })
+        };
+        let mut t = Texture::new(level, channel, channels as u8);
+        t.read_normalized = normalized;
+        Ok(t)
     };
     // The driver asks for CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT (512) and its allocations
     // always have it; this allocator guarantees 256 (the CUDA documentation's minimum), so
@@ -92,22 +132,14 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Texture> {
         CUresourcetype::CU_RESOURCE_TYPE_ARRAY => {
             // SAFETY: the union member resType names.
             let a = array::get(unsafe { r.res.array.hArray }).map_err(|_| INVALID_VALUE)?;
-            let d = a.desc;
-            if d.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP) != 0 {
-                return Err(NOT_SUPPORTED);
-            }
-            let row = a.row_bytes() as u64;
-            let size = [d.Width as u32, a.rows() as u32, a.slices() as u32];
-            texture(
-                a.base,
-                size,
-                row,
-                row * a.rows() as u64,
-                d.Format,
-                d.NumChannels,
-            )
+            array_texture(&[a], false)
         }
-        CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY => Err(NOT_SUPPORTED),
+        CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY => {
+            // SAFETY: as above.
+            let h = unsafe { r.res.mipmap.hMipmappedArray };
+            let levels = array::mipmap_levels(h).map_err(|_| INVALID_VALUE)?;
+            array_texture(&levels, true)
+        }
         CUresourcetype::CU_RESOURCE_TYPE_LINEAR => {
             // SAFETY: as above.
             let l = unsafe { r.res.linear };
@@ -175,6 +207,83 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Texture> {
     }
 }
 
+/// The channel type and count of a resource view format; `None` for
+/// CU_RES_VIEW_FORMAT_NONE (the resource's own). The block-compressed formats are
+/// CUDA_ERROR_NOT_SUPPORTED: the sampler does not decode them.
+fn view_format(f: CUresourceViewFormat) -> CuResult<Option<(Channel, u8)>> {
+    let v = f.0 as usize;
+    if v == 0 {
+        return Ok(None);
+    }
+    let kinds = [
+        Channel::U8,
+        Channel::S8,
+        Channel::U16,
+        Channel::S16,
+        Channel::U32,
+        Channel::S32,
+        Channel::F16,
+        Channel::F32,
+    ];
+    match v {
+        1..=24 => Ok(Some((kinds[(v - 1) / 3], [1, 2, 4][(v - 1) % 3]))),
+        25..=34 => Err(NOT_SUPPORTED),
+        _ => Err(INVALID_VALUE),
+    }
+}
+
+/// A resource view (`CUDA_RESOURCE_VIEW_DESC`) applied to the texture of an array or a
+/// mipmapped array: its format reinterprets texels of the same size, its extent must be the
+/// resource's, its level range picks levels (from the resource's levels) and its layer range
+/// picks layers (a range of whole cubemaps for a cubemap array).
+fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DESC) -> CuResult {
+    let arrays = matches!(
+        r.resType,
+        CUresourcetype::CU_RESOURCE_TYPE_ARRAY | CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY
+    );
+    if !arrays || v.reserved.iter().any(|&x| x != 0) {
+        return Err(INVALID_VALUE);
+    }
+    if let Some((channel, channels)) = view_format(v.format)? {
+        if channel.bytes() * channels as usize != t.texel_bytes() as usize {
+            return Err(INVALID_VALUE);
+        }
+        t.channel = channel;
+        t.channels = channels;
+        t.read_normalized = false;
+    }
+    let (first, last) = (v.firstMipmapLevel as usize, v.lastMipmapLevel as usize);
+    let (l0, l1) = (v.firstLayer, v.lastLayer);
+    // The extent is the resource's (a missing dimension may be given as 0 or 1; a layered
+    // resource's depth as its layers or the view's).
+    let base = &t.levels[0];
+    let dim_ok = |given: usize, have: u32| given == have as usize || (have == 1 && given == 0);
+    let depth_ok = if t.layers > 0 {
+        v.depth == t.layers as usize || v.depth == (l1 as usize + 1).saturating_sub(l0 as usize)
+    } else {
+        dim_ok(v.depth, base.size[2])
+    };
+    let size_ok = v.width == base.size[0] as usize && dim_ok(v.height, base.size[1]) && depth_ok;
+    let layers_ok = if t.layers == 0 {
+        l0 == 0 && l1 == 0
+    } else if t.cubemap {
+        l0 % 6 == 0 && l1 % 6 == 5 && l1 < t.layers
+    } else {
+        l1 < t.layers
+    };
+    if !size_ok || first > last || last >= t.levels.len() || l0 > l1 || !layers_ok {
+        return Err(INVALID_VALUE);
+    }
+    t.levels = t.levels[first..=last].to_vec();
+    if t.layers > 0 {
+        for lv in t.levels.iter_mut() {
+            lv.base += l0 as u64 * lv.slice_pitch;
+        }
+        t.layers = l1 - l0 + 1;
+    }
+    Ok(())
+}
+
 /// The sampler of a texture descriptor applied to `t`.
 fn sampler(t: &mut Texture, d: &CUDA_TEXTURE_DESC, linear_memory: bool) -> CuResult {
     let known = CU_TRSF_READ_AS_INTEGER
@@ -185,7 +294,8 @@ fn sampler(t: &mut Texture, d: &CUDA_TEXTURE_DESC, linear_memory: bool) -> CuRes
     if d.flags & !known != 0 {
         return Err(INVALID_VALUE);
     }
-    if d.flags & CU_TRSF_SRGB != 0 {
+    // Filtering across cube faces is not emulated: each face clamps at its edges.
+    if t.cubemap && d.flags & CU_TRSF_SEAMLESS_CUBEMAP != 0 {
         return Err(NOT_SUPPORTED);
     }
     // A 32-bit integer texture is never promoted; 8- and 16-bit ones are unless read as
@@ -214,7 +324,43 @@ fn sampler(t: &mut Texture, d: &CUDA_TEXTURE_DESC, linear_memory: bool) -> CuRes
     };
     t.normalized_coords = d.flags & CU_TRSF_NORMALIZED_COORDINATES != 0;
     t.border = d.borderColor;
+    t.mip = Mip {
+        filter: match d.mipmapFilterMode {
+            CUfilter_mode::CU_TR_FILTER_MODE_POINT => Filter::Point,
+            CUfilter_mode::CU_TR_FILTER_MODE_LINEAR => Filter::Linear,
+            _ => return Err(INVALID_VALUE),
+        },
+        bias: d.mipmapLevelBias,
+        min: d.minMipmapLevelClamp,
+        max: d.maxMipmapLevelClamp,
+    };
+    // sRGB decoding applies to 8-bit unsigned colour channels read as normalised floats.
+    t.srgb = d.flags & CU_TRSF_SRGB != 0 && t.channel == Channel::U8 && t.read_normalized;
     Ok(())
+}
+
+/// The engine's texture for a resource, a texture descriptor and an optional resource view,
+/// validated.
+pub(crate) fn build(
+    r: &CUDA_RESOURCE_DESC,
+    d: &CUDA_TEXTURE_DESC,
+    v: Option<&CUDA_RESOURCE_VIEW_DESC>,
+) -> CuResult<Texture> {
+    let mut t = resource(r)?;
+    if let Some(v) = v {
+        apply_view(&mut t, r, v)?;
+    }
+    sampler(
+        &mut t,
+        d,
+        r.resType == CUresourcetype::CU_RESOURCE_TYPE_LINEAR,
+    )?;
+    Ok(t)
+}
+
+/// A handle no texture has had: texture objects and texture references share the numbering.
+pub(crate) fn new_handle() -> u64 {
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 pub(crate) unsafe fn create(
@@ -227,20 +373,14 @@ pub(crate) unsafe fn create(
     if handle.is_null() || res.is_null() || tex.is_null() {
         return Err(INVALID_VALUE);
     }
-    if !view.is_null() {
-        return Err(NOT_SUPPORTED);
-    }
-    // SAFETY: checked non-null; the caller's descriptors.
-    let (r, d) = unsafe { (*res, *tex) };
-    let mut t = resource(&r)?;
-    sampler(
-        &mut t,
-        &d,
-        r.resType == CUresourcetype::CU_RESOURCE_TYPE_LINEAR,
-    )?;
-    let h = NEXT.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: checked non-null; the caller's descriptors (the view is optional).
+    let (r, d, v) = unsafe { (*res, *tex, view.as_ref().copied()) };
+    let t = build(&r, &d, v.as_ref())?;
+    let h = new_handle();
     engine::tex::register(h, t);
-    OBJECTS.lock().insert(h, Descs(r, d, ctx.handle() as usize));
+    OBJECTS
+        .lock()
+        .insert(h, Descs(r, d, ctx.handle() as usize, v));
     // SAFETY: checked non-null.
     unsafe { *handle = h };
     Ok(())
@@ -262,11 +402,26 @@ pub(crate) unsafe fn get_resource_desc(out: *mut CUDA_RESOURCE_DESC, h: CUtexObj
     Ok(())
 }
 
+/// The resource view a texture object was created with (CUDA_ERROR_INVALID_VALUE when it has
+/// none, as the runtime documents for cudaGetTextureObjectResourceViewDesc).
+pub(crate) unsafe fn get_resource_view_desc(
+    out: *mut CUDA_RESOURCE_VIEW_DESC,
+    h: CUtexObject,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let Descs(.., v) = *OBJECTS.lock().get(&h).ok_or(INVALID_VALUE)?;
+    // SAFETY: checked non-null.
+    unsafe { *out = v.ok_or(INVALID_VALUE)? };
+    Ok(())
+}
+
 pub(crate) unsafe fn get_texture_desc(out: *mut CUDA_TEXTURE_DESC, h: CUtexObject) -> CuResult {
     if out.is_null() {
         return Err(INVALID_VALUE);
     }
-    let Descs(_, d, _) = *OBJECTS.lock().get(&h).ok_or(INVALID_VALUE)?;
+    let Descs(_, d, ..) = *OBJECTS.lock().get(&h).ok_or(INVALID_VALUE)?;
     // SAFETY: checked non-null.
     unsafe { *out = d };
     Ok(())
