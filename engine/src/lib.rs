@@ -27,6 +27,7 @@ pub mod ptx;
 pub mod regs;
 mod sem;
 pub mod tensormap;
+pub mod surf;
 pub mod tex;
 
 pub use check::{check, CheckSummary};

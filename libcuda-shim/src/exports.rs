@@ -311,6 +311,10 @@ implemented! {
     cuTensorMapReplaceAddress "cuTensorMapReplaceAddress" 12000 (map: *mut CUtensorMap, address: *mut c_void) => memory::tensor_map::replace_address;
     cuTexObjectGetResourceDesc "cuTexObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, tex: CUtexObject) => memory::texture::get_resource_desc;
     cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000 (desc: *mut CUDA_TEXTURE_DESC, tex: CUtexObject) => memory::texture::get_texture_desc;
+    // Surface objects (memory/surface.rs; accessed by engine::surf).
+    cuSurfObjectCreate "cuSurfObjectCreate" 5000 (handle: *mut CUsurfObject, res: *const CUDA_RESOURCE_DESC) => memory::surface::create;
+    cuSurfObjectDestroy "cuSurfObjectDestroy" 5000 (surf: CUsurfObject) => memory::surface::destroy;
+    cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, surf: CUsurfObject) => memory::surface::get_resource_desc;
     // CUDA arrays (layout in memory/array.rs) and their copies.
     cuArrayCreate_v2 "cuArrayCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY_DESCRIPTOR) => memory::array::create_2d;
     cuArray3DCreate_v2 "cuArray3DCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY3D_DESCRIPTOR) => memory::array::create_3d;
@@ -898,9 +902,6 @@ not_supported! {
     cuSubgridCreate "cuSubgridCreate" 13030;
     cuSubgridWorkerGridCreate "cuSubgridWorkerGridCreate" 13030;
     cuSubgridWorksetCreate "cuSubgridWorksetCreate" 13030;
-    cuSurfObjectCreate "cuSurfObjectCreate" 5000;
-    cuSurfObjectDestroy "cuSurfObjectDestroy" 5000;
-    cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000;
     cuSurfRefGetArray "cuSurfRefGetArray" 3000;
     cuSurfRefSetArray "cuSurfRefSetArray" 3000;
     cuTensorMapEncodeIm2colWide "cuTensorMapEncodeIm2colWide" 12080;

@@ -19,6 +19,7 @@ pub mod managed;
 pub mod memops;
 pub mod pointer;
 pub mod pool;
+pub mod surface;
 pub mod tensor_map;
 pub mod texture;
 pub mod vmm;

@@ -1357,6 +1357,7 @@ impl Warp {
                     }
                 }
                 Op::Tex(t) => self.tex(cta, regs, pc, em, t)?,
+                Op::Surf(s) => self.surf(cta, regs, pc, em, s)?,
                 Op::Matrix(x) => {
                     // `.sync`: the warp's threads run it together. Lanes that arrive on one
                     // path wait there (parked at the instruction, as at a bar.warp.sync) for
