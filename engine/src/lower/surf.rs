@@ -82,7 +82,8 @@ impl<'a> Prog<'a> {
         let kind = match (op, red_op) {
             ("suld", _) if !formatted && ty.starts_with('b') => SurfKind::Load,
             ("sust", _) if !formatted && ty.starts_with('b') => SurfKind::Store,
-            ("sust", _) if formatted && ty == "b32" && !geom.layered() => SurfKind::StoreFormatted,
+            // ptxas 13.5 takes the array geometries for `.p` too (the ISA lists 1d, 2d, 3d).
+            ("sust", _) if formatted && ty == "b32" => SurfKind::StoreFormatted,
             ("sured", Some(o)) if vec == 1 && !geom.layered() => {
                 let ok = if formatted {
                     ty == "b32" || (ty == "b64" && matches!(o, SurfRedOp::Min | SurfRedOp::Max))
