@@ -10,7 +10,11 @@ use tests::*;
 #[test]
 fn surface_objects_in_every_geometry() {
     let lib = lib_dir();
-    let exe = nvcc("surfaces", "surfaces", &["-L", lib.to_str().unwrap(), "-lcuda"]);
+    let exe = nvcc(
+        "surfaces",
+        "surfaces",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
     let run = run_preloaded(&exe, &[]);
     assert_pass("surfaces", &run);
     // The trapped access is reported with its coordinates and where it happened.

@@ -26,8 +26,8 @@ mod module;
 pub mod ptx;
 pub mod regs;
 mod sem;
-pub mod tensormap;
 pub mod surf;
+pub mod tensormap;
 pub mod tex;
 
 pub use check::{check, CheckSummary};

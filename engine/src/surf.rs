@@ -314,7 +314,11 @@ mod tests {
         assert_eq!(at([100, -5, 0], Bound::Clamp), Place::At(12));
         assert_eq!(at([-4, 7, 0], Bound::Clamp), Place::At(2 * 16));
         assert_eq!(at([100, 1, 0], Bound::Zero), Place::Dropped);
-        assert_eq!(at([4, 1, 9], Bound::Zero), Place::At(4 + 16), "z unused in 2d");
+        assert_eq!(
+            at([4, 1, 9], Bound::Zero),
+            Place::At(4 + 16),
+            "z unused in 2d"
+        );
         // A 2-byte access clamped into a row of 16 bytes: its last whole place, 14.
         assert_eq!(
             locate(&s, Geom::D1, [98, 0, 0], 0, 2, Bound::Clamp),

@@ -61,7 +61,11 @@ impl Warp {
             // operand is the element's first channel.
             let sample = matches!(
                 op.kind,
-                SurfKind::StoreFormatted | SurfKind::Red(SurfRed { formatted: true, .. })
+                SurfKind::StoreFormatted
+                    | SurfKind::Red(SurfRed {
+                        formatted: true,
+                        ..
+                    })
             );
             let (x, size) = if sample {
                 let size = if op.kind == SurfKind::StoreFormatted {

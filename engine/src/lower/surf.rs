@@ -167,7 +167,11 @@ impl<'a> Prog<'a> {
         }
         let mut d = [None; 4];
         let mut c = [Src::Imm(0); 4];
-        let dt = if bits == 8 { T::B(16) } else { T::B(bits as u32) };
+        let dt = if bits == 8 {
+            T::B(16)
+        } else {
+            T::B(bits as u32)
+        };
         for (k, o) in vals.iter().enumerate() {
             if kind == SurfKind::Load {
                 d[k] = self.opt_dreg(fc, i, o)?;

@@ -87,7 +87,10 @@ fn faults_name_the_access() {
         h,
     );
     assert_eq!(e.kind, ExecErrorKind::IllegalAddress, "{e}");
-    assert!(e.message.contains("out of bounds with .trap at (16, 16)"), "{e}");
+    assert!(
+        e.message.contains("out of bounds with .trap at (16, 16)"),
+        "{e}"
+    );
     // A byte coordinate that is not a multiple of the access size.
     let e = fault(
         "mov.u32 %r1, 4; mov.u32 %r2, 0; suld.b.2d.b64.trap %rd2, [%rd1, {%r1, %r2}];",
@@ -122,9 +125,6 @@ fn the_independent_mode_and_unlisted_forms_are_refused_at_load() {
         );
         let e = Module::load(&src, "s.ptx").unwrap_err();
         let op = inst.split('.').next().unwrap();
-        assert!(
-            e.to_string().contains(&format!("'{op}")),
-            "{inst}: {e}"
-        );
+        assert!(e.to_string().contains(&format!("'{op}")), "{inst}: {e}");
     }
 }

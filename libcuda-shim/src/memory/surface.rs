@@ -44,12 +44,12 @@ fn format(f: CUarray_format) -> CuResult<Format> {
         F::CU_AD_FORMAT_SIGNED_INT32 => Format::S32,
         F::CU_AD_FORMAT_HALF => Format::F16,
         F::CU_AD_FORMAT_FLOAT => Format::F32,
-        F::CU_AD_FORMAT_UNORM_INT8X1 | F::CU_AD_FORMAT_UNORM_INT8X2 | F::CU_AD_FORMAT_UNORM_INT8X4 => {
-            Format::Unorm8
-        }
-        F::CU_AD_FORMAT_SNORM_INT8X1 | F::CU_AD_FORMAT_SNORM_INT8X2 | F::CU_AD_FORMAT_SNORM_INT8X4 => {
-            Format::Snorm8
-        }
+        F::CU_AD_FORMAT_UNORM_INT8X1
+        | F::CU_AD_FORMAT_UNORM_INT8X2
+        | F::CU_AD_FORMAT_UNORM_INT8X4 => Format::Unorm8,
+        F::CU_AD_FORMAT_SNORM_INT8X1
+        | F::CU_AD_FORMAT_SNORM_INT8X2
+        | F::CU_AD_FORMAT_SNORM_INT8X4 => Format::Snorm8,
         F::CU_AD_FORMAT_UNORM_INT16X1
         | F::CU_AD_FORMAT_UNORM_INT16X2
         | F::CU_AD_FORMAT_UNORM_INT16X4 => Format::Unorm16,
