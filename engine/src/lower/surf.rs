@@ -1,10 +1,11 @@
-//! Lowering of the surface instructions (ISA 9.7.11) on surface objects, unified mode: the
-//! surface is a 64-bit handle in a register, looked up in `crate::surf` when the instruction
-//! runs. Every form of the ISA's syntax is lowered: `suld.b` and `sust.b` in each geometry,
-//! vector width and size, `sust.p`, `sured.b`/`.p` with the operations and types the ISA
-//! lists, and every `suq` query. Refused at load with the instruction named: the independent
-//! mode (a `.surfref` variable, or its address in a register: "indirect surface access"), and
-//! any combination the ISA's syntax does not list.
+//! Lowering of the surface instructions (ISA 9.7.11): the surface is a 64-bit handle, of a
+//! surface object in a register (the unified mode) or bound by the driver to a `.surfref`
+//! variable (the independent mode), looked up in `crate::surf` when the instruction runs. Every
+//! form of the ISA's syntax is lowered: `suld.b` and `sust.b` in each geometry, vector width
+//! and size, `sust.p`, `sured.b`/`.p` with the operations and types the ISA lists, and every
+//! `suq` query. Refused at load with the instruction named: any combination the ISA's syntax
+//! does not list. Indirect access (a register holding a `.surfref`'s address) cannot be told
+//! from a surface object at load; it faults when run, as no live surface object.
 
 use super::*;
 use crate::surf::{Bound, Geom, Query};
@@ -241,15 +242,49 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
-    /// The surface operand: a `.u64` register holding a surface object. A `.surfref` variable
-    /// (or any other name) is the independent mode, not run yet.
+    /// The surface operand: a `.u64` register holding a surface object (the unified mode), or
+    /// a `.surfref` module variable (the independent mode), which holds the handle of the
+    /// surface the driver bound to it (`cuSurfRefSetArray`; 0, no surface, until then), read
+    /// when the instruction runs. A `.surfref` kernel parameter is not run yet (refused).
     fn handle(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, o: &O) -> R<Src> {
-        let O::Name { name, .. } = o else {
+        let O::Name { name, comp: None } = o else {
             return unsupported(i);
         };
-        if !matches!(self.lookup(fc, name), Some(Sym::Reg(_))) {
-            return unsupported(i);
+        match self.lookup(fc, name) {
+            Some(Sym::Reg(_)) => self.src(fc, i, g, o, T::B(64)),
+            // ptxas takes no variable there but a module-scope `.surfref` ("`.surfref` or
+            // `.u64` register expected").
+            Some(Sym::Global(a)) if self.is_surfref(name) => {
+                let d = self.new_reg();
+                let mut ds = [None; 8];
+                ds[0] = Some(d);
+                self.emit(
+                    i,
+                    g,
+                    Op::Ld {
+                        space: MSpace::Global,
+                        size: 8,
+                        sext: false,
+                        n: 1,
+                        d: ds,
+                        addr: Addr {
+                            base: None,
+                            off: a as i64,
+                        },
+                    },
+                );
+                Ok(Src::Reg(d))
+            }
+            _ => unsupported(i),
         }
-        self.src(fc, i, g, o, T::B(64))
+    }
+
+    /// Whether `name` is a module-scope `.surfref` variable.
+    fn is_surfref(&self, name: &str) -> bool {
+        self.mc
+            .m
+            .globals
+            .iter()
+            .any(|v| v.name == name && v.ty.as_str() == "surfref")
     }
 }

@@ -108,18 +108,17 @@ fn faults_name_the_access() {
 }
 
 #[test]
-fn the_independent_mode_and_unlisted_forms_are_refused_at_load() {
+fn unlisted_forms_are_refused_at_load() {
     for inst in [
-        // A .surfref variable (the independent mode).
-        "suld.b.1d.b32.trap %r3, [sref, {%r1}];",
-        "suq.width.b32 %r3, [sref];",
+        // A variable that is not a .surfref (ptxas: ".surfref or .u64 register expected").
+        "suld.b.1d.b32.trap %r3, [gvar, {%r1}];",
         // ptxas refuses these: types or geometries the ISA does not list for sured.
         "sured.b.add.1d.b32.trap [%rd1, {%r1}], %r1;",
         "sured.b.add.a1d.u32.trap [%rd1, {%r1, %r1}], %r1;",
         "sured.p.add.1d.b64.trap [%rd1, {%r1}], %rd1;",
     ] {
         let src = format!(
-            "{HEAD}.global .surfref sref;
+            "{HEAD}.global .u64 gvar;
             .visible .entry k(.param .u64 s)
             {{ .reg .b64 %rd<4>; .reg .b32 %r<4>; ld.param.u64 %rd1, [s]; mov.u32 %r1, 0; {inst} ret; }}"
         );
@@ -127,4 +126,38 @@ fn the_independent_mode_and_unlisted_forms_are_refused_at_load() {
         let op = inst.split('.').next().unwrap();
         assert!(e.to_string().contains(&format!("'{op}")), "{inst}: {e}");
     }
+}
+
+/// The independent mode: a `.surfref` variable holds the handle of the surface bound to it
+/// (the driver's cuSurfRefSetArray writes it); unbound, an access faults.
+#[test]
+fn surfref_variables_name_the_surface_bound_to_them() {
+    let src = format!(
+        "{HEAD}.global .surfref sref;
+        .visible .entry k()
+        {{
+          .reg .b64 %rd<4>; .reg .b32 %r<4>;
+          mov.u32 %r1, 8;
+          mov.u64 %rd1, 77;
+          sust.b.1d.b64.trap [sref, {{%r1}}], %rd1;
+          suq.width.b32 %r2, [sref];
+          cvt.u64.u32 %rd2, %r2;
+          mov.u32 %r1, 0;
+          sust.b.1d.b64.trap [sref, {{%r1}}], %rd2;
+          ret;
+        }}"
+    );
+    let m = Module::load(&src, "r.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let k = m.kernel("k").unwrap();
+    let e = launch(&k, &cfg(1, 1), &[]).unwrap_err();
+    assert!(e.message.contains("through 0x0, which is no live surface"), "{e}");
+    let h = 0x5_0000_0003;
+    let base = surface(h, [3, 1, 1], &[0u64; 3]);
+    let var = m.global("sref").unwrap().address;
+    // SAFETY: the module's 8-byte variable.
+    unsafe { (var as *mut u64).write_unaligned(h) };
+    launch(&k, &cfg(1, 1), &[]).unwrap();
+    assert_eq!(download::<u64>(base, 3), vec![3, 77, 0]);
+    surf::unregister(h);
+    mem::free(base).unwrap();
 }
