@@ -315,6 +315,10 @@ implemented! {
     cuSurfObjectCreate "cuSurfObjectCreate" 5000 (handle: *mut CUsurfObject, res: *const CUDA_RESOURCE_DESC) => memory::surface::create;
     cuSurfObjectDestroy "cuSurfObjectDestroy" 5000 (surf: CUsurfObject) => memory::surface::destroy;
     cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, surf: CUsurfObject) => memory::surface::get_resource_desc;
+    // Surface references, the independent mode (memory/surface_ref.rs).
+    cuModuleGetSurfRef "cuModuleGetSurfRef" 3000 (surf_ref: *mut CUsurfref, module: CUmodule, name: *const c_char) => memory::surface_ref::module_get;
+    cuSurfRefSetArray "cuSurfRefSetArray" 3000 (surf_ref: CUsurfref, array: CUarray, flags: c_uint) => memory::surface_ref::set_array;
+    cuSurfRefGetArray "cuSurfRefGetArray" 3000 (array: *mut CUarray, surf_ref: CUsurfref) => memory::surface_ref::get_array;
     // CUDA arrays (layout in memory/array.rs) and their copies.
     cuArrayCreate_v2 "cuArrayCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY_DESCRIPTOR) => memory::array::create_2d;
     cuArray3DCreate_v2 "cuArray3DCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY3D_DESCRIPTOR) => memory::array::create_3d;
@@ -874,7 +878,6 @@ not_supported! {
     cuMemPoolExportToShareableHandle "cuMemPoolExportToShareableHandle" 11020;
     cuMemPoolImportFromShareableHandle "cuMemPoolImportFromShareableHandle" 11020;
     cuMemPoolImportPointer "cuMemPoolImportPointer" 11020;
-    cuModuleGetSurfRef "cuModuleGetSurfRef" 3000;
     cuModuleGetTexRef "cuModuleGetTexRef" 2000;
     cuMulticastAddDevice "cuMulticastAddDevice" 12010;
     cuMulticastBindAddr "cuMulticastBindAddr" 12010;
@@ -902,8 +905,6 @@ not_supported! {
     cuSubgridCreate "cuSubgridCreate" 13030;
     cuSubgridWorkerGridCreate "cuSubgridWorkerGridCreate" 13030;
     cuSubgridWorksetCreate "cuSubgridWorksetCreate" 13030;
-    cuSurfRefGetArray "cuSurfRefGetArray" 3000;
-    cuSurfRefSetArray "cuSurfRefSetArray" 3000;
     cuTensorMapEncodeIm2colWide "cuTensorMapEncodeIm2colWide" 12080;
     cuTensorMapSetAllocationClass "cuTensorMapSetAllocationClass" 13050;
     cuTexObjectGetResourceViewDesc "cuTexObjectGetResourceViewDesc" 5000;

@@ -20,6 +20,7 @@ pub mod memops;
 pub mod pointer;
 pub mod pool;
 pub mod surface;
+pub mod surface_ref;
 pub mod tensor_map;
 pub mod texture;
 pub mod vmm;

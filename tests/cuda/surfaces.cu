@@ -7,6 +7,8 @@
 // cudaBoundaryModeZero reads 0 and drops writes, Clamp moves to the nearest element, Trap fails
 // the kernel) and PTX ISA 9.7.11 (suq's sizes in elements, array_size 0 unless layered,
 // memory_layout 0 for CUDA arrays; sured's operations; sust.p's conversion to the format).
+// The independent mode too: a .surfref variable of a driver-API module, bound to two arrays
+// in turn with cuSurfRefSetArray.
 //
 // The last check makes a .trap access out of bounds: the launch fails with
 // cudaErrorIllegalAddress and the process goes on to print PASS.
@@ -243,6 +245,68 @@ __global__ void formatted(cudaSurfaceObject_t u8, cudaSurfaceObject_t f16) {
                "f"(1.5f), "f"(x + 0.25f));
 }
 
+// ---- the independent mode: a .surfref variable bound with cuSurfRefSetArray (driver API)
+static const char *surfref_ptx = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.global .surfref sref;
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<3>;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mad.lo.u32 %r3, %r1, 3, 1;
+  sust.b.1d.b32.trap [sref, {%r2}], %r3;
+  suq.width.b32 %r4, [sref];
+  ld.param.u64 %rd1, [out];
+  st.global.u32 [%rd1], %r4;
+  ret;
+}
+)";
+static void check_surfref() {
+  CUmodule mod;
+  CU(cuModuleLoadData(&mod, surfref_ptx));
+  CUfunction k;
+  CU(cuModuleGetFunction(&k, mod, "k"));
+  CUsurfref ref, again;
+  EXPECT(cuModuleGetSurfRef(&ref, mod, "nothere") == CUDA_ERROR_NOT_FOUND);
+  EXPECT(cuModuleGetSurfRef(nullptr, mod, "sref") == CUDA_ERROR_INVALID_VALUE);
+  CU(cuModuleGetSurfRef(&ref, mod, "sref"));
+  CU(cuModuleGetSurfRef(&again, mod, "sref"));
+  EXPECT(ref == again);
+  CUarray got;
+  EXPECT(cuSurfRefGetArray(&got, ref) == CUDA_ERROR_INVALID_VALUE); // nothing bound yet
+  cudaChannelFormatDesc cu = cudaCreateChannelDesc<unsigned>();
+  cudaArray_t plain, a16 = array3d(cu, 16, 0, 0, 0), a8 = array3d(cu, 8, 0, 0, 0);
+  CHECK(cudaMallocArray(&plain, &cu, 16));
+  EXPECT(cuSurfRefSetArray(ref, (CUarray)plain, 0) == CUDA_ERROR_INVALID_VALUE);
+  EXPECT(cuSurfRefSetArray(ref, (CUarray)a16, 1) == CUDA_ERROR_INVALID_VALUE);
+  unsigned *out;
+  CHECK(cudaMalloc(&out, 4));
+  void *args[] = {&out};
+  // Each binding is what the launches after it see: 16 then 8 elements.
+  cudaArray_t arrays[2] = {a16, a8};
+  for (int b = 0; b < 2; b++) {
+    int n = b == 0 ? 16 : 8;
+    CU(cuSurfRefSetArray(ref, (CUarray)arrays[b], 0));
+    CU(cuSurfRefGetArray(&got, ref));
+    EXPECT(got == (CUarray)arrays[b]);
+    CU(cuLaunchKernel(k, 1, 1, 1, n, 1, 1, 0, nullptr, args, nullptr));
+    unsigned width, v[16];
+    CHECK(cudaMemcpy(&width, out, 4, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(width, (unsigned)n);
+    copy(arrays[b], v, 4, n, 1, 1, false);
+    for (int x = 0; x < n; x++) EXPECT_EQ(v[x], 3u * x + 1);
+  }
+  CU(cuModuleUnload(mod));
+  CHECK(cudaFree(out));
+  CHECK(cudaFreeArray(plain));
+  CHECK(cudaFreeArray(a16));
+  CHECK(cudaFreeArray(a8));
+}
+
 int main() {
   // 1-D floats.
   {
@@ -474,6 +538,8 @@ int main() {
   EXPECT(cuSurfObjectDestroy(cs) == CUDA_ERROR_INVALID_VALUE);
   EXPECT(cuSurfObjectGetResourceDesc(&back, cs) == CUDA_ERROR_INVALID_VALUE);
   CHECK(cudaFreeArray(plain));
+
+  check_surfref();
 
   // Boundary modes on 8 ints 10, 20, ..., 80.
   {

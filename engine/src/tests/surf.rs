@@ -150,7 +150,10 @@ fn surfref_variables_name_the_surface_bound_to_them() {
     let m = Module::load(&src, "r.ptx").unwrap_or_else(|e| panic!("{e}"));
     let k = m.kernel("k").unwrap();
     let e = launch(&k, &cfg(1, 1), &[]).unwrap_err();
-    assert!(e.message.contains("through 0x0, which is no live surface"), "{e}");
+    assert!(
+        e.message.contains("through 0x0, which is no live surface"),
+        "{e}"
+    );
     let h = 0x5_0000_0003;
     let base = surface(h, [3, 1, 1], &[0u64; 3]);
     let var = m.global("sref").unwrap().address;

@@ -64,7 +64,7 @@ fn format(f: CUarray_format) -> CuResult<Format> {
 }
 
 /// The surface a resource descriptor names, as the engine addresses it.
-fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Surface> {
+pub(super) fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Surface> {
     if r.resType != CUresourcetype::CU_RESOURCE_TYPE_ARRAY || r.flags != 0 {
         return Err(INVALID_VALUE);
     }
