@@ -152,8 +152,18 @@ impl Warp {
                     } else {
                         r.signed
                     };
+                    // The coordinate is aligned to the access, but a row of an odd number
+                    // of bytes (a .b32 reduction on an 8-bit surface) can still misalign it.
+                    if !p.is_multiple_of(op.bits as usize / 8) {
+                        let what = format!(
+                            "misaligned surface reduction: address {p:#x} is not a multiple of \
+                             {} bytes (surface {h:#x})",
+                            op.bits / 8
+                        );
+                        return Err(fault(self, l, ExecErrorKind::MisalignedAddress, what));
+                    }
                     let v = get(regs, op.c[0], l);
-                    // SAFETY: as for the load; `locate` aligned the address to the access size.
+                    // SAFETY: as for the load, and aligned to the access size (just checked).
                     unsafe { reduce(p, op.bits, r.op, signed, v) };
                 }
                 SurfKind::Query(_) => unreachable!("handled above"),
