@@ -218,11 +218,11 @@ __global__ void queries(cudaSurfaceObject_t s, unsigned *out) {
   asm volatile("suq.array_size.b32 %0, [%1];" : "=r"(out[3]) : "l"(s));
   asm volatile("suq.memory_layout.b32 %0, [%1];" : "=r"(out[4]) : "l"(s));
 }
-// 256 threads: each adds tid + 1 to element (tid % 4, tid / 4 % 2) of a 4 x 2 u32 surface, and
+// 256 threads in 4 CTAs: each adds tid + 1 to element (tid % 4, tid / 4 % 2) of a 4 x 2 u32 surface, and
 // takes the min and max of tid * 37 % 101 - 50 (as s32) into elements 0 and 1 of a 1-D one,
 // ORs 1 << (tid % 32) into element 2 and ANDs ~(1 << (tid % 16)) into element 3.
 __global__ void reductions(cudaSurfaceObject_t s2, cudaSurfaceObject_t s1) {
-  unsigned t = threadIdx.x;
+  unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
   int x = (t % 4) * 4, y = t / 4 % 2;
   asm volatile("sured.b.add.2d.u32.trap [%0, {%1, %2}], %3;" ::"l"(s2), "r"(x), "r"(y),
                "r"(t + 1));
@@ -446,7 +446,7 @@ int main() {
     copy(a2, z2, 4, 4, 2, 1, true);
     copy(a1, z1, 4, 8, 1, 1, true);
     cudaSurfaceObject_t s2 = surface(a2), s1 = surface(a1);
-    reductions<<<1, 256>>>(s2, s1);
+    reductions<<<4, 64>>>(s2, s1); // CTAs run on several host threads
     CHECK(cudaGetLastError());
     unsigned want2[8] = {0};
     int mn = 0x7fffffff, mx = (int)0x80000000u;

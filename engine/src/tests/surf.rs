@@ -141,6 +141,8 @@ fn surfref_variables_name_the_surface_bound_to_them() {
           mov.u64 %rd1, 77;
           sust.b.1d.b64.trap [sref, {{%r1}}], %rd1;
           suq.width.b32 %r2, [sref];
+          suq.channel_data_type.b32 %r3, [sref];
+          mad.lo.u32 %r2, %r3, 1000, %r2;
           cvt.u64.u32 %rd2, %r2;
           mov.u32 %r1, 0;
           sust.b.1d.b64.trap [sref, {{%r1}}], %rd2;
@@ -160,7 +162,8 @@ fn surfref_variables_name_the_surface_bound_to_them() {
     // SAFETY: the module's 8-byte variable.
     unsafe { (var as *mut u64).write_unaligned(h) };
     launch(&k, &cfg(1, 1), &[]).unwrap();
-    assert_eq!(download::<u64>(base, 3), vec![3, 77, 0]);
+    // The width, 3, plus 1000 times the data type the driver registered (3).
+    assert_eq!(download::<u64>(base, 3), vec![3003, 77, 0]);
     surf::unregister(h);
     mem::free(base).unwrap();
 }
