@@ -138,7 +138,7 @@ impl<'a> Prog<'a> {
             Geom::D2 | Geom::A1 => 2,
             Geom::D3 | Geom::A2 => 4,
         };
-        if cs.len() != want && !(geom == Geom::D1 && cs.len() == 1) {
+        if cs.len() != want {
             return invalid(
                 i.pos,
                 format!(
