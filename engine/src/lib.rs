@@ -26,6 +26,7 @@ mod module;
 pub mod ptx;
 pub mod regs;
 mod sem;
+pub mod surf;
 pub mod tensormap;
 pub mod tex;
 

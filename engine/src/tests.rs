@@ -346,6 +346,7 @@ mod limits;
 mod misc;
 mod registers;
 mod shared;
+mod surf;
 mod sync;
 mod tensormap;
 mod video;

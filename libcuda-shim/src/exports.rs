@@ -342,6 +342,14 @@ implemented! {
     cuTexRefSetMipmapLevelBias "cuTexRefSetMipmapLevelBias" 5000 (texref: CUtexref, bias: f32) => memory::texref::set_mipmap_level_bias;
     cuTexRefSetMipmapLevelClamp "cuTexRefSetMipmapLevelClamp" 5000 (texref: CUtexref, min: f32, max: f32) => memory::texref::set_mipmap_level_clamp;
     cuTexRefSetMipmappedArray "cuTexRefSetMipmappedArray" 5000 (texref: CUtexref, mipmap: CUmipmappedArray, flags: c_uint) => memory::texref::set_mipmapped_array;
+    // Surface objects (memory/surface.rs; accessed by engine::surf).
+    cuSurfObjectCreate "cuSurfObjectCreate" 5000 (handle: *mut CUsurfObject, res: *const CUDA_RESOURCE_DESC) => memory::surface::create;
+    cuSurfObjectDestroy "cuSurfObjectDestroy" 5000 (surf: CUsurfObject) => memory::surface::destroy;
+    cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, surf: CUsurfObject) => memory::surface::get_resource_desc;
+    // Surface references, the independent mode (memory/surface_ref.rs).
+    cuModuleGetSurfRef "cuModuleGetSurfRef" 3000 (surf_ref: *mut CUsurfref, module: CUmodule, name: *const c_char) => memory::surface_ref::module_get;
+    cuSurfRefSetArray "cuSurfRefSetArray" 3000 (surf_ref: CUsurfref, array: CUarray, flags: c_uint) => memory::surface_ref::set_array;
+    cuSurfRefGetArray "cuSurfRefGetArray" 3000 (array: *mut CUarray, surf_ref: CUsurfref) => memory::surface_ref::get_array;
     // CUDA arrays (layout in memory/array.rs) and their copies.
     cuArrayCreate_v2 "cuArrayCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY_DESCRIPTOR) => memory::array::create_2d;
     cuArray3DCreate_v2 "cuArray3DCreate" 3020 (handle: *mut CUarray, desc: *const CUDA_ARRAY3D_DESCRIPTOR) => memory::array::create_3d;
@@ -901,7 +909,6 @@ not_supported! {
     cuMemPoolExportToShareableHandle "cuMemPoolExportToShareableHandle" 11020;
     cuMemPoolImportFromShareableHandle "cuMemPoolImportFromShareableHandle" 11020;
     cuMemPoolImportPointer "cuMemPoolImportPointer" 11020;
-    cuModuleGetSurfRef "cuModuleGetSurfRef" 3000;
     cuMulticastAddDevice "cuMulticastAddDevice" 12010;
     cuMulticastBindAddr "cuMulticastBindAddr" 12010;
     cuMulticastBindAddr_v2 "cuMulticastBindAddr" 13010;
@@ -927,11 +934,6 @@ not_supported! {
     cuSubgridCreate "cuSubgridCreate" 13030;
     cuSubgridWorkerGridCreate "cuSubgridWorkerGridCreate" 13030;
     cuSubgridWorksetCreate "cuSubgridWorksetCreate" 13030;
-    cuSurfObjectCreate "cuSurfObjectCreate" 5000;
-    cuSurfObjectDestroy "cuSurfObjectDestroy" 5000;
-    cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000;
-    cuSurfRefGetArray "cuSurfRefGetArray" 3000;
-    cuSurfRefSetArray "cuSurfRefSetArray" 3000;
     cuTensorMapEncodeIm2colWide "cuTensorMapEncodeIm2colWide" 12080;
     cuTensorMapSetAllocationClass "cuTensorMapSetAllocationClass" 13050;
     cuVDPAUCtxCreate_v2 "cuVDPAUCtxCreate" 3020;

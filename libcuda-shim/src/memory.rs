@@ -19,6 +19,8 @@ pub mod managed;
 pub mod memops;
 pub mod pointer;
 pub mod pool;
+pub mod surface;
+pub mod surface_ref;
 pub mod tensor_map;
 pub mod texref;
 pub mod texture;

@@ -33,6 +33,7 @@ pub mod race;
 mod regfile;
 mod sched;
 pub mod schedule;
+mod surface;
 pub mod sys;
 mod texture;
 pub mod warp;

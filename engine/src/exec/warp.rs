@@ -1363,6 +1363,7 @@ impl Warp {
                     query,
                     level,
                 } => self.txq(cta, regs, pc, em, *d, *tex, *query, *level)?,
+                Op::Surf(s) => self.surf(cta, regs, pc, em, s)?,
                 Op::Matrix(x) => {
                     // `.sync`: the warp's threads run it together. Lanes that arrive on one
                     // path wait there (parked at the instruction, as at a bar.warp.sync) for

@@ -27,6 +27,8 @@ pub use crate::tex::{Geom as TexGeom, Query as TexQuery};
 pub(crate) mod operands;
 mod print;
 pub(crate) mod regset;
+mod surf;
+pub use surf::*;
 pub(crate) mod uninit;
 pub(crate) mod verify;
 pub use crate::sem::types::{AtomOp, AtomTy, ReduxOp, Rnd, ShflMode};
@@ -503,6 +505,8 @@ pub enum Op {
         query: TexQuery,
         level: Option<Src>,
     },
+    /// `suld`, `sust`, `sured` and `suq` on a surface object (ISA 9.7.11; see [`SurfOp`]).
+    Surf(Box<SurfOp>),
     /// A warp-wide matrix operation (ISA 9.7.14): the warp's 32 lanes take part together.
     Matrix(Box<MatrixOp>),
     /// `cp.async.bulk` and `cp.async.bulk.tensor` (ISA 9.7.9.25.4-5), by each active lane.

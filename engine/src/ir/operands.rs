@@ -283,6 +283,12 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             }
             o.def(*d);
         }
+        Op::Surf(s) => {
+            o.srcs([&s.surf, &s.layer].into_iter().chain(&s.coords).chain(&s.c));
+            for d in s.d {
+                o.def_opt(d);
+            }
+        }
         Op::Isspacep { d, a, .. } => {
             o.src(a);
             o.def(*d);

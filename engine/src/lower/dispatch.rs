@@ -159,6 +159,11 @@ static ROUTES: &[Route] = &[
         },
     },
     Route {
+        opcodes: &["suld", "sust", "sured", "suq"],
+        when: always,
+        lower: |p, fc, i, g, m| p.surf(fc, i, g, m),
+    },
+    Route {
         opcodes: &["tex", "tld4"],
         when: always,
         lower: |p, fc, i, g, m| p.tex(fc, i, g, m),

@@ -41,6 +41,7 @@ mod misc;
 mod mods;
 mod operands;
 mod packed;
+mod surf;
 mod sync;
 mod tex;
 mod video;

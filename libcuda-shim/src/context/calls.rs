@@ -24,6 +24,7 @@ fn teardown(ctx: &Arc<Context>) {
     EVENTS.remove_where(|e| Arc::as_ptr(&e.ctx) == me);
     crate::module::release_context(ctx.handle() as usize);
     crate::memory::texture::release_context(ctx.handle() as usize);
+    crate::memory::surface::release_context(ctx.handle() as usize);
     crate::memory::alloc::release_context(ctx.handle() as usize);
     ctx.run_cls_destructors();
     ctx.clear_sticky();
