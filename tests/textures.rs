@@ -119,25 +119,33 @@ fn the_second_texture_probe_prints_what_an_h100_printed() {
     // mipmap levels) is not reproduced to the bit (the H100's blend of the eight texels is no
     // lerp of the two bilinear results with any 8-bit weight); 3-D linear filtering is off by
     // one y step (10/256) on 6 of 24 fetches; filtered sRGB within 5e-4.
-    let known: [(&str, &dyn Fn(&str) -> bool, f64, usize); 3] = [
-        (
-            "trilinear",
-            &|l: &str| {
+    struct Known {
+        is: fn(&str) -> bool,
+        bound: f64,
+        count: usize,
+    }
+    let known = [
+        // Trilinear.
+        Known {
+            is: |l| {
                 l.contains("filter=linear mipfilter=linear")
                     || l.contains("bias=")
                     || l.contains("minclamp=")
                     || l.contains("tex2DGrad linear/linear")
             },
-            0.0625,
-            27,
-        ),
-        (
-            "3-D linear",
-            &|l: &str| l.starts_with("tex3D linear"),
-            10.0 / 256.0,
-            6,
-        ),
-        ("sRGB filtering", &|l: &str| l.contains("sRGB"), 4.9e-4, 36),
+            bound: 0.0625,
+            count: 27,
+        },
+        Known {
+            is: |l| l.starts_with("tex3D linear"),
+            bound: 10.0 / 256.0,
+            count: 6,
+        },
+        Known {
+            is: |l| l.contains("sRGB"),
+            bound: 4.9e-4,
+            count: 36,
+        },
     ];
     let mut counts = [0usize; 3];
     let mut wrong = Vec::new();
@@ -145,18 +153,18 @@ fn the_second_texture_probe_prints_what_an_h100_printed() {
         if g == w {
             continue;
         }
-        let k = known.iter().position(|(_, is, ..)| is(w));
+        let k = known.iter().position(|k| (k.is)(w));
         let close = |bound: f64| {
             let (a, b) = (values(g), values(w));
             a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= bound)
         };
         match k {
-            Some(k) if close(known[k].2) => counts[k] += 1,
+            Some(k) if close(known[k].bound) => counts[k] += 1,
             _ => wrong.push(format!("shim: {g}\nH100: {w}")),
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    let expected: Vec<usize> = known.iter().map(|k| k.3).collect();
+    let expected: Vec<usize> = known.iter().map(|k| k.count).collect();
     assert_eq!(counts.to_vec(), expected, "the known differences changed");
 }
 

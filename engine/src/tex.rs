@@ -538,7 +538,7 @@ fn cube_st(f: usize, d: [f32; 3]) -> [f32; 2] {
 /// [`cube_st`]), for the level of detail of `tex.grad.cube`.
 fn cube_st_grad(f: usize, d: [f32; 3], dd: [f32; 3]) -> [f32; 2] {
     let (axis, sc, tc) = FACES[f];
-    let sign = if f % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = if f.is_multiple_of(2) { 1.0 } else { -1.0 };
     let (ma, dma) = (sign * d[axis], sign * dd[axis]);
     let g = |c: [f32; 3]| 0.5 * (dot3(c, dd) * ma - dot3(c, d) * dma) / (ma * ma);
     [g(sc), g(tc)]

@@ -562,7 +562,7 @@ fn drop_module(m: &Arc<Module>) {
         Err(_) => crate::printf::flush(),
     }
     MODULES.remove_where(|x| std::ptr::eq(x, &**m));
-    crate::memory::texref::release(Some(Arc::as_ptr(m) as usize), None);
+    forget_references(Arc::as_ptr(m) as usize);
     FUNCTIONS.remove_where(|f| Arc::ptr_eq(&f.module, m));
     KERNELS.remove_where(|k| Arc::ptr_eq(&k.function.module, m));
 }
@@ -575,10 +575,19 @@ fn drop_module(m: &Arc<Module>) {
 /// would hold its module anyway.
 pub(crate) fn release_context(ctx: usize) {
     let doomed = |m: &Module| m.ctx == Some(ctx);
-    MODULES.remove_where(doomed);
-    crate::memory::texref::release(None, Some(ctx));
+    while let Some(h) = MODULES.position(doomed) {
+        MODULES.remove(h);
+        forget_references(h);
+    }
     FUNCTIONS.remove_where(|f| doomed(&f.module));
     KERNELS.remove_where(|k| doomed(&k.function.module));
+}
+
+/// Forgets the texture and surface references of the module with handle `module`, and the
+/// textures and surfaces bound through them.
+fn forget_references(module: usize) {
+    crate::memory::texref::release(module);
+    crate::memory::surface_ref::release(module);
 }
 
 pub(crate) unsafe fn unload(module: CUmodule) -> CuResult {

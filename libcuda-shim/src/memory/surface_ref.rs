@@ -118,3 +118,15 @@ pub(crate) unsafe fn get_array(out: *mut CUarray, r: CUsurfref) -> CuResult {
     unsafe { *out = array as CUarray };
     Ok(())
 }
+
+/// Forgets the references of a module being unloaded (`module`: its handle), with the
+/// surfaces bound through them.
+pub(crate) fn release(module: usize) {
+    REFS.lock().retain(|_, r| {
+        let doomed = r.module == module;
+        if let (true, Some((_, h))) = (doomed, r.bound) {
+            engine::surf::unregister(h);
+        }
+        !doomed
+    });
+}

@@ -35,10 +35,9 @@ enum Binding {
 }
 
 struct TexRef {
-    /// The module whose `.texref` variable this is (its `Arc` address), the context it was
-    /// loaded into, and the variable's device address; 0 / none for cuTexRefCreate's.
+    /// The module whose `.texref` variable this is (its handle) and the variable's device
+    /// address; 0 for cuTexRefCreate's.
     module: usize,
-    ctx: Option<usize>,
     var: u64,
     binding: Binding,
     format: CUarray_format,
@@ -54,12 +53,11 @@ struct TexRef {
 unsafe impl Send for TexRef {}
 
 impl TexRef {
-    fn new(module: usize, ctx: Option<usize>, var: u64) -> TexRef {
+    fn new(module: usize, var: u64) -> TexRef {
         // SAFETY: CUDA_TEXTURE_DESC is plain old data; all zeros is wrap, point, no flags.
         let desc: CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
         TexRef {
             module,
-            ctx,
             var,
             binding: Binding::None,
             format: CUarray_format(0),
@@ -151,10 +149,15 @@ fn with<T>(h: CUtexref, f: impl FnOnce(&mut TexRef) -> CuResult<T>) -> CuResult<
     f(r)
 }
 
-/// Changes the state of `h` and rebinds it.
+/// Changes the state of `h` and rebinds it. Kernels launched before read the old binding, as
+/// with the driver: the work queued so far finishes first.
 fn set(h: CUtexref, f: impl FnOnce(&mut TexRef) -> CuResult) -> CuResult {
+    let ctx = crate::context::active()?;
     with(h, |r| {
         f(r)?;
+        if r.var != 0 {
+            ctx.wait_idle();
+        }
         r.rebind();
         Ok(())
     })
@@ -191,7 +194,7 @@ pub(crate) unsafe fn module_get(
         .iter()
         .find(|(_, r)| r.module == id && r.var == g.address)
         .map(|(h, _)| *h);
-    let h = existing.unwrap_or_else(|| new_ref(TexRef::new(id, m.ctx, g.address)));
+    let h = existing.unwrap_or_else(|| new_ref(TexRef::new(id, g.address)));
     put(out, h as CUtexref)
 }
 
@@ -199,7 +202,7 @@ pub(crate) unsafe fn create(out: *mut CUtexref) -> CuResult {
     if out.is_null() {
         return Err(INVALID_VALUE);
     }
-    let h = new_ref(TexRef::new(0, None, 0));
+    let h = new_ref(TexRef::new(0, 0));
     put(out, h as CUtexref)
 }
 
@@ -482,12 +485,11 @@ pub(crate) unsafe fn get_format(
     Ok(())
 }
 
-/// Forgets the references of a module being unloaded (`module`: its `Arc` address), or of
-/// every module of a context being reset or destroyed, with their engine textures.
-pub(crate) fn release(module: Option<usize>, ctx: Option<usize>) {
+/// Forgets the references of a module being unloaded (`module`: its handle), with their
+/// engine textures.
+pub(crate) fn release(module: usize) {
     REFS.lock().retain(|_, r| {
-        let doomed = r.module != 0
-            && (module.is_some_and(|m| r.module == m) || ctx.is_some_and(|c| r.ctx == Some(c)));
+        let doomed = r.module == module;
         if doomed && r.handle != 0 {
             engine::tex::unregister(r.handle);
         }
