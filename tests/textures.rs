@@ -6,13 +6,15 @@
 use std::process::Command;
 use tests::*;
 
-#[test]
-fn the_texture_probe_prints_what_an_h100_printed() {
-    let exe = build_dir().join("tex_probe");
+/// The lines scripts/ground-truth/`probe`.cu prints on the shim (built by the pinned nvcc), and
+/// the lines the GPU printed (scripts/ground-truth/results/`recorded`, its exit line left out),
+/// as many of each.
+fn probe_output(probe: &str, recorded: &str) -> (Vec<String>, Vec<String>) {
+    let exe = build_dir().join(probe);
     let out = Command::new(toolkit().join("bin/nvcc"))
         .args(["-gencode", "arch=compute_80,code=compute_80", "-o"])
         .arg(&exe)
-        .arg(repo().join("scripts/ground-truth/tex_probe.cu"))
+        .arg(repo().join(format!("scripts/ground-truth/{probe}.cu")))
         .output()
         .unwrap();
     assert!(
@@ -27,11 +29,21 @@ fn the_texture_probe_prints_what_an_h100_printed() {
         "{got}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let want =
-        std::fs::read_to_string(repo().join("scripts/ground-truth/results/tex-h100.txt")).unwrap();
-    let want: Vec<&str> = want.lines().filter(|l| !l.starts_with("exit ")).collect();
-    let got: Vec<&str> = got.lines().collect();
+    let path = repo().join(format!("scripts/ground-truth/results/{recorded}"));
+    let want = std::fs::read_to_string(path).unwrap();
+    let want: Vec<String> = want
+        .lines()
+        .filter(|l| !l.starts_with("exit "))
+        .map(String::from)
+        .collect();
+    let got: Vec<String> = got.lines().map(String::from).collect();
     assert_eq!(got.len(), want.len(), "{got:#?}");
+    (got, want)
+}
+
+#[test]
+fn the_texture_probe_prints_what_an_h100_printed() {
+    let (got, want) = probe_output("tex_probe", "tex-h100.txt");
     // Linear filtering over a footprint that mixes border and texels differs from the H100 in
     // the low bits (engine/src/tex.rs says what is known): those six lines only.
     let differ: Vec<_> = got
@@ -84,30 +96,7 @@ fn layered_cubemap_and_mipmapped_textures() {
 /// differences below say, each bounded and counted.
 #[test]
 fn the_second_texture_probe_prints_what_an_h100_printed() {
-    let exe = build_dir().join("tex_probe2");
-    let out = Command::new(toolkit().join("bin/nvcc"))
-        .args(["-gencode", "arch=compute_80,code=compute_80", "-o"])
-        .arg(&exe)
-        .arg(repo().join("scripts/ground-truth/tex_probe2.cu"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = run_preloaded(&exe, &[]);
-    let got = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{got}\n{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let want =
-        std::fs::read_to_string(repo().join("scripts/ground-truth/results/tex2-h100.txt")).unwrap();
-    let want: Vec<&str> = want.lines().filter(|l| !l.starts_with("exit ")).collect();
-    let got: Vec<&str> = got.lines().collect();
-    assert_eq!(got.len(), want.len(), "{got:#?}");
+    let (got, want) = probe_output("tex_probe2", "tex2-h100.txt");
     let values = |l: &str| -> Vec<f64> {
         l.split_once(" -> ").map_or(vec![], |(_, v)| {
             v.split_whitespace()

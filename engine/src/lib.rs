@@ -14,6 +14,7 @@ mod check;
 pub mod diag;
 mod exec;
 mod frame;
+pub mod handles;
 mod ir;
 #[doc(hidden)] // public for `check` and the ISA tests; not a stable API
 pub mod isa;

@@ -5,11 +5,6 @@
 //! and the `.trap`/`.clamp`/`.zero` handling of coordinates outside), what a formatted store
 //! writes ([`format_channel`]) and what `suq` answers ([`query`]).
 
-use once_cell::sync::Lazy;
-use parking_lot::RwLock;
-use std::collections::HashMap;
-use std::sync::Arc;
-
 /// The format of one channel of a surface element (the array's `CUarray_format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -72,22 +67,8 @@ impl Surface {
     }
 }
 
-static SURFACES: Lazy<RwLock<HashMap<u64, Arc<Surface>>>> = Lazy::new(Default::default);
-
-/// Makes `handle` name `s` (the driver chose the handle).
-pub fn register(handle: u64, s: Surface) {
-    SURFACES.write().insert(handle, Arc::new(s));
-}
-
-/// Forgets `handle`; accesses through it fault from now on.
-pub fn unregister(handle: u64) {
-    SURFACES.write().remove(&handle);
-}
-
-/// The surface named `handle`, if it exists.
-pub fn lookup(handle: u64) -> Option<Arc<Surface>> {
-    SURFACES.read().get(&handle).cloned()
-}
+/// The live surface objects (and surface references' surfaces), by handle.
+pub static SURFACES: crate::handles::Handles<Surface> = crate::handles::Handles::new();
 
 /// The `.geom` of a surface instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

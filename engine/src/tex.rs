@@ -26,10 +26,6 @@
 //! 0.0625 on values near 1000, and filtered sRGB within 5e-4.
 
 use crate::sem::softfloat::{self, Mode};
-use once_cell::sync::Lazy;
-use parking_lot::RwLock;
-use std::collections::HashMap;
-use std::sync::Arc;
 
 /// How a coordinate outside the texture is brought back in (`CUaddress_mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,22 +242,8 @@ impl Texture {
     }
 }
 
-static TEXTURES: Lazy<RwLock<HashMap<u64, Arc<Texture>>>> = Lazy::new(Default::default);
-
-/// Makes `handle` name `t` (the driver chose the handle).
-pub fn register(handle: u64, t: Texture) {
-    TEXTURES.write().insert(handle, Arc::new(t));
-}
-
-/// Forgets `handle`; fetches through it fail from now on.
-pub fn unregister(handle: u64) {
-    TEXTURES.write().remove(&handle);
-}
-
-/// The texture named `handle`, if it exists.
-pub fn lookup(handle: u64) -> Option<Arc<Texture>> {
-    TEXTURES.read().get(&handle).cloned()
-}
+/// The live texture objects (and texture references' textures), by handle.
+pub static TEXTURES: crate::handles::Handles<Texture> = crate::handles::Handles::new();
 
 /// An 8-bit sRGB-encoded value in [0, 1] as linear intensity: the sRGB standard's curve, which
 /// the Programming Guide's `sRGB` flag names, rounded to half precision (measured on an H100:

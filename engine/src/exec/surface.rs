@@ -34,7 +34,8 @@ impl Warp {
             let s = match &cached {
                 Some((ch, s)) if *ch == h => s.clone(),
                 _ => {
-                    let s = surf::lookup(h)
+                    let s = surf::SURFACES
+                        .lookup(h)
                         // Its memory must still be allocated.
                         .filter(|s| crate::mem::contains(s.base, s.extent()))
                         .ok_or_else(|| {

@@ -26,7 +26,8 @@ impl Lookup {
                 return Ok(t.clone());
             }
         }
-        let t = tex::lookup(h)
+        let t = tex::TEXTURES
+            .lookup(h)
             // Its memory must still be allocated.
             .filter(|t| t.live())
             .ok_or_else(|| cta.fault_bad_texture(warp, pc, lane, h))?;

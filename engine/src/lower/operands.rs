@@ -498,6 +498,56 @@ impl<'a> Prog<'a> {
             .take_while(|c| self.lookup(fc, &format!("{name}.{c}")).is_some())
             .count() as u8
     }
+    /// A texture or surface handle named `name`: a `.u64` register holding one, or a
+    /// module-scope variable of the opaque type `ty` (`texref`, `surfref`), whose eight bytes
+    /// the driver fills with the handle of what it binds there, loaded when the instruction
+    /// runs; `None` for any other name.
+    pub(super) fn opaque_handle(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        name: &str,
+        ty: &str,
+    ) -> R<Option<Src>> {
+        let o = O::Name {
+            name: name.to_string(),
+            comp: None,
+        };
+        match self.lookup(fc, name) {
+            Some(Sym::Reg(_)) => Ok(Some(self.src(fc, i, g, &o, T::B(64))?)),
+            Some(Sym::Global(a))
+                if self
+                    .mc
+                    .m
+                    .globals
+                    .iter()
+                    .any(|v| v.name == name && v.ty.as_str() == ty) =>
+            {
+                let d = self.new_reg();
+                let mut ds = [None; 8];
+                ds[0] = Some(d);
+                let addr = Addr {
+                    base: None,
+                    off: a as i64,
+                };
+                self.emit(
+                    i,
+                    g,
+                    Op::Ld {
+                        space: MSpace::Global,
+                        size: 8,
+                        sext: false,
+                        n: 1,
+                        d: ds,
+                        addr,
+                    },
+                );
+                Ok(Some(Src::Reg(d)))
+            }
+            _ => Ok(None),
+        }
+    }
     pub(super) fn opt_dreg(&mut self, fc: &FnCtx, i: &Instruction, o: &O) -> R<Option<Reg>> {
         if matches!(o, O::Name { name, .. } if name == "_") {
             return Ok(None);

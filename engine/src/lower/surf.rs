@@ -244,47 +244,16 @@ impl<'a> Prog<'a> {
 
     /// The surface operand: a `.u64` register holding a surface object (the unified mode), or
     /// a `.surfref` module variable (the independent mode), which holds the handle of the
-    /// surface the driver bound to it (`cuSurfRefSetArray`; 0, no surface, until then), read
-    /// when the instruction runs. A `.surfref` kernel parameter is not run yet (refused).
+    /// surface the driver bound to it (`cuSurfRefSetArray`; 0, no surface, until then). A
+    /// `.surfref` kernel parameter is not run yet (refused).
     fn handle(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, o: &O) -> R<Src> {
-        let O::Name { name, comp: None } = o else {
-            return unsupported(i);
-        };
-        match self.lookup(fc, name) {
-            Some(Sym::Reg(_)) => self.src(fc, i, g, o, T::B(64)),
-            // ptxas takes no variable there but a module-scope `.surfref` ("`.surfref` or
-            // `.u64` register expected").
-            Some(Sym::Global(a)) if self.is_surfref(name) => {
-                let d = self.new_reg();
-                let mut ds = [None; 8];
-                ds[0] = Some(d);
-                self.emit(
-                    i,
-                    g,
-                    Op::Ld {
-                        space: MSpace::Global,
-                        size: 8,
-                        sext: false,
-                        n: 1,
-                        d: ds,
-                        addr: Addr {
-                            base: None,
-                            off: a as i64,
-                        },
-                    },
-                );
-                Ok(Src::Reg(d))
-            }
+        // ptxas takes no variable there but a module-scope `.surfref` ("`.surfref` or `.u64`
+        // register expected").
+        match o {
+            O::Name { name, comp: None } => self
+                .opaque_handle(fc, i, g, name, "surfref")?
+                .map_or_else(|| unsupported(i), Ok),
             _ => unsupported(i),
         }
-    }
-
-    /// Whether `name` is a module-scope `.surfref` variable.
-    fn is_surfref(&self, name: &str) -> bool {
-        self.mc
-            .m
-            .globals
-            .iter()
-            .any(|v| v.name == name && v.ty.as_str() == "surfref")
     }
 }

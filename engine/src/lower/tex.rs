@@ -268,9 +268,9 @@ impl<'a> Prog<'a> {
         self.txq_on(fc, i, g, query, level, name)
     }
 
-    /// The texture handle `name` gives: a register holding one, or a module-scope `.texref`
-    /// variable, whose eight bytes the driver fills with the handle of the texture it binds
-    /// (`cuModuleGetTexRef` and `cuTexRefSet*`), read when the instruction runs.
+    /// The texture handle `name` gives: a register holding one (a texture object), or a
+    /// module-scope `.texref` variable, which holds the handle of the texture the driver
+    /// bound to it (`cuModuleGetTexRef` and `cuTexRefSet*`).
     fn texture_handle(
         &mut self,
         fc: &FnCtx,
@@ -278,36 +278,9 @@ impl<'a> Prog<'a> {
         g: Option<(Reg, bool)>,
         name: &str,
     ) -> R<Src> {
-        match self.lookup(fc, name) {
-            Some(Sym::Reg(_)) => {
-                let o = O::Name {
-                    name: name.to_string(),
-                    comp: None,
-                };
-                self.src(fc, i, g, &o, T::B(64))
-            }
-            Some(Sym::Global(a)) => {
-                let d = self.new_reg();
-                let mut ds = [None; 8];
-                ds[0] = Some(d);
-                self.emit(
-                    i,
-                    g,
-                    Op::Ld {
-                        space: MSpace::Global,
-                        size: 8,
-                        sext: false,
-                        n: 1,
-                        d: ds,
-                        addr: Addr {
-                            base: None,
-                            off: a as i64,
-                        },
-                    },
-                );
-                Ok(Src::Reg(d))
-            }
-            _ => refuse(
+        match self.opaque_handle(fc, i, g, name, "texref")? {
+            Some(h) => Ok(h),
+            None => refuse(
                 i,
                 "a .texref parameter or a .samplerref (the independent mode)",
             ),

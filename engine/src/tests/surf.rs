@@ -13,7 +13,7 @@ use crate::ExecErrorKind;
 fn surface(handle: u64, [w, h, d]: [u32; 3], fill: &[u64]) -> u64 {
     let base = upload(fill);
     let row = w as u64 * 8;
-    surf::register(
+    surf::SURFACES.register(
         handle,
         Surface {
             base,
@@ -71,7 +71,7 @@ fn vector_loads_stores_and_64_bit_reductions() {
     want[1] = fill[14];
     want[2] = 1; // min(2 * 0x1_0000_0001, 1) as u64
     assert_eq!(got, want);
-    surf::unregister(h);
+    surf::SURFACES.unregister(h);
     mem::free(base).unwrap();
 }
 
@@ -104,7 +104,7 @@ fn faults_name_the_access() {
     mem::free(base).unwrap();
     let e = fault("suq.width.b32 %r1, [%rd1];", h);
     assert!(e.message.contains("no live surface object"), "{e}");
-    surf::unregister(h);
+    surf::SURFACES.unregister(h);
 }
 
 #[test]
@@ -164,6 +164,6 @@ fn surfref_variables_name_the_surface_bound_to_them() {
     launch(&k, &cfg(1, 1), &[]).unwrap();
     // The width, 3, plus 1000 times the data type the driver registered (3).
     assert_eq!(download::<u64>(base, 3), vec![3003, 77, 0]);
-    surf::unregister(h);
+    surf::SURFACES.unregister(h);
     mem::free(base).unwrap();
 }

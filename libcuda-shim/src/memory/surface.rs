@@ -103,7 +103,7 @@ pub(crate) unsafe fn create(handle: *mut CUsurfObject, res: *const CUDA_RESOURCE
     let r = unsafe { *res };
     let s = resource(&r)?;
     let h = NEXT.fetch_add(1, Ordering::Relaxed);
-    engine::surf::register(h, s);
+    engine::surf::SURFACES.register(h, s);
     OBJECTS.lock().insert(h, Desc(r, ctx.handle() as usize));
     // SAFETY: checked non-null.
     unsafe { *handle = h };
@@ -112,7 +112,7 @@ pub(crate) unsafe fn create(handle: *mut CUsurfObject, res: *const CUDA_RESOURCE
 
 pub(crate) unsafe fn destroy(h: CUsurfObject) -> CuResult {
     OBJECTS.lock().remove(&h).ok_or(INVALID_VALUE)?;
-    engine::surf::unregister(h);
+    engine::surf::SURFACES.unregister(h);
     Ok(())
 }
 
@@ -131,7 +131,7 @@ pub(crate) unsafe fn get_resource_desc(out: *mut CUDA_RESOURCE_DESC, h: CUsurfOb
 pub(crate) fn release_context(ctx: usize) {
     OBJECTS.lock().retain(|&h, d| {
         if d.1 == ctx {
-            engine::surf::unregister(h);
+            engine::surf::SURFACES.unregister(h);
         }
         d.1 != ctx
     });

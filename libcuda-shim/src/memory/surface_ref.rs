@@ -97,11 +97,11 @@ pub(crate) unsafe fn set_array(r: CUsurfref, array: CUarray, flags: c_uint) -> C
     // Kernels launched before read the old binding, as with the driver.
     ctx.wait_idle();
     let h = NEXT_SURFACE.fetch_add(1, Ordering::Relaxed);
-    engine::surf::register(h, s);
+    engine::surf::SURFACES.register(h, s);
     // SAFETY: the variable's 8 bytes, checked to be live device memory (a host address).
     unsafe { (var as *mut u64).write_unaligned(h) };
     if let Some((_, old)) = sr.bound.replace((array as usize, h)) {
-        engine::surf::unregister(old);
+        engine::surf::SURFACES.unregister(old);
     }
     Ok(())
 }
@@ -125,7 +125,7 @@ pub(crate) fn release(module: usize) {
     REFS.lock().retain(|_, r| {
         let doomed = r.module == module;
         if let (true, Some((_, h))) = (doomed, r.bound) {
-            engine::surf::unregister(h);
+            engine::surf::SURFACES.unregister(h);
         }
         !doomed
     });

@@ -119,14 +119,14 @@ impl TexRef {
         let old = std::mem::replace(&mut self.handle, 0);
         if let Some(t) = texture {
             self.handle = texture::new_handle();
-            engine::tex::register(self.handle, t);
+            engine::tex::TEXTURES.register(self.handle, t);
         }
         if self.var != 0 && engine::mem::contains(self.var, 8) {
             // SAFETY: eight bytes of live device memory, which the shim maps in this process.
             unsafe { (self.var as *mut u64).write_unaligned(self.handle) };
         }
         if old != 0 {
-            engine::tex::unregister(old);
+            engine::tex::TEXTURES.unregister(old);
         }
     }
 }
@@ -209,7 +209,7 @@ pub(crate) unsafe fn create(out: *mut CUtexref) -> CuResult {
 pub(crate) unsafe fn destroy(h: CUtexref) -> CuResult {
     let r = REFS.lock().remove(&(h as usize)).ok_or(INVALID_VALUE)?;
     if r.handle != 0 {
-        engine::tex::unregister(r.handle);
+        engine::tex::TEXTURES.unregister(r.handle);
     }
     Ok(())
 }
@@ -491,7 +491,7 @@ pub(crate) fn release(module: usize) {
     REFS.lock().retain(|_, r| {
         let doomed = r.module == module;
         if doomed && r.handle != 0 {
-            engine::tex::unregister(r.handle);
+            engine::tex::TEXTURES.unregister(r.handle);
         }
         !doomed
     });

@@ -377,7 +377,7 @@ pub(crate) unsafe fn create(
     let (r, d, v) = unsafe { (*res, *tex, view.as_ref().copied()) };
     let t = build(&r, &d, v.as_ref())?;
     let h = new_handle();
-    engine::tex::register(h, t);
+    engine::tex::TEXTURES.register(h, t);
     OBJECTS
         .lock()
         .insert(h, Descs(r, d, ctx.handle() as usize, v));
@@ -388,7 +388,7 @@ pub(crate) unsafe fn create(
 
 pub(crate) unsafe fn destroy(h: CUtexObject) -> CuResult {
     OBJECTS.lock().remove(&h).ok_or(INVALID_VALUE)?;
-    engine::tex::unregister(h);
+    engine::tex::TEXTURES.unregister(h);
     Ok(())
 }
 
@@ -432,7 +432,7 @@ pub(crate) unsafe fn get_texture_desc(out: *mut CUDA_TEXTURE_DESC, h: CUtexObjec
 pub(crate) fn release_context(ctx: usize) {
     OBJECTS.lock().retain(|&h, d| {
         if d.2 == ctx {
-            engine::tex::unregister(h);
+            engine::tex::TEXTURES.unregister(h);
         }
         d.2 != ctx
     });
