@@ -64,6 +64,9 @@ pub struct Global {
     /// Declared `.attribute(.managed)` (a CUDA `__managed__` variable): the driver hands its
     /// address to the host through `cuLibraryGetManaged`.
     pub managed: bool,
+    /// The declared type word (`u32`, `texref`, `surfref`...): the driver hands out texture and
+    /// surface references for variables of those types only.
+    pub ty: String,
 }
 
 impl Kernel {
@@ -280,6 +283,7 @@ impl Module {
                 address,
                 size: size as usize,
                 managed: g.attrs.iter().any(|a| a == "managed"),
+                ty: g.ty.to_string(),
             });
             addrs.insert(g.name.to_string(), address);
             layouts.push((g, address, size));

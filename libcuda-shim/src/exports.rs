@@ -313,8 +313,8 @@ implemented! {
     cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000 (desc: *mut CUDA_TEXTURE_DESC, tex: CUtexObject) => memory::texture::get_texture_desc;
     cuTexObjectGetResourceViewDesc "cuTexObjectGetResourceViewDesc" 5000 (desc: *mut CUDA_RESOURCE_VIEW_DESC, tex: CUtexObject) => memory::texture::get_resource_view_desc;
     // Texture references (the legacy texture API).
-    cuModuleGetTexRef "cuModuleGetTexRef" 2000 (texref: *mut CUtexref, module: CUmodule, name: *const c_char) => memory::texref::module_get;
-    cuParamSetTexRef "cuParamSetTexRef" 2000 (func: CUfunction, texunit: c_int, texref: CUtexref) => memory::texref::param_set;
+    cuModuleGetTexRef "cuModuleGetTexRef" 2000 (texref: *mut CUtexref, module: CUmodule, name: *const c_char) => module::get_tex_ref;
+    cuParamSetTexRef "cuParamSetTexRef" 2000 (func: CUfunction, texunit: c_int, texref: CUtexref) => launch::legacy::param_set_tex_ref;
     cuTexRefCreate "cuTexRefCreate" 2000 (texref: *mut CUtexref) => memory::texref::create;
     cuTexRefDestroy "cuTexRefDestroy" 2000 (texref: CUtexref) => memory::texref::destroy;
     cuTexRefGetAddress_v2 "cuTexRefGetAddress" 3020 (dptr: *mut CUdeviceptr, texref: CUtexref) => memory::texref::get_address;
@@ -347,7 +347,7 @@ implemented! {
     cuSurfObjectDestroy "cuSurfObjectDestroy" 5000 (surf: CUsurfObject) => memory::surface::destroy;
     cuSurfObjectGetResourceDesc "cuSurfObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, surf: CUsurfObject) => memory::surface::get_resource_desc;
     // Surface references, the independent mode (memory/surface_ref.rs).
-    cuModuleGetSurfRef "cuModuleGetSurfRef" 3000 (surf_ref: *mut CUsurfref, module: CUmodule, name: *const c_char) => memory::surface_ref::module_get;
+    cuModuleGetSurfRef "cuModuleGetSurfRef" 3000 (surf_ref: *mut CUsurfref, module: CUmodule, name: *const c_char) => module::get_surf_ref;
     cuSurfRefSetArray "cuSurfRefSetArray" 3000 (surf_ref: CUsurfref, array: CUarray, flags: c_uint) => memory::surface_ref::set_array;
     cuSurfRefGetArray "cuSurfRefGetArray" 3000 (array: *mut CUarray, surf_ref: CUsurfref) => memory::surface_ref::get_array;
     // CUDA arrays (layout in memory/array.rs) and their copies.

@@ -583,6 +583,51 @@ pub(crate) fn release_context(ctx: usize) {
     KERNELS.remove_where(|k| doomed(&k.function.module));
 }
 
+/// The device address of `m`'s module-scope variable `name` of the opaque type `ty` (`texref`,
+/// `surfref`): CUDA_ERROR_NOT_FOUND for a name the module does not define with that type.
+fn opaque_variable(m: &Module, name: *const c_char, ty: &str) -> CuResult<u64> {
+    let g = m.engine.global(c_name(name)?).ok_or(NOT_FOUND)?;
+    if g.ty != ty {
+        return Err(NOT_FOUND);
+    }
+    Ok(g.address)
+}
+
+/// cuModuleGetTexRef: the reference of a `.texref` variable (`memory::texref`).
+pub(crate) unsafe fn get_tex_ref(
+    out: *mut CUtexref,
+    module: CUmodule,
+    name: *const c_char,
+) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let m = MODULES.get(module)?;
+    let var = opaque_variable(&m, name, "texref")?;
+    let h = crate::memory::texref::for_variable(Arc::as_ptr(&m) as usize, var);
+    // SAFETY: checked non-null.
+    unsafe { *out = h as CUtexref };
+    Ok(())
+}
+
+/// cuModuleGetSurfRef: the reference of a `.surfref` variable (`memory::surface_ref`).
+pub(crate) unsafe fn get_surf_ref(
+    out: *mut CUsurfref,
+    module: CUmodule,
+    name: *const c_char,
+) -> CuResult {
+    context::active()?;
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let m = MODULES.get(module)?;
+    let var = opaque_variable(&m, name, "surfref")?;
+    let h = crate::memory::surface_ref::for_variable(Arc::as_ptr(&m) as usize, var);
+    // SAFETY: checked non-null.
+    unsafe { *out = h as CUsurfref };
+    Ok(())
+}
+
 /// Forgets the texture and surface references of the module with handle `module`, and the
 /// textures and surfaces bound through them.
 fn forget_references(module: usize) {

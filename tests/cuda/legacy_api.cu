@@ -222,7 +222,8 @@ int main() {
   CU(cuFuncSetBlockShape(f, 32, 1, 1));
   CU(cuParamSetSize(f, 8));
   EXPECT_EQ(cuLaunchGrid(f, 1, 1), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cuParamSetTexRef(f, CU_PARAM_TR_DEFAULT, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  // No texture reference: CUDA_ERROR_INVALID_VALUE (references: tests/cuda/texture_refs.cu).
+  EXPECT_EQ(cuParamSetTexRef(f, CU_PARAM_TR_DEFAULT, nullptr), CUDA_ERROR_INVALID_VALUE);
 
   // Libraries: a managed variable (`.attribute(.managed)`) has an address the host can use;
   // a plain one is not managed (CUDA_ERROR_NOT_FOUND); no unified function of that name.

@@ -14,6 +14,7 @@ static const char *kPtx = R"(
 .address_size 64
 .global .texref img;
 .global .texref lin;
+.global .u64 plain;
 
 // out[y * w + x] = tex2D(img, x + dx, y + 0.5), for x < w (threads) and y (blocks).
 .visible .entry read2d(.param .u64 out, .param .u32 w, .param .f32 dx)
@@ -91,6 +92,8 @@ int main() {
   CU(cuModuleGetTexRef(&again, mod, "img"));
   EXPECT(again == img);
   EXPECT(cuModuleGetTexRef(&again, mod, "nothing") == CUDA_ERROR_NOT_FOUND);
+  // A variable that is no .texref has no reference.
+  EXPECT(cuModuleGetTexRef(&again, mod, "plain") == CUDA_ERROR_NOT_FOUND);
 
   // A 2-D float array, 13 x 4, value 100 y + x, bound to `img`.
   const int w = 13, h = 4;

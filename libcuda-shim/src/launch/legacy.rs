@@ -59,6 +59,16 @@ pub(crate) unsafe fn func_set_shared_size(func: CUfunction, bytes: c_uint) -> Cu
     })
 }
 
+/// cuParamSetTexRef: a module's texture references are bound through their variables already;
+/// the unit must be CU_PARAM_TR_DEFAULT and the reference a live one.
+pub(crate) unsafe fn param_set_tex_ref(func: CUfunction, unit: c_int, h: CUtexref) -> CuResult {
+    module::function(func)?;
+    if unit != CU_PARAM_TR_DEFAULT {
+        return Err(INVALID_VALUE);
+    }
+    crate::memory::texref::check(h)
+}
+
 pub(crate) unsafe fn param_set_size(func: CUfunction, bytes: c_uint) -> CuResult {
     if bytes as usize > MAX_PARAM_BYTES {
         return Err(INVALID_VALUE);

@@ -3,27 +3,23 @@
 //! binding an array registers a surface with the engine, as cuSurfObjectCreate does, and
 //! writes its handle into the variable, which `suld`/`sust`/`sured`/`suq` on the variable read
 //! (engine/src/lower/surf.rs). An unbound reference holds 0, which names no surface: an access
-//! through it faults.
-//!
-//! The variable's type is not kept by the loaded module, so any 8-byte module variable is
-//! taken as a reference (the driver answers CUDA_ERROR_NOT_FOUND for a variable that is not a
-//! `.surfref`); kernels still accept only `.surfref` variables as surfaces.
+//! through it faults. `module::get_surf_ref` finds the variable.
 
 use crate::context;
-use crate::errors::{CuResult, INVALID_VALUE, NOT_FOUND};
+use crate::errors::{CuResult, INVALID_VALUE};
 use crate::memory::surface::resource;
-use crate::module::MODULES;
 use abi::*;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_uint, CStr};
+use std::ffi::c_uint;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One reference: its module (handle) and variable, and what is bound to it.
 struct SurfRef {
     module: usize,
-    name: String,
+    /// The variable's device address.
+    var: u64,
     /// The bound array's handle and the surface registered for it.
     bound: Option<(usize, u64)>,
 }
@@ -33,45 +29,27 @@ static REFS: Lazy<Mutex<HashMap<usize, SurfRef>>> = Lazy::new(Default::default);
 /// Handles of the surfaces bound to references: above the surface objects' range.
 static NEXT_SURFACE: AtomicU64 = AtomicU64::new(1 << 41);
 
-pub(crate) unsafe fn module_get(
-    out: *mut CUsurfref,
-    module: CUmodule,
-    name: *const c_char,
-) -> CuResult {
-    context::active()?;
-    if out.is_null() || name.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    let m = MODULES.get(module)?;
-    // SAFETY: checked non-null; the API takes NUL-terminated names.
-    let name = unsafe { CStr::from_ptr(name) }
-        .to_str()
-        .map_err(|_| NOT_FOUND)?;
-    match m.engine.global(name) {
-        Some(g) if g.size == 8 => {}
-        _ => return Err(NOT_FOUND),
-    }
+/// The reference of the `.surfref` variable at device address `var` of module `module` (its
+/// handle), made at the first call: the same variable gives the same reference, as the
+/// driver's does.
+pub(crate) fn for_variable(module: usize, var: u64) -> usize {
     let mut refs = REFS.lock();
-    // The same variable gives the same reference, as the driver's does.
-    let key = module as usize;
-    let h = match refs.iter().find(|(_, r)| r.module == key && r.name == name) {
-        Some((&h, _)) => h,
-        None => {
-            let h = refs.keys().max().map_or(1, |m| m + 1);
-            refs.insert(
-                h,
-                SurfRef {
-                    module: key,
-                    name: name.to_string(),
-                    bound: None,
-                },
-            );
-            h
-        }
-    };
-    // SAFETY: checked non-null.
-    unsafe { *out = h as CUsurfref };
-    Ok(())
+    if let Some((&h, _)) = refs
+        .iter()
+        .find(|(_, r)| r.module == module && r.var == var)
+    {
+        return h;
+    }
+    let h = refs.keys().max().map_or(1, |m| m + 1);
+    refs.insert(
+        h,
+        SurfRef {
+            module,
+            var,
+            bound: None,
+        },
+    );
+    h
 }
 
 pub(crate) unsafe fn set_array(r: CUsurfref, array: CUarray, flags: c_uint) -> CuResult {
@@ -81,10 +59,7 @@ pub(crate) unsafe fn set_array(r: CUsurfref, array: CUarray, flags: c_uint) -> C
     }
     let mut refs = REFS.lock();
     let sr = refs.get_mut(&(r as usize)).ok_or(INVALID_VALUE)?;
-    let m = MODULES
-        .get(sr.module as CUmodule)
-        .map_err(|_| INVALID_VALUE)?;
-    let var = m.engine.global(&sr.name).ok_or(INVALID_VALUE)?.address;
+    let var = sr.var;
     // The checks of cuSurfObjectCreate: an array made with CUDA_ARRAY3D_SURFACE_LDST.
     // SAFETY: an all-zero CUDA_RESOURCE_DESC is valid (plain integers and handles).
     let mut desc: CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };

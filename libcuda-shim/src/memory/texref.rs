@@ -7,13 +7,13 @@
 //! state does not form a texture yet (no binding, no format) holds handle 0, which a fetch
 //! reports as no live texture.
 
-use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE, NOT_FOUND};
+use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
 use crate::memory::{array, texture};
 use abi::*;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_uint, CStr};
+use std::ffi::{c_int, c_uint};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What a reference reads.
@@ -173,29 +173,15 @@ fn put<T>(out: *mut T, v: T) -> CuResult {
     Ok(())
 }
 
-pub(crate) unsafe fn module_get(
-    out: *mut CUtexref,
-    module: CUmodule,
-    name: *const c_char,
-) -> CuResult {
-    if out.is_null() || name.is_null() {
-        return Err(INVALID_VALUE);
-    }
-    let m = crate::module::MODULES.get(module)?;
-    // SAFETY: checked non-null; a NUL-terminated name.
-    let name = unsafe { CStr::from_ptr(name) }
-        .to_str()
-        .map_err(|_| NOT_FOUND)?;
-    let g = m.engine.global(name).ok_or(NOT_FOUND)?;
-    let id = std::sync::Arc::as_ptr(&m) as usize;
-    // The same variable gives the same reference.
+/// The reference of the `.texref` variable at device address `var` of module `module` (its
+/// handle), made at the first call: the same variable gives the same reference.
+pub(crate) fn for_variable(module: usize, var: u64) -> usize {
     let existing = REFS
         .lock()
         .iter()
-        .find(|(_, r)| r.module == id && r.var == g.address)
+        .find(|(_, r)| r.module == module && r.var == var)
         .map(|(h, _)| *h);
-    let h = existing.unwrap_or_else(|| new_ref(TexRef::new(id, g.address)));
-    put(out, h as CUtexref)
+    existing.unwrap_or_else(|| new_ref(TexRef::new(module, var)))
 }
 
 pub(crate) unsafe fn create(out: *mut CUtexref) -> CuResult {
@@ -214,13 +200,8 @@ pub(crate) unsafe fn destroy(h: CUtexref) -> CuResult {
     Ok(())
 }
 
-/// cuParamSetTexRef: a module's references are bound through their variables already; the
-/// unit must be CU_PARAM_TR_DEFAULT.
-pub(crate) unsafe fn param_set(func: CUfunction, unit: c_int, h: CUtexref) -> CuResult {
-    crate::module::function(func)?;
-    if unit != CU_PARAM_TR_DEFAULT {
-        return Err(INVALID_VALUE);
-    }
+/// Whether `h` is a live reference (CUDA_ERROR_INVALID_VALUE if not).
+pub(crate) fn check(h: CUtexref) -> CuResult {
     with(h, |_| Ok(()))
 }
 
