@@ -218,3 +218,73 @@ fn racecheck_finds_the_planted_race_only() {
         );
     }
 }
+
+/// synccheck: the planted barrier misuse of tests/cuda/synccheck.cu is reported as
+/// compute-sanitizer's synccheck reported it on an H100 (sanitizer-h100.txt: the message, the
+/// first thread, one error per thread, the launch failing), runs as on the GPU without the tool,
+/// and correct programs with barriers and warp syncs run clean.
+#[test]
+fn synccheck_finds_divergent_and_invalid_barriers() {
+    let exe = built("synccheck", &["-lineinfo"]);
+    let run = |exe: &std::path::Path, mode: &str| {
+        let out = Command::new(&shim().cli)
+            .args(["run", "--check", "synccheck", "--"])
+            .arg(exe)
+            .args((!mode.is_empty()).then_some(mode))
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "divergent_barrier",
+            "Divergent thread(s) in warp.",
+            "16 errors",
+        ),
+        ("bad_syncwarp", "Invalid arguments.", "32 errors"),
+    ];
+    for (mode, what, count) in cases {
+        let (code, out, err) = run(&exe, mode);
+        expect_lines(
+            mode,
+            &err,
+            &[
+                &format!("========= Barrier error detected. {what}"),
+                "=========     by thread (0,0,0) in block (0,0,0)",
+                &format!("========= ERROR SUMMARY: {count}"),
+            ],
+        );
+        assert!(
+            out.contains(&format!("{mode}: sync cudaErrorLaunchFailure")),
+            "{out}"
+        );
+        assert_eq!(code, 1, "{mode}: {err}");
+        // Without the tool the GPU runs both (cudaSuccess).
+        let plain = run_preloaded_args(&exe, &[mode]);
+        let text = String::from_utf8_lossy(&plain.stdout);
+        assert!(
+            text.contains(&format!("{mode}: sync cudaSuccess")),
+            "{text}"
+        );
+    }
+    let (code, _, err) = run(&exe, "clean");
+    expect_lines("clean", &err, &["========= ERROR SUMMARY: 0 errors"]);
+    assert_eq!(code, 0, "{err}");
+    for name in [
+        "reduction",
+        "threads",
+        "pipeline_copy",
+        "isa_sync_groups",
+        "isa_warp",
+    ] {
+        let (code, _, err) = run(&built(name, &[]), "");
+        assert!(
+            code == 0 && err.contains("ERROR SUMMARY: 0 errors"),
+            "{name}: {err}"
+        );
+    }
+}

@@ -34,6 +34,9 @@ pub mod tex;
 pub use check::{check, CheckSummary};
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
 pub use exec::race::{set_racecheck, take_reports as take_race_reports, HazardKind, RaceReport};
+pub use exec::synccheck::{
+    set_synccheck, take_reports as take_sync_reports, SyncErrorKind, SyncReport,
+};
 pub use exec::{running, Progress};
 pub use module::{Global, Kernel, Module, Param};
 pub use sem::softfloat;

@@ -1,6 +1,6 @@
-//! The sanitizer on the CPU, modelled on compute-sanitizer's memcheck and racecheck
-//! (`CUDA_SHIM_CHECK=memcheck[,leaks]` or `racecheck`, `cuda-shim run --check memcheck
-//! [--leak-check full]` or `--check racecheck`).
+//! The sanitizer on the CPU, modelled on compute-sanitizer's memcheck, racecheck and synccheck
+//! (`CUDA_SHIM_CHECK=memcheck[,leaks]`, `racecheck` or `synccheck`, `cuda-shim run --check
+//! memcheck [--leak-check full]`, `--check racecheck` or `--check synccheck`).
 //!
 //! - Every global access is checked against the exact bytes of its allocation (a GPU lets a
 //!   kernel touch the rest of the allocation's 256-byte granule; memcheck reports it), and freed
@@ -16,6 +16,9 @@
 //!   barrier between them, at least one a write ([`engine::RaceReport`]), reported after each
 //!   launch once per pair of instructions with the number of bytes in hazard, as
 //!   compute-sanitizer's racecheck reports them.
+//! - synccheck: an aligned CTA barrier reached by part of a warp, and a warp barrier executed
+//!   by a thread outside its membermask ([`engine::SyncReport`]), reported after the launch with
+//!   one error per thread, as compute-sanitizer's synccheck counts them; the launch fails.
 //! - At exit an error summary is printed, and the count is written to `CUDA_SHIM_CHECK_REPORT`
 //!   (the launcher turns it into its exit status).
 //!
@@ -45,6 +48,10 @@ fn racecheck_on() -> bool {
     crate::config::check().racecheck
 }
 
+fn synccheck_on() -> bool {
+    crate::config::check().synccheck
+}
+
 static RACES: AtomicU64 = AtomicU64::new(0);
 
 fn leaks_on() -> bool {
@@ -53,7 +60,7 @@ fn leaks_on() -> bool {
 
 /// Called once at `cuInit`: turns the engine's memory checking on and prints the banner.
 pub fn start() {
-    if !(on() || racecheck_on()) || STARTED.swap(true, Ordering::AcqRel) {
+    if !(on() || racecheck_on() || synccheck_on()) || STARTED.swap(true, Ordering::AcqRel) {
         return;
     }
     if on() {
@@ -63,6 +70,10 @@ pub fn start() {
     if racecheck_on() {
         engine::set_racecheck(true);
         emit(&["LIBCUDA-SHIM RACECHECK".to_string()]);
+    }
+    if synccheck_on() {
+        engine::set_synccheck(true);
+        emit(&["LIBCUDA-SHIM SYNCCHECK".to_string()]);
     }
     // SAFETY: registers a plain `extern "C" fn` to run at exit.
     unsafe { libc::atexit(at_exit) };
@@ -79,8 +90,15 @@ fn emit(lines: &[String]) {
     let _ = std::io::stderr().lock().write_all(s.as_bytes());
 }
 
-/// Reports a kernel's fault and counts it, under the sanitizer (false otherwise).
+/// Whether the launch [`after_launch`] saw last stopped at a barrier error synccheck reported.
+static SYNC_REPORTED: AtomicBool = AtomicBool::new(false);
+
+/// Reports a kernel's fault and counts it, under the sanitizer (false otherwise: the caller
+/// warns). A barrier error synccheck reported is said already.
 pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
+    if SYNC_REPORTED.swap(false, Ordering::AcqRel) {
+        return true;
+    }
     if !on() {
         return false;
     }
@@ -89,8 +107,17 @@ pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
     true
 }
 
-/// After a launch of `kernel`: reports the races it had (racecheck).
+/// After a launch of `kernel`: reports the races it had (racecheck) and its barrier errors
+/// (synccheck).
 pub fn after_launch(kernel: &str) {
+    if synccheck_on() {
+        let reports = engine::take_sync_reports(kernel);
+        SYNC_REPORTED.store(!reports.is_empty(), Ordering::Release);
+        for r in reports {
+            ERRORS.fetch_add(r.threads as u64, Ordering::AcqRel);
+            emit(&sync_lines(&r));
+        }
+    }
     if !racecheck_on() {
         return;
     }
@@ -99,6 +126,24 @@ pub fn after_launch(kernel: &str) {
         ERRORS.fetch_add(1, Ordering::AcqRel);
         emit(&race_lines(&r));
     }
+}
+
+/// The report of one barrier error, as compute-sanitizer's synccheck words it (its error
+/// count is the number of threads, counted by the caller).
+pub fn sync_lines(r: &engine::SyncReport) -> Vec<String> {
+    let what = match r.kind {
+        engine::SyncErrorKind::DivergentThreads => "Divergent thread(s) in warp.",
+        engine::SyncErrorKind::InvalidArguments => "Invalid arguments.",
+    };
+    vec![
+        format!("Barrier error detected. {what}"),
+        format!("    at {} PTX line {} ({})", r.kernel, r.line, r.inst),
+        format!(
+            "    by thread ({},{},{}) in block ({},{},{})",
+            r.thread[0], r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2]
+        ),
+        String::new(),
+    ]
 }
 
 /// The report of one pair of racing instructions, as compute-sanitizer's racecheck words it.
@@ -264,7 +309,7 @@ extern "C" fn at_exit() {
                 plural(r)
             )]);
         }
-        if on() {
+        if on() || synccheck_on() {
             emit(&[format!("ERROR SUMMARY: {n} error{}", plural(n))]);
         }
         if let Ok(path) = std::env::var("CUDA_SHIM_CHECK_REPORT") {

@@ -895,6 +895,42 @@ impl<'a> Cta<'a> {
         }
     }
 
+    /// A barrier error under synccheck (see `exec::synccheck`): recorded for the sanitizer's
+    /// report, and the launch fails with CUDA_ERROR_LAUNCH_FAILED as under compute-sanitizer.
+    pub fn fault_sync(
+        &self,
+        warp: &Warp,
+        pc: u32,
+        lanes: u32,
+        kind: super::synccheck::SyncErrorKind,
+    ) -> Fault {
+        let lane = lanes.trailing_zeros() as usize % 32;
+        let info = &self.prog.info[pc as usize];
+        super::synccheck::record(super::synccheck::SyncReport {
+            kernel: self.kernel.to_string(),
+            kind,
+            line: info.line,
+            inst: info.name.to_string(),
+            thread: self.tid(warp.id, lane as u32),
+            block: self.ctaid,
+            threads: lanes.count_ones(),
+        });
+        let what = match kind {
+            super::synccheck::SyncErrorKind::DivergentThreads => "divergent thread(s) in warp",
+            super::synccheck::SyncErrorKind::InvalidArguments => {
+                "a thread outside the membermask of its warp barrier"
+            }
+        };
+        ExecError {
+            kind: ExecErrorKind::Trap,
+            message: format!(
+                "barrier error (synccheck): {what} {}",
+                self.where_(warp, lane, pc)
+            ),
+            access: None,
+        }
+    }
+
     pub fn fault_bad_texture(&self, warp: &Warp, pc: u32, lane: usize, handle: u64) -> Fault {
         ExecError {
             kind: ExecErrorKind::IllegalAddress,

@@ -34,6 +34,7 @@ mod regfile;
 mod sched;
 pub mod schedule;
 mod surface;
+pub mod synccheck;
 pub mod sys;
 mod texture;
 pub mod warp;

@@ -4,6 +4,7 @@
 use super::access::*;
 use super::cta::{Cta, Fault, Place};
 use super::regfile::*;
+use super::synccheck::{self, SyncErrorKind};
 use super::whole;
 use crate::ir::*;
 use crate::jit;
@@ -1025,7 +1026,13 @@ impl Warp {
                     count: c,
                     arrive,
                     red,
+                    aligned,
                 } => {
+                    // synccheck: an aligned barrier reached by part of the warp.
+                    if *aligned && synccheck::enabled() && em != self.valid & !self.exited {
+                        cta.thread_instructions += count + 32 * full;
+                        return Err(cta.fault_sync(self, pc, em, SyncErrorKind::DivergentThreads));
+                    }
                     let l = em.trailing_zeros() as usize;
                     let id = get(regs, *id, l) as u32;
                     let c = c.map(|c| get(regs, c, l) as u32);
@@ -1219,6 +1226,12 @@ impl Warp {
                         if (get(regs, *mm, l) as u32) >> l & 1 == 0 {
                             outside |= 1 << l;
                         }
+                    }
+                    // synccheck reports it, for every thread that executed it (as
+                    // compute-sanitizer counts), and the launch fails.
+                    if outside != 0 && synccheck::enabled() {
+                        cta.thread_instructions += count + 32 * full;
+                        return Err(cta.fault_sync(self, pc, em, SyncErrorKind::InvalidArguments));
                     }
                     let em = em & !outside;
                     if em == 0 {

@@ -413,6 +413,8 @@ pub enum Op {
         count: Option<Src>,
         arrive: bool,
         red: Option<(BarRed, Reg, Src)>,
+        /// The `.aligned` forms (all of `bar`): a warp's threads all execute it together.
+        aligned: bool,
     },
     /// `barrier.cluster.arrive` (`wait` false) or `barrier.cluster.wait` (see
     /// `exec::cluster::ClusterBar`).

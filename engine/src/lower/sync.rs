@@ -22,7 +22,8 @@ impl<'a> Prog<'a> {
         m: &mut Mods,
     ) -> R<()> {
         m.take("cta");
-        m.take("aligned");
+        // `bar` is `barrier.aligned`: every thread of a warp executes it together.
+        let aligned = m.take("aligned") || i.opcode == "bar";
         let sync = m.take("sync");
         let arrive = m.take("arrive");
         let warp = m.take("warp");
@@ -75,6 +76,7 @@ impl<'a> Prog<'a> {
                     count,
                     arrive: false,
                     red: Some((op, d, p)),
+                    aligned,
                 },
             );
             return Ok(());
@@ -97,6 +99,7 @@ impl<'a> Prog<'a> {
                 count,
                 arrive,
                 red: None,
+                aligned,
             },
         );
         Ok(())
