@@ -5,6 +5,8 @@
 //! and the `.trap`/`.clamp`/`.zero` handling of coordinates outside), what a formatted store
 //! writes ([`format_channel`]) and what `suq` answers ([`query`]).
 
+use crate::tex::Channel;
+
 /// The format of one channel of a surface element (the array's `CUarray_format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -48,9 +50,6 @@ pub struct Surface {
     pub format: Format,
     /// Channels per element: 1, 2 or 4.
     pub channels: u8,
-    /// What `suq.channel_data_type` and `suq.channel_order` return (the driver's choice).
-    pub data_type: u32,
-    pub channel_order: u32,
 }
 
 impl Surface {
@@ -205,8 +204,25 @@ pub fn query(s: &Surface, q: Query) -> u32 {
         Query::Height => s.size[1],
         Query::Depth if s.layered => 1,
         Query::Depth => s.size[2],
-        Query::ChannelDataType => s.data_type,
-        Query::ChannelOrder => s.channel_order,
+        // OpenCL's enumerations, the only ones the ISA names (5.3.3), as `txq` answers.
+        Query::ChannelDataType => {
+            let (channel, normalized) = match s.format {
+                Format::U8 => (Channel::U8, false),
+                Format::S8 => (Channel::S8, false),
+                Format::U16 => (Channel::U16, false),
+                Format::S16 => (Channel::S16, false),
+                Format::U32 => (Channel::U32, false),
+                Format::S32 => (Channel::S32, false),
+                Format::F16 => (Channel::F16, false),
+                Format::F32 => (Channel::F32, false),
+                Format::Unorm8 => (Channel::U8, true),
+                Format::Snorm8 => (Channel::S8, true),
+                Format::Unorm16 => (Channel::U16, true),
+                Format::Snorm16 => (Channel::S16, true),
+            };
+            crate::tex::opencl_data_type(channel, normalized)
+        }
+        Query::ChannelOrder => crate::tex::opencl_channel_order(s.channels),
         Query::ArraySize if s.layered => s.size[2],
         Query::ArraySize => 0,
         Query::MemoryLayout => 0,
@@ -262,8 +278,6 @@ mod tests {
             slice_pitch: row * size[1] as u64,
             format,
             channels,
-            data_type: 0,
-            channel_order: 0,
         }
     }
 

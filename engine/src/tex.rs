@@ -817,12 +817,44 @@ pub fn gather(t: &Texture, comp: usize, f: &Fetch) -> [f32; 4] {
     [at(0, 1), at(1, 1), at(1, 0), at(0, 0)]
 }
 
+/// The channel data type of `channel` texels in OpenCL's enumeration (PTX ISA 5.3.3, Table
+/// 12: "currently, OpenCL is the only source language that defines these fields"):
+/// normalised integers are the UNORM/SNORM values.
+pub fn opencl_data_type(channel: Channel, normalized: bool) -> u32 {
+    match (channel, normalized) {
+        (Channel::S8, true) => 0x10D0,
+        (Channel::S16, true) => 0x10D1,
+        (Channel::U8, true) => 0x10D2,
+        (Channel::U16, true) => 0x10D3,
+        (Channel::S8, false) => 0x10D7,
+        (Channel::S16, false) => 0x10D8,
+        (Channel::S32, _) => 0x10D9,
+        (Channel::U8, false) => 0x10DA,
+        (Channel::U16, false) => 0x10DB,
+        (Channel::U32, _) => 0x10DC,
+        (Channel::F16, _) => 0x10DD,
+        (Channel::F32, _) => 0x10DE,
+    }
+}
+
+/// The channel order of texels of `channels` channels in OpenCL's enumeration (PTX ISA 5.3.3,
+/// Table 13): CL_R, CL_RG, CL_RGBA.
+pub fn opencl_channel_order(channels: u8) -> u32 {
+    match channels {
+        1 => 0x10B0,
+        2 => 0x10B2,
+        _ => 0x10B5,
+    }
+}
+
 /// A `txq` query (ISA 9.7.10.5) that a texture object answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Query {
     Width,
     Height,
     Depth,
+    ChannelDataType,
+    ChannelOrder,
     NormalizedCoords,
     ArraySize,
     NumMipmapLevels,
@@ -839,6 +871,8 @@ pub fn query(t: &Texture, q: Query, level: u32) -> u32 {
         Query::Width => size(0),
         Query::Height => size(1),
         Query::Depth => size(2),
+        Query::ChannelDataType => opencl_data_type(t.channel, t.read_normalized),
+        Query::ChannelOrder => opencl_channel_order(t.channels),
         Query::NormalizedCoords => t.normalized_coords as u32,
         // The number of textures in an array: of cubemaps for a cubemap array.
         Query::ArraySize => {

@@ -124,7 +124,7 @@ __global__ void k_rgba(cudaTextureObject_t t, float4 *out, int w, int *resident)
 }
 // txq on a texture object: width, height, depth, levels, width of level 2, normalized.
 __global__ void k_txq(cudaTextureObject_t t, int *out) {
-  int v[9];
+  int v[11];
   asm("txq.width.b32 %0, [%1];" : "=r"(v[0]) : "l"(t));
   asm("txq.height.b32 %0, [%1];" : "=r"(v[1]) : "l"(t));
   asm("txq.num_mipmap_levels.b32 %0, [%1];" : "=r"(v[2]) : "l"(t));
@@ -134,7 +134,9 @@ __global__ void k_txq(cudaTextureObject_t t, int *out) {
   asm("txq.filter_mode.b32 %0, [%1];" : "=r"(v[6]) : "l"(t));
   asm("txq.addr_mode_0.b32 %0, [%1];" : "=r"(v[7]) : "l"(t));
   asm("txq.addr_mode_1.b32 %0, [%1];" : "=r"(v[8]) : "l"(t));
-  for (int k = 0; k < 9; k++) out[k] = v[k];
+  asm("txq.channel_data_type.b32 %0, [%1];" : "=r"(v[9]) : "l"(t));
+  asm("txq.channel_order.b32 %0, [%1];" : "=r"(v[10]) : "l"(t));
+  for (int k = 0; k < 11; k++) out[k] = v[k];
 }
 // tex.2d with a texel offset {ox, oy}, f16 results, and tld4.r on a layered texture.
 __global__ void k_ptx_forms(cudaTextureObject_t plain, cudaTextureObject_t layered, float *out) {
@@ -379,14 +381,15 @@ static void mipmaps() {
   for (size_t i = 0; i < got.size(); i++)
     EXPECT_MSG(got[i] == want[i], "grad case %zu: got %g want %g", i, got[i], want[i]);
   // txq on the mipmapped texture.
-  int *dq_out, qv[9];
+  int *dq_out, qv[11];
   CHECK(cudaMalloc(&dq_out, sizeof qv));
   k_txq<<<1, 1>>>(t, dq_out);
   CHECK(cudaMemcpy(qv, dq_out, sizeof qv, cudaMemcpyDeviceToHost));
   // width, height, levels, width of level 2, normalized, array size, point (0), clamp (the
-  // ISA's clamp_to_edge, 3) twice.
-  int want_q[9] = {16, 16, 5, 4, 1, 0, 0, 3, 3};
-  for (int k = 0; k < 9; k++) EXPECT_MSG(qv[k] == want_q[k], "txq %d: got %d want %d", k, qv[k], want_q[k]);
+  // ISA's clamp_to_edge, 3) twice, and the channel data type and order in OpenCL's enumerations
+  // (the only ones the ISA names, 5.3.3): CL_FLOAT, CL_R.
+  int want_q[11] = {16, 16, 5, 4, 1, 0, 0, 3, 3, 0x10DE, 0x10B0};
+  for (int k = 0; k < 11; k++) EXPECT_MSG(qv[k] == want_q[k], "txq %d: got %d want %d", k, qv[k], want_q[k]);
   CHECK(cudaDestroyTextureObject(t));
   CHECK(cudaFreeMipmappedArray(m));
 }

@@ -4,9 +4,9 @@
 //! acube), `.base`, `.level` and `.grad`, offsets, the residency predicate and `.f16`/`.f16x2`
 //! results are lowered. Refused at load with the instruction named: the multisample geometries
 //! and depth compare (no CUDA texture descriptor can create a multisample or a comparing
-//! texture), the independent mode (a `.samplerref`, or a `.texref` parameter), and the `txq` queries
-//! whose answer is a source language's enumeration or a sampler's (`channel_data_type`,
-//! `channel_order`, `force_unnormalized_coords`). A module-scope `.texref` variable names the
+//! texture), the independent mode (a `.samplerref`, or a `.texref` parameter), and
+//! `txq.force_unnormalized_coords` (a sampler's). `txq.channel_data_type`/`channel_order`
+//! answer in OpenCL's enumerations, the only ones the ISA names (5.3.3). A module-scope `.texref` variable names the
 //! texture the driver binds to it (texture references), read from the variable at run time.
 
 use super::*;
@@ -222,6 +222,8 @@ impl<'a> Prog<'a> {
             ("width", TexQuery::Width),
             ("height", TexQuery::Height),
             ("depth", TexQuery::Depth),
+            ("channel_data_type", TexQuery::ChannelDataType),
+            ("channel_order", TexQuery::ChannelOrder),
             ("normalized_coords", TexQuery::NormalizedCoords),
             ("array_size", TexQuery::ArraySize),
             ("num_mipmap_levels", TexQuery::NumMipmapLevels),
@@ -232,15 +234,6 @@ impl<'a> Prog<'a> {
             ("addr_mode_2", TexQuery::AddrMode(2)),
         ];
         let Some(query) = queries.iter().find(|(w, _)| m.take(w)).map(|q| q.1) else {
-            if ["channel_data_type", "channel_order"]
-                .iter()
-                .any(|w| m.take(w))
-            {
-                return refuse(
-                    i,
-                    "the answer is a source language's enumeration, which CUDA does not define",
-                );
-            }
             if m.take("force_unnormalized_coords") {
                 return refuse(i, "a .samplerref query (the independent mode)");
             }

@@ -23,8 +23,6 @@ fn surface(handle: u64, [w, h, d]: [u32; 3], fill: &[u64]) -> u64 {
             slice_pitch: row * h as u64,
             format: Format::U32,
             channels: 2,
-            data_type: 3,
-            channel_order: 2,
         },
     );
     base
@@ -162,8 +160,8 @@ fn surfref_variables_name_the_surface_bound_to_them() {
     // SAFETY: the module's 8-byte variable.
     unsafe { (var as *mut u64).write_unaligned(h) };
     launch(&k, &cfg(1, 1), &[]).unwrap();
-    // The width, 3, plus 1000 times the data type the driver registered (3).
-    assert_eq!(download::<u64>(base, 3), vec![3003, 77, 0]);
+    // The width, 3, plus 1000 times the data type: CL_UNSIGNED_INT32 (0x10DC, PTX ISA 5.3.3).
+    assert_eq!(download::<u64>(base, 3), vec![0x10DC * 1000 + 3, 77, 0]);
     surf::SURFACES.unregister(h);
     mem::free(base).unwrap();
 }

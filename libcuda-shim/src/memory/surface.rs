@@ -89,8 +89,6 @@ pub(super) fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Surface> {
         channels: d.NumChannels as u8,
         // No CUDA enumeration combines them: suq answers the array's CUarray_format and its
         // channel count (README, surfaces).
-        data_type: d.Format.0,
-        channel_order: d.NumChannels,
     })
 }
 
