@@ -242,6 +242,30 @@ impl Texture {
     }
 }
 
+/// The static fields of a `.samplerref` (the independent mode, PTX ISA 5.3.2): they override
+/// the texture's own sampler for the fetches that name it; a field its initializer leaves out
+/// keeps the texture's setting (the ISA leaves the default to the runtime).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sampler {
+    pub address: [Option<AddressMode>; 3],
+    pub filter: Option<Filter>,
+    /// `force_unnormalized_coords = 1`: texel coordinates whatever the texture says.
+    pub force_unnormalized: bool,
+}
+
+impl Sampler {
+    /// `t` sampled through this sampler.
+    pub fn apply(&self, t: &Texture) -> Texture {
+        let mut t = t.clone();
+        for (a, s) in t.address.iter_mut().zip(self.address) {
+            *a = s.unwrap_or(*a);
+        }
+        t.filter = self.filter.unwrap_or(t.filter);
+        t.normalized_coords &= !self.force_unnormalized;
+        t
+    }
+}
+
 /// The live texture objects (and texture references' textures), by handle.
 pub static TEXTURES: crate::handles::Handles<Texture> = crate::handles::Handles::new();
 

@@ -1,7 +1,7 @@
 // Texture references through the driver API, the way programs written before texture objects
 // use them: PTX with module-scope `.texref` variables, cuModuleGetTexRef, the cuTexRefSet*
-// calls binding a CUDA array and linear memory, txq on a reference, and the cuTexRefGet*
-// answers. Expected values: the texels themselves at texel centres (point sampling returns
+// calls binding a CUDA array and linear memory, txq on a reference, the cuTexRefGet* answers,
+// and the independent mode's `.samplerref` overriding a reference's sampler. Expected values: the texels themselves at texel centres (point sampling returns
 // T[floor(x)], CUDA Programming Guide), the guide's linear-filtering formula with its 8-bit
 // weight where the weight is exact (a quarter), and what each getter was given.
 #include "check.h"
@@ -73,6 +73,84 @@ done:
   ret;
 }
 )";
+
+// The independent mode (PTX ISA 5.3.2): the sampler is a module-scope `.samplerref` with
+// static fields, which override the bound texture's own (here point, clamp, normalised).
+static const char *kIndependentPtx = R"(
+.version 8.0
+.target sm_80, texmode_independent
+.address_size 64
+.global .texref t;
+.global .samplerref s = { addr_mode_0 = clamp_to_border, filter_mode = linear,
+                          force_unnormalized_coords = 1 };
+
+// out[0] = tex1D(t, s, x); out[1..3] = txq filter_mode, addr_mode_0, force_unnormalized_coords
+// of s.
+.entry sample(.param .u64 out, .param .f32 x)
+{
+  .reg .f32 %f<6>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.f32 %f1, [x];
+  tex.1d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [t, s, {%f1}];
+  txq.filter_mode.b32 %r1, [s];
+  txq.addr_mode_0.b32 %r2, [s];
+  txq.force_unnormalized_coords.b32 %r3, [s];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  st.global.f32 [%rd1], %f2;
+  st.global.u32 [%rd1+4], %r1;
+  st.global.u32 [%rd1+8], %r2;
+  st.global.u32 [%rd1+12], %r3;
+  ret;
+}
+)";
+
+static void independent_mode() {
+  CUmodule mod;
+  CU(cuModuleLoadData(&mod, kIndependentPtx));
+  CUfunction f;
+  CU(cuModuleGetFunction(&f, mod, "sample"));
+  CUtexref t;
+  CU(cuModuleGetTexRef(&t, mod, "t"));
+  // Four texels 0, 10, 20, 30 in a 1-D float array.
+  float texels[4] = {0, 10, 20, 30};
+  CUDA_ARRAY_DESCRIPTOR ad;
+  memset(&ad, 0, sizeof ad);
+  ad.Width = 4;
+  ad.Height = 0;
+  ad.Format = CU_AD_FORMAT_FLOAT;
+  ad.NumChannels = 1;
+  CUarray arr;
+  CU(cuArrayCreate(&arr, &ad));
+  CU(cuMemcpyHtoA(arr, 0, texels, sizeof texels));
+  CU(cuTexRefSetArray(t, arr, CU_TRSA_OVERRIDE_FORMAT));
+  CU(cuTexRefSetFilterMode(t, CU_TR_FILTER_MODE_POINT));
+  CU(cuTexRefSetAddressMode(t, 0, CU_TR_ADDRESS_MODE_CLAMP));
+  CU(cuTexRefSetFlags(t, CU_TRSF_NORMALIZED_COORDINATES));
+  CUdeviceptr out;
+  CU(cuMemAlloc(&out, 16));
+  // Texel coordinates (forced), linear, border: at 4.25 the footprint is texel 3 and the border
+  // beyond it, weighed 1/4 and 3/4 (0.25 * 30 + 0.75 * 0); at 0.75, texels 0 and 1 weighed 3/4
+  // and 1/4.
+  float xs[2] = {4.25f, 0.75f}, want[2] = {7.5f, 2.5f};
+  for (int k = 0; k < 2; k++) {
+    void *args[] = {&out, &xs[k]};
+    CU(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
+    unsigned got[4];
+    CU(cuMemcpyDtoH(got, out, sizeof got));
+    float v;
+    memcpy(&v, got, 4);
+    EXPECT_EQ(v, want[k]);
+    // linear (1), clamp_to_border (4 in the ISA's enumeration), forced (1).
+    EXPECT_EQ(got[1], 1u);
+    EXPECT_EQ(got[2], 4u);
+    EXPECT_EQ(got[3], 1u);
+  }
+  CU(cuMemFree(out));
+  CU(cuModuleUnload(mod));
+  CU(cuArrayDestroy(arr));
+}
 
 int main() {
   CU(cuInit(0));
@@ -215,6 +293,7 @@ int main() {
   CU(cuTexRefDestroy(own));
   EXPECT(cuTexRefDestroy(own) == CUDA_ERROR_INVALID_VALUE);
 
+  independent_mode();
   CU(cuModuleUnload(mod));
   // The module's references went with it.
   EXPECT(cuTexRefGetFormat(&fmt, &ch, img) == CUDA_ERROR_INVALID_VALUE);

@@ -8,8 +8,8 @@ use crate::ir::*;
 use crate::tex::{self, Fetch, Lod, Texture};
 use std::sync::Arc;
 
-/// The texture each lane's handle names, looked up once per distinct handle (lanes almost
-/// always share one).
+/// The texture each lane's handle names (through the instruction's `.samplerref`, if any),
+/// looked up once per distinct handle (lanes almost always share one).
 struct Lookup(Option<(u64, Arc<Texture>)>);
 
 impl Lookup {
@@ -20,6 +20,7 @@ impl Lookup {
         pc: u32,
         lane: usize,
         h: u64,
+        sampler: Option<&tex::Sampler>,
     ) -> Result<Arc<Texture>, Fault> {
         if let Some((ch, t)) = &self.0 {
             if *ch == h {
@@ -31,6 +32,10 @@ impl Lookup {
             // Its memory must still be allocated.
             .filter(|t| t.live())
             .ok_or_else(|| cta.fault_bad_texture(warp, pc, lane, h))?;
+        let t = match sampler {
+            Some(s) => Arc::new(s.apply(&t)),
+            None => t,
+        };
         self.0 = Some((h, t.clone()));
         Ok(t)
     }
@@ -50,7 +55,7 @@ impl Warp {
         let geom = op.geom;
         let (dims, first) = (geom.dims(), geom.indexed() as usize);
         for l in lanes(em) {
-            let t = cached.get(self, cta, pc, l, get(regs, op.tex, l))?;
+            let t = cached.get(self, cta, pc, l, get(regs, op.tex, l), op.sampler.as_ref())?;
             let bits = |s: Src| get(regs, s, l) as u32;
             let float = |s: Src| f32::from_bits(bits(s));
             let index = if geom.indexed() {
@@ -137,7 +142,7 @@ impl Warp {
     ) -> Result<(), Fault> {
         let mut cached = Lookup(None);
         for l in lanes(em) {
-            let t = cached.get(self, cta, pc, l, get(regs, handle, l))?;
+            let t = cached.get(self, cta, pc, l, get(regs, handle, l), None)?;
             let level = level.map_or(0, |s| get(regs, s, l) as u32);
             regs[d as usize * 32 + l] = tex::query(&t, query, level) as u64;
         }

@@ -22,7 +22,7 @@ pub type Compare = Resolved<CmpOp, BinFn>;
 pub type PerLane = Resolved<LaneOp, ScalarFn>;
 
 pub use crate::sem::addr::*;
-pub use crate::tex::{Geom as TexGeom, Query as TexQuery};
+pub use crate::tex::{Geom as TexGeom, Query as TexQuery, Sampler as TexSampler};
 
 pub(crate) mod operands;
 mod print;
@@ -522,7 +522,7 @@ pub enum Op {
 /// A `tex` or `tld4`: sampled at `coords` (as the geometry reads them: the array index first
 /// for the layered ones; integer texel indices when `int_coords`) into the destinations `d`
 /// (four, or two `.f16x2`); `pred`: the residency predicate `d|p`; `gather`: `tld4`'s
-/// channel; `offset`: the texel offset vector `e`.
+/// channel; `offset`: the texel offset vector `e`; `sampler`: an explicit `.samplerref`.
 #[derive(Clone, Debug)]
 pub struct TexOp {
     pub d: [Option<Reg>; 4],
@@ -535,6 +535,8 @@ pub struct TexOp {
     pub gather: Option<u8>,
     pub lod: TexLod,
     pub offset: Option<[Src; 3]>,
+    /// The `.samplerref` named (the independent mode): its static fields.
+    pub sampler: Option<TexSampler>,
 }
 
 impl TexOp {

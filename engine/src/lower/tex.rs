@@ -1,15 +1,18 @@
-//! Lowering of `tex`, `tld4` and `txq` on texture objects (ISA 9.7.10.3-5), unified mode: the
-//! texture is a 64-bit handle in a register, sampled or queried by `crate::tex` when the
-//! instruction runs. Every geometry a texture object can have (1d, 2d, 3d, a1d, a2d, cube,
-//! acube), `.base`, `.level` and `.grad`, offsets, the residency predicate and `.f16`/`.f16x2`
-//! results are lowered. Refused at load with the instruction named: the multisample geometries
-//! and depth compare (no CUDA texture descriptor can create a multisample or a comparing
-//! texture), the independent mode (a `.samplerref`, or a `.texref` parameter), and
-//! `txq.force_unnormalized_coords` (a sampler's). `txq.channel_data_type`/`channel_order`
-//! answer in OpenCL's enumerations, the only ones the ISA names (5.3.3). A module-scope `.texref` variable names the
-//! texture the driver binds to it (texture references), read from the variable at run time.
+//! Lowering of `tex`, `tld4` and `txq` (ISA 9.7.10.3-5). The texture is a 64-bit handle in a
+//! register (a texture object), or a module-scope `.texref` variable the driver writes the
+//! handle of its bound texture into (texture references); `crate::tex` samples or queries it
+//! when the instruction runs. Every geometry a texture object can have (1d, 2d, 3d, a1d, a2d,
+//! cube, acube), `.base`, `.level` and `.grad`, offsets, the residency predicate and
+//! `.f16`/`.f16x2` results are lowered. The independent mode: a module-scope `.samplerref`
+//! named by `tex` or `tld4` overrides the texture's sampler with its static fields, and `txq`
+//! on it answers them. `txq.channel_data_type`/`channel_order` answer in OpenCL's
+//! enumerations, the only ones the ISA names (5.3.3). Refused at load with the instruction
+//! named: the multisample geometries and depth compare (no CUDA texture descriptor can create a
+//! multisample or a comparing texture), `.texref` and `.samplerref` kernel parameters, and
+//! `clamp_ogl` addressing.
 
 use super::*;
+use crate::tex::{AddressMode, Filter};
 
 /// Refuses `i` at load as not run, saying which part.
 fn refuse<X>(i: &Instruction, what: &str) -> R<X> {
@@ -108,9 +111,9 @@ impl<'a> Prog<'a> {
         let O::Tuple(parts) = &ops_[1] else {
             return unsupported(i);
         };
-        let (handle, cs) = match parts.as_slice() {
-            [h, c] => (h, c),
-            [_, _, _] => return refuse(i, "an explicit sampler (the independent mode)"),
+        let (handle, sampler, cs) = match parts.as_slice() {
+            [h, c] => (h, None, c),
+            [h, s, c] => (h, Some(self.sampler(i, s)?), c),
             _ => return unsupported(i),
         };
         let O::Name { name, .. } = handle else {
@@ -204,9 +207,55 @@ impl<'a> Prog<'a> {
                 gather,
                 lod,
                 offset,
+                sampler,
             })),
         );
         Ok(())
+    }
+
+    /// The static fields of the module-scope `.samplerref` `o` names (PTX ISA 5.3.2).
+    /// `clamp_ogl` addressing and a `.samplerref` parameter are not run yet (refused).
+    fn sampler(&self, i: &Instruction, o: &O) -> R<TexSampler> {
+        let O::Name { name, comp: None } = o else {
+            return unsupported(i);
+        };
+        let Some(v) = self
+            .mc
+            .m
+            .globals
+            .iter()
+            .find(|v| &v.name == name && v.ty.as_str() == "samplerref")
+        else {
+            return refuse(i, "a sampler that is no module-scope .samplerref");
+        };
+        let mut smp = TexSampler::default();
+        for (field, value) in &v.fields {
+            let mode = || match value.as_str() {
+                "wrap" => Ok(AddressMode::Wrap),
+                "mirror" => Ok(AddressMode::Mirror),
+                "clamp_to_edge" => Ok(AddressMode::Clamp),
+                "clamp_to_border" => Ok(AddressMode::Border),
+                "clamp_ogl" => refuse(i, "clamp_ogl addressing"),
+                _ => invalid(v.pos, format!("'{value}' is no addressing mode")),
+            };
+            match (field.as_str(), value.as_str()) {
+                ("addr_mode_0", _) => smp.address[0] = Some(mode()?),
+                ("addr_mode_1", _) => smp.address[1] = Some(mode()?),
+                ("addr_mode_2", _) => smp.address[2] = Some(mode()?),
+                ("filter_mode", "nearest") => smp.filter = Some(Filter::Point),
+                ("filter_mode", "linear") => smp.filter = Some(Filter::Linear),
+                ("force_unnormalized_coords", "0" | "1") => {
+                    smp.force_unnormalized = value == "1";
+                }
+                _ => {
+                    return invalid(
+                        v.pos,
+                        format!("'{field} = {value}' is no .samplerref field"),
+                    )
+                }
+            }
+        }
+        Ok(smp)
     }
 
     /// `txq{.level}.query.b32 d, [a]{, lod}` on a texture object.
@@ -217,6 +266,27 @@ impl<'a> Prog<'a> {
         g: Option<(Reg, bool)>,
         m: &mut Mods,
     ) -> R<()> {
+        let ops_ = &i.operands;
+        let name = match ops_.get(1) {
+            Some(O::Tuple(t)) if t.len() == 1 => match &t[0] {
+                O::Name { name, .. } => name.as_str(),
+                _ => return unsupported(i),
+            },
+            Some(O::Addr {
+                base: Some(b),
+                offset: 0,
+            }) => b.as_ref(),
+            _ => return unsupported(i),
+        };
+        let is_sampler = self
+            .mc
+            .m
+            .globals
+            .iter()
+            .any(|v| v.name == name && v.ty.as_str() == "samplerref");
+        if is_sampler {
+            return self.txq_sampler(fc, i, g, m, name);
+        }
         let level = m.take("level");
         let queries = [
             ("width", TexQuery::Width),
@@ -234,9 +304,7 @@ impl<'a> Prog<'a> {
             ("addr_mode_2", TexQuery::AddrMode(2)),
         ];
         let Some(query) = queries.iter().find(|(w, _)| m.take(w)).map(|q| q.1) else {
-            if m.take("force_unnormalized_coords") {
-                return refuse(i, "a .samplerref query (the independent mode)");
-            }
+            // force_unnormalized_coords is a sampler's field only.
             return unsupported(i);
         };
         if level && !matches!(query, TexQuery::Width | TexQuery::Height | TexQuery::Depth) {
@@ -244,21 +312,65 @@ impl<'a> Prog<'a> {
         }
         m.take("b32");
         m.done()?;
-        let ops_ = &i.operands;
-        let handle = match ops_.get(1) {
-            Some(O::Tuple(t)) if t.len() == 1 => &t[0],
-            Some(O::Addr {
-                base: Some(b),
-                offset: 0,
-            }) => {
-                return self.txq_on(fc, i, g, query, level, b.as_ref());
-            }
-            _ => return unsupported(i),
-        };
-        let O::Name { name, .. } = handle else {
-            return unsupported(i);
-        };
         self.txq_on(fc, i, g, query, level, name)
+    }
+
+    /// `txq.squery.b32 d, [s]` on a module-scope `.samplerref`: its static fields, known at
+    /// load (a field its initializer leaves out reads 0: nearest, wrap, not forced).
+    fn txq_sampler(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+        name: &str,
+    ) -> R<()> {
+        let o = O::Name {
+            name: name.to_string(),
+            comp: None,
+        };
+        let smp = self.sampler(i, &o)?;
+        let code = |a: Option<AddressMode>| match a {
+            None | Some(AddressMode::Wrap) => 0,
+            Some(AddressMode::Mirror) => 1,
+            Some(AddressMode::Clamp) => 3,
+            Some(AddressMode::Border) => 4,
+        };
+        let v = if m.take("force_unnormalized_coords") {
+            smp.force_unnormalized as u64
+        } else if m.take("filter_mode") {
+            (smp.filter == Some(Filter::Linear)) as u64
+        } else if let Some(k) = ["addr_mode_0", "addr_mode_1", "addr_mode_2"]
+            .iter()
+            .position(|w| m.take(w))
+        {
+            code(smp.address[k])
+        } else {
+            return invalid(
+                i.pos,
+                format!(
+                    "'{}': a .samplerref answers sampler queries only",
+                    i.full_name()
+                ),
+            );
+        };
+        m.take("b32");
+        m.done()?;
+        if i.operands.len() != 2 {
+            return invalid(i.pos, format!("'{}': wrong operands", i.full_name()));
+        }
+        let d = self.dreg(fc, i, &i.operands[0])?;
+        self.emit(
+            i,
+            g,
+            Op::Un {
+                op: super::arith::un(UnOp::Mov { bits: 32 }),
+                fl: FloatMods::NONE,
+                d,
+                a: Src::Imm(v),
+            },
+        );
+        Ok(())
     }
 
     /// The texture handle `name` gives: a register holding one (a texture object), or a
@@ -273,10 +385,7 @@ impl<'a> Prog<'a> {
     ) -> R<Src> {
         match self.opaque_handle(fc, i, g, name, "texref")? {
             Some(h) => Ok(h),
-            None => refuse(
-                i,
-                "a .texref parameter or a .samplerref (the independent mode)",
-            ),
+            None => refuse(i, "a texture that is no register or module-scope .texref"),
         }
     }
 
