@@ -69,31 +69,9 @@ impl Surface {
 /// The live surface objects (and surface references' surfaces), by handle.
 pub static SURFACES: crate::handles::Handles<Surface> = crate::handles::Handles::new();
 
-/// The `.geom` of a surface instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Geom {
-    D1,
-    D2,
-    D3,
-    /// `.a1d`, `.a2d`: a layer index (unsigned) then 1 or 2 coordinates.
-    A1,
-    A2,
-}
-
-impl Geom {
-    /// Coordinates within a slice or volume (the layer index not counted).
-    pub fn dims(self) -> usize {
-        match self {
-            Geom::D1 | Geom::A1 => 1,
-            Geom::D2 | Geom::A2 => 2,
-            Geom::D3 => 3,
-        }
-    }
-
-    pub fn layered(self) -> bool {
-        matches!(self, Geom::A1 | Geom::A2)
-    }
-}
+/// The `.geom` of a surface instruction: the texture geometries 1d, 2d, 3d, a1d and a2d (the
+/// array forms put the layer index first; surfaces have no cube geometries).
+pub use crate::tex::Geom;
 
 /// The `.clamp` field: what a coordinate outside the surface does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,7 +113,7 @@ pub fn locate(
     }
     let row = s.size[0] as u64 * s.elem();
     let dims = geom.dims();
-    let slice = if geom.layered() {
+    let slice = if geom.indexed() {
         layer as i64
     } else if dims == 3 {
         z

@@ -178,7 +178,7 @@ impl Warp {
 fn coords_text(op: &SurfOp, c: [i64; 3], layer: u32) -> String {
     let xyz: Vec<String> = c[..op.geom.dims()].iter().map(|v| v.to_string()).collect();
     let xyz = xyz.join(", ");
-    if op.geom.layered() {
+    if op.geom.indexed() {
         format!("layer {layer}, ({xyz})")
     } else {
         format!("({xyz})")

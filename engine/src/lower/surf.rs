@@ -85,7 +85,7 @@ impl<'a> Prog<'a> {
             ("sust", _) if !formatted && ty.starts_with('b') => SurfKind::Store,
             // ptxas 13.5 takes the array geometries for `.p` too (the ISA lists 1d, 2d, 3d).
             ("sust", _) if formatted && ty == "b32" => SurfKind::StoreFormatted,
-            ("sured", Some(o)) if vec == 1 && !geom.layered() => {
+            ("sured", Some(o)) if vec == 1 && !geom.indexed() => {
                 let ok = if formatted {
                     ty == "b32" || (ty == "b64" && matches!(o, SurfRedOp::Min | SurfRedOp::Max))
                 } else {
@@ -136,7 +136,8 @@ impl<'a> Prog<'a> {
         let want = match geom {
             Geom::D1 => 1,
             Geom::D2 | Geom::A1 => 2,
-            Geom::D3 | Geom::A2 => 4,
+            // (Surfaces have no cube geometries: the lowering above names none.)
+            Geom::D3 | Geom::A2 | Geom::Cube | Geom::ACube => 4,
         };
         if cs.len() != want {
             return invalid(
@@ -147,7 +148,7 @@ impl<'a> Prog<'a> {
                 ),
             );
         }
-        let (layer, xyz) = if geom.layered() {
+        let (layer, xyz) = if geom.indexed() {
             (self.src(fc, i, g, cs[0], T::B(32))?, &cs[1..])
         } else {
             (Src::Imm(0), &cs[..])
