@@ -35,3 +35,35 @@ impl<T> Default for Handles<T> {
         Self::new()
     }
 }
+
+/// The object of the last handle an instruction looked up, kept while the next lanes name the
+/// same one (lanes of a warp almost always share one handle).
+pub struct LastLookup<T>(Option<(u64, Arc<T>)>);
+
+impl<T> LastLookup<T> {
+    pub fn new() -> LastLookup<T> {
+        LastLookup(None)
+    }
+
+    /// The object of `handle`: the cached one, or `find`'s answer, cached.
+    pub fn get<E>(
+        &mut self,
+        handle: u64,
+        find: impl FnOnce() -> Result<Arc<T>, E>,
+    ) -> Result<Arc<T>, E> {
+        if let Some((h, o)) = &self.0 {
+            if *h == handle {
+                return Ok(o.clone());
+            }
+        }
+        let o = find()?;
+        self.0 = Some((handle, o.clone()));
+        Ok(o)
+    }
+}
+
+impl<T> Default for LastLookup<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
-# Writes OUTDIR/{system,driver,sanitizer,tex,tex2,mma,mma-dots,mma-sparse,tma,tma-oob,bulk-reduce,
+# Writes OUTDIR/{system,driver,sanitizer,tex,tex2,tex3,mma,mma-dots,mma-sparse,tma,tma-oob,bulk-reduce,
 # fma-oob,fork}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +16,7 @@ nvcc -o "$b/driver_probe" -x cu "$here/driver_probe.cpp" -L/usr/local/cuda/lib64
 nvcc -arch=$arch -lineinfo -o "$b/sanitize_bugs" "$here/sanitize_bugs.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe" "$here/tex_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe2" "$here/tex_probe2.cu" >>"$out/build.txt" 2>&1 &
+nvcc -arch=$arch -o "$b/tex_probe3" "$here/tex_probe3.cu" >>"$out/build.txt" 2>&1 &
 tests=$here/../../tests/cuda
 nvcc -arch=$arch -o "$b/mma_probe" "$tests/mma_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -std=c++17 -arch=sm_90a -o "$b/mma_dots" "$tests/mma_dots.cu" >>"$out/build.txt" 2>&1 &
@@ -29,6 +30,7 @@ wait
 timeout 120 "$b/driver_probe" >"$out/driver.txt" 2>&1; echo "exit $?" >>"$out/driver.txt"
 timeout 60 "$b/tex_probe" >"$out/tex.txt" 2>&1; echo "exit $?" >>"$out/tex.txt"
 timeout 60 "$b/tex_probe2" >"$out/tex2.txt" 2>&1; echo "exit $?" >>"$out/tex2.txt"
+timeout 60 "$b/tex_probe3" >"$out/tex3.txt" 2>&1; echo "exit $?" >>"$out/tex3.txt"
 timeout 60 "$b/mma_probe" >"$out/mma.txt" 2>&1; echo "exit $?" >>"$out/mma.txt"
 # The dot products: the mmasim vectors' Hopper inputs, the f8 and m8n8k4 inputs, the designs.
 { grep '^Hopper' "$here/../oracles/mma-mmasim.txt"; grep -v '^#' "$here/mma-dot-inputs.txt";

@@ -6,11 +6,11 @@
 use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
+use crate::handles::LastLookup;
 use crate::ir::*;
-use crate::surf::{self, Format, Place, Surface};
+use crate::surf::{self, Format, Place};
 use crate::{ExecError, ExecErrorKind};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
 
 impl Warp {
     /// `Op::Surf`: see there.
@@ -27,28 +27,22 @@ impl Warp {
             message: format!("{what} {}", cta.where_pub(warp, l, pc)),
             access: None,
         };
-        // Lanes almost always share one handle: look it up once per distinct handle.
-        let mut cached: Option<(u64, Arc<Surface>)> = None;
+        let mut cached = LastLookup::new();
         for l in lanes(em) {
             let h = get(regs, op.surf, l);
-            let s = match &cached {
-                Some((ch, s)) if *ch == h => s.clone(),
-                _ => {
-                    let s = surf::SURFACES
-                        .lookup(h)
-                        // Its memory must still be allocated.
-                        .filter(|s| crate::mem::contains(s.base, s.extent()))
-                        .ok_or_else(|| {
-                            let what = format!(
-                                "surface access through {h:#x}, which is no live surface object \
-                                 (or its memory was freed)"
-                            );
-                            fault(self, l, ExecErrorKind::IllegalAddress, what)
-                        })?;
-                    cached = Some((h, s.clone()));
-                    s
-                }
-            };
+            let s = cached.get(h, || {
+                surf::SURFACES
+                    .lookup(h)
+                    // Its memory must still be allocated.
+                    .filter(|s| crate::mem::contains(s.base, s.extent()))
+                    .ok_or_else(|| {
+                        let what = format!(
+                            "surface access through {h:#x}, which is no live surface object (or \
+                             its memory was freed)"
+                        );
+                        fault(self, l, ExecErrorKind::IllegalAddress, what)
+                    })
+            })?;
             if let SurfKind::Query(q) = op.kind {
                 if let Some(d) = op.d[0] {
                     regs[d as usize * 32 + l] = surf::query(&s, q) as u64;

@@ -4,41 +4,29 @@
 use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
+use crate::handles::LastLookup;
 use crate::ir::*;
 use crate::tex::{self, Fetch, Lod, Texture};
 use std::sync::Arc;
 
-/// The texture each lane's handle names (through the instruction's `.samplerref`, if any),
-/// looked up once per distinct handle (lanes almost always share one).
-struct Lookup(Option<(u64, Arc<Texture>)>);
-
-impl Lookup {
-    fn get(
-        &mut self,
-        warp: &Warp,
-        cta: &Cta,
-        pc: u32,
-        lane: usize,
-        h: u64,
-        sampler: Option<&tex::Sampler>,
-    ) -> Result<Arc<Texture>, Fault> {
-        if let Some((ch, t)) = &self.0 {
-            if *ch == h {
-                return Ok(t.clone());
-            }
-        }
-        let t = tex::TEXTURES
-            .lookup(h)
-            // Its memory must still be allocated.
-            .filter(|t| t.live())
-            .ok_or_else(|| cta.fault_bad_texture(warp, pc, lane, h))?;
-        let t = match sampler {
-            Some(s) => Arc::new(s.apply(&t)),
-            None => t,
-        };
-        self.0 = Some((h, t.clone()));
-        Ok(t)
-    }
+/// The texture lane `lane`'s handle `h` names, through the instruction's `.samplerref` if any;
+/// its memory must still be allocated.
+fn texture(
+    warp: &Warp,
+    cta: &Cta,
+    pc: u32,
+    lane: usize,
+    h: u64,
+    sampler: Option<&tex::Sampler>,
+) -> Result<Arc<Texture>, Fault> {
+    let t = tex::TEXTURES
+        .lookup(h)
+        .filter(|t| t.live())
+        .ok_or_else(|| cta.fault_bad_texture(warp, pc, lane, h))?;
+    Ok(match sampler {
+        Some(s) => Arc::new(s.apply(&t)),
+        None => t,
+    })
 }
 
 impl Warp {
@@ -51,11 +39,12 @@ impl Warp {
         em: u32,
         op: &TexOp,
     ) -> Result<(), Fault> {
-        let mut cached = Lookup(None);
+        let mut cached = LastLookup::new();
         let geom = op.geom;
         let (dims, first) = (geom.dims(), geom.indexed() as usize);
         for l in lanes(em) {
-            let t = cached.get(self, cta, pc, l, get(regs, op.tex, l), op.sampler.as_ref())?;
+            let h = get(regs, op.tex, l);
+            let t = cached.get(h, || texture(self, cta, pc, l, h, op.sampler.as_ref()))?;
             let bits = |s: Src| get(regs, s, l) as u32;
             let float = |s: Src| f32::from_bits(bits(s));
             let index = if geom.indexed() {
@@ -140,9 +129,10 @@ impl Warp {
         query: TexQuery,
         level: Option<Src>,
     ) -> Result<(), Fault> {
-        let mut cached = Lookup(None);
+        let mut cached = LastLookup::new();
         for l in lanes(em) {
-            let t = cached.get(self, cta, pc, l, get(regs, handle, l), None)?;
+            let h = get(regs, handle, l);
+            let t = cached.get(h, || texture(self, cta, pc, l, h, None))?;
             let level = level.map_or(0, |s| get(regs, s, l) as u32);
             regs[d as usize * 32 + l] = tex::query(&t, query, level) as u64;
         }
