@@ -3,14 +3,15 @@
 //! is `crate::surf::locate`'s. An access outside with `.trap` faults as on a GPU (an illegal
 //! address), naming the coordinates and the surface's size.
 
+use super::access::atomic_update;
 use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
 use crate::handles::LastLookup;
 use crate::ir::*;
+use crate::sem::atomic::rmw;
 use crate::surf::{self, Format, Place};
 use crate::{ExecError, ExecErrorKind};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 impl Warp {
     /// `Op::Surf`: see there.
@@ -158,8 +159,15 @@ impl Warp {
                         return Err(fault(self, l, ExecErrorKind::MisalignedAddress, what));
                     }
                     let v = get(regs, op.c[0], l);
-                    // SAFETY: as for the load, and aligned to the access size (just checked).
-                    unsafe { reduce(p, op.bits, r.op, signed, v) };
+                    // Atomic: other CTAs run on other host threads. `p` is aligned to the
+                    // access size (just checked) and inside live memory, as for the load.
+                    let ty = match (op.bits, signed) {
+                        (32, false) => AtomTy::U32,
+                        (32, true) => AtomTy::S32,
+                        (_, false) => AtomTy::U64,
+                        (_, true) => AtomTy::S64,
+                    };
+                    atomic_update(p as *mut u8, op.bits / 8, |old| rmw(r.op, ty, old, v, 0));
                 }
                 SurfKind::Query(_) => unreachable!("handled above"),
             }
@@ -208,48 +216,5 @@ unsafe fn write(p: usize, bits: u8, v: u64) {
             32 => (p as *mut u32).write_unaligned(v as u32),
             _ => (p as *mut u64).write_unaligned(v),
         }
-    }
-}
-
-/// `sured`'s read-modify-write of `bits` (32 or 64) at `p`, atomic: other CTAs run on other
-/// host threads.
-///
-/// # Safety
-/// As [`read`], and `p` aligned to `bits / 8`.
-unsafe fn reduce(p: usize, bits: u8, op: SurfRedOp, signed: bool, v: u64) {
-    let o = Ordering::SeqCst;
-    if bits == 32 {
-        // SAFETY: the caller's; aligned.
-        let a = unsafe { AtomicU32::from_ptr(p as *mut u32) };
-        let v = v as u32;
-        let _ = match op {
-            SurfRedOp::Add => a.fetch_add(v, o),
-            SurfRedOp::And => a.fetch_and(v, o),
-            SurfRedOp::Or => a.fetch_or(v, o),
-            SurfRedOp::Min if signed => a
-                .fetch_update(o, o, |x| Some((x as i32).min(v as i32) as u32))
-                .unwrap_or(0),
-            SurfRedOp::Max if signed => a
-                .fetch_update(o, o, |x| Some((x as i32).max(v as i32) as u32))
-                .unwrap_or(0),
-            SurfRedOp::Min => a.fetch_min(v, o),
-            SurfRedOp::Max => a.fetch_max(v, o),
-        };
-    } else {
-        // SAFETY: the caller's; aligned.
-        let a = unsafe { AtomicU64::from_ptr(p as *mut u64) };
-        let _ = match op {
-            SurfRedOp::Add => a.fetch_add(v, o),
-            SurfRedOp::And => a.fetch_and(v, o),
-            SurfRedOp::Or => a.fetch_or(v, o),
-            SurfRedOp::Min if signed => a
-                .fetch_update(o, o, |x| Some((x as i64).min(v as i64) as u64))
-                .unwrap_or(0),
-            SurfRedOp::Max if signed => a
-                .fetch_update(o, o, |x| Some((x as i64).max(v as i64) as u64))
-                .unwrap_or(0),
-            SurfRedOp::Min => a.fetch_min(v, o),
-            SurfRedOp::Max => a.fetch_max(v, o),
-        };
     }
 }

@@ -1,7 +1,7 @@
 //! The surface instructions' op (ISA 9.7.11): `suld`, `sust`, `sured` and `suq` on a surface
 //! object, whose rules (addressing, bounds, formats) are `crate::surf`'s.
 
-use super::{Reg, Src};
+use super::{AtomOp, Reg, Src};
 pub use crate::surf::{Bound, Geom, Query};
 
 /// What a surface op does.
@@ -22,20 +22,12 @@ pub enum SurfKind {
 /// A `sured`'s operation and how it reads the data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SurfRed {
-    pub op: SurfRedOp,
+    /// add, min, max, and or or: the atomics' operations (`sem::atomic::rmw`).
+    pub op: AtomOp,
     /// `.p`: sample addressing, signedness from the surface's format.
     pub formatted: bool,
     /// `.s32`/`.s64` of the `.b` forms.
     pub signed: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SurfRedOp {
-    Add,
-    Min,
-    Max,
-    And,
-    Or,
 }
 
 /// A surface instruction: per lane, `surf` is the handle of a surface object.

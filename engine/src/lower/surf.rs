@@ -31,11 +31,11 @@ impl<'a> Prog<'a> {
         };
         let red_op = if op == "sured" {
             let ops = [
-                ("add", SurfRedOp::Add),
-                ("min", SurfRedOp::Min),
-                ("max", SurfRedOp::Max),
-                ("and", SurfRedOp::And),
-                ("or", SurfRedOp::Or),
+                ("add", AtomOp::Add),
+                ("min", AtomOp::Min),
+                ("max", AtomOp::Max),
+                ("and", AtomOp::And),
+                ("or", AtomOp::Or),
             ];
             match ops.iter().find(|(w, _)| m.take(w)) {
                 Some(&(_, o)) => Some(o),
@@ -87,14 +87,16 @@ impl<'a> Prog<'a> {
             ("sust", _) if formatted && ty == "b32" => SurfKind::StoreFormatted,
             ("sured", Some(o)) if vec == 1 && !geom.indexed() => {
                 let ok = if formatted {
-                    ty == "b32" || (ty == "b64" && matches!(o, SurfRedOp::Min | SurfRedOp::Max))
+                    ty == "b32" || (ty == "b64" && matches!(o, AtomOp::Min | AtomOp::Max))
                 } else {
                     match o {
-                        SurfRedOp::Add => matches!(ty, "u32" | "u64" | "s32"),
-                        SurfRedOp::Min | SurfRedOp::Max => {
+                        AtomOp::Add => matches!(ty, "u32" | "u64" | "s32"),
+                        AtomOp::Min | AtomOp::Max => {
                             matches!(ty, "u32" | "s32" | "u64" | "s64")
                         }
-                        SurfRedOp::And | SurfRedOp::Or => ty == "b32",
+                        AtomOp::And | AtomOp::Or => ty == "b32",
+                        // (sured's words name none of the others.)
+                        _ => false,
                     }
                 };
                 if !ok {
