@@ -275,7 +275,9 @@ fn fault_injection() {
 /// its kernels have a time limit, and the report says where the warps were.
 #[test]
 fn kernel_timeout_watchdog() {
-    let exe = nvcc("fault_injection", "fault_injection", &[]);
+    // Its own executable: another test of this file builds and runs `fault_injection` at the
+    // same time.
+    let exe = nvcc("fault_injection", "fault_injection_watchdog", &[]);
     let start = std::time::Instant::now();
     let out = Command::new(&exe)
         .arg("watchdog")

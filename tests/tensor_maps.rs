@@ -69,7 +69,14 @@ fn tensor_map_encoders_answer_as_an_h200() {
 /// line as recorded, the mbarrier's raw word aside (its encoding is the hardware's own).
 #[test]
 fn im2col_and_multicast_copies_match_an_h200() {
-    let exe = nvcc_arch("tma_probe", "tma_probe", "compute_90a", &["-std=c++17"]);
+    // Its own executable: the other test of this file builds and runs `tma_probe` at the same
+    // time (a build replacing the file another test runs fails with EACCES/ETXTBSY).
+    let exe = nvcc_arch(
+        "tma_probe",
+        "tma_probe_copies",
+        "compute_90a",
+        &["-std=c++17"],
+    );
     let path = repo().join("scripts/ground-truth/results/tma-h200.txt");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let copies = |text: &str| -> Vec<String> {
