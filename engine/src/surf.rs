@@ -25,6 +25,43 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format of texels of `channel` type, UNORM/SNORM when `normalized` (as the driver
+    /// decodes a `CUarray_format`; a float channel is never normalised).
+    pub fn of(channel: Channel, normalized: bool) -> Format {
+        match (channel, normalized) {
+            (Channel::U8, false) => Format::U8,
+            (Channel::S8, false) => Format::S8,
+            (Channel::U16, false) => Format::U16,
+            (Channel::S16, false) => Format::S16,
+            (Channel::U32, _) => Format::U32,
+            (Channel::S32, _) => Format::S32,
+            (Channel::F16, _) => Format::F16,
+            (Channel::F32, _) => Format::F32,
+            (Channel::U8, true) => Format::Unorm8,
+            (Channel::S8, true) => Format::Snorm8,
+            (Channel::U16, true) => Format::Unorm16,
+            (Channel::S16, true) => Format::Snorm16,
+        }
+    }
+
+    /// The channel type and whether it is normalised: [`Format::of`] undone.
+    pub fn channel(self) -> (Channel, bool) {
+        match self {
+            Format::U8 => (Channel::U8, false),
+            Format::S8 => (Channel::S8, false),
+            Format::U16 => (Channel::U16, false),
+            Format::S16 => (Channel::S16, false),
+            Format::U32 => (Channel::U32, false),
+            Format::S32 => (Channel::S32, false),
+            Format::F16 => (Channel::F16, false),
+            Format::F32 => (Channel::F32, false),
+            Format::Unorm8 => (Channel::U8, true),
+            Format::Snorm8 => (Channel::S8, true),
+            Format::Unorm16 => (Channel::U16, true),
+            Format::Snorm16 => (Channel::S16, true),
+        }
+    }
+
     pub fn bytes(self) -> usize {
         match self {
             Format::U8 | Format::S8 | Format::Unorm8 | Format::Snorm8 => 1,
@@ -184,20 +221,7 @@ pub fn query(s: &Surface, q: Query) -> u32 {
         Query::Depth => s.size[2],
         // OpenCL's enumerations, the only ones the ISA names (5.3.3), as `txq` answers.
         Query::ChannelDataType => {
-            let (channel, normalized) = match s.format {
-                Format::U8 => (Channel::U8, false),
-                Format::S8 => (Channel::S8, false),
-                Format::U16 => (Channel::U16, false),
-                Format::S16 => (Channel::S16, false),
-                Format::U32 => (Channel::U32, false),
-                Format::S32 => (Channel::S32, false),
-                Format::F16 => (Channel::F16, false),
-                Format::F32 => (Channel::F32, false),
-                Format::Unorm8 => (Channel::U8, true),
-                Format::Snorm8 => (Channel::S8, true),
-                Format::Unorm16 => (Channel::U16, true),
-                Format::Snorm16 => (Channel::S16, true),
-            };
+            let (channel, normalized) = s.format.channel();
             crate::tex::opencl_data_type(channel, normalized)
         }
         Query::ChannelOrder => crate::tex::opencl_channel_order(s.channels),

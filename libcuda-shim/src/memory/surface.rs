@@ -7,7 +7,7 @@
 //! formats are CUDA_ERROR_NOT_SUPPORTED (their formatted stores are not modelled).
 
 use crate::context;
-use crate::errors::{CuResult, INVALID_VALUE, NOT_SUPPORTED};
+use crate::errors::{CuResult, INVALID_VALUE};
 use crate::memory::array;
 use abi::*;
 use engine::surf::{Format, Surface};
@@ -31,36 +31,12 @@ static OBJECTS: Lazy<Mutex<HashMap<CUsurfObject, Desc>>> = Lazy::new(Default::de
 const FIRST: u64 = 1 << 40;
 static NEXT: AtomicU64 = AtomicU64::new(FIRST);
 
-/// The engine's channel format of `format` (NOT_SUPPORTED for the packed and video formats,
-/// INVALID_VALUE for values that are no format).
+/// The engine's channel format of `f`: the texture unit's decoding of a `CUarray_format`
+/// (NOT_SUPPORTED for the packed and video formats, INVALID_VALUE for values that are no
+/// format).
 fn format(f: CUarray_format) -> CuResult<Format> {
-    use CUarray_format as F;
-    Ok(match f {
-        F::CU_AD_FORMAT_UNSIGNED_INT8 => Format::U8,
-        F::CU_AD_FORMAT_SIGNED_INT8 => Format::S8,
-        F::CU_AD_FORMAT_UNSIGNED_INT16 => Format::U16,
-        F::CU_AD_FORMAT_SIGNED_INT16 => Format::S16,
-        F::CU_AD_FORMAT_UNSIGNED_INT32 => Format::U32,
-        F::CU_AD_FORMAT_SIGNED_INT32 => Format::S32,
-        F::CU_AD_FORMAT_HALF => Format::F16,
-        F::CU_AD_FORMAT_FLOAT => Format::F32,
-        F::CU_AD_FORMAT_UNORM_INT8X1
-        | F::CU_AD_FORMAT_UNORM_INT8X2
-        | F::CU_AD_FORMAT_UNORM_INT8X4 => Format::Unorm8,
-        F::CU_AD_FORMAT_SNORM_INT8X1
-        | F::CU_AD_FORMAT_SNORM_INT8X2
-        | F::CU_AD_FORMAT_SNORM_INT8X4 => Format::Snorm8,
-        F::CU_AD_FORMAT_UNORM_INT16X1
-        | F::CU_AD_FORMAT_UNORM_INT16X2
-        | F::CU_AD_FORMAT_UNORM_INT16X4 => Format::Unorm16,
-        F::CU_AD_FORMAT_SNORM_INT16X1
-        | F::CU_AD_FORMAT_SNORM_INT16X2
-        | F::CU_AD_FORMAT_SNORM_INT16X4 => Format::Snorm16,
-        f if array::element_size(f, 1).is_ok() || array::element_size(f, 4).is_ok() => {
-            return Err(NOT_SUPPORTED)
-        }
-        _ => return Err(INVALID_VALUE),
-    })
+    let (channel, normalized) = crate::memory::texture::channel(f)?;
+    Ok(Format::of(channel, normalized))
 }
 
 /// The surface a resource descriptor names, as the engine addresses it.

@@ -35,7 +35,7 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 
 /// The engine's channel type of `format`, and whether its integers always read normalised
 /// (the UNORM/SNORM formats).
-fn channel(format: CUarray_format) -> CuResult<(Channel, bool)> {
+pub(crate) fn channel(format: CUarray_format) -> CuResult<(Channel, bool)> {
     use CUarray_format as F;
     Ok(match format {
         F::CU_AD_FORMAT_UNSIGNED_INT8 => (Channel::U8, false),
