@@ -72,6 +72,19 @@ pub fn check(ptx: &str, name: &str, lower_only: bool) -> CheckSummary {
             return s;
         }
     };
+    // As a load does, a module calling the device runtime's cooperative-groups functions is
+    // checked with their PTX linked in.
+    let ast = if crate::devrt::needed(std::slice::from_ref(&ast)) {
+        match crate::link::link(&[(ptx, name)]) {
+            Ok(l) => l.module,
+            Err(e) => {
+                s.error = Some(e);
+                return s;
+            }
+        }
+    } else {
+        ast
+    };
     fn count(st: &[Statement]) -> usize {
         st.iter()
             .map(|s| match s {

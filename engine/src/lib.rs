@@ -11,6 +11,7 @@
 
 mod analysis;
 mod check;
+mod devrt;
 pub mod diag;
 mod exec;
 mod frame;
@@ -33,6 +34,7 @@ pub mod tex;
 
 pub use check::{check, CheckSummary};
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
+pub use exec::devrt::{set_device_info, set_limits as set_devrt_limits, DeviceInfo};
 pub use exec::race::{set_racecheck, take_reports as take_race_reports, HazardKind, RaceReport};
 pub use exec::synccheck::{
     set_synccheck, take_reports as take_sync_reports, SyncErrorKind, SyncReport,
@@ -139,7 +141,10 @@ pub fn launch(kernel: &Arc<Kernel>, config: &LaunchConfig, params: &[u8]) -> Res
 /// shape is always explicit (`%is_explicit_cluster`). A kernel declaring `.explicitcluster` must
 /// be launched with a shape named one way or the other. CTAs of a cluster run together on one
 /// host thread (see `exec::cluster`).
-fn cluster_shape(kernel: &Kernel, config: &LaunchConfig) -> Result<LaunchConfig, ExecError> {
+pub(crate) fn cluster_shape(
+    kernel: &Kernel,
+    config: &LaunchConfig,
+) -> Result<LaunchConfig, ExecError> {
     let mut cfg = *config;
     if let Some(req) = kernel.cluster_dims {
         cfg.explicit_cluster = true;

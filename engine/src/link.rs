@@ -23,15 +23,6 @@ use crate::ptx::ast::{self, Init, Operand, Space, Statement, VarDecl};
 use crate::ptx::parser::{self, Error as PErr};
 use std::collections::{HashMap, HashSet};
 
-/// Functions with no PTX definition that lowering implements itself (ISA 7.2 system calls).
-const SYSCALLS: &[&str] = &[
-    "vprintf",
-    "__assertfail",
-    "malloc",
-    "free",
-    "cudaGraphSetConditional",
-];
-
 /// The merged module of a link, with the first merged line of each input.
 pub(crate) struct Linked {
     pub module: ast::Module,
@@ -139,6 +130,24 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
         })?;
         mods.push(m);
     }
+    // A module calling the device runtime's cooperative-groups functions gets the engine's PTX
+    // of them as one more input (NVIDIA's libcudadevrt has machine code only).
+    let with_devrt;
+    let inputs = if crate::devrt::needed(&mods) {
+        let mut lib =
+            parser::parse(crate::devrt::LIBRARY).expect("the device runtime's PTX parses");
+        // Its `.target` must not widen the program's.
+        lib.target.clear();
+        mods.push(lib);
+        with_devrt = inputs
+            .iter()
+            .copied()
+            .chain([(crate::devrt::LIBRARY, crate::devrt::NAME)])
+            .collect::<Vec<_>>();
+        &with_devrt[..]
+    } else {
+        inputs
+    };
     let name_of = |k: usize| inputs[k].1;
     for (k, m) in mods.iter().enumerate().skip(1) {
         if m.address_size != mods[0].address_size {
@@ -262,7 +271,7 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
                 .functions
                 .iter()
                 .any(|g| g.name == f.name && g.body.is_some());
-            if defined || SYSCALLS.contains(&f.name.as_str()) {
+            if defined || crate::ir::SysCall::by_name(&f.name).is_some() {
                 continue;
             }
             if let Some(&pos) = first_use.get(&(k, f.name.clone())) {
@@ -445,10 +454,14 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
                     .filter_map(|s| first_use.get(&(s.input, name.clone())).map(|p| (s, *p)))
                     .min_by_key(|(s, p)| (s.input, p.line, p.col));
                 if let Some((s, pos)) = used {
-                    if !(s.func && SYSCALLS.contains(&name.as_str())) {
-                        let hint = if name.starts_with("cuda") {
-                            " (a device-runtime function: dynamic parallelism needs NVIDIA's \
-                             libcudadevrt, which has no PTX form and is not supported)"
+                    if !(s.func && crate::ir::SysCall::by_name(name).is_some()) {
+                        let hint = if name == "cudaDeviceSynchronize"
+                            || name == "__cudaCDP2DeviceSynchronize"
+                        {
+                            " (device-side cudaDeviceSynchronize is the dynamic parallelism of \
+                             CUDA 11 and earlier, removed in CUDA 12; it is not supported)"
+                        } else if name.starts_with("cuda") || name.starts_with("__cudaCDP") {
+                            " (a device-runtime function the engine does not provide)"
                         } else {
                             ""
                         };
@@ -1210,5 +1223,60 @@ mod tests {
             );
             assert_eq!((m.file.as_str(), m.line), ("in0.ptx", 5), "{e}");
         }
+    }
+
+    /// A module calling the device runtime's cooperative-groups functions gets the engine's PTX
+    /// of them (the handle of a launch that is not cooperative is 0, its size and rank are the
+    /// grid's); one calling CUDA 11's device-side cudaDeviceSynchronize is an undefined
+    /// reference saying why.
+    #[test]
+    fn device_runtime_functions_are_provided() {
+        let user = "
+.extern .func (.param .b64 r) cudaCGGetIntrinsicHandle (.param .b32 s);
+.extern .func (.param .b32 r) cudaCGGetSize (.param .b64 a, .param .b64 b, .param .b64 h);
+.visible .entry k(.param .u64 out)
+{
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    {
+    .param .b32 s0;
+    .param .b64 r0;
+    st.param.b32 [s0], 1;
+    call.uni (r0), cudaCGGetIntrinsicHandle, (s0);
+    ld.param.b64 %rd2, [r0];
+    }
+    st.global.u32 [%rd1], %rd2;
+    add.u64 %rd3, %rd1, 4;
+    {
+    .param .b64 a0;
+    .param .b64 a1;
+    .param .b64 a2;
+    .param .b32 r1;
+    st.param.b64 [a0], %rd3;
+    add.u64 %rd3, %rd1, 8;
+    st.param.b64 [a1], %rd3;
+    st.param.b64 [a2], %rd2;
+    call.uni (r1), cudaCGGetSize, (a0, a1, a2);
+    }
+    ret;
+}";
+        // Not cooperative: handle 0; one thread in one grid.
+        assert_eq!(run(&[user], 3), [0, 1, 1]);
+        let e = link_err(&[".extern .func (.param .b32 r) cudaDeviceSynchronize ();
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    {
+    .param .b32 r0;
+    call.uni (r0), cudaDeviceSynchronize, ();
+    ld.param.b32 %r1, [r0];
+    }
+    ret;
+}"]);
+        let m = &e.diagnostics[0].message;
+        assert!(
+            m.starts_with("Undefined reference to 'cudaDeviceSynchronize' (device-side"),
+            "{m}"
+        );
     }
 }

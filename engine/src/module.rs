@@ -52,6 +52,22 @@ pub struct Kernel {
     jit_mode: std::sync::atomic::AtomicU8,
     /// Its compiled segments, made at the first launch that runs them.
     jit: std::sync::OnceLock<Option<crate::jit::Code>>,
+    /// Its function-pointer value (`mov.u64 %rd, kernel`): what a launch from device code names.
+    pub(crate) addr: u64,
+    /// The kernels of its module by function-pointer value, for launches from device code
+    /// (weak: the module owns its kernels).
+    pub(crate) siblings: Siblings,
+}
+
+/// The kernels of one module by function-pointer value, filled once every kernel is lowered.
+pub(crate) type Siblings = Arc<std::sync::OnceLock<Vec<(u64, std::sync::Weak<Kernel>)>>>;
+
+impl Kernel {
+    /// The kernel of this kernel's module that the function pointer `addr` names.
+    pub(crate) fn sibling(&self, addr: u64) -> Option<Arc<Kernel>> {
+        let all = self.siblings.get()?;
+        all.iter().find(|(a, _)| *a == addr)?.1.upgrade()
+    }
 }
 
 /// A module-scope `.global` or `.const` variable, allocated in device memory at load.
@@ -182,6 +198,10 @@ impl Module {
         };
         if let Err((line, message)) = check_target(&ast) {
             return Err(err(LoadErrorKind::InvalidPtx, line, 1, message));
+        }
+        if crate::devrt::needed(std::slice::from_ref(&ast)) {
+            // Linked with the device runtime's PTX (a rare module: parsing twice is cheap).
+            return Self::link(&[(ptx, name)]);
         }
         let module = Self::from_ast(&ast, name, &|line| (name.to_string(), line));
         free_in_background(ast, ptx.len());
@@ -333,7 +353,8 @@ impl Module {
             .map(|(i, _)| i)
             .collect();
         let mut lowered = lower_all(&mc, &entries).into_iter();
-        for f in &ast.functions {
+        let siblings = Siblings::default();
+        for (index, f) in ast.functions.iter().enumerate() {
             if !f.is_entry || f.body.is_none() {
                 continue;
             }
@@ -370,8 +391,15 @@ impl Module {
                 executed: Default::default(),
                 jit_mode: std::sync::atomic::AtomicU8::new(u8::MAX),
                 jit: Default::default(),
+                addr: crate::ir::func_addr(mc.funcs.get(&f.name).copied().unwrap_or(index)),
+                siblings: siblings.clone(),
             }));
         }
+        let _ = siblings.set(
+            (module.kernels.iter())
+                .map(|k| (k.addr, Arc::downgrade(k)))
+                .collect(),
+        );
         for (i, f) in ast.functions.iter().enumerate() {
             if validated[i] || f.is_entry || f.body.is_none() || mc.funcs.get(&f.name) != Some(&i) {
                 continue;

@@ -65,6 +65,11 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
         engine::set_tensor_arch(p.sm());
         engine::jit::set_mode(config::jit());
         engine::jit::set_note(|s| trace::line(format_args!("{s}")));
+        engine::set_device_info(engine::DeviceInfo {
+            attribute: device_attribute,
+            device_count: || 1,
+            version: abi::DRIVER_VERSION,
+        });
         if let Some(n) = config::get().threads {
             engine::set_worker_threads(n);
         }
@@ -75,6 +80,15 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
     });
     set_initialized();
     Ok(())
+}
+
+/// `cudaDeviceGetAttribute` in device code (dynamic parallelism): what cuDeviceGetAttribute
+/// answers on the host.
+fn device_attribute(attr: i32, dev: i32) -> Option<i32> {
+    let mut v = 0;
+    // SAFETY: `v` is a live int.
+    let r = unsafe { crate::device::get_attribute(&mut v, CUdevice_attribute(attr as _), dev) };
+    r.ok().map(|()| v)
 }
 
 pub(crate) unsafe fn driver_get_version(version: *mut c_int) -> CuResult {

@@ -176,12 +176,11 @@ pub(crate) fn relocatable_ptx(
     sm: u32,
     notes: &mut Vec<String>,
 ) -> Result<Option<(String, String)>, FatbinError> {
-    // Checked first: the device runtime holds PTX for the newest architecture, which must not
-    // be linked in either (the functions it defines are not supported here).
+    // Checked first: the device runtime holds PTX for the newest architecture only, which
+    // must not be linked in either: the engine provides the device runtime itself (its calls
+    // are system calls, its cooperative-groups functions PTX of the engine's own).
     if fatbin::is_device_runtime(&fatbin::parse(f)?) {
-        let note = "left out NVIDIA's device runtime (libcudadevrt): it has no PTX for the \
-                    device; programs that call it (dynamic parallelism) fail to link with an \
-                    undefined reference";
+        let note = "left out NVIDIA's device runtime (libcudadevrt): the engine provides it";
         trace::trace!("{note}");
         notes.push(note.into());
         return Ok(None);

@@ -22,6 +22,8 @@ pub type Fault = ExecError;
 
 pub struct Cta<'a> {
     pub prog: &'a Program,
+    /// The device runtime's state of the grid (launches from device code).
+    pub devrt: &'a super::devrt::Grid,
     pub kernel: &'a str,
     pub params: &'a [u8],
     /// The shared memory of every CTA of the cluster, `shared_len` bytes each in rank order

@@ -27,6 +27,7 @@ mod bulk;
 mod calls;
 pub mod cluster;
 pub mod cta;
+pub mod devrt;
 pub mod local;
 mod matrix;
 pub mod race;
@@ -138,6 +139,8 @@ struct Job {
     finished: AtomicU64,
     /// The tier this launch runs on ([`crate::jit`]).
     jit: crate::jit::Mode,
+    /// Launches and copies its threads queued from device code, to run after it.
+    devrt: devrt::Grid,
 }
 
 /// Launches running now, for the driver's progress line (`--progress`).
@@ -272,6 +275,7 @@ impl Job {
         let r = |d: usize| ctaid[d] % k[d];
         cta::Cta {
             prog: &self.kernel.program,
+            devrt: &self.devrt,
             kernel: &self.kernel.name,
             params: &self.params,
             shared,
@@ -652,6 +656,33 @@ pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result
     run(kernel, cfg, params, false)
 }
 
+/// Runs a grid launched by the host and then the work its threads queued from device code,
+/// depth first (see `devrt`): the launch completes when the whole tree has.
+fn run(
+    kernel: &Arc<Kernel>,
+    cfg: &LaunchConfig,
+    params: &[u8],
+    cooperative: bool,
+) -> Result<(), ExecError> {
+    let mut stack = run_grid(kernel, cfg, params, cooperative, 1)?;
+    stack.reverse();
+    while let Some((w, parent)) = stack.pop() {
+        match w {
+            devrt::Work::Launch {
+                kernel,
+                cfg,
+                params,
+                depth,
+            } => {
+                let more = run_grid(&kernel, &cfg, &params, false, depth)?;
+                stack.extend(more.into_iter().rev());
+            }
+            w => devrt::run_memory_work(&w, &parent)?,
+        }
+    }
+    Ok(())
+}
+
 /// A cooperative launch: every CTA is resident at once (the driver checked that the grid fits
 /// the device) and the kernel gets a zeroed grid workspace for `grid.sync()`.
 pub fn launch_cooperative(
@@ -662,12 +693,15 @@ pub fn launch_cooperative(
     run(kernel, cfg, params, true)
 }
 
-fn run(
+/// Runs one grid at nesting level `depth`; answers the work its threads queued, in order, each
+/// with the name of the kernel that queued it.
+fn run_grid(
     kernel: &Arc<Kernel>,
     cfg: &LaunchConfig,
     params: &[u8],
     cooperative: bool,
-) -> Result<(), ExecError> {
+    depth: u32,
+) -> Result<Vec<(devrt::Work, Arc<str>)>, ExecError> {
     let bad = |m: String| {
         Err(ExecError {
             kind: ExecErrorKind::InvalidLaunch,
@@ -806,6 +840,7 @@ fn run(
         started: std::time::Instant::now(),
         finished: AtomicU64::new(0),
         jit,
+        devrt: devrt::Grid::new(kernel.clone(), depth),
     });
     RUNNING.lock().push(Arc::downgrade(&job));
     if helpers > 0 {
@@ -843,6 +878,10 @@ fn run(
     let e = job.error.lock().take();
     match e {
         Some((_, e)) => Err(e),
-        None => Ok(()),
+        None => {
+            let name: Arc<str> = kernel.name.as_str().into();
+            let work = job.devrt.finish();
+            Ok(work.into_iter().map(|w| (w, name.clone())).collect())
+        }
     }
 }

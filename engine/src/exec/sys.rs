@@ -1,6 +1,7 @@
 //! The extern functions nvcc's device code calls by name: `vprintf` (device printf),
-//! `__assertfail` (device assert), `malloc` and `free` (the device heap), and
-//! `cudaGraphSetConditional` (a conditional node's condition, see [`SysCall`]).
+//! `__assertfail` (device assert), `malloc` and `free` (the device heap),
+//! `cudaGraphSetConditional` (a conditional node's condition, see [`SysCall`]), and the device
+//! runtime's (`super::devrt`).
 //!
 //! Device printf output is formatted when the call runs and appended to a process-wide FIFO
 //! (bounded, excess dropped as CUDA drops it); the driver calls [`flush_printf`] where CUDA
@@ -71,15 +72,46 @@ fn append(bytes: &[u8]) {
 }
 
 /// One lane's view of memory for the call: reads through the same checks as loads.
-struct Lane<'c, 'a> {
-    cta: &'c mut Cta<'a>,
-    warp: &'c mut Warp,
-    lane: usize,
-    pc: u32,
+pub(super) struct Lane<'c, 'a> {
+    pub cta: &'c mut Cta<'a>,
+    pub warp: &'c mut Warp,
+    pub lane: usize,
+    pub pc: u32,
 }
 
 impl Lane<'_, '_> {
-    fn read(&mut self, space: MSpace, addr: u64, len: u64) -> Result<u64, Fault> {
+    /// The value of a scalar argument (its first 8 bytes).
+    pub(super) fn arg(&mut self, regs: &[u64], arg: SysArg) -> Result<u64, Fault> {
+        Ok(match arg {
+            // A structure passed by value has no scalar value (see `arg_bytes`).
+            SysArg::Local(_, size) if size > 8 => 0,
+            SysArg::Local(off, size) => self.read(MSpace::Local, off as u64, size as u64)?,
+            SysArg::Reg(r) => regs[r as usize * 32 + self.lane],
+            SysArg::Imm(v) => v,
+        })
+    }
+
+    /// The bytes of an argument passed by value (`dim3`, a structure).
+    pub(super) fn arg_bytes(&mut self, regs: &[u64], arg: SysArg) -> Result<Vec<u8>, Fault> {
+        match arg {
+            SysArg::Local(off, size) => {
+                // In units both the offset and the size are multiples of (a `dim3` is 4-aligned).
+                let unit = [8u32, 4, 2, 1]
+                    .into_iter()
+                    .find(|u| (off | size) % u == 0)
+                    .unwrap_or(1) as u64;
+                let mut out = Vec::with_capacity(size as usize);
+                for k in (0..size as u64).step_by(unit as usize) {
+                    let v = self.read(MSpace::Local, off as u64 + k, unit)?;
+                    out.extend_from_slice(&v.to_le_bytes()[..unit as usize]);
+                }
+                Ok(out)
+            }
+            _ => Ok(self.arg(regs, arg)?.to_le_bytes().to_vec()),
+        }
+    }
+
+    pub(super) fn read(&mut self, space: MSpace, addr: u64, len: u64) -> Result<u64, Fault> {
         let p = self
             .cta
             .resolve(self.warp, space, addr, len, self.lane, self.pc, false)?;
@@ -88,7 +120,13 @@ impl Lane<'_, '_> {
         unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), len as usize) };
         Ok(u64::from_le_bytes(b))
     }
-    fn write(&mut self, space: MSpace, addr: u64, len: u64, v: u64) -> Result<(), Fault> {
+    pub(super) fn write(
+        &mut self,
+        space: MSpace,
+        addr: u64,
+        len: u64,
+        v: u64,
+    ) -> Result<(), Fault> {
         let p = self
             .cta
             .resolve(self.warp, space, addr, len, self.lane, self.pc, true)?;
@@ -135,13 +173,10 @@ pub fn run(
         };
         let mut a = [0u64; 5];
         for (k, arg) in args.iter().enumerate().take(5) {
-            a[k] = match *arg {
-                SysArg::Local(off, size) => ln.read(MSpace::Local, off as u64, size as u64)?,
-                SysArg::Reg(r) => regs[r as usize * 32 + l],
-                SysArg::Imm(v) => v,
-            };
+            a[k] = ln.arg(regs, *arg)?;
         }
         let r: u64 = match call {
+            SysCall::Devrt(d) => super::devrt::call(&mut ln, regs, d, args)?,
             SysCall::Vprintf => vprintf(&mut ln, a[0], a[1])? as i32 as u32 as u64,
             SysCall::Malloc => malloc(a[0]),
             SysCall::Free => {
@@ -189,7 +224,7 @@ pub fn run(
     Ok(())
 }
 
-fn malloc(size: u64) -> u64 {
+pub(super) fn malloc(size: u64) -> u64 {
     if size == 0 {
         return 0;
     }
@@ -208,7 +243,7 @@ fn malloc(size: u64) -> u64 {
     }
 }
 
-fn free(p: u64) {
+pub(super) fn free(p: u64) {
     if p == 0 {
         return;
     }

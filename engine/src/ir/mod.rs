@@ -185,6 +185,173 @@ pub enum SysCall {
     /// `cudaGraphSetConditional(handle, value)`: the driver makes a conditional handle the
     /// address of its 32-bit condition variable, so this stores `value` there.
     GraphSetConditional,
+    /// A function of the device runtime (dynamic parallelism), see `exec::devrt`.
+    Devrt(DevrtCall),
+}
+
+/// The device runtime's functions that device code calls by name: CUDA 12's `__cudaCDP2*`
+/// names, and the same functions under their CUDA 11 names (`cudaLaunchDeviceV2`, ...), as
+/// `cuda_device_runtime_api.h` declares them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DevrtCall {
+    GetParameterBuffer,
+    GetParameterBufferV2,
+    LaunchDevice,
+    LaunchDeviceV2,
+    Malloc,
+    Free,
+    GetLastError,
+    PeekAtLastError,
+    GetErrorString,
+    GetErrorName,
+    GetDeviceCount,
+    GetDevice,
+    DeviceGetAttribute,
+    DeviceGetLimit,
+    DeviceGetCacheConfig,
+    DeviceGetSharedMemConfig,
+    StreamCreateWithFlags,
+    StreamDestroy,
+    StreamWaitEvent,
+    EventCreateWithFlags,
+    EventRecord,
+    EventRecordWithFlags,
+    EventDestroy,
+    FuncGetAttributes,
+    MemcpyAsync,
+    Memcpy2DAsync,
+    Memcpy3DAsync,
+    MemsetAsync,
+    Memset2DAsync,
+    Memset3DAsync,
+    RuntimeGetVersion,
+    OccupancyMaxActiveBlocksPerMultiprocessor,
+    OccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+}
+
+impl DevrtCall {
+    /// Each function: its name without prefix, and its parameter and return counts.
+    const TABLE: &'static [(&'static str, DevrtCall, usize, usize)] = &[
+        ("GetParameterBuffer", DevrtCall::GetParameterBuffer, 2, 1),
+        (
+            "GetParameterBufferV2",
+            DevrtCall::GetParameterBufferV2,
+            4,
+            1,
+        ),
+        ("LaunchDevice", DevrtCall::LaunchDevice, 6, 1),
+        ("LaunchDeviceV2", DevrtCall::LaunchDeviceV2, 2, 1),
+        ("Malloc", DevrtCall::Malloc, 2, 1),
+        ("Free", DevrtCall::Free, 1, 1),
+        ("GetLastError", DevrtCall::GetLastError, 0, 1),
+        ("PeekAtLastError", DevrtCall::PeekAtLastError, 0, 1),
+        ("GetErrorString", DevrtCall::GetErrorString, 1, 1),
+        ("GetErrorName", DevrtCall::GetErrorName, 1, 1),
+        ("GetDeviceCount", DevrtCall::GetDeviceCount, 1, 1),
+        ("GetDevice", DevrtCall::GetDevice, 1, 1),
+        ("DeviceGetAttribute", DevrtCall::DeviceGetAttribute, 3, 1),
+        ("DeviceGetLimit", DevrtCall::DeviceGetLimit, 2, 1),
+        (
+            "DeviceGetCacheConfig",
+            DevrtCall::DeviceGetCacheConfig,
+            1,
+            1,
+        ),
+        (
+            "DeviceGetSharedMemConfig",
+            DevrtCall::DeviceGetSharedMemConfig,
+            1,
+            1,
+        ),
+        (
+            "StreamCreateWithFlags",
+            DevrtCall::StreamCreateWithFlags,
+            2,
+            1,
+        ),
+        ("StreamDestroy", DevrtCall::StreamDestroy, 1, 1),
+        ("StreamWaitEvent", DevrtCall::StreamWaitEvent, 3, 1),
+        (
+            "EventCreateWithFlags",
+            DevrtCall::EventCreateWithFlags,
+            2,
+            1,
+        ),
+        ("EventRecord", DevrtCall::EventRecord, 2, 1),
+        (
+            "EventRecordWithFlags",
+            DevrtCall::EventRecordWithFlags,
+            3,
+            1,
+        ),
+        ("EventDestroy", DevrtCall::EventDestroy, 1, 1),
+        ("FuncGetAttributes", DevrtCall::FuncGetAttributes, 2, 1),
+        ("MemcpyAsync", DevrtCall::MemcpyAsync, 5, 1),
+        ("Memcpy2DAsync", DevrtCall::Memcpy2DAsync, 8, 1),
+        ("Memcpy3DAsync", DevrtCall::Memcpy3DAsync, 2, 1),
+        ("MemsetAsync", DevrtCall::MemsetAsync, 4, 1),
+        ("Memset2DAsync", DevrtCall::Memset2DAsync, 6, 1),
+        ("Memset3DAsync", DevrtCall::Memset3DAsync, 4, 1),
+        ("RuntimeGetVersion", DevrtCall::RuntimeGetVersion, 1, 1),
+        (
+            "OccupancyMaxActiveBlocksPerMultiprocessor",
+            DevrtCall::OccupancyMaxActiveBlocksPerMultiprocessor,
+            4,
+            1,
+        ),
+        (
+            "OccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+            DevrtCall::OccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+            5,
+            1,
+        ),
+    ];
+
+    /// The function `name` calls: `__cudaCDP2X` (CUDA 12 and later) or `cudaX` (CUDA 11).
+    pub fn by_name(name: &str) -> Option<DevrtCall> {
+        let base = name
+            .strip_prefix("__cudaCDP2")
+            .or_else(|| name.strip_prefix("cuda"))?;
+        Self::TABLE
+            .iter()
+            .find(|(n, ..)| *n == base)
+            .map(|&(_, c, ..)| c)
+    }
+
+    /// Its parameters and return values.
+    pub fn arity(self) -> (usize, usize) {
+        let &(_, _, p, r) = Self::TABLE
+            .iter()
+            .find(|(_, c, ..)| *c == self)
+            .expect("every call is in the table");
+        (p, r)
+    }
+}
+
+impl SysCall {
+    /// The runtime function `name` names, if the runtime provides one by that name.
+    pub fn by_name(name: &str) -> Option<SysCall> {
+        Some(match name {
+            "vprintf" => SysCall::Vprintf,
+            "__assertfail" => SysCall::AssertFail,
+            "malloc" => SysCall::Malloc,
+            "free" => SysCall::Free,
+            "cudaGraphSetConditional" => SysCall::GraphSetConditional,
+            _ => SysCall::Devrt(DevrtCall::by_name(name)?),
+        })
+    }
+
+    /// Its parameters and (at most) return values.
+    pub fn arity(self) -> (usize, usize) {
+        match self {
+            SysCall::Vprintf => (2, 1),
+            SysCall::AssertFail => (5, 0),
+            SysCall::Malloc => (1, 1),
+            SysCall::Free => (1, 0),
+            SysCall::GraphSetConditional => (2, 0),
+            SysCall::Devrt(d) => d.arity(),
+        }
+    }
 }
 
 /// An argument of a system call: a `.param` variable in local memory (offset, bytes), or a value.

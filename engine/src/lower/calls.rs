@@ -459,15 +459,7 @@ impl<'a> Prog<'a> {
             return invalid(i.pos, "call of a kernel");
         }
         if self.mc.m.functions[callee].body.is_none() {
-            let sc = match name.as_str() {
-                "vprintf" => Some(SysCall::Vprintf),
-                "__assertfail" => Some(SysCall::AssertFail),
-                "malloc" => Some(SysCall::Malloc),
-                "free" => Some(SysCall::Free),
-                "cudaGraphSetConditional" => Some(SysCall::GraphSetConditional),
-                _ => None,
-            };
-            if let Some(sc) = sc {
+            if let Some(sc) = SysCall::by_name(name) {
                 return self.sys_call(fc, i, g, callee, sc, args, rets);
             }
             return Err(LowerError {
@@ -721,13 +713,7 @@ impl<'a> Prog<'a> {
         rets: &[O],
     ) -> R<()> {
         let f = &self.mc.m.functions[callee];
-        let want = match call {
-            SysCall::Vprintf => (2, 1),
-            SysCall::AssertFail => (5, 0),
-            SysCall::Malloc => (1, 1),
-            SysCall::Free => (1, 0),
-            SysCall::GraphSetConditional => (2, 0),
-        };
+        let want = call.arity();
         if args.len() != want.0 || rets.len() > want.1 || f.params.len() != want.0 {
             return invalid(
                 i.pos,
@@ -739,7 +725,8 @@ impl<'a> Prog<'a> {
             let (size, _) = var_layout(d)?;
             let arg = match a {
                 O::Name { name, .. } => match self.lookup(fc, name) {
-                    Some(Sym::Local(off)) => SysArg::Local(off, size.min(8) as u32),
+                    // Whole: the device runtime takes `dim3` and structures by value.
+                    Some(Sym::Local(off)) => SysArg::Local(off, size as u32),
                     _ => match self.src(fc, i, g, a, T::B(64))? {
                         Src::Reg(r) => SysArg::Reg(r),
                         Src::Imm(v) => SysArg::Imm(v),

@@ -582,10 +582,13 @@ fn make_visible(ptx: &str, names: &[String]) -> String {
 /// The PTX of the link's non-PTX inputs: nvJitLink links them again with `-lto -ptx`. `keep`
 /// are functions the PTX inputs call, which must survive the link and be visible.
 fn ptx_of_other_inputs(record: &LinkRecord, keep: &[String]) -> Result<Option<String>, String> {
+    // NVIDIA's device runtime (libcudadevrt.a) is machine code only; the engine provides it
+    // (its calls are system calls, its cooperative-groups functions PTX of the engine's own).
     let others: Vec<_> = record
         .inputs
         .iter()
         .filter(|(k, _, _)| *k != NVJITLINK_INPUT_PTX)
+        .filter(|(_, _, name)| !is_device_runtime(name))
         .collect();
     if others.is_empty() {
         return Ok(None);
@@ -675,6 +678,14 @@ fn ptx_of_other_inputs(record: &LinkRecord, keep: &[String]) -> Result<Option<St
         destroy(&mut h);
         result
     }
+}
+
+/// Whether a link input named `name` is NVIDIA's device runtime library.
+fn is_device_runtime(name: &str) -> bool {
+    std::path::Path::new(name)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .is_some_and(|f| f.starts_with("libcudadevrt"))
 }
 
 /// nvJitLink's error log of a handle of our own.

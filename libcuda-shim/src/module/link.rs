@@ -4,7 +4,7 @@
 //! Inputs: PTX text; fatbins (their PTX for the device); host objects and archives (the PTX of
 //! the fatbins embedded in them, `nvcc -rdc=true -c` output). NVIDIA's device runtime
 //! (`libcudadevrt.a`, or its fatbin) has no PTX for the device and is left out with a note in
-//! the info log: a program that calls it fails at `cuLinkComplete` with an undefined reference.
+//! the info log: the engine provides the device runtime itself (`engine::Module::link`).
 //! A bare cubin has no PTX at all (CUDA_ERROR_NO_BINARY_FOR_GPU, as `cuModuleLoadData` says for
 //! one); NVVM IR is CUDA_ERROR_NOT_SUPPORTED.
 //!

@@ -1,0 +1,62 @@
+//! Dynamic parallelism (CUDA 12 semantics) and the device runtime, in programs built by nvcc
+//! with `-rdc=true -lcudadevrt`: kernels launching kernels from device code, tail launches,
+//! device streams, events, copies and allocations, the nesting limit, and cooperative groups
+//! through the device runtime's entry points. Each program checks itself against a host
+//! computation, the CUDA documentation or the host cudart's answers, and prints `PASS`.
+
+use tests::*;
+
+/// Builds `tests/cuda/NAME.cu` for dynamic parallelism into `output` (each test its own file:
+/// tests run in parallel).
+fn cdp(name: &str, output: &str, extra: &[&str]) -> std::path::PathBuf {
+    let mut args = vec!["-rdc=true"];
+    args.extend_from_slice(extra);
+    args.push("-lcudadevrt");
+    nvcc(name, output, &args)
+}
+
+/// A recursive quicksort whose partitions launch grids from device code, checked against
+/// `std::sort`; its tail-launched check sees the whole tree finished.
+#[test]
+fn recursive_quicksort() {
+    let exe = cdp("cdp_quicksort", "cdp_quicksort", &[]);
+    assert_pass("cdp_quicksort", &run_preloaded(&exe, &[]));
+}
+
+/// Adaptive refinement (Mariani-Silver), blocks of three levels of grids launching fills,
+/// subdivisions and per-pixel grids; equal pixel for pixel to the same algorithm on the host.
+#[test]
+fn adaptive_refinement() {
+    let exe = cdp("cdp_refine", "cdp_refine", &["-fmad=false"]);
+    assert_pass("cdp_refine", &run_preloaded(&exe, &[]));
+}
+
+/// The device runtime's other calls, the nesting limit, cooperative groups through
+/// `cudaCGSynchronize`, and a faulting child failing the host's synchronisation with a report
+/// that names the child kernel.
+#[test]
+fn device_runtime_calls() {
+    let exe = cdp("cdp_runtime", "cdp_runtime", &[]);
+    let out = run_preloaded(&exe, &[]);
+    assert_pass("cdp_runtime", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("illegal address 0x10 in kernel '_Z12faulty_childPi'"),
+        "{err}"
+    );
+}
+
+/// The same programs on one host thread and in a seeded schedule: the order children run in
+/// does not depend on the number of workers.
+#[test]
+fn quicksort_on_one_thread_and_seeded() {
+    let exe = cdp("cdp_quicksort", "cdp_quicksort_schedules", &[]);
+    assert_pass(
+        "cdp_quicksort, 1 thread",
+        &run_preloaded(&exe, &[("CUDA_SHIM_THREADS", "1")]),
+    );
+    assert_pass(
+        "cdp_quicksort, seeded",
+        &run_preloaded(&exe, &[("CUDA_SHIM_SCHEDULE", "seed:7")]),
+    );
+}
