@@ -337,6 +337,37 @@ int main() {
     expect("16 host threads x 20 rounds", failures.load() == 0 ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN, CUDA_SUCCESS);
   }
 
+  // ---- 3,000 streams with work at once: a bounded pool of stream workers serves them ----
+  {
+    const int N = 3000;
+    std::vector<CUstream> streams(N);
+    CUdeviceptr p;
+    CU(cuMemAlloc(&p, N * 4));
+    int failures = 0;
+    for (int i = 0; i < N; i++) {
+      if (cuStreamCreate(&streams[i], CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) { failures++; continue; }
+      if (cuMemsetD32Async(p + 4 * i, i, 1, streams[i]) != CUDA_SUCCESS) failures++;
+    }
+    // Threads of the process while the work is queued (the shim's pool: 128 at most).
+    int threads = 0;
+    if (FILE* f = fopen("/proc/self/status", "r")) {
+      char line[256];
+      while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &threads) == 1) break;
+      fclose(f);
+    }
+    std::vector<unsigned> h(N);
+    CU(cuCtxSynchronize());
+    CU(cuMemcpyDtoH(h.data(), p, N * 4));
+    for (int i = 0; i < N; i++) failures += h[i] != (unsigned)i;
+    for (auto st : streams) cuStreamDestroy(st);
+    cuMemFree(p);
+    expect("3000 busy streams", failures == 0 ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN, CUDA_SUCCESS);
+    fprintf(stderr, "3000 busy streams: %d threads\n", threads);
+    expect("3000 busy streams: at most 200 threads", threads <= 200 ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN,
+           CUDA_SUCCESS);
+  }
+
   printf("%s adversarial: %d cases, %d not as expected\n", expect_failures == 0 ? "PASS" : "FAIL",
          cases, expect_failures);
   return expect_failures == 0 ? 0 : 1;
