@@ -439,6 +439,13 @@ implemented! {
     cuMemGetAllocationPropertiesFromHandle "cuMemGetAllocationPropertiesFromHandle" 10020 (prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) => memory::vmm::get_allocation_properties_from_handle;
     cuMemExportToShareableHandle "cuMemExportToShareableHandle" 10020 (shareable: *mut c_void, handle: CUmemGenericAllocationHandle, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) => memory::vmm::export_to_shareable_handle;
     cuMemImportFromShareableHandle "cuMemImportFromShareableHandle" 10020 (handle: *mut CUmemGenericAllocationHandle, os_handle: *mut c_void, handle_type: CUmemAllocationHandleType) => memory::vmm::import_from_shareable_handle;
+    // Interprocess memory and events.
+    cuIpcGetMemHandle "cuIpcGetMemHandle" 4010 (handle: *mut CUipcMemHandle, dptr: CUdeviceptr) => memory::ipc::get_mem_handle;
+    cuIpcOpenMemHandle_v2 "cuIpcOpenMemHandle" 11000 (pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, flags: c_uint) => memory::ipc::open_mem_handle;
+    cuIpcOpenMemHandle "cuIpcOpenMemHandle" 4010 abi(none) (pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, flags: c_uint) => memory::ipc::open_mem_handle;
+    cuIpcCloseMemHandle "cuIpcCloseMemHandle" 4010 (dptr: CUdeviceptr) => memory::ipc::close_mem_handle;
+    cuIpcGetEventHandle "cuIpcGetEventHandle" 4010 (handle: *mut CUipcEventHandle, event: CUevent) => memory::ipc::get_event_handle;
+    cuIpcOpenEventHandle "cuIpcOpenEventHandle" 4010 (event: *mut CUevent, handle: CUipcEventHandle) => memory::ipc::open_event_handle;
     // Modules, libraries, functions, kernels.
     cuModuleLoad "cuModuleLoad" 2000 (module: *mut CUmodule, fname: *const c_char) => module::load_file;
     cuModuleLoadData "cuModuleLoadData" 2000 (module: *mut CUmodule, image: *const c_void) => module::load_data;
@@ -875,12 +882,6 @@ not_supported! {
     cuGreenCtxWaitEvent "cuGreenCtxWaitEvent" 12040;
     cuImportExternalMemory "cuImportExternalMemory" 10000;
     cuImportExternalSemaphore "cuImportExternalSemaphore" 10000;
-    cuIpcCloseMemHandle "cuIpcCloseMemHandle" 4010;
-    cuIpcGetEventHandle "cuIpcGetEventHandle" 4010;
-    cuIpcGetMemHandle "cuIpcGetMemHandle" 4010;
-    cuIpcOpenEventHandle "cuIpcOpenEventHandle" 4010;
-    cuIpcOpenMemHandle "cuIpcOpenMemHandle" 4010;
-    cuIpcOpenMemHandle_v2 "cuIpcOpenMemHandle" 11000;
     cuLaunchCooperativeKernelMultiDevice "cuLaunchCooperativeKernelMultiDevice" 9000;
     cuLogicalEndpointAddDevice "cuLogicalEndpointAddDevice" 13030;
     cuLogicalEndpointBindAddr "cuLogicalEndpointBindAddr" 13030;

@@ -333,7 +333,8 @@ impl Profile {
             | A::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR
             | A::CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED => 0,
-            A::CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED => 0,
+            // Interprocess events work between processes running the shim (memory/ipc.rs).
+            A::CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT => {
                 if self.cc_major >= 9 {
                     4

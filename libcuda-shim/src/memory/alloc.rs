@@ -155,6 +155,7 @@ pub(crate) unsafe fn get_address_range(
 /// registrations undone. Graph allocations stay with their graphs. The context is idle.
 pub(crate) fn release_context(ctx: usize) {
     crate::sanitizer::context_released(ctx);
+    crate::memory::ipc::release_context(ctx);
     let bases: Vec<u64> = BUFFERS
         .lock()
         .iter()
