@@ -419,6 +419,10 @@ implemented! {
     cuMemPoolSetAttribute "cuMemPoolSetAttribute" 11020 (pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) => memory::pool::set_attribute;
     cuMemPoolSetAccess "cuMemPoolSetAccess" 11020 (pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) => memory::pool::set_access;
     cuMemPoolGetAccess "cuMemPoolGetAccess" 11020 (flags: *mut CUmemAccess_flags, pool: CUmemoryPool, location: *mut CUmemLocation) => memory::pool::get_access;
+    cuMemPoolExportToShareableHandle "cuMemPoolExportToShareableHandle" 11020 (handle_out: *mut c_void, pool: CUmemoryPool, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) => memory::pool_ipc::export_to_shareable_handle;
+    cuMemPoolImportFromShareableHandle "cuMemPoolImportFromShareableHandle" 11020 (pool_out: *mut CUmemoryPool, handle: *mut c_void, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) => memory::pool_ipc::import_from_shareable_handle;
+    cuMemPoolExportPointer "cuMemPoolExportPointer" 11020 (share_data: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) => memory::pool_ipc::export_pointer;
+    cuMemPoolImportPointer "cuMemPoolImportPointer" 11020 (ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, share_data: *mut CUmemPoolPtrExportData) => memory::pool_ipc::import_pointer;
     cuMemAdvise "cuMemAdvise" 8000 abi(none) (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, dev: CUdevice) => memory::pool::advise;
     cuMemAdvise_v2 "cuMemAdvise" 12020 (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) => memory::pool::advise_v2;
     cuMemPrefetchAsync "cuMemPrefetchAsync" 8000 abi(none) (ptr: CUdeviceptr, count: usize, dev: CUdevice, stream: CUstream) => memory::pool::prefetch;
@@ -906,10 +910,6 @@ not_supported! {
     cuMemGetLocationInfo "cuMemGetLocationInfo" 13040;
     cuMemMapArrayAsync "cuMemMapArrayAsync" 11010;
     cuMemMapArrayAsync_ptsz "cuMemMapArrayAsync" 11010;
-    cuMemPoolExportPointer "cuMemPoolExportPointer" 11020;
-    cuMemPoolExportToShareableHandle "cuMemPoolExportToShareableHandle" 11020;
-    cuMemPoolImportFromShareableHandle "cuMemPoolImportFromShareableHandle" 11020;
-    cuMemPoolImportPointer "cuMemPoolImportPointer" 11020;
     cuMulticastAddDevice "cuMulticastAddDevice" 12010;
     cuMulticastBindAddr "cuMulticastBindAddr" 12010;
     cuMulticastBindAddr_v2 "cuMulticastBindAddr" 13010;

@@ -4,7 +4,9 @@
 //
 //   ipc          the parent: memory handles (cuIpcGetMemHandle / OpenMemHandle /
 //                CloseMemHandle), an event handle, and a VMM allocation exported as a POSIX
-//                file descriptor passed over a unix socket (SCM_RIGHTS); error codes.
+//                file descriptor passed over a unix socket (SCM_RIGHTS), a memory pool exported
+//                the same way with one of its allocations (cuMemPoolExportPointer /
+//                ImportPointer); error codes.
 //   ipc child FD the child, talking to the parent over the socket FD.
 //   ipc fork     fork() while a stream worker is busy: the child's calls return
 //                CUDA_ERROR_NOT_INITIALIZED at once (never hang), cuDriverGetVersion works.
@@ -18,6 +20,7 @@
 // CUDA_ERROR_INVALID_HANDLE; after fork() every call of the child but cuDriverGetVersion
 // returns CUDA_ERROR_NOT_INITIALIZED).
 #include <cuda.h>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <signal.h>
@@ -48,60 +51,72 @@ __global__ void slow_fill(int* a, int n, int iters, int mul, int add) {
   if (i < n) a[i] = i * mul + add + (x == 0x9e3779b9u ? 1 : 0);
 }
 
-static const int NA = 1000, NB = 100000;
+static const int NA = 1000, NB = 100000, NP = 3000;
+
+// A stream's host function that holds the stream until the program opens the gate: work queued
+// behind it is certainly not done before then (a stream worker busy at a known moment).
+static std::atomic<int> gate{0};
+static void CUDA_CB wait_for_gate(void*) {
+  while (!gate.load()) usleep(1000);
+}
 
 // What the parent sends the child (with the VMM allocation's descriptor attached).
 struct Msg {
   CUipcMemHandle a, b;
   CUipcEventHandle ev;
+  CUmemPoolPtrExportData pool_ptr;
   size_t vmm_size;
   int parent_pid;
 };
 
 // What the child answers.
 struct Reply {
-  int bad_a, bad_b, bad_vmm;
+  int bad_a, bad_b, bad_vmm, bad_pool;
+  CUresult alloc_imported;  // cuMemAllocFromPoolAsync from an imported pool
   int same_pointer;      // the second open of A returned the first's pointer
   CUresult third_close;  // closing A once more than it was opened
   CUresult forged;       // opening a handle whose descriptor is not the exporter's
   CUresult zeros;        // opening 64 zero bytes
-  CUresult query_after;  // cuEventQuery once the wait is over
+  CUresult query_before;  // cuEventQuery while the parent's stream is held
+  CUresult query_after;   // cuEventQuery once the wait is over
   CUresult free_opened;  // cuMemFree of an opened pointer
   int done;
 };
 
-static bool send_all(int sock, const void* p, size_t n, int fd) {
+// Sends n bytes with `nfd` descriptors attached (SCM_RIGHTS).
+static bool send_all(int sock, const void* p, size_t n, const int* fds, int nfd) {
   struct msghdr m = {};
   struct iovec iov = {(void*)p, n};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
-  char ctl[CMSG_SPACE(sizeof(int))] = {};
-  if (fd >= 0) {
+  char ctl[CMSG_SPACE(2 * sizeof(int))] = {};
+  if (nfd > 0) {
     m.msg_control = ctl;
-    m.msg_controllen = sizeof ctl;
+    m.msg_controllen = CMSG_SPACE(nfd * sizeof(int));
     struct cmsghdr* c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    c->cmsg_len = CMSG_LEN(nfd * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, nfd * sizeof(int));
   }
   return sendmsg(sock, &m, 0) == (ssize_t)n;
 }
 
-static bool recv_all(int sock, void* p, size_t n, int* fd) {
+// Receives n bytes and up to two descriptors (-1 where none came).
+static bool recv_all(int sock, void* p, size_t n, int* fds) {
   struct msghdr m = {};
   struct iovec iov = {p, n};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
-  char ctl[CMSG_SPACE(sizeof(int))] = {};
+  char ctl[CMSG_SPACE(2 * sizeof(int))] = {};
   m.msg_control = ctl;
   m.msg_controllen = sizeof ctl;
   if (recvmsg(sock, &m, MSG_WAITALL) != (ssize_t)n) return false;
-  if (fd) {
-    *fd = -1;
+  if (fds) {
+    fds[0] = fds[1] = -1;
     for (struct cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-        memcpy(fd, CMSG_DATA(c), sizeof(int));
+        memcpy(fds, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
   }
   return true;
 }
@@ -130,25 +145,30 @@ static CUdeviceptr map_rw(CUmemGenericAllocationHandle h, size_t size) {
 static int child(int sock) {
   alarm(60);  // a hang fails the test instead of stalling it
   Msg msg;
-  int vmm_fd = -1;
-  REQUIRE(recv_all(sock, &msg, sizeof msg, &vmm_fd));
-  REQUIRE(vmm_fd >= 0);
+  int fds[2];
+  REQUIRE(recv_all(sock, &msg, sizeof msg, fds));
+  int vmm_fd = fds[0], pool_fd = fds[1];
+  REQUIRE(vmm_fd >= 0 && pool_fd >= 0);
   Reply r = {};
   CHECK(cudaFree(0));  // the primary context, current
   int* bad;
-  CHECK(cudaMalloc(&bad, 3 * sizeof(int)));
-  CHECK(cudaMemset(bad, 0, 3 * sizeof(int)));
+  CHECK(cudaMalloc(&bad, 4 * sizeof(int)));
+  CHECK(cudaMemset(bad, 0, 4 * sizeof(int)));
 
-  // The parent's event, recorded after a slow kernel that writes B: a stream that waits for it
-  // sees B written.
+  // The parent's event, recorded after a kernel that writes B, queued behind a gate the parent
+  // opens only when this process has queued its wait: a stream that waits for the event sees
+  // B written.
   CUevent ev;
   CU(cuIpcOpenEventHandle(&ev, msg.ev));
+  r.query_before = cuEventQuery(ev);
   CUdeviceptr b = 0;
   CU(cuIpcOpenMemHandle(&b, msg.b, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   CU(cuStreamWaitEvent((CUstream)s, ev, 0));
   check_and_write<<<(NB + 255) / 256, 256, 0, s>>>((int*)b, NB, 7, 5, bad + 1, 7, 5);
+  int waiting = 1;
+  REQUIRE(send_all(sock, &waiting, sizeof waiting, nullptr, 0));
   CHECK(cudaStreamSynchronize(s));
   CU(cuEventSynchronize(ev));
   r.query_after = cuEventQuery(ev);
@@ -190,13 +210,28 @@ static int child(int sock) {
   CU(cuMemAddressFree(v, msg.vmm_size));
   CU(cuMemRelease(h));
 
-  int host_bad[3];
+  // The pool, through its descriptor, and one allocation of it, through its export data.
+  CUmemoryPool pool;
+  CU(cuMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)pool_fd,
+                                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  close(pool_fd);
+  CUdeviceptr pp = 0;
+  CU(cuMemPoolImportPointer(&pp, pool, &msg.pool_ptr));
+  check_and_write<<<(NP + 255) / 256, 256>>>((int*)pp, NP, 5, 3, bad + 3, 17, 4);
+  CHECK(cudaDeviceSynchronize());
+  CUdeviceptr x = 0;
+  r.alloc_imported = cuMemAllocFromPoolAsync(&x, 256, pool, 0);
+  // Imported memory is freed here before the exporter frees it (documented order).
+  CU(cuMemFree(pp));
+
+  int host_bad[4];
   CHECK(cudaMemcpy(host_bad, bad, sizeof host_bad, cudaMemcpyDeviceToHost));
   r.bad_a = host_bad[0];
   r.bad_b = host_bad[1];
   r.bad_vmm = host_bad[2];
+  r.bad_pool = host_bad[3];
   r.done = 1;
-  REQUIRE(send_all(sock, &r, sizeof r, -1));
+  REQUIRE(send_all(sock, &r, sizeof r, nullptr, 0));
   return 0;
 }
 
@@ -227,7 +262,33 @@ static int parent(const char* self) {
   CU(cuMemExportToShareableHandle(&vmm_fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   REQUIRE(vmm_fd >= 0);
 
+  // A pool that can be exported, and an allocation of it.
+  CUmemPoolProps pp = {};
+  pp.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  pp.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  pp.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  pp.location.id = 0;
+  CUmemoryPool pool;
+  CU(cuMemPoolCreate(&pool, &pp));
+  CUdeviceptr pa = 0;
+  CU(cuMemAllocFromPoolAsync(&pa, NP * sizeof(int), pool, 0));
+  fill<<<(NP + 255) / 256, 256>>>((int*)pa, NP, 5, 3);
+  CHECK(cudaDeviceSynchronize());
+  int pool_fd = -1;
+  CU(cuMemPoolExportToShareableHandle(&pool_fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  REQUIRE(pool_fd >= 0);
+  // Pools made without a handle type, and memory of no exportable pool, cannot be exported.
+  CUmemoryPool plain_pool;
+  CU(cuDeviceGetDefaultMemPool(&plain_pool, 0));
+  int no_fd = -1;
+  EXPECT_EQ(cuMemPoolExportToShareableHandle(&no_fd, plain_pool,
+                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            CUDA_ERROR_INVALID_VALUE);
+  CUmemPoolPtrExportData no_data;
+  EXPECT_EQ(cuMemPoolExportPointer(&no_data, (CUdeviceptr)a), CUDA_ERROR_INVALID_VALUE);
+
   Msg msg = {};
+  CU(cuMemPoolExportPointer(&msg.pool_ptr, pa));
   msg.vmm_size = gran;
   msg.parent_pid = getpid();
   CU(cuIpcGetMemHandle(&msg.a, (CUdeviceptr)a));
@@ -251,13 +312,14 @@ static int parent(const char* self) {
   int host_word = 0;
   EXPECT_EQ(cuIpcGetMemHandle(&again, (CUdeviceptr)&host_word), CUDA_ERROR_INVALID_VALUE);
 
-  // The event the child waits for, recorded after a slow kernel writing B.
+  // The event the child waits for, recorded after the gate and a kernel writing B.
   CUevent ev;
   CU(cuEventCreate(&ev, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
   CU(cuIpcGetEventHandle(&msg.ev, ev));
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  slow_fill<<<(NB + 255) / 256, 256, 0, s>>>(b, NB, 2000, 7, 5);
+  CU(cuLaunchHostFunc((CUstream)s, wait_for_gate, nullptr));
+  slow_fill<<<(NB + 255) / 256, 256, 0, s>>>(b, NB, 200, 7, 5);
   CU(cuEventRecord(ev, (CUstream)s));
 
   int sv[2];
@@ -272,10 +334,15 @@ static int parent(const char* self) {
     _exit(127);
   }
   close(sv[1]);
-  REQUIRE(send_all(sv[0], &msg, sizeof msg, vmm_fd));
+  int fds[2] = {vmm_fd, pool_fd};
+  REQUIRE(send_all(sv[0], &msg, sizeof msg, fds, 2));
   close(vmm_fd);
+  close(pool_fd);
+  int waiting = 0;
+  bool got = recv_all(sv[0], &waiting, sizeof waiting, nullptr);
+  gate = 1;
   Reply r = {};
-  bool got = recv_all(sv[0], &r, sizeof r, nullptr);
+  got = got && recv_all(sv[0], &r, sizeof r, nullptr);
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
@@ -283,12 +350,15 @@ static int parent(const char* self) {
   EXPECT_EQ(r.bad_a, 0);
   EXPECT_EQ(r.bad_b, 0);
   EXPECT_EQ(r.bad_vmm, 0);
+  EXPECT_EQ(r.bad_pool, 0);
+  EXPECT(r.alloc_imported != CUDA_SUCCESS);
   EXPECT_EQ(r.same_pointer, 1);
   EXPECT_EQ(r.third_close, CUDA_ERROR_INVALID_VALUE);
   EXPECT_MSG(r.forged == CUDA_ERROR_INVALID_HANDLE || r.forged == CUDA_ERROR_INVALID_VALUE,
              "forged handle: %d", r.forged);
   EXPECT_MSG(r.zeros == CUDA_ERROR_INVALID_HANDLE || r.zeros == CUDA_ERROR_INVALID_VALUE,
              "zero handle: %d", r.zeros);
+  EXPECT_EQ(r.query_before, CUDA_ERROR_NOT_READY);
   EXPECT_EQ(r.query_after, CUDA_SUCCESS);
   EXPECT(r.free_opened != CUDA_SUCCESS);
 
@@ -309,6 +379,13 @@ static int parent(const char* self) {
   for (int i = 0; i < nv; i++) wrong += hv[i] != i * 13 + 9;
   EXPECT_EQ(wrong, 0);
   delete[] hv;
+  CHECK(cudaMemcpy(host, (void*)pa, NP * sizeof(int), cudaMemcpyDeviceToHost));
+  wrong = 0;
+  for (int i = 0; i < NP; i++) wrong += host[i] != i * 17 + 4;
+  EXPECT_EQ(wrong, 0);
+  CU(cuMemFreeAsync(pa, 0));
+  CHECK(cudaDeviceSynchronize());
+  CU(cuMemPoolDestroy(pool));
 
   CU(cuEventDestroy(ev));
   CHECK(cudaFree(a));
@@ -330,8 +407,11 @@ static int fork_busy() {
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   CUevent ev;
   CU(cuEventCreate(&ev, 0));
-  slow_fill<<<(NB + 255) / 256, 256, 0, s>>>(d, NB, 2000, 7, 5);
+  // The stream's worker is inside the gate's host function when the process forks.
+  CU(cuLaunchHostFunc((CUstream)s, wait_for_gate, nullptr));
+  slow_fill<<<(NB + 255) / 256, 256, 0, s>>>(d, NB, 200, 7, 5);
   CU(cuEventRecord(ev, (CUstream)s));
+  usleep(20000);
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
@@ -364,6 +444,8 @@ static int fork_busy() {
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+  EXPECT_EQ(cuEventQuery(ev), CUDA_ERROR_NOT_READY);
+  gate = 1;
   CHECK(cudaStreamSynchronize(s));
   static int host[NB];
   CHECK(cudaMemcpy(host, d, sizeof host, cudaMemcpyDeviceToHost));

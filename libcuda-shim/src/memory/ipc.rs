@@ -33,7 +33,7 @@ const MEM_MAGIC: &[u8; 4] = b"CSIM";
 const EVENT_MAGIC: &[u8; 4] = b"CSEV";
 const MAX_PIECES: usize = 3;
 
-fn share_error(e: ShareError) -> CUresult {
+pub(crate) fn share_error(e: ShareError) -> CUresult {
     match e {
         ShareError::NotAllocated => INVALID_VALUE,
         ShareError::MapFailed => CUresult::CUDA_ERROR_MAP_FAILED,
@@ -58,12 +58,14 @@ fn bytes(reserved: &[std::ffi::c_char; 64]) -> [u8; 64] {
     reserved.map(|c| c as u8)
 }
 
-fn encode_mem(pid: u32, e: &Export) -> CuResult<[u8; 64]> {
+/// The 64 bytes naming export `e` of process `pid`, starting with `magic` (a memory handle's,
+/// or a pool pointer's, `pool_ipc`).
+pub(crate) fn encode_mem(magic: &[u8; 4], pid: u32, e: &Export) -> CuResult<[u8; 64]> {
     if e.pieces.len() > MAX_PIECES {
         return Err(CUresult::CUDA_ERROR_MAP_FAILED);
     }
     let mut b = [0u8; 64];
-    put(&mut b, 0, MEM_MAGIC);
+    put(&mut b, 0, magic);
     put(&mut b, 4, &pid.to_le_bytes());
     put(&mut b, 8, &(e.size << 12 | e.offset).to_le_bytes());
     for (i, p) in e.pieces.iter().enumerate() {
@@ -77,8 +79,8 @@ fn encode_mem(pid: u32, e: &Export) -> CuResult<[u8; 64]> {
 }
 
 /// The exporter's pid and what to map, or INVALID_VALUE for bytes no export produced.
-fn decode_mem(b: &[u8; 64]) -> CuResult<(u32, Export)> {
-    if &b[0..4] != MEM_MAGIC {
+pub(crate) fn decode_mem(magic: &[u8; 4], b: &[u8; 64]) -> CuResult<(u32, Export)> {
+    if &b[0..4] != magic {
         return Err(INVALID_VALUE);
     }
     let pid = u32_at(b, 4);
@@ -127,7 +129,7 @@ pub(crate) unsafe fn get_mem_handle(handle: *mut CUipcMemHandle, dptr: CUdevicep
     // Backing the pages with a memfd copies them: no queued kernel may write them meanwhile.
     ctx.wait_idle();
     let e = share::export(a.base).map_err(share_error)?;
-    let b = encode_mem(std::process::id(), &e)?;
+    let b = encode_mem(MEM_MAGIC, std::process::id(), &e)?;
     // SAFETY: checked non-null; the caller provides a CUipcMemHandle.
     unsafe { (*handle).reserved = b.map(|c| c as std::ffi::c_char) };
     Ok(())
@@ -153,7 +155,7 @@ pub(crate) unsafe fn open_mem_handle(
     }
     let ctx = context::active()?;
     let b = bytes(&handle.reserved);
-    let (pid, e) = decode_mem(&b)?;
+    let (pid, e) = decode_mem(MEM_MAGIC, &b)?;
     if pid == std::process::id() {
         // Measured on an H100 and an H200 (scripts/ground-truth/results/fork-h200.txt): a
         // process opening its own handle gets CUDA_ERROR_INVALID_CONTEXT.
@@ -300,11 +302,15 @@ mod tests {
             offset: 0xf00,
             size: 5 << 30,
         };
-        let b = encode_mem(1234, &e).unwrap();
-        assert_eq!(decode_mem(&b).unwrap(), (1234, e));
-        assert_eq!(decode_mem(&[0; 64]).unwrap_err(), INVALID_VALUE);
+        let b = encode_mem(MEM_MAGIC, 1234, &e).unwrap();
+        assert_eq!(decode_mem(MEM_MAGIC, &b).unwrap(), (1234, e));
+        assert_eq!(decode_mem(b"CSPP", &b).unwrap_err(), INVALID_VALUE);
+        assert_eq!(decode_mem(MEM_MAGIC, &[0; 64]).unwrap_err(), INVALID_VALUE);
         let mut no_pieces = b;
         no_pieces[16..].fill(0);
-        assert_eq!(decode_mem(&no_pieces).unwrap_err(), INVALID_VALUE);
+        assert_eq!(
+            decode_mem(MEM_MAGIC, &no_pieces).unwrap_err(),
+            INVALID_VALUE
+        );
     }
 }
