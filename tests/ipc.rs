@@ -25,3 +25,18 @@ fn a_child_forked_while_a_stream_is_busy_never_hangs() {
     let out = run_preloaded_args(&exe, &["fork"]);
     assert_pass("ipc fork", &out);
 }
+
+#[test]
+fn imported_memory_passes_memcheck_in_both_processes() {
+    // The sanitizer checks every access against the allocation map: the importer's mapping is
+    // device memory there, and neither process leaks.
+    let exe = build("ipc_memcheck");
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_CHECK", "memcheck,leaks")]);
+    assert_pass("ipc under memcheck", &out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("ERROR SUMMARY: 0 errors").count(),
+        2,
+        "{stderr}"
+    );
+}

@@ -77,6 +77,8 @@ struct Reply {
   CUresult third_close;  // closing A once more than it was opened
   CUresult forged;       // opening a handle whose descriptor is not the exporter's
   CUresult zeros;        // opening 64 zero bytes
+  CUresult event_zeros;  // opening 64 zero bytes as an event handle
+  CUresult event_forged; // an event handle whose descriptor is not the exporter's
   CUresult query_before;  // cuEventQuery while the parent's stream is held
   CUresult query_after;   // cuEventQuery once the wait is over
   CUresult free_opened;  // cuMemFree of an opened pointer
@@ -196,6 +198,12 @@ static int child(int sock) {
   CUipcMemHandle zeros;
   memset(&zeros, 0, sizeof zeros);
   r.zeros = cuIpcOpenMemHandle(&p, zeros, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  CUipcEventHandle ezeros, eforged = msg.ev;
+  memset(&ezeros, 0, sizeof ezeros);
+  eforged.reserved[8] ^= 0x5a;  // the descriptor number
+  CUevent bad_ev;
+  r.event_zeros = cuIpcOpenEventHandle(&bad_ev, ezeros);
+  r.event_forged = cuIpcOpenEventHandle(&bad_ev, eforged);
 
   // The VMM allocation, through the descriptor the parent passed.
   CUmemGenericAllocationHandle h;
@@ -230,6 +238,7 @@ static int child(int sock) {
   r.bad_b = host_bad[1];
   r.bad_vmm = host_bad[2];
   r.bad_pool = host_bad[3];
+  CHECK(cudaFree(bad));
   r.done = 1;
   REQUIRE(send_all(sock, &r, sizeof r, nullptr, 0));
   return 0;
@@ -358,6 +367,11 @@ static int parent(const char* self) {
              "forged handle: %d", r.forged);
   EXPECT_MSG(r.zeros == CUDA_ERROR_INVALID_HANDLE || r.zeros == CUDA_ERROR_INVALID_VALUE,
              "zero handle: %d", r.zeros);
+  // cuIpcOpenEventHandle documents both codes for a handle it cannot use.
+  EXPECT_MSG(r.event_zeros == CUDA_ERROR_INVALID_HANDLE || r.event_zeros == CUDA_ERROR_INVALID_VALUE,
+             "zero event handle: %d", r.event_zeros);
+  EXPECT_MSG(r.event_forged == CUDA_ERROR_INVALID_HANDLE || r.event_forged == CUDA_ERROR_INVALID_VALUE,
+             "forged event handle: %d", r.event_forged);
   EXPECT_EQ(r.query_before, CUDA_ERROR_NOT_READY);
   EXPECT_EQ(r.query_after, CUDA_SUCCESS);
   EXPECT(r.free_opened != CUDA_SUCCESS);
