@@ -288,9 +288,12 @@ struct Import {
 /// Imported allocations by the pointer handed out.
 static IMPORTS: Mutex<BTreeMap<u64, Import>> = Mutex::new(BTreeMap::new());
 
+/// Set at the first import: every `free` asks [`is_import`], which needs no lock before then.
+static IMPORTED: AtomicBool = AtomicBool::new(false);
+
 /// Whether `ptr` is the base of an imported allocation (which only closing it frees).
 pub fn is_import(ptr: u64) -> bool {
-    IMPORTS.lock().contains_key(&ptr)
+    IMPORTED.load(Ordering::Acquire) && IMPORTS.lock().contains_key(&ptr)
 }
 
 /// Opens descriptor `fd` of process `pid` if it is the memfd named `name` there (checked
@@ -364,6 +367,7 @@ pub fn import(pid: u32, e: &Export) -> Result<u64, ShareError> {
         }
         fds.push(fd);
     }
+    IMPORTED.store(true, Ordering::Release);
     let lo = take_pages(&mut REGION.lock(), total)?;
     let mut at = lo;
     for (p, fd) in e.pieces.iter().zip(&fds) {
