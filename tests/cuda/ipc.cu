@@ -306,6 +306,16 @@ static int parent(const char* self) {
   CUipcMemHandle again;
   CU(cuIpcGetMemHandle(&again, (CUdeviceptr)a));
   EXPECT(memcmp(&again, &msg.a, sizeof again) == 0);
+  // A new allocation at a freed one's address gets another handle (documented).
+  int *t1, *t2;
+  CUipcMemHandle th1, th2;
+  CHECK(cudaMalloc(&t1, 512));
+  CU(cuIpcGetMemHandle(&th1, (CUdeviceptr)t1));
+  CHECK(cudaFree(t1));
+  CHECK(cudaMalloc(&t2, 512));
+  CU(cuIpcGetMemHandle(&th2, (CUdeviceptr)t2));
+  if (t2 == t1) EXPECT(memcmp(&th1, &th2, sizeof th1) != 0);
+  CHECK(cudaFree(t2));
 
   // Error codes in the exporting process.
   CUdeviceptr q = 0;

@@ -9,7 +9,8 @@
 //! region. An interprocess event keeps its completion in a shared page
 //! (`stream::event_share`), which the handle names the same way.
 //!
-//! Handle layout (little-endian), memory: `"CSIM"`, exporter pid, (size << 12 | offset of the
+//! Handle layout (little-endian), memory: `"CM"`, the allocation's buffer number (16 bits),
+//! exporter pid, (size << 12 | offset of the
 //! allocation in its first page), then three pieces of (descriptor, memfd name number, first
 //! page in the memfd, pages); a piece of 0 pages ends the list. Event: `"CSEV"`, pid,
 //! descriptor, name number. The names are checked before anything is mapped, so a forged or
@@ -17,7 +18,7 @@
 
 use crate::context;
 use crate::errors::{CuResult, INVALID_CONTEXT, INVALID_HANDLE, INVALID_VALUE};
-use crate::memory::{forget_buffer, host_range, is_managed};
+use crate::memory::{buffer, forget_buffer, host_range, is_managed};
 use crate::stream::event::{event_object, Event, EVENTS, INTERPROCESS};
 use crate::stream::event_share::Shared;
 use abi::*;
@@ -29,7 +30,7 @@ use std::collections::HashMap;
 use std::ffi::c_uint;
 use std::sync::Arc;
 
-const MEM_MAGIC: &[u8; 4] = b"CSIM";
+const MEM_MAGIC: &[u8; 2] = b"CM";
 const EVENT_MAGIC: &[u8; 4] = b"CSEV";
 const MAX_PIECES: usize = 3;
 
@@ -59,13 +60,20 @@ fn bytes(reserved: &[std::ffi::c_char; 64]) -> [u8; 64] {
 }
 
 /// The 64 bytes naming export `e` of process `pid`, starting with `magic` (a memory handle's,
-/// or a pool pointer's, `pool_ipc`).
-pub(crate) fn encode_mem(magic: &[u8; 4], pid: u32, e: &Export) -> CuResult<[u8; 64]> {
+/// or a pool pointer's, `pool_ipc`) and the allocation's buffer number (`generation`): a new
+/// allocation at the address of a freed one gets another handle, as documented.
+pub(crate) fn encode_mem(
+    magic: &[u8; 2],
+    generation: u64,
+    pid: u32,
+    e: &Export,
+) -> CuResult<[u8; 64]> {
     if e.pieces.len() > MAX_PIECES {
         return Err(CUresult::CUDA_ERROR_MAP_FAILED);
     }
     let mut b = [0u8; 64];
     put(&mut b, 0, magic);
+    put(&mut b, 2, &(generation as u16).to_le_bytes());
     put(&mut b, 4, &pid.to_le_bytes());
     put(&mut b, 8, &(e.size << 12 | e.offset).to_le_bytes());
     for (i, p) in e.pieces.iter().enumerate() {
@@ -79,8 +87,8 @@ pub(crate) fn encode_mem(magic: &[u8; 4], pid: u32, e: &Export) -> CuResult<[u8;
 }
 
 /// The exporter's pid and what to map, or INVALID_VALUE for bytes no export produced.
-pub(crate) fn decode_mem(magic: &[u8; 4], b: &[u8; 64]) -> CuResult<(u32, Export)> {
-    if &b[0..4] != magic {
+pub(crate) fn decode_mem(magic: &[u8; 2], b: &[u8; 64]) -> CuResult<(u32, Export)> {
+    if &b[0..2] != magic {
         return Err(INVALID_VALUE);
     }
     let pid = u32_at(b, 4);
@@ -129,7 +137,7 @@ pub(crate) unsafe fn get_mem_handle(handle: *mut CUipcMemHandle, dptr: CUdevicep
     // Backing the pages with a memfd copies them: no queued kernel may write them meanwhile.
     ctx.wait_idle();
     let e = share::export(a.base).map_err(share_error)?;
-    let b = encode_mem(MEM_MAGIC, std::process::id(), &e)?;
+    let b = encode_mem(MEM_MAGIC, buffer(a.base).0, std::process::id(), &e)?;
     // SAFETY: checked non-null; the caller provides a CUipcMemHandle.
     unsafe { (*handle).reserved = b.map(|c| c as std::ffi::c_char) };
     Ok(())
@@ -302,9 +310,10 @@ mod tests {
             offset: 0xf00,
             size: 5 << 30,
         };
-        let b = encode_mem(MEM_MAGIC, 1234, &e).unwrap();
-        assert_eq!(decode_mem(MEM_MAGIC, &b).unwrap(), (1234, e));
-        assert_eq!(decode_mem(b"CSPP", &b).unwrap_err(), INVALID_VALUE);
+        let b = encode_mem(MEM_MAGIC, 7, 1234, &e).unwrap();
+        assert_eq!(decode_mem(MEM_MAGIC, &b).unwrap(), (1234, e.clone()));
+        assert_eq!(decode_mem(b"CP", &b).unwrap_err(), INVALID_VALUE);
+        assert_ne!(encode_mem(MEM_MAGIC, 8, 1234, &e).unwrap(), b);
         assert_eq!(decode_mem(MEM_MAGIC, &[0; 64]).unwrap_err(), INVALID_VALUE);
         let mut no_pieces = b;
         no_pieces[16..].fill(0);

@@ -5,12 +5,13 @@
 //! handle is a descriptor of a small memfd whose name, `cuda-shim-ipcpool-PID-ID`, says which
 //! process and pool it stands for; the importer reads that name (through `/proc/self/fd`) and
 //! makes a pool that only imports pointers. A pointer's export data is a memory handle's bytes
-//! (`memory::ipc`, here starting `"CSPP"`): the allocation's pages are backed by memfds as for
+//! (`memory::ipc`, here starting `"CP"`): the allocation's pages are backed by memfds as for
 //! `cuIpcGetMemHandle`, and the importer maps them the same way. An imported pointer is freed
 //! with `cuMemFree` or `cuMemFreeAsync`, which unmap it.
 
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE};
+use crate::memory;
 use crate::memory::ipc::{decode_mem, encode_mem, share_error};
 use crate::memory::pool::{self, Pool, ALLOCATIONS};
 use abi::*;
@@ -22,7 +23,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 const POSIX_FD: u32 = CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR.0;
-const PTR_MAGIC: &[u8; 4] = b"CSPP";
+const PTR_MAGIC: &[u8; 2] = b"CP";
 
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
@@ -112,7 +113,7 @@ pub(crate) unsafe fn export_pointer(
         Err(_) => context::primary().wait_idle(),
     }
     let e = share::export(base).map_err(share_error)?;
-    let b = encode_mem(PTR_MAGIC, std::process::id(), &e)?;
+    let b = encode_mem(PTR_MAGIC, memory::buffer(base).0, std::process::id(), &e)?;
     // SAFETY: checked non-null; the caller provides a CUmemPoolPtrExportData.
     unsafe { (*share_data).reserved = b };
     Ok(())
