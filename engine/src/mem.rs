@@ -9,6 +9,8 @@ use parking_lot::{Mutex, RwLock};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub mod share;
+
 /// Why an allocation or free failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemError {
@@ -189,9 +191,14 @@ pub fn free(ptr: u64) -> Result<(), MemError> {
     if r.base == 0 || ptr < r.base || ptr >= r.base + r.capacity {
         return Err(MemError::NotAllocated);
     }
+    if share::is_import(ptr) {
+        // Memory mapped from another process goes only through `share::close`.
+        return Err(MemError::NotAllocated);
+    }
     let size = MAP.write().remove(&ptr).ok_or(MemError::NotAllocated)?;
     let len = size.div_ceil(ALIGN) * ALIGN;
     r.used -= len;
+    share::freed(ptr, len);
     if CHECKED.load(Ordering::Acquire) {
         let mut q = QUARANTINE.lock();
         q.fifo.push_back((ptr, len));

@@ -419,6 +419,10 @@ implemented! {
     cuMemPoolSetAttribute "cuMemPoolSetAttribute" 11020 (pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) => memory::pool::set_attribute;
     cuMemPoolSetAccess "cuMemPoolSetAccess" 11020 (pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) => memory::pool::set_access;
     cuMemPoolGetAccess "cuMemPoolGetAccess" 11020 (flags: *mut CUmemAccess_flags, pool: CUmemoryPool, location: *mut CUmemLocation) => memory::pool::get_access;
+    cuMemPoolExportToShareableHandle "cuMemPoolExportToShareableHandle" 11020 (handle_out: *mut c_void, pool: CUmemoryPool, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) => memory::pool_ipc::export_to_shareable_handle;
+    cuMemPoolImportFromShareableHandle "cuMemPoolImportFromShareableHandle" 11020 (pool_out: *mut CUmemoryPool, handle: *mut c_void, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) => memory::pool_ipc::import_from_shareable_handle;
+    cuMemPoolExportPointer "cuMemPoolExportPointer" 11020 (share_data: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) => memory::pool_ipc::export_pointer;
+    cuMemPoolImportPointer "cuMemPoolImportPointer" 11020 (ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, share_data: *mut CUmemPoolPtrExportData) => memory::pool_ipc::import_pointer;
     cuMemAdvise "cuMemAdvise" 8000 abi(none) (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, dev: CUdevice) => memory::pool::advise;
     cuMemAdvise_v2 "cuMemAdvise" 12020 (ptr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) => memory::pool::advise_v2;
     cuMemPrefetchAsync "cuMemPrefetchAsync" 8000 abi(none) (ptr: CUdeviceptr, count: usize, dev: CUdevice, stream: CUstream) => memory::pool::prefetch;
@@ -439,6 +443,13 @@ implemented! {
     cuMemGetAllocationPropertiesFromHandle "cuMemGetAllocationPropertiesFromHandle" 10020 (prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) => memory::vmm::get_allocation_properties_from_handle;
     cuMemExportToShareableHandle "cuMemExportToShareableHandle" 10020 (shareable: *mut c_void, handle: CUmemGenericAllocationHandle, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) => memory::vmm::export_to_shareable_handle;
     cuMemImportFromShareableHandle "cuMemImportFromShareableHandle" 10020 (handle: *mut CUmemGenericAllocationHandle, os_handle: *mut c_void, handle_type: CUmemAllocationHandleType) => memory::vmm::import_from_shareable_handle;
+    // Interprocess memory and events.
+    cuIpcGetMemHandle "cuIpcGetMemHandle" 4010 (handle: *mut CUipcMemHandle, dptr: CUdeviceptr) => memory::ipc::get_mem_handle;
+    cuIpcOpenMemHandle_v2 "cuIpcOpenMemHandle" 11000 (pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, flags: c_uint) => memory::ipc::open_mem_handle;
+    cuIpcOpenMemHandle "cuIpcOpenMemHandle" 4010 abi(none) (pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, flags: c_uint) => memory::ipc::open_mem_handle;
+    cuIpcCloseMemHandle "cuIpcCloseMemHandle" 4010 (dptr: CUdeviceptr) => memory::ipc::close_mem_handle;
+    cuIpcGetEventHandle "cuIpcGetEventHandle" 4010 (handle: *mut CUipcEventHandle, event: CUevent) => memory::ipc::get_event_handle;
+    cuIpcOpenEventHandle "cuIpcOpenEventHandle" 4010 (event: *mut CUevent, handle: CUipcEventHandle) => memory::ipc::open_event_handle;
     // Modules, libraries, functions, kernels.
     cuModuleLoad "cuModuleLoad" 2000 (module: *mut CUmodule, fname: *const c_char) => module::load_file;
     cuModuleLoadData "cuModuleLoadData" 2000 (module: *mut CUmodule, image: *const c_void) => module::load_data;
@@ -875,12 +886,6 @@ not_supported! {
     cuGreenCtxWaitEvent "cuGreenCtxWaitEvent" 12040;
     cuImportExternalMemory "cuImportExternalMemory" 10000;
     cuImportExternalSemaphore "cuImportExternalSemaphore" 10000;
-    cuIpcCloseMemHandle "cuIpcCloseMemHandle" 4010;
-    cuIpcGetEventHandle "cuIpcGetEventHandle" 4010;
-    cuIpcGetMemHandle "cuIpcGetMemHandle" 4010;
-    cuIpcOpenEventHandle "cuIpcOpenEventHandle" 4010;
-    cuIpcOpenMemHandle "cuIpcOpenMemHandle" 4010;
-    cuIpcOpenMemHandle_v2 "cuIpcOpenMemHandle" 11000;
     cuLaunchCooperativeKernelMultiDevice "cuLaunchCooperativeKernelMultiDevice" 9000;
     cuLogicalEndpointAddDevice "cuLogicalEndpointAddDevice" 13030;
     cuLogicalEndpointBindAddr "cuLogicalEndpointBindAddr" 13030;
@@ -905,10 +910,6 @@ not_supported! {
     cuMemGetLocationInfo "cuMemGetLocationInfo" 13040;
     cuMemMapArrayAsync "cuMemMapArrayAsync" 11010;
     cuMemMapArrayAsync_ptsz "cuMemMapArrayAsync" 11010;
-    cuMemPoolExportPointer "cuMemPoolExportPointer" 11020;
-    cuMemPoolExportToShareableHandle "cuMemPoolExportToShareableHandle" 11020;
-    cuMemPoolImportFromShareableHandle "cuMemPoolImportFromShareableHandle" 11020;
-    cuMemPoolImportPointer "cuMemPoolImportPointer" 11020;
     cuMulticastAddDevice "cuMulticastAddDevice" 12010;
     cuMulticastBindAddr "cuMulticastBindAddr" 12010;
     cuMulticastBindAddr_v2 "cuMulticastBindAddr" 13010;

@@ -5,7 +5,8 @@
 //!
 //! The calls are in `memory/`: device and managed allocation (`alloc`), page-locked host memory
 //! (`host`), pointer attributes (`pointer`), copies and memsets (`copy`, `copy_batch`,
-//! `memops`, and `bulk`, which moves the bytes), stream-ordered allocation and pools (`pool`), virtual memory (`vmm`), managed
+//! `memops`, and `bulk`, which moves the bytes), stream-ordered allocation and pools (`pool`), virtual memory (`vmm`),
+//! memory and events shared with other processes (`ipc`, and `pool_ipc` for pools), managed
 //! memory advice (`managed`), CUDA arrays (`array`) and texture objects over them (`texture`).
 
 pub mod alloc;
@@ -15,10 +16,12 @@ pub mod bulk;
 pub mod copy;
 pub mod copy_batch;
 pub mod host;
+pub mod ipc;
 pub mod managed;
 pub mod memops;
 pub mod pointer;
 pub mod pool;
+pub mod pool_ipc;
 pub mod surface;
 pub mod surface_ref;
 pub mod tensor_map;

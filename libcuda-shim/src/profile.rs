@@ -320,20 +320,23 @@ impl Profile {
             // cuMemHostRegister accepts CU_MEMHOSTREGISTER_READ_ONLY.
             A::CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED => 0,
-            // Stream-ordered allocation and device memory pools work (memory/pool.rs); pools cannot
-            // be exported, so no handle types.
+            // Stream-ordered allocation and device memory pools work (memory/pool.rs); a pool can
+            // be exported as a POSIX file descriptor (memory/pool_ipc.rs).
             A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS => 0,
             A::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING => 0,
-            A::CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES => 0,
+            A::CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES => {
+                abi::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR.0 as i32
+            }
             A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH => i32::from(self.cc_major >= 9),
             A::CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED => 0,
             A::CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS
             | A::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR
             | A::CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED => 0,
-            A::CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED => 0,
+            // Interprocess events work between processes running the shim (memory/ipc.rs).
+            A::CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED => 1,
             A::CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT => {
                 if self.cc_major >= 9 {
                     4

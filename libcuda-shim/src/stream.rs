@@ -15,6 +15,7 @@
 pub mod calls;
 pub mod capture;
 pub mod event;
+pub mod event_share;
 
 use crate::context::{self, Context};
 use crate::context::{Dep, Queue, Work};

@@ -113,6 +113,10 @@ pub(crate) unsafe fn free(dptr: CUdeviceptr) -> CuResult {
     // cuMemFree synchronises: queued work may still use the memory.
     ctx.wait_idle();
     ctx.check()?;
+    // A pointer imported from another process's pool is unmapped.
+    if crate::memory::pool_ipc::free_imported(dptr) {
+        return Ok(());
+    }
     if let Some(a) = dmem::find(dptr).filter(|_| is_managed(dptr)) {
         crate::memory::managed::forget(a.base, a.size);
     }
@@ -155,6 +159,7 @@ pub(crate) unsafe fn get_address_range(
 /// registrations undone. Graph allocations stay with their graphs. The context is idle.
 pub(crate) fn release_context(ctx: usize) {
     crate::sanitizer::context_released(ctx);
+    crate::memory::ipc::release_context(ctx);
     let bases: Vec<u64> = BUFFERS
         .lock()
         .iter()

@@ -33,9 +33,26 @@ pub struct Pool {
     release_threshold: AtomicU64,
     /// REUSE_FOLLOW_EVENT_DEPENDENCIES, REUSE_ALLOW_OPPORTUNISTIC, ..._INTERNAL_DEPENDENCIES.
     reuse: [AtomicU64; 3],
+    /// The shareable handle types it was created with (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+    /// makes it exportable, `pool_ipc`).
+    pub(crate) handle_types: u32,
+    /// For a pool imported from another process: that process and its pool's number. Such a
+    /// pool only imports pointers; it never allocates.
+    pub(crate) imported: Option<(u32, u32)>,
+    /// The descriptor naming an exported pool (made at its first export).
+    pub(crate) export: Mutex<Option<(std::os::fd::OwnedFd, u32)>>,
 }
 
 impl Pool {
+    /// A pool for `handle_types`, or one imported from another process (`pool_ipc`).
+    pub(crate) fn shared(handle_types: u32, imported: Option<(u32, u32)>) -> Pool {
+        Pool {
+            handle_types,
+            imported,
+            ..Pool::new()
+        }
+    }
+
     fn new() -> Pool {
         let p = Pool::default();
         // All three reuse policies are enabled by default.
@@ -47,18 +64,28 @@ impl Pool {
 }
 
 /// Live pools by handle (the default pool first), and live pool allocations.
+/// The default pool is its own value: taking "the first key" of the map named whichever pool
+/// the hash order put first once a pool had been created before the default was asked for.
+static DEFAULT_POOL: Lazy<Arc<Pool>> = Lazy::new(|| Arc::new(Pool::new()));
 static POOLS: Lazy<Mutex<HashMap<usize, Arc<Pool>>>> = Lazy::new(|| {
-    let default = Arc::new(Pool::new());
+    let default = DEFAULT_POOL.clone();
     Mutex::new(HashMap::from([(Arc::as_ptr(&default) as usize, default)]))
 });
-static DEFAULT: Lazy<usize> = Lazy::new(|| *POOLS.lock().keys().next().expect("default pool"));
+static DEFAULT: Lazy<usize> = Lazy::new(|| Arc::as_ptr(&DEFAULT_POOL) as usize);
 /// The pool the device allocates from by default (cuDeviceSetMemPool changes it).
 static CURRENT: Lazy<Mutex<usize>> = Lazy::new(|| Mutex::new(*DEFAULT));
 /// Pool allocations: base -> (pool, size).
 type Allocations = HashMap<u64, (Arc<Pool>, u64)>;
-static ALLOCATIONS: Lazy<Mutex<Allocations>> = Lazy::new(Default::default);
+pub(crate) static ALLOCATIONS: Lazy<Mutex<Allocations>> = Lazy::new(Default::default);
 
-fn pool(h: CUmemoryPool) -> CuResult<Arc<Pool>> {
+/// Adds a pool (created or imported); its handle.
+pub(crate) fn insert(p: Arc<Pool>) -> usize {
+    let h = Arc::as_ptr(&p) as usize;
+    POOLS.lock().insert(h, p);
+    h
+}
+
+pub(crate) fn pool(h: CUmemoryPool) -> CuResult<Arc<Pool>> {
     POOLS
         .lock()
         .get(&(h as usize))
@@ -103,6 +130,10 @@ pub(crate) unsafe fn alloc_from_pool_async(
     s: CUstream,
 ) -> CuResult {
     let p = pool(pool_handle)?;
+    // Imported pools do not allocate (documented).
+    if p.imported.is_some() {
+        return Err(INVALID_VALUE);
+    }
     // SAFETY: forwarded contract.
     unsafe { alloc_in(dptr, bytesize, p, s) }
 }
@@ -120,7 +151,12 @@ pub(crate) unsafe fn free_async(dptr: CUdeviceptr, s: CUstream) -> CuResult {
         &t,
         Vec::new(),
         Box::new(move |_| {
-            let _ = dmem::free(dptr);
+            // A pointer imported from another process's pool is unmapped instead.
+            if dmem::share::is_import(dptr) {
+                let _ = dmem::share::close(dptr);
+            } else {
+                let _ = dmem::free(dptr);
+            }
             p.used.fetch_sub(size, Ordering::AcqRel);
         }),
     );
@@ -167,7 +203,9 @@ pub(crate) unsafe fn device_get_mem_pool(out: *mut CUmemoryPool, dev: CUdevice) 
 
 pub(crate) unsafe fn device_set_mem_pool(dev: CUdevice, p: CUmemoryPool) -> CuResult {
     device::check(dev)?;
-    pool(p)?;
+    if pool(p)?.imported.is_some() {
+        return Err(INVALID_VALUE);
+    }
     *CURRENT.lock() = p as usize;
     Ok(())
 }
@@ -184,9 +222,12 @@ pub(crate) unsafe fn create(out: *mut CUmemoryPool, props: *const CUmemPoolProps
         return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
     }
     device::check(location_id(&pr.location))?;
-    let p = Arc::new(Pool::new());
-    let h = Arc::as_ptr(&p) as usize;
-    POOLS.lock().insert(h, p);
+    // Only a POSIX file descriptor can be exported here, as for cuMemCreate.
+    let posix = CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR.0;
+    if pr.handleTypes.0 & !posix != 0 {
+        return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
+    }
+    let h = insert(Arc::new(Pool::shared(pr.handleTypes.0, None)));
     // SAFETY: checked non-null.
     unsafe { *out = h as CUmemoryPool };
     Ok(())

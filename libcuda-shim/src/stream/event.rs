@@ -9,6 +9,7 @@ use crate::context::{self, Context};
 use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
 use crate::handles::Registry;
 use crate::stream;
+use crate::stream::event_share::Shared;
 use abi::*;
 use parking_lot::Mutex;
 use std::ffi::c_uint;
@@ -29,6 +30,8 @@ pub struct Event {
     pub flags: u32,
     pub ctx: Arc<Context>,
     state: Mutex<Recording>,
+    /// The completion page other processes see (interprocess events only).
+    pub shared: Option<Arc<Shared>>,
 }
 
 #[derive(Default)]
@@ -39,12 +42,45 @@ struct Recording {
     marker: Option<Dep>,
     /// When the latest record's marker ran.
     time: Option<Instant>,
+    /// The shared record number of this process's latest record (interprocess events).
+    shared_seq: u64,
 }
 
 impl Event {
     /// The completion the latest record captured, if it was ever recorded.
     pub fn captured(&self) -> Option<Dep> {
-        self.state.lock().marker.clone()
+        let st = self.state.lock();
+        if let Some(sh) = &self.shared {
+            let latest = sh.recorded();
+            if latest != st.shared_seq {
+                // Another process made the latest record: wait for it through the page.
+                drop(st);
+                return sh.dep(latest, &self.ctx);
+            }
+        }
+        st.marker.clone()
+    }
+
+    /// Whether the work the latest record captured has completed (true before any record).
+    pub fn complete(&self) -> bool {
+        let st = self.state.lock();
+        if let Some(sh) = &self.shared {
+            let latest = sh.recorded();
+            if latest != st.shared_seq {
+                return sh.is_complete(latest);
+            }
+        }
+        st.marker.as_ref().is_none_or(|m| m.done())
+    }
+
+    /// An event opened from another process's handle (`cuIpcOpenEventHandle`), in `ctx`.
+    pub(crate) fn opened(ctx: Arc<Context>, shared: Shared) -> Event {
+        Event {
+            flags: DISABLE_TIMING | INTERPROCESS,
+            ctx,
+            state: Mutex::new(Recording::default()),
+            shared: Some(Arc::new(shared)),
+        }
     }
 }
 
@@ -52,7 +88,7 @@ impl Event {
 /// DISABLE_TIMING, as the driver requires.
 const BLOCKING_SYNC: u32 = 0x1;
 const DISABLE_TIMING: u32 = 0x2;
-const INTERPROCESS: u32 = 0x4;
+pub(crate) const INTERPROCESS: u32 = 0x4;
 
 pub(crate) unsafe fn create(event: *mut CUevent, flags: c_uint) -> CuResult {
     if event.is_null() || flags & !(BLOCKING_SYNC | DISABLE_TIMING | INTERPROCESS) != 0 {
@@ -62,10 +98,20 @@ pub(crate) unsafe fn create(event: *mut CUevent, flags: c_uint) -> CuResult {
         return Err(INVALID_VALUE);
     }
     let ctx = context::active()?;
+    // An interprocess event keeps its completion in a page other processes can map, from the
+    // start, so records made before its handle is taken are seen too.
+    let shared = if flags & INTERPROCESS != 0 {
+        Some(Arc::new(
+            Shared::create().map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?,
+        ))
+    } else {
+        None
+    };
     let e = Arc::new(Event {
         flags,
         ctx,
         state: Mutex::new(Recording::default()),
+        shared,
     });
     let h = EVENTS.insert(e);
     // SAFETY: checked non-null.
@@ -102,17 +148,23 @@ pub(crate) fn record_on(e: &Arc<Event>, t: &stream::Target) {
 
 /// Records `e` in `t`'s queue, also after `deps`.
 fn record_after(e: &Arc<Event>, t: &stream::Target, deps: Vec<Dep>) {
-    let generation = {
+    let (generation, shared_seq) = {
         let mut st = e.state.lock();
         st.generation += 1;
         st.time = None;
-        st.generation
+        if let Some(sh) = &e.shared {
+            st.shared_seq = sh.record();
+        }
+        (st.generation, st.shared_seq)
     };
     let stamp = e.clone();
     let marker = stream::submit(
         t,
         deps,
         Box::new(move |_| {
+            if let Some(sh) = &stamp.shared {
+                sh.complete(shared_seq);
+            }
             let mut st = stamp.state.lock();
             if st.generation == generation {
                 st.time = Some(Instant::now());
@@ -155,9 +207,10 @@ pub(crate) unsafe fn query(event: CUevent) -> CuResult {
     let e = event_object(event)?;
     e.ctx.check()?;
     // Before its first record an event stands for no work: complete.
-    match e.captured() {
-        Some(m) if !m.done() => Err(CUresult::CUDA_ERROR_NOT_READY),
-        _ => Ok(()),
+    if e.complete() {
+        Ok(())
+    } else {
+        Err(CUresult::CUDA_ERROR_NOT_READY)
     }
 }
 
