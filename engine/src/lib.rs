@@ -35,6 +35,9 @@ pub mod tex;
 pub use check::{check, CheckSummary};
 pub use diag::{Diagnostic, LoadError, LoadErrorKind};
 pub use exec::devrt::{set_device_info, set_limits as set_devrt_limits, DeviceInfo};
+pub use exec::initcheck::{
+    poison as initcheck_poison, set_initcheck, take_reports as take_init_reports, InitReport,
+};
 pub use exec::race::{set_racecheck, take_reports as take_race_reports, HazardKind, RaceReport};
 pub use exec::synccheck::{
     set_synccheck, take_reports as take_sync_reports, SyncErrorKind, SyncReport,

@@ -13,7 +13,7 @@
 //!   stops with CUDA_ERROR_LAUNCH_TIMEOUT (sticky) and a report of where its warps were.
 //! - `CUDA_SHIM_SCHEDULE` = unset (default) | `seed:N`: run CTAs and warps in the seeded random
 //!   interleaving N (one host thread; the same seed gives the same interleaving).
-//! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks` | `racecheck` | `synccheck`: the sanitizer
+//! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks` | `racecheck` | `synccheck` | `initcheck`: the sanitizer
 //!   (`sanitizer.rs`); `CUDA_SHIM_CHECK_REPORT` = a file the error count is written to at exit.
 //! - `CUDA_SHIM_STATS` = unset/`0` (default) | `1`/`table` | `json:FILE`: a summary of what ran,
 //!   at exit (`stats.rs`); `CUDA_SHIM_PROGRESS` = unset/`0` | `1`: a live progress line.
@@ -444,6 +444,8 @@ pub struct Check {
     pub racecheck: bool,
     /// Report barriers reached by part of a warp and warp barriers with bad membermasks.
     pub synccheck: bool,
+    /// Report kernel reads of device memory nothing wrote since it was allocated.
+    pub initcheck: bool,
 }
 
 /// `CUDA_SHIM_CHECK`, parsed once (unset: no checking).
@@ -461,8 +463,8 @@ pub fn check() -> Check {
     *CHECK
 }
 
-/// A comma-separated list of `memcheck`, `leaks` (which implies memcheck), `racecheck` and
-/// `synccheck`. compute-sanitizer's initcheck is named and refused: not implemented yet.
+/// A comma-separated list of `memcheck`, `leaks` (which implies memcheck), `racecheck`,
+/// `synccheck` and `initcheck`.
 pub fn parse_check(v: &str) -> (Check, Option<String>) {
     let mut c = Check::default();
     let mut bad = Vec::new();
@@ -475,9 +477,9 @@ pub fn parse_check(v: &str) -> (Check, Option<String>) {
             }
             "racecheck" => c.racecheck = true,
             "synccheck" => c.synccheck = true,
-            "initcheck" => bad.push(format!("'{w}' is not implemented yet")),
+            "initcheck" => c.initcheck = true,
             _ => bad.push(format!(
-                "'{w}' is not one of memcheck, leaks, racecheck, synccheck"
+                "'{w}' is not one of memcheck, leaks, racecheck, synccheck, initcheck"
             )),
         }
     }

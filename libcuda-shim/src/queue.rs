@@ -433,7 +433,10 @@ mod tests {
             q.wait_all();
         }
         let most = most.load(Ordering::Acquire) as usize;
-        assert!((2..=MAX_WORKERS).contains(&most), "{most} items ran at once");
+        assert!(
+            (2..=MAX_WORKERS).contains(&most),
+            "{most} items ran at once"
+        );
         assert!(POOL.lock().threads <= MAX_WORKERS);
     }
 

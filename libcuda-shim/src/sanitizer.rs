@@ -1,6 +1,6 @@
-//! The sanitizer on the CPU, modelled on compute-sanitizer's memcheck, racecheck and synccheck
-//! (`CUDA_SHIM_CHECK=memcheck[,leaks]`, `racecheck` or `synccheck`, `cuda-shim run --check
-//! memcheck [--leak-check full]`, `--check racecheck` or `--check synccheck`).
+//! The sanitizer on the CPU, modelled on compute-sanitizer's memcheck, racecheck, synccheck and
+//! initcheck (`CUDA_SHIM_CHECK=memcheck[,leaks]`, `racecheck`, `synccheck` or `initcheck`,
+//! `cuda-shim run --check memcheck [--leak-check full]`, `--check racecheck`, and so on).
 //!
 //! - Every global access is checked against the exact bytes of its allocation (a GPU lets a
 //!   kernel touch the rest of the allocation's 256-byte granule; memcheck reports it), and freed
@@ -19,6 +19,10 @@
 //! - synccheck: an aligned CTA barrier reached by part of a warp, and a warp barrier executed
 //!   by a thread outside its membermask ([`engine::SyncReport`]), reported after the launch with
 //!   one error per thread, as compute-sanitizer's synccheck counts them; the launch fails.
+//! - initcheck: kernel loads of device memory nothing wrote since it was allocated
+//!   ([`engine::InitReport`]: each new allocation is filled with a pattern the engine recognises,
+//!   see `engine::exec::initcheck`), reported after the launch once per instruction and
+//!   allocation, counted per thread.
 //! - At exit an error summary is printed, and the count is written to `CUDA_SHIM_CHECK_REPORT`
 //!   (the launcher turns it into its exit status).
 //!
@@ -52,6 +56,10 @@ fn synccheck_on() -> bool {
     crate::config::check().synccheck
 }
 
+fn initcheck_on() -> bool {
+    crate::config::check().initcheck
+}
+
 static RACES: AtomicU64 = AtomicU64::new(0);
 
 fn leaks_on() -> bool {
@@ -60,7 +68,9 @@ fn leaks_on() -> bool {
 
 /// Called once at `cuInit`: turns the engine's memory checking on and prints the banner.
 pub fn start() {
-    if !(on() || racecheck_on() || synccheck_on()) || STARTED.swap(true, Ordering::AcqRel) {
+    if !(on() || racecheck_on() || synccheck_on() || initcheck_on())
+        || STARTED.swap(true, Ordering::AcqRel)
+    {
         return;
     }
     if on() {
@@ -74,6 +84,10 @@ pub fn start() {
     if synccheck_on() {
         engine::set_synccheck(true);
         emit(&["LIBCUDA-SHIM SYNCCHECK".to_string()]);
+    }
+    if initcheck_on() {
+        engine::set_initcheck(true);
+        emit(&["LIBCUDA-SHIM INITCHECK".to_string()]);
     }
     // SAFETY: registers a plain `extern "C" fn` to run at exit.
     unsafe { libc::atexit(at_exit) };
@@ -118,6 +132,12 @@ pub fn after_launch(kernel: &str) {
             emit(&sync_lines(&r));
         }
     }
+    if initcheck_on() {
+        for r in engine::take_init_reports(kernel) {
+            ERRORS.fetch_add(r.threads, Ordering::AcqRel);
+            emit(&init_lines(&r));
+        }
+    }
     if !racecheck_on() {
         return;
     }
@@ -144,6 +164,40 @@ pub fn sync_lines(r: &engine::SyncReport) -> Vec<String> {
         ),
         String::new(),
     ]
+}
+
+/// The report of uninitialised reads at one instruction, as compute-sanitizer's initcheck
+/// words the first of them (it reports each thread's; the error count here is the threads').
+pub fn init_lines(r: &engine::InitReport) -> Vec<String> {
+    let mut out = vec![
+        format!(
+            "Uninitialized __global__ memory read of size {} bytes",
+            r.size
+        ),
+        format!("    at {} PTX line {} ({})", r.kernel, r.line, r.inst),
+        format!(
+            "    by thread ({},{},{}) in block ({},{},{})",
+            r.thread[0], r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2]
+        ),
+    ];
+    match r.allocation {
+        Some(a) => out.push(format!(
+            "    Address {:#x} is {} bytes inside allocation at {:#x} of size {} bytes",
+            r.addr,
+            r.addr - a.base,
+            a.base,
+            group(a.size)
+        )),
+        None => out.push(format!("    Address {:#x}", r.addr)),
+    }
+    if r.threads > 1 {
+        out.push(format!(
+            "    ({} threads of the launch read uninitialized memory here)",
+            r.threads
+        ));
+    }
+    out.push(String::new());
+    out
 }
 
 /// The report of one pair of racing instructions, as compute-sanitizer's racecheck words it.
@@ -240,8 +294,16 @@ fn group(n: u64) -> String {
     out
 }
 
+/// A device allocation the program made from a pool: initcheck marks it unwritten.
+pub fn initcheck_allocated(base: u64, size: u64) {
+    if initcheck_on() {
+        engine::initcheck_poison(base, size);
+    }
+}
+
 /// A device allocation the program made in context `ctx` (a handle).
 pub fn allocated(base: u64, size: u64, ctx: usize) {
+    initcheck_allocated(base, size);
     if leaks_on() {
         LIVE.lock().insert(base, (size, ctx));
     }
@@ -309,7 +371,7 @@ extern "C" fn at_exit() {
                 plural(r)
             )]);
         }
-        if on() || synccheck_on() {
+        if on() || synccheck_on() || initcheck_on() {
             emit(&[format!("ERROR SUMMARY: {n} error{}", plural(n))]);
         }
         if let Ok(path) = std::env::var("CUDA_SHIM_CHECK_REPORT") {

@@ -24,6 +24,8 @@ pub struct Cta<'a> {
     pub prog: &'a Program,
     /// The device runtime's state of the grid (launches from device code).
     pub devrt: &'a super::devrt::Grid,
+    /// The sanitizer's initcheck checks this launch's global loads (`super::initcheck`).
+    pub initcheck: bool,
     pub kernel: &'a str,
     pub params: &'a [u8],
     /// The shared memory of every CTA of the cluster, `shared_len` bytes each in rank order

@@ -28,6 +28,7 @@ mod calls;
 pub mod cluster;
 pub mod cta;
 pub mod devrt;
+pub mod initcheck;
 pub mod local;
 mod matrix;
 pub mod race;
@@ -276,6 +277,7 @@ impl Job {
         cta::Cta {
             prog: &self.kernel.program,
             devrt: &self.devrt,
+            initcheck: initcheck::enabled(),
             kernel: &self.kernel.name,
             params: &self.params,
             shared,
@@ -312,7 +314,12 @@ impl Job {
             tmp: [[0; 32]; 4],
             race: None,
             sync_gen: 0,
-            jit: self.kernel.code(self.jit),
+            // Compiled segments load without initcheck's check.
+            jit: if initcheck::enabled() {
+                None
+            } else {
+                self.kernel.code(self.jit)
+            },
             verify: self.jit == crate::jit::Mode::Verify,
         }
     }

@@ -577,6 +577,9 @@ impl Warp {
                         }
                         continue;
                     }
+                    if cta.initcheck {
+                        super::initcheck::check_load(cta, self.id, *space, &addrs, em, len, pc);
+                    }
                     match cta.place_warp(self.id, *space, &addrs, em, len, false) {
                         // Memory other threads see: each lane's vector in one access.
                         Some((pl, _)) if whole::applies(*n, len) && !pl.private() => {

@@ -1,6 +1,6 @@
 //! `cuda-shim`: the command-line face of libcuda-shim.
 //!
-//! - `cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck [--leak-check full]
+//! - `cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck|initcheck [--leak-check full]
 //!   [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
 //!   -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver (`--inject`: fault
 //!   injection, as `CUDA_SHIM_INJECT`; `--check`: the sanitizer, as `CUDA_SHIM_CHECK`, exiting
@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
-usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck [--leak-check full]
+usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck|initcheck [--leak-check full]
                      [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
                      [--] PROGRAM [ARGS...]
                                             run PROGRAM with libcuda-shim as its CUDA driver;
@@ -30,7 +30,7 @@ usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck [--l
                                             --progress: a live line for launches over 1 s;
                                             --inject: fault-injection rules, as CUDA_SHIM_INJECT
                                             (README: fault injection);
-                                            --check memcheck|racecheck|synccheck: the sanitizer (README),
+                                            --check memcheck|racecheck|synccheck|initcheck: the sanitizer (README),
                                             --leak-check full: and report leaked device memory;
                                             exit status N (default 1) when it found errors
        cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...
@@ -156,13 +156,15 @@ fn run(mut args: Vec<OsString>) -> ExitCode {
                 v.push(&value);
                 stats = Some(v);
             }
-            "--check" if ["memcheck", "racecheck", "synccheck"].contains(&text.as_str()) => {
+            "--check"
+                if ["memcheck", "racecheck", "synccheck", "initcheck"].contains(&text.as_str()) =>
+            {
                 check = Some(text)
             }
             "--check" => {
                 eprintln!(
-                    "cuda-shim run: --check {text}: memcheck, racecheck and synccheck are \
-                     implemented (initcheck is not yet)"
+                    "cuda-shim run: --check {text}: the tools are memcheck, racecheck, synccheck \
+                     and initcheck"
                 );
                 return ExitCode::from(2);
             }

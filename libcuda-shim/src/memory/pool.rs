@@ -112,6 +112,7 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
     p.used_high.fetch_max(used, Ordering::AcqRel);
     ALLOCATIONS.lock().insert(a, (p, bytesize as u64));
     memory::new_buffer(a, &t.ctx);
+    crate::sanitizer::initcheck_allocated(a, bytesize as u64);
     // SAFETY: checked non-null.
     unsafe { *dptr = a };
     Ok(())
