@@ -30,6 +30,11 @@ const ALIGN: u64 = 256;
 const DEFAULT_CAPACITY: u64 = 80 << 30;
 
 /// The reserved region and its free list; only touched by alloc/free (not on the access path).
+///
+/// Several emulated devices share the region (pointers stay unique across devices, as on a
+/// GPU with unified addressing), but each has its own budget: `budget` is one device's memory
+/// size, `used_by[d]` what device `d` holds, and `owner` which device an allocation's bytes are
+/// charged to, so that freeing gives them back to the right budget.
 struct Region {
     capacity: u64,
     base: u64,
@@ -38,6 +43,11 @@ struct Region {
     used: u64,
     /// The most `used` has been.
     peak: u64,
+    budget: u64,
+    used_by: Vec<u64>,
+    /// Allocation (or physical charge) start -> device, for those charged to a device but 0:
+    /// with one device it stays empty.
+    owner: BTreeMap<u64, usize>,
 }
 
 static REGION: Mutex<Region> = Mutex::new(Region {
@@ -46,7 +56,43 @@ static REGION: Mutex<Region> = Mutex::new(Region {
     free: BTreeMap::new(),
     used: 0,
     peak: 0,
+    budget: DEFAULT_CAPACITY,
+    used_by: Vec::new(),
+    owner: BTreeMap::new(),
 });
+
+impl Region {
+    /// Charges `len` bytes to `device`'s budget, or fails as that device's memory is full.
+    fn take_budget(&mut self, device: usize, len: u64) -> Result<(), MemError> {
+        if self.used_by.len() <= device {
+            self.used_by.resize(device + 1, 0);
+        }
+        let used = self.used_by[device];
+        if used.checked_add(len).is_none_or(|u| u > self.budget) {
+            return Err(MemError::OutOfMemory);
+        }
+        self.used_by[device] = used + len;
+        Ok(())
+    }
+
+    /// Gives the bytes of the allocation at `start` back to the budget they were charged to.
+    fn return_budget(&mut self, start: u64, len: u64) {
+        let device = self.owner.remove(&start).unwrap_or(0);
+        self.uncharge_device(device, len);
+    }
+
+    fn uncharge_device(&mut self, device: usize, len: u64) {
+        if let Some(u) = self.used_by.get_mut(device) {
+            *u = u.saturating_sub(len);
+        }
+    }
+
+    fn record_owner(&mut self, start: u64, device: usize) {
+        if device != 0 {
+            self.owner.insert(start, device);
+        }
+    }
+}
 
 /// Live device allocations and registered host ranges, base -> size. Read on every access that
 /// misses a warp's cache, so it is a read-mostly lock separate from the free list.
@@ -108,9 +154,19 @@ pub fn freed_containing(addr: u64) -> Option<Allocation> {
 /// Sets the device memory size (bytes) before the first allocation; the profile decides it.
 /// Ignored once the region is reserved.
 pub fn set_capacity(bytes: u64) {
+    set_devices(1, bytes);
+}
+
+/// Sets the number of devices sharing the address space and each one's memory size (bytes),
+/// before the first allocation; ignored once the region is reserved. The region is reserved
+/// for all of them (address space only: untouched pages cost nothing).
+pub fn set_devices(devices: usize, bytes: u64) {
     let mut r = REGION.lock();
     if r.base == 0 {
-        r.capacity = bytes.max(ALIGN) / ALIGN * ALIGN;
+        let each = bytes.max(ALIGN) / ALIGN * ALIGN;
+        r.budget = each;
+        r.capacity = each * devices.max(1) as u64;
+        r.used_by = vec![0; devices.max(1)];
     }
 }
 
@@ -119,10 +175,16 @@ pub fn peak_used() -> u64 {
     REGION.lock().peak
 }
 
-/// Total and free bytes, as cuMemGetInfo reports them.
+/// Total and free bytes of device 0, as cuMemGetInfo reports them.
 pub fn info() -> (u64, u64) {
+    info_of(0)
+}
+
+/// Total and free bytes of `device`, as cuMemGetInfo reports them in one of its contexts.
+pub fn info_of(device: usize) -> (u64, u64) {
     let r = REGION.lock();
-    (r.capacity, r.capacity - r.used)
+    let used = r.used_by.get(device).copied().unwrap_or(0);
+    (r.budget, r.budget.saturating_sub(used))
 }
 
 fn reserve(r: &mut Region) -> Result<(), MemError> {
@@ -152,9 +214,14 @@ fn reserve(r: &mut Region) -> Result<(), MemError> {
     Ok(())
 }
 
-/// Allocates `size` bytes aligned to at least 256 bytes (as cudaMalloc guarantees).
-/// A zero-byte request is rejected by the driver before it gets here.
+/// Allocates `size` bytes aligned to at least 256 bytes (as cudaMalloc guarantees), charged
+/// to device 0. A zero-byte request is rejected by the driver before it gets here.
 pub fn alloc(size: u64) -> Result<u64, MemError> {
+    alloc_on(0, size)
+}
+
+/// Allocates `size` bytes charged to `device`'s memory budget.
+pub fn alloc_on(device: usize, size: u64) -> Result<u64, MemError> {
     let mut r = REGION.lock();
     reserve(&mut r)?;
     let len = size
@@ -163,22 +230,23 @@ pub fn alloc(size: u64) -> Result<u64, MemError> {
         .ok_or(MemError::OutOfMemory)?
         / ALIGN
         * ALIGN;
+    r.take_budget(device, len)?;
     // First fit: the lowest free range long enough (free ranges start 256-aligned). Quarantined
     // memory is given back before the device is declared full.
     if CHECKED.load(Ordering::Relaxed) && !r.free.values().any(|&l| l >= len) {
         QUARANTINE.lock().release_down_to(&mut r, 0);
     }
-    let (&start, &flen) = r
-        .free
-        .iter()
-        .find(|(_, &l)| l >= len)
-        .ok_or(MemError::OutOfMemory)?;
+    let Some((&start, &flen)) = r.free.iter().find(|(_, &l)| l >= len) else {
+        r.uncharge_device(device, len);
+        return Err(MemError::OutOfMemory);
+    };
     r.free.remove(&start);
     if flen > len {
         r.free.insert(start + len, flen - len);
     }
     r.used += len;
     r.peak = r.peak.max(r.used);
+    r.record_owner(start, device);
     MAP.write().insert(start, size.max(1));
     Ok(start)
 }
@@ -192,6 +260,7 @@ pub fn free(ptr: u64) -> Result<(), MemError> {
     let size = MAP.write().remove(&ptr).ok_or(MemError::NotAllocated)?;
     let len = size.div_ceil(ALIGN) * ALIGN;
     r.used -= len;
+    r.return_budget(ptr, len);
     if CHECKED.load(Ordering::Acquire) {
         let mut q = QUARANTINE.lock();
         q.fifo.push_back((ptr, len));
@@ -456,24 +525,25 @@ pub fn free_address_range(base: u64, size: u64) -> Result<(), MemError> {
 
 /// Takes `len` bytes of the region out of use without registering them (a physical
 /// allocation's charge against the device capacity); the range is never touched.
-fn charge(len: u64) -> Result<u64, MemError> {
+fn charge(device: usize, len: u64) -> Result<u64, MemError> {
     let mut r = REGION.lock();
     reserve(&mut r)?;
     let len = len
         .max(1)
         .checked_next_multiple_of(ALIGN)
         .ok_or(MemError::OutOfMemory)?;
-    let (&start, &flen) = r
-        .free
-        .iter()
-        .find(|(_, &l)| l >= len)
-        .ok_or(MemError::OutOfMemory)?;
+    r.take_budget(device, len)?;
+    let Some((&start, &flen)) = r.free.iter().find(|(_, &l)| l >= len) else {
+        r.uncharge_device(device, len);
+        return Err(MemError::OutOfMemory);
+    };
     r.free.remove(&start);
     if flen > len {
         r.free.insert(start + len, flen - len);
     }
     r.used += len;
     r.peak = r.peak.max(r.used);
+    r.record_owner(start, device);
     Ok(start)
 }
 
@@ -482,6 +552,7 @@ fn uncharge(start: u64, len: u64) {
     let len = len.max(1).next_multiple_of(ALIGN);
     let mut r = REGION.lock();
     r.used -= len;
+    r.return_budget(start, len);
     let (mut s, mut l) = (start, len);
     if let Some((&ps, &pl)) = r.free.range(..s).next_back() {
         if ps + pl == s {
@@ -508,13 +579,18 @@ pub struct Physical {
 }
 
 impl Physical {
-    /// Creates a physical allocation of `size` bytes.
+    /// Creates a physical allocation of `size` bytes on device 0.
     pub fn create(size: u64) -> Result<Physical, MemError> {
+        Self::create_on(0, size)
+    }
+
+    /// Creates a physical allocation of `size` bytes charged to `device`.
+    pub fn create_on(device: usize, size: u64) -> Result<Physical, MemError> {
         use std::os::fd::FromRawFd;
         if size == 0 {
             return Err(MemError::NotAllocated);
         }
-        let charged = charge(size)?;
+        let charged = charge(device, size)?;
         // SAFETY: a static NUL-terminated name; the flags are valid for memfd_create.
         let fd = unsafe { libc::memfd_create(c"cuda-shim-physical".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {
@@ -763,6 +839,24 @@ mod tests {
         free(a).unwrap();
         drop(p);
         assert_eq!(Physical::create(0).unwrap_err(), MemError::NotAllocated);
+    }
+
+    #[test]
+    fn each_device_has_its_own_budget() {
+        // Devices 7 and 8 are used by no other test of this process.
+        let (total, free7) = info_of(7);
+        assert_eq!(info_of(8), (total, total));
+        let a = alloc_on(7, 1000).unwrap();
+        assert_eq!(info_of(7), (total, free7 - 1024));
+        assert_eq!(info_of(8), (total, total));
+        // More than a device holds fails on that device, whatever the others hold.
+        assert_eq!(alloc_on(8, total + 1), Err(MemError::OutOfMemory));
+        let p = Physical::create_on(8, 4 << 20).unwrap();
+        assert_eq!(info_of(8), (total, total - (4 << 20)));
+        drop(p);
+        free(a).unwrap();
+        assert_eq!(info_of(7), (total, free7));
+        assert_eq!(info_of(8), (total, total));
     }
 
     #[test]
