@@ -28,6 +28,8 @@ fn location_id(l: &CUmemLocation) -> i32 {
 
 #[derive(Default)]
 pub struct Pool {
+    /// The device whose memory it hands out.
+    device: CUdevice,
     used: AtomicU64,
     used_high: AtomicU64,
     release_threshold: AtomicU64,
@@ -36,8 +38,11 @@ pub struct Pool {
 }
 
 impl Pool {
-    fn new() -> Pool {
-        let p = Pool::default();
+    fn new(device: CUdevice) -> Pool {
+        let p = Pool {
+            device,
+            ..Pool::default()
+        };
         // All three reuse policies are enabled by default.
         for r in &p.reuse {
             r.store(1, Ordering::Relaxed);
@@ -46,14 +51,33 @@ impl Pool {
     }
 }
 
-/// Live pools by handle (the default pool first), and live pool allocations.
-static POOLS: Lazy<Mutex<HashMap<usize, Arc<Pool>>>> = Lazy::new(|| {
-    let default = Arc::new(Pool::new());
-    Mutex::new(HashMap::from([(Arc::as_ptr(&default) as usize, default)]))
+/// Live pools by handle (the devices' default pools and created ones).
+static POOLS: Lazy<Mutex<HashMap<usize, Arc<Pool>>>> = Lazy::new(Default::default);
+/// Each device's default pool, by ordinal.
+static DEFAULT: Lazy<Vec<usize>> = Lazy::new(|| {
+    let mut pools = POOLS.lock();
+    (0..device::count().max(1) as CUdevice)
+        .map(|dev| {
+            let p = Arc::new(Pool::new(dev));
+            let h = Arc::as_ptr(&p) as usize;
+            pools.insert(h, p);
+            h
+        })
+        .collect()
 });
-static DEFAULT: Lazy<usize> = Lazy::new(|| *POOLS.lock().keys().next().expect("default pool"));
-/// The pool the device allocates from by default (cuDeviceSetMemPool changes it).
-static CURRENT: Lazy<Mutex<usize>> = Lazy::new(|| Mutex::new(*DEFAULT));
+/// The pool each device allocates from by default (cuDeviceSetMemPool changes it).
+static CURRENT: Lazy<Mutex<Vec<usize>>> = Lazy::new(|| Mutex::new(DEFAULT.clone()));
+
+/// The default pool of `dev` (checked).
+fn default_of(dev: CUdevice) -> usize {
+    DEFAULT.get(dev as usize).copied().unwrap_or(DEFAULT[0])
+}
+
+/// The current pool of `dev` (checked).
+fn current_of(dev: CUdevice) -> usize {
+    let current = CURRENT.lock();
+    current.get(dev as usize).copied().unwrap_or(current[0])
+}
 /// Pool allocations: base -> (pool, size).
 type Allocations = HashMap<u64, (Arc<Pool>, u64)>;
 static ALLOCATIONS: Lazy<Mutex<Allocations>> = Lazy::new(Default::default);
@@ -80,7 +104,9 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
-    let a = dmem::alloc(bytesize as u64).map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
+    // The pool's device's memory, whichever device's stream asks.
+    let a = dmem::alloc_on(p.device as usize, bytesize as u64)
+        .map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
     let used = p.used.fetch_add(bytesize as u64, Ordering::AcqRel) + bytesize as u64;
     p.used_high.fetch_max(used, Ordering::AcqRel);
     ALLOCATIONS.lock().insert(a, (p, bytesize as u64));
@@ -91,7 +117,9 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
 }
 
 pub(crate) unsafe fn alloc_async(dptr: *mut CUdeviceptr, bytesize: usize, s: CUstream) -> CuResult {
-    let p = pool(*CURRENT.lock() as CUmemoryPool)?;
+    // The current pool of the stream's device.
+    let dev = stream::target(s)?.ctx.device;
+    let p = pool(current_of(dev) as CUmemoryPool)?;
     // SAFETY: forwarded contract.
     unsafe { alloc_in(dptr, bytesize, p, s) }
 }
@@ -151,7 +179,7 @@ pub(crate) unsafe fn device_get_default_mem_pool(
     }
     device::check(dev)?;
     // SAFETY: checked non-null.
-    unsafe { *out = *DEFAULT as CUmemoryPool };
+    unsafe { *out = default_of(dev) as CUmemoryPool };
     Ok(())
 }
 
@@ -161,14 +189,19 @@ pub(crate) unsafe fn device_get_mem_pool(out: *mut CUmemoryPool, dev: CUdevice) 
     }
     device::check(dev)?;
     // SAFETY: checked non-null.
-    unsafe { *out = *CURRENT.lock() as CUmemoryPool };
+    unsafe { *out = current_of(dev) as CUmemoryPool };
     Ok(())
 }
 
 pub(crate) unsafe fn device_set_mem_pool(dev: CUdevice, p: CUmemoryPool) -> CuResult {
     device::check(dev)?;
-    pool(p)?;
-    *CURRENT.lock() = p as usize;
+    // A pool serves the device it was made for.
+    if pool(p)?.device != dev {
+        return Err(INVALID_VALUE);
+    }
+    if let Some(c) = CURRENT.lock().get_mut(dev as usize) {
+        *c = p as usize;
+    }
     Ok(())
 }
 
@@ -183,8 +216,9 @@ pub(crate) unsafe fn create(out: *mut CUmemoryPool, props: *const CUmemPoolProps
     {
         return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
     }
-    device::check(location_id(&pr.location))?;
-    let p = Arc::new(Pool::new());
+    let dev = location_id(&pr.location);
+    device::check(dev)?;
+    let p = Arc::new(Pool::new(dev));
     let h = Arc::as_ptr(&p) as usize;
     POOLS.lock().insert(h, p);
     // SAFETY: checked non-null.
@@ -193,13 +227,15 @@ pub(crate) unsafe fn create(out: *mut CUmemoryPool, props: *const CUmemPoolProps
 }
 
 pub(crate) unsafe fn destroy(p: CUmemoryPool) -> CuResult {
-    if p as usize == *DEFAULT {
+    if DEFAULT.contains(&(p as usize)) {
         return Err(INVALID_VALUE);
     }
     POOLS.lock().remove(&(p as usize)).ok_or(INVALID_VALUE)?;
-    let mut current = CURRENT.lock();
-    if *current == p as usize {
-        *current = *DEFAULT;
+    // A device whose current pool this was goes back to its default pool.
+    for (dev, c) in CURRENT.lock().iter_mut().enumerate() {
+        if *c == p as usize {
+            *c = DEFAULT[dev];
+        }
     }
     Ok(())
 }

@@ -54,7 +54,8 @@ impl GraphAlloc {
         access: Vec<CUmemAccessDesc>,
     ) -> CuResult<Arc<GraphAlloc>> {
         let ctx = context::active()?;
-        let dptr = dmem::alloc(size).map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
+        let dptr = dmem::alloc_on(ctx.device as usize, size)
+            .map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
         memory::new_buffer(dptr, &ctx);
         let a = Arc::new(GraphAlloc {
             dptr,
