@@ -11,7 +11,11 @@ fn devices_exe() -> &'static PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
         let lib = lib_dir();
-        nvcc("devices", "devices", &["-L", lib.to_str().unwrap(), "-lcuda"])
+        nvcc(
+            "devices",
+            "devices",
+            &["-L", lib.to_str().unwrap(), "-lcuda"],
+        )
     })
 }
 
@@ -132,14 +136,25 @@ fn device_order() {
             &[("CUDA_SHIM_DEVICES", "3"), ("CUDA_DEVICE_ORDER", order)],
         );
         assert_pass(&format!("CUDA_DEVICE_ORDER={order}"), &out);
-        assert!(!stderr(&out).contains("CUDA_DEVICE_ORDER"), "{}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("CUDA_DEVICE_ORDER"),
+            "{}",
+            stderr(&out)
+        );
     }
     let out = run(
         &["visible", "3", &all],
-        &[("CUDA_SHIM_DEVICES", "3"), ("CUDA_DEVICE_ORDER", "SLOWEST_FIRST")],
+        &[
+            ("CUDA_SHIM_DEVICES", "3"),
+            ("CUDA_DEVICE_ORDER", "SLOWEST_FIRST"),
+        ],
     );
     assert_pass("CUDA_DEVICE_ORDER=SLOWEST_FIRST", &out);
-    assert!(stderr(&out).contains("CUDA_DEVICE_ORDER"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("CUDA_DEVICE_ORDER"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A bad CUDA_SHIM_DEVICES (0, too many, not a number) is reported at startup and one device
@@ -149,10 +164,7 @@ fn bad_device_counts_are_reported() {
     let one = all_devices("1");
     assert_eq!(one.len(), 1);
     for bad in ["0", "17", "many"] {
-        let out = run(
-            &["visible", "1", &one[0]],
-            &[("CUDA_SHIM_DEVICES", bad)],
-        );
+        let out = run(&["visible", "1", &one[0]], &[("CUDA_SHIM_DEVICES", bad)]);
         assert_pass(&format!("CUDA_SHIM_DEVICES={bad}"), &out);
         assert!(
             stderr(&out).contains("CUDA_SHIM_DEVICES"),

@@ -80,7 +80,9 @@ pub(crate) unsafe fn get_uuid(uuid: *mut CUuuid, dev: CUdevice) -> CuResult {
         return Err(INVALID_VALUE);
     }
     check(dev)?;
-    let bytes = config::profile().uuid_of(emulated(dev)).map(|b| b as c_char);
+    let bytes = config::profile()
+        .uuid_of(emulated(dev))
+        .map(|b| b as c_char);
     // SAFETY: checked non-null; CUuuid is 16 bytes.
     unsafe { (*uuid).bytes = bytes };
     Ok(())
