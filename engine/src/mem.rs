@@ -98,6 +98,33 @@ impl Region {
 /// misses a warp's cache, so it is a read-mostly lock separate from the free list.
 static MAP: RwLock<BTreeMap<u64, u64>> = RwLock::new(BTreeMap::new());
 
+/// Which devices' memory a launch may reach: bit `d` for device `d`, as the driver grants it
+/// (its own device and those it enabled peer access to). Memory of no one device (managed
+/// memory, registered host memory, module variables, parameter blocks) is reachable by all.
+pub type Reach = u64;
+
+/// A launch that may reach every device's memory (one device, or no restriction).
+pub const EVERY_DEVICE: Reach = u64::MAX;
+
+/// Device memory proper ([`alloc_on`]), base -> its device: what a launch whose [`Reach`]
+/// leaves the device out may not touch. Read only when such a launch misses its allocation
+/// cache, so a launch that reaches every device never looks at it.
+static FENCE: RwLock<BTreeMap<u64, usize>> = RwLock::new(BTreeMap::new());
+
+/// Whether a launch reaching `reach` may touch the allocation at `base`.
+pub fn reaches(reach: Reach, base: u64) -> bool {
+    reach == EVERY_DEVICE
+        || FENCE
+            .read()
+            .get(&base)
+            .is_none_or(|&d| d >= 64 || reach >> d & 1 == 1)
+}
+
+/// The device whose memory proper the allocation at `base` is ([`alloc_on`]), if any.
+pub fn device_of(base: u64) -> Option<usize> {
+    FENCE.read().get(&base).copied()
+}
+
 /// The device region's bounds `[start, end)` once reserved (read on the access path without the
 /// region's lock): an allocation inside it owns its whole 256-byte granule.
 static REGION_START: AtomicU64 = AtomicU64::new(0);
@@ -215,13 +242,27 @@ fn reserve(r: &mut Region) -> Result<(), MemError> {
 }
 
 /// Allocates `size` bytes aligned to at least 256 bytes (as cudaMalloc guarantees), charged
-/// to device 0. A zero-byte request is rejected by the driver before it gets here.
+/// to device 0 and reachable by every launch (module variables, parameter blocks). A
+/// zero-byte request is rejected by the driver before it gets here.
 pub fn alloc(size: u64) -> Result<u64, MemError> {
-    alloc_on(0, size)
+    alloc_charged(0, size)
 }
 
-/// Allocates `size` bytes charged to `device`'s memory budget.
+/// Allocates `size` bytes of `device`'s memory: charged to its budget, and reachable only by
+/// launches whose [`Reach`] includes it.
 pub fn alloc_on(device: usize, size: u64) -> Result<u64, MemError> {
+    let p = alloc_charged(device, size)?;
+    FENCE.write().insert(p, device);
+    Ok(p)
+}
+
+/// Allocates `size` bytes charged to `device`'s budget that every launch may reach (managed
+/// memory, which migrates to whichever device touches it).
+pub fn alloc_shared_on(device: usize, size: u64) -> Result<u64, MemError> {
+    alloc_charged(device, size)
+}
+
+fn alloc_charged(device: usize, size: u64) -> Result<u64, MemError> {
     let mut r = REGION.lock();
     reserve(&mut r)?;
     let len = size
@@ -258,6 +299,7 @@ pub fn free(ptr: u64) -> Result<(), MemError> {
         return Err(MemError::NotAllocated);
     }
     let size = MAP.write().remove(&ptr).ok_or(MemError::NotAllocated)?;
+    FENCE.write().remove(&ptr);
     let len = size.div_ceil(ALIGN) * ALIGN;
     r.used -= len;
     r.return_budget(ptr, len);
@@ -857,6 +899,20 @@ mod tests {
         free(a).unwrap();
         assert_eq!(info_of(7), (total, free7));
         assert_eq!(info_of(8), (total, total));
+    }
+
+    #[test]
+    fn a_launch_reaches_the_devices_it_names() {
+        let (d, shared) = (alloc_on(9, 100).unwrap(), alloc_shared_on(9, 100).unwrap());
+        let plain = alloc(100).unwrap();
+        assert_eq!(device_of(d), Some(9));
+        assert!(reaches(EVERY_DEVICE, d) && reaches(1 << 9, d) && !reaches(1 << 2, d));
+        // Managed memory and memory of no device are reached by every launch.
+        assert!(reaches(1 << 2, shared) && reaches(1 << 2, plain));
+        for p in [d, shared, plain] {
+            free(p).unwrap();
+        }
+        assert_eq!(device_of(d), None);
     }
 
     #[test]

@@ -138,6 +138,8 @@ struct Job {
     finished: AtomicU64,
     /// The tier this launch runs on ([`crate::jit`]).
     jit: crate::jit::Mode,
+    /// The devices whose memory it may reach.
+    reach: crate::mem::Reach,
 }
 
 /// Launches running now, for the driver's progress line (`--progress`).
@@ -379,7 +381,7 @@ impl Job {
         let local_bytes = self.local_bytes();
         let mut count = 0;
         // This thread's allocation cache for the launch (see `cta::GCache`).
-        let mut gcache = cta::GCache::default();
+        let mut gcache = cta::GCache::new(0, self.reach);
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -400,7 +402,7 @@ impl Job {
             }
             let generation = sys::heap_generation();
             if gcache.generation != generation {
-                gcache = cta::GCache::new(generation);
+                gcache = cta::GCache::new(generation, self.reach);
             }
             scratch.cbar.reset(1, nthreads as u32);
             let r = catch_unwind(AssertUnwindSafe(|| {
@@ -529,7 +531,7 @@ impl Job {
     /// round of each in turn, until all finish.
     fn work_clusters(&self) {
         let mut count = 0;
-        let mut gcache = cta::GCache::default();
+        let mut gcache = cta::GCache::new(0, self.reach);
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -541,7 +543,7 @@ impl Job {
             let c = self.nth(c);
             let generation = sys::heap_generation();
             if gcache.generation != generation {
-                gcache = cta::GCache::new(generation);
+                gcache = cta::GCache::new(generation, self.reach);
             }
             let r = catch_unwind(AssertUnwindSafe(|| {
                 let mut unit = self.start_unit(c, &mut gcache)?;
@@ -573,7 +575,7 @@ impl Job {
     fn work_coop(&self) {
         let coop = self.coop.as_ref().expect("cooperative job");
         let mut count = 0;
-        let mut gcache = cta::GCache::default();
+        let mut gcache = cta::GCache::new(0, self.reach);
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -583,7 +585,7 @@ impl Job {
             };
             let generation = sys::heap_generation();
             if gcache.generation != generation {
-                gcache = cta::GCache::new(generation);
+                gcache = cta::GCache::new(generation, self.reach);
             }
             let c = match &slot {
                 Slot::Fresh(c) => self.member_idx(*c, 0),
@@ -649,7 +651,7 @@ thread_local! {
 }
 
 pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result<(), ExecError> {
-    run(kernel, cfg, params, false)
+    run(kernel, cfg, params, false, crate::mem::EVERY_DEVICE)
 }
 
 /// A cooperative launch: every CTA is resident at once (the driver checked that the grid fits
@@ -659,7 +661,19 @@ pub fn launch_cooperative(
     cfg: &LaunchConfig,
     params: &[u8],
 ) -> Result<(), ExecError> {
-    run(kernel, cfg, params, true)
+    run(kernel, cfg, params, true, crate::mem::EVERY_DEVICE)
+}
+
+/// [`launch`] or [`launch_cooperative`] of a kernel that may reach only the device memory
+/// `reach` names: an access to another device's memory is an illegal address.
+pub fn launch_within(
+    kernel: &Arc<Kernel>,
+    cfg: &LaunchConfig,
+    params: &[u8],
+    cooperative: bool,
+    reach: crate::mem::Reach,
+) -> Result<(), ExecError> {
+    run(kernel, cfg, params, cooperative, reach)
 }
 
 fn run(
@@ -667,6 +681,7 @@ fn run(
     cfg: &LaunchConfig,
     params: &[u8],
     cooperative: bool,
+    reach: crate::mem::Reach,
 ) -> Result<(), ExecError> {
     let bad = |m: String| {
         Err(ExecError {
@@ -806,6 +821,7 @@ fn run(
         started: std::time::Instant::now(),
         finished: AtomicU64::new(0),
         jit,
+        reach,
     });
     RUNNING.lock().push(Arc::downgrade(&job));
     if helpers > 0 {
