@@ -1,8 +1,8 @@
 //! Peer access between contexts of different devices (`cuCtxEnablePeerAccess`,
-//! `cuCtxDisablePeerAccess`). The emulated devices share one address space, so access is
-//! bookkeeping: what a program asks and is answered is what a GPU system with every pair of
-//! devices connected answers. Kernels are not stopped from reaching a peer's memory without it
-//! (see the README): checking it would cost every global access that misses a warp's cache.
+//! `cuCtxDisablePeerAccess`), answered as a GPU system with every pair of devices connected
+//! answers. The emulated devices share one address space; what a context's peers are decides
+//! which devices' memory its kernels may reach (`launch::kernel`'s `reach`, checked by the
+//! engine when an allocation enters a warp's cache).
 
 use crate::context::{active, current, Context, CONTEXTS};
 use crate::errors::{CuResult, INVALID_VALUE};

@@ -83,8 +83,9 @@ pub(crate) unsafe fn alloc_managed(
     }
     let ctx = context::active()?;
     capture::check_unsafe_call()?;
-    // Device memory is host-addressable, so managed memory is device memory.
-    let p = dmem::alloc_on(ctx.device as usize, bytesize as u64).map_err(mem_error)?;
+    // Device memory is host-addressable, so managed memory is device memory, which kernels
+    // of every device reach (it migrates to whichever touches it).
+    let p = dmem::alloc_shared_on(ctx.device as usize, bytesize as u64).map_err(mem_error)?;
     new_buffer(p, &ctx);
     crate::sanitizer::allocated(p, bytesize as u64, ctx.handle() as usize);
     MANAGED.lock().insert(p);
