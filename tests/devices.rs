@@ -68,6 +68,19 @@ fn kernels_use_peer_pointers() {
     assert_pass("devices peer", &out);
 }
 
+/// Without peer access a kernel faults on another device's memory (as a GPU does) but reads
+/// managed memory; the fault is reported naming the device.
+#[test]
+fn kernels_fault_on_another_devices_memory_without_peer_access() {
+    let out = run(&["nopeer"], &[("CUDA_SHIM_DEVICES", "2")]);
+    assert_pass("devices nopeer", &out);
+    assert!(
+        stderr(&out).contains("peer access is not enabled"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// The devices' UUID and PCI lines, unrestricted, in ordinal order.
 fn all_devices(n: &str) -> Vec<String> {
     let out = run(&["uuids"], &[("CUDA_SHIM_DEVICES", n)]);

@@ -10,6 +10,8 @@
 //               contexts per device, and threads current on different devices
 //   peer        a kernel on device 0 reads device 1's memory through the peer pointer after
 //               cudaDeviceEnablePeerAccess, and one on device 1 adds atomically into device 0's
+//   nopeer      without peer access, a kernel on device 0 reads device 1's managed memory but
+//               faults (cudaErrorIllegalAddress) on device 1's device memory
 //   uuids       prints each device's UUID and PCI bus id, one line each (for `visible`)
 //   visible N L N devices are visible, whose UUID/PCI lines are L (`;`-separated), in order
 //   nodevice    cudaGetDeviceCount fails with cudaErrorNoDevice
@@ -244,12 +246,40 @@ static void peer() {
   EXPECT(back == out);
 }
 
+// Without peer access a kernel on device 0 may read managed memory allocated on device 1 (it
+// is accessible from every device) but not device 1's memory: a GPU faults with an illegal
+// address (the Programming Guide's peer access must be enabled first), sticky in device 0's
+// context only.
+static void nopeer() {
+  const int n = 256;
+  int *managed, *on1, *out;
+  CHECK(cudaSetDevice(1));
+  CHECK(cudaMallocManaged(&managed, n * sizeof(int)));
+  CHECK(cudaMalloc(&on1, n * sizeof(int)));
+  for (int i = 0; i < n; i++) managed[i] = i;
+  CHECK(cudaSetDevice(0));
+  CHECK(cudaMallocManaged(&out, n * sizeof(int)));
+  read_peer<<<1, n>>>(managed, out, n);
+  CHECK(cudaDeviceSynchronize());
+  int wrong = 0;
+  for (int i = 0; i < n; i++) wrong += out[i] != 2 * i + 1;
+  EXPECT_EQ(wrong, 0);
+  read_peer<<<1, n>>>(on1, out, n);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  // Device 1 is untouched by device 0's fault.
+  CHECK(cudaSetDevice(1));
+  CHECK(cudaMemset(on1, 0, n * sizeof(int)));
+  CHECK(cudaDeviceSynchronize());
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (!strcmp(mode, "query") && argc > 2) {
     query(atoi(argv[2]));
   } else if (!strcmp(mode, "peer")) {
     peer();
+  } else if (!strcmp(mode, "nopeer")) {
+    nopeer();
   } else if (!strcmp(mode, "uuids")) {
     int count = 0;
     CHECK(cudaGetDeviceCount(&count));
@@ -274,7 +304,7 @@ int main(int argc, char** argv) {
     int n = -1;
     EXPECT_EQ(cudaGetDeviceCount(&n), cudaErrorNoDevice);
   } else {
-    fprintf(stderr, "usage: devices query N|peer|uuids|visible N LIST|nodevice\n");
+    fprintf(stderr, "usage: devices query N|peer|nopeer|uuids|visible N LIST|nodevice\n");
     return 2;
   }
   if (expect_failures) return 1;
