@@ -104,8 +104,10 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
-    // The pool's device's memory, whichever device's stream asks.
-    let a = dmem::alloc_on(p.device as usize, bytesize as u64)
+    // The pool's device's memory, whichever device's stream asks. Which other devices may
+    // reach it is cuMemPoolSetAccess's to say, not peer access's, and is not checked: every
+    // launch may.
+    let a = dmem::alloc_shared_on(p.device as usize, bytesize as u64)
         .map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
     let used = p.used.fetch_add(bytesize as u64, Ordering::AcqRel) + bytesize as u64;
     p.used_high.fetch_max(used, Ordering::AcqRel);
