@@ -348,7 +348,9 @@ fn reach(ctx: &crate::context::Context) -> engine::mem::Reach {
     if crate::device::count() == 1 {
         return engine::mem::EVERY_DEVICE;
     }
-    let peers = ctx.peers.lock();
+    // A copy, so that the context registry is never locked under the peer list (`peer::forget`
+    // locks them the other way round).
+    let peers = ctx.peers.lock().clone();
     peers
         .iter()
         .filter_map(|&h| crate::context::CONTEXTS.find(h as *mut std::ffi::c_void))
