@@ -191,6 +191,30 @@ pub fn launch_cooperative(
     exec::launch_cooperative(kernel, &cluster_shape(kernel, config)?, params)
 }
 
+/// [`launch`] (or, `cooperative`, [`launch_cooperative`]) of a kernel that may reach only the
+/// device memory `reach` names ([`mem::Reach`], as the driver grants it with peer access): an
+/// access to another device's allocation ([`mem::alloc_on`]) stops the launch with an illegal
+/// address, as on a GPU. The check is made when an allocation enters a warp's cache. `device`
+/// is the ordinal the launch runs on (device code's `cudaGetDevice`); grids it launches from
+/// device code run there too, with the same reach.
+pub fn launch_within(
+    kernel: &Arc<Kernel>,
+    config: &LaunchConfig,
+    params: &[u8],
+    cooperative: bool,
+    reach: mem::Reach,
+    device: u32,
+) -> Result<(), ExecError> {
+    exec::launch_within(
+        kernel,
+        &cluster_shape(kernel, config)?,
+        params,
+        cooperative,
+        reach,
+        device,
+    )
+}
+
 /// Sets how many host threads run CTAs (0 = all cores, the default). Takes effect at the next
 /// launch; results of race-free kernels do not depend on it.
 pub fn set_worker_threads(n: usize) {

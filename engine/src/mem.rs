@@ -32,6 +32,11 @@ const ALIGN: u64 = 256;
 const DEFAULT_CAPACITY: u64 = 80 << 30;
 
 /// The reserved region and its free list; only touched by alloc/free (not on the access path).
+///
+/// Several emulated devices share the region (pointers stay unique across devices, as on a
+/// GPU with unified addressing), but each has its own budget: `budget` is one device's memory
+/// size, `used_by[d]` what device `d` holds, and `owner` which device an allocation's bytes are
+/// charged to, so that freeing gives them back to the right budget.
 struct Region {
     capacity: u64,
     base: u64,
@@ -40,6 +45,11 @@ struct Region {
     used: u64,
     /// The most `used` has been.
     peak: u64,
+    budget: u64,
+    used_by: Vec<u64>,
+    /// Allocation (or physical charge) start -> device, for those charged to a device but 0:
+    /// with one device it stays empty.
+    owner: BTreeMap<u64, usize>,
 }
 
 static REGION: Mutex<Region> = Mutex::new(Region {
@@ -48,11 +58,74 @@ static REGION: Mutex<Region> = Mutex::new(Region {
     free: BTreeMap::new(),
     used: 0,
     peak: 0,
+    budget: DEFAULT_CAPACITY,
+    used_by: Vec::new(),
+    owner: BTreeMap::new(),
 });
+
+impl Region {
+    /// Charges `len` bytes to `device`'s budget, or fails as that device's memory is full.
+    fn take_budget(&mut self, device: usize, len: u64) -> Result<(), MemError> {
+        if self.used_by.len() <= device {
+            self.used_by.resize(device + 1, 0);
+        }
+        let used = self.used_by[device];
+        if used.checked_add(len).is_none_or(|u| u > self.budget) {
+            return Err(MemError::OutOfMemory);
+        }
+        self.used_by[device] = used + len;
+        Ok(())
+    }
+
+    /// Gives the bytes of the allocation at `start` back to the budget they were charged to.
+    fn return_budget(&mut self, start: u64, len: u64) {
+        let device = self.owner.remove(&start).unwrap_or(0);
+        self.uncharge_device(device, len);
+    }
+
+    fn uncharge_device(&mut self, device: usize, len: u64) {
+        if let Some(u) = self.used_by.get_mut(device) {
+            *u = u.saturating_sub(len);
+        }
+    }
+
+    fn record_owner(&mut self, start: u64, device: usize) {
+        if device != 0 {
+            self.owner.insert(start, device);
+        }
+    }
+}
 
 /// Live device allocations and registered host ranges, base -> size. Read on every access that
 /// misses a warp's cache, so it is a read-mostly lock separate from the free list.
 static MAP: RwLock<BTreeMap<u64, u64>> = RwLock::new(BTreeMap::new());
+
+/// Which devices' memory a launch may reach: bit `d` for device `d`, as the driver grants it
+/// (its own device and those it enabled peer access to). Memory of no one device (managed
+/// memory, registered host memory, module variables, parameter blocks) is reachable by all.
+pub type Reach = u64;
+
+/// A launch that may reach every device's memory (one device, or no restriction).
+pub const EVERY_DEVICE: Reach = u64::MAX;
+
+/// Device memory proper ([`alloc_on`]), base -> its device: what a launch whose [`Reach`]
+/// leaves the device out may not touch. Read only when such a launch misses its allocation
+/// cache, so a launch that reaches every device never looks at it.
+static FENCE: RwLock<BTreeMap<u64, usize>> = RwLock::new(BTreeMap::new());
+
+/// Whether a launch reaching `reach` may touch the allocation at `base`.
+pub fn reaches(reach: Reach, base: u64) -> bool {
+    reach == EVERY_DEVICE
+        || FENCE
+            .read()
+            .get(&base)
+            .is_none_or(|&d| d >= 64 || reach >> d & 1 == 1)
+}
+
+/// The device whose memory proper the allocation at `base` is ([`alloc_on`]), if any.
+pub fn device_of(base: u64) -> Option<usize> {
+    FENCE.read().get(&base).copied()
+}
 
 /// The device region's bounds `[start, end)` once reserved (read on the access path without the
 /// region's lock): an allocation inside it owns its whole 256-byte granule.
@@ -110,9 +183,19 @@ pub fn freed_containing(addr: u64) -> Option<Allocation> {
 /// Sets the device memory size (bytes) before the first allocation; the profile decides it.
 /// Ignored once the region is reserved.
 pub fn set_capacity(bytes: u64) {
+    set_devices(1, bytes);
+}
+
+/// Sets the number of devices sharing the address space and each one's memory size (bytes),
+/// before the first allocation; ignored once the region is reserved. The region is reserved
+/// for all of them (address space only: untouched pages cost nothing).
+pub fn set_devices(devices: usize, bytes: u64) {
     let mut r = REGION.lock();
     if r.base == 0 {
-        r.capacity = bytes.max(ALIGN) / ALIGN * ALIGN;
+        let each = bytes.max(ALIGN) / ALIGN * ALIGN;
+        r.budget = each;
+        r.capacity = each * devices.max(1) as u64;
+        r.used_by = vec![0; devices.max(1)];
     }
 }
 
@@ -121,10 +204,16 @@ pub fn peak_used() -> u64 {
     REGION.lock().peak
 }
 
-/// Total and free bytes, as cuMemGetInfo reports them.
+/// Total and free bytes of device 0, as cuMemGetInfo reports them.
 pub fn info() -> (u64, u64) {
+    info_of(0)
+}
+
+/// Total and free bytes of `device`, as cuMemGetInfo reports them in one of its contexts.
+pub fn info_of(device: usize) -> (u64, u64) {
     let r = REGION.lock();
-    (r.capacity, r.capacity - r.used)
+    let used = r.used_by.get(device).copied().unwrap_or(0);
+    (r.budget, r.budget.saturating_sub(used))
 }
 
 fn reserve(r: &mut Region) -> Result<(), MemError> {
@@ -154,9 +243,28 @@ fn reserve(r: &mut Region) -> Result<(), MemError> {
     Ok(())
 }
 
-/// Allocates `size` bytes aligned to at least 256 bytes (as cudaMalloc guarantees).
-/// A zero-byte request is rejected by the driver before it gets here.
+/// Allocates `size` bytes aligned to at least 256 bytes (as cudaMalloc guarantees), charged
+/// to device 0 and reachable by every launch (module variables, parameter blocks). A
+/// zero-byte request is rejected by the driver before it gets here.
 pub fn alloc(size: u64) -> Result<u64, MemError> {
+    alloc_charged(0, size)
+}
+
+/// Allocates `size` bytes of `device`'s memory: charged to its budget, and reachable only by
+/// launches whose [`Reach`] includes it.
+pub fn alloc_on(device: usize, size: u64) -> Result<u64, MemError> {
+    let p = alloc_charged(device, size)?;
+    FENCE.write().insert(p, device);
+    Ok(p)
+}
+
+/// Allocates `size` bytes charged to `device`'s budget that every launch may reach (managed
+/// memory, which migrates to whichever device touches it).
+pub fn alloc_shared_on(device: usize, size: u64) -> Result<u64, MemError> {
+    alloc_charged(device, size)
+}
+
+fn alloc_charged(device: usize, size: u64) -> Result<u64, MemError> {
     let mut r = REGION.lock();
     reserve(&mut r)?;
     let len = size
@@ -165,22 +273,23 @@ pub fn alloc(size: u64) -> Result<u64, MemError> {
         .ok_or(MemError::OutOfMemory)?
         / ALIGN
         * ALIGN;
+    r.take_budget(device, len)?;
     // First fit: the lowest free range long enough (free ranges start 256-aligned). Quarantined
     // memory is given back before the device is declared full.
     if CHECKED.load(Ordering::Relaxed) && !r.free.values().any(|&l| l >= len) {
         QUARANTINE.lock().release_down_to(&mut r, 0);
     }
-    let (&start, &flen) = r
-        .free
-        .iter()
-        .find(|(_, &l)| l >= len)
-        .ok_or(MemError::OutOfMemory)?;
+    let Some((&start, &flen)) = r.free.iter().find(|(_, &l)| l >= len) else {
+        r.uncharge_device(device, len);
+        return Err(MemError::OutOfMemory);
+    };
     r.free.remove(&start);
     if flen > len {
         r.free.insert(start + len, flen - len);
     }
     r.used += len;
     r.peak = r.peak.max(r.used);
+    r.record_owner(start, device);
     MAP.write().insert(start, size.max(1));
     Ok(start)
 }
@@ -196,9 +305,11 @@ pub fn free(ptr: u64) -> Result<(), MemError> {
         return Err(MemError::NotAllocated);
     }
     let size = MAP.write().remove(&ptr).ok_or(MemError::NotAllocated)?;
+    FENCE.write().remove(&ptr);
     let len = size.div_ceil(ALIGN) * ALIGN;
     r.used -= len;
     share::freed(ptr, len);
+    r.return_budget(ptr, len);
     if CHECKED.load(Ordering::Acquire) {
         let mut q = QUARANTINE.lock();
         q.fifo.push_back((ptr, len));
@@ -463,24 +574,25 @@ pub fn free_address_range(base: u64, size: u64) -> Result<(), MemError> {
 
 /// Takes `len` bytes of the region out of use without registering them (a physical
 /// allocation's charge against the device capacity); the range is never touched.
-fn charge(len: u64) -> Result<u64, MemError> {
+fn charge(device: usize, len: u64) -> Result<u64, MemError> {
     let mut r = REGION.lock();
     reserve(&mut r)?;
     let len = len
         .max(1)
         .checked_next_multiple_of(ALIGN)
         .ok_or(MemError::OutOfMemory)?;
-    let (&start, &flen) = r
-        .free
-        .iter()
-        .find(|(_, &l)| l >= len)
-        .ok_or(MemError::OutOfMemory)?;
+    r.take_budget(device, len)?;
+    let Some((&start, &flen)) = r.free.iter().find(|(_, &l)| l >= len) else {
+        r.uncharge_device(device, len);
+        return Err(MemError::OutOfMemory);
+    };
     r.free.remove(&start);
     if flen > len {
         r.free.insert(start + len, flen - len);
     }
     r.used += len;
     r.peak = r.peak.max(r.used);
+    r.record_owner(start, device);
     Ok(start)
 }
 
@@ -489,6 +601,7 @@ fn uncharge(start: u64, len: u64) {
     let len = len.max(1).next_multiple_of(ALIGN);
     let mut r = REGION.lock();
     r.used -= len;
+    r.return_budget(start, len);
     let (mut s, mut l) = (start, len);
     if let Some((&ps, &pl)) = r.free.range(..s).next_back() {
         if ps + pl == s {
@@ -515,13 +628,18 @@ pub struct Physical {
 }
 
 impl Physical {
-    /// Creates a physical allocation of `size` bytes.
+    /// Creates a physical allocation of `size` bytes on device 0.
     pub fn create(size: u64) -> Result<Physical, MemError> {
+        Self::create_on(0, size)
+    }
+
+    /// Creates a physical allocation of `size` bytes charged to `device`.
+    pub fn create_on(device: usize, size: u64) -> Result<Physical, MemError> {
         use std::os::fd::FromRawFd;
         if size == 0 {
             return Err(MemError::NotAllocated);
         }
-        let charged = charge(size)?;
+        let charged = charge(device, size)?;
         // SAFETY: a static NUL-terminated name; the flags are valid for memfd_create.
         let fd = unsafe { libc::memfd_create(c"cuda-shim-physical".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {
@@ -770,6 +888,38 @@ mod tests {
         free(a).unwrap();
         drop(p);
         assert_eq!(Physical::create(0).unwrap_err(), MemError::NotAllocated);
+    }
+
+    #[test]
+    fn each_device_has_its_own_budget() {
+        // Devices 7 and 8 are used by no other test of this process.
+        let (total, free7) = info_of(7);
+        assert_eq!(info_of(8), (total, total));
+        let a = alloc_on(7, 1000).unwrap();
+        assert_eq!(info_of(7), (total, free7 - 1024));
+        assert_eq!(info_of(8), (total, total));
+        // More than a device holds fails on that device, whatever the others hold.
+        assert_eq!(alloc_on(8, total + 1), Err(MemError::OutOfMemory));
+        let p = Physical::create_on(8, 4 << 20).unwrap();
+        assert_eq!(info_of(8), (total, total - (4 << 20)));
+        drop(p);
+        free(a).unwrap();
+        assert_eq!(info_of(7), (total, free7));
+        assert_eq!(info_of(8), (total, total));
+    }
+
+    #[test]
+    fn a_launch_reaches_the_devices_it_names() {
+        let (d, shared) = (alloc_on(9, 100).unwrap(), alloc_shared_on(9, 100).unwrap());
+        let plain = alloc(100).unwrap();
+        assert_eq!(device_of(d), Some(9));
+        assert!(reaches(EVERY_DEVICE, d) && reaches(1 << 9, d) && !reaches(1 << 2, d));
+        // Managed memory and memory of no device are reached by every launch.
+        assert!(reaches(1 << 2, shared) && reaches(1 << 2, plain));
+        for p in [d, shared, plain] {
+            free(p).unwrap();
+        }
+        assert_eq!(device_of(d), None);
     }
 
     #[test]

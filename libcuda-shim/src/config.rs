@@ -3,6 +3,8 @@
 //! reported on stderr and the default is used. `CUDA_SHIM_INJECT` is read by `inject`.
 //!
 //! - `CUDA_SHIM_DEVICE` = `h100` (default) | `a100` | `b200`: the emulated device profile.
+//! - `CUDA_SHIM_DEVICES` = `1` (default) to `16`: how many devices of that profile are emulated;
+//!   `CUDA_VISIBLE_DEVICES` selects and orders them ([`visible_devices`]).
 //! - `CUDA_SHIM_TRACE` = unset/`0` (default, off) | `1` (stderr) | a file path: log every driver
 //!   call with its arguments and result.
 //! - `CUDA_SHIM_THREADS` = unset (default: all cores) | a positive number: host threads that run
@@ -22,6 +24,7 @@
 //!   the first difference on stderr.
 
 use crate::profile::{by_key, uuid_string, Profile, PROFILES};
+
 use once_cell::sync::Lazy;
 
 /// Where the trace goes.
@@ -152,7 +155,8 @@ pub fn ptx_jit_disabled() -> bool {
 /// The real driver's variables that change nothing here, checked at cuInit so that a bad value
 /// is reported rather than ignored: `CUDA_FORCE_PTX_JIT` (the shim always runs PTX),
 /// `CUDA_MODULE_LOADING` (`LAZY`/`EAGER`: kernels are lowered when their module loads either
-/// way), `CUDA_DEVICE_ORDER` (`FASTEST_FIRST`/`PCI_BUS_ID`: one device) and
+/// way), `CUDA_DEVICE_ORDER` (`FASTEST_FIRST`/`PCI_BUS_ID`: the emulated devices are identical
+/// and numbered in PCI bus order, so both orders are ordinal order) and
 /// `CUDA_DEVICE_MAX_CONNECTIONS` (1 to 32; each stream has its own queue regardless).
 pub fn check_driver_variables() {
     let _ = flag("CUDA_FORCE_PTX_JIT");
@@ -179,27 +183,95 @@ pub fn check_driver_variables() {
     }
 }
 
-/// Whether the emulated device is visible under `CUDA_VISIBLE_DEVICES` (unset: yes). The real
-/// driver reads the list up to its first invalid entry; device 0 is visible when the list
-/// starts with `0` or with the device's UUID (`GPU-...`, a prefix is enough). Anything else
-/// (`""`, `-1`, `1`: there is only one device) hides it, and cuInit returns
-/// CUDA_ERROR_NO_DEVICE.
-pub fn device_visible() -> bool {
-    static VISIBLE: Lazy<bool> = Lazy::new(|| match std::env::var("CUDA_VISIBLE_DEVICES") {
-        Err(_) => true,
-        Ok(v) => visible_in(&v, &uuid_string(&profile().uuid)),
-    });
-    *VISIBLE
+/// The most devices `CUDA_SHIM_DEVICES` may ask for: each one's memory is address space
+/// reserved at the first allocation (80 GiB for an H100), so more would only waste it.
+pub const MAX_DEVICES: usize = 16;
+
+/// `CUDA_SHIM_DEVICES=N`: how many devices of the profile are emulated (unset: 1). A value
+/// that is not a number from 1 to [`MAX_DEVICES`] is reported, and 1 is used.
+pub fn parse_device_count(v: Option<&str>) -> (usize, Option<String>) {
+    match v.map(str::trim).filter(|t| !t.is_empty()) {
+        None => (1, None),
+        Some(t) => match t.parse::<usize>() {
+            Ok(n) if (1..=MAX_DEVICES).contains(&n) => (n, None),
+            _ => (
+                1,
+                Some(format!(
+                    "CUDA_SHIM_DEVICES={t:?} is not a number of devices from 1 to \
+                     {MAX_DEVICES}; emulating 1"
+                )),
+            ),
+        },
+    }
 }
 
-/// Whether `list` (a CUDA_VISIBLE_DEVICES value) shows device 0, whose UUID is `uuid`
-/// (`GPU-xxxxxxxx-...`).
-pub fn visible_in(list: &str, uuid: &str) -> bool {
-    let first = list.split(',').next().unwrap_or("").trim();
-    if first == "0" {
-        return true;
+/// The emulated devices the program sees, in ordinal order: entry `i` is the index (among
+/// the `CUDA_SHIM_DEVICES` emulated ones) of device ordinal `i`, as `CUDA_VISIBLE_DEVICES`
+/// selects and orders them. Empty when it hides them all (cuInit: CUDA_ERROR_NO_DEVICE).
+/// Parsed at the first call (cuInit), where bad values are reported.
+pub fn visible_devices() -> &'static [usize] {
+    static VISIBLE: Lazy<Vec<usize>> = Lazy::new(|| {
+        let (count, complaint) =
+            parse_device_count(std::env::var("CUDA_SHIM_DEVICES").ok().as_deref());
+        if let Some(c) = complaint {
+            eprintln!("libcuda-shim: {c}");
+        }
+        let Ok(list) = std::env::var("CUDA_VISIBLE_DEVICES") else {
+            return (0..count).collect();
+        };
+        let uuids: Vec<String> = (0..count)
+            .map(|i| uuid_string(&profile().uuid_of(i)))
+            .collect();
+        let (visible, complaint) = parse_visible(&list, &uuids);
+        if let Some(c) = complaint {
+            eprintln!("libcuda-shim: {c}");
+        }
+        visible
+    });
+    &VISIBLE
+}
+
+/// Reads `list`, a `CUDA_VISIBLE_DEVICES` value, over the emulated devices whose UUIDs are
+/// `uuids` (`GPU-xxxxxxxx-...`), as the real driver reads it: comma-separated entries, each an
+/// index or a UUID (a unique prefix is enough), selecting devices in the order given; the first
+/// entry that names no device (or one named already) ends the list, and the devices before it
+/// are visible. Gives the visible devices' indices and, when an entry ended the list, a
+/// complaint naming it (an empty value or a leading negative index, the usual ways of hiding
+/// every device, end it silently).
+pub fn parse_visible(list: &str, uuids: &[String]) -> (Vec<usize>, Option<String>) {
+    let mut visible = Vec::new();
+    if list.trim().is_empty() {
+        return (visible, None);
     }
-    first.len() > 4 && first.starts_with("GPU-") && uuid.starts_with(first)
+    for entry in list.split(',').map(str::trim) {
+        let found = if entry.starts_with("GPU-") && entry.len() > 4 {
+            let mut matches = (0..uuids.len()).filter(|&i| uuids[i].starts_with(entry));
+            match (matches.next(), matches.next()) {
+                (Some(i), None) => Some(i),
+                _ => None,
+            }
+        } else {
+            entry.parse::<usize>().ok().filter(|&i| i < uuids.len())
+        };
+        match found {
+            Some(i) if !visible.contains(&i) => visible.push(i),
+            _ => {
+                let hiding = visible.is_empty() && entry.parse::<i64>().is_ok_and(|n| n < 0);
+                let complaint = (!hiding).then(|| {
+                    format!(
+                        "CUDA_VISIBLE_DEVICES={list:?}: {entry:?} names no device (or one named \
+                         before); there are {} (0 to {}, or their UUIDs); the list ends there, \
+                         as the real driver reads it: {} visible",
+                        uuids.len(),
+                        uuids.len() - 1,
+                        visible.len()
+                    )
+                });
+                return (visible, complaint);
+            }
+        }
+    }
+    (visible, None)
 }
 
 /// `CUDA_SHIM_KERNEL_TIMEOUT=SECONDS`: the watchdog's limit for every launch (unset: none), as
@@ -421,15 +493,48 @@ mod tests {
     }
 
     #[test]
-    fn visible_devices() {
-        let uuid = "GPU-12345678-9abc-def0-1234-56789abcdef0";
-        assert!(visible_in("0", uuid));
-        assert!(visible_in("0,1", uuid));
-        assert!(visible_in("GPU-1234", uuid));
-        assert!(!visible_in("", uuid));
-        assert!(!visible_in("-1", uuid));
-        assert!(!visible_in("1,0", uuid));
-        assert!(!visible_in("GPU-9999", uuid));
+    fn visible_devices_with_one_device() {
+        let one = ["GPU-12345678-9abc-def0-1234-56789abcdef0".to_string()];
+        let shown = |l: &str| parse_visible(l, &one).0;
+        assert_eq!(shown("0"), [0]);
+        assert_eq!(shown("0,1"), [0]);
+        assert_eq!(shown("GPU-1234"), [0]);
+        assert!(shown("").is_empty());
+        assert!(shown("-1").is_empty());
+        assert!(shown("1,0").is_empty());
+        assert!(shown("GPU-9999").is_empty());
+        assert!(parse_visible("-1", &one).1.is_none());
+        assert!(parse_visible("1,0", &one).1.unwrap().contains("\"1\""));
+    }
+
+    #[test]
+    fn visible_devices_select_and_reorder() {
+        let uuids: Vec<String> = (1..=4)
+            .map(|i| format!("GPU-0000000{i}-0000-0000-0000-00000000000{i}"))
+            .collect();
+        let shown = |l: &str| parse_visible(l, &uuids).0;
+        assert_eq!(shown("2,0"), [2, 0]);
+        assert_eq!(shown(" 3 , 1 "), [3, 1]);
+        assert_eq!(shown("GPU-00000004,0"), [3, 0]);
+        // The list ends at the first entry naming nothing, a repeat, or an ambiguous prefix.
+        assert_eq!(shown("1,7,0"), [1]);
+        assert_eq!(shown("1,1,0"), [1]);
+        assert_eq!(shown("0,GPU-0000,2"), [0]);
+        assert_eq!(shown("0,x,2"), [0]);
+        assert!(parse_visible("0,x", &uuids).1.is_some());
+        assert!(parse_visible("0,1", &uuids).1.is_none());
+    }
+
+    #[test]
+    fn device_counts() {
+        assert_eq!(parse_device_count(None), (1, None));
+        assert_eq!(parse_device_count(Some("4")).0, 4);
+        assert_eq!(parse_device_count(Some("16")).0, 16);
+        for bad in ["0", "17", "two", "-1"] {
+            let (n, c) = parse_device_count(Some(bad));
+            assert_eq!(n, 1);
+            assert!(c.unwrap().contains("CUDA_SHIM_DEVICES"), "{bad}");
+        }
     }
 }
 

@@ -1,8 +1,9 @@
 //! Contexts: the device's primary context, created contexts, the per-thread context stack,
 //! context-local storage (for cudart's export table) and the sticky error a kernel fault leaves.
 //!
-//! There is one device and one address space, so memory and modules can be reached from any
-//! context; a context carries what CUDA makes per context and observable: flags, limits, the
+//! Every device has its own primary context (and budget of memory, `engine::mem`), but the
+//! devices share one address space, so memory and modules can be reached from any context; a
+//! context carries what CUDA makes per context and observable: flags, limits, the
 //! CLS map and the sticky error, and its queues: the legacy default stream's and those of its
 //! other streams (created streams and per-thread default streams), for implicit
 //! synchronisation and `cuCtxSynchronize`. What was made in a context (allocations, streams,
@@ -13,6 +14,7 @@
 //! goes away, are `context::calls`.
 
 pub mod calls;
+pub mod peer;
 
 use crate::device;
 use crate::errors::{CuResult, INVALID_CONTEXT};
@@ -59,6 +61,9 @@ pub struct Context {
     legacy: OnceCell<Arc<Queue>>,
     /// The queues of this context's other streams (dead ones are pruned as found).
     streams: Mutex<Vec<Weak<Queue>>>,
+    /// The contexts (handles) whose memory this one may access, as cuCtxEnablePeerAccess
+    /// granted it.
+    pub(crate) peers: Mutex<Vec<usize>>,
     /// Held while work is submitted, so implicit dependencies are captured atomically.
     pub(crate) submission: Mutex<()>,
     /// What every later submission to any stream of the context waits for (cuCtxWaitEvent);
@@ -67,11 +72,11 @@ pub struct Context {
 }
 
 impl Context {
-    pub(crate) fn new(primary: bool, flags: u32) -> Context {
+    pub(crate) fn new(device: CUdevice, primary: bool, flags: u32) -> Context {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Context {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            device: device::DEVICE,
+            device,
             primary,
             flags: AtomicU32::new(flags),
             refcount: AtomicU32::new(0),
@@ -83,6 +88,7 @@ impl Context {
             cache_config: AtomicU32::new(0),
             legacy: OnceCell::new(),
             streams: Mutex::new(Vec::new()),
+            peers: Mutex::new(Vec::new()),
             submission: Mutex::new(()),
             waits: Mutex::new(Vec::new()),
         }
@@ -189,21 +195,29 @@ impl Owner for Context {
     }
 }
 
-static PRIMARY: OnceCell<Arc<Context>> = OnceCell::new();
+/// The primary context of each device, by ordinal.
+static PRIMARY: OnceCell<Vec<Arc<Context>>> = OnceCell::new();
 
-/// Creates the primary context object (inactive) at `cuInit`; its handle never changes, so
-/// CUDART_INTERFACE[2] can hand it out before it is retained.
+/// Creates the devices' primary context objects (inactive) at `cuInit`; their handles never
+/// change, so CUDART_INTERFACE[2] can hand one out before it is retained.
 pub fn init_primary() {
     PRIMARY.get_or_init(|| {
-        let ctx = Arc::new(Context::new(true, 0));
-        CONTEXTS.insert(ctx.clone());
-        ctx
+        (0..device::count().max(1) as CUdevice)
+            .map(|dev| {
+                let ctx = Arc::new(Context::new(dev, true, 0));
+                CONTEXTS.insert(ctx.clone());
+                ctx
+            })
+            .collect()
     });
 }
 
-pub fn primary() -> &'static Arc<Context> {
+/// The primary context of device `dev`, which the caller has checked (an ordinal out of range
+/// gets device 0's).
+pub fn primary(dev: CUdevice) -> &'static Arc<Context> {
     init_primary();
-    PRIMARY.get().expect("initialised above")
+    let all = PRIMARY.get().expect("initialised above");
+    all.get(dev as usize).unwrap_or(&all[0])
 }
 
 thread_local! {

@@ -1,31 +1,45 @@
-//! `cuInit`, the driver version and the device queries, all answered from the profile.
+//! The device queries, all answered from the profile. There are `CUDA_SHIM_DEVICES` emulated
+//! devices of one profile (default 1), of which `CUDA_VISIBLE_DEVICES` makes some visible: a
+//! `CUdevice` is an ordinal among the visible ones, and [`emulated`] names which emulated
+//! device it is (that decides its UUID and PCI bus id, so they follow it when reordered).
 
 use crate::config;
 use crate::errors::{CuResult, INVALID_DEVICE, INVALID_VALUE};
 use abi::*;
 use std::ffi::{c_char, c_int};
 
-/// The only device ordinal.
+/// The first device ordinal, the one a single-device program uses.
 pub const DEVICE: CUdevice = 0;
 
-/// `CUDA_ERROR_INVALID_DEVICE` unless `dev` names the emulated device.
+/// How many devices the program sees.
+pub fn count() -> usize {
+    config::visible_devices().len()
+}
+
+/// `CUDA_ERROR_INVALID_DEVICE` unless `dev` is the ordinal of a visible device.
 pub fn check(dev: CUdevice) -> CuResult {
-    if dev == DEVICE {
+    if dev >= 0 && (dev as usize) < count() {
         Ok(())
     } else {
         Err(INVALID_DEVICE)
     }
 }
 
+/// Which emulated device the ordinal `dev` (checked) is.
+pub fn emulated(dev: CUdevice) -> usize {
+    config::visible_devices()
+        .get(dev as usize)
+        .copied()
+        .unwrap_or(0)
+}
+
 pub(crate) unsafe fn get(device: *mut CUdevice, ordinal: c_int) -> CuResult {
     if device.is_null() {
         return Err(INVALID_VALUE);
     }
-    if ordinal != 0 {
-        return Err(INVALID_DEVICE);
-    }
+    check(ordinal)?;
     // SAFETY: checked non-null.
-    unsafe { *device = DEVICE };
+    unsafe { *device = ordinal };
     Ok(())
 }
 
@@ -34,7 +48,7 @@ pub(crate) unsafe fn get_count(count: *mut c_int) -> CuResult {
         return Err(INVALID_VALUE);
     }
     // SAFETY: checked non-null.
-    unsafe { *count = 1 };
+    unsafe { *count = self::count() as c_int };
     Ok(())
 }
 
@@ -66,7 +80,9 @@ pub(crate) unsafe fn get_uuid(uuid: *mut CUuuid, dev: CUdevice) -> CuResult {
         return Err(INVALID_VALUE);
     }
     check(dev)?;
-    let bytes = config::profile().uuid.map(|b| b as c_char);
+    let bytes = config::profile()
+        .uuid_of(emulated(dev))
+        .map(|b| b as c_char);
     // SAFETY: checked non-null; CUuuid is 16 bytes.
     unsafe { (*uuid).bytes = bytes };
     Ok(())
@@ -91,11 +107,14 @@ pub(crate) unsafe fn get_attribute(
         return Err(INVALID_VALUE);
     }
     check(dev)?;
+    use CUdevice_attribute as A;
     let v = match attrib {
         // 1 with a watchdog (CUDA_SHIM_KERNEL_TIMEOUT), as a display GPU reports it.
-        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => {
-            i32::from(config::kernel_timeout().is_some())
-        }
+        A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT => i32::from(config::kernel_timeout().is_some()),
+        A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID => config::profile().pci_bus_of(emulated(dev)),
+        // Each emulated device is a board of its own (MULTI_GPU_BOARD stays 0), so each has a
+        // board group of its own.
+        A::CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID => emulated(dev) as i32,
         _ => config::profile().attribute(attrib).ok_or(INVALID_VALUE)?,
     };
     // SAFETY: checked non-null.
@@ -154,12 +173,14 @@ pub(crate) unsafe fn compute_capability(
     Ok(())
 }
 
-/// `0000:1b:00.0`, the format `cuDeviceGetPCIBusId` uses.
-pub fn pci_bus_id() -> String {
+/// `0000:1b:00.0`, the format `cuDeviceGetPCIBusId` uses, of the device `dev` (checked).
+pub fn pci_bus_id(dev: CUdevice) -> String {
     let p = config::profile();
     format!(
         "{:04x}:{:02x}:{:02x}.0",
-        p.pci_domain, p.pci_bus, p.pci_device
+        p.pci_domain,
+        p.pci_bus_of(emulated(dev)),
+        p.pci_device
     )
 }
 
@@ -169,7 +190,7 @@ pub(crate) unsafe fn get_pci_bus_id(bus_id: *mut c_char, len: c_int, dev: CUdevi
     }
     check(dev)?;
     // SAFETY: forwarded contract.
-    unsafe { write_c_string(bus_id, len, &pci_bus_id()) }
+    unsafe { write_c_string(bus_id, len, &pci_bus_id(dev)) }
 }
 
 pub(crate) unsafe fn get_by_pci_bus_id(dev: *mut CUdevice, bus_id: *const c_char) -> CuResult {
@@ -180,15 +201,15 @@ pub(crate) unsafe fn get_by_pci_bus_id(dev: *mut CUdevice, bus_id: *const c_char
     let text = unsafe { std::ffi::CStr::from_ptr(bus_id) }
         .to_string_lossy()
         .to_ascii_lowercase();
-    let ours = pci_bus_id();
     // Accept the short form without the domain, as the real driver does.
-    if text == ours || ours.ends_with(&text) && text.len() >= 7 {
-        // SAFETY: checked non-null.
-        unsafe { *dev = DEVICE };
-        Ok(())
-    } else {
-        Err(INVALID_DEVICE)
-    }
+    let found = (0..count() as CUdevice).find(|&d| {
+        let ours = pci_bus_id(d);
+        text == ours || ours.ends_with(&text) && text.len() >= 7
+    });
+    let found = found.ok_or(INVALID_DEVICE)?;
+    // SAFETY: checked non-null.
+    unsafe { *dev = found };
+    Ok(())
 }
 
 pub(crate) unsafe fn module_loading_mode(mode: *mut CUmoduleLoadingMode) -> CuResult {
@@ -202,20 +223,47 @@ pub(crate) unsafe fn module_loading_mode(mode: *mut CUmoduleLoadingMode) -> CuRe
     Ok(())
 }
 
-/// cuDeviceGetP2PAttribute: there is one emulated device, so no pair of distinct devices exists;
-/// the documented answer for the same device twice (or an invalid one) is
-/// CUDA_ERROR_INVALID_DEVICE. The value and attribute are checked first.
+/// cuDeviceCanAccessPeer: every emulated device reaches every other one (they share the
+/// host's memory), and none is its own peer: a real H200 answers 0 for (0, 0)
+/// (scripts/ground-truth/results, driver 580.159).
+pub(crate) unsafe fn can_access_peer(can: *mut c_int, dev: CUdevice, peer: CUdevice) -> CuResult {
+    if can.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    check(dev)?;
+    check(peer)?;
+    // SAFETY: checked non-null.
+    unsafe { *can = c_int::from(dev != peer) };
+    Ok(())
+}
+
+/// cuDeviceGetP2PAttribute for two distinct devices (the same device twice is
+/// CUDA_ERROR_INVALID_DEVICE, as documented). The emulated devices are connected as GPUs on
+/// one NVLink switch: access and native atomics supported, CUDA arrays too, one performance
+/// rank for every pair. The value and attribute are checked first.
 pub(crate) unsafe fn get_p2p_attribute(
     value: *mut c_int,
     attrib: CUdevice_P2PAttribute,
     src: CUdevice,
     dst: CUdevice,
 ) -> CuResult {
+    use CUdevice_P2PAttribute as P;
     // Attributes 1 (performance rank) to 5 (only partial native atomics).
     if value.is_null() || !(1..=5).contains(&attrib.0) {
         return Err(INVALID_VALUE);
     }
     check(src)?;
     check(dst)?;
-    Err(INVALID_DEVICE)
+    if src == dst {
+        return Err(INVALID_DEVICE);
+    }
+    let v = match attrib {
+        P::CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK => 0,
+        P::CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED => 0,
+        // Access, native atomics, CUDA array access.
+        _ => 1,
+    };
+    // SAFETY: checked non-null.
+    unsafe { *value = v };
+    Ok(())
 }

@@ -382,6 +382,9 @@ implemented! {
     cuCtxGetExecAffinity "cuCtxGetExecAffinity" 11040 (affinity: *mut CUexecAffinityParam, kind: CUexecAffinityType) => context::calls::get_exec_affinity;
     cuFlushGPUDirectRDMAWrites "cuFlushGPUDirectRDMAWrites" 11030 (target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) => context::calls::flush_gpu_direct_rdma_writes;
     cuDeviceGetP2PAttribute "cuDeviceGetP2PAttribute" 8000 (value: *mut c_int, attrib: CUdevice_P2PAttribute, src: CUdevice, dst: CUdevice) => device::get_p2p_attribute;
+    cuDeviceCanAccessPeer "cuDeviceCanAccessPeer" 4000 (can_access: *mut c_int, dev: CUdevice, peer_dev: CUdevice) => device::can_access_peer;
+    cuCtxEnablePeerAccess "cuCtxEnablePeerAccess" 4000 (peer: CUcontext, flags: c_uint) => context::peer::enable;
+    cuCtxDisablePeerAccess "cuCtxDisablePeerAccess" 4000 (peer: CUcontext) => context::peer::disable;
     cuDeviceGetTexture1DLinearMaxWidth "cuDeviceGetTexture1DLinearMaxWidth" 11010 (max_width: *mut usize, format: CUarray_format, channels: c_uint, dev: CUdevice) => memory::array::get_texture_1d_linear_max_width;
     cuStreamGetCtx_v2 "cuStreamGetCtx" 12050 (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::calls::get_ctx_v2;
     cuStreamGetCtx_v2_ptsz "cuStreamGetCtx" 12050 abi(cuStreamGetCtx_v2) (stream: CUstream, pctx: *mut CUcontext, green: *mut CUgreenCtx) => stream::calls::get_ctx_v2;
@@ -803,13 +806,10 @@ not_supported! {
     cuCoredumpSetAttributeGlobal "cuCoredumpSetAttributeGlobal" 12010;
     cuCtxAttach "cuCtxAttach" 2000;
     cuCtxDetach "cuCtxDetach" 2000;
-    cuCtxDisablePeerAccess "cuCtxDisablePeerAccess" 4000;
-    cuCtxEnablePeerAccess "cuCtxEnablePeerAccess" 4000;
     cuCtxFromGreenCtx "cuCtxFromGreenCtx" 12040;
     cuCtxGetDevResource "cuCtxGetDevResource" 12040;
     cuDestroyExternalMemory "cuDestroyExternalMemory" 10000;
     cuDestroyExternalSemaphore "cuDestroyExternalSemaphore" 10000;
-    cuDeviceCanAccessPeer "cuDeviceCanAccessPeer" 4000;
     cuDeviceGetCliqueCount "cuDeviceGetCliqueCount" 13040;
     cuDeviceGetCliqueInfo "cuDeviceGetCliqueInfo" 13040;
     cuDeviceGetDevResource "cuDeviceGetDevResource" 12040;

@@ -43,8 +43,8 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
     if flags != 0 {
         return Err(INVALID_VALUE);
     }
-    if !config::device_visible() {
-        // CUDA_VISIBLE_DEVICES hides the only device, as the real driver then answers.
+    if config::visible_devices().is_empty() {
+        // CUDA_VISIBLE_DEVICES hides every device, as the real driver then answers.
         return Err(CUresult::CUDA_ERROR_NO_DEVICE);
     }
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -55,10 +55,12 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
         // still be a stub while it is being written: keep initialising without it, so the
         // rest of the driver stays usable.
         // An injected budget (CUDA_SHIM_INJECT=alloc-budget=SIZE) makes the memory smaller.
+        // Each visible device has a budget of that size in the one address space.
         let capacity = inject::budget().map_or(p.total_mem, |b| b.min(p.total_mem));
-        if let Err(e) = std::panic::catch_unwind(|| engine::mem::set_capacity(capacity)) {
+        let devices = crate::device::count();
+        if let Err(e) = std::panic::catch_unwind(|| engine::mem::set_devices(devices, capacity)) {
             let _ = e;
-            trace::trace!("engine::mem::set_capacity is not available yet");
+            trace::trace!("engine::mem::set_devices is not available yet");
         }
         engine::set_kernel_timeout(config::kernel_timeout());
         engine::set_schedule(config::schedule());
@@ -76,7 +78,11 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
         crate::sanitizer::start();
         crate::stats::start();
         context::init_primary();
-        trace::trace!("cuInit: device 0 is {} (sm_{})", p.name, p.sm());
+        trace::trace!(
+            "cuInit: {devices} device(s), each {} (sm_{})",
+            p.name,
+            p.sm()
+        );
     });
     set_initialized();
     Ok(())

@@ -124,7 +124,7 @@ pub(crate) fn buffer(base: u64) -> (u64, usize) {
         id: next_buffer_id(),
         ctx: context::current()
             .map(|c| c.handle() as usize)
-            .unwrap_or_else(|_| context::primary().handle() as usize),
+            .unwrap_or_else(|_| context::primary(crate::device::DEVICE).handle() as usize),
         owned: false,
         sync_memops: None,
     });

@@ -169,6 +169,20 @@ pub fn by_key(key: &str) -> Option<usize> {
 
 impl Profile {
     /// `sm_XY` as a number (90 for sm_90), for choosing the fatbin entry.
+    /// The UUID of the `index`th emulated device of this profile (`CUDA_SHIM_DEVICES`): the
+    /// last byte counts up from the first device's, so every device's is distinct.
+    pub fn uuid_of(&self, index: usize) -> [u8; 16] {
+        let mut u = self.uuid;
+        u[15] = u[15].wrapping_add(index as u8);
+        u
+    }
+
+    /// The PCI bus of the `index`th emulated device: one bus per device, counting up, so the
+    /// devices' bus ids are distinct and PCI bus order is ordinal order.
+    pub fn pci_bus_of(&self, index: usize) -> i32 {
+        self.pci_bus + index as i32
+    }
+
     pub fn sm(&self) -> u32 {
         (self.cc_major * 10 + self.cc_minor) as u32
     }

@@ -99,21 +99,25 @@ pub struct GCache {
     ent: [(u64, u64); 4],
     next: usize,
     pub generation: u64,
+    /// The devices whose memory the launch may reach ([`mem::Reach`]): checked when an
+    /// allocation enters the cache, so hits cost nothing more.
+    reach: mem::Reach,
 }
 
 impl Default for GCache {
     fn default() -> Self {
-        GCache::new(0)
+        GCache::new(0, mem::EVERY_DEVICE)
     }
 }
 
 impl GCache {
     /// An empty cache (`(1, 0)` contains no range).
-    pub fn new(generation: u64) -> Self {
+    pub fn new(generation: u64, reach: mem::Reach) -> Self {
         GCache {
             ent: [(1, 0); 4],
             next: 0,
             generation,
+            reach,
         }
     }
 
@@ -131,7 +135,7 @@ impl GCache {
             return true;
         }
         match mem::find_reach(lo) {
-            Some((base, reach)) if end <= reach => {
+            Some((base, reach)) if end <= reach && mem::reaches(self.reach, base) => {
                 self.ent[self.next] = (base, reach);
                 self.next = (self.next + 1) % self.ent.len();
                 true
@@ -460,6 +464,14 @@ impl<'a> Cta<'a> {
         }
     }
 
+    /// The allocation containing `addr` and its device, when that is a device this launch may
+    /// not reach ([`mem::Reach`]).
+    fn foreign(&self, addr: u64) -> Option<(mem::Allocation, usize)> {
+        let a = mem::find(addr)?;
+        let device = mem::device_of(a.base)?;
+        (!mem::reaches(self.gcache.reach, a.base)).then_some((a, device))
+    }
+
     /// The report of an access outside its space: kept out of line, so the checks that call it
     /// stay small enough to inline into the step function.
     #[cold]
@@ -468,36 +480,48 @@ impl<'a> Cta<'a> {
         let (space, addr, len, lane, pc) = (a.space, a.addr, a.len, a.lane, a.pc);
         let info = &self.prog.info[pc as usize];
         let access = self.access_fault(warp, a, false);
-        let what = match space {
-            MSpace::Global if access.freed.is_some() => {
-                let a = access.freed.unwrap();
-                format!(
-                    "inside the freed allocation at {:#x} of {} bytes (use after free)",
-                    a.base, a.size
-                )
-            }
-            MSpace::Global => match access.allocation {
-                // As compute-sanitizer's memcheck reports it: where the access is
-                // relative to the nearest allocation.
-                Some(a) if addr >= a.base + a.size => format!(
-                    "outside every allocation, {} bytes after the end of the nearest \
+        let foreign = match space {
+            MSpace::Global => self.foreign(addr),
+            _ => None,
+        };
+        let what = if let Some((a, device)) = foreign {
+            format!(
+                "inside device {device}'s allocation at {:#x} of {} bytes, which this \
+                 launch's device may not access (peer access is not enabled)",
+                a.base, a.size
+            )
+        } else {
+            match space {
+                MSpace::Global if access.freed.is_some() => {
+                    let a = access.freed.unwrap();
+                    format!(
+                        "inside the freed allocation at {:#x} of {} bytes (use after free)",
+                        a.base, a.size
+                    )
+                }
+                MSpace::Global => match access.allocation {
+                    // As compute-sanitizer's memcheck reports it: where the access is
+                    // relative to the nearest allocation.
+                    Some(a) if addr >= a.base + a.size => format!(
+                        "outside every allocation, {} bytes after the end of the nearest \
                      allocation at {:#x} of {} bytes",
-                    addr - (a.base + a.size),
-                    a.base,
-                    a.size
-                ),
-                Some(a) => format!(
-                    "outside every allocation, {} bytes before the nearest allocation at \
+                        addr - (a.base + a.size),
+                        a.base,
+                        a.size
+                    ),
+                    Some(a) => format!(
+                        "outside every allocation, {} bytes before the nearest allocation at \
                      {:#x} of {} bytes",
-                    a.base - addr,
-                    a.base,
-                    a.size
-                ),
-                None => "outside every allocation".into(),
-            },
-            MSpace::Shared => "outside the shared memory window".into(),
-            MSpace::Local => "outside the local memory window".into(),
-            _ => "outside the parameter block".into(),
+                        a.base - addr,
+                        a.base,
+                        a.size
+                    ),
+                    None => "outside every allocation".into(),
+                },
+                MSpace::Shared => "outside the shared memory window".into(),
+                MSpace::Local => "outside the local memory window".into(),
+                _ => "outside the parameter block".into(),
+            }
         };
         ExecError {
             kind: ExecErrorKind::IllegalAddress,

@@ -121,6 +121,8 @@ pub(crate) struct Grid {
     pub kernel: Arc<Kernel>,
     /// The grid's nesting level (1: launched by the host).
     pub depth: u32,
+    /// The device it runs on.
+    pub device: u32,
     state: Mutex<State>,
 }
 
@@ -148,10 +150,11 @@ static NEXT_HANDLE: AtomicU64 = AtomicU64::new(HANDLE_BASE);
 static PENDING: AtomicU64 = AtomicU64::new(0);
 
 impl Grid {
-    pub fn new(kernel: Arc<Kernel>, depth: u32) -> Grid {
+    pub fn new(kernel: Arc<Kernel>, depth: u32, device: u32) -> Grid {
         Grid {
             kernel,
             depth,
+            device,
             state: Mutex::default(),
         }
     }
@@ -313,7 +316,7 @@ pub(super) fn call(
             SUCCESS
         }
         D::GetDevice => {
-            ln.write(MSpace::Generic, a[0], 4, 0)?;
+            ln.write(MSpace::Generic, a[0], 4, grid.device as u64)?;
             SUCCESS
         }
         D::DeviceGetAttribute => {

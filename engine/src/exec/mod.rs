@@ -142,6 +142,8 @@ struct Job {
     jit: crate::jit::Mode,
     /// Launches and copies its threads queued from device code, to run after it.
     devrt: devrt::Grid,
+    /// The devices whose memory it may reach.
+    reach: crate::mem::Reach,
 }
 
 /// Launches running now, for the driver's progress line (`--progress`).
@@ -390,7 +392,7 @@ impl Job {
         let local_bytes = self.local_bytes();
         let mut count = 0;
         // This thread's allocation cache for the launch (see `cta::GCache`).
-        let mut gcache = cta::GCache::default();
+        let mut gcache = cta::GCache::new(0, self.reach);
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -411,7 +413,7 @@ impl Job {
             }
             let generation = sys::heap_generation();
             if gcache.generation != generation {
-                gcache = cta::GCache::new(generation);
+                gcache = cta::GCache::new(generation, self.reach);
             }
             scratch.cbar.reset(1, nthreads as u32);
             let r = catch_unwind(AssertUnwindSafe(|| {
@@ -540,7 +542,7 @@ impl Job {
     /// round of each in turn, until all finish.
     fn work_clusters(&self) {
         let mut count = 0;
-        let mut gcache = cta::GCache::default();
+        let mut gcache = cta::GCache::new(0, self.reach);
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -552,7 +554,7 @@ impl Job {
             let c = self.nth(c);
             let generation = sys::heap_generation();
             if gcache.generation != generation {
-                gcache = cta::GCache::new(generation);
+                gcache = cta::GCache::new(generation, self.reach);
             }
             let r = catch_unwind(AssertUnwindSafe(|| {
                 let mut unit = self.start_unit(c, &mut gcache)?;
@@ -584,7 +586,7 @@ impl Job {
     fn work_coop(&self) {
         let coop = self.coop.as_ref().expect("cooperative job");
         let mut count = 0;
-        let mut gcache = cta::GCache::default();
+        let mut gcache = cta::GCache::new(0, self.reach);
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 break;
@@ -594,7 +596,7 @@ impl Job {
             };
             let generation = sys::heap_generation();
             if gcache.generation != generation {
-                gcache = cta::GCache::new(generation);
+                gcache = cta::GCache::new(generation, self.reach);
             }
             let c = match &slot {
                 Slot::Fresh(c) => self.member_idx(*c, 0),
@@ -660,18 +662,24 @@ thread_local! {
 }
 
 pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result<(), ExecError> {
-    run(kernel, cfg, params, false)
+    run(kernel, cfg, params, false, crate::mem::EVERY_DEVICE, 0)
 }
 
-/// Runs a grid launched by the host and then the work its threads queued from device code,
-/// depth first (see `devrt`): the launch completes when the whole tree has.
+/// Runs a grid launched by the host on device `device` and then the work its threads queued
+/// from device code, depth first (see `devrt`): the launch completes when the whole tree has.
+/// Child grids run on the same device, with the same reach.
 fn run(
     kernel: &Arc<Kernel>,
     cfg: &LaunchConfig,
     params: &[u8],
     cooperative: bool,
+    reach: crate::mem::Reach,
+    device: u32,
 ) -> Result<(), ExecError> {
-    let mut stack = run_grid(kernel, cfg, params, cooperative, 1)?;
+    let grid = |k: &Arc<Kernel>, c: &LaunchConfig, p: &[u8], coop: bool, depth: u32| {
+        run_grid(k, c, p, coop, depth, reach, device)
+    };
+    let mut stack = grid(kernel, cfg, params, cooperative, 1)?;
     stack.reverse();
     while let Some((w, parent)) = stack.pop() {
         match w {
@@ -681,7 +689,7 @@ fn run(
                 params,
                 depth,
             } => {
-                let more = run_grid(&kernel, &cfg, &params, false, depth)?;
+                let more = grid(&kernel, &cfg, &params, false, depth)?;
                 stack.extend(more.into_iter().rev());
             }
             w => devrt::run_memory_work(&w, &parent)?,
@@ -697,7 +705,21 @@ pub fn launch_cooperative(
     cfg: &LaunchConfig,
     params: &[u8],
 ) -> Result<(), ExecError> {
-    run(kernel, cfg, params, true)
+    run(kernel, cfg, params, true, crate::mem::EVERY_DEVICE, 0)
+}
+
+/// [`launch`] or [`launch_cooperative`] on device `device` (what device code's
+/// `cudaGetDevice` answers) of a kernel that may reach only the device memory `reach` names:
+/// an access to another device's memory is an illegal address.
+pub fn launch_within(
+    kernel: &Arc<Kernel>,
+    cfg: &LaunchConfig,
+    params: &[u8],
+    cooperative: bool,
+    reach: crate::mem::Reach,
+    device: u32,
+) -> Result<(), ExecError> {
+    run(kernel, cfg, params, cooperative, reach, device)
 }
 
 /// Runs one grid at nesting level `depth`; answers the work its threads queued, in order, each
@@ -708,6 +730,8 @@ fn run_grid(
     params: &[u8],
     cooperative: bool,
     depth: u32,
+    reach: crate::mem::Reach,
+    device: u32,
 ) -> Result<Vec<(devrt::Work, Arc<str>)>, ExecError> {
     let bad = |m: String| {
         Err(ExecError {
@@ -847,7 +871,8 @@ fn run_grid(
         started: std::time::Instant::now(),
         finished: AtomicU64::new(0),
         jit,
-        devrt: devrt::Grid::new(kernel.clone(), depth),
+        devrt: devrt::Grid::new(kernel.clone(), depth, device),
+        reach,
     });
     RUNNING.lock().push(Arc::downgrade(&job));
     if helpers > 0 {

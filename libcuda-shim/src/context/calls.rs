@@ -27,6 +27,7 @@ fn teardown(ctx: &Arc<Context>) {
     crate::memory::surface::release_context(ctx.handle() as usize);
     crate::memory::alloc::release_context(ctx.handle() as usize);
     ctx.run_cls_destructors();
+    crate::context::peer::forget(ctx);
     ctx.clear_sticky();
 }
 
@@ -36,7 +37,7 @@ pub(crate) unsafe fn primary_retain(pctx: *mut CUcontext, dev: CUdevice) -> CuRe
         return Err(INVALID_VALUE);
     }
     device::check(dev)?;
-    let ctx = primary();
+    let ctx = primary(dev);
     ctx.refcount.fetch_add(1, Ordering::AcqRel);
     // SAFETY: checked non-null.
     unsafe { *pctx = ctx.handle() };
@@ -45,7 +46,7 @@ pub(crate) unsafe fn primary_retain(pctx: *mut CUcontext, dev: CUdevice) -> CuRe
 
 pub(crate) unsafe fn primary_release(dev: CUdevice) -> CuResult {
     device::check(dev)?;
-    let ctx = primary();
+    let ctx = primary(dev);
     let old = ctx
         .refcount
         .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
@@ -58,7 +59,7 @@ pub(crate) unsafe fn primary_release(dev: CUdevice) -> CuResult {
 
 pub(crate) unsafe fn primary_reset(dev: CUdevice) -> CuResult {
     device::check(dev)?;
-    let ctx = primary();
+    let ctx = primary(dev);
     ctx.refcount.store(0, Ordering::Release);
     teardown(ctx);
     Ok(())
@@ -71,7 +72,7 @@ pub(crate) unsafe fn primary_set_flags(dev: CUdevice, flags: c_uint) -> CuResult
     if flags & !0x9f != 0 {
         return Err(INVALID_VALUE);
     }
-    primary().flags.store(flags, Ordering::Release);
+    primary(dev).flags.store(flags, Ordering::Release);
     Ok(())
 }
 
@@ -84,7 +85,7 @@ pub(crate) unsafe fn primary_get_state(
         return Err(INVALID_VALUE);
     }
     device::check(dev)?;
-    let ctx = primary();
+    let ctx = primary(dev);
     // SAFETY: both checked non-null.
     unsafe {
         *flags = ctx.flags.load(Ordering::Acquire);
@@ -102,7 +103,7 @@ unsafe fn create(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CuResult
     if flags & !0x9f != 0 {
         return Err(INVALID_VALUE);
     }
-    let ctx = Arc::new(Context::new(false, flags));
+    let ctx = Arc::new(Context::new(dev, false, flags));
     let h = CONTEXTS.insert(ctx);
     STACK.with(|s| s.borrow_mut().push(h));
     // SAFETY: checked non-null.
@@ -294,8 +295,9 @@ pub(crate) unsafe fn set_limit(limit: CUlimit, value: usize) -> CuResult {
         return Err(INVALID_VALUE);
     }
     ctx.limits.lock()[i] = value;
-    // The engine's device heap and printf FIFO are process-wide: with one emulated device, the
-    // last context to set a limit decides it, which is what a program with one context sees.
+    // The engine's device heap and printf FIFO are process-wide, shared by every emulated
+    // device: the last context to set a limit decides it, which is what a program with one
+    // context sees.
     match limit {
         CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE => engine::set_heap_size(value),
         CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE => engine::set_printf_fifo_size(value),

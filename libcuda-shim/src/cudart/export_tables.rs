@@ -109,7 +109,7 @@ slot! {
             }
             device::check(dev)?;
             // SAFETY: checked non-null.
-            unsafe { *out = context::primary().handle() };
+            unsafe { *out = context::primary(dev).handle() };
             Ok(())
         })())
     }
@@ -313,7 +313,13 @@ unsafe fn integrity_answer(version: u32, unix_seconds: u64, result: *mut [u64; 2
         integrity_fn: integrity_check as unsafe extern "C" fn(u32, u64, *mut [u64; 2]) -> CUresult
             as usize as u64,
         unix_seconds,
-        devices: vec![(p.uuid, p.pci_domain, p.pci_bus, p.pci_device)],
+        // Every visible device, in ordinal order, as cudart sees them.
+        devices: (0..device::count() as CUdevice)
+            .map(|d| {
+                let e = device::emulated(d);
+                (p.uuid_of(e), p.pci_domain, p.pci_bus_of(e), p.pci_device)
+            })
+            .collect(),
     };
     let r = integrity::compute(&inputs);
     // SAFETY: checked non-null; cudart passes room for two u64.

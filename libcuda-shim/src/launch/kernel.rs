@@ -329,11 +329,8 @@ pub(crate) fn run_now(
         return;
     }
     let start = std::time::Instant::now();
-    let r = if cooperative {
-        engine::launch_cooperative(&f.kernel, config, bytes)
-    } else {
-        engine::launch(&f.kernel, config, bytes)
-    };
+    let device = ctx.device as u32;
+    let r = engine::launch_within(&f.kernel, config, bytes, cooperative, reach(ctx), device);
     crate::stats::launched(&f.kernel, config, start.elapsed());
     crate::sanitizer::after_launch(&f.kernel.name);
     if let Err(e) = r {
@@ -343,6 +340,22 @@ pub(crate) fn run_now(
         }
         ctx.set_sticky(fault_code(e.kind));
     }
+}
+
+/// The devices whose memory a kernel of `ctx` may touch: its own and those of the contexts it
+/// enabled peer access to (cuCtxEnablePeerAccess), as on a GPU, where another device's memory
+/// is an illegal address otherwise. Managed and host memory are reachable from every device.
+fn reach(ctx: &crate::context::Context) -> engine::mem::Reach {
+    if crate::device::count() == 1 {
+        return engine::mem::EVERY_DEVICE;
+    }
+    // A copy, so that the context registry is never locked under the peer list (`peer::forget`
+    // locks them the other way round).
+    let peers = ctx.peers.lock().clone();
+    peers
+        .iter()
+        .filter_map(|&h| crate::context::CONTEXTS.find(h as *mut std::ffi::c_void))
+        .fold(1 << ctx.device, |r, peer| r | 1 << peer.device)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -15,8 +15,9 @@ pub(crate) unsafe fn get_info(free: *mut usize, total: *mut usize) -> CuResult {
     if free.is_null() || total.is_null() {
         return Err(INVALID_VALUE);
     }
-    context::active()?;
-    let (t, f) = dmem::info();
+    // The budget of the current context's device.
+    let ctx = context::active()?;
+    let (t, f) = dmem::info_of(ctx.device as usize);
     // SAFETY: both checked non-null.
     unsafe {
         *free = f as usize;
@@ -35,7 +36,7 @@ pub(crate) unsafe fn alloc(dptr: *mut CUdeviceptr, bytesize: usize) -> CuResult 
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
-    let p = dmem::alloc(bytesize as u64).map_err(mem_error)?;
+    let p = dmem::alloc_on(ctx.device as usize, bytesize as u64).map_err(mem_error)?;
     new_buffer(p, &ctx);
     crate::sanitizer::allocated(p, bytesize as u64, ctx.handle() as usize);
     // SAFETY: checked non-null.
@@ -61,7 +62,7 @@ pub(crate) unsafe fn alloc_pitch(
     // Rows aligned to the texture pitch alignment the profile reports (512 bytes).
     let row = width.div_ceil(512) * 512;
     let total = row.checked_mul(height).ok_or(INVALID_VALUE)?;
-    let p = dmem::alloc(total as u64).map_err(mem_error)?;
+    let p = dmem::alloc_on(ctx.device as usize, total as u64).map_err(mem_error)?;
     new_buffer(p, &ctx);
     crate::sanitizer::allocated(p, total as u64, ctx.handle() as usize);
     // SAFETY: both checked non-null.
@@ -82,8 +83,9 @@ pub(crate) unsafe fn alloc_managed(
     }
     let ctx = context::active()?;
     capture::check_unsafe_call()?;
-    // Device memory is host-addressable, so managed memory is device memory.
-    let p = dmem::alloc(bytesize as u64).map_err(mem_error)?;
+    // Device memory is host-addressable, so managed memory is device memory, which kernels
+    // of every device reach (it migrates to whichever touches it).
+    let p = dmem::alloc_shared_on(ctx.device as usize, bytesize as u64).map_err(mem_error)?;
     new_buffer(p, &ctx);
     crate::sanitizer::allocated(p, bytesize as u64, ctx.handle() as usize);
     MANAGED.lock().insert(p);

@@ -278,7 +278,9 @@ fn create(d: &CUDA_ARRAY3D_DESCRIPTOR, elem: usize, is_level: bool) -> CuResult<
         .and_then(|r| r.checked_mul(d.Height.max(1)))
         .and_then(|s| s.checked_mul(d.Depth.max(1)))
         .ok_or(CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
-    let base = dmem::alloc(size as u64).map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
+    // An array is memory of the current context's device.
+    let dev = crate::context::current().map_or(0, |c| c.device as usize);
+    let base = dmem::alloc_on(dev, size as u64).map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
     let array = Arc::new(Array {
         base,
         desc: *d,

@@ -61,8 +61,8 @@ fn classify(ptr: CUdeviceptr) -> Option<PointerInfo> {
             access,
             handle_types: a.handle_types() as u64,
             pool: 0,
-            // Virtual memory belongs to no context; the device's primary one answers.
-            ctx: context::primary().handle() as usize,
+            // Virtual memory belongs to no context; its device's primary one answers.
+            ctx: context::primary(a.device()).handle() as usize,
             buffer_id: id,
             block_id: a.id(),
         });
@@ -97,6 +97,14 @@ fn classify(ptr: CUdeviceptr) -> Option<PointerInfo> {
         buffer_id: id,
         block_id: id,
     })
+}
+
+/// The device of the context (a handle) an allocation was made in: device 0 when the context
+/// is gone (or for memory of no context).
+fn device_of(ctx: usize) -> i32 {
+    CONTEXTS
+        .find(ctx as *mut c_void)
+        .map_or(crate::device::DEVICE, |c| c.device)
 }
 
 /// The bytes an attribute's value takes (what the caller's storage holds).
@@ -161,7 +169,7 @@ unsafe fn write_attribute(
             P::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS => *u32_out = u32::from(sync_memops_of(info)),
             P::CU_POINTER_ATTRIBUTE_BUFFER_ID => *u64_out = info.buffer_id,
             P::CU_POINTER_ATTRIBUTE_IS_MANAGED => *u32_out = u32::from(k == Kind::Managed),
-            P::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => *(data as *mut i32) = 0,
+            P::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => *(data as *mut i32) = device_of(info.ctx),
             P::CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE => *u32_out = 0,
             P::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR => *u64_out = info.range.0,
             P::CU_POINTER_ATTRIBUTE_RANGE_SIZE => *u64_out = info.range.1,

@@ -28,6 +28,8 @@ fn location_id(l: &CUmemLocation) -> i32 {
 
 #[derive(Default)]
 pub struct Pool {
+    /// The device whose memory it hands out.
+    pub(crate) device: CUdevice,
     used: AtomicU64,
     used_high: AtomicU64,
     release_threshold: AtomicU64,
@@ -44,17 +46,25 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// A pool for `handle_types`, or one imported from another process (`pool_ipc`).
-    pub(crate) fn shared(handle_types: u32, imported: Option<(u32, u32)>) -> Pool {
+    /// A pool of `device` for `handle_types`, or one imported from another process
+    /// (`pool_ipc`).
+    pub(crate) fn shared(
+        device: CUdevice,
+        handle_types: u32,
+        imported: Option<(u32, u32)>,
+    ) -> Pool {
         Pool {
             handle_types,
             imported,
-            ..Pool::new()
+            ..Pool::new(device)
         }
     }
 
-    fn new() -> Pool {
-        let p = Pool::default();
+    fn new(device: CUdevice) -> Pool {
+        let p = Pool {
+            device,
+            ..Pool::default()
+        };
         // All three reuse policies are enabled by default.
         for r in &p.reuse {
             r.store(1, Ordering::Relaxed);
@@ -63,17 +73,35 @@ impl Pool {
     }
 }
 
-/// Live pools by handle (the default pool first), and live pool allocations.
-/// The default pool is its own value: taking "the first key" of the map named whichever pool
-/// the hash order put first once a pool had been created before the default was asked for.
-static DEFAULT_POOL: Lazy<Arc<Pool>> = Lazy::new(|| Arc::new(Pool::new()));
-static POOLS: Lazy<Mutex<HashMap<usize, Arc<Pool>>>> = Lazy::new(|| {
-    let default = DEFAULT_POOL.clone();
-    Mutex::new(HashMap::from([(Arc::as_ptr(&default) as usize, default)]))
+/// Live pools by handle (the devices' default pools and created ones). Each default pool is
+/// its own value (taking "the first key" of the map named whichever pool the hash order put
+/// first once a pool had been created before the default was asked for).
+static POOLS: Lazy<Mutex<HashMap<usize, Arc<Pool>>>> = Lazy::new(Default::default);
+/// Each device's default pool, by ordinal.
+static DEFAULT: Lazy<Vec<usize>> = Lazy::new(|| {
+    let mut pools = POOLS.lock();
+    (0..device::count().max(1) as CUdevice)
+        .map(|dev| {
+            let p = Arc::new(Pool::new(dev));
+            let h = Arc::as_ptr(&p) as usize;
+            pools.insert(h, p);
+            h
+        })
+        .collect()
 });
-static DEFAULT: Lazy<usize> = Lazy::new(|| Arc::as_ptr(&DEFAULT_POOL) as usize);
-/// The pool the device allocates from by default (cuDeviceSetMemPool changes it).
-static CURRENT: Lazy<Mutex<usize>> = Lazy::new(|| Mutex::new(*DEFAULT));
+/// The pool each device allocates from by default (cuDeviceSetMemPool changes it).
+static CURRENT: Lazy<Mutex<Vec<usize>>> = Lazy::new(|| Mutex::new(DEFAULT.clone()));
+
+/// The default pool of `dev` (checked).
+fn default_of(dev: CUdevice) -> usize {
+    DEFAULT.get(dev as usize).copied().unwrap_or(DEFAULT[0])
+}
+
+/// The current pool of `dev` (checked).
+fn current_of(dev: CUdevice) -> usize {
+    let current = CURRENT.lock();
+    current.get(dev as usize).copied().unwrap_or(current[0])
+}
 /// Pool allocations: base -> (pool, size).
 type Allocations = HashMap<u64, (Arc<Pool>, u64)>;
 pub(crate) static ALLOCATIONS: Lazy<Mutex<Allocations>> = Lazy::new(Default::default);
@@ -107,7 +135,11 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
     if bytesize == 0 {
         return Err(INVALID_VALUE);
     }
-    let a = dmem::alloc(bytesize as u64).map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
+    // The pool's device's memory, whichever device's stream asks. Which other devices may
+    // reach it is cuMemPoolSetAccess's to say, not peer access's, and is not checked: every
+    // launch may.
+    let a = dmem::alloc_shared_on(p.device as usize, bytesize as u64)
+        .map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
     let used = p.used.fetch_add(bytesize as u64, Ordering::AcqRel) + bytesize as u64;
     p.used_high.fetch_max(used, Ordering::AcqRel);
     ALLOCATIONS.lock().insert(a, (p, bytesize as u64));
@@ -119,7 +151,9 @@ unsafe fn alloc_in(dptr: *mut CUdeviceptr, bytesize: usize, p: Arc<Pool>, s: CUs
 }
 
 pub(crate) unsafe fn alloc_async(dptr: *mut CUdeviceptr, bytesize: usize, s: CUstream) -> CuResult {
-    let p = pool(*CURRENT.lock() as CUmemoryPool)?;
+    // The current pool of the stream's device.
+    let dev = stream::target(s)?.ctx.device;
+    let p = pool(current_of(dev) as CUmemoryPool)?;
     // SAFETY: forwarded contract.
     unsafe { alloc_in(dptr, bytesize, p, s) }
 }
@@ -188,7 +222,7 @@ pub(crate) unsafe fn device_get_default_mem_pool(
     }
     device::check(dev)?;
     // SAFETY: checked non-null.
-    unsafe { *out = *DEFAULT as CUmemoryPool };
+    unsafe { *out = default_of(dev) as CUmemoryPool };
     Ok(())
 }
 
@@ -198,16 +232,20 @@ pub(crate) unsafe fn device_get_mem_pool(out: *mut CUmemoryPool, dev: CUdevice) 
     }
     device::check(dev)?;
     // SAFETY: checked non-null.
-    unsafe { *out = *CURRENT.lock() as CUmemoryPool };
+    unsafe { *out = current_of(dev) as CUmemoryPool };
     Ok(())
 }
 
 pub(crate) unsafe fn device_set_mem_pool(dev: CUdevice, p: CUmemoryPool) -> CuResult {
     device::check(dev)?;
-    if pool(p)?.imported.is_some() {
+    // A pool serves the device it was made for; an imported pool allocates nothing.
+    let p = pool(p)?;
+    if p.device != dev || p.imported.is_some() {
         return Err(INVALID_VALUE);
     }
-    *CURRENT.lock() = p as usize;
+    if let Some(c) = CURRENT.lock().get_mut(dev as usize) {
+        *c = Arc::as_ptr(&p) as usize;
+    }
     Ok(())
 }
 
@@ -222,26 +260,29 @@ pub(crate) unsafe fn create(out: *mut CUmemoryPool, props: *const CUmemPoolProps
     {
         return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
     }
-    device::check(location_id(&pr.location))?;
+    let dev = location_id(&pr.location);
+    device::check(dev)?;
     // Only a POSIX file descriptor can be exported here, as for cuMemCreate.
     let posix = CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR.0;
     if pr.handleTypes.0 & !posix != 0 {
         return Err(CUresult::CUDA_ERROR_NOT_SUPPORTED);
     }
-    let h = insert(Arc::new(Pool::shared(pr.handleTypes.0, None)));
+    let h = insert(Arc::new(Pool::shared(dev, pr.handleTypes.0, None)));
     // SAFETY: checked non-null.
     unsafe { *out = h as CUmemoryPool };
     Ok(())
 }
 
 pub(crate) unsafe fn destroy(p: CUmemoryPool) -> CuResult {
-    if p as usize == *DEFAULT {
+    if DEFAULT.contains(&(p as usize)) {
         return Err(INVALID_VALUE);
     }
     POOLS.lock().remove(&(p as usize)).ok_or(INVALID_VALUE)?;
-    let mut current = CURRENT.lock();
-    if *current == p as usize {
-        *current = *DEFAULT;
+    // A device whose current pool this was goes back to its default pool.
+    for (dev, c) in CURRENT.lock().iter_mut().enumerate() {
+        if *c == p as usize {
+            *c = DEFAULT[dev];
+        }
     }
     Ok(())
 }

@@ -85,7 +85,9 @@ pub(crate) unsafe fn import_from_shareable_handle(
     }
     let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).map_err(|_| INVALID_VALUE)?;
     let (pid, id) = parse_name(&link.to_string_lossy()).ok_or(INVALID_VALUE)?;
-    let h = pool::insert(Arc::new(Pool::shared(POSIX_FD, Some((pid, id)))));
+    // It allocates nothing; its device is the importing context's.
+    let dev = crate::context::current().map_or(0, |c| c.device);
+    let h = pool::insert(Arc::new(Pool::shared(dev, POSIX_FD, Some((pid, id)))));
     // SAFETY: checked non-null.
     unsafe { *pool_out = h as CUmemoryPool };
     Ok(())
@@ -110,7 +112,7 @@ pub(crate) unsafe fn export_pointer(
     // Backing the pages with a memfd copies them: no queued work may write them meanwhile.
     match context::current() {
         Ok(ctx) => ctx.wait_idle(),
-        Err(_) => context::primary().wait_idle(),
+        Err(_) => context::primary(pl.device).wait_idle(),
     }
     let e = share::export(base).map_err(share_error)?;
     let b = encode_mem(PTR_MAGIC, memory::buffer(base).0, std::process::id(), &e)?;

@@ -124,7 +124,7 @@ fn check_prop(p: &CUmemAllocationProp) -> CuResult {
 fn sync_device() {
     match context::current() {
         Ok(ctx) => ctx.wait_idle(),
-        Err(_) => context::primary().wait_idle(),
+        Err(_) => context::primary(device::DEVICE).wait_idle(),
     }
 }
 
@@ -214,7 +214,13 @@ pub(crate) unsafe fn create(
     if size == 0 || !(size as u64).is_multiple_of(GRANULARITY) {
         return Err(INVALID_VALUE);
     }
-    let physical = Physical::create(size as u64).map_err(mem_error)?;
+    // Device memory counts against its device's budget; host memory against device 0's, as
+    // before there were several devices.
+    let on = match p.location.type_ {
+        CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE => location_id(&p.location) as usize,
+        _ => 0,
+    };
+    let physical = Physical::create_on(on, size as u64).map_err(mem_error)?;
     let a = Arc::new(Allocation {
         physical,
         id: next_id(),
@@ -402,6 +408,15 @@ impl Allocation {
 
     pub(crate) fn id(&self) -> u64 {
         self.id
+    }
+
+    /// The device whose memory it is (device 0 for host memory).
+    pub(crate) fn device(&self) -> CUdevice {
+        if self.location_type == CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE {
+            self.location_id
+        } else {
+            device::DEVICE
+        }
     }
 }
 

@@ -54,7 +54,10 @@ impl GraphAlloc {
         access: Vec<CUmemAccessDesc>,
     ) -> CuResult<Arc<GraphAlloc>> {
         let ctx = context::active()?;
-        let dptr = dmem::alloc(size).map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
+        // Reachable from every device: the node's access descriptors, not peer access, say
+        // which devices may, and are not checked.
+        let dptr = dmem::alloc_shared_on(ctx.device as usize, size)
+            .map_err(|_| CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
         memory::new_buffer(dptr, &ctx);
         let a = Arc::new(GraphAlloc {
             dptr,
