@@ -253,6 +253,55 @@ fn numba_cuda_quick_subset() {
     );
 }
 
+/// numba-cuda's own IPC tests (`test_ipc`: a parent hands device arrays to child processes
+/// through `cuIpcGetMemHandle`, and they read and write them). The pinned numba-cuda 0.30.4
+/// reads `CUipcMemHandle.reserved`, which the pinned cuda-bindings 13.5.0 no longer has, so
+/// these tests fail in Python before any driver call, on a GPU too; the harness gives the
+/// attribute back (`tests/clients/numba_ipc_compat/sitecustomize.py`), and the rest is numba's
+/// code and the driver's.
+#[test]
+fn numba_cuda_ipc_tests() {
+    let dir = scratch("numba_ipc");
+    for f in ["numba_cuda_conftest.py", "pytest.ini"] {
+        std::fs::copy(clients_dir().join(f), dir.join(f)).unwrap();
+    }
+    let junit = dir.join("junit.xml");
+    let path = format!(
+        "{}:{}",
+        clients_dir().join("numba_ipc_compat").display(),
+        dir.display()
+    );
+    let args = [
+        "-m",
+        "pytest",
+        "-p",
+        "numba_cuda_conftest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rfE",
+        "--color=no",
+        "--timeout=300",
+        "--pyargs",
+        "--junitxml",
+        junit.to_str().unwrap(),
+        "numba.cuda.tests.cudapy.test_ipc",
+    ];
+    let out = python(&dir, &args, &[("PYTHONPATH", path.as_str())], 600);
+    let outcomes = junit_outcomes(&junit);
+    let passed = outcomes.values().filter(|s| *s == "passed").count();
+    let bad: Vec<_> = outcomes
+        .iter()
+        .filter(|(_, s)| *s == "failed" || *s == "error")
+        .map(|(t, s)| format!("{s} {t}"))
+        .collect();
+    assert!(
+        bad.is_empty() && out.status.success() && passed >= 5,
+        "numba-cuda test_ipc: {passed} passed, failing: {bad:?}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 #[test]
 fn nvjitlink_cubin_from_a_cpp_program() {
     // A C++ program links LTO-IR, PTX, and PTX calling LTO-IR with nvJitLink (its header's

@@ -46,6 +46,21 @@ fn device_runtime_calls() {
     );
 }
 
+/// With two devices, a grid launched on device 1 and its child both run there: device code's
+/// `cudaGetDevice` answers 1, and the child writes device 1's memory.
+#[test]
+fn child_grids_run_on_their_parents_device() {
+    let exe = cdp("cdp_runtime", "cdp_runtime_device1", &[]);
+    let out = std::process::Command::new(&exe)
+        .arg("device1")
+        .env("LD_PRELOAD", &shim().library)
+        .env("CUDA_SHIM_DEVICES", "2")
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .output()
+        .unwrap();
+    assert_pass("cdp_runtime device1", &out);
+}
+
 /// The same programs on one host thread and in a seeded schedule: the order children run in
 /// does not depend on the number of workers.
 #[test]

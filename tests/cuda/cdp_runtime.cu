@@ -139,13 +139,43 @@ static int failures = 0;
         }                                                                                                            \
     } while (0)
 
+
 template <class T> static T sym(const T &s) {
     T v;
     cudaMemcpyFromSymbol(&v, s, sizeof(T));
     return v;
 }
 
-int main() {
+// Device code's cudaGetDevice names the device its grid runs on, and a child grid runs there
+// too, reaching that device's memory (run with CUDA_SHIM_DEVICES=2 and argument `device1`).
+__device__ int where_parent, where_child;
+__global__ void report_child(int *p) {
+    cudaGetDevice(&where_child);
+    p[0] = 42;
+}
+__global__ void report_parent(int *p) {
+    cudaGetDevice(&where_parent);
+    report_child<<<1, 1>>>(p);
+}
+
+static int on_device1() {
+    int n = 0;
+    cudaGetDeviceCount(&n);
+    cudaSetDevice(1);
+    int *p, v = 0;
+    cudaMalloc(&p, sizeof(int));
+    report_parent<<<1, 1>>>(p);
+    cudaError_t e = cudaDeviceSynchronize();
+    cudaMemcpy(&v, p, sizeof(int), cudaMemcpyDeviceToHost);
+    int wp = sym(where_parent), wc = sym(where_child);
+    bool ok = n == 2 && e == cudaSuccess && wp == 1 && wc == 1 && v == 42;
+    printf("%s device 1: %d devices, sync %d, parent on %d, child on %d, wrote %d\n", ok ? "PASS" : "FAIL", n,
+           (int)e, wp, wc, v);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "device1")) return on_device1();
     // Nesting depth.
     nest<<<1, 1>>>(1);
     CHECK(cudaDeviceSynchronize() == cudaSuccess, "nest sync");

@@ -241,6 +241,7 @@ pub(crate) fn run_memory_work(w: &Work, parent: &str) -> Result<(), ExecError> {
 }
 
 /// One lane's call of a device-runtime function: the value it returns.
+#[inline(never)]
 pub(super) fn call(
     ln: &mut Lane,
     regs: &[u64],

@@ -98,7 +98,10 @@ fn unwritten(addr: u64, len: u64) -> bool {
 }
 
 /// Checks the global (or generic) load of `len` bytes at `addrs` by the lanes of `em`, before
-/// it reads: reports each lane reading memory never written.
+/// it reads: reports each lane reading memory never written. Out of line and cold: the
+/// interpreter's step function should not grow by it.
+#[cold]
+#[inline(never)]
 pub(super) fn check_load(
     cta: &Cta,
     warp: u32,

@@ -149,7 +149,10 @@ impl Lane<'_, '_> {
 }
 
 /// Runs `call` for every lane of `em` in lane order. `regs` is the warp's register file.
+/// Out of line: system calls are rare, and the interpreter's step function should not grow by
+/// them.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 pub fn run(
     cta: &mut Cta,
     warp: &mut Warp,
