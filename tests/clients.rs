@@ -198,13 +198,15 @@ fn junit_outcomes(path: &Path) -> HashMap<String, String> {
     out
 }
 
-#[test]
-fn numba_cuda_quick_subset() {
-    // A chosen set of numba-cuda's own tests that exercise kernels broadly (atomics, warp
-    // operations, shared and local memory, math, records, ufuncs, gufuncs, reductions,
-    // exceptions, printing), linked through nvJitLink as users have it.
-    let ids = test_list("numba-quick.txt");
-    let dir = scratch("numba");
+/// Runs numba-cuda's tests `ids` (pytest `--pyargs` ids) in the scratch folder `name`, with
+/// `extra_path` before it on PYTHONPATH: the process's output, and each test's outcome.
+fn numba_tests(
+    name: &str,
+    ids: &[String],
+    extra_path: Option<&Path>,
+    limit_s: u32,
+) -> (Output, HashMap<String, String>) {
+    let dir = scratch(name);
     for f in ["numba_cuda_conftest.py", "pytest.ini"] {
         std::fs::copy(clients_dir().join(f), dir.join(f)).unwrap();
     }
@@ -229,8 +231,22 @@ fn numba_cuda_quick_subset() {
     args.push(junit.to_str().unwrap().to_string());
     args.extend(ids.iter().cloned());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = python(&dir, &args, &[("PYTHONPATH", dir.to_str().unwrap())], 900);
+    let path = match extra_path {
+        Some(p) => format!("{}:{}", p.display(), dir.display()),
+        None => dir.display().to_string(),
+    };
+    let out = python(&dir, &args, &[("PYTHONPATH", path.as_str())], limit_s);
     let outcomes = junit_outcomes(&junit);
+    (out, outcomes)
+}
+
+#[test]
+fn numba_cuda_quick_subset() {
+    // A chosen set of numba-cuda's own tests that exercise kernels broadly (atomics, warp
+    // operations, shared and local memory, math, records, ufuncs, gufuncs, reductions,
+    // exceptions, printing), linked through nvJitLink as users have it.
+    let ids = test_list("numba-quick.txt");
+    let (out, outcomes) = numba_tests("numba", &ids, None, 900);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let bad: Vec<_> = outcomes
         .iter()
@@ -261,34 +277,9 @@ fn numba_cuda_quick_subset() {
 /// code and the driver's.
 #[test]
 fn numba_cuda_ipc_tests() {
-    let dir = scratch("numba_ipc");
-    for f in ["numba_cuda_conftest.py", "pytest.ini"] {
-        std::fs::copy(clients_dir().join(f), dir.join(f)).unwrap();
-    }
-    let junit = dir.join("junit.xml");
-    let path = format!(
-        "{}:{}",
-        clients_dir().join("numba_ipc_compat").display(),
-        dir.display()
-    );
-    let args = [
-        "-m",
-        "pytest",
-        "-p",
-        "numba_cuda_conftest",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "-rfE",
-        "--color=no",
-        "--timeout=300",
-        "--pyargs",
-        "--junitxml",
-        junit.to_str().unwrap(),
-        "numba.cuda.tests.cudapy.test_ipc",
-    ];
-    let out = python(&dir, &args, &[("PYTHONPATH", path.as_str())], 600);
-    let outcomes = junit_outcomes(&junit);
+    let ids = ["numba.cuda.tests.cudapy.test_ipc".to_string()];
+    let compat = clients_dir().join("numba_ipc_compat");
+    let (out, outcomes) = numba_tests("numba_ipc", &ids, Some(&compat), 600);
     let passed = outcomes.values().filter(|s| *s == "passed").count();
     let bad: Vec<_> = outcomes
         .iter()

@@ -42,6 +42,21 @@ fn memcheck(exe: &std::path::Path, mode: &str, extra: &[&str]) -> (i32, String) 
     )
 }
 
+/// Runs `exe mode` under the sanitizer's `tool`; returns (exit code, stdout, stderr).
+fn checked(tool: &str, exe: &std::path::Path, mode: &str) -> (i32, String, String) {
+    let out = Command::new(&shim().cli)
+        .args(["run", "--check", tool, "--"])
+        .arg(exe)
+        .args((!mode.is_empty()).then_some(mode))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
 fn expect_lines(what: &str, text: &str, lines: &[&str]) {
     for l in lines {
         assert!(text.contains(l), "{what}: no line {l:?} in:\n{text}");
@@ -226,19 +241,7 @@ fn racecheck_finds_the_planted_race_only() {
 #[test]
 fn synccheck_finds_divergent_and_invalid_barriers() {
     let exe = built("synccheck", &["-lineinfo"]);
-    let run = |exe: &std::path::Path, mode: &str| {
-        let out = Command::new(&shim().cli)
-            .args(["run", "--check", "synccheck", "--"])
-            .arg(exe)
-            .args((!mode.is_empty()).then_some(mode))
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).to_string(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
+    let run = |exe: &std::path::Path, mode: &str| checked("synccheck", exe, mode);
     let cases: &[(&str, &str, &str)] = &[
         (
             "divergent_barrier",
@@ -296,19 +299,7 @@ fn synccheck_finds_divergent_and_invalid_barriers() {
 #[test]
 fn initcheck_finds_reads_of_unwritten_memory() {
     let exe = built("initcheck", &["-lineinfo"]);
-    let run = |exe: &std::path::Path, mode: &str| {
-        let out = Command::new(&shim().cli)
-            .args(["run", "--check", "initcheck", "--"])
-            .arg(exe)
-            .args((!mode.is_empty()).then_some(mode))
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).to_string(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
+    let run = |exe: &std::path::Path, mode: &str| checked("initcheck", exe, mode);
     for (mode, thread, count) in [
         ("uninit_read", "(0,0,0)", "100 errors"),
         ("partial_init", "(50,0,0)", "50 errors"),

@@ -662,13 +662,15 @@ thread_local! {
 }
 
 pub fn launch(kernel: &Arc<Kernel>, cfg: &LaunchConfig, params: &[u8]) -> Result<(), ExecError> {
-    run(kernel, cfg, params, false, crate::mem::EVERY_DEVICE, 0)
+    launch_within(kernel, cfg, params, false, crate::mem::EVERY_DEVICE, 0)
 }
 
-/// Runs a grid launched by the host on device `device` and then the work its threads queued
+/// [`launch`] or [`launch_cooperative`] on device `device` (what device code's
+/// `cudaGetDevice` answers) of a kernel that may reach only the device memory `reach` names (an
+/// access to another device's memory is an illegal address); then the work its threads queued
 /// from device code, depth first (see `devrt`): the launch completes when the whole tree has.
 /// Child grids run on the same device, with the same reach.
-fn run(
+pub fn launch_within(
     kernel: &Arc<Kernel>,
     cfg: &LaunchConfig,
     params: &[u8],
@@ -705,21 +707,7 @@ pub fn launch_cooperative(
     cfg: &LaunchConfig,
     params: &[u8],
 ) -> Result<(), ExecError> {
-    run(kernel, cfg, params, true, crate::mem::EVERY_DEVICE, 0)
-}
-
-/// [`launch`] or [`launch_cooperative`] on device `device` (what device code's
-/// `cudaGetDevice` answers) of a kernel that may reach only the device memory `reach` names:
-/// an access to another device's memory is an illegal address.
-pub fn launch_within(
-    kernel: &Arc<Kernel>,
-    cfg: &LaunchConfig,
-    params: &[u8],
-    cooperative: bool,
-    reach: crate::mem::Reach,
-    device: u32,
-) -> Result<(), ExecError> {
-    run(kernel, cfg, params, cooperative, reach, device)
+    launch_within(kernel, cfg, params, true, crate::mem::EVERY_DEVICE, 0)
 }
 
 /// Runs one grid at nesting level `depth`; answers the work its threads queued, in order, each
