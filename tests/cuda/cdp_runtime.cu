@@ -122,8 +122,13 @@ __global__ void cg_sum(const int *in, int *partial, int *total, unsigned *sizes,
         *total = s;
     }
     cudaCGSynchronize(g, 0);
-    // Every thread sees the total after the second barrier.
-    if (*total != (int)(threads * (threads - 1) / 2)) atomicAdd(&partial[gridDim.x], 1);
+    // Every thread sees the total after the second barrier; one value at a time (the other
+    // pointer null) is what cooperative_groups asks for.
+    unsigned only_threads = 0, only_grid_rank = 7;
+    cudaCGGetSize(&only_threads, nullptr, g);
+    cudaCGGetRank(nullptr, &only_grid_rank, g);
+    if (*total != (int)(threads * (threads - 1) / 2) || only_threads != threads || only_grid_rank != 0)
+        atomicAdd(&partial[gridDim.x], 1);
 }
 
 __global__ void faulty_child(int *p) { p[threadIdx.x] = 1; }
@@ -286,7 +291,7 @@ int main(int argc, char **argv) {
     cudaMemcpy(&late, partial + blocks, sizeof(int), cudaMemcpyDeviceToHost);
     cudaMemcpy(hsizes, sizes, sizeof hsizes, cudaMemcpyDeviceToHost);
     cudaMemcpy(hranks, ranks, sizeof hranks, cudaMemcpyDeviceToHost);
-    CHECK(htotal == nt * (nt - 1) / 2 && late == 0, "grid sum %d, %d threads saw a stale total", htotal, late);
+    CHECK(htotal == nt * (nt - 1) / 2 && late == 0, "grid sum %d, %d threads saw a stale total or a wrong size or rank", htotal, late);
     CHECK(hsizes[0] == nt && hsizes[1] == 1, "cudaCGGetSize %u %u", hsizes[0], hsizes[1]);
     for (int i = 0; i < nt; i++) CHECK(hranks[i] == (unsigned)i, "cudaCGGetRank of thread %d: %u", i, hranks[i]);
 
