@@ -2,7 +2,8 @@
 // documentation says or what NVIDIA's cudart answers on the host:
 // - nesting: a kernel that launches itself fails, with cudaErrorLaunchMaxDepthExceeded, at the
 //   24th level (the Programming Guide's limit of 24 nested levels, the host's grid counted);
-// - a launch of 2048 threads per block is cudaErrorInvalidConfiguration;
+// - a launch of 2048 threads per block is cudaErrorInvalidConfiguration, one with 1 MiB of
+//   shared memory cudaErrorInvalidValue (the host's answer);
 // - cudaMemsetAsync, a child and cudaMemcpyAsync queued in one device stream run in order;
 //   device cudaMalloc/cudaFree; events with cudaEventDisableTiming; fire-and-forget launches;
 // - cudaDeviceGetAttribute and cudaDeviceGetLimit on the device equal the host's answers;
@@ -30,10 +31,14 @@ __global__ void nest(int level) {
 
 __global__ void noop() {}
 
-__device__ int bad_config;
+__device__ int bad_config, bad_shared;
 __global__ void launch_too_big() {
     noop<<<1, 2048>>>();
     bad_config = cudaGetLastError();
+    // More shared memory than a block can have: refused as the host's launch refuses it
+    // (cudaErrorInvalidValue; not measured on a GPU, scripts/ground-truth/cdp_probe.cu asks).
+    noop<<<1, 1, 1 << 20>>>();
+    bad_shared = cudaGetLastError();
 }
 
 __global__ void check_bytes(const unsigned char *p, int n, unsigned char want, int *errors) {
@@ -191,6 +196,7 @@ int main(int argc, char **argv) {
     launch_too_big<<<1, 1>>>();
     cudaDeviceSynchronize();
     CHECK(sym(bad_config) == cudaErrorInvalidConfiguration, "2048 threads: %d", sym(bad_config));
+    CHECK(sym(bad_shared) == cudaErrorInvalidValue, "1 MiB of shared memory: %d", sym(bad_shared));
 
     // Streams, copies, sets, events.
     const int n = 1000;

@@ -41,6 +41,9 @@ const UNSUPPORTED_LIMIT: u32 = 215;
 const INVALID_RESOURCE_HANDLE: u32 = 400;
 const NOT_SUPPORTED: u32 = 801;
 
+/// `cudaDevAttrMaxSharedMemoryPerBlockOptin`.
+const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: i32 = 97;
+
 /// Nesting levels of grids, the host's launch being the first: "up to 24" (CUDA Programming
 /// Guide, dynamic parallelism, nesting depth). A launch from a grid at the last level fails.
 pub const MAX_DEPTH: u32 = 24;
@@ -543,6 +546,16 @@ fn launch_of(
         || threads > max_threads
     {
         return Err(INVALID_CONFIGURATION);
+    }
+    // Shared memory past the device's opt-in limit per block is refused as the host's launch
+    // refuses it (cudaErrorInvalidValue). The kernel's own dynamic limit
+    // (cudaFuncAttributeMaxDynamicSharedMemorySize) is the driver's, not checked here.
+    let optin = (*DEVICE_INFO.lock())
+        .and_then(|i| (i.attribute)(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, grid.device as i32));
+    if let Some(max) = optin {
+        if shared as u64 + kernel.static_shared_bytes as u64 > max as u64 {
+            return Err(INVALID_VALUE);
+        }
     }
     let cfg = LaunchConfig {
         grid: g,
