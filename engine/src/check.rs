@@ -75,7 +75,7 @@ pub fn check(ptx: &str, name: &str, lower_only: bool) -> CheckSummary {
     // As a load does, a module calling the device runtime's cooperative-groups functions is
     // checked with their PTX linked in.
     let ast = if crate::devrt::needed(std::slice::from_ref(&ast)) {
-        match crate::link::link(&[(ptx, name)]) {
+        match crate::link::link_parsed(&[(ptx, name)], vec![ast]) {
             Ok(l) => l.module,
             Err(e) => {
                 s.error = Some(e);

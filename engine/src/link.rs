@@ -130,6 +130,14 @@ pub(crate) fn link(inputs: &[(&str, &str)]) -> Result<Linked, LoadError> {
         })?;
         mods.push(m);
     }
+    link_parsed(inputs, mods)
+}
+
+/// [`link`] of inputs already parsed: `mods[k]` is the syntax tree of `inputs[k]`.
+pub(crate) fn link_parsed(
+    inputs: &[(&str, &str)],
+    mut mods: Vec<ast::Module>,
+) -> Result<Linked, LoadError> {
     // A module calling the device runtime's cooperative-groups functions gets the engine's PTX
     // of them as one more input (NVIDIA's libcudadevrt has machine code only).
     let with_devrt;

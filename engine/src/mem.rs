@@ -708,21 +708,32 @@ pub fn map_physical(va: u64, size: u64, physical: &Physical, offset: u64) -> Res
         return Err(MemError::NotAllocated);
     }
     // SAFETY: the driver maps only into its own reservations (PROT_NONE address space that no
-    // Rust object occupies); MAP_FIXED replaces exactly [va, va + size).
-    let p = unsafe {
-        libc::mmap(
-            va as *mut libc::c_void,
-            size as usize,
-            libc::PROT_NONE,
-            libc::MAP_SHARED | libc::MAP_FIXED,
-            physical.fd.as_raw_fd(),
-            offset as libc::off_t,
-        )
-    };
-    if p == libc::MAP_FAILED {
+    // Rust object occupies).
+    if !unsafe { map_fd_fixed(va, size, physical.fd.as_raw_fd(), offset, libc::PROT_NONE) } {
         return Err(MemError::OutOfMemory);
     }
     Ok(())
+}
+
+/// Maps `len` bytes of the descriptor `fd` from `offset` over `[va, va + len)`, shared (views
+/// of one memfd alias) and replacing whatever was mapped there; false if mmap failed.
+///
+/// # Safety
+/// `[va, va + len)` must be address space of the device region that nothing the caller does
+/// not own is using: its pages are replaced.
+pub(crate) unsafe fn map_fd_fixed(va: u64, len: u64, fd: i32, offset: u64, prot: i32) -> bool {
+    // SAFETY: the caller's contract; MAP_FIXED replaces exactly [va, va + len).
+    let p = unsafe {
+        libc::mmap(
+            va as *mut libc::c_void,
+            len as usize,
+            prot,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd,
+            offset as libc::off_t,
+        )
+    };
+    p != libc::MAP_FAILED
 }
 
 /// Turns `[va, va + size)` back into a bare reservation (PROT_NONE, no pages, nothing

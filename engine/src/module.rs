@@ -200,8 +200,9 @@ impl Module {
             return Err(err(LoadErrorKind::InvalidPtx, line, 1, message));
         }
         if crate::devrt::needed(std::slice::from_ref(&ast)) {
-            // Linked with the device runtime's PTX (a rare module: parsing twice is cheap).
-            return Self::link(&[(ptx, name)]);
+            // Linked with the device runtime's PTX.
+            let linked = crate::link::link_parsed(&[(ptx, name)], vec![ast])?;
+            return Self::from_ast(&linked.module, name, &|line| linked.locate(line));
         }
         let module = Self::from_ast(&ast, name, &|line| (name.to_string(), line));
         free_in_background(ast, ptx.len());

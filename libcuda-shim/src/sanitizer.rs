@@ -294,7 +294,8 @@ fn group(n: u64) -> String {
     out
 }
 
-/// A device allocation the program made from a pool: initcheck marks it unwritten.
+/// A new device allocation, of any kind: initcheck marks it unwritten. (Pool allocations come
+/// here directly; the others through [`allocated`], which also tracks them for leaks.)
 pub fn initcheck_allocated(base: u64, size: u64) {
     if initcheck_on() {
         engine::initcheck_poison(base, size);

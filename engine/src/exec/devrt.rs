@@ -243,18 +243,16 @@ pub(crate) fn run_memory_work(w: &Work, parent: &str) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// One lane's call of a device-runtime function: the value it returns.
+/// One lane's call of a device-runtime function: the value it returns. `a` holds the scalar
+/// value of each argument; `args` gives the structures passed by value (`dim3`).
 #[inline(never)]
 pub(super) fn call(
     ln: &mut Lane,
     regs: &[u64],
     d: DevrtCall,
     args: &[SysArg],
+    a: &[u64; 8],
 ) -> Result<u64, Fault> {
-    let mut a = [0u64; 8];
-    for (k, arg) in args.iter().enumerate().take(8) {
-        a[k] = ln.arg(regs, *arg)?;
-    }
     let cta = cta_index(ln);
     let tid = thread_index(ln);
     let grid = ln.cta.devrt;
@@ -372,10 +370,7 @@ pub(super) fn call(
             if a[1] != 1 {
                 INVALID_VALUE
             } else {
-                let h = NEXT_HANDLE.fetch_add(16, Ordering::Relaxed);
-                ln.write(MSpace::Generic, a[0], 8, h)?;
-                grid.state.lock().streams.insert(h);
-                SUCCESS
+                new_handle(ln, a[0], |st| &mut st.streams)?
             }
         }
         D::StreamDestroy => {
@@ -400,10 +395,7 @@ pub(super) fn call(
             if a[1] != 2 {
                 INVALID_VALUE
             } else {
-                let h = NEXT_HANDLE.fetch_add(16, Ordering::Relaxed);
-                ln.write(MSpace::Generic, a[0], 8, h)?;
-                grid.state.lock().events.insert(h);
-                SUCCESS
+                new_handle(ln, a[0], |st| &mut st.events)?
             }
         }
         D::EventRecord | D::EventRecordWithFlags => {
@@ -494,6 +486,18 @@ pub(super) fn call(
     };
     set_error(grid, cta, tid, code);
     Ok(code as u64)
+}
+
+/// A new stream or event handle, written to `out` and kept in the set `live` picks.
+fn new_handle(
+    ln: &mut Lane,
+    out: u64,
+    live: impl FnOnce(&mut State) -> &mut HashSet<u64>,
+) -> Result<u32, Fault> {
+    let h = NEXT_HANDLE.fetch_add(16, Ordering::Relaxed);
+    ln.write(MSpace::Generic, out, 8, h)?;
+    live(&mut ln.cta.devrt.state.lock()).insert(h);
+    Ok(SUCCESS)
 }
 
 fn cta_index(ln: &Lane) -> u64 {

@@ -75,10 +75,7 @@ static REPORTS: Mutex<Vec<InitReport>> = Mutex::new(Vec::new());
 /// The uninitialised reads of launches of `kernel` since the last call, one report per
 /// instruction and allocation.
 pub fn take_reports(kernel: &str) -> Vec<InitReport> {
-    let mut all = REPORTS.lock();
-    let (mine, rest): (Vec<_>, Vec<_>) = all.drain(..).partition(|r| r.kernel == kernel);
-    *all = rest;
-    mine
+    super::take_kernel_reports(&REPORTS, kernel, |r| &r.kernel)
 }
 
 /// Whether every 8-byte word `[addr, addr + len)` touches still holds its pattern.

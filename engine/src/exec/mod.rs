@@ -60,6 +60,19 @@ pub const COOP_SLICE: u32 = 256;
 /// `details::grid_workspace { unsigned wsSize; unsigned barrier; }`.
 const GRID_WS_BYTES: u64 = 8;
 
+/// Takes the reports of `kernel` out of a sanitizer tool's list (racecheck, synccheck,
+/// initcheck), keeping the other kernels' in order.
+pub(crate) fn take_kernel_reports<T>(
+    reports: &Mutex<Vec<T>>,
+    kernel: &str,
+    kernel_of: impl Fn(&T) -> &str,
+) -> Vec<T> {
+    let mut all = reports.lock();
+    let (mine, rest): (Vec<_>, Vec<_>) = all.drain(..).partition(|r| kernel_of(r) == kernel);
+    *all = rest;
+    mine
+}
+
 /// 0 = all cores.
 static WORKERS: AtomicUsize = AtomicUsize::new(0);
 static THREAD_INSTRUCTIONS: AtomicU64 = AtomicU64::new(0);

@@ -64,10 +64,7 @@ static REPORTS: Mutex<Vec<RaceReport>> = Mutex::new(Vec::new());
 /// The hazards found by launches of `kernel` since the last call, one report per pair of
 /// instructions and kind.
 pub fn take_reports(kernel: &str) -> Vec<RaceReport> {
-    let mut all = REPORTS.lock();
-    let (mine, rest): (Vec<_>, Vec<_>) = all.drain(..).partition(|r| r.kernel == kernel);
-    *all = rest;
-    mine
+    super::take_kernel_reports(&REPORTS, kernel, |r| &r.kernel)
 }
 
 /// One access recorded in the shadow: thread (linear id + 1, 0 = none), pc, generation.

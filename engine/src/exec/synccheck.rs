@@ -53,8 +53,5 @@ pub(crate) fn record(r: SyncReport) {
 
 /// The barrier errors launches of `kernel` had since the last call.
 pub fn take_reports(kernel: &str) -> Vec<SyncReport> {
-    let mut all = REPORTS.lock();
-    let (mine, rest): (Vec<_>, Vec<_>) = all.drain(..).partition(|r| r.kernel == kernel);
-    *all = rest;
-    mine
+    super::take_kernel_reports(&REPORTS, kernel, |r| &r.kernel)
 }

@@ -174,12 +174,13 @@ pub fn run(
             lane: l,
             pc,
         };
-        let mut a = [0u64; 5];
-        for (k, arg) in args.iter().enumerate().take(5) {
+        // Every call's scalar arguments, read once (the device runtime's take at most 8).
+        let mut a = [0u64; 8];
+        for (k, arg) in args.iter().enumerate().take(8) {
             a[k] = ln.arg(regs, *arg)?;
         }
         let r: u64 = match call {
-            SysCall::Devrt(d) => super::devrt::call(&mut ln, regs, d, args)?,
+            SysCall::Devrt(d) => super::devrt::call(&mut ln, regs, d, args, &a)?,
             SysCall::Vprintf => vprintf(&mut ln, a[0], a[1])? as i32 as u32 as u64,
             SysCall::Malloc => malloc(a[0]),
             SysCall::Free => {

@@ -31,6 +31,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 const PAGE: u64 = 4096;
+/// Shared device memory is read and written.
+const READ_WRITE: i32 = libc::PROT_READ | libc::PROT_WRITE;
 
 /// Why sharing failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,19 +145,9 @@ pub fn export(base: u64) -> Result<Export, ShareError> {
         if written != len as isize {
             return Err(ShareError::MapFailed);
         }
-        // SAFETY: [p, end) lies inside our own region; MAP_FIXED replaces exactly those pages
-        // with the memfd now holding the same bytes, so every pointer into them stays valid.
-        let m = unsafe {
-            libc::mmap(
-                p as *mut libc::c_void,
-                len as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                fd.as_raw_fd(),
-                0,
-            )
-        };
-        if m == libc::MAP_FAILED {
+        // SAFETY: [p, end) lies inside our own region; the memfd now holding the same bytes
+        // replaces exactly those pages, so every pointer into them stays valid.
+        if !unsafe { super::map_fd_fixed(p, len, fd.as_raw_fd(), 0, READ_WRITE) } {
             return Err(ShareError::MapFailed);
         }
         spans.insert(
@@ -373,18 +365,9 @@ pub fn import(pid: u32, e: &Export) -> Result<u64, ShareError> {
     for (p, fd) in e.pieces.iter().zip(&fds) {
         let len = p.pages as u64 * PAGE;
         // SAFETY: [at, at + len) was just taken from our region's free list: no allocation and
-        // no Rust object lives there; MAP_FIXED replaces exactly those pages.
-        let m = unsafe {
-            libc::mmap(
-                at as *mut libc::c_void,
-                len as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                fd.as_raw_fd(),
-                (p.fd_page as u64 * PAGE) as libc::off_t,
-            )
-        };
-        if m == libc::MAP_FAILED {
+        // no Rust object lives there.
+        let offset = p.fd_page as u64 * PAGE;
+        if !unsafe { super::map_fd_fixed(at, len, fd.as_raw_fd(), offset, READ_WRITE) } {
             give_back(lo, total);
             return Err(ShareError::MapFailed);
         }
