@@ -13,6 +13,8 @@
 //!   verified);
 //! - `cuda-shim env` prints shell lines (`eval "$(cuda-shim env)"`) that preload the library
 //!   for every later command, as `run` does for one;
+//! - `cuda-shim library` prints the path of the library `run` and `env` preload (an installed
+//!   tool carries its own copy, written out on first use: `driver_library`);
 //! - `cuda-shim info` prints the emulated device and its profile.
 
 use std::ffi::OsString;
@@ -43,6 +45,9 @@ usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck|init
                                             --emit-ir: also verify and print each kernel's IR
        cuda-shim env                        print the shell lines that make later commands use the
                                             shim without the launcher: eval \"$(cuda-shim env)\"
+       cuda-shim library                    print the path of the driver library run and env
+                                            preload (CUDA_SHIM_LIBRARY, the one built beside
+                                            the tool, or the copy embedded in an installed tool)
        cuda-shim info                       print the emulated device and its profile
        cuda-shim support-table              print the README's table of driver entry points
 ";
@@ -58,6 +63,16 @@ fn main() -> ExitCode {
         Some("run") => run(rest),
         Some("check") => check(rest),
         Some("env") => env(),
+        Some("library") => match driver_library() {
+            Ok(l) => {
+                println!("{}", l.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cuda-shim library: {e}");
+                ExitCode::from(2)
+            }
+        },
         Some("info") => {
             println!("{}", cuda::config::profile());
             let sm = cuda::config::profile().sm();
@@ -106,8 +121,22 @@ fn env() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The driver library built beside this executable (`target/<profile>/libcuda.so`).
+/// The driver library `run` and `env` preload: the file `CUDA_SHIM_LIBRARY` names; else the
+/// library built beside this executable (`target/<profile>/libcuda.so` in a checkout); else, in
+/// a `cuda-shim` built elsewhere (`cargo install`, the Python wheel), the copy embedded in it,
+/// written once to a file in the user's cache directory.
 fn driver_library() -> Result<PathBuf, String> {
+    if let Some(named) = std::env::var_os("CUDA_SHIM_LIBRARY").filter(|v| !v.is_empty()) {
+        let named = PathBuf::from(named);
+        return if named.is_file() {
+            Ok(named)
+        } else {
+            Err(format!(
+                "CUDA_SHIM_LIBRARY={}: no such file",
+                named.display()
+            ))
+        };
+    }
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot locate cuda-shim itself: {e}"))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
@@ -117,10 +146,58 @@ fn driver_library() -> Result<PathBuf, String> {
             return Ok(candidate);
         }
     }
-    Err(format!(
-        "no libcuda.so beside {}: build it with `cargo build --release`",
-        exe.display()
-    ))
+    embedded_library().ok_or_else(|| {
+        format!(
+            "no libcuda.so beside {} and none embedded: build it with `cargo build --release`, \
+             or name it in CUDA_SHIM_LIBRARY",
+            exe.display()
+        )
+    })?
+}
+
+/// The embedded library (build.rs), written to
+/// `${XDG_CACHE_HOME:-~/.cache}/libcuda-shim/lib/<version>-<digest>/libcuda.so.1` unless a
+/// previous run wrote it there; the file is written under a temporary name and renamed, so
+/// that runs starting at once never see half of it.
+#[cfg(embedded_library)]
+fn embedded_library() -> Option<Result<PathBuf, String>> {
+    static PACKED: &[u8] = include_bytes!(env!("CUDA_SHIM_EMBEDDED_PATH"));
+    let len: usize = env!("CUDA_SHIM_EMBEDDED_LEN").parse().unwrap_or(0);
+    let key = format!(
+        "{}-{}",
+        env!("CARGO_PKG_VERSION"),
+        env!("CUDA_SHIM_EMBEDDED_DIGEST")
+    );
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = cache.join("libcuda-shim").join("lib").join(key);
+    let file = dir.join("libcuda.so.1");
+    if std::fs::metadata(&file).is_ok_and(|m| m.len() == len as u64) {
+        return Some(Ok(file));
+    }
+    let write = || -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(&dir)?;
+        let bytes = zstd::bulk::decompress(PACKED, len)?;
+        let temporary = dir.join(format!(".libcuda.so.1.{}", std::process::id()));
+        std::fs::write(&temporary, bytes)?;
+        std::fs::set_permissions(&temporary, std::fs::Permissions::from_mode(0o755))?;
+        std::fs::rename(&temporary, &file)
+    };
+    Some(write().map(|()| file.clone()).map_err(|e| {
+        format!(
+            "cannot write the embedded library to {}: {e}",
+            file.display()
+        )
+    }))
+}
+
+#[cfg(not(embedded_library))]
+fn embedded_library() -> Option<Result<PathBuf, String>> {
+    None
 }
 
 fn run(mut args: Vec<OsString>) -> ExitCode {
