@@ -457,7 +457,8 @@ fn cuda_shim_env_preloads_the_shim_in_a_shell() {
 
 /// `cuda-shim run --stats` prints at exit, per kernel, what the program launched (its own
 /// calls say: 3 launches of `scale`, 4 blocks of 64 threads each), and the bytes it copied and
-/// set; `--stats-json` writes the same as JSON; `--progress` shows a launch running longer
+/// set, and a fidelity line naming the approximate math that ran and how often; `--stats-json`
+/// writes the same as JSON; `--progress` shows a launch running longer
 /// than a second with its kernel's name and share of blocks.
 #[test]
 fn cuda_shim_run_reports_stats_and_progress() {
@@ -483,9 +484,26 @@ fn cuda_shim_run_reports_stats_and_progress() {
         "copied host to device: 4096 bytes",
         "copied device to host: 4096 bytes",
         "memset: 4096 bytes",
+        // `fast`'s approximate math: 80 threads ran each instruction once (tests/cuda/stats.cu).
+        "fidelity: 160 thread-executions may differ from a GPU's bits: div.approx.f32 80, \
+         sin.approx.f32 80 (approximate: within the ISA's error bound, not necessarily a GPU's \
+         bits)",
     ] {
         assert!(stderr.contains(line), "{line}:\n{stderr}");
     }
+    // A program with only exact arithmetic (vector_add's add.f32) has none.
+    let plain = nvcc_cached("vector_add", "vector_add", &[]);
+    let out = Command::new(&shim().cli)
+        .args(["run", "--stats", "--"])
+        .arg(&plain)
+        .output()
+        .unwrap();
+    assert_pass("vector_add --stats", &out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("fidelity: no approximate math and none of the engine's readings"),
+        "{stderr}"
+    );
 
     let json = build_dir().join("stats.json");
     let out = Command::new(&shim().cli)
@@ -503,7 +521,12 @@ fn cuda_shim_run_reports_stats_and_progress() {
         text.contains(
             "{\"name\": \"_Z5scalePf\", \"launches\": 3, \"blocks\": 12, \"threads\": 768,"
         ) && text.contains("\"device_to_host\": 4100")
-            && text.contains("\"memset_bytes\": 4096"),
+            && text.contains("\"memset_bytes\": 4096")
+            && text.contains(
+                "\"fidelity\": [{\"instruction\": \"div.approx.f32\", \"kind\": \"approximate\", \
+                 \"thread_executions\": 80}, {\"instruction\": \"sin.approx.f32\", \"kind\": \
+                 \"approximate\", \"thread_executions\": 80}]"
+            ),
         "{text}"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -14,6 +14,7 @@ mod check;
 mod devrt;
 pub mod diag;
 mod exec;
+pub mod fidelity;
 mod frame;
 pub mod handles;
 mod ir;

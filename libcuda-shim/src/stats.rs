@@ -1,7 +1,9 @@
 //! What a program ran, for the person waiting on it: `CUDA_SHIM_STATS` (`cuda-shim run
 //! --stats` / `--stats-json FILE`) prints at exit, per kernel, its launches, blocks, threads,
 //! thread-instructions, time and the execution tier that ran it, then the device memory peak and
-//! the bytes copied each way and set; `CUDA_SHIM_PROGRESS` (`--progress`) keeps a line on
+//! the bytes copied each way and set, and a fidelity line: which executed instructions may give
+//! other bits than a GPU (approximate math, the engine's readings where the ISA is silent:
+//! `engine::fidelity`) and how often they ran; `CUDA_SHIM_PROGRESS` (`--progress`) keeps a line on
 //! stderr with the name and the share of blocks done of each launch running longer than a
 //! second.
 //!
@@ -100,6 +102,8 @@ pub fn start() {
     }
     if *crate::config::stats() != Output::Off {
         ON.store(true, Ordering::Relaxed);
+        // Before any module is loaded: the tallies are emitted when kernels are lowered.
+        engine::fidelity::start();
         // SAFETY: registers a plain `extern "C" fn` to run at exit.
         unsafe { libc::atexit(at_exit) };
     }
@@ -189,7 +193,46 @@ pub fn table() -> String {
         );
     }
     s += &format!("memset: {} bytes\n", SET.load(Ordering::Relaxed));
+    s += &fidelity_line();
     s
+}
+
+/// The fidelity line: the executed instructions whose bits may differ from a GPU's, each with
+/// its thread-executions, grouped by why.
+fn fidelity_line() -> String {
+    use engine::fidelity::Kind;
+    let counts = engine::fidelity::counts();
+    if counts.is_empty() {
+        return "fidelity: no approximate math and none of the engine's readings where the ISA \
+                is silent ran; every instruction that ran has the ISA's exact result\n"
+            .into();
+    }
+    let total: u64 = counts.iter().map(|c| c.2).sum();
+    let group = |kind: Kind, why: &str| {
+        let items: Vec<String> = counts
+            .iter()
+            .filter(|c| c.1 == kind)
+            .map(|(name, _, n)| format!("{name} {n}"))
+            .collect();
+        (!items.is_empty()).then(|| format!("{} ({why})", items.join(", ")))
+    };
+    let parts: Vec<String> = [
+        group(
+            Kind::Approximate,
+            "approximate: within the ISA's error bound, not necessarily a GPU's bits",
+        ),
+        group(
+            Kind::Reading,
+            "the engine's reading where the ISA is silent",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    format!(
+        "fidelity: {total} thread-executions may differ from a GPU's bits: {}\n",
+        parts.join("; ")
+    )
 }
 
 /// A JSON string literal.
@@ -208,7 +251,8 @@ fn quoted(t: &str) -> String {
 
 /// The summary as JSON: `{"kernels": [{"name", "launches", "blocks", "threads",
 /// "thread_instructions", "seconds", "tier"}...], "device_memory_peak_bytes",
-/// "copied_bytes": {"host_to_device", ...}, "memset_bytes"}`.
+/// "copied_bytes": {"host_to_device", ...}, "memset_bytes", "fidelity": [{"instruction",
+/// "kind" ("approximate" or "reading"), "thread_executions"}...]}`.
 pub fn json() -> String {
     let kernels: Vec<String> = rows()
         .into_iter()
@@ -231,13 +275,27 @@ pub fn json() -> String {
             )
         })
         .collect();
+    let fidelity: Vec<String> = engine::fidelity::counts()
+        .into_iter()
+        .map(|(name, kind, n)| {
+            let kind = match kind {
+                engine::fidelity::Kind::Approximate => "approximate",
+                engine::fidelity::Kind::Reading => "reading",
+            };
+            format!(
+                "{{\"instruction\": {}, \"kind\": \"{kind}\", \"thread_executions\": {n}}}",
+                quoted(&name)
+            )
+        })
+        .collect();
     format!(
         "{{\"kernels\": [{}], \"device_memory_peak_bytes\": {}, \"copied_bytes\": {{{}}}, \
-         \"memset_bytes\": {}}}\n",
+         \"memset_bytes\": {}, \"fidelity\": [{}]}}\n",
         kernels.join(", "),
         engine::mem::peak_used(),
         copied.join(", "),
-        SET.load(Ordering::Relaxed)
+        SET.load(Ordering::Relaxed),
+        fidelity.join(", ")
     )
 }
 

@@ -1409,6 +1409,15 @@ impl Warp {
                 }
                 Op::Bulk(b) => self.bulk(cta, regs, pc, em, b)?,
                 Op::Nop => {}
+                Op::Tally { slot } => {
+                    crate::fidelity::tally(*slot, em.count_ones());
+                    // Counted above as an instruction of the program, which it is not.
+                    if em == FULL {
+                        full -= 1;
+                    } else {
+                        count -= u64::from(em.count_ones());
+                    }
+                }
                 Op::Trap => return Err(cta.fault_trap(self, pc, em)),
                 Op::Brkpt => {
                     let mut e = cta.fault_trap(self, pc, em);

@@ -681,6 +681,13 @@ pub enum Op {
     /// `cp.async.bulk` and `cp.async.bulk.tensor` (ISA 9.7.9.25.4-5), by each active lane.
     Bulk(Box<BulkOp>),
     Nop,
+    /// Counts the active lanes of the next op, an instruction whose bits may differ from a
+    /// GPU's, in the fidelity counter `slot` (emitted only while the run summary counts them:
+    /// [`crate::fidelity`]). Not an instruction of the program: it is left out of the
+    /// thread-instruction count.
+    Tally {
+        slot: u16,
+    },
     Trap,
     /// `brkpt`: with no debugger attached, a launch error.
     Brkpt,

@@ -150,7 +150,13 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
                 o.defs.extend([*d, *d + 1]);
             }
         }
-        Op::Bra { .. } | Op::Exit | Op::Nop | Op::Trap | Op::Brkpt | Op::ClusterBar { .. } => {}
+        Op::Bra { .. }
+        | Op::Exit
+        | Op::Nop
+        | Op::Tally { .. }
+        | Op::Trap
+        | Op::Brkpt
+        | Op::ClusterBar { .. } => {}
         Op::Brx { idx, .. } => o.src(idx),
         Op::Call { site } => {
             let s = &p.sites[*site as usize];

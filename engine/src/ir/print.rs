@@ -299,6 +299,7 @@ impl Display for Op {
                 }
             }
             Op::Nop => f.write_str("nop"),
+            Op::Tally { slot } => write!(f, "tally {slot}"),
             Op::Trap => f.write_str("trap"),
             Op::Brkpt => f.write_str("brkpt"),
             // The rest: the variant's fields as Rust writes them.

@@ -263,6 +263,8 @@ struct Prog<'a> {
     info: Vec<InstInfo>,
     /// The address of the instruction [`Prog::emit`] last named, and its name.
     last_name: Option<(usize, Name)>,
+    /// The instruction (its address) whose tally `emit` last considered ([`crate::fidelity`]).
+    last_tallied: usize,
     nregs: u32,
     /// Static shared layout, computed before lowering so dynamic shared memory can follow it:
     /// module variables by name, function variables by declaration position.
@@ -332,6 +334,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         insts: Vec::new(),
         info: Vec::new(),
         last_name: None,
+        last_tallied: usize::MAX,
         nregs: 0,
         shared_mod: HashMap::new(),
         shared_fn: HashMap::new(),

@@ -25,13 +25,36 @@ impl<'a> Prog<'a> {
         self.nregs - 1
     }
     pub(super) fn emit(&mut self, i: &Instruction, guard: Option<(Reg, bool)>, op: Op) -> usize {
-        self.insts.push(Inst { op, guard });
         let name = self.name_of(i);
+        if crate::fidelity::counting() {
+            self.tally(i, guard, &name);
+        }
+        self.insts.push(Inst { op, guard });
         self.info.push(InstInfo {
             line: i.pos.line,
             name,
         });
         self.insts.len() - 1
+    }
+    /// Before the first op of an instruction whose bits may differ from a GPU's, a tally of its
+    /// executions (the run summary's fidelity line: [`crate::fidelity`]).
+    fn tally(&mut self, i: &Instruction, guard: Option<(Reg, bool)>, name: &Name) {
+        let at = i as *const Instruction as usize;
+        if self.last_tallied == at {
+            return;
+        }
+        self.last_tallied = at;
+        if let Some(kind) = crate::fidelity::judge(i) {
+            let slot = crate::fidelity::slot(name, kind);
+            self.insts.push(Inst {
+                op: Op::Tally { slot },
+                guard,
+            });
+            self.info.push(InstInfo {
+                line: i.pos.line,
+                name: name.clone(),
+            });
+        }
     }
     /// `i.full_name()`, built once per instruction (which often emits several): the
     /// instructions named are those of the syntax tree, which outlives the lowering.
