@@ -14,6 +14,7 @@
 //! (`boundary`, `handles`, `config`, `profile`, `trace`, `errors`, ...).
 
 pub mod boundary;
+pub mod cli;
 pub mod config;
 pub mod context;
 pub mod cudart;
