@@ -188,13 +188,18 @@ fn cuda_python_checks_after_load() {
     let script = clients_dir().join("cuda_python_check.py");
     let code = format!(
         "import runpy, sys, cuda_shim\n\
-         cuda_shim.load()\n\
+         print('library', cuda_shim.load())\n\
          sys.argv = [{script:?}]\n\
          runpy.run_path({script:?}, run_name='__main__')\n",
         script = script.to_str().unwrap()
     );
     let out = python(&dir, &["-c", &code], None, &[], 600);
     assert_checks("cuda_python_check.py after cuda_shim.load()", &out, &[]);
+    let library = format!("library {}", library_dir().display());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&library),
+        "load() did not answer the wheel's library ('{library}')"
+    );
     // Loaded by the package, not preloaded, the shim still comes before NVRTC and nvJitLink
     // for cuda-bindings' lookups, and hands back PTX for their cubins.
     let trace = assert_ran_on_the_shim("cuda_python_check.py", &dir);
@@ -333,6 +338,30 @@ fn load_refuses_another_driver_and_accepts_a_preloaded_shim() {
             && stdout.contains("loaded: None"),
         "load() did not refuse:\n{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The pytest plugin stops pytest with the same message (the stub preloaded this time).
+    let preload = stub.to_str().unwrap();
+    let out = python(
+        &dir,
+        &[
+            "-m",
+            "pytest",
+            "-p",
+            "cuda_shim.pytest_plugin",
+            "-p",
+            "no:cacheprovider",
+        ],
+        None,
+        &[("LD_PRELOAD", preload)],
+        120,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(4)
+            && stderr.contains("ERROR: cuda_shim: a CUDA driver is loaded in this process already"),
+        "pytest -p cuda_shim.pytest_plugin did not stop ({}):\n{stderr}",
+        out.status
     );
 
     // Under the wheel's `cuda-shim run` (the library preloaded), load() keeps that library.

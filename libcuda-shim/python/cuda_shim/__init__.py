@@ -147,7 +147,11 @@ def _file_of(handle):
     try:
         dlinfo = ctypes.CDLL(None).dlinfo
     except AttributeError:
-        return None
+        # glibc before 2.34 keeps dlinfo in libdl, which the interpreter may not have loaded.
+        try:
+            dlinfo = ctypes.CDLL("libdl.so.2").dlinfo
+        except (OSError, AttributeError):
+            return None
     dlinfo.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
     link_map = ctypes.POINTER(_LinkMap)()
     RTLD_DI_LINKMAP = 2
