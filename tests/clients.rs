@@ -15,26 +15,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 use tests::*;
-
-/// The clients' virtual environment (`scripts/install-python-clients.sh`).
-fn venv() -> &'static Path {
-    static VENV: OnceLock<PathBuf> = OnceLock::new();
-    VENV.get_or_init(|| {
-        let out = Command::new("bash")
-            .arg(repo().join("scripts/install-python-clients.sh"))
-            .output()
-            .expect("cannot run scripts/install-python-clients.sh");
-        assert!(
-            out.status.success(),
-            "these tests need the pinned Python clients and scripts/install-python-clients.sh \
-             failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-    })
-}
 
 fn clients_dir() -> PathBuf {
     repo().join("tests/clients")
@@ -42,7 +23,7 @@ fn clients_dir() -> PathBuf {
 
 /// Runs the clients' Python with `args` and the shim preloaded, in `dir`, under a time limit.
 fn python(dir: &Path, args: &[&str], envs: &[(&str, &str)], limit_s: u32) -> Output {
-    let python = venv().join("bin/python");
+    let python = clients_venv().join("bin/python");
     Command::new("timeout")
         .args(["-k", "10", &limit_s.to_string()])
         .arg(&python)
@@ -63,45 +44,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The `ok NAME` / `FAIL NAME: reason` lines of a check script: every check not in `pending`
-/// passed, and the script reached its summary line.
-fn assert_checks(what: &str, out: &Output, pending: &[(&str, &str)]) {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let show = || format!("--- stdout\n{stdout}--- stderr\n{stderr}");
-    assert!(
-        stdout
-            .lines()
-            .any(|l| l.ends_with(" failed") && l.contains(" passed, ")),
-        "{what} did not finish ({}):\n{}",
-        out.status,
-        show()
-    );
-    let mut failed = Vec::new();
-    let mut passed = 0;
-    for line in stdout.lines() {
-        if let Some(rest) = line.strip_prefix("ok ") {
-            passed += 1;
-            let name = rest.split_whitespace().next().unwrap_or("");
-            if let Some((_, why)) = pending.iter().find(|(n, _)| *n == name) {
-                eprintln!("note: {what}: pending check {name} ({why}) passes now");
-            }
-        } else if let Some(rest) = line.strip_prefix("FAIL ") {
-            let name = rest.split(':').next().unwrap_or("");
-            if !pending.iter().any(|(n, _)| *n == name) {
-                failed.push(line.to_string());
-            }
-        }
-    }
-    assert!(
-        failed.is_empty() && passed > 0,
-        "{what}: {} check(s) failed:\n{}\n{}",
-        failed.len(),
-        failed.join("\n"),
-        show()
-    );
-}
-
 /// CuPy smoke checks that fail for a cause being fixed: (check, cause).
 const CUPY_PENDING: &[(&str, &str)] = &[];
 
@@ -114,7 +56,7 @@ fn cupy_smoke() {
     let dir = scratch("cupy");
     let cache = dir.join("kernel-cache");
     let script = clients_dir().join("cupy_smoke.py");
-    let python = venv().join("bin/python");
+    let python = clients_venv().join("bin/python");
     let out = Command::new("timeout")
         .args(["-k", "10", "600"])
         .arg(&shim().cli)
@@ -165,37 +107,6 @@ fn test_list(name: &str) -> Vec<String> {
         .map(|l| l.split('#').next().unwrap().trim().to_string())
         .filter(|l| !l.is_empty())
         .collect()
-}
-
-/// Outcome per test id from a JUnit file: "passed", "failed", "error", "skipped".
-fn junit_outcomes(path: &Path) -> HashMap<String, String> {
-    let xml = std::fs::read_to_string(path).unwrap_or_default();
-    let mut out = HashMap::new();
-    for case in xml.split("<testcase").skip(1) {
-        let attr = |name: &str| {
-            // ` name="` (with its space): `classname="` ends in `name="` too.
-            let key = format!(" {name}=\"");
-            case.find(&key).map(|i| {
-                let rest = &case[i + key.len()..];
-                rest[..rest.find('"').unwrap_or(0)].to_string()
-            })
-        };
-        let (Some(class), Some(name)) = (attr("classname"), attr("name")) else {
-            continue;
-        };
-        let head = &case[..case.find("</testcase>").unwrap_or(case.len())];
-        let status = if head.contains("<failure") {
-            "failed"
-        } else if head.contains("<error") {
-            "error"
-        } else if head.contains("<skipped") {
-            "skipped"
-        } else {
-            "passed"
-        };
-        out.insert(format!("{class}::{name}"), status.to_string());
-    }
-    out
 }
 
 /// Runs numba-cuda's tests `ids` (pytest `--pyargs` ids) in the scratch folder `name`, with
@@ -298,7 +209,7 @@ fn nvjitlink_cubin_from_a_cpp_program() {
     // A C++ program links LTO-IR, PTX, and PTX calling LTO-IR with nvJitLink (its header's
     // versioned symbols) and loads each linked cubin; NVRTC and nvJitLink come from the
     // clients' environment.
-    let purelib = Command::new(venv().join("bin/python"))
+    let purelib = Command::new(clients_venv().join("bin/python"))
         .args([
             "-c",
             "import sysconfig; print(sysconfig.get_paths()['purelib'])",
