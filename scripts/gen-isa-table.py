@@ -285,6 +285,29 @@ def count_ops(s):
     return (max(mn, 0), mx)
 
 
+def inline_sequences(text):
+    """A group defined as one sequence of words (`.cp_qualifiers = { .global.shared::cta }`,
+    `.fence_qualifiers = { .to_proxy::from_proxy.release.scope }`, tensormap.cp_fenceproxy) is
+    written into the forms in its place, so that each of its words becomes a group of its own
+    (the sequence's groups are defined in the block as usual)."""
+    seqs = dict(
+        re.findall(
+            r"(?m)^\s*\.([A-Za-z][A-Za-z0-9_:]*)\s*=\s*\{\s*((?:\.[A-Za-z][A-Za-z0-9_:]*){2,})\s*\}",
+            text,
+        )
+    )
+    if not seqs:
+        return text
+    out = []
+    for line in text.split("\n"):
+        if not re.match(r"^\s*(?:(?:\.|::)?[A-Za-z][A-Za-z0-9_:]*\s*=\s*)+\{", line):
+            for _ in range(4):
+                for name, seq in seqs.items():
+                    line = re.sub(r"\." + re.escape(name) + r"(?![A-Za-z0-9_:])", seq, line)
+        out.append(line)
+    return "\n".join(out)
+
+
 def parse_block(text, defs_global, section="", nested=False):
     # `↪` / `↳` / `↔` mark a line the typesetting broke (`.fill_\n↔mode`).
     # A break inside a word (`cache-\n↪policy`, `{.\n↪level`) joins; one before an operand
@@ -298,6 +321,7 @@ def parse_block(text, defs_global, section="", nested=False):
         text = text.replace(bad, good)
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = inline_sequences(text)
     # Some blocks end their forms without `;` (wmma's .bf16/.tf32/.f64 loads): a form with its
     # operands on one line, followed by another form or a group definition, ends there.
     lines = text.split("\n")

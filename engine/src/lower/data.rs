@@ -144,6 +144,63 @@ impl<'a> Prog<'a> {
     /// `tensormap.replace.tile.FIELD{.ss}.b1024.TYPE [addr], {ord,} new_val` (ISA 9.7.9.26): a
     /// store of the new value into the field of the tensor-map object at `addr`, a weak memory
     /// operation as the ISA says. The object's layout is [`crate::tensormap`]'s.
+    /// `tensormap.cp_fenceproxy` (ISA 9.7.13.16): each thread copies the 128-byte tensor map
+    /// at `[src]` in its CTA's shared memory to `[dst]` in global memory, then orders that copy
+    /// before the tensormap proxy's later reads of `dst`. Here a tensor copy reads its map from
+    /// memory when it issues, through the one proxy there is, so the fence has nothing left to
+    /// order: the instruction is a 128-byte copy done at issue (the bulk copy's executor, which
+    /// checks both ranges). `.sync.aligned`: the warp's threads copy the same bytes.
+    pub(super) fn tensormap_cp_fenceproxy(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        m.take("cp_fenceproxy");
+        let words = [
+            "global",
+            "shared::cta",
+            "tensormap::generic",
+            "release",
+            "sync",
+            "aligned",
+        ];
+        let complete = words.iter().all(|w| m.take(w));
+        let scoped = ["cta", "cluster", "gpu", "sys"].iter().any(|s| m.take(s));
+        m.done()?;
+        if !complete || !scoped {
+            return invalid(
+                i.pos,
+                "tensormap.cp_fenceproxy needs .global.shared::cta.tensormap::generic.release, \
+                 a scope and .sync.aligned",
+            );
+        }
+        let ops_ = &i.operands;
+        if ops_.len() != 3 {
+            return invalid(i.pos, "tensormap.cp_fenceproxy takes [dst], [src], size");
+        }
+        if !matches!(ops_[2], O::Int(128)) {
+            return invalid(i.pos, "the size of tensormap.cp_fenceproxy must be 128");
+        }
+        let dst = self.addr(fc, i, &ops_[0], Some(AS::Global))?;
+        let src = self.addr(fc, i, &ops_[1], Some(AS::Shared))?;
+        self.emit(
+            i,
+            g,
+            Op::Bulk(Box::new(BulkOp {
+                dst,
+                src,
+                size: Some(Src::Imm(128)),
+                tensor: None,
+                mbar: None,
+                multicast: None,
+                reduce: None,
+            })),
+        );
+        Ok(())
+    }
+
     pub(super) fn tensormap_replace(
         &mut self,
         fc: &FnCtx,

@@ -152,6 +152,11 @@ static ROUTES: &[Route] = &[
     },
     Route {
         opcodes: &["tensormap"],
+        when: |i| has(i, "cp_fenceproxy"),
+        lower: |p, fc, i, g, m| p.tensormap_cp_fenceproxy(fc, i, g, m),
+    },
+    Route {
+        opcodes: &["tensormap"],
         when: |i| has(i, "replace"),
         lower: |p, fc, i, g, m| {
             m.take("replace");

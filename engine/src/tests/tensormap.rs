@@ -80,3 +80,98 @@ fn replace_refuses_what_ptxas_refuses() {
         assert!(Module::load(&body(inst), "bad.ptx").is_err(), "{inst}");
     }
 }
+
+/// `tensormap.cp_fenceproxy` (ISA 9.7.13.16): a map edited in shared memory reaches global
+/// memory whole (the ISA: a copy of the 128 bytes at `[src]` to `[dst]`), and a tensor copy after
+/// the acquire fence reads the new map: its global address, replaced in shared memory, is where
+/// the copied row comes from. The instruction forms are the ISA's example's.
+#[test]
+fn cp_fenceproxy_publishes_a_map_edited_in_shared_memory() {
+    let src = format!(
+        "{TM}.visible .entry tm(.param .u64 obj, .param .u64 addr, .param .u64 out)
+        {{
+          .reg .b64 %rd<6>; .reg .b32 %r<6>; .reg .pred %p;
+          .shared .align 128 .b8 s[128];
+          .shared .align 128 .b8 row[64];
+          .shared .align 8 .b64 bar;
+          ld.param.u64 %rd1, [obj];
+          ld.param.u64 %rd2, [addr];
+          ld.param.u64 %rd3, [out];
+          // Each of the 32 threads brings one word of the map into shared memory.
+          mov.u32 %r1, %tid.x;
+          mul.wide.u32 %rd4, %r1, 4;
+          add.u64 %rd5, %rd1, %rd4;
+          ld.global.u32 %r2, [%rd5];
+          mov.u32 %r3, s;
+          mad.lo.u32 %r3, %r1, 4, %r3;
+          st.shared.u32 [%r3], %r2;
+          bar.warp.sync -1;
+          tensormap.replace.tile.global_address.shared::cta.b1024.b64 [s], %rd2;
+          tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [s], 128;
+          fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;
+          setp.ne.u32 %p, %r1, 0;
+          @%p bra done;
+          mbarrier.init.shared.b64 [bar], 1;
+          mbarrier.arrive.expect_tx.shared.b64 %rd4, [bar], 64;
+          mov.u32 %r4, 0;
+          cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [row], [%rd1, {{%r4}}], [bar];
+        wait:
+          mbarrier.try_wait.shared.b64 %p, [bar], %rd4;
+          @!%p bra wait;
+          ld.shared.u32 %r5, [row+60];
+          st.global.u32 [%rd3], %r5;
+        done:
+          ret;
+        }}"
+    );
+    let m = Module::load(&src, "tm.ptx").unwrap_or_else(|e| panic!("{e}"));
+    // A 1-D map of 16 u32 elements (type code 2, ISA Table 33) with a box of 16, pointing at
+    // `old`; the kernel points it at `new`.
+    let old = upload(&[7u32; 16]);
+    let new = upload(&(100..116u32).collect::<Vec<_>>());
+    let map = crate::tensormap::Map {
+        addr: old,
+        rank: 1,
+        dims: [16, 0, 0, 0, 0],
+        box_dim: [16, 0, 0, 0, 0],
+        elem_strides: [1, 0, 0, 0, 0],
+        elemtype: 2,
+        ..Default::default()
+    }
+    .to_bytes();
+    let obj = upload(&map);
+    let out = upload(&[0u32; 1]);
+    let mut params = obj.to_le_bytes().to_vec();
+    params.extend_from_slice(&new.to_le_bytes());
+    params.extend_from_slice(&out.to_le_bytes());
+    launch(&m.kernel("tm").unwrap(), &cfg(1, 32), &params).unwrap();
+    let mut want = map;
+    want[..8].copy_from_slice(&new.to_le_bytes());
+    assert_eq!(download::<u8>(obj, 128), want.to_vec());
+    // The tensor copy read the new address: the row's last element is new[15].
+    assert_eq!(download::<u32>(out, 1), [115]);
+    for p in [old, new, obj, out] {
+        mem::free(p).unwrap();
+    }
+}
+
+#[test]
+fn cp_fenceproxy_refuses_what_ptxas_refuses() {
+    let body = |inst: &str| {
+        format!(
+            "{TM}.visible .entry k(.param .u64 o) {{ .reg .b64 %r; .shared .align 128 .b8 s[128];
+             ld.param.u64 %r, [o]; {inst} ret; }}"
+        )
+    };
+    let good = "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cta.sync.aligned [%r], [s], 128;";
+    assert!(Module::load(&body(good), "good.ptx").is_ok());
+    for inst in [
+        // The size is the immediate 128.
+        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%r], [s], 64;",
+        // .sync.aligned and a scope are mandatory.
+        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu [%r], [s], 128;",
+        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.sync.aligned [%r], [s], 128;",
+    ] {
+        assert!(Module::load(&body(inst), "bad.ptx").is_err(), "{inst}");
+    }
+}
