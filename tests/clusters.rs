@@ -36,3 +36,17 @@ fn clusters_in_graphs_and_explicit_cluster_register() {
     let out = run_preloaded(&exe, &[]);
     assert_pass("graph_clusters", &out);
 }
+
+/// `st.async` and `red.async` between the two CTAs of a cluster (`st_async.cu`): stores of
+/// 32 and 64 bits and every reduction of the relaxed form into the peer's shared memory, each
+/// completing its bytes on the peer's mbarrier, which each CTA waits on; values as the ISA's
+/// arithmetic gives them. Also on one host thread, where the CTAs take turns.
+#[test]
+fn st_async_and_red_async_between_ctas() {
+    let exe = nvcc_arch("st_async", "st_async", "compute_90", &[]);
+    assert_pass("st_async", &run_preloaded(&exe, &[]));
+    assert_pass(
+        "st_async on 1 thread",
+        &run_preloaded(&exe, &[("CUDA_SHIM_THREADS", "1")]),
+    );
+}

@@ -82,6 +82,77 @@ impl<'a> Prog<'a> {
 }
 
 impl<'a> Prog<'a> {
+    /// `red.async` (ISA 9.7.13.7): the reduction done at issue, then, in its relaxed form (into
+    /// the shared memory of another CTA of the cluster), the complete-tx of the operand's bytes
+    /// on the mbarrier operand, as `st.async` does; the release form (global memory, sm_100) is
+    /// the reduction alone.
+    pub(super) fn red_async(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        m.take("async");
+        m.take("mbarrier::complete_tx::bytes");
+        if m.take("mmio") || super::dispatch::has(i, "release") {
+            self.require_sm(i, 100, "st.async/red.async with .release modifier")?;
+        }
+        if super::dispatch::has(i, "release")
+            && !super::dispatch::has_any(i, &["gpu", "sys", "cluster"])
+        {
+            return invalid(
+                i.pos,
+                format!("'{}': modifier '.release' requires a scope", i.full_name()),
+            );
+        }
+        let space = i
+            .mods
+            .iter()
+            .any(|w| w == "shared::cluster")
+            .then_some(AS::Shared);
+        self.atom(fc, i, g, m)?;
+        if !super::dispatch::has(i, "release") {
+            let Some(mbar) = i.operands.get(2) else {
+                return invalid(i.pos, format!("'{}' needs 3 operands", i.full_name()));
+            };
+            let bytes = if super::dispatch::has(i, "u64") || super::dispatch::has(i, "s64") {
+                8
+            } else {
+                4
+            };
+            self.complete_tx(fc, i, g, mbar, space, bytes)?;
+        }
+        Ok(())
+    }
+
+    /// The complete-tx of `bytes` on the mbarrier at `mbar` that ends an asynchronous store or
+    /// reduction (`.mbarrier::complete_tx::bytes`).
+    pub(super) fn complete_tx(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        mbar: &O,
+        space: Option<AS>,
+        bytes: u64,
+    ) -> R<()> {
+        let (space, addr) = self.addr(fc, i, mbar, space)?;
+        self.emit(
+            i,
+            g,
+            Op::Mbar {
+                op: MbarOp::CompleteTx,
+                space,
+                addr,
+                d: None,
+                a: Src::Imm(bytes),
+                b: Src::Imm(0),
+            },
+        );
+        Ok(())
+    }
+
     pub(super) fn atom(
         &mut self,
         fc: &FnCtx,

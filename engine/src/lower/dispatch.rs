@@ -29,10 +29,10 @@ struct Route {
 fn always(_: &Instruction) -> bool {
     true
 }
-fn has(i: &Instruction, w: &str) -> bool {
+pub(super) fn has(i: &Instruction, w: &str) -> bool {
     i.mods.iter().any(|x| x == w)
 }
-fn has_any(i: &Instruction, ws: &[&str]) -> bool {
+pub(super) fn has_any(i: &Instruction, ws: &[&str]) -> bool {
     i.mods.iter().any(|x| ws.contains(&x.as_str()))
 }
 fn first(i: &Instruction, w: &str) -> bool {
@@ -266,6 +266,11 @@ static ROUTES: &[Route] = &[
         opcodes: &["cp"],
         when: |i| first(i, "async"),
         lower: |p, fc, i, g, m| p.cp_async(fc, i, g, m),
+    },
+    Route {
+        opcodes: &["red"],
+        when: |i| has(i, "async"),
+        lower: |p, fc, i, g, m| p.red_async(fc, i, g, m),
     },
     Route {
         opcodes: &["atom", "red"],

@@ -204,6 +204,27 @@ impl<'a> Prog<'a> {
                 }
             }
             "ld" | "ldu" | "st" => {
+                // `st.async` (ISA 9.7.9.12) is the store done at issue, then, in its weak form
+                // (into the shared memory of a CTA of the cluster), the complete-tx of the
+                // stored bytes on the mbarrier operand: a valid execution of the asynchronous
+                // store, whose completion is observable only through that mbarrier. Its
+                // release form (global memory, sm_100) is a release store; `.mmio` changes
+                // nothing for memory the host holds.
+                let is_async = i.opcode == "st" && m.take("async");
+                if is_async {
+                    m.take("mbarrier::complete_tx::bytes");
+                    if m.take("mmio") || super::dispatch::has(i, "release") {
+                        self.require_sm(i, 100, "st.async/red.async with .release modifier")?;
+                    }
+                    if super::dispatch::has(i, "release")
+                        && !super::dispatch::has_any(i, &["gpu", "sys", "cluster"])
+                    {
+                        return invalid(
+                            i.pos,
+                            format!("'{}': modifier '.release' requires a scope", i.full_name()),
+                        );
+                    }
+                }
                 let space = m.space();
                 m.ignore_kinds(MEMORY_QUALIFIERS);
                 let vn = m.vec();
@@ -280,6 +301,10 @@ impl<'a> Prog<'a> {
                             addr,
                         },
                     );
+                    if is_async && !super::dispatch::has(i, "release") {
+                        need(3)?;
+                        self.complete_tx(fc, i, g, &ops_[2], space, size as u64 * vn as u64)?;
+                    }
                 }
             }
             "cvta" => {

@@ -217,3 +217,23 @@ fn ld_st_of_256_bits_forms_ptxas_refuses() {
         refused(100, &kernel(&bad));
     }
 }
+
+/// The release forms of `st.async` and `red.async` (sm_100; ISA 9.7.9.12, 9.7.13.7) are a
+/// release store and a release reduction to global memory: `.mmio` (with `.sys`) changes
+/// nothing for memory the host holds. ptxas 13.5 accepts each with `-arch=sm_100` and refuses
+/// them for sm_90.
+#[test]
+fn st_async_and_red_async_release_forms() {
+    let body = "mov.u32 %r1, 5;\n\
+                st.async.release.gpu.global.u32 [%rd1], 41;\n\
+                st.async.mmio.release.sys.global.b8 [%rd1+4], 7;\n\
+                st.async.release.gpu.global.b64 [%rd1+8], 0x100000002;\n\
+                red.async.release.gpu.global.add.u32 [%rd1], %r1;\n\
+                red.async.mmio.release.sys.global.add.s64 [%rd1+8], -3;";
+    let got = run_sm(100, &kernel(body), 4);
+    // 41 + 5; the byte 7 in the second word; 0x100000002 - 3 = 0xffffffff in the low word.
+    assert_eq!(got, [46, 7, 0xffff_ffff, 0]);
+    refused(90, &kernel("st.async.release.gpu.global.u32 [%rd1], 41;"));
+    // "Modifier '.release' requires scope".
+    refused(100, &kernel("st.async.release.global.u32 [%rd1], 41;"));
+}
