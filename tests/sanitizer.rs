@@ -66,9 +66,12 @@ fn expect_lines(what: &str, text: &str, lines: &[&str]) {
 #[test]
 fn memcheck_finds_each_planted_bug() {
     let exe = built("memcheck", &["-lineinfo"]);
-    let cases: &[(&str, &[&str])] = &[
+    // Each with compute-sanitizer's count of errors for it (sanitizer-h100.txt, less the
+    // errors of API calls, which the shim does not report): one per faulting thread.
+    let cases: &[(&str, u32, &[&str])] = &[
         (
             "oob_global",
+            1,
             &[
                 "========= Invalid __global__ write of size 4 bytes",
                 "=========     by thread (100,0,0) in block (0,0,0)",
@@ -79,6 +82,7 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "oob_before",
+            1,
             &[
                 "========= Invalid __global__ read of size 4 bytes",
                 "and is 4 bytes before the nearest allocation at",
@@ -86,6 +90,7 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "oob_atomic",
+            1,
             &[
                 "========= Invalid __global__ atomic of size 4 bytes",
                 "=========     by thread (103,0,0) in block (0,0,0)",
@@ -94,6 +99,7 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "misaligned",
+            1,
             &[
                 "========= Invalid __global__ read of size 4 bytes",
                 "=========     by thread (3,0,0) in block (0,0,0)",
@@ -103,6 +109,7 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "shared_oob",
+            32,
             &[
                 "========= Invalid __shared__ write of size 4 bytes",
                 "=========     by thread (32,0,0) in block (0,0,0)",
@@ -111,21 +118,79 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "use_after_free",
+            100,
             &[
                 "========= Invalid __global__ read of size 4 bytes",
                 "of size 400 bytes that was freed (use after free)",
             ],
         ),
     ];
-    for (mode, lines) in cases {
+    for (mode, count, lines) in cases {
         let (code, err) = memcheck(&exe, mode, &[]);
         expect_lines(mode, &err, lines);
-        expect_lines(mode, &err, &["========= ERROR SUMMARY: 1 error"]);
+        let plural = if *count == 1 { "" } else { "s" };
+        let summary = format!("========= ERROR SUMMARY: {count} error{plural}\n");
+        expect_lines(mode, &err, &[&summary]);
         assert_eq!(code, 1, "{mode}: exit status with errors found\n{err}");
     }
     // --error-exitcode chooses the status.
     let (code, _) = memcheck(&exe, "oob_global", &["--error-exitcode", "9"]);
     assert_eq!(code, 9);
+}
+
+/// Memcheck reports every faulting thread of a launch (tests/cuda/memcheck.cu, `oob_all`: 256
+/// threads each writing past a 256-int array), prints the first 100 (compute-sanitizer's
+/// default `--print-limit`), and the launch fails with cudaErrorLaunchFailure as under
+/// compute-sanitizer; without the tool the first fault stops the launch with
+/// cudaErrorIllegalAddress, as on a GPU.
+#[test]
+fn memcheck_reports_every_faulting_thread() {
+    let exe = built("memcheck", &["-lineinfo"]);
+    let run = |extra: &[&str]| {
+        let out = Command::new(&shim().cli)
+            .args(["run", "--check", "memcheck"])
+            .args(extra)
+            .arg("--")
+            .arg(&exe)
+            .arg("oob_all")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let reports = |err: &str| {
+        err.matches("Invalid __global__ write of size 4 bytes")
+            .count()
+    };
+    let (code, out, err) = run(&[]);
+    expect_lines(
+        "oob_all",
+        &err,
+        &[
+            "=========     by thread (0,0,0) in block (0,0,0)",
+            "=========     and is 1 bytes after the nearest allocation at",
+            "of size 1,024 bytes",
+            "========= ERROR SUMMARY: 256 errors\n",
+            "========= ERROR SUMMARY: 156 errors were not printed.",
+        ],
+    );
+    assert_eq!(reports(&err), 100, "{err}");
+    assert!(out.contains("oob_all: cudaErrorLaunchFailure"), "{out}");
+    assert_eq!(code, 1);
+    // --print-limit 0 prints them all, each thread once.
+    let (_, _, err) = run(&["--print-limit", "0"]);
+    assert_eq!(reports(&err), 256, "{err}");
+    for t in ["(0,0,0) in block (0,0,0)", "(127,0,0) in block (1,0,0)"] {
+        expect_lines("oob_all", &err, &[&format!("by thread {t}")]);
+    }
+    assert!(!err.contains("not printed"), "{err}");
+    // Without the tool: the first fault stops the launch, as on a GPU.
+    let plain = run_preloaded_args(&exe, &["oob_all"]);
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert!(text.contains("oob_all: cudaErrorIllegalAddress"), "{text}");
 }
 
 #[test]

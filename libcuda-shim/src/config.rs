@@ -539,7 +539,7 @@ mod tests {
 }
 
 /// What `CUDA_SHIM_CHECK` asks of the sanitizer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Check {
     pub memcheck: bool,
     /// Report the device memory the program never freed (compute-sanitizer's
@@ -551,6 +551,22 @@ pub struct Check {
     pub synccheck: bool,
     /// Report kernel reads of device memory nothing wrote since it was allocated.
     pub initcheck: bool,
+    /// Memcheck prints the reports of this many bad accesses at most (the rest are counted),
+    /// as compute-sanitizer's `--print-limit` (default 100; 0: no limit).
+    pub print_limit: u64,
+}
+
+impl Default for Check {
+    fn default() -> Self {
+        Check {
+            memcheck: false,
+            leaks: false,
+            racecheck: false,
+            synccheck: false,
+            initcheck: false,
+            print_limit: 100,
+        }
+    }
 }
 
 /// `CUDA_SHIM_CHECK`, parsed once (unset: no checking).
@@ -569,7 +585,7 @@ pub fn check() -> Check {
 }
 
 /// A comma-separated list of `memcheck`, `leaks` (which implies memcheck), `racecheck`,
-/// `synccheck` and `initcheck`.
+/// `synccheck`, `initcheck` and `print-limit=N`.
 pub fn parse_check(v: &str) -> (Check, Option<String>) {
     let mut c = Check::default();
     let mut bad = Vec::new();
@@ -583,9 +599,13 @@ pub fn parse_check(v: &str) -> (Check, Option<String>) {
             "racecheck" => c.racecheck = true,
             "synccheck" => c.synccheck = true,
             "initcheck" => c.initcheck = true,
-            _ => bad.push(format!(
-                "'{w}' is not one of memcheck, leaks, racecheck, synccheck, initcheck"
-            )),
+            _ => match w.strip_prefix("print-limit=").map(str::parse::<u64>) {
+                Some(Ok(n)) => c.print_limit = n,
+                _ => bad.push(format!(
+                    "'{w}' is not one of memcheck, leaks, racecheck, synccheck, initcheck, \
+                     print-limit=N"
+                )),
+            },
         }
     }
     let complaint =

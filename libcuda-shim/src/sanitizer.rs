@@ -108,7 +108,9 @@ fn emit(lines: &[String]) {
 static SYNC_REPORTED: AtomicBool = AtomicBool::new(false);
 
 /// Reports a kernel's fault and counts it, under the sanitizer (false otherwise: the caller
-/// warns). A barrier error synccheck reported is said already.
+/// warns). A barrier error synccheck reported is said already. Under memcheck a launch's bad
+/// accesses are all reported, one per faulting thread (`engine::exec::memcheck`), the launch's
+/// error `e` being the first of them; any other fault is reported from `e`.
 pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
     if SYNC_REPORTED.swap(false, Ordering::AcqRel) {
         return true;
@@ -116,9 +118,35 @@ pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
     if !on() {
         return false;
     }
-    ERRORS.fetch_add(1, Ordering::AcqRel);
-    emit(&fault_lines(kernel, e));
+    let (faults, more) = engine::take_fault_reports(kernel);
+    let said = e
+        .access
+        .as_ref()
+        .is_some_and(|a| faults.iter().any(|f| f == a.as_ref()));
+    for f in &faults {
+        report_fault(&access_lines(f));
+    }
+    UNPRINTED.fetch_add(more, Ordering::AcqRel);
+    ERRORS.fetch_add(faults.len() as u64 + more, Ordering::AcqRel);
+    if !said {
+        ERRORS.fetch_add(1, Ordering::AcqRel);
+        report_fault(&fault_lines(kernel, e));
+    }
     true
+}
+
+/// Memcheck's reports printed so far, and those past the print limit (counted, not printed).
+static PRINTED: AtomicU64 = AtomicU64::new(0);
+static UNPRINTED: AtomicU64 = AtomicU64::new(0);
+
+/// Prints one of memcheck's error reports unless the print limit (`--print-limit`) is reached.
+fn report_fault(lines: &[String]) {
+    let limit = crate::config::check().print_limit;
+    if limit == 0 || PRINTED.fetch_add(1, Ordering::AcqRel) < limit {
+        emit(lines);
+    } else {
+        UNPRINTED.fetch_add(1, Ordering::AcqRel);
+    }
 }
 
 /// After a launch of `kernel`: reports the races it had (racecheck) and its barrier errors
@@ -229,13 +257,18 @@ pub fn race_lines(r: &engine::RaceReport) -> Vec<String> {
 
 /// The report of one fault, as compute-sanitizer's memcheck words it.
 pub fn fault_lines(kernel: &str, e: &engine::ExecError) -> Vec<String> {
-    let Some(a) = &e.access else {
-        return vec![
+    match &e.access {
+        Some(a) => access_lines(a),
+        None => vec![
             format!("Kernel fault in {kernel}"),
             format!("    {}", e.message),
             String::new(),
-        ];
-    };
+        ],
+    }
+}
+
+/// The report of one thread's bad access, as compute-sanitizer's memcheck words it.
+pub fn access_lines(a: &engine::AccessFault) -> Vec<String> {
     let what = if a.atomic {
         "atomic"
     } else if a.write {
@@ -374,6 +407,14 @@ extern "C" fn at_exit() {
         }
         if on() || synccheck_on() || initcheck_on() {
             emit(&[format!("ERROR SUMMARY: {n} error{}", plural(n))]);
+        }
+        let hidden = UNPRINTED.load(Ordering::Acquire);
+        if hidden > 0 {
+            // compute-sanitizer's line, word for word ("1 errors were" included).
+            emit(&[format!(
+                "ERROR SUMMARY: {hidden} errors were not printed. Use --print-limit option to \
+                 adjust the number of printed errors"
+            )]);
         }
         if let Ok(path) = std::env::var("CUDA_SHIM_CHECK_REPORT") {
             let _ = std::fs::write(path, format!("{n}\n"));

@@ -151,6 +151,9 @@ pub struct Unit {
     /// satisfied by another, so progress is judged for the cluster as a whole.
     pub epoch: u64,
     pub idle: Idle,
+    /// Memcheck ended a warp of some member (`exec::memcheck`): the unit ends rather than
+    /// deadlocks when the others wait for it.
+    pub halted: bool,
 }
 
 /// What one turn of a unit (a round of each unfinished member) did.

@@ -31,6 +31,7 @@ pub mod devrt;
 pub mod initcheck;
 pub mod local;
 mod matrix;
+pub mod memcheck;
 pub mod race;
 mod regfile;
 mod sched;
@@ -139,6 +140,9 @@ struct Job {
     /// The error of the lowest-numbered failing CTA (deterministic across thread counts when a
     /// single CTA faults).
     error: Mutex<Option<(u64, ExecError)>>,
+    /// Under memcheck, the first (lowest CTA's) of the faults that ended warps without stopping
+    /// the launch (`memcheck`): the launch's error when nothing stopped it.
+    memfault: Mutex<Option<(u64, ExecError)>>,
     pending: Mutex<usize>,
     done: Condvar,
     /// Cooperative launches: the clusters (CTAs without clusters) not finished yet, in turn
@@ -329,6 +333,11 @@ impl Job {
             tmp: [[0; 32]; 4],
             race: None,
             sync_gen: 0,
+            memcheck: crate::mem::checked().then_some(&self.memfault),
+            sink: None,
+            halt: None,
+            ending: false,
+            halted: false,
             // Compiled segments load without initcheck's check.
             jit: if initcheck::enabled() {
                 None
@@ -476,6 +485,7 @@ impl Job {
             cbar: ClusterBar::default(),
             epoch: 0,
             idle: cta::Idle::default(),
+            halted: false,
         });
         unit.cbar.reset(n, nthreads as u32);
         for rank in 0..n as u64 {
@@ -515,6 +525,7 @@ impl Job {
                 cbar,
                 epoch,
                 idle,
+                halted,
             } = unit;
             let m = &mut members[k];
             if m.done {
@@ -526,6 +537,7 @@ impl Job {
             let r = cta::round(&mut c, &mut m.regs, &mut m.sched);
             *count += c.thread_instructions;
             *epoch = c.epoch;
+            *halted |= c.halted;
             let o = r.map_err(|e| (m.idx, e))?;
             m.done = o.finished;
             ran |= o.ran;
@@ -537,6 +549,8 @@ impl Job {
         match unit.end_turn(ran, progressed, stalled) {
             Turn::Finished => Ok(true),
             Turn::Pending => Ok(false),
+            // Waiting for a warp memcheck ended: the kernel is being terminated anyway.
+            Turn::Stuck(_) if unit.halted => Ok(true),
             Turn::Stuck(k) => {
                 let Unit {
                     members,
@@ -864,6 +878,7 @@ fn run_grid(
         total,
         stop: AtomicBool::new(false),
         error: Mutex::new(None),
+        memfault: Mutex::new(None),
         pending: Mutex::new(helpers),
         done: Condvar::new(),
         coop,
@@ -909,6 +924,7 @@ fn run_grid(
         let _ = crate::mem::free(param_window);
     }
     let e = job.error.lock().take();
+    let e = e.or_else(|| job.memfault.lock().take());
     match e {
         Some((_, e)) => Err(e),
         None => {

@@ -132,6 +132,15 @@ impl Groups {
 }
 
 impl Warp {
+    /// Ends every thread of the warp where it is, as if each had executed `exit` (memcheck
+    /// ends a warp that made a bad access this way).
+    pub fn end(&mut self) {
+        self.exited |= self.valid;
+        self.stack.clear();
+        self.wsync.clear();
+        self.matrix_rest = None;
+    }
+
     /// Runs until the warp finishes or stops at a barrier. `regs` is this warp's register file.
     pub fn run(&mut self, cta: &mut Cta, regs: &mut [u64]) -> Result<Stop, Fault> {
         #[cfg(target_arch = "x86_64")]
@@ -161,6 +170,11 @@ impl Warp {
         // In verify mode: what a compiled segment computed, until the interpreter has run it.
         let mut pending: Option<Box<Pending>> = None;
         let r = loop {
+            // Memcheck: the last instruction made a bad access (`memcheck`); the warp ends.
+            if let Some(e) = cta.halt.take() {
+                cta.ending = true;
+                break Err(*e);
+            }
             if let Some(p) = &pending {
                 if self.stack.len() == p.depth {
                     p.compare(cta, regs);
@@ -1418,6 +1432,11 @@ impl Warp {
             }
         };
         cta.thread_instructions += count + 32 * full;
+        // An instruction that made a bad access under memcheck and stopped the warp as well.
+        if let Some(e) = cta.halt.take() {
+            cta.ending = true;
+            return Err(*e);
+        }
         r
     }
 
