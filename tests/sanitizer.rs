@@ -283,8 +283,18 @@ fn racecheck_finds_the_planted_race_only() {
         );
         assert_eq!(code, 0, "{mode}: {err}");
     }
-    // Correct programs of the suite with shared memory and barriers run clean.
-    for name in ["reduction", "threads", "pipeline_copy", "isa_sync_groups"] {
+    // Correct programs of the suite with shared memory and barriers run clean: warp
+    // collectives, compare-and-swap loops on shared memory (a plain load, then atomics), grid
+    // syncs of a cooperative launch.
+    for name in [
+        "reduction",
+        "threads",
+        "pipeline_copy",
+        "isa_sync_groups",
+        "isa_warp",
+        "isa_atomics",
+        "coop_grid_sync",
+    ] {
         let exe = built(name, &[]);
         let out = Command::new(&shim().cli)
             .args(["run", "--check", "racecheck", "--"])
@@ -297,6 +307,118 @@ fn racecheck_finds_the_planted_race_only() {
             "{name}: {err}"
         );
     }
+}
+
+/// Runs `exe mode` under racecheck: (exit code, stderr).
+fn racecheck(exe: &std::path::Path, mode: &str) -> (i32, String) {
+    let (code, _, err) = checked("racecheck", exe, mode);
+    (code, err)
+}
+
+/// racecheck beyond threads of different warps (tests/cuda/racecheck.cu): lanes of one warp
+/// with no __syncwarp (a warning, as compute-sanitizer grades hazards of warp-level
+/// programming), an atomic against a plain write, a cp.async copy against a read of another
+/// warp, and a race in a cooperative launch; each clean counterpart reports nothing. The
+/// counts are the measured case's arithmetic (one hazard per byte of each access in hazard);
+/// the source says how each follows.
+#[test]
+fn racecheck_grades_warp_atomic_async_and_cooperative_races() {
+    let exe = built("racecheck", &["-lineinfo"]);
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "warp_race",
+            "Warning",
+            "(ld.shared.u32) [128 hazards]",
+            "(0 errors, 1 warning)",
+        ),
+        (
+            "atomic_race",
+            "Error",
+            "[128 hazards]",
+            "(1 error, 0 warnings)",
+        ),
+        (
+            "async_race",
+            "Error",
+            "(ld.shared.u32) [256 hazards]",
+            "(1 error, 0 warnings)",
+        ),
+        (
+            "coop_race",
+            "Error",
+            "(ld.shared.u32) [512 hazards]",
+            "(1 error, 0 warnings)",
+        ),
+    ];
+    for (mode, level, second, summary) in cases {
+        let (code, err) = racecheck(&exe, mode);
+        expect_lines(
+            mode,
+            &err,
+            &[
+                &format!("========= {level}: Race reported between Write access at"),
+                second,
+                &format!("========= RACECHECK SUMMARY: 1 hazard displayed {summary}"),
+            ],
+        );
+        // Warnings alone leave the exit status alone; errors set it.
+        assert_eq!(code, (*level == "Error") as i32, "{mode}: {err}");
+    }
+    // Two writes, in the order the threads ran.
+    let (_, err) = racecheck(&exe, "atomic_race");
+    expect_lines(
+        "atomic_race",
+        &err,
+        &[
+            "(atom.shared.add.u32)",
+            "(st.shared.u32)",
+            "and Write access at",
+        ],
+    );
+    let (_, err) = racecheck(&exe, "async_race");
+    expect_lines("async_race", &err, &["(cp.async.ca.shared.global)"]);
+    for mode in ["warp_synced", "atomics_only", "async_synced", "coop_synced"] {
+        let (code, err) = racecheck(&exe, mode);
+        expect_lines(
+            mode,
+            &err,
+            &["========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"],
+        );
+        assert_eq!(code, 0, "{mode}: {err}");
+    }
+}
+
+/// racecheck on a cluster's distributed shared memory (tests/cuda/racecheck_cluster.cu):
+/// threads writing into the other CTA's shared memory race with its reads when only a CTA
+/// barrier lies between; with a cluster barrier they do not.
+#[test]
+fn racecheck_checks_distributed_shared_memory() {
+    let exe = nvcc_arch(
+        "racecheck_cluster",
+        "racecheck_cluster",
+        "compute_90",
+        &["-lineinfo"],
+    );
+    let (code, err) = racecheck(&exe, "cluster_race");
+    expect_lines(
+        "cluster_race",
+        &err,
+        &[
+            "========= Error: Race reported between Write access at",
+            "(st.shared::cluster.u32)",
+            "(ld.shared.u32) [256 hazards]",
+            "=========     e.g. thread (",
+            "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let (code, err) = racecheck(&exe, "cluster_synced");
+    expect_lines(
+        "cluster_synced",
+        &err,
+        &["========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"],
+    );
+    assert_eq!(code, 0, "{err}");
 }
 
 /// synccheck: the planted barrier misuse of tests/cuda/synccheck.cu is reported as

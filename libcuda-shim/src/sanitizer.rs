@@ -60,7 +60,9 @@ fn initcheck_on() -> bool {
     crate::config::check().initcheck
 }
 
+/// Racecheck's hazards reported as errors and as warnings.
 static RACES: AtomicU64 = AtomicU64::new(0);
+static RACE_WARNINGS: AtomicU64 = AtomicU64::new(0);
 
 fn leaks_on() -> bool {
     crate::config::check().leaks
@@ -170,8 +172,14 @@ pub fn after_launch(kernel: &str) {
         return;
     }
     for r in engine::take_race_reports(kernel) {
-        RACES.fetch_add(1, Ordering::AcqRel);
-        ERRORS.fetch_add(1, Ordering::AcqRel);
+        // A warning (threads of one warp) is shown and summed apart; it does not set the exit
+        // status, which counts errors.
+        if r.severity == engine::RaceSeverity::Warning {
+            RACE_WARNINGS.fetch_add(1, Ordering::AcqRel);
+        } else {
+            RACES.fetch_add(1, Ordering::AcqRel);
+            ERRORS.fetch_add(1, Ordering::AcqRel);
+        }
         emit(&race_lines(&r));
     }
 }
@@ -228,29 +236,48 @@ pub fn init_lines(r: &engine::InitReport) -> Vec<String> {
     out
 }
 
-/// The report of one pair of racing instructions, as compute-sanitizer's racecheck words it.
+/// The report of one pair of racing instructions, as compute-sanitizer's racecheck words it
+/// (`Error:` between threads of different warps, `Warning:` within a warp).
 pub fn race_lines(r: &engine::RaceReport) -> Vec<String> {
     let other = match r.kind {
         engine::HazardKind::WriteRead => "Read",
         engine::HazardKind::WriteWrite => "Write",
     };
+    let level = match r.severity {
+        engine::RaceSeverity::Error => "Error",
+        engine::RaceSeverity::Warning => "Warning",
+    };
     let t = |t: [u32; 3]| format!("({},{},{})", t[0], t[1], t[2]);
-    vec![
-        format!(
-            "Error: Race reported between Write access at {} PTX line {} ({})",
-            r.kernel, r.first_line, r.first_inst
-        ),
-        format!(
-            "    and {other} access at {} PTX line {} ({}) [{} hazards]",
-            r.kernel, r.second_line, r.second_inst, r.hazards
-        ),
+    // Threads of one block, as most races are; a cluster's CTAs name theirs.
+    let example = if r.first_block == r.block && r.second_block == r.block {
         format!(
             "    e.g. threads {} and {} of block {}, shared memory offset {:#x}",
             t(r.first_thread),
             t(r.second_thread),
             t(r.block),
             r.offset
+        )
+    } else {
+        format!(
+            "    e.g. thread {} of block {} and thread {} of block {}, shared memory offset {:#x} of block {}",
+            t(r.first_thread),
+            t(r.first_block),
+            t(r.second_thread),
+            t(r.second_block),
+            r.offset,
+            t(r.block)
+        )
+    };
+    vec![
+        format!(
+            "{level}: Race reported between Write access at {} PTX line {} ({})",
+            r.kernel, r.first_line, r.first_inst
         ),
+        format!(
+            "    and {other} access at {} PTX line {} ({}) [{} hazards]",
+            r.kernel, r.second_line, r.second_inst, r.hazards
+        ),
+        example,
         String::new(),
     ]
 }
@@ -398,11 +425,16 @@ extern "C" fn at_exit() {
         let n = ERRORS.load(Ordering::Acquire);
         let plural = |k: u64| if k == 1 { "" } else { "s" };
         if racecheck_on() {
-            let r = RACES.load(Ordering::Acquire);
+            let (e, w) = (
+                RACES.load(Ordering::Acquire),
+                RACE_WARNINGS.load(Ordering::Acquire),
+            );
             emit(&[format!(
-                "RACECHECK SUMMARY: {r} hazard{} displayed ({r} error{}, 0 warnings)",
-                plural(r),
-                plural(r)
+                "RACECHECK SUMMARY: {} hazard{} displayed ({e} error{}, {w} warning{})",
+                e + w,
+                plural(e + w),
+                plural(e),
+                plural(w)
             )]);
         }
         if on() || synccheck_on() || initcheck_on() {

@@ -775,8 +775,8 @@ impl<'a> Cta<'a> {
     }
 
     /// Records the shared-memory accesses of `warp`'s lanes `em` at `addrs` for the race check
-    /// (only this CTA's own shared memory; out-of-range lanes are left to the access's own
-    /// check).
+    /// (`what` they do, `len` bytes each, the instruction at `pc`): this CTA's shared memory,
+    /// or in a cluster any member's. Out-of-range lanes are left to the access's own check.
     #[cold]
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
@@ -787,32 +787,76 @@ impl<'a> Cta<'a> {
         addrs: &Lanes,
         em: u32,
         len: u64,
-        write: bool,
+        what: super::race::Access,
         pc: u32,
     ) {
-        let gen = self.sync_gen.wrapping_add(self.epoch as u32);
-        let own = self.rank as usize * self.shared_len;
+        let Some(mut shadow) = self.race.take() else {
+            return;
+        };
+        let first = self.rank * self.nwarps * 32 + warp * 32;
+        let who = super::race::Who {
+            tid: first,
+            pc,
+            gen: self.sync_gen.wrapping_add(self.epoch as u32),
+            epoch: self.cbar.order(),
+            issue: shadow.issue(first / 32),
+        };
         for (l, &a) in addrs.iter().enumerate() {
             if em >> l & 1 == 0 {
                 continue;
             }
-            let a = match space {
-                MSpace::Shared => a,
-                MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
-                    a - SHARED_WINDOW
-                }
-                _ => continue,
-            };
-            let Some((base, off)) = self.shared_window(a) else {
-                continue;
-            };
-            if base != own || off + len > self.shared_len as u64 {
-                continue;
-            }
-            if let Some(r) = self.race.as_mut() {
-                r.access(off, len, warp * 32 + l as u32, pc, write, gen);
+            if let Some(at) = self.race_byte(space, a, len) {
+                let who = super::race::Who {
+                    tid: first + l as u32,
+                    ..who
+                };
+                shadow.access(at, len, &who, what);
             }
         }
+        self.race = Some(shadow);
+    }
+
+    /// [`Self::race_lanes`] for one lane's access (an asynchronous copy's, which one lane
+    /// issues).
+    #[allow(clippy::too_many_arguments)]
+    pub fn race_at(
+        &mut self,
+        warp: u32,
+        lane: usize,
+        space: MSpace,
+        addr: u64,
+        len: u64,
+        what: super::race::Access,
+        pc: u32,
+    ) {
+        if self.race.is_some() {
+            let mut addrs = [0; 32];
+            addrs[lane] = addr;
+            self.race_lanes(warp, space, &addrs, 1 << lane, len, what, pc);
+        }
+    }
+
+    /// Warp `warp` synchronised (`bar.warp.sync`, a `.sync` collective): for the race check,
+    /// its lanes' accesses before are ordered before their accesses after.
+    pub fn race_warp_sync(&mut self, warp: u32) {
+        let w = self.rank * self.nwarps + warp;
+        if let Some(r) = self.race.as_mut() {
+            r.warp_sync(w);
+        }
+    }
+
+    /// Where a shared access of `len` bytes at `addr` lies in the race check's shadow (the
+    /// shared memory of the cluster's CTAs in rank order), if it is shared memory at all.
+    fn race_byte(&self, space: MSpace, addr: u64, len: u64) -> Option<u64> {
+        let a = match space {
+            MSpace::Shared => addr,
+            MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
+                addr - SHARED_WINDOW
+            }
+            _ => return None,
+        };
+        let (base, off) = self.shared_window(a)?;
+        (off + len <= self.shared_len as u64).then_some(base as u64 + off)
     }
 
     /// This CTA's thread of linear id `t`, as (x, y, z).

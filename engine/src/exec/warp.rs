@@ -3,6 +3,7 @@
 
 use super::access::*;
 use super::cta::{Cta, Fault, Place};
+use super::race;
 use super::regfile::*;
 use super::synccheck::{self, SyncErrorKind};
 use super::whole;
@@ -566,7 +567,7 @@ impl Warp {
                         cta.check_aligned(self, &addrs, em, len, pc)?;
                     }
                     if cta.race.is_some() {
-                        cta.race_lanes(self.id, *space, &addrs, em, len, false, pc);
+                        cta.race_lanes(self.id, *space, &addrs, em, len, race::Access::Read, pc);
                     }
                     let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
@@ -651,7 +652,7 @@ impl Warp {
                     }
                     let live = |k: &(usize, &Src)| *sink & (1 << k.0) == 0;
                     if cta.race.is_some() {
-                        cta.race_lanes(self.id, *space, &addrs, em, len, true, pc);
+                        cta.race_lanes(self.id, *space, &addrs, em, len, race::Access::Write, pc);
                     }
                     let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
@@ -703,6 +704,9 @@ impl Warp {
                     let size = atom_width(*ty) as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
+                    if cta.race.is_some() {
+                        cta.race_lanes(self.id, *space, &addrs, em, size, race::Access::Atomic, pc);
+                    }
                     let own = cta.own_shared(*space, &addrs, em, size);
                     let pl = match own {
                         Some(base) => Some(Place::Buf {
@@ -775,6 +779,9 @@ impl Warp {
                 } => {
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
+                    if cta.race.is_some() {
+                        cta.race_lanes(self.id, *space, &addrs, em, 16, race::Access::Atomic, pc);
+                    }
                     let pl = cta
                         .place_warp(self.id, *space, &addrs, em, 16, true)
                         .map(|(p, _)| p);
@@ -825,6 +832,12 @@ impl Warp {
                         AtomTy::Half { x2: false, .. } => 2,
                         _ => 4,
                     };
+                    if cta.race.is_some() {
+                        let mut addrs = [0; 32];
+                        lane_addrs(regs, *addr, &mut addrs);
+                        let len = es * *n as u64;
+                        cta.race_lanes(self.id, *space, &addrs, em, len, race::Access::Atomic, pc);
+                    }
                     for l in lanes(em) {
                         let ad = addr
                             .base
@@ -1137,6 +1150,14 @@ impl Warp {
                     src_size,
                     ignore,
                 } => {
+                    // The copy lands in shared memory at issue: racecheck counts it a write by
+                    // the issuing thread then (see `race`).
+                    if cta.race.is_some() {
+                        let mut addrs = [0; 32];
+                        lane_addrs(regs, *dst, &mut addrs);
+                        let n = *size as u64;
+                        cta.race_lanes(self.id, *dspace, &addrs, em, n, race::Access::Write, pc);
+                    }
                     for l in lanes(em) {
                         let at = |a: &Addr| {
                             a.base
@@ -1174,6 +1195,8 @@ impl Warp {
                     c,
                     mask: mm,
                 } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     // Each lane's source lane follows from its own operands, whatever its group:
                     // the groups are only checked (reading from a lane outside the group is
                     // undefined in the ISA, and gives that lane's register here).
@@ -1202,6 +1225,8 @@ impl Warp {
                     neg,
                     mask: mm,
                 } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     // Without a membermask (the pre-sm_70 forms) every active lane is a member.
                     let groups = match mm {
                         Some(mm) => match self.groups(cta, regs, pc, em, *mm) {
@@ -1234,6 +1259,8 @@ impl Warp {
                     }
                 }
                 Op::WarpSync { mask: mm } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     // A lane outside its own membermask is undefined behaviour in the ISA; an
                     // H100 lets such lanes go on without waiting and the launch succeeds
                     // (measured, driver 580.159: `bad_syncwarp` in
@@ -1284,6 +1311,8 @@ impl Warp {
                     a,
                     mask: mm,
                 } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     let groups = match self.groups(cta, regs, pc, em, *mm) {
                         Ok(g) => g,
                         Err(e) => {
@@ -1325,6 +1354,8 @@ impl Warp {
                     }
                 }
                 Op::Redux { op, d, a, mask: mm } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     let groups = match self.groups(cta, regs, pc, em, *mm) {
                         Ok(g) => g,
                         Err(e) => {
