@@ -9,13 +9,18 @@
 //! - A kernel's bad access is reported as compute-sanitizer lays it out (the layout was recorded
 //!   on an H100: `scripts/ground-truth/results/sanitizer-h100.txt`): kind, space and size, the
 //!   kernel and its PTX line, thread and block, the address and where it lies relative to the
-//!   nearest allocation. Other kernel faults are reported with their message.
+//!   nearest allocation; every faulting thread's, as compute-sanitizer reports them
+//!   (`engine::exec::memcheck`: the launch runs on and fails with CUDA_ERROR_LAUNCH_FAILED),
+//!   the first `--print-limit` of them printed and all counted. Other kernel faults are reported
+//!   with their message.
 //! - With `leaks`, device memory still allocated when its context is destroyed or reset, or when
 //!   the process exits, is reported allocation by allocation, with a leak summary.
-//! - racecheck: shared-memory accesses of threads of different warps to the same bytes with no
-//!   barrier between them, at least one a write ([`engine::RaceReport`]), reported after each
-//!   launch once per pair of instructions with the number of bytes in hazard, as
-//!   compute-sanitizer's racecheck reports them.
+//! - racecheck: shared-memory accesses of two threads to the same bytes that nothing orders, at
+//!   least one a write ([`engine::RaceReport`]; threads of one warp, atomics, asynchronous
+//!   copies and a cluster's distributed shared memory included, see `engine::exec::race`),
+//!   reported after each launch once per pair of instructions with the number of bytes in
+//!   hazard, as compute-sanitizer's racecheck reports them: errors, and warnings for hazards
+//!   within a warp.
 //! - synccheck: an aligned CTA barrier reached by part of a warp, and a warp barrier executed
 //!   by a thread outside its membermask ([`engine::SyncReport`]), reported after the launch with
 //!   one error per thread, as compute-sanitizer's synccheck counts them; the launch fails.
@@ -26,10 +31,8 @@
 //! - At exit an error summary is printed, and the count is written to `CUDA_SHIM_CHECK_REPORT`
 //!   (the launcher turns it into its exit status).
 //!
-//! What differs from compute-sanitizer: a launch stops at its first fault, so one error is
-//! reported per faulting launch (memcheck reports every faulting thread); locations are PTX
-//! lines, not SASS offsets and source lines; a faulting kernel leaves the error it would leave
-//! without the tool (memcheck turns it into CUDA_ERROR_LAUNCH_FAILED).
+//! What differs from compute-sanitizer: locations are PTX lines, not SASS offsets and source
+//! lines; API errors are not reported (nor counted).
 
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -120,7 +123,13 @@ pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
     if !on() {
         return false;
     }
-    let (faults, more) = engine::take_fault_reports(kernel);
+    let (mut faults, mut more) = engine::take_fault_reports(kernel);
+    // A grid the kernel launched from the device faulted: its faults are under its own name.
+    if let Some(child) = e.access.as_ref().map(|a| &a.kernel).filter(|k| *k != kernel) {
+        let (f, m) = engine::take_fault_reports(child);
+        faults.extend(f);
+        more += m;
+    }
     let said = e
         .access
         .as_ref()

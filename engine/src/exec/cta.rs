@@ -1356,9 +1356,12 @@ pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundO
             let r = &mut regs[w * per..(w + 1) * per];
             let stop = match warps[w].run(cta, r) {
                 Ok(stop) => stop,
-                // Under memcheck a bad access ends its warp; the others run on. (A cooperative
-                // launch stops: see `memcheck`.)
-                Err(e) if std::mem::take(&mut cta.ending) && cta.grid_ws == 0 => {
+                // Under memcheck a bad access ends its warp and the others run on; a
+                // cooperative launch stops (see `memcheck`), failing as the others do.
+                Err(e) if std::mem::take(&mut cta.ending) => {
+                    if cta.grid_ws != 0 {
+                        return Err(super::memcheck::launch_failure(e));
+                    }
                     cta.halted = true;
                     cta.keep_fault(e);
                     warps[w].end();

@@ -30,7 +30,8 @@ use parking_lot::Mutex;
 pub const SINK_BYTES: usize = 4096;
 
 /// Where a faulting lane's access goes instead: reads see zeros or what earlier faulting lanes
-/// wrote, writes are dropped. Aligned for atomics.
+/// wrote, writes are dropped. Aligned for atomics. (A copy instruction whose source faults
+/// copies these bytes to its destination: the launch fails anyway, leaving memory undefined.)
 #[repr(align(16))]
 pub struct Sink(pub [u8; SINK_BYTES]);
 

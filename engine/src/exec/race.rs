@@ -15,8 +15,12 @@
 //!   these hazards as *warnings* (its severity for hazards of warp-level programming), the
 //!   others as *errors*;
 //! - threads of different CTAs of a cluster, which reach each other's shared memory
-//!   (distributed shared memory): a change of an mbarrier or of the cluster barrier
-//!   (`Cta::epoch`, counted for the cluster as a whole).
+//!   (distributed shared memory): a completed phase of the cluster barrier or a change of an
+//!   mbarrier (`ClusterBar::order`, counted for the cluster as a whole); a CTA barrier orders
+//!   only its own CTA.
+//!
+//! A launch with clusters keeps one shadow for all the shared memory of a cluster, which runs
+//! on one host thread (`exec::cluster`); a cooperative launch one per CTA, like any other.
 //!
 //! Atomics are accesses that write, and race with plain writes of other threads (as
 //! compute-sanitizer reports an initialisation racing with atomic adds): two atomics never race
@@ -114,7 +118,8 @@ pub struct Who {
     pub pc: u32,
     /// Its CTA's generation.
     pub gen: u32,
-    /// The cluster's count of mbarrier and cluster-barrier changes.
+    /// The cluster's completed cluster-barrier phases and mbarrier changes
+    /// (`ClusterBar::order`): what orders threads of different CTAs.
     pub epoch: u32,
     /// Its warp's count of shared-memory instructions, this one included ([`Shadow::issue`]).
     pub issue: u32,
