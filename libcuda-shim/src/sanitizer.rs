@@ -125,7 +125,12 @@ pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
     }
     let (mut faults, mut more) = engine::take_fault_reports(kernel);
     // A grid the kernel launched from the device faulted: its faults are under its own name.
-    if let Some(child) = e.access.as_ref().map(|a| &a.kernel).filter(|k| *k != kernel) {
+    if let Some(child) = e
+        .access
+        .as_ref()
+        .map(|a| &a.kernel)
+        .filter(|k| *k != kernel)
+    {
         let (f, m) = engine::take_fault_reports(child);
         faults.extend(f);
         more += m;
