@@ -536,6 +536,16 @@ mod tests {
             assert!(c.unwrap().contains("CUDA_SHIM_DEVICES"), "{bad}");
         }
     }
+
+    #[test]
+    fn check_words_and_print_limit() {
+        let (c, bad) = parse_check("memcheck,leaks,print-limit=0");
+        assert!(c.memcheck && c.leaks && bad.is_none());
+        assert_eq!(c.print_limit, 0);
+        assert_eq!(parse_check("racecheck").0.print_limit, 100);
+        let (c, bad) = parse_check("memcheck,print-limit=x");
+        assert!(c.memcheck && bad.is_some_and(|m| m.contains("print-limit=x")));
+    }
 }
 
 /// What `CUDA_SHIM_CHECK` asks of the sanitizer.

@@ -8,12 +8,11 @@
 //!   barrier, between them (the CTA's *generation*, `Cta::sync_gen` plus `Cta::epoch`). Where an
 //!   mbarrier orders only some warps, races around it may be missed, never invented;
 //! - threads of one warp: also a warp synchronisation (`bar.warp.sync`, and the `.sync` warp
-//!   collectives, which may order less than this assumes) between them; the lanes of one
-//!   instruction are not compared with each other, and two writes are compared only through
-//!   the reads between them. Since Volta, threads of a warp are scheduled
-//!   independently, so code that leans on lockstep execution races: compute-sanitizer reports
-//!   these hazards as *warnings* (its severity for hazards of warp-level programming), the
-//!   others as *errors*;
+//!   collectives, which may order less than this assumes) between them. Since Volta the threads
+//!   of a warp are scheduled independently, so code that leans on lockstep execution races:
+//!   compute-sanitizer reports these hazards as *warnings* (its severity for hazards of
+//!   warp-level programming), the others as *errors*. The lanes of one instruction are not
+//!   compared with each other, and two writes only through the reads between them;
 //! - threads of different CTAs of a cluster, which reach each other's shared memory
 //!   (distributed shared memory): a completed phase of the cluster barrier or a change of an
 //!   mbarrier (`ClusterBar::order`, counted for the cluster as a whole); a CTA barrier orders
@@ -25,10 +24,12 @@
 //! Atomics are accesses that write, and race with plain writes of other threads (as
 //! compute-sanitizer reports an initialisation racing with atomic adds): two atomics never race
 //! (the hardware orders them), and neither do an atomic and a plain read, which is how the
-//! compare-and-swap loops of the CUDA programming guide start (a stale value fails the swap). An asynchronous copy into or out of shared
-//! memory (`cp.async`, bulk and tensor copies) is an access by the thread that issued it, made
-//! at issue, before the mbarrier it completes on changes: whoever waits for that mbarrier, or
-//! for the copy and then a barrier, is ordered after it.
+//! compare-and-swap loops of the CUDA programming guide start (a stale value fails the swap).
+//!
+//! An asynchronous copy into or out of shared memory (`cp.async`, bulk and tensor copies) is an
+//! access by the thread that issued it, made at issue, before the mbarrier it completes on
+//! changes: whoever waits for that mbarrier, or for the copy and then a barrier, is ordered
+//! after it.
 //!
 //! Hazards are counted per pair of instructions, kind and severity, and collected per launch
 //! for the driver ([`take_reports`]).
