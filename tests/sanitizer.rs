@@ -66,9 +66,12 @@ fn expect_lines(what: &str, text: &str, lines: &[&str]) {
 #[test]
 fn memcheck_finds_each_planted_bug() {
     let exe = built("memcheck", &["-lineinfo"]);
-    let cases: &[(&str, &[&str])] = &[
+    // Each with compute-sanitizer's count of errors for it (sanitizer-h100.txt, less the
+    // errors of API calls, which the shim does not report): one per faulting thread.
+    let cases: &[(&str, u32, &[&str])] = &[
         (
             "oob_global",
+            1,
             &[
                 "========= Invalid __global__ write of size 4 bytes",
                 "=========     by thread (100,0,0) in block (0,0,0)",
@@ -79,6 +82,7 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "oob_before",
+            1,
             &[
                 "========= Invalid __global__ read of size 4 bytes",
                 "and is 4 bytes before the nearest allocation at",
@@ -86,6 +90,7 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "oob_atomic",
+            1,
             &[
                 "========= Invalid __global__ atomic of size 4 bytes",
                 "=========     by thread (103,0,0) in block (0,0,0)",
@@ -94,6 +99,7 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "misaligned",
+            1,
             &[
                 "========= Invalid __global__ read of size 4 bytes",
                 "=========     by thread (3,0,0) in block (0,0,0)",
@@ -103,6 +109,7 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "shared_oob",
+            32,
             &[
                 "========= Invalid __shared__ write of size 4 bytes",
                 "=========     by thread (32,0,0) in block (0,0,0)",
@@ -111,21 +118,79 @@ fn memcheck_finds_each_planted_bug() {
         ),
         (
             "use_after_free",
+            100,
             &[
                 "========= Invalid __global__ read of size 4 bytes",
                 "of size 400 bytes that was freed (use after free)",
             ],
         ),
     ];
-    for (mode, lines) in cases {
+    for (mode, count, lines) in cases {
         let (code, err) = memcheck(&exe, mode, &[]);
         expect_lines(mode, &err, lines);
-        expect_lines(mode, &err, &["========= ERROR SUMMARY: 1 error"]);
+        let plural = if *count == 1 { "" } else { "s" };
+        let summary = format!("========= ERROR SUMMARY: {count} error{plural}\n");
+        expect_lines(mode, &err, &[&summary]);
         assert_eq!(code, 1, "{mode}: exit status with errors found\n{err}");
     }
     // --error-exitcode chooses the status.
     let (code, _) = memcheck(&exe, "oob_global", &["--error-exitcode", "9"]);
     assert_eq!(code, 9);
+}
+
+/// Memcheck reports every faulting thread of a launch (tests/cuda/memcheck.cu, `oob_all`: 256
+/// threads each writing past a 256-int array), prints the first 100 (compute-sanitizer's
+/// default `--print-limit`), and the launch fails with cudaErrorLaunchFailure as under
+/// compute-sanitizer; without the tool the first fault stops the launch with
+/// cudaErrorIllegalAddress, as on a GPU.
+#[test]
+fn memcheck_reports_every_faulting_thread() {
+    let exe = built("memcheck", &["-lineinfo"]);
+    let run = |extra: &[&str]| {
+        let out = Command::new(&shim().cli)
+            .args(["run", "--check", "memcheck"])
+            .args(extra)
+            .arg("--")
+            .arg(&exe)
+            .arg("oob_all")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let reports = |err: &str| {
+        err.matches("Invalid __global__ write of size 4 bytes")
+            .count()
+    };
+    let (code, out, err) = run(&[]);
+    expect_lines(
+        "oob_all",
+        &err,
+        &[
+            "=========     by thread (0,0,0) in block (0,0,0)",
+            "=========     and is 1 bytes after the nearest allocation at",
+            "of size 1,024 bytes",
+            "========= ERROR SUMMARY: 256 errors\n",
+            "========= ERROR SUMMARY: 156 errors were not printed.",
+        ],
+    );
+    assert_eq!(reports(&err), 100, "{err}");
+    assert!(out.contains("oob_all: cudaErrorLaunchFailure"), "{out}");
+    assert_eq!(code, 1);
+    // --print-limit 0 prints them all, each thread once.
+    let (_, _, err) = run(&["--print-limit", "0"]);
+    assert_eq!(reports(&err), 256, "{err}");
+    for t in ["(0,0,0) in block (0,0,0)", "(127,0,0) in block (1,0,0)"] {
+        expect_lines("oob_all", &err, &[&format!("by thread {t}")]);
+    }
+    assert!(!err.contains("not printed"), "{err}");
+    // Without the tool: the first fault stops the launch, as on a GPU.
+    let plain = run_preloaded_args(&exe, &["oob_all"]);
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert!(text.contains("oob_all: cudaErrorIllegalAddress"), "{text}");
 }
 
 #[test]
@@ -218,8 +283,18 @@ fn racecheck_finds_the_planted_race_only() {
         );
         assert_eq!(code, 0, "{mode}: {err}");
     }
-    // Correct programs of the suite with shared memory and barriers run clean.
-    for name in ["reduction", "threads", "pipeline_copy", "isa_sync_groups"] {
+    // Correct programs of the suite with shared memory and barriers run clean: warp
+    // collectives, compare-and-swap loops on shared memory (a plain load, then atomics), grid
+    // syncs of a cooperative launch.
+    for name in [
+        "reduction",
+        "threads",
+        "pipeline_copy",
+        "isa_sync_groups",
+        "isa_warp",
+        "isa_atomics",
+        "coop_grid_sync",
+    ] {
         let exe = built(name, &[]);
         let out = Command::new(&shim().cli)
             .args(["run", "--check", "racecheck", "--"])
@@ -232,6 +307,118 @@ fn racecheck_finds_the_planted_race_only() {
             "{name}: {err}"
         );
     }
+}
+
+/// Runs `exe mode` under racecheck: (exit code, stderr).
+fn racecheck(exe: &std::path::Path, mode: &str) -> (i32, String) {
+    let (code, _, err) = checked("racecheck", exe, mode);
+    (code, err)
+}
+
+/// racecheck beyond threads of different warps (tests/cuda/racecheck.cu): lanes of one warp
+/// with no __syncwarp (a warning, as compute-sanitizer grades hazards of warp-level
+/// programming), an atomic against a plain write, a cp.async copy against a read of another
+/// warp, and a race in a cooperative launch; each clean counterpart reports nothing. The
+/// counts are the measured case's arithmetic (one hazard per byte of each access in hazard);
+/// the source says how each follows.
+#[test]
+fn racecheck_grades_warp_atomic_async_and_cooperative_races() {
+    let exe = built("racecheck", &["-lineinfo"]);
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "warp_race",
+            "Warning",
+            "(ld.shared.u32) [128 hazards]",
+            "(0 errors, 1 warning)",
+        ),
+        (
+            "atomic_race",
+            "Error",
+            "[128 hazards]",
+            "(1 error, 0 warnings)",
+        ),
+        (
+            "async_race",
+            "Error",
+            "(ld.shared.u32) [256 hazards]",
+            "(1 error, 0 warnings)",
+        ),
+        (
+            "coop_race",
+            "Error",
+            "(ld.shared.u32) [512 hazards]",
+            "(1 error, 0 warnings)",
+        ),
+    ];
+    for (mode, level, second, summary) in cases {
+        let (code, err) = racecheck(&exe, mode);
+        expect_lines(
+            mode,
+            &err,
+            &[
+                &format!("========= {level}: Race reported between Write access at"),
+                second,
+                &format!("========= RACECHECK SUMMARY: 1 hazard displayed {summary}"),
+            ],
+        );
+        // Warnings alone leave the exit status alone; errors set it.
+        assert_eq!(code, (*level == "Error") as i32, "{mode}: {err}");
+    }
+    // Two writes, in the order the threads ran.
+    let (_, err) = racecheck(&exe, "atomic_race");
+    expect_lines(
+        "atomic_race",
+        &err,
+        &[
+            "(atom.shared.add.u32)",
+            "(st.shared.u32)",
+            "and Write access at",
+        ],
+    );
+    let (_, err) = racecheck(&exe, "async_race");
+    expect_lines("async_race", &err, &["(cp.async.ca.shared.global)"]);
+    for mode in ["warp_synced", "atomics_only", "async_synced", "coop_synced"] {
+        let (code, err) = racecheck(&exe, mode);
+        expect_lines(
+            mode,
+            &err,
+            &["========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"],
+        );
+        assert_eq!(code, 0, "{mode}: {err}");
+    }
+}
+
+/// racecheck on a cluster's distributed shared memory (tests/cuda/racecheck_cluster.cu):
+/// threads writing into the other CTA's shared memory race with its reads when only a CTA
+/// barrier lies between; with a cluster barrier they do not.
+#[test]
+fn racecheck_checks_distributed_shared_memory() {
+    let exe = nvcc_arch(
+        "racecheck_cluster",
+        "racecheck_cluster",
+        "compute_90",
+        &["-lineinfo"],
+    );
+    let (code, err) = racecheck(&exe, "cluster_race");
+    expect_lines(
+        "cluster_race",
+        &err,
+        &[
+            "========= Error: Race reported between Write access at",
+            "(st.shared::cluster.u32)",
+            "(ld.shared.u32) [256 hazards]",
+            "=========     e.g. thread (",
+            "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let (code, err) = racecheck(&exe, "cluster_synced");
+    expect_lines(
+        "cluster_synced",
+        &err,
+        &["========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"],
+    );
+    assert_eq!(code, 0, "{err}");
 }
 
 /// synccheck: the planted barrier misuse of tests/cuda/synccheck.cu is reported as

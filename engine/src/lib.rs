@@ -39,7 +39,11 @@ pub use exec::devrt::{set_device_info, set_limits as set_devrt_limits, DeviceInf
 pub use exec::initcheck::{
     poison as initcheck_poison, set_initcheck, take_reports as take_init_reports, InitReport,
 };
-pub use exec::race::{set_racecheck, take_reports as take_race_reports, HazardKind, RaceReport};
+pub use exec::memcheck::take_reports as take_fault_reports;
+pub use exec::race::{
+    set_racecheck, take_reports as take_race_reports, HazardKind, RaceReport,
+    Severity as RaceSeverity,
+};
 pub use exec::synccheck::{
     set_synccheck, take_reports as take_sync_reports, SyncErrorKind, SyncReport,
 };

@@ -173,6 +173,11 @@ pub fn set_checked(on: bool) {
     CHECKED.store(on, Ordering::Release);
 }
 
+/// Whether the sanitizer's memory checking is on ([`set_checked`]).
+pub(crate) fn checked() -> bool {
+    CHECKED.load(Ordering::Relaxed)
+}
+
 /// The freed (quarantined) allocation containing `addr`, while memory is checked.
 pub fn freed_containing(addr: u64) -> Option<Allocation> {
     let q = QUARANTINE.lock();

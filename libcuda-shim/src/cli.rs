@@ -3,7 +3,7 @@
 //! (package `cuda-shim`, which carries a copy of the library: [`Embedded`]).
 //!
 //! - `cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck|initcheck [--leak-check full]
-//!   [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
+//!   [--print-limit N] [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
 //!   -- PROGRAM [ARGS...]` runs a program with the emulator as its CUDA driver (`--inject`: fault
 //!   injection, as `CUDA_SHIM_INJECT`; `--check`: the sanitizer, as `CUDA_SHIM_CHECK`, exiting
 //!   with N, default 1, when it found errors and the program itself succeeded; `--stats`,
@@ -26,7 +26,7 @@ use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
 usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck|initcheck [--leak-check full]
-                     [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
+                     [--print-limit N] [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
                      [--] PROGRAM [ARGS...]
                                             run PROGRAM with libcuda-shim as its CUDA driver;
                                             --stats: print what ran at exit (per kernel, memory,
@@ -36,6 +36,8 @@ usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck|init
                                             (README: fault injection);
                                             --check memcheck|racecheck|synccheck|initcheck: the sanitizer (README),
                                             --leak-check full: and report leaked device memory;
+                                            --print-limit N: print at most N of memcheck's
+                                            invalid-access reports (default 100, 0: all);
                                             exit status N (default 1) when it found errors
        cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...
                                             load PTX files as the driver would, print diagnostics
@@ -208,6 +210,7 @@ fn write_out(e: &Embedded) -> Result<PathBuf, String> {
 fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
     let mut inject = None;
     let (mut check, mut leaks, mut error_exit) = (None::<String>, false, 1u8);
+    let mut print_limit = None::<u64>;
     let mut stats = None::<OsString>;
     let mut progress = false;
     while let Some(flag) = args.first().and_then(|a| a.to_str()).map(str::to_string) {
@@ -222,7 +225,8 @@ fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
                 args.remove(0);
                 continue;
             }
-            "--inject" | "--check" | "--leak-check" | "--error-exitcode" | "--stats-json" => {}
+            "--inject" | "--check" | "--leak-check" | "--error-exitcode" | "--stats-json"
+            | "--print-limit" => {}
             _ => break,
         }
         let Some(value) = args.get(1).cloned() else {
@@ -251,6 +255,13 @@ fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
                 return ExitCode::from(2);
             }
             "--leak-check" => leaks = text == "full",
+            "--print-limit" => match text.parse::<u64>() {
+                Ok(n) => print_limit = Some(n),
+                Err(_) => {
+                    eprintln!("cuda-shim run: --print-limit {text:?} is not a number");
+                    return ExitCode::from(2);
+                }
+            },
             _ => match text.parse::<u8>() {
                 Ok(n) => error_exit = n,
                 Err(_) => {
@@ -298,7 +309,14 @@ fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
         command.env("CUDA_SHIM_PROGRESS", "1");
     }
     if let Some(tool) = check {
-        return run_checked(command, &tool, leaks, error_exit, &program);
+        let mut words = tool.clone();
+        if leaks && tool == "memcheck" {
+            words.push_str(",leaks");
+        }
+        if let Some(n) = print_limit {
+            words.push_str(&format!(",print-limit={n}"));
+        }
+        return run_checked(command, &words, error_exit, &program);
     }
     let err = command.exec();
     eprintln!(
@@ -311,23 +329,11 @@ fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
 /// Runs the program under the sanitizer and waits for it: its exit status, or `error_exit` when
 /// it succeeded but the sanitizer found errors (the library writes their count to
 /// `CUDA_SHIM_CHECK_REPORT` at exit).
-fn run_checked(
-    mut command: Command,
-    tool: &str,
-    leaks: bool,
-    error_exit: u8,
-    program: &OsString,
-) -> ExitCode {
+fn run_checked(mut command: Command, check: &str, error_exit: u8, program: &OsString) -> ExitCode {
     let report = std::env::temp_dir().join(format!("cuda-shim-check-{}", std::process::id()));
     let _ = std::fs::remove_file(&report);
     command
-        .env(
-            "CUDA_SHIM_CHECK",
-            match (tool, leaks) {
-                ("memcheck", true) => "memcheck,leaks",
-                (t, _) => t,
-            },
-        )
+        .env("CUDA_SHIM_CHECK", check)
         .env("CUDA_SHIM_CHECK_REPORT", &report);
     let status = match command.status() {
         Ok(s) => s,

@@ -15,7 +15,7 @@
 //!   stops with CUDA_ERROR_LAUNCH_TIMEOUT (sticky) and a report of where its warps were.
 //! - `CUDA_SHIM_SCHEDULE` = unset (default) | `seed:N`: run CTAs and warps in the seeded random
 //!   interleaving N (one host thread; the same seed gives the same interleaving).
-//! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks` | `racecheck` | `synccheck` | `initcheck`: the sanitizer
+//! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks` | `racecheck` | `synccheck` | `initcheck`, with `print-limit=N` (memcheck's printed reports): the sanitizer
 //!   (`sanitizer.rs`); `CUDA_SHIM_CHECK_REPORT` = a file the error count is written to at exit.
 //! - `CUDA_SHIM_STATS` = unset/`0` (default) | `1`/`table` | `json:FILE`: a summary of what ran,
 //!   at exit (`stats.rs`); `CUDA_SHIM_PROGRESS` = unset/`0` | `1`: a live progress line.
@@ -536,10 +536,20 @@ mod tests {
             assert!(c.unwrap().contains("CUDA_SHIM_DEVICES"), "{bad}");
         }
     }
+
+    #[test]
+    fn check_words_and_print_limit() {
+        let (c, bad) = parse_check("memcheck,leaks,print-limit=0");
+        assert!(c.memcheck && c.leaks && bad.is_none());
+        assert_eq!(c.print_limit, 0);
+        assert_eq!(parse_check("racecheck").0.print_limit, 100);
+        let (c, bad) = parse_check("memcheck,print-limit=x");
+        assert!(c.memcheck && bad.is_some_and(|m| m.contains("print-limit=x")));
+    }
 }
 
 /// What `CUDA_SHIM_CHECK` asks of the sanitizer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Check {
     pub memcheck: bool,
     /// Report the device memory the program never freed (compute-sanitizer's
@@ -551,6 +561,22 @@ pub struct Check {
     pub synccheck: bool,
     /// Report kernel reads of device memory nothing wrote since it was allocated.
     pub initcheck: bool,
+    /// Memcheck prints the reports of this many bad accesses at most (the rest are counted),
+    /// as compute-sanitizer's `--print-limit` (default 100; 0: no limit).
+    pub print_limit: u64,
+}
+
+impl Default for Check {
+    fn default() -> Self {
+        Check {
+            memcheck: false,
+            leaks: false,
+            racecheck: false,
+            synccheck: false,
+            initcheck: false,
+            print_limit: 100,
+        }
+    }
 }
 
 /// `CUDA_SHIM_CHECK`, parsed once (unset: no checking).
@@ -569,7 +595,7 @@ pub fn check() -> Check {
 }
 
 /// A comma-separated list of `memcheck`, `leaks` (which implies memcheck), `racecheck`,
-/// `synccheck` and `initcheck`.
+/// `synccheck`, `initcheck` and `print-limit=N`.
 pub fn parse_check(v: &str) -> (Check, Option<String>) {
     let mut c = Check::default();
     let mut bad = Vec::new();
@@ -583,9 +609,13 @@ pub fn parse_check(v: &str) -> (Check, Option<String>) {
             "racecheck" => c.racecheck = true,
             "synccheck" => c.synccheck = true,
             "initcheck" => c.initcheck = true,
-            _ => bad.push(format!(
-                "'{w}' is not one of memcheck, leaks, racecheck, synccheck, initcheck"
-            )),
+            _ => match w.strip_prefix("print-limit=").map(str::parse::<u64>) {
+                Some(Ok(n)) => c.print_limit = n,
+                _ => bad.push(format!(
+                    "'{w}' is not one of memcheck, leaks, racecheck, synccheck, initcheck, \
+                     print-limit=N"
+                )),
+            },
         }
     }
     let complaint =

@@ -9,13 +9,18 @@
 //! - A kernel's bad access is reported as compute-sanitizer lays it out (the layout was recorded
 //!   on an H100: `scripts/ground-truth/results/sanitizer-h100.txt`): kind, space and size, the
 //!   kernel and its PTX line, thread and block, the address and where it lies relative to the
-//!   nearest allocation. Other kernel faults are reported with their message.
+//!   nearest allocation; every faulting thread's, as compute-sanitizer reports them
+//!   (`engine::exec::memcheck`: the launch runs on and fails with CUDA_ERROR_LAUNCH_FAILED),
+//!   the first `--print-limit` of them printed and all counted. Other kernel faults are reported
+//!   with their message.
 //! - With `leaks`, device memory still allocated when its context is destroyed or reset, or when
 //!   the process exits, is reported allocation by allocation, with a leak summary.
-//! - racecheck: shared-memory accesses of threads of different warps to the same bytes with no
-//!   barrier between them, at least one a write ([`engine::RaceReport`]), reported after each
-//!   launch once per pair of instructions with the number of bytes in hazard, as
-//!   compute-sanitizer's racecheck reports them.
+//! - racecheck: shared-memory accesses of two threads to the same bytes that nothing orders, at
+//!   least one a write ([`engine::RaceReport`]; threads of one warp, atomics, asynchronous
+//!   copies and a cluster's distributed shared memory included, see `engine::exec::race`),
+//!   reported after each launch once per pair of instructions with the number of bytes in
+//!   hazard, as compute-sanitizer's racecheck reports them: errors, and warnings for hazards
+//!   within a warp.
 //! - synccheck: an aligned CTA barrier reached by part of a warp, and a warp barrier executed
 //!   by a thread outside its membermask ([`engine::SyncReport`]), reported after the launch with
 //!   one error per thread, as compute-sanitizer's synccheck counts them; the launch fails.
@@ -26,10 +31,8 @@
 //! - At exit an error summary is printed, and the count is written to `CUDA_SHIM_CHECK_REPORT`
 //!   (the launcher turns it into its exit status).
 //!
-//! What differs from compute-sanitizer: a launch stops at its first fault, so one error is
-//! reported per faulting launch (memcheck reports every faulting thread); locations are PTX
-//! lines, not SASS offsets and source lines; a faulting kernel leaves the error it would leave
-//! without the tool (memcheck turns it into CUDA_ERROR_LAUNCH_FAILED).
+//! What differs from compute-sanitizer: locations are PTX lines, not SASS offsets and source
+//! lines; API errors are not reported (nor counted).
 
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -60,7 +63,9 @@ fn initcheck_on() -> bool {
     crate::config::check().initcheck
 }
 
+/// Racecheck's hazards reported as errors and as warnings.
 static RACES: AtomicU64 = AtomicU64::new(0);
+static RACE_WARNINGS: AtomicU64 = AtomicU64::new(0);
 
 fn leaks_on() -> bool {
     crate::config::check().leaks
@@ -108,7 +113,9 @@ fn emit(lines: &[String]) {
 static SYNC_REPORTED: AtomicBool = AtomicBool::new(false);
 
 /// Reports a kernel's fault and counts it, under the sanitizer (false otherwise: the caller
-/// warns). A barrier error synccheck reported is said already.
+/// warns). A barrier error synccheck reported is said already. Under memcheck a launch's bad
+/// accesses are all reported, one per faulting thread (`engine::exec::memcheck`), the launch's
+/// error `e` being the first of them; any other fault is reported from `e`.
 pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
     if SYNC_REPORTED.swap(false, Ordering::AcqRel) {
         return true;
@@ -116,9 +123,46 @@ pub fn kernel_fault(kernel: &str, e: &engine::ExecError) -> bool {
     if !on() {
         return false;
     }
-    ERRORS.fetch_add(1, Ordering::AcqRel);
-    emit(&fault_lines(kernel, e));
+    let (mut faults, mut more) = engine::take_fault_reports(kernel);
+    // A grid the kernel launched from the device faulted: its faults are under its own name.
+    if let Some(child) = e
+        .access
+        .as_ref()
+        .map(|a| &a.kernel)
+        .filter(|k| *k != kernel)
+    {
+        let (f, m) = engine::take_fault_reports(child);
+        faults.extend(f);
+        more += m;
+    }
+    let said = e
+        .access
+        .as_ref()
+        .is_some_and(|a| faults.iter().any(|f| f == a.as_ref()));
+    for f in &faults {
+        report_fault(&access_lines(f));
+    }
+    UNPRINTED.fetch_add(more, Ordering::AcqRel);
+    ERRORS.fetch_add(faults.len() as u64 + more, Ordering::AcqRel);
+    if !said {
+        ERRORS.fetch_add(1, Ordering::AcqRel);
+        report_fault(&fault_lines(kernel, e));
+    }
     true
+}
+
+/// Memcheck's reports printed so far, and those past the print limit (counted, not printed).
+static PRINTED: AtomicU64 = AtomicU64::new(0);
+static UNPRINTED: AtomicU64 = AtomicU64::new(0);
+
+/// Prints one of memcheck's error reports unless the print limit (`--print-limit`) is reached.
+fn report_fault(lines: &[String]) {
+    let limit = crate::config::check().print_limit;
+    if limit == 0 || PRINTED.fetch_add(1, Ordering::AcqRel) < limit {
+        emit(lines);
+    } else {
+        UNPRINTED.fetch_add(1, Ordering::AcqRel);
+    }
 }
 
 /// After a launch of `kernel`: reports the races it had (racecheck) and its barrier errors
@@ -142,8 +186,14 @@ pub fn after_launch(kernel: &str) {
         return;
     }
     for r in engine::take_race_reports(kernel) {
-        RACES.fetch_add(1, Ordering::AcqRel);
-        ERRORS.fetch_add(1, Ordering::AcqRel);
+        // A warning (threads of one warp) is shown and summed apart; it does not set the exit
+        // status, which counts errors.
+        if r.severity == engine::RaceSeverity::Warning {
+            RACE_WARNINGS.fetch_add(1, Ordering::AcqRel);
+        } else {
+            RACES.fetch_add(1, Ordering::AcqRel);
+            ERRORS.fetch_add(1, Ordering::AcqRel);
+        }
         emit(&race_lines(&r));
     }
 }
@@ -200,42 +250,66 @@ pub fn init_lines(r: &engine::InitReport) -> Vec<String> {
     out
 }
 
-/// The report of one pair of racing instructions, as compute-sanitizer's racecheck words it.
+/// The report of one pair of racing instructions, as compute-sanitizer's racecheck words it
+/// (`Error:` between threads of different warps, `Warning:` within a warp).
 pub fn race_lines(r: &engine::RaceReport) -> Vec<String> {
     let other = match r.kind {
         engine::HazardKind::WriteRead => "Read",
         engine::HazardKind::WriteWrite => "Write",
     };
+    let level = match r.severity {
+        engine::RaceSeverity::Error => "Error",
+        engine::RaceSeverity::Warning => "Warning",
+    };
     let t = |t: [u32; 3]| format!("({},{},{})", t[0], t[1], t[2]);
-    vec![
-        format!(
-            "Error: Race reported between Write access at {} PTX line {} ({})",
-            r.kernel, r.first_line, r.first_inst
-        ),
-        format!(
-            "    and {other} access at {} PTX line {} ({}) [{} hazards]",
-            r.kernel, r.second_line, r.second_inst, r.hazards
-        ),
+    // Threads of one block, as most races are; a cluster's CTAs name theirs.
+    let example = if r.first_block == r.block && r.second_block == r.block {
         format!(
             "    e.g. threads {} and {} of block {}, shared memory offset {:#x}",
             t(r.first_thread),
             t(r.second_thread),
             t(r.block),
             r.offset
+        )
+    } else {
+        format!(
+            "    e.g. thread {} of block {} and thread {} of block {}, shared memory offset {:#x} of block {}",
+            t(r.first_thread),
+            t(r.first_block),
+            t(r.second_thread),
+            t(r.second_block),
+            r.offset,
+            t(r.block)
+        )
+    };
+    vec![
+        format!(
+            "{level}: Race reported between Write access at {} PTX line {} ({})",
+            r.kernel, r.first_line, r.first_inst
         ),
+        format!(
+            "    and {other} access at {} PTX line {} ({}) [{} hazards]",
+            r.kernel, r.second_line, r.second_inst, r.hazards
+        ),
+        example,
         String::new(),
     ]
 }
 
 /// The report of one fault, as compute-sanitizer's memcheck words it.
 pub fn fault_lines(kernel: &str, e: &engine::ExecError) -> Vec<String> {
-    let Some(a) = &e.access else {
-        return vec![
+    match &e.access {
+        Some(a) => access_lines(a),
+        None => vec![
             format!("Kernel fault in {kernel}"),
             format!("    {}", e.message),
             String::new(),
-        ];
-    };
+        ],
+    }
+}
+
+/// The report of one thread's bad access, as compute-sanitizer's memcheck words it.
+pub fn access_lines(a: &engine::AccessFault) -> Vec<String> {
     let what = if a.atomic {
         "atomic"
     } else if a.write {
@@ -365,15 +439,28 @@ extern "C" fn at_exit() {
         let n = ERRORS.load(Ordering::Acquire);
         let plural = |k: u64| if k == 1 { "" } else { "s" };
         if racecheck_on() {
-            let r = RACES.load(Ordering::Acquire);
+            let (e, w) = (
+                RACES.load(Ordering::Acquire),
+                RACE_WARNINGS.load(Ordering::Acquire),
+            );
             emit(&[format!(
-                "RACECHECK SUMMARY: {r} hazard{} displayed ({r} error{}, 0 warnings)",
-                plural(r),
-                plural(r)
+                "RACECHECK SUMMARY: {} hazard{} displayed ({e} error{}, {w} warning{})",
+                e + w,
+                plural(e + w),
+                plural(e),
+                plural(w)
             )]);
         }
         if on() || synccheck_on() || initcheck_on() {
             emit(&[format!("ERROR SUMMARY: {n} error{}", plural(n))]);
+        }
+        let hidden = UNPRINTED.load(Ordering::Acquire);
+        if hidden > 0 {
+            // compute-sanitizer's line, word for word ("1 errors were" included).
+            emit(&[format!(
+                "ERROR SUMMARY: {hidden} errors were not printed. Use --print-limit option to \
+                 adjust the number of printed errors"
+            )]);
         }
         if let Ok(path) = std::env::var("CUDA_SHIM_CHECK_REPORT") {
             let _ = std::fs::write(path, format!("{n}\n"));

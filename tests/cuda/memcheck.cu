@@ -15,6 +15,14 @@
 //   use_after_free  read a freed allocation (compute-sanitizer names whatever allocation is
 //                nearest; the shim quarantines freed memory and says it was freed)
 //   clean        none: "ERROR SUMMARY: 0 errors"
+//   oob_all      256 threads (2 blocks of 128) each write the element 256 past their own in a
+//                256-int allocation: every thread's write is out of bounds. compute-sanitizer
+//                reports one "Invalid __global__ write" per faulting thread (the log above
+//                repeats the report per thread: 32 errors for the warp of shared_oob, 100 for
+//                the 100 threads of use_after_free, its API errors aside), so 256 errors, the
+//                first 100 printed (its default --print-limit: "1 errors were not printed" for
+//                use_after_free's 101), and the launch fails: cudaErrorLaunchFailure. Without
+//                the tool the first fault stops the launch: cudaErrorIllegalAddress.
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -42,6 +50,10 @@ __global__ void shared_oob(int* out) {
 __global__ void read_all(const int* a, int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = a[i] + 1;
+}
+__global__ void write_past(int* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  c[n + i] = i;
 }
 __global__ void clean(int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -72,6 +84,11 @@ int main(int argc, char** argv) {
     cudaMemset(b, 0, n * sizeof(int));
     cudaFree(b);
     read_all<<<1, 128>>>(b, out, n);
+  } else if (!strcmp(mode, "oob_all")) {
+    // Allocated last, so that nothing lies past it.
+    int* c;
+    cudaMalloc(&c, 256 * sizeof(int));
+    write_past<<<2, 128>>>(c, 256);
   } else if (!strcmp(mode, "leak")) {
     int* b;
     cudaMalloc(&b, 4096);

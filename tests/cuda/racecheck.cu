@@ -7,9 +7,36 @@
 //              (1 error, 0 warnings)" (scripts/ground-truth/results/sanitizer-h100.txt);
 //   synced     the same with __syncthreads() between: no hazard;
 //   reduction  a block-wide tree reduction in shared memory with a barrier per level: none.
+// The counts below follow the arithmetic of that measured case (one hazard per byte of each
+// access in hazard: 64 threads x 4 bytes = 256) and compute-sanitizer's documented grading:
+// hazards between threads of one warp are warnings ("warp level programming" hazards of its
+// severity levels), the others errors; the summary counts both.
+//   warp_race    one warp: each lane writes its word, then reads its neighbour's (lane + 1)
+//                with no __syncwarp() between. Under independent thread scheduling (sm_70 on)
+//                that races: a warning, 32 lanes x 4 bytes = [128 hazards], "1 hazard
+//                displayed (0 errors, 1 warning)";
+//   warp_synced  the same with __syncwarp() between: none;
+//   atomic_race  thread i of warp 0 atomically adds to counter i while thread i of warp 1
+//                resets it with a plain store, no barrier between: an atomic and a plain write
+//                race (32 counters x 4 bytes = [128 hazards], an error); two atomics never do,
+//                nor an atomic and a plain read (a compare-and-swap loop's first load);
+//   atomics_only 64 threads add to one counter, a barrier, then one thread reads it: none;
+//   async_race   each of 64 threads copies its word into shared memory with cp.async
+//                (__pipeline_memcpy_async), waits for its own copy, then reads the word of the
+//                thread 32 away (the other warp) with no barrier: the copy is a write by its
+//                thread, so as `race`, [256 hazards], an error;
+//   async_synced the same with __syncthreads() after the wait: none;
+//   coop_race    `race` in a cooperative launch (cudaLaunchCooperativeKernel) of 2 blocks:
+//                2 x 64 threads x 4 bytes = [512 hazards];
+//   coop_synced  a cooperative kernel with a barrier and a grid sync between the accesses:
+//                none.
+#include <cooperative_groups.h>
 #include <cstdio>
 #include <cstring>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
+
+namespace cg = cooperative_groups;
 
 __global__ void exchange(int* out, bool sync) {
   __shared__ int s[64];
@@ -29,6 +56,47 @@ __global__ void reduce(const int* in, int* out) {
   if (threadIdx.x == 0) out[0] = s[0];
 }
 
+__global__ void warp_exchange(int* out, bool sync) {
+  __shared__ int s[32];
+  s[threadIdx.x] = threadIdx.x;
+  if (sync) __syncwarp();
+  out[threadIdx.x] = s[(threadIdx.x + 1) % 32];
+}
+
+__global__ void atomic_counter(int* out, bool race) {
+  __shared__ int count[32];
+  if (threadIdx.x < 32) count[threadIdx.x] = 0;
+  __syncthreads();
+  if (race) {
+    // Warp 0 adds (keeping the old value, so that this is atom, not red); warp 1 resets.
+    if (threadIdx.x < 32) out[threadIdx.x] = atomicAdd(&count[threadIdx.x], 1);
+    else count[threadIdx.x - 32] = 0;
+  } else {
+    out[threadIdx.x] = atomicAdd(&count[0], 1);
+    __syncthreads();
+    if (threadIdx.x == 0) out[64] = count[0];
+  }
+}
+
+__global__ void async_exchange(const int* in, int* out, bool sync) {
+  __shared__ int s[64];
+  __pipeline_memcpy_async(&s[threadIdx.x], &in[threadIdx.x], sizeof(int));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  if (sync) __syncthreads();
+  out[threadIdx.x] = s[(threadIdx.x + 32) % 64];
+}
+
+__global__ void coop_exchange(int* out, bool sync) {
+  __shared__ int s[64];
+  s[threadIdx.x] = threadIdx.x + blockIdx.x;
+  if (sync) {
+    __syncthreads();
+    cg::this_grid().sync();
+  }
+  out[blockIdx.x * 64 + threadIdx.x] = s[(threadIdx.x + 32) % 64];
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "synced";
   int *in, *out;
@@ -39,6 +107,16 @@ int main(int argc, char** argv) {
   cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);
   if (!strcmp(mode, "reduction")) {
     reduce<<<1, 256>>>(in, out);
+  } else if (!strncmp(mode, "warp_", 5)) {
+    warp_exchange<<<1, 32>>>(out, strcmp(mode, "warp_race") != 0);
+  } else if (!strcmp(mode, "atomic_race") || !strcmp(mode, "atomics_only")) {
+    atomic_counter<<<1, 64>>>(out, strcmp(mode, "atomic_race") == 0);
+  } else if (!strncmp(mode, "async_", 6)) {
+    async_exchange<<<1, 64>>>(in, out, strcmp(mode, "async_race") != 0);
+  } else if (!strncmp(mode, "coop_", 5)) {
+    bool sync = strcmp(mode, "coop_race") != 0;
+    void* args[] = {&out, &sync};
+    cudaLaunchCooperativeKernel((void*)coop_exchange, dim3(2), dim3(64), args, 0, 0);
   } else {
     exchange<<<1, 64>>>(out, strcmp(mode, "race") != 0);
   }

@@ -7,6 +7,7 @@
 
 use super::access::{atomic_update, read_sized, update_private};
 use super::cta::{Cta, Fault};
+use super::race;
 use super::regfile::*;
 use super::warp::*;
 use crate::ir::*;
@@ -153,6 +154,22 @@ impl Warp {
         }
         let ds = op.dst.0;
         let (ss, sa) = op.src;
+        // For racecheck the copy reads and writes at issue, by the issuing thread (`race`); a
+        // reduction into shared memory is an atomic's access.
+        let into = match op.reduce {
+            Some(_) => race::Access::Atomic,
+            None => race::Access::Write,
+        };
+        cta.race_at(
+            self.id,
+            l,
+            ss,
+            lane_addr(regs, sa, l),
+            size,
+            race::Access::Read,
+            pc,
+        );
+        cta.race_at(self.id, l, ds, dst_at, size, into, pc);
         let s = cta.resolve(self, ss, lane_addr(regs, sa, l), size, l, pc, false)?;
         let d = cta.resolve(self, ds, dst_at, size, l, pc, true)?;
         if let Some((rop, Some(ty))) = op.reduce {
@@ -365,6 +382,12 @@ impl Warp {
     ) -> Result<(), Fault> {
         let es = map.elem_bytes().unwrap_or(1);
         let saddr = tensormap::swizzle(at, map.swizzle, map.atomicity);
+        let what = if load {
+            race::Access::Write
+        } else {
+            race::Access::Read
+        };
+        cta.race_at(self.id, l, MSpace::Shared, saddr, es, what, pc);
         let sp = cta.resolve(self, MSpace::Shared, saddr, es, l, pc, load)?;
         let Some(goff) = goff else {
             if load {

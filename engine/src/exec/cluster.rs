@@ -33,6 +33,10 @@ pub struct ClusterBar {
     /// last, [`NOT_ARRIVED`] before its first arrival and after each completed wait. Empty
     /// until some thread arrives, so that kernels without `barrier.cluster` pay nothing.
     arrived: Vec<u32>,
+    /// Completed phases plus changes of mbarriers in any CTA of the cluster: what orders the
+    /// shared-memory accesses of threads of different CTAs for racecheck (`exec::race`). An
+    /// arrival alone does not (it orders nothing until the phase completes).
+    order: u32,
 }
 
 impl ClusterBar {
@@ -46,6 +50,17 @@ impl ClusterBar {
         self.live[..nranks].fill(nthreads);
         self.missing = self.live;
         self.arrived.clear();
+        self.order = 0;
+    }
+
+    /// Completed phases and mbarrier changes so far (see the field): for racecheck.
+    pub fn order(&self) -> u32 {
+        self.order
+    }
+
+    /// An mbarrier of the cluster changed (see [`Self::order`]), for racecheck.
+    pub fn mbarrier_changed(&mut self) {
+        self.order = self.order.wrapping_add(1);
     }
 
     fn slot(&self, rank: u32, warp: u32, lane: usize) -> usize {
@@ -121,6 +136,7 @@ impl ClusterBar {
             NOT_ARRIVED => 0,
             p => p,
         };
+        self.order = self.order.wrapping_add(1);
         self.missing = self.live;
         true
     }
@@ -138,6 +154,8 @@ pub struct Member {
     pub regs: Vec<u64>,
     pub local: super::local::LocalMem,
     pub done: bool,
+    /// Its completed CTA barriers (`Cta::sync_gen`), kept between turns for racecheck.
+    pub sync_gen: u32,
 }
 
 /// A started cluster (or, in a cooperative launch without clusters, a single CTA): everything
@@ -151,6 +169,11 @@ pub struct Unit {
     /// satisfied by another, so progress is judged for the cluster as a whole.
     pub epoch: u64,
     pub idle: Idle,
+    /// Memcheck ended a warp of some member (`exec::memcheck`): the unit ends rather than
+    /// deadlocks when the others wait for it.
+    pub halted: bool,
+    /// Racecheck's shadow of the unit's shared memory (`exec::race`), while races are checked.
+    pub race: Option<Box<super::race::Shadow>>,
 }
 
 /// What one turn of a unit (a round of each unfinished member) did.

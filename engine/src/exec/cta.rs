@@ -78,6 +78,19 @@ pub struct Cta<'a> {
     pub race: Option<Box<super::race::Shadow>>,
     /// Completed CTA barriers: with [`Cta::epoch`], what ends a generation for the race check.
     pub sync_gen: u32,
+    /// Under memcheck, where the launch keeps its first fault ([`super::memcheck`]): a bad
+    /// access is then recorded and skipped, and ends its warp, instead of stopping the launch.
+    pub memcheck: Option<&'a parking_lot::Mutex<Option<(u64, ExecError)>>>,
+    /// Where skipped accesses go (made at the first).
+    pub sink: Option<Box<super::memcheck::Sink>>,
+    /// The first bad access of the instruction running, once it has completed for its other
+    /// lanes: the warp stops there ([`super::warp::Warp::run`]).
+    pub halt: Option<Box<ExecError>>,
+    /// The error the running warp returned is its `halt` (the warp ends, the launch goes on).
+    pub ending: bool,
+    /// Some warp of this CTA was ended by a bad access: waits it leaves unsatisfied end the
+    /// CTA instead of being a deadlock.
+    pub halted: bool,
     /// Scratch rows for the interpreter (immediates spread to 32 lanes, results that cannot go
     /// straight to their register): here rather than on the stack so that no instruction pays
     /// for zeroing them.
@@ -346,7 +359,7 @@ impl<'a> Cta<'a> {
             write,
         };
         if !addr.is_multiple_of(align) {
-            return Err(self.fault_misaligned(warp, access));
+            return self.bad_access(warp, access, true);
         }
         let space = match space {
             MSpace::Generic => {
@@ -401,7 +414,55 @@ impl<'a> Cta<'a> {
                 .then(|| self.params[addr as usize..].as_ptr() as *mut u8),
             (MSpace::Generic, _) => unreachable!(),
         };
-        ok.ok_or_else(|| self.fault_outside(warp, LaneAccess { space, ..access }))
+        match ok {
+            Some(p) => Ok(p),
+            None => self.bad_access(warp, LaneAccess { space, ..access }, false),
+        }
+    }
+
+    /// A lane's bad access: its fault, or under memcheck ([`super::memcheck`]) a pointer to
+    /// scratch memory the access may touch harmlessly, the fault being recorded and the warp
+    /// stopped after this instruction.
+    #[cold]
+    #[inline(never)]
+    fn bad_access(
+        &mut self,
+        warp: &Warp,
+        a: LaneAccess,
+        misaligned: bool,
+    ) -> Result<*mut u8, Fault> {
+        let e = if misaligned {
+            self.fault_misaligned(warp, a)
+        } else {
+            self.fault_outside(warp, a)
+        };
+        if self.memcheck.is_none() || a.len > super::memcheck::SINK_BYTES as u64 {
+            return Err(e);
+        }
+        if let Some(f) = &e.access {
+            super::memcheck::record(f);
+        }
+        if self.halt.is_none() {
+            self.halt = Some(Box::new(e));
+        }
+        let sink = self.sink.get_or_insert_with(|| {
+            Box::new(super::memcheck::Sink([0; super::memcheck::SINK_BYTES]))
+        });
+        Ok(sink.0.as_mut_ptr())
+    }
+
+    /// Keeps the fault that ended a warp under memcheck as the launch's error if it is the
+    /// lowest CTA's so far (deterministic whatever the thread count).
+    fn keep_fault(&mut self, e: ExecError) {
+        let Some(slot) = self.memcheck else {
+            return;
+        };
+        let [x, y, z] = self.ctaid;
+        let idx = x as u64 + self.nctaid[0] as u64 * (y as u64 + self.nctaid[1] as u64 * z as u64);
+        let mut g = slot.lock();
+        if g.as_ref().is_none_or(|(i, _)| idx < *i) {
+            *g = Some((idx, super::memcheck::launch_failure(e)));
+        }
     }
 
     /// The parts of a bad access by `lane` at `pc`, for [`ExecError::access`].
@@ -714,8 +775,8 @@ impl<'a> Cta<'a> {
     }
 
     /// Records the shared-memory accesses of `warp`'s lanes `em` at `addrs` for the race check
-    /// (only this CTA's own shared memory; out-of-range lanes are left to the access's own
-    /// check).
+    /// (`what` they do, `len` bytes each, the instruction at `pc`): this CTA's shared memory,
+    /// or in a cluster any member's. Out-of-range lanes are left to the access's own check.
     #[cold]
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
@@ -726,32 +787,76 @@ impl<'a> Cta<'a> {
         addrs: &Lanes,
         em: u32,
         len: u64,
-        write: bool,
+        what: super::race::Access,
         pc: u32,
     ) {
-        let gen = self.sync_gen.wrapping_add(self.epoch as u32);
-        let own = self.rank as usize * self.shared_len;
+        let Some(mut shadow) = self.race.take() else {
+            return;
+        };
+        let first = self.rank * self.nwarps * 32 + warp * 32;
+        let who = super::race::Who {
+            tid: first,
+            pc,
+            gen: self.sync_gen.wrapping_add(self.epoch as u32),
+            epoch: self.cbar.order(),
+            issue: shadow.issue(first / 32),
+        };
         for (l, &a) in addrs.iter().enumerate() {
             if em >> l & 1 == 0 {
                 continue;
             }
-            let a = match space {
-                MSpace::Shared => a,
-                MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
-                    a - SHARED_WINDOW
-                }
-                _ => continue,
-            };
-            let Some((base, off)) = self.shared_window(a) else {
-                continue;
-            };
-            if base != own || off + len > self.shared_len as u64 {
-                continue;
-            }
-            if let Some(r) = self.race.as_mut() {
-                r.access(off, len, warp * 32 + l as u32, pc, write, gen);
+            if let Some(at) = self.race_byte(space, a, len) {
+                let who = super::race::Who {
+                    tid: first + l as u32,
+                    ..who
+                };
+                shadow.access(at, len, &who, what);
             }
         }
+        self.race = Some(shadow);
+    }
+
+    /// [`Self::race_lanes`] for one lane's access (an asynchronous copy's, which one lane
+    /// issues).
+    #[allow(clippy::too_many_arguments)]
+    pub fn race_at(
+        &mut self,
+        warp: u32,
+        lane: usize,
+        space: MSpace,
+        addr: u64,
+        len: u64,
+        what: super::race::Access,
+        pc: u32,
+    ) {
+        if self.race.is_some() {
+            let mut addrs = [0; 32];
+            addrs[lane] = addr;
+            self.race_lanes(warp, space, &addrs, 1 << lane, len, what, pc);
+        }
+    }
+
+    /// Warp `warp` synchronised (`bar.warp.sync`, a `.sync` collective): for the race check,
+    /// its lanes' accesses before are ordered before their accesses after.
+    pub fn race_warp_sync(&mut self, warp: u32) {
+        let w = self.rank * self.nwarps + warp;
+        if let Some(r) = self.race.as_mut() {
+            r.warp_sync(w);
+        }
+    }
+
+    /// Where a shared access of `len` bytes at `addr` lies in the race check's shadow (the
+    /// shared memory of the cluster's CTAs in rank order), if it is shared memory at all.
+    fn race_byte(&self, space: MSpace, addr: u64, len: u64) -> Option<u64> {
+        let a = match space {
+            MSpace::Shared => addr,
+            MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
+                addr - SHARED_WINDOW
+            }
+            _ => return None,
+        };
+        let (base, off) = self.shared_window(a)?;
+        (off + len <= self.shared_len as u64).then_some(base as u64 + off)
     }
 
     /// This CTA's thread of linear id `t`, as (x, y, z).
@@ -1173,6 +1278,10 @@ pub fn run_cta(cta: &mut Cta, regs: &mut Vec<u64>) -> Result<(), Fault> {
         }
         let stuck = idle.update(o.ran, o.progressed);
         cta.expire_waits = idle.expire_waits;
+        if stuck && cta.halted {
+            // Waiting for a warp memcheck ended: the kernel is being terminated anyway.
+            return Ok(());
+        }
         if stuck {
             return Err(deadlock(cta, &s));
         }
@@ -1245,7 +1354,21 @@ pub fn round(cta: &mut Cta, regs: &mut [u64], s: &mut CtaSched) -> Result<RoundO
         ran = true;
         loop {
             let r = &mut regs[w * per..(w + 1) * per];
-            let stop = warps[w].run(cta, r)?;
+            let stop = match warps[w].run(cta, r) {
+                Ok(stop) => stop,
+                // Under memcheck a bad access ends its warp and the others run on; a
+                // cooperative launch stops (see `memcheck`), failing as the others do.
+                Err(e) if std::mem::take(&mut cta.ending) => {
+                    if cta.grid_ws != 0 {
+                        return Err(super::memcheck::launch_failure(e));
+                    }
+                    cta.halted = true;
+                    cta.keep_fault(e);
+                    warps[w].end();
+                    Stop::Done
+                }
+                Err(e) => return Err(e),
+            };
             bars.track(w, &warps[w]);
             match stop {
                 Stop::Done => {

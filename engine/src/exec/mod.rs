@@ -31,6 +31,7 @@ pub mod devrt;
 pub mod initcheck;
 pub mod local;
 mod matrix;
+pub mod memcheck;
 pub mod race;
 mod regfile;
 mod sched;
@@ -139,6 +140,9 @@ struct Job {
     /// The error of the lowest-numbered failing CTA (deterministic across thread counts when a
     /// single CTA faults).
     error: Mutex<Option<(u64, ExecError)>>,
+    /// Under memcheck, the first (lowest CTA's) of the faults that ended warps without stopping
+    /// the launch (`memcheck`): the launch's error when nothing stopped it.
+    memfault: Mutex<Option<(u64, ExecError)>>,
     pending: Mutex<usize>,
     done: Condvar,
     /// Cooperative launches: the clusters (CTAs without clusters) not finished yet, in turn
@@ -329,6 +333,11 @@ impl Job {
             tmp: [[0; 32]; 4],
             race: None,
             sync_gen: 0,
+            memcheck: crate::mem::checked().then_some(&self.memfault),
+            sink: None,
+            halt: None,
+            ending: false,
+            halted: false,
             // Compiled segments load without initcheck's check.
             jit: if initcheck::enabled() {
                 None
@@ -438,11 +447,11 @@ impl Job {
                     &mut scratch.cbar,
                 );
                 if race::enabled() {
-                    c.race = Some(Box::new(race::Shadow::new(c.shared_len)));
+                    c.race = Some(Box::new(race::Shadow::new(c.shared_len, 1, c.nwarps)));
                 }
                 let r = cta::run_cta(&mut c, &mut scratch.regs);
                 if let Some(mut shadow) = c.race.take() {
-                    shadow.finish(c.kernel, c.prog, c.ctaid, |t| c.tid_of(t));
+                    shadow.finish(c.kernel, c.prog, |_| c.ctaid, |t| c.tid_of(t));
                 }
                 (r, c.thread_instructions)
             }));
@@ -476,6 +485,15 @@ impl Job {
             cbar: ClusterBar::default(),
             epoch: 0,
             idle: cta::Idle::default(),
+            halted: false,
+            // One shadow for the cluster's shared memory, which its CTAs reach in each other.
+            race: race::enabled().then(|| {
+                Box::new(race::Shadow::new(
+                    shared_len,
+                    n,
+                    nthreads.div_ceil(32) as u32,
+                ))
+            }),
         });
         unit.cbar.reset(n, nthreads as u32);
         for rank in 0..n as u64 {
@@ -494,6 +512,7 @@ impl Job {
                 regs,
                 local,
                 done: false,
+                sync_gen: 0,
             });
         }
         Ok(unit)
@@ -515,6 +534,8 @@ impl Job {
                 cbar,
                 epoch,
                 idle,
+                halted,
+                race,
             } = unit;
             let m = &mut members[k];
             if m.done {
@@ -523,9 +544,14 @@ impl Job {
             let mut c = self.cta(m.idx, shared, &mut m.local, gcache, cbar);
             c.epoch = *epoch;
             c.expire_waits = idle.expire_waits;
+            c.sync_gen = m.sync_gen;
+            c.race = race.take();
             let r = cta::round(&mut c, &mut m.regs, &mut m.sched);
             *count += c.thread_instructions;
             *epoch = c.epoch;
+            *halted |= c.halted;
+            m.sync_gen = c.sync_gen;
+            *race = c.race.take();
             let o = r.map_err(|e| (m.idx, e))?;
             m.done = o.finished;
             ran |= o.ran;
@@ -535,8 +561,16 @@ impl Job {
             }
         }
         match unit.end_turn(ran, progressed, stalled) {
-            Turn::Finished => Ok(true),
+            Turn::Finished => {
+                self.finish_race(unit);
+                Ok(true)
+            }
             Turn::Pending => Ok(false),
+            // Waiting for a warp memcheck ended: the kernel is being terminated anyway.
+            Turn::Stuck(_) if unit.halted => {
+                self.finish_race(unit);
+                Ok(true)
+            }
             Turn::Stuck(k) => {
                 let Unit {
                     members,
@@ -549,6 +583,21 @@ impl Job {
                 Err((m.idx, cta::deadlock(&c, &m.sched)))
             }
         }
+    }
+
+    /// Hands the hazards racecheck found in a finished unit to the launch's reports.
+    fn finish_race(&self, unit: &mut Unit) {
+        let Some(mut shadow) = unit.race.take() else {
+            return;
+        };
+        let [x, y, _] = self.cfg.block;
+        let tid3 = |t: u32| [t % x, (t / x) % y, t / (x * y)];
+        let block = |rank: u32| {
+            let m = &unit.members[(rank as usize).min(unit.members.len() - 1)];
+            self.ctaid(m.idx)
+        };
+        let prog = &self.kernel.program;
+        shadow.finish(&self.kernel.name, prog, block, tid3);
     }
 
     /// A host thread of a launch with clusters: takes the next cluster and runs its CTAs, a
@@ -864,6 +913,7 @@ fn run_grid(
         total,
         stop: AtomicBool::new(false),
         error: Mutex::new(None),
+        memfault: Mutex::new(None),
         pending: Mutex::new(helpers),
         done: Condvar::new(),
         coop,
@@ -909,6 +959,7 @@ fn run_grid(
         let _ = crate::mem::free(param_window);
     }
     let e = job.error.lock().take();
+    let e = e.or_else(|| job.memfault.lock().take());
     match e {
         Some((_, e)) => Err(e),
         None => {

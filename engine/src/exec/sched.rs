@@ -303,6 +303,7 @@ impl Warp {
                 // SAFETY: as for the read above.
                 unsafe { (p as *mut u64).write(nw) };
                 cta.epoch += 1;
+                cta.cbar.mbarrier_changed();
             }
             vals[l] = v;
         }

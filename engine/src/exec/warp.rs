@@ -3,6 +3,7 @@
 
 use super::access::*;
 use super::cta::{Cta, Fault, Place};
+use super::race;
 use super::regfile::*;
 use super::synccheck::{self, SyncErrorKind};
 use super::whole;
@@ -132,6 +133,15 @@ impl Groups {
 }
 
 impl Warp {
+    /// Ends every thread of the warp where it is, as if each had executed `exit` (memcheck
+    /// ends a warp that made a bad access this way).
+    pub fn end(&mut self) {
+        self.exited |= self.valid;
+        self.stack.clear();
+        self.wsync.clear();
+        self.matrix_rest = None;
+    }
+
     /// Runs until the warp finishes or stops at a barrier. `regs` is this warp's register file.
     pub fn run(&mut self, cta: &mut Cta, regs: &mut [u64]) -> Result<Stop, Fault> {
         #[cfg(target_arch = "x86_64")]
@@ -161,6 +171,11 @@ impl Warp {
         // In verify mode: what a compiled segment computed, until the interpreter has run it.
         let mut pending: Option<Box<Pending>> = None;
         let r = loop {
+            // Memcheck: the last instruction made a bad access (`memcheck`); the warp ends.
+            if let Some(e) = cta.halt.take() {
+                cta.ending = true;
+                break Err(*e);
+            }
             if let Some(p) = &pending {
                 if self.stack.len() == p.depth {
                     p.compare(cta, regs);
@@ -552,7 +567,7 @@ impl Warp {
                         cta.check_aligned(self, &addrs, em, len, pc)?;
                     }
                     if cta.race.is_some() {
-                        cta.race_lanes(self.id, *space, &addrs, em, len, false, pc);
+                        cta.race_lanes(self.id, *space, &addrs, em, len, race::Access::Read, pc);
                     }
                     let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
@@ -637,7 +652,7 @@ impl Warp {
                     }
                     let live = |k: &(usize, &Src)| *sink & (1 << k.0) == 0;
                     if cta.race.is_some() {
-                        cta.race_lanes(self.id, *space, &addrs, em, len, true, pc);
+                        cta.race_lanes(self.id, *space, &addrs, em, len, race::Access::Write, pc);
                     }
                     let own = cta.own_shared(*space, &addrs, em, len);
                     if let Some(base) = own {
@@ -689,6 +704,9 @@ impl Warp {
                     let size = atom_width(*ty) as u64;
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
+                    if cta.race.is_some() {
+                        cta.race_lanes(self.id, *space, &addrs, em, size, race::Access::Atomic, pc);
+                    }
                     let own = cta.own_shared(*space, &addrs, em, size);
                     let pl = match own {
                         Some(base) => Some(Place::Buf {
@@ -761,6 +779,9 @@ impl Warp {
                 } => {
                     let mut addrs = [0; 32];
                     lane_addrs(regs, *addr, &mut addrs);
+                    if cta.race.is_some() {
+                        cta.race_lanes(self.id, *space, &addrs, em, 16, race::Access::Atomic, pc);
+                    }
                     let pl = cta
                         .place_warp(self.id, *space, &addrs, em, 16, true)
                         .map(|(p, _)| p);
@@ -811,6 +832,12 @@ impl Warp {
                         AtomTy::Half { x2: false, .. } => 2,
                         _ => 4,
                     };
+                    if cta.race.is_some() {
+                        let mut addrs = [0; 32];
+                        lane_addrs(regs, *addr, &mut addrs);
+                        let len = es * *n as u64;
+                        cta.race_lanes(self.id, *space, &addrs, em, len, race::Access::Atomic, pc);
+                    }
                     for l in lanes(em) {
                         let ad = addr
                             .base
@@ -1123,6 +1150,14 @@ impl Warp {
                     src_size,
                     ignore,
                 } => {
+                    // The copy lands in shared memory at issue: racecheck counts it a write by
+                    // the issuing thread then (see `race`).
+                    if cta.race.is_some() {
+                        let mut addrs = [0; 32];
+                        lane_addrs(regs, *dst, &mut addrs);
+                        let n = *size as u64;
+                        cta.race_lanes(self.id, *dspace, &addrs, em, n, race::Access::Write, pc);
+                    }
                     for l in lanes(em) {
                         let at = |a: &Addr| {
                             a.base
@@ -1160,6 +1195,8 @@ impl Warp {
                     c,
                     mask: mm,
                 } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     // Each lane's source lane follows from its own operands, whatever its group:
                     // the groups are only checked (reading from a lane outside the group is
                     // undefined in the ISA, and gives that lane's register here).
@@ -1188,6 +1225,8 @@ impl Warp {
                     neg,
                     mask: mm,
                 } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     // Without a membermask (the pre-sm_70 forms) every active lane is a member.
                     let groups = match mm {
                         Some(mm) => match self.groups(cta, regs, pc, em, *mm) {
@@ -1220,6 +1259,8 @@ impl Warp {
                     }
                 }
                 Op::WarpSync { mask: mm } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     // A lane outside its own membermask is undefined behaviour in the ISA; an
                     // H100 lets such lanes go on without waiting and the launch succeeds
                     // (measured, driver 580.159: `bad_syncwarp` in
@@ -1270,6 +1311,8 @@ impl Warp {
                     a,
                     mask: mm,
                 } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     let groups = match self.groups(cta, regs, pc, em, *mm) {
                         Ok(g) => g,
                         Err(e) => {
@@ -1311,6 +1354,8 @@ impl Warp {
                     }
                 }
                 Op::Redux { op, d, a, mask: mm } => {
+                    // An ordering point of the warp for racecheck (`race`).
+                    cta.race_warp_sync(self.id);
                     let groups = match self.groups(cta, regs, pc, em, *mm) {
                         Ok(g) => g,
                         Err(e) => {
@@ -1427,6 +1472,11 @@ impl Warp {
             }
         };
         cta.thread_instructions += count + 32 * full;
+        // An instruction that made a bad access under memcheck and stopped the warp as well.
+        if let Some(e) = cta.halt.take() {
+            cta.ending = true;
+            return Err(*e);
+        }
         r
     }
 
