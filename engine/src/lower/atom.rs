@@ -94,18 +94,7 @@ impl<'a> Prog<'a> {
         m: &mut Mods,
     ) -> R<()> {
         m.take("async");
-        m.take("mbarrier::complete_tx::bytes");
-        if m.take("mmio") || super::dispatch::has(i, "release") {
-            self.require_sm(i, 100, "st.async/red.async with .release modifier")?;
-        }
-        if super::dispatch::has(i, "release")
-            && !super::dispatch::has_any(i, &["gpu", "sys", "cluster"])
-        {
-            return invalid(
-                i.pos,
-                format!("'{}': modifier '.release' requires a scope", i.full_name()),
-            );
-        }
+        self.async_qualifiers(i, m)?;
         let space = i
             .mods
             .iter()
@@ -122,6 +111,24 @@ impl<'a> Prog<'a> {
                 4
             };
             self.complete_tx(fc, i, g, mbar, space, bytes)?;
+        }
+        Ok(())
+    }
+
+    /// The qualifiers `st.async` and `red.async` add to a store or reduction: the completion
+    /// mechanism (the only one there is), and `.mmio`/`.release`, which ptxas takes only for
+    /// sm_100 and, for `.release`, with a scope.
+    pub(super) fn async_qualifiers(&self, i: &Instruction, m: &mut Mods) -> R<()> {
+        m.take("mbarrier::complete_tx::bytes");
+        let release = super::dispatch::has(i, "release");
+        if m.take("mmio") || release {
+            self.require_sm(i, 100, "st.async/red.async with .release modifier")?;
+        }
+        if release && !super::dispatch::has_any(i, &["gpu", "sys", "cluster"]) {
+            return invalid(
+                i.pos,
+                format!("'{}': modifier '.release' requires a scope", i.full_name()),
+            );
         }
         Ok(())
     }

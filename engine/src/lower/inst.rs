@@ -212,18 +212,7 @@ impl<'a> Prog<'a> {
                 // nothing for memory the host holds.
                 let is_async = i.opcode == "st" && m.take("async");
                 if is_async {
-                    m.take("mbarrier::complete_tx::bytes");
-                    if m.take("mmio") || super::dispatch::has(i, "release") {
-                        self.require_sm(i, 100, "st.async/red.async with .release modifier")?;
-                    }
-                    if super::dispatch::has(i, "release")
-                        && !super::dispatch::has_any(i, &["gpu", "sys", "cluster"])
-                    {
-                        return invalid(
-                            i.pos,
-                            format!("'{}': modifier '.release' requires a scope", i.full_name()),
-                        );
-                    }
+                    self.async_qualifiers(i, &mut m)?;
                 }
                 let space = m.space();
                 m.ignore_kinds(MEMORY_QUALIFIERS);
