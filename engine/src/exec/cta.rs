@@ -838,6 +838,7 @@ impl<'a> Cta<'a> {
 
     /// Warp `warp` synchronised (`bar.warp.sync`, a `.sync` collective): for the race check,
     /// its lanes' accesses before are ordered before their accesses after.
+    #[inline]
     pub fn race_warp_sync(&mut self, warp: u32) {
         let w = self.rank * self.nwarps + warp;
         if let Some(r) = self.race.as_mut() {

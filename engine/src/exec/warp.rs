@@ -172,9 +172,12 @@ impl Warp {
         let mut pending: Option<Box<Pending>> = None;
         let r = loop {
             // Memcheck: the last instruction made a bad access (`memcheck`); the warp ends.
-            if let Some(e) = cta.halt.take() {
-                cta.ending = true;
-                break Err(*e);
+            // Tested before it is taken: `take` would store into the CTA at every instruction.
+            if cta.halt.is_some() {
+                if let Some(e) = cta.halt.take() {
+                    cta.ending = true;
+                    break Err(*e);
+                }
             }
             if let Some(p) = &pending {
                 if self.stack.len() == p.depth {
