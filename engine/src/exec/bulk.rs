@@ -141,6 +141,9 @@ impl Warp {
         op: &BulkOp,
         dst_at: u64,
     ) -> Result<u64, Fault> {
+        if op.zero {
+            return self.bulk_zero(cta, regs, pc, l, op, dst_at);
+        }
         let size = op.size.map_or(0, |s| get(regs, s, l) as u32 as u64);
         if !size.is_multiple_of(16) {
             return Err(cta.fault_warp_op(
@@ -192,6 +195,48 @@ impl Warp {
         // SAFETY: both ranges were checked inside live memory; they may overlap only when
         // both are shared memory, which `copy` allows.
         unsafe { std::ptr::copy(s, d, size as usize) };
+        Ok(size)
+    }
+
+    /// `st.bulk`: `size` zero bytes at `dst_at`, a multiple of 8 up to 16 MiB (the ISA leaves
+    /// other sizes undefined: the kernel stops, naming the size).
+    fn bulk_zero(
+        &mut self,
+        cta: &mut Cta,
+        regs: &[u64],
+        pc: u32,
+        l: usize,
+        op: &BulkOp,
+        dst_at: u64,
+    ) -> Result<u64, Fault> {
+        let size = op.size.map_or(0, |s| get(regs, s, l));
+        if !size.is_multiple_of(8) || size > 1 << 24 {
+            return Err(cta.fault_warp_op(
+                self,
+                pc,
+                &format!("writes {size} bytes: st.bulk takes a multiple of 8 up to 16777216"),
+            ));
+        }
+        if size == 0 {
+            return Ok(0);
+        }
+        let ds = op.dst.0;
+        cta.race_at(self.id, l, ds, dst_at, size, race::Access::Write, pc);
+        // The unit is 8 bytes, so the address must be 8-byte aligned (the ISA names no
+        // alignment; a GPU's store unit needs it); `resolve` takes a range of 16 bytes or more
+        // at a 16-byte boundary, so an 8-byte head goes first.
+        let (mut at, mut left) = (dst_at, size);
+        if !at.is_multiple_of(16) {
+            let d = cta.resolve(self, ds, at, 8, l, pc, true)?;
+            // SAFETY: the 8 bytes were checked inside live memory.
+            unsafe { std::ptr::write_bytes(d, 0, 8) };
+            (at, left) = (at + 8, left - 8);
+        }
+        if left > 0 {
+            let d = cta.resolve(self, ds, at, left, l, pc, true)?;
+            // SAFETY: the range was checked inside live memory.
+            unsafe { std::ptr::write_bytes(d, 0, left as usize) };
+        }
         Ok(size)
     }
 

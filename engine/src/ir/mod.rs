@@ -806,6 +806,8 @@ pub struct BulkOp {
     /// `cp.reduce.async.bulk`: each element of the destination becomes `op` of itself and
     /// the source's element, atomically per element; the type, or the tensor map's.
     pub reduce: Option<(AtomOp, Option<AtomTy>)>,
+    /// `st.bulk`: `size` zero bytes (a multiple of 8) are written at `dst`; `src` is unused.
+    pub zero: bool,
 }
 
 /// The tensor operand `[tensorMap, {coords}]` of a tensor copy, and its direction.

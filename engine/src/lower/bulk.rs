@@ -3,13 +3,58 @@
 //! dimensions, their completion (`mbarrier::complete_tx::bytes`, `bulk_group` with
 //! `commit_group`/`wait_group`), multicast to the CTAs of a cluster (`.multicast::cluster`
 //! with its ctaMask), im2col loads in 3 to 5 dimensions with their offsets, the reductions
-//! `cp.reduce.async.bulk` (linear and tile-mode tensor ones) and the prefetches, into
+//! `cp.reduce.async.bulk` (linear and tile-mode tensor ones), the prefetches and `st.bulk`, into
 //! [`Op::Bulk`]. Refused at load, naming the instruction: `.cta_group`, the `im2col::w`,
 //! `im2col::w::128`, `im2col_no_offs`, gather4 and scatter4 modes, and `.cp_mask`.
 
 use super::*;
 
 impl<'a> Prog<'a> {
+    /// `st.bulk` (ISA 9.7.9.13, sm_100): `size` zero bytes written at `[a]` in the CTA's shared
+    /// memory (generic addressing must fall there), the bulk copies' executor checking the range.
+    /// `size` (32 or 64 bits) is a multiple of 8 up to 16 MiB; another is undefined and stops
+    /// the kernel here. `initval` must be the immediate 0, as ptxas requires.
+    pub(super) fn st_bulk(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        self.require_sm(i, 100, "st.bulk")?;
+        m.take("bulk");
+        m.take("weak");
+        let space = m.space();
+        m.done()?;
+        if !matches!(space, None | Some(AS::Shared)) {
+            return invalid(i.pos, "st.bulk writes .shared::cta memory");
+        }
+        let ops = &i.operands;
+        if ops.len() != 3 {
+            return invalid(i.pos, "st.bulk takes [a], size, initval");
+        }
+        if !matches!(ops[2], O::Int(0)) {
+            return invalid(i.pos, "the initval of st.bulk must be zero");
+        }
+        let size = self.src(fc, i, g, &ops[1], T::U(64))?;
+        let dst = self.addr(fc, i, &ops[0], space)?;
+        self.emit(
+            i,
+            g,
+            Op::Bulk(Box::new(BulkOp {
+                dst,
+                src: dst,
+                size: Some(size),
+                tensor: None,
+                mbar: None,
+                multicast: None,
+                reduce: None,
+                zero: true,
+            })),
+        );
+        Ok(())
+    }
+
     /// The operation and element type of `cp.reduce.async.bulk` (9.7.9.25.4.2): a linear one
     /// names its type; a tensor one takes its map's (None here).
     fn bulk_reduction(
@@ -232,6 +277,7 @@ impl<'a> Prog<'a> {
                 mbar: Some(mb),
                 multicast: mask(self, 3 + offsets)?,
                 reduce: red,
+                zero: false,
             }
         } else if tensor {
             // [tensorMap, coords], [srcMem] {, cache-policy}
@@ -248,6 +294,7 @@ impl<'a> Prog<'a> {
                 mbar: None,
                 multicast: None,
                 reduce: red,
+                zero: false,
             }
         } else {
             // [dst], [src], size {, [mbar]} {, ctaMask} {, cache-policy}
@@ -277,6 +324,7 @@ impl<'a> Prog<'a> {
                 mbar,
                 multicast: mask(self, n)?,
                 reduce: red,
+                zero: false,
             }
         };
         self.emit(i, g, Op::Bulk(Box::new(op)));

@@ -196,6 +196,7 @@ impl<'a> Prog<'a> {
                 mbar: None,
                 multicast: None,
                 reduce: None,
+                zero: false,
             })),
         );
         Ok(())

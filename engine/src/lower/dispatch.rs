@@ -268,6 +268,11 @@ static ROUTES: &[Route] = &[
         lower: |p, fc, i, g, m| p.cp_async(fc, i, g, m),
     },
     Route {
+        opcodes: &["st"],
+        when: |i| has(i, "bulk"),
+        lower: |p, fc, i, g, m| p.st_bulk(fc, i, g, m),
+    },
+    Route {
         opcodes: &["red"],
         when: |i| has(i, "async"),
         lower: |p, fc, i, g, m| p.red_async(fc, i, g, m),

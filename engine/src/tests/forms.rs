@@ -237,3 +237,52 @@ fn st_async_and_red_async_release_forms() {
     // "Modifier '.release' requires scope".
     refused(100, &kernel("st.async.release.global.u32 [%rd1], 41;"));
 }
+
+/// `st.bulk` (ISA 9.7.9.13, sm_100) writes `size` zero bytes into the CTA's shared memory,
+/// through a `.shared::cta` or a generic address, with a 32- or 64-bit size, and nothing
+/// around them. ptxas 13.5 accepts these forms with `-arch=sm_100` and refuses st.bulk for
+/// sm_90, a non-zero initval and a `.global` state space.
+#[test]
+fn st_bulk_zeroes_shared_memory() {
+    let body = ".shared .align 16 .b8 s[256];\n\
+                mov.u32 %r2, s;\n\
+                mov.u32 %r3, 0;\n\
+                fill: mad.lo.u32 %r4, %r3, 4, %r2;\n\
+                st.shared.u32 [%r4], -1;\n\
+                add.u32 %r3, %r3, 1;\n\
+                setp.lt.u32 %p1, %r3, 64;\n\
+                @%p1 bra fill;\n\
+                mov.u32 %r1, 64;\n\
+                st.bulk.weak.shared::cta [%r2], 64, 0;\n\
+                st.bulk.shared::cta [%r2+64], %r1, 0;\n\
+                mov.u64 %rd2, s;\n\
+                cvta.shared.u64 %rd2, %rd2;\n\
+                mov.u64 %rd3, 112;\n\
+                st.bulk [%rd2+136], %rd3, 0;\n\
+                mov.u32 %r3, 0;\n\
+                copy: mad.lo.u32 %r4, %r3, 4, %r2;\n\
+                ld.shared.u32 %r5, [%r4];\n\
+                mul.wide.u32 %rd4, %r3, 4;\n\
+                add.u64 %rd5, %rd1, %rd4;\n\
+                st.global.u32 [%rd5], %r5;\n\
+                add.u32 %r3, %r3, 1;\n\
+                setp.lt.u32 %p1, %r3, 64;\n\
+                @%p1 bra copy;";
+    let got = run_sm(100, &kernel(body), 64);
+    // Words 0-31 (bytes 0-127) zeroed by the first two, 34-61 (bytes 136-247) by the third.
+    let want: Vec<u32> = (0..64)
+        .map(|w| match w {
+            0..=31 | 34..=61 => 0,
+            _ => u32::MAX,
+        })
+        .collect();
+    assert_eq!(got, want);
+    let k = |inst: &str| {
+        kernel(&format!(
+            ".shared .align 16 .b8 s[256];\nmov.u32 %r2, s;\n{inst}"
+        ))
+    };
+    refused(90, &k("st.bulk.shared::cta [%r2], 64, 0;"));
+    refused(100, &k("st.bulk.shared::cta [%r2], 64, 1;"));
+    refused(100, &k("st.bulk.weak.global [%rd1], 64, 0;"));
+}
