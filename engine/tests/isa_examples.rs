@@ -287,6 +287,12 @@ const TYPOS: &[(&str, &str)] = &[
         "tcgen05.mma.cta_group.kind [taddr0], adesc, bdesc, idesc, p;",
         "tcgen05.mma.cta_group::1.kind::tf32 [taddr0], adesc, bdesc, idesc, p;",
     ),
+    // 9.7.9.12 st.async: `.release` without the scope its syntax requires (ptxas: "Modifier
+    // '.release' requires scope with 'st.async' instruction").
+    (
+        "st.async.release.global.u32 [addr], b;",
+        "st.async.release.gpu.global.u32 [addr], b;",
+    ),
     (
         "atom.shared.b128.cas d,a,b,c;",
         "atom.shared.b128.cas d,[a],b,c;",
