@@ -115,8 +115,11 @@ fn python(
         .arg(&python)
         .args(args)
         .current_dir(dir)
-        // What the package must do itself: load the library, set CuPy's variable.
+        // What the package must do itself: load the library, set CuPy's variable. Cargo's
+        // LD_LIBRARY_PATH for tests holds `target/debug/deps`, where `cargo test` leaves a debug
+        // libcuda.so that numba-cuda's import would find first.
         .env_remove("LD_PRELOAD")
+        .env_remove("LD_LIBRARY_PATH")
         .env_remove("CUDA_SHIM_LIBRARY")
         .env_remove("CUPY_COMPILE_WITH_PTX")
         .env("PYTHONPATH", path)
@@ -302,6 +305,34 @@ fn numba_cuda_imported_before_load() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_ran_on_the_shim("numba-cuda imported first", &dir);
+}
+
+#[test]
+fn load_promotes_a_shim_opened_without_rtld_global() {
+    // The shim opened first with ctypes' default RTLD_LOCAL, as numba-cuda opens a libcuda.so it
+    // finds on the library path: load() keeps it and makes its symbols global, so that
+    // cuda-bindings finds its nvJitLink functions and numba's link hands the shim PTX (with
+    // NVIDIA's nvJitLink alone the kernel would come back as a SASS cubin it cannot run).
+    let dir = scratch("shim-opened-locally");
+    let code = "import ctypes, cuda_shim\n\
+                ctypes.CDLL(cuda_shim.library_path())\n\
+                from numba import cuda\n\
+                import numpy as np\n\
+                cuda_shim.load()\n\
+                @cuda.jit\n\
+                def inc(a):\n    a[cuda.grid(1)] += 1\n\
+                a = cuda.to_device(np.zeros(64))\n\
+                inc[2, 32](a)\n\
+                print('sum', a.copy_to_host().sum())\n";
+    let out = python(&dir, &["-c", code], None, &[], 300);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("sum 64.0"),
+        "a shim opened without RTLD_GLOBAL:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trace = assert_ran_on_the_shim("a shim opened without RTLD_GLOBAL", &dir);
+    assert!(trace.contains("nvJitLinkGetLinkedCubinSize"), "{trace}");
 }
 
 #[test]

@@ -89,7 +89,14 @@ def load():
                     "libcuda-shim cannot take its place: call cuda_shim.load() before anything "
                     "makes a CUDA call (or run the program with `cuda-shim run`)"
                 )
-            _loaded = (present, None)
+            # Opened already, maybe without RTLD_GLOBAL (numba-cuda's ctypes lookup at import
+            # finds a shim on the library path): promote it, so that cuda-bindings' lookups of
+            # NVRTC and nvJitLink with dlsym(RTLD_DEFAULT) find its functions first.
+            try:
+                handle = ctypes.CDLL(present, mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL | os.RTLD_NOW)
+            except OSError:
+                handle = None
+            _loaded = (present, handle)
         else:
             path = library_path()
             try:
