@@ -283,28 +283,38 @@ fn numba_cuda_tests_under_the_pytest_plugin() {
     assert_ran_on_the_shim("numba-cuda tests", &dir);
 }
 
+/// Runs `setup` (Python lines that import numba-cuda and load the shim in some order), then a
+/// numba-cuda kernel adding 1 to 64 zeros, which must sum to 64 on the shim; returns its trace.
+fn numba_kernel_after(what: &str, dir: &Path, setup: &str) -> String {
+    let code = format!(
+        "{setup}\n\
+         import numpy as np\n\
+         @cuda.jit\n\
+         def inc(a):\n    a[cuda.grid(1)] += 1\n\
+         a = cuda.to_device(np.zeros(64))\n\
+         inc[2, 32](a)\n\
+         print('sum', a.copy_to_host().sum())\n"
+    );
+    let out = python(dir, &["-c", &code], None, &[], 300);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("sum 64.0"),
+        "{what}:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ran_on_the_shim(what, dir)
+}
+
 #[test]
 fn numba_cuda_imported_before_load() {
     // numba-cuda looks for the driver when it is imported and keeps the failure; load() makes it
     // look again, so the order of the two lines does not matter.
     let dir = scratch("numba-import-first");
-    let code = "from numba import cuda\n\
-                import numpy as np\n\
-                import cuda_shim\n\
-                cuda_shim.load()\n\
-                @cuda.jit\n\
-                def inc(a):\n    a[cuda.grid(1)] += 1\n\
-                a = cuda.to_device(np.zeros(64))\n\
-                inc[2, 32](a)\n\
-                print('sum', a.copy_to_host().sum())\n";
-    let out = python(&dir, &["-c", code], None, &[], 300);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("sum 64.0"),
-        "numba-cuda imported before load():\n{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    numba_kernel_after(
+        "numba-cuda imported first",
+        &dir,
+        "from numba import cuda\nimport cuda_shim\ncuda_shim.load()",
     );
-    assert_ran_on_the_shim("numba-cuda imported first", &dir);
 }
 
 #[test]
@@ -314,24 +324,12 @@ fn load_promotes_a_shim_opened_without_rtld_global() {
     // cuda-bindings finds its nvJitLink functions and numba's link hands the shim PTX (with
     // NVIDIA's nvJitLink alone the kernel would come back as a SASS cubin it cannot run).
     let dir = scratch("shim-opened-locally");
-    let code = "import ctypes, cuda_shim\n\
-                ctypes.CDLL(cuda_shim.library_path())\n\
-                from numba import cuda\n\
-                import numpy as np\n\
-                cuda_shim.load()\n\
-                @cuda.jit\n\
-                def inc(a):\n    a[cuda.grid(1)] += 1\n\
-                a = cuda.to_device(np.zeros(64))\n\
-                inc[2, 32](a)\n\
-                print('sum', a.copy_to_host().sum())\n";
-    let out = python(&dir, &["-c", code], None, &[], 300);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("sum 64.0"),
-        "a shim opened without RTLD_GLOBAL:\n{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let trace = numba_kernel_after(
+        "a shim opened without RTLD_GLOBAL",
+        &dir,
+        "import ctypes, cuda_shim\nctypes.CDLL(cuda_shim.library_path())\n\
+         from numba import cuda\ncuda_shim.load()",
     );
-    let trace = assert_ran_on_the_shim("a shim opened without RTLD_GLOBAL", &dir);
     assert!(trace.contains("nvJitLinkGetLinkedCubinSize"), "{trace}");
 }
 
