@@ -223,20 +223,10 @@ impl Warp {
         let ds = op.dst.0;
         cta.race_at(self.id, l, ds, dst_at, size, race::Access::Write, pc);
         // The unit is 8 bytes, so the address must be 8-byte aligned (the ISA names no
-        // alignment; a GPU's store unit needs it); `resolve` takes a range of 16 bytes or more
-        // at a 16-byte boundary, so an 8-byte head goes first.
-        let (mut at, mut left) = (dst_at, size);
-        if !at.is_multiple_of(16) {
-            let d = cta.resolve(self, ds, at, 8, l, pc, true)?;
-            // SAFETY: the 8 bytes were checked inside live memory.
-            unsafe { std::ptr::write_bytes(d, 0, 8) };
-            (at, left) = (at + 8, left - 8);
-        }
-        if left > 0 {
-            let d = cta.resolve(self, ds, at, left, l, pc, true)?;
-            // SAFETY: the range was checked inside live memory.
-            unsafe { std::ptr::write_bytes(d, 0, left as usize) };
-        }
+        // alignment; a GPU's store unit needs it).
+        let d = cta.resolve_aligned(self, ds, dst_at, size, 8, l, pc, true)?;
+        // SAFETY: the range was checked inside live memory.
+        unsafe { std::ptr::write_bytes(d, 0, size as usize) };
         Ok(size)
     }
 

@@ -336,7 +336,8 @@ impl<'a> Cta<'a> {
     }
 
     /// Checks an access of `len` bytes at `addr` in `space` by `lane` and returns the host
-    /// pointer. Misaligned accesses and accesses outside every allocation or window fault.
+    /// pointer. Misaligned accesses (an access is aligned to its size, up to 16 bytes) and
+    /// accesses outside every allocation or window fault.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn resolve(
@@ -350,6 +351,24 @@ impl<'a> Cta<'a> {
         write: bool,
     ) -> Result<*mut u8, Fault> {
         let align = len.min(16).next_power_of_two();
+        self.resolve_aligned(warp, space, addr, len, align, lane, pc, write)
+    }
+
+    /// [`Cta::resolve`] for a range whose alignment is not its size's (`st.bulk` writes any
+    /// multiple of 8 bytes at an 8-byte boundary).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn resolve_aligned(
+        &mut self,
+        warp: &mut Warp,
+        space: MSpace,
+        addr: u64,
+        len: u64,
+        align: u64,
+        lane: usize,
+        pc: u32,
+        write: bool,
+    ) -> Result<*mut u8, Fault> {
         let access = LaneAccess {
             space,
             addr,
@@ -364,22 +383,24 @@ impl<'a> Cta<'a> {
         let space = match space {
             MSpace::Generic => {
                 if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) {
-                    return self.resolve(
+                    return self.resolve_aligned(
                         warp,
                         MSpace::Shared,
                         addr - SHARED_WINDOW,
                         len,
+                        align,
                         lane,
                         pc,
                         write,
                     );
                 }
                 if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) {
-                    return self.resolve(
+                    return self.resolve_aligned(
                         warp,
                         MSpace::Local,
                         addr - LOCAL_WINDOW,
                         len,
+                        align,
                         lane,
                         pc,
                         write,
