@@ -66,12 +66,13 @@ fn main() {
     let digest = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
-    println!(
-        "cargo:rustc-env=CUDA_SHIM_CARRIED={}",
-        packed_path.display()
+    // The value `src/main.rs` includes.
+    let carried = format!(
+        "cuda::cli::Embedded {{ packed: include_bytes!({:?}), len: {}, digest: \"{digest:016x}\" }}",
+        packed_path.display().to_string(),
+        bytes.len()
     );
-    println!("cargo:rustc-env=CUDA_SHIM_CARRIED_LEN={}", bytes.len());
-    println!("cargo:rustc-env=CUDA_SHIM_CARRIED_DIGEST={digest:016x}");
+    std::fs::write(out_dir.join("carried.rs"), carried).expect("cannot write carried.rs");
 }
 
 fn env(name: &str) -> String {
