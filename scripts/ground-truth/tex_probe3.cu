@@ -136,6 +136,7 @@ int main() {
   for (int lin = 0; lin < 2; lin++) {
     cudaTextureObject_t t = tex(array_res(fa), lin ? cudaFilterModeLinear : cudaFilterModePoint, 0);
     offsets<<<1, 1>>>(t, fout);
+    CK(cudaGetLastError());
     CK(cudaMemcpy(f, fout, 9 * sizeof(float), cudaMemcpyDeviceToHost));
     for (int k = 0; k < 9; k++)
       printf("offset %s at (2.75,1.25) by (%d,%d) -> %a\n", lin ? "linear" : "point", -2 + 2 * (k / 3),
@@ -149,6 +150,7 @@ int main() {
               : tex(array_res(fa), lin ? cudaFilterModeLinear : cudaFilterModePoint, 0);
       for (auto &p : pts) {
         halves<<<1, 1>>>(t, p[0], p[1], hout);
+        CK(cudaGetLastError());
         CK(cudaMemcpy(h, hout, 4 * sizeof(short), cudaMemcpyDeviceToHost));
         printf("f16 %s %s at (%a,%a) -> %04x %04x f16x2 %04x %04x\n", img ? "unorm8" : "float",
                lin ? "linear" : "point", p[0], p[1], h[0], h[1], h[2], h[3]);
@@ -179,6 +181,7 @@ int main() {
   cudaTextureObject_t lt = tex(array_res(la), cudaFilterModePoint, 0);
   cudaTextureObject_t ct = tex(array_res(ca), cudaFilterModePoint, 1);
   gathers<<<1, 1>>>(lt, ct, fout);
+  CK(cudaGetLastError());
   CK(cudaMemcpy(f, fout, 8 * sizeof(float), cudaMemcpyDeviceToHost));
   printf("tld4.r.a2d layer 1 at (2.25,1.75) -> %a %a %a %a\n", f[0], f[1], f[2], f[3]);
   printf("tld4.r.cube at (1,0.3,-0.2) -> %a %a %a %a\n", f[4], f[5], f[6], f[7]);
@@ -189,6 +192,7 @@ int main() {
   CK(cudaCreateSurfaceObject(&s, &sr));
   cudaTextureObject_t ut = tex(array_res(ua), cudaFilterModeLinear, 1, cudaReadModeNormalizedFloat);
   queries<<<1, 1>>>(ut, s, iout);
+  CK(cudaGetLastError());
   CK(cudaMemcpy(q, iout, 16 * sizeof(int), cudaMemcpyDeviceToHost));
   printf("txq uchar normalized-float linear normalized-coords: width %d height %d depth %d "
          "channel_data_type %#x channel_order %#x normalized_coords %d array_size %d "
@@ -220,6 +224,7 @@ int main() {
   cudaTextureObject_t mt = tex(mr, cudaFilterModePoint, 1, cudaReadModeElementType, cudaFilterModePoint, 3);
   for (float g : {0.0f, 0.125f, 0.25f, 0.5f, 1.0f, 2.0f}) {
     cube_grad<<<1, 1>>>(mt, g, fout);
+    CK(cudaGetLastError());
     CK(cudaMemcpy(f, fout, sizeof(float), cudaMemcpyDeviceToHost));
     printf("tex.grad.cube at (1,0.2,0.1) gradient %a -> %a\n", g, f[0]);
   }
@@ -262,6 +267,7 @@ int main() {
 
   // Last: a surface .trap access out of bounds (sticky).
   trap<<<1, 1>>>(s);
+  CK(cudaGetLastError());
   printf("surface trap out of bounds -> %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
   return 0;
 }
