@@ -26,8 +26,8 @@ use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
 usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck|initcheck [--leak-check full]
-                     [--print-limit N] [--error-exitcode N]] [--stats] [--stats-json FILE] [--progress]
-                     [--] PROGRAM [ARGS...]
+                     [--print-limit N] [--log-file FILE] [--error-exitcode N]] [--stats]
+                     [--stats-json FILE] [--progress] [--] PROGRAM [ARGS...]
                                             run PROGRAM with libcuda-shim as its CUDA driver;
                                             --stats: print what ran at exit (per kernel, memory,
                                             copies), --stats-json FILE: write it as JSON;
@@ -38,6 +38,9 @@ usage: cuda-shim run [--inject RULES] [--check memcheck|racecheck|synccheck|init
                                             --leak-check full: and report leaked device memory;
                                             --print-limit N: print at most N of memcheck's
                                             invalid-access reports (default 100, 0: all);
+                                            --log-file FILE: write the reports there, not to
+                                            stderr (%p: the process ID, %n: the program's name,
+                                            %q{VAR}: a variable, as CUDA_SHIM_CHECK_LOG);
                                             exit status N (default 1) when it found errors
        cuda-shim check [--lower-only] [--emit-ir] FILE.ptx...
                                             load PTX files as the driver would, print diagnostics
@@ -211,6 +214,7 @@ fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
     let mut inject = None;
     let (mut check, mut leaks, mut error_exit) = (None::<String>, false, 1u8);
     let mut print_limit = None::<u64>;
+    let mut log_file = None::<OsString>;
     let mut stats = None::<OsString>;
     let mut progress = false;
     while let Some(flag) = args.first().and_then(|a| a.to_str()).map(str::to_string) {
@@ -226,7 +230,7 @@ fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
                 continue;
             }
             "--inject" | "--check" | "--leak-check" | "--error-exitcode" | "--stats-json"
-            | "--print-limit" => {}
+            | "--print-limit" | "--log-file" => {}
             _ => break,
         }
         let Some(value) = args.get(1).cloned() else {
@@ -255,6 +259,7 @@ fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
                 return ExitCode::from(2);
             }
             "--leak-check" => leaks = text == "full",
+            "--log-file" => log_file = Some(value),
             "--print-limit" => match text.parse::<u64>() {
                 Ok(n) => print_limit = Some(n),
                 Err(_) => {
@@ -307,6 +312,9 @@ fn run(mut args: Vec<OsString>, embedded: Option<&Embedded>) -> ExitCode {
     }
     if progress {
         command.env("CUDA_SHIM_PROGRESS", "1");
+    }
+    if let Some(f) = log_file {
+        command.env("CUDA_SHIM_CHECK_LOG", f);
     }
     if let Some(tool) = check {
         let mut words = tool.clone();

@@ -16,7 +16,8 @@
 //! - `CUDA_SHIM_SCHEDULE` = unset (default) | `seed:N`: run CTAs and warps in the seeded random
 //!   interleaving N (one host thread; the same seed gives the same interleaving).
 //! - `CUDA_SHIM_CHECK` = unset (default) | `memcheck` | `memcheck,leaks` | `racecheck` | `synccheck` | `initcheck`, with `print-limit=N` (memcheck's printed reports): the sanitizer
-//!   (`sanitizer.rs`); `CUDA_SHIM_CHECK_REPORT` = a file the error count is written to at exit.
+//!   (`sanitizer.rs`); `CUDA_SHIM_CHECK_REPORT` = a file the error count is written to at exit;
+//!   `CUDA_SHIM_CHECK_LOG` = a file the reports go to instead of stderr (`%p`, `%n`, `%q{VAR}`).
 //! - `CUDA_SHIM_STATS` = unset/`0` (default) | `1`/`table` | `json:FILE`: a summary of what ran,
 //!   at exit (`stats.rs`); `CUDA_SHIM_PROGRESS` = unset/`0` | `1`: a live progress line.
 //! - `CUDA_SHIM_JIT` = `off` (default) | `on` | `verify`: the compiling tier (`engine::jit`):

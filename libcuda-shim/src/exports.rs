@@ -54,10 +54,14 @@ pub(crate) fn call(
         {
             return CUresult::CUDA_ERROR_NOT_INITIALIZED;
         }
-        match inject::on_call(name) {
+        let result = match inject::on_call(name) {
             Some(injected) => injected,
             None => body().err().unwrap_or(CUresult::CUDA_SUCCESS),
+        };
+        if result != CUresult::CUDA_SUCCESS {
+            sanitizer::api_error(name, result);
         }
+        result
     })
 }
 

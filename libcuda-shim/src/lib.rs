@@ -24,6 +24,7 @@ pub mod exports;
 pub mod fatbin;
 pub mod graph;
 pub mod handles;
+pub mod host_frames;
 pub mod init;
 pub mod inject;
 pub mod launch;

@@ -31,8 +31,11 @@
 //! - At exit an error summary is printed, and the count is written to `CUDA_SHIM_CHECK_REPORT`
 //!   (the launcher turns it into its exit status).
 //!
+//! - memcheck reports the driver calls that fail as compute-sanitizer reports failed API calls
+//!   ([`api_error`]): under the name of the CUDA runtime function the program called.
+//!
 //! What differs from compute-sanitizer: locations are PTX lines, not SASS offsets and source
-//! lines; API errors are not reported (nor counted).
+//! lines; a host frame is named by its symbol, not by its source line.
 
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -49,6 +52,11 @@ static LEAKED: Mutex<(u64, u64)> = Mutex::new((0, 0));
 
 fn on() -> bool {
     crate::config::check().memcheck
+}
+
+/// Whether memcheck runs (the launch code turns memory faults into its launch failure).
+pub fn memcheck_on() -> bool {
+    on()
 }
 
 fn racecheck_on() -> bool {
@@ -98,7 +106,8 @@ pub fn start() {
     unsafe { libc::atexit(at_exit) };
 }
 
-/// Writes report lines, each with the `========= ` prefix compute-sanitizer uses, in one write.
+/// Writes report lines, each with the `========= ` prefix compute-sanitizer uses, in one write:
+/// to stderr, or to the file `CUDA_SHIM_CHECK_LOG` names (compute-sanitizer's `--log-file`).
 fn emit(lines: &[String]) {
     let mut s = String::new();
     for l in lines {
@@ -106,7 +115,169 @@ fn emit(lines: &[String]) {
         s.push_str(l);
         s.push('\n');
     }
-    let _ = std::io::stderr().lock().write_all(s.as_bytes());
+    static LOG: once_cell::sync::Lazy<Option<Mutex<std::fs::File>>> =
+        once_cell::sync::Lazy::new(|| {
+            let pattern = std::env::var("CUDA_SHIM_CHECK_LOG").ok()?;
+            let path = log_path(&pattern, std::process::id(), &program_name(), |v| {
+                std::env::var(v).ok()
+            });
+            match std::fs::File::create(&path) {
+                Ok(f) => Some(Mutex::new(f)),
+                Err(e) => {
+                    eprintln!("libcuda-shim: CUDA_SHIM_CHECK_LOG: cannot create {path}: {e}");
+                    None
+                }
+            }
+        });
+    match &*LOG {
+        Some(f) => {
+            let _ = f.lock().write_all(s.as_bytes());
+        }
+        None => {
+            let _ = std::io::stderr().lock().write_all(s.as_bytes());
+        }
+    }
+}
+
+/// The running program's file name (for `%n` in a log file's name).
+fn program_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "program".into())
+}
+
+/// A log file's name from its pattern, as compute-sanitizer's `--log-file` expands it: `%p` the
+/// process ID, `%q{VAR}` the environment variable VAR, `%%` a percent sign; and `%n`, the
+/// program's file name (the shim's addition, so that one pattern can serve a whole test suite).
+fn log_path(pattern: &str, pid: u32, name: &str, env: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    let mut rest = pattern;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i + 1..];
+        let mut chars = rest.chars();
+        match chars.next() {
+            Some('p') => out.push_str(&pid.to_string()),
+            Some('n') => out.push_str(name),
+            Some('%') => out.push('%'),
+            Some('q') if chars.as_str().starts_with('{') => {
+                if let Some(end) = chars.as_str().find('}') {
+                    let var = &chars.as_str()[1..end];
+                    out.push_str(&env(var).unwrap_or_default());
+                    rest = &chars.as_str()[end + 1..];
+                    continue;
+                }
+                out.push_str("%q");
+            }
+            Some(c) => {
+                out.push('%');
+                out.push(c);
+            }
+            None => out.push('%'),
+        }
+        rest = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Reports a driver call that failed, as compute-sanitizer's memcheck reports a failed API call
+/// (its default `--report-api-errors explicit`; the layout was recorded on an H100:
+/// `scripts/ground-truth/results/sanitizer-h100.txt`), and counts it. The call is named as
+/// the program made it: the CUDA runtime function on the stack when there is one
+/// ([`crate::host_frames`]), with the runtime's own name and text of the error, else the
+/// driver entry point. Then the program's frames, up to `main`. Not reported: NOT_READY, which
+/// `cuStreamQuery` and `cuEventQuery` answer for work still running (not an error), and failures
+/// of the calls cudart makes on its own to probe the driver (`probe`).
+pub fn api_error(entry: &str, result: abi::CUresult) {
+    use crate::host_frames::{self, Frame};
+    if !on() || result == abi::CUresult::CUDA_ERROR_NOT_READY || probe(entry) {
+        return;
+    }
+    let frames = host_frames::capture(64);
+    // The shim's own frames first: the object holding this function.
+    let own = frames.first().map(|f| f.object.clone()).unwrap_or_default();
+    let mut rest = frames.iter().skip_while(|f| f.object == own).peekable();
+    let symbol = |f: &Frame| f.symbol.clone().unwrap_or_default();
+    let runtime = |f: &Frame| {
+        let s = symbol(f);
+        f.object.starts_with("libcudart")
+            || [
+                "cuda",
+                "__cudart",
+                "_ZN6cudart",
+                "cudart",
+                "libcudart_static_",
+            ]
+            .iter()
+            .any(|p| s.starts_with(p))
+    };
+    // The outermost public runtime function (`cudaXxx`) of the runtime's frames.
+    let mut api: Option<&Frame> = None;
+    while let Some(f) = rest.next_if(|f| runtime(f)) {
+        let s = symbol(f);
+        if s.strip_prefix("cuda")
+            .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_uppercase()))
+        {
+            api = Some(f);
+        }
+    }
+    let code = result.0 as i32;
+    let (what, name, text) = match api.and_then(|f| runtime_error_text(f, code)) {
+        Some((name, text)) => (symbol(api.unwrap()), name, text),
+        None => {
+            let (n, t) =
+                crate::errors::describe(result).unwrap_or(("CUDA_ERROR_UNKNOWN", "unknown error"));
+            let what = api.map(symbol).unwrap_or_else(|| entry.to_string());
+            (what, n.to_string(), t.to_string())
+        }
+    };
+    let mut lines = vec![
+        format!("Program hit {name} (error {code}) due to \"{text}\" on CUDA API call to {what}."),
+        "    Saved host backtrace up to driver entry point at error".to_string(),
+    ];
+    for f in rest.take(16) {
+        let s = f.symbol.as_deref().map(host_frames::demangle);
+        lines.push(format!(
+            "        Host Frame: {}[{:#x}] in {}",
+            s.as_deref().map(|s| format!("{s} ")).unwrap_or_default(),
+            f.offset,
+            f.object
+        ));
+        if f.symbol.as_deref() == Some("main") {
+            break;
+        }
+    }
+    lines.push(String::new());
+    // (compute-sanitizer's print limit counts these too: its H100 log of `--print-limit 1`
+    // left a launch's three API errors unprinted.)
+    report_fault(&lines);
+    ERRORS.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The runtime's name and text of error `code`, from its own `cudaGetErrorName` and
+/// `cudaGetErrorString` in the object holding `frame` (the numbers of the runtime's errors are
+/// the driver's for every error the driver returns).
+fn runtime_error_text(frame: &crate::host_frames::Frame, code: i32) -> Option<(String, String)> {
+    type Text = unsafe extern "C" fn(i32) -> *const std::ffi::c_char;
+    let call = |f: &str| {
+        let p = crate::host_frames::function(frame, f)?;
+        // SAFETY: the runtime's `const char* f(cudaError_t)`, a table lookup; its strings are
+        // static.
+        let s = unsafe { std::mem::transmute::<usize, Text>(p)(code) };
+        (!s.is_null()).then(|| {
+            unsafe { std::ffi::CStr::from_ptr(s) }
+                .to_string_lossy()
+                .into_owned()
+        })
+    };
+    Some((call("cudaGetErrorName")?, call("cudaGetErrorString")?))
+}
+
+/// Driver calls whose failure a program made no call for: the runtime asks them while it starts.
+fn probe(entry: &str) -> bool {
+    entry.starts_with("cuGetProcAddress") || entry == "cuGetExportTable"
 }
 
 /// Whether the launch [`after_launch`] saw last stopped at a barrier error synccheck reported.
@@ -477,5 +648,15 @@ mod tests {
         assert_eq!(group(400), "400");
         assert_eq!(group(4096), "4,096");
         assert_eq!(group(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn log_file_names_expand_as_compute_sanitizer_does() {
+        let env = |v: &str| (v == "RANK").then(|| "3".to_string());
+        assert_eq!(log_path("log.%p.txt", 42, "prog", env), "log.42.txt");
+        assert_eq!(log_path("%n-%p", 7, "saxpy", env), "saxpy-7");
+        assert_eq!(log_path("r%q{RANK}/%q{NONE}x", 1, "p", env), "r3/x");
+        assert_eq!(log_path("100%%", 1, "p", env), "100%");
+        assert_eq!(log_path("a%zb%", 1, "p", env), "a%zb%");
     }
 }

@@ -14,12 +14,16 @@
 //                "LEAK SUMMARY: 8592 bytes leaked in 3 allocations"
 //   use_after_free  read a freed allocation (compute-sanitizer names whatever allocation is
 //                nearest; the shim quarantines freed memory and says it was freed)
+//   bad_api      cudaMemcpy from device address 0x10: "Program hit cudaErrorInvalidValue (error 1)
+//                due to "invalid argument" on CUDA API call to cudaMemcpy."
+//   bad_free     cudaFree((void*)0x1234): the same error, on cudaFree
 //   clean        none: "ERROR SUMMARY: 0 errors"
 //   oob_all      256 threads (2 blocks of 128) each write the element 256 past their own in a
 //                256-int allocation: every thread's write is out of bounds. compute-sanitizer
 //                reports one "Invalid __global__ write" per faulting thread (the log above
 //                repeats the report per thread: 32 errors for the warp of shared_oob, 100 for
-//                the 100 threads of use_after_free, its API errors aside), so 256 errors, the
+//                the 100 threads of use_after_free), so 256 errors and the 3 API calls failing after
+//                the launch, the
 //                first 100 printed (its default --print-limit: "1 errors were not printed" for
 //                use_after_free's 101), and the launch fails: cudaErrorLaunchFailure. Without
 //                the tool the first fault stops the launch: cudaErrorIllegalAddress.
@@ -89,6 +93,13 @@ int main(int argc, char** argv) {
     int* c;
     cudaMalloc(&c, 256 * sizeof(int));
     write_past<<<2, 128>>>(c, 256);
+  } else if (!strcmp(mode, "bad_api")) {
+    int h;
+    cudaError_t e = cudaMemcpy(&h, (void*)0x10, 4, cudaMemcpyDeviceToHost);  // planted
+    printf("cudaMemcpy from 0x10: %s\n", cudaGetErrorName(e));
+  } else if (!strcmp(mode, "bad_free")) {
+    cudaError_t e = cudaFree((void*)0x1234);  // planted
+    printf("cudaFree(0x1234): %s\n", cudaGetErrorName(e));
   } else if (!strcmp(mode, "leak")) {
     int* b;
     cudaMalloc(&b, 4096);
@@ -98,7 +109,9 @@ int main(int argc, char** argv) {
   }
   cudaError_t e = cudaDeviceSynchronize();
   printf("%s: %s\n", mode, cudaGetErrorName(e));
-  if (strcmp(mode, "leak")) {
+  // (Not after a use after free, as in scripts/ground-truth/sanitize_bugs.cu, whose counts the
+  // test quotes.)
+  if (strcmp(mode, "leak") && strcmp(mode, "use_after_free")) {
     cudaFree(a);
     cudaFree(out);
   }

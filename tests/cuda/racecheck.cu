@@ -30,6 +30,11 @@
 //                2 x 64 threads x 4 bytes = [512 hazards];
 //   coop_synced  a cooperative kernel with a barrier and a grid sync between the accesses:
 //                none.
+//   matrix_race  warp 1 stores an 8 x 8 tile of 16-bit elements (2 elements per thread),
+//                warp 0 loads it with ldmatrix (.x1: lanes 0-7 give the 16-byte rows), no
+//                barrier between: each of the two stores (32 threads x 2 bytes) races with
+//                the rows, [64 hazards] each, two errors;
+//   matrix_synced the same with __syncthreads() between: none.
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cstring>
@@ -97,6 +102,18 @@ __global__ void coop_exchange(int* out, bool sync) {
   out[blockIdx.x * 64 + threadIdx.x] = s[(threadIdx.x + 32) % 64];
 }
 
+__global__ void matrix_exchange(int* out, bool sync) {
+  __shared__ __align__(16) unsigned short tile[64];
+  int t = threadIdx.x;
+  if (t >= 32) tile[t - 32] = t, tile[t] = t + 32;
+  if (sync) __syncthreads();
+  if (t < 32) {
+    unsigned row = (unsigned)__cvta_generic_to_shared(&tile[(t % 8) * 8]), r;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r) : "r"(row));
+    out[t] = r;
+  }
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "synced";
   int *in, *out;
@@ -113,6 +130,8 @@ int main(int argc, char** argv) {
     atomic_counter<<<1, 64>>>(out, strcmp(mode, "atomic_race") == 0);
   } else if (!strncmp(mode, "async_", 6)) {
     async_exchange<<<1, 64>>>(in, out, strcmp(mode, "async_race") != 0);
+  } else if (!strncmp(mode, "matrix_", 7)) {
+    matrix_exchange<<<1, 64>>>(out, strcmp(mode, "matrix_race") != 0);
   } else if (!strncmp(mode, "coop_", 5)) {
     bool sync = strcmp(mode, "coop_race") != 0;
     void* args[] = {&out, &sync};

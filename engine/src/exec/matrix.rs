@@ -4,6 +4,7 @@
 //! anything else is undefined in the ISA and reported here as a trap.
 
 use super::cta::{Cta, Fault};
+use super::race;
 use super::regfile::*;
 use super::warp::*;
 use crate::ir::*;
@@ -350,6 +351,17 @@ impl Warp {
     /// An element of `bytes` at a shared address of this CTA.
     fn smem_elem(&mut self, cta: &mut Cta, pc: u32, addr: u64, bytes: u64) -> Result<u64, Fault> {
         let p = cta.resolve(self, MSpace::Shared, addr, bytes, 0, pc, false)?;
+        // For racecheck, wgmma's operands are read by the warp's first thread at issue (the
+        // asynchronous read happens before `wgmma.wait_group`; issue is the earliest it can).
+        cta.race_at(
+            self.id,
+            0,
+            MSpace::Shared,
+            addr,
+            bytes,
+            race::Access::Read,
+            pc,
+        );
         let mut v = [0u8; 8];
         // SAFETY: resolve checked `bytes` (at most 8) readable bytes.
         unsafe { std::ptr::copy_nonoverlapping(p, v.as_mut_ptr(), bytes as usize) };
@@ -401,6 +413,7 @@ impl Warp {
                 let a = (p as u64).wrapping_add(bit / 8);
                 let len = (bits as u64).div_ceil(8);
                 let q = cta.resolve(self, space, a, len, l, pc, store)?;
+                cta.race_at(self.id, l, space, a, len, race::Access::of(store), pc);
                 let sh = (bit % 8) as u32;
                 let mask = if bits == 64 {
                     u64::MAX
@@ -449,6 +462,8 @@ impl Warp {
                 let l = 8 * q + r;
                 let p = addr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + addr.off;
                 rows[l] = cta.resolve(self, space, p as u64, 16, l, pc, store)?;
+                // (Each row is the access of the lane that gave its address.)
+                cta.race_at(self.id, l, space, p as u64, 16, race::Access::of(store), pc);
             }
         }
         for (q, s) in frag.iter().enumerate() {

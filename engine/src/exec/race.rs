@@ -78,6 +78,17 @@ pub enum Access {
     Atomic,
 }
 
+impl Access {
+    /// A plain store's or load's.
+    pub fn of(store: bool) -> Access {
+        if store {
+            Access::Write
+        } else {
+            Access::Read
+        }
+    }
+}
+
 /// The hazards between two instructions of one kernel, with one example of each side.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RaceReport {

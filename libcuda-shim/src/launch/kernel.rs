@@ -338,7 +338,18 @@ pub(crate) fn run_now(
         if !crate::sanitizer::kernel_fault(&f.kernel.name, &e) && ctx.check().is_ok() {
             trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
         }
-        ctx.set_sticky(fault_code(e.kind));
+        let code = match fault_code(e.kind) {
+            // compute-sanitizer's memcheck stops a kernel at a memory fault itself, and the
+            // launch fails with LAUNCH_FAILED (on an H100, a stack overflow's 700 became 719:
+            // scripts/ground-truth/results/sanitizer-h100.txt).
+            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS | CUresult::CUDA_ERROR_MISALIGNED_ADDRESS
+                if crate::sanitizer::memcheck_on() =>
+            {
+                CUresult::CUDA_ERROR_LAUNCH_FAILED
+            }
+            c => c,
+        };
+        ctx.set_sticky(code);
     }
 }
 
