@@ -189,7 +189,7 @@ fn log_path(pattern: &str, pid: u32, name: &str, env: impl Fn(&str) -> Option<St
 /// ([`crate::host_frames`]), with the runtime's own name and text of the error, else the
 /// driver entry point. Then the program's frames, up to `main`. Not reported: NOT_READY, which
 /// `cuStreamQuery` and `cuEventQuery` answer for work still running (not an error), and failures
-/// of the calls cudart makes on its own to probe the driver (`probe`).
+/// of the calls cudart makes on its own to probe the driver (`probe`, `handled_by_runtime`).
 pub fn api_error(entry: &str, result: abi::CUresult) {
     use crate::host_frames::{self, Frame};
     if !on() || result == abi::CUresult::CUDA_ERROR_NOT_READY || probe(entry) {
@@ -222,6 +222,9 @@ pub fn api_error(entry: &str, result: abi::CUresult) {
         {
             api = Some(f);
         }
+    }
+    if api.is_some() && handled_by_runtime(entry, result) {
+        return;
     }
     let code = result.0 as i32;
     let (what, name, text) = match api.and_then(|f| runtime_error_text(f, code)) {
@@ -278,6 +281,13 @@ fn runtime_error_text(frame: &crate::host_frames::Frame, code: i32) -> Option<(S
 /// Driver calls whose failure a program made no call for: the runtime asks them while it starts.
 fn probe(entry: &str) -> bool {
     entry.starts_with("cuGetProcAddress") || entry == "cuGetExportTable"
+}
+
+/// Failures the CUDA runtime asks for and handles inside a call that then succeeds: a query of
+/// the current context when there is none (`cudaGetDevice` asks `cuCtxGetDevice`, and with no
+/// context answers the device it would use).
+fn handled_by_runtime(entry: &str, result: abi::CUresult) -> bool {
+    result == abi::CUresult::CUDA_ERROR_INVALID_CONTEXT && entry.starts_with("cuCtxGet")
 }
 
 /// Whether the launch [`after_launch`] saw last stopped at a barrier error synccheck reported.
