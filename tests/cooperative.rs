@@ -4,7 +4,9 @@
 //! other blocks' results), the co-residency limit (occupancy x SM count; one block more is
 //! cudaErrorCooperativeLaunchTooLarge) and the device attribute. The program checks its results
 //! against host arithmetic and prints `PASS`; it needs NVIDIA's pip toolkit
-//! (`scripts/install-toolkit.sh`).
+//! (`scripts/install-toolkit.sh`). `cuLaunchCooperativeKernelMultiDevice`: what an H200
+//! answered on one device (scripts/ground-truth/results/coop-multi-h200.txt), and two emulated
+//! devices each running its grid.
 
 use tests::*;
 
@@ -43,4 +45,49 @@ fn grid_sync_on_two_host_threads_a100() {
 fn occupancy_sized_cooperative_grid_is_accepted() {
     let exe = nvcc("coop_occupancy", "coop_occupancy", &[]);
     assert_pass("coop_occupancy", &run_preloaded(&exe, &[]));
+}
+
+/// scripts/ground-truth/coop_multi_probe.cpp on the shim prints what an H200 printed
+/// (scripts/ground-truth/results/coop-multi-h200.txt), line for line: the attribute
+/// COOPERATIVE_MULTI_DEVICE_LAUNCH is 1, a launch on one device writes all 256 elements, flags
+/// 0 and 3 run, flags 4, a NULL list, zero devices and the same device twice are
+/// CUDA_ERROR_INVALID_VALUE, a NULL stream or function CUDA_ERROR_INVALID_HANDLE, a block of
+/// 2,048 threads CUDA_ERROR_INVALID_VALUE, a grid of 2^20 blocks
+/// CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE.
+#[test]
+fn the_multi_device_probe_answers_what_an_h200_answered() {
+    let lib = lib_dir();
+    let exe = build_probe(
+        "coop_multi_probe.cpp",
+        "coop_multi_probe",
+        &[
+            "-Xcompiler",
+            "-Wno-deprecated-declarations",
+            "-L",
+            lib.to_str().unwrap(),
+            "-lcuda",
+        ],
+    );
+    assert_prints_recorded(&run_preloaded(&exe, &[]), "coop-multi-h200.txt");
+}
+
+/// Two emulated devices (`tests/cuda/coop_multi_device.cu`): one cooperative grid per device,
+/// both run (each synchronises its grid and sums its device's buffer), under every flag; the
+/// documented pre- and post-launch synchronisation between the streams, and mismatched
+/// entries refused.
+#[test]
+fn multi_device_launch_runs_a_grid_on_each_device() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "coop_multi_device",
+        "coop_multi_device",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    let out = std::process::Command::new(&exe)
+        .env("LD_PRELOAD", &shim().library)
+        .env("CUDA_SHIM_DEVICES", "2")
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .output()
+        .unwrap();
+    assert_pass("coop_multi_device", &out);
 }

@@ -2,7 +2,9 @@
 //! with `-rdc=true -lcudadevrt`: kernels launching kernels from device code, tail launches,
 //! device streams, events, copies and allocations, the nesting limit, and cooperative groups
 //! through the device runtime's entry points. Each program checks itself against a host
-//! computation, the CUDA documentation or the host cudart's answers, and prints `PASS`.
+//! computation, what an H200 answered (scripts/ground-truth/results/cdp-h200.txt), the CUDA
+//! documentation or the host cudart's answers, and prints `PASS`. The ground-truth probe
+//! `scripts/ground-truth/cdp_probe.cu` prints on the shim what it printed on the H200.
 
 use tests::*;
 
@@ -31,7 +33,8 @@ fn adaptive_refinement() {
     assert_pass("cdp_refine", &run_preloaded(&exe, &[]));
 }
 
-/// The device runtime's other calls, the nesting limit, cooperative groups through
+/// The device runtime's other calls, the nesting limit (2049 levels, then
+/// cudaErrorLaunchPendingCountExceeded, as on an H200: cdp-h200.txt), cooperative groups through
 /// `cudaCGSynchronize`, and a faulting child failing the host's synchronisation with a report
 /// that names the child kernel.
 #[test]
@@ -74,4 +77,31 @@ fn quicksort_on_one_thread_and_seeded() {
         "cdp_quicksort, seeded",
         &run_preloaded(&exe, &[("CUDA_SHIM_SCHEDULE", "seed:7")]),
     );
+}
+
+/// scripts/ground-truth/cdp_probe.cu on the shim prints every line an H200 printed
+/// (scripts/ground-truth/results/cdp-h200.txt), in order: nesting to level 2049 and failing
+/// there with cudaErrorLaunchPendingCountExceeded (69); device streams with flags 0 accepted;
+/// events with flags 0 refused (1) and DisableTiming|BlockingSync accepted; launches of 2048
+/// threads (9), into a host-created stream (1) and with 1 MiB of dynamic shared memory (9);
+/// 5000 launches from one thread; the grid handle 0 outside a cooperative launch; the device's
+/// limits (their codes ORed to 215; the printf FIFO 8650752, the sync depth ~0); error texts.
+#[test]
+fn the_device_runtime_probe_answers_what_an_h200_answered() {
+    let exe = build_probe(
+        "cdp_probe.cu",
+        "cdp_probe",
+        &["-arch=sm_90", "-rdc=true", "-lcudadevrt"],
+    );
+    let out = run_preloaded(&exe, &[]);
+    assert_prints_recorded(&out, "cdp-h200.txt");
+    // Questions added after the record: each limit's code (the sync depth the one refused),
+    // and nesting under a pending-launch limit of 100: level 101 is the last.
+    let got = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "device limit codes: stack 0 printf 0 heap 0 syncdepth 215 pending 0",
+        "pending launch count 100 (set 0): sync 0, deepest 101, failed at level 101 with 69",
+    ] {
+        assert!(got.contains(line), "{line:?} not in\n{got}");
+    }
 }

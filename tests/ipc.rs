@@ -2,7 +2,9 @@
 //! (`tests/cuda/ipc.cu`: a parent and a child it starts with fork() + exec()), VMM allocations
 //! exported as POSIX file descriptors, and fork() while a stream is busy. Expected values come
 //! from the programs' arithmetic, the driver API documentation and an H100/H200
-//! (`scripts/ground-truth/results/fork-h200.txt`); each `.cu` says which.
+//! (`scripts/ground-truth/results/fork-h200.txt`, `ipc-h200.txt`); each `.cu` says which. The
+//! ground-truth probe `scripts/ground-truth/ipc_probe.cpp` prints on the shim what it printed on
+//! an H200.
 
 use std::path::PathBuf;
 use tests::*;
@@ -38,5 +40,32 @@ fn imported_memory_passes_memcheck_in_both_processes() {
         stderr.matches("ERROR SUMMARY: 0 errors").count(),
         2,
         "{stderr}"
+    );
+}
+
+/// scripts/ground-truth/ipc_probe.cpp (a parent and the child it execs) on the shim prints
+/// every line an H200 printed (scripts/ground-truth/results/ipc-h200.txt), in order. Among
+/// them: cuMemPoolExportPointer of an exportable pool's allocation before the pool itself was
+/// exported is CUDA_ERROR_INVALID_VALUE (so the child's cuMemPoolImportPointer of that data is
+/// too), cuIpcGetMemHandle of pool memory CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate with
+/// CU_MEM_HANDLE_TYPE_WIN32 CUDA_ERROR_INVALID_VALUE, cuIpcOpenMemHandle without
+/// CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS CUDA_ERROR_INVALID_VALUE, an event handle of 64 zero
+/// bytes CUDA_ERROR_MAP_FAILED.
+#[test]
+fn the_ipc_probe_answers_what_an_h200_answered() {
+    let lib = lib_dir();
+    let exe = build_probe(
+        "ipc_probe.cpp",
+        "ipc_probe",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    let out = run_preloaded(&exe, &[]);
+    assert_prints_recorded(&out, "ipc-h200.txt");
+    // A question added after the record: the same export once the pool has been exported (the
+    // documentation's "already shared memory pool").
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        got.contains("parent cuMemPoolExportPointer(after the pool's export): 0 CUDA_SUCCESS"),
+        "{got}"
     );
 }

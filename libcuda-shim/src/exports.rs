@@ -509,6 +509,7 @@ implemented! {
     cuLaunchKernelEx_ptsz "cuLaunchKernelEx" 11060 abi(cuLaunchKernelEx) (config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) => launch::kernel::launch_kernel_ex;
     cuLaunchCooperativeKernel "cuLaunchCooperativeKernel" 9000 (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void) => launch::kernel::launch_cooperative_kernel;
     cuLaunchCooperativeKernel_ptsz "cuLaunchCooperativeKernel" 9000 abi(cuLaunchCooperativeKernel) (f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void) => launch::kernel::launch_cooperative_kernel;
+    cuLaunchCooperativeKernelMultiDevice "cuLaunchCooperativeKernelMultiDevice" 9000 (list: *mut CUDA_LAUNCH_PARAMS, num_devices: c_uint, flags: c_uint) => launch::kernel::launch_cooperative_multi_device;
     cuOccupancyMaxActiveBlocksPerMultiprocessor "cuOccupancyMaxActiveBlocksPerMultiprocessor" 6050 (blocks: *mut c_int, f: CUfunction, block_size: c_int, dynamic_shared: usize) => launch::occupancy::max_active_blocks;
     cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags" 7000 (blocks: *mut c_int, f: CUfunction, block_size: c_int, dynamic_shared: usize, flags: c_uint) => launch::occupancy::max_active_blocks_with_flags;
     cuOccupancyAvailableDynamicSMemPerBlock "cuOccupancyAvailableDynamicSMemPerBlock" 10020 (bytes: *mut usize, f: CUfunction, blocks_per_sm: c_int, block_size: c_int) => launch::occupancy::available_dynamic_smem_per_block;
@@ -890,7 +891,6 @@ not_supported! {
     cuGreenCtxWaitEvent "cuGreenCtxWaitEvent" 12040;
     cuImportExternalMemory "cuImportExternalMemory" 10000;
     cuImportExternalSemaphore "cuImportExternalSemaphore" 10000;
-    cuLaunchCooperativeKernelMultiDevice "cuLaunchCooperativeKernelMultiDevice" 9000;
     cuLogicalEndpointAddDevice "cuLogicalEndpointAddDevice" 13030;
     cuLogicalEndpointBindAddr "cuLogicalEndpointBindAddr" 13030;
     cuLogicalEndpointBindMem "cuLogicalEndpointBindMem" 13030;

@@ -303,7 +303,9 @@ impl Profile {
             | A::CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1
             | A::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 => 1,
             A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH => 1,
-            A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH => 0,
+            // cuLaunchCooperativeKernelMultiDevice works (launch::kernel), as an H200 reports
+            // (scripts/ground-truth/results/coop-multi-h200.txt).
+            A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH => 1,
             A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN => self.shared_per_block_optin,
             A::CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES => 1,
             A::CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED => 1,

@@ -1,6 +1,8 @@
-// What the device runtime answers where the shim follows the documentation's reading (not
-// recorded yet). Build: nvcc -arch=sm_90 -rdc=true cdp_probe.cu -lcudadevrt. Prints one line per
-// question.
+// What the device runtime answers where the shim follows the documentation's reading
+// (results/cdp-h200.txt). Build: nvcc -arch=sm_90 -rdc=true cdp_probe.cu -lcudadevrt. Prints one
+// line per question. The lines after the error texts were added after that record: each
+// limit's own code (the record has only their OR), nesting under a lowered pending-launch
+// limit, and the printf FIFO device code reads after the host set 16 MiB.
 #include <cstdio>
 
 __device__ int deepest, fail_level, fail_code;
@@ -19,6 +21,7 @@ __global__ void noop() {}
 __device__ int codes[16];
 __device__ unsigned long long handle;
 __device__ size_t limits[5];
+__device__ int limit_codes[5];
 __global__ void questions(cudaStream_t host_stream) {
   cudaStream_t s;
   codes[0] = cudaStreamCreateWithFlags(&s, 0);  // a blocking stream on the device
@@ -40,11 +43,17 @@ __global__ void questions(cudaStream_t host_stream) {
   codes[6] = launched;  // launches accepted from one thread, of 5000
   codes[7] = cudaGetLastError();
   handle = cudaCGGetIntrinsicHandle(cudaCGScopeGrid);  // in a launch that is not cooperative
-  for (int i = 0; i < 5; i++) codes[8] |= cudaDeviceGetLimit(&limits[i], (cudaLimit)i);
+  for (int i = 0; i < 5; i++) {
+    limit_codes[i] = cudaDeviceGetLimit(&limits[i], (cudaLimit)i);
+    codes[8] |= limit_codes[i];
+  }
   int dev = -1;
   codes[9] = cudaGetDevice(&dev);
   codes[10] = dev;
 }
+
+__device__ size_t printf_fifo;
+__global__ void read_printf_fifo() { cudaDeviceGetLimit(&printf_fifo, cudaLimitPrintfFifoSize); }
 
 __device__ const char *strings[4];
 __global__ void texts() {
@@ -97,5 +106,25 @@ int main() {
     cudaMemcpy(got, out, 256, cudaMemcpyDeviceToHost);
     printf("text %d: '%s'\n", i, got);
   }
+  // Added after results/cdp-h200.txt was recorded.
+  int lc[5];
+  cudaMemcpyFromSymbol(lc, limit_codes, sizeof lc);
+  printf("device limit codes: stack %d printf %d heap %d syncdepth %d pending %d\n", lc[0], lc[1], lc[2], lc[3],
+         lc[4]);
+  cudaError_t set = cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 100);
+  int zero = 0;
+  cudaMemcpyToSymbol(deepest, &zero, sizeof zero);
+  cudaMemcpyToSymbol(fail_level, &zero, sizeof zero);
+  cudaMemcpyToSymbol(fail_code, &zero, sizeof zero);
+  nest<<<1, 1>>>(1);
+  e = cudaDeviceSynchronize();
+  printf("pending launch count 100 (set %d): sync %d, deepest %d, failed at level %d with %d\n", set, e, sym(deepest),
+         sym(fail_level), sym(fail_code));
+  set = cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 16 << 20);
+  size_t host_fifo = 0;
+  cudaDeviceGetLimit(&host_fifo, cudaLimitPrintfFifoSize);
+  read_printf_fifo<<<1, 1>>>();
+  e = cudaDeviceSynchronize();
+  printf("printf fifo set to 16 MiB (set %d, sync %d): host %zu, device %zu\n", set, e, host_fifo, sym(printf_fifo));
   return 0;
 }

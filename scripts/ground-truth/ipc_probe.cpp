@@ -1,7 +1,9 @@
-// What the driver answers to IPC calls the documentation leaves open (not recorded yet; the
+// What the driver answers to IPC calls the documentation leaves open (results/ipc-h200.txt; the
 // shim's choices are in libcuda-shim/src/memory/ipc.rs and pool_ipc.rs): handles no export
 // made, an event handle opened in its own process, memory the calls do not take, a pointer
-// opened twice, cuMemFree of an opened pointer, and the pool calls' refusals.
+// opened twice, cuMemFree of an opened pointer, and the pool calls' refusals. Added after that
+// record: cuMemPoolExportPointer once the pool has been exported (the recorded export, made
+// before, was refused), and an event handle with flipped bytes.
 // Prints "WHO CALL: CODE NAME" lines. The child is this program exec'd with "child FD".
 // Build: nvcc -o ipc_probe ipc_probe.cpp -lcuda
 #include <cuda.h>
@@ -99,6 +101,9 @@ static int child(int sock) {
   CUipcEventHandle ezeros;
   memset(&ezeros, 0, sizeof ezeros);
   show("child", "cuIpcOpenEventHandle(64 zero bytes)", cuIpcOpenEventHandle(&ev, ezeros));
+  CUipcEventHandle eflipped = m.ev;
+  for (int i = 0; i < 64; i += 3) eflipped.reserved[i] ^= 0x5a;
+  show("child", "cuIpcOpenEventHandle(flipped bytes)", cuIpcOpenEventHandle(&ev, eflipped));
   CUmemoryPool pool;
   show("child", "cuMemPoolImportFromShareableHandle",
        cuMemPoolImportFromShareableHandle(&pool, (void*)(uintptr_t)pool_fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
@@ -165,6 +170,9 @@ int main(int argc, char** argv) {
   int none = -1;
   show("parent", "cuMemPoolExportToShareableHandle(flags 1)",
        cuMemPoolExportToShareableHandle(&none, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1));
+  // Not sent to the child: its import answers the refused export's data, as recorded.
+  CUmemPoolPtrExportData later;
+  show("parent", "cuMemPoolExportPointer(after the pool's export)", cuMemPoolExportPointer(&later, pa));
   pp.handleTypes = CU_MEM_HANDLE_TYPE_WIN32;
   CUmemoryPool wpool;
   show("parent", "cuMemPoolCreate(win32)", cuMemPoolCreate(&wpool, &pp));

@@ -1,12 +1,21 @@
-// The device runtime's calls besides the launch itself, each checked against what the CUDA
-// documentation says or what NVIDIA's cudart answers on the host:
-// - nesting: a kernel that launches itself fails, with cudaErrorLaunchMaxDepthExceeded, at the
-//   24th level (the Programming Guide's limit of 24 nested levels, the host's grid counted);
-// - a launch of 2048 threads per block is cudaErrorInvalidConfiguration, one with 1 MiB of
-//   shared memory cudaErrorInvalidValue (the host's answer);
+// The device runtime's calls besides the launch itself, each checked against what an H200
+// answered (scripts/ground-truth/results/cdp-h200.txt, from scripts/ground-truth/cdp_probe.cu),
+// what the CUDA documentation says or what NVIDIA's cudart answers on the host:
+// - nesting: a kernel that launches itself nests 2049 levels (the host's grid being level 1)
+//   and fails there with cudaErrorLaunchPendingCountExceeded: 2048 outstanding device launches
+//   are the default cudaLimitDevRuntimePendingLaunchCount, and the Programming Guide's 24
+//   levels are no limit (cdp-h200.txt);
+// - a launch of 2048 threads per block is cudaErrorInvalidConfiguration, and so is one with
+//   1 MiB of dynamic shared memory (cdp-h200.txt; the host's launch says cudaErrorInvalidValue);
+// - device streams with flags 0 are accepted, device events need cudaEventDisableTiming and
+//   take cudaEventBlockingSync with it (cdp-h200.txt);
 // - cudaMemsetAsync, a child and cudaMemcpyAsync queued in one device stream run in order;
 //   device cudaMalloc/cudaFree; events with cudaEventDisableTiming; fire-and-forget launches;
-// - cudaDeviceGetAttribute and cudaDeviceGetLimit on the device equal the host's answers;
+// - cudaDeviceGetAttribute on the device equals the host's answers, and so does
+//   cudaDeviceGetLimit for the stack, the heap and the pending launches; the printf FIFO reads
+//   8650752 (132 x 64 KiB) under the host's default 1 MiB and cudaLimitDevRuntimeSyncDepth is
+//   cudaErrorUnsupportedLimit with ~0 written, as on the H200 (cdp-h200.txt: its five limit
+//   calls ORed to 215, the sync depth the one that read ~0);
 // - cudaGetErrorName/String on the device equal the host cudart's strings;
 // - cooperative groups through the device runtime's entry points (cudaCGGetIntrinsicHandle,
 //   cudaCGSynchronize, cudaCGGetSize, cudaCGGetRank), as numba-cuda calls them, in a grid
@@ -31,14 +40,22 @@ __global__ void nest(int level) {
 
 __global__ void noop() {}
 
-__device__ int bad_config, bad_shared;
+__device__ int bad_config, bad_shared, flag_codes[3];
 __global__ void launch_too_big() {
     noop<<<1, 2048>>>();
     bad_config = cudaGetLastError();
-    // More shared memory than a block can have: refused as the host's launch refuses it
-    // (cudaErrorInvalidValue; not measured on a GPU, scripts/ground-truth/cdp_probe.cu asks).
+    // More shared memory than a block can have: cudaErrorInvalidConfiguration on an H200
+    // (cdp-h200.txt).
     noop<<<1, 1, 1 << 20>>>();
     bad_shared = cudaGetLastError();
+    // Stream and event flags the documentation does not ask for (cdp-h200.txt: 0, 1, 0).
+    cudaStream_t s;
+    flag_codes[0] = cudaStreamCreateWithFlags(&s, 0);
+    if (flag_codes[0] == cudaSuccess) cudaStreamDestroy(s);
+    cudaEvent_t e;
+    flag_codes[1] = cudaEventCreateWithFlags(&e, 0);
+    flag_codes[2] = cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync);
+    if (flag_codes[2] == cudaSuccess) cudaEventDestroy(e);
 }
 
 __global__ void check_bytes(const unsigned char *p, int n, unsigned char want, int *errors) {
@@ -87,14 +104,14 @@ __global__ void device_malloc(int *sum) {
 #define NATTR 5
 __device__ int attrs[NATTR];
 __device__ size_t limits[5];
-__device__ int attr_result, count, runtime_version;
+__device__ int attr_result, limit_codes[5], count, runtime_version;
 __global__ void device_queries(const int *which) {
     for (int i = 0; i < NATTR; i++) attr_result |= cudaDeviceGetAttribute(&attrs[i], (cudaDeviceAttr)which[i], 0);
-    for (int i = 0; i < 5; i++) attr_result |= cudaDeviceGetLimit(&limits[i], (cudaLimit)i);
+    for (int i = 0; i < 5; i++) limit_codes[i] = cudaDeviceGetLimit(&limits[i], (cudaLimit)i);
     attr_result |= cudaGetDeviceCount(&count);
 }
 
-#define NCODES 6
+#define NCODES 7
 __device__ const char *names[NCODES], *strings[NCODES];
 __global__ void error_strings(const int *codes) {
     for (int i = 0; i < NCODES; i++) {
@@ -190,13 +207,18 @@ int main(int argc, char **argv) {
     nest<<<1, 1>>>(1);
     CHECK(cudaDeviceSynchronize() == cudaSuccess, "nest sync");
     int fl = sym(fail_level), fc = sym(fail_code), dp = sym(deepest);
-    CHECK(fl == 24 && fc == cudaErrorLaunchMaxDepthExceeded && dp == 24, "nesting: failed at level %d with %d, deepest %d",
-          fl, fc, dp);
+    // cdp-h200.txt: "deepest 2049, failed at level 2049 with 69".
+    CHECK(fl == 2049 && fc == cudaErrorLaunchPendingCountExceeded && dp == 2049,
+          "nesting: failed at level %d with %d, deepest %d", fl, fc, dp);
 
     launch_too_big<<<1, 1>>>();
     cudaDeviceSynchronize();
     CHECK(sym(bad_config) == cudaErrorInvalidConfiguration, "2048 threads: %d", sym(bad_config));
-    CHECK(sym(bad_shared) == cudaErrorInvalidValue, "1 MiB of shared memory: %d", sym(bad_shared));
+    CHECK(sym(bad_shared) == cudaErrorInvalidConfiguration, "1 MiB of shared memory: %d", sym(bad_shared));
+    int fcodes[3];
+    cudaMemcpyFromSymbol(fcodes, flag_codes, sizeof fcodes);
+    CHECK(fcodes[0] == cudaSuccess && fcodes[1] == cudaErrorInvalidValue && fcodes[2] == cudaSuccess,
+          "stream flags 0: %d; event flags 0: %d; DisableTiming|BlockingSync: %d", fcodes[0], fcodes[1], fcodes[2]);
 
     // Streams, copies, sets, events.
     const int n = 1000;
@@ -242,10 +264,20 @@ int main(int argc, char **argv) {
         cudaDeviceGetAttribute(&h, (cudaDeviceAttr)which[i], 0);
         CHECK(dattrs[i] == h, "attribute %d: device %d host %d", which[i], dattrs[i], h);
     }
+    int lcodes[5];
+    cudaMemcpyFromSymbol(lcodes, limit_codes, sizeof lcodes);
     for (int i = 0; i < 5; i++) {
         size_t h = 0;
         cudaDeviceGetLimit(&h, (cudaLimit)i);
-        CHECK(dlimits[i] == h, "limit %d: device %zu host %zu", i, dlimits[i], h);
+        if (i == cudaLimitPrintfFifoSize) {
+            CHECK(lcodes[i] == 0 && h == (1 << 20) && dlimits[i] == 8650752, "printf FIFO: %d, device %zu host %zu",
+                  lcodes[i], dlimits[i], h);
+        } else if (i == cudaLimitDevRuntimeSyncDepth) {
+            CHECK(lcodes[i] == cudaErrorUnsupportedLimit && dlimits[i] == ~(size_t)0, "sync depth: %d, %zu", lcodes[i],
+                  dlimits[i]);
+        } else {
+            CHECK(lcodes[i] == 0 && dlimits[i] == h, "limit %d: %d, device %zu host %zu", i, lcodes[i], dlimits[i], h);
+        }
     }
     int hc = 0;
     cudaGetDeviceCount(&hc);
@@ -253,7 +285,8 @@ int main(int argc, char **argv) {
 
     // Error names and strings against the host cudart's.
     int codes[NCODES] = {cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation, cudaErrorInvalidConfiguration,
-                         cudaErrorLaunchMaxDepthExceeded, cudaErrorInvalidResourceHandle};
+                         cudaErrorLaunchMaxDepthExceeded, cudaErrorLaunchPendingCountExceeded,
+                         cudaErrorInvalidResourceHandle};
     int *dcodes;
     char *out;
     cudaMalloc(&dcodes, sizeof codes);

@@ -18,7 +18,9 @@
 // a process opening its own handle gets CUDA_ERROR_INVALID_CONTEXT, closing a pointer never
 // opened CUDA_ERROR_INVALID_VALUE, an event without CU_EVENT_INTERPROCESS
 // CUDA_ERROR_INVALID_HANDLE; after fork() every call of the child but cuDriverGetVersion
-// returns CUDA_ERROR_NOT_INITIALIZED).
+// returns CUDA_ERROR_NOT_INITIALIZED; and scripts/ground-truth/results/ipc-h200.txt: an
+// allocation of an exportable pool is exported only once the pool has been, a pool allocation
+// has no cuIpcGetMemHandle, an event handle no export made is CUDA_ERROR_MAP_FAILED).
 #include <cuda.h>
 #include <atomic>
 #include <cstdint>
@@ -283,6 +285,13 @@ static int parent(const char* self) {
   CU(cuMemAllocFromPoolAsync(&pa, NP * sizeof(int), pool, 0));
   fill<<<(NP + 255) / 256, 256>>>((int*)pa, NP, 5, 3);
   CHECK(cudaDeviceSynchronize());
+  // Before the pool itself is exported its allocations are not ("from an already shared memory
+  // pool"): an H200 answered CUDA_ERROR_INVALID_VALUE (ipc-h200.txt). Pool memory has no
+  // cuIpcGetMemHandle either (the same file).
+  CUmemPoolPtrExportData early;
+  EXPECT_EQ(cuMemPoolExportPointer(&early, pa), CUDA_ERROR_INVALID_VALUE);
+  CUipcMemHandle pool_handle;
+  EXPECT_EQ(cuIpcGetMemHandle(&pool_handle, pa), CUDA_ERROR_INVALID_VALUE);
   int pool_fd = -1;
   CU(cuMemPoolExportToShareableHandle(&pool_fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   REQUIRE(pool_fd >= 0);
@@ -377,11 +386,10 @@ static int parent(const char* self) {
              "forged handle: %d", r.forged);
   EXPECT_MSG(r.zeros == CUDA_ERROR_INVALID_HANDLE || r.zeros == CUDA_ERROR_INVALID_VALUE,
              "zero handle: %d", r.zeros);
-  // cuIpcOpenEventHandle documents both codes for a handle it cannot use.
-  EXPECT_MSG(r.event_zeros == CUDA_ERROR_INVALID_HANDLE || r.event_zeros == CUDA_ERROR_INVALID_VALUE,
-             "zero event handle: %d", r.event_zeros);
-  EXPECT_MSG(r.event_forged == CUDA_ERROR_INVALID_HANDLE || r.event_forged == CUDA_ERROR_INVALID_VALUE,
-             "forged event handle: %d", r.event_forged);
+  // An H200 answered 64 zero bytes with CUDA_ERROR_MAP_FAILED (ipc-h200.txt), not one of the
+  // codes cuIpcOpenEventHandle documents; a forged descriptor is taken as the same case.
+  EXPECT_EQ(r.event_zeros, CUDA_ERROR_MAP_FAILED);
+  EXPECT_EQ(r.event_forged, CUDA_ERROR_MAP_FAILED);
   EXPECT_EQ(r.query_before, CUDA_ERROR_NOT_READY);
   EXPECT_EQ(r.query_after, CUDA_SUCCESS);
   EXPECT(r.free_opened != CUDA_SUCCESS);

@@ -313,3 +313,45 @@ pub fn junit_outcomes(path: &Path) -> HashMap<String, String> {
     }
     out
 }
+
+/// Builds the ground-truth probe `scripts/ground-truth/SOURCE` with the pinned nvcc (`args`
+/// before the source) into `target/cuda-tests/OUTPUT`.
+pub fn build_probe(source: &str, output: &str, args: &[&str]) -> PathBuf {
+    let exe = build_dir().join(output);
+    let out = Command::new(toolkit().join("bin/nvcc"))
+        .args(args)
+        .arg("-o")
+        .arg(&exe)
+        .arg(repo().join("scripts/ground-truth").join(source))
+        .output()
+        .expect("cannot run nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc failed for {source}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Asserts that `out`, a ground-truth probe's run on the shim, exited 0 and printed every line
+/// the GPU printed (`scripts/ground-truth/results/RECORDED`, its `exit N` line left out), in
+/// the same order. Lines a probe gained after the record (questions not asked of a GPU yet) may
+/// come between them.
+pub fn assert_prints_recorded(out: &Output, recorded: &str) {
+    let got = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{recorded}: probe failed ({}):\n{got}\n{err}",
+        out.status
+    );
+    let path = repo().join("scripts/ground-truth/results").join(recorded);
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{recorded}: {e}"));
+    let mut lines = got.lines();
+    for w in want.lines().filter(|l| !l.starts_with("exit ")) {
+        assert!(
+            lines.any(|g| g == w),
+            "the shim did not print {w:?} where the GPU did ({recorded}):\n{got}\n{err}"
+        );
+    }
+}

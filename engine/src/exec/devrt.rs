@@ -44,13 +44,13 @@ const NOT_SUPPORTED: u32 = 801;
 /// `cudaDevAttrMaxSharedMemoryPerBlockOptin`.
 const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: i32 = 97;
 
-/// Nesting levels of grids, the host's launch being the first: "up to 24" (CUDA Programming
-/// Guide, dynamic parallelism, nesting depth). A launch from a grid at the last level fails.
-pub const MAX_DEPTH: u32 = 24;
+/// `cudaDevAttrMultiProcessorCount`.
+const MULTIPROCESSOR_COUNT: i32 = 16;
 
-/// Launches a tree may hold queued at once. CUDA keeps `cudaLimitDevRuntimePendingLaunchCount`
-/// (2048 by default) in a fixed pool and the rest in a "virtualized" pool, so a GPU accepts more;
-/// this bound only keeps a runaway program from exhausting host memory.
+/// Launches a tree may hold queued at once, whatever the pending-launch limit says (see
+/// [`launch`]): this bound only keeps a runaway program from exhausting host memory. An H200
+/// accepted 5,000 launches from one thread of one grid
+/// (scripts/ground-truth/results/cdp-h200.txt), which may all still be queued here.
 const MAX_PENDING: usize = 1 << 20;
 
 // Stream handles with a meaning of their own (cuda_device_runtime_api.h, driver_types.h).
@@ -75,19 +75,19 @@ pub struct DeviceInfo {
 }
 
 static DEVICE_INFO: Mutex<Option<DeviceInfo>> = Mutex::new(None);
-/// `cudaLimitDevRuntimeSyncDepth` and `cudaLimitDevRuntimePendingLaunchCount` as last set.
-static SYNC_DEPTH: AtomicU64 = AtomicU64::new(2);
+/// `cudaLimitDevRuntimePendingLaunchCount` as last set (2048 by default, as an H200 reads it
+/// on the device, cdp-h200.txt).
 static PENDING_COUNT: AtomicU64 = AtomicU64::new(2048);
 
 pub fn set_device_info(info: DeviceInfo) {
     *DEVICE_INFO.lock() = Some(info);
 }
 
-/// Records `cudaLimitDevRuntimeSyncDepth` (which only device-side `cudaDeviceSynchronize`,
-/// gone since CUDA 12, used) and `cudaLimitDevRuntimePendingLaunchCount`, for
-/// `cudaDeviceGetLimit` in device code.
-pub fn set_limits(sync_depth: u64, pending_count: u64) {
-    SYNC_DEPTH.store(sync_depth, Ordering::Relaxed);
+/// Records `cudaLimitDevRuntimePendingLaunchCount`, which bounds the nesting of device
+/// launches (see [`launch`]) and which `cudaDeviceGetLimit` answers in device code.
+/// (`cudaLimitDevRuntimeSyncDepth` only served device-side `cudaDeviceSynchronize`, gone since
+/// CUDA 12: device code cannot read it.)
+pub fn set_limits(pending_count: u64) {
     PENDING_COUNT.store(pending_count, Ordering::Relaxed);
 }
 
@@ -338,20 +338,30 @@ pub(super) fn call(
             }
         }
         D::DeviceGetLimit => {
+            // What an H200 read on the device (cdp-h200.txt): the stack, heap and pending-launch
+            // limits as the host set them, the printf FIFO as the device holds it
+            // ([`device_printf_fifo`]), and cudaLimitDevRuntimeSyncDepth refused with
+            // cudaErrorUnsupportedLimit (the one code the five calls ORed to, 215), with ~0
+            // written (the value it read back).
             let v = match a[1] as u32 {
-                0 => Some(super::stack_size() as u64),
-                1 => Some(sys::printf_fifo_size() as u64),
-                2 => Some(sys::heap_size() as u64),
-                3 => Some(SYNC_DEPTH.load(Ordering::Relaxed)),
-                4 => Some(PENDING_COUNT.load(Ordering::Relaxed)),
-                _ => None,
+                0 => Ok(super::stack_size() as u64),
+                1 => Ok(device_printf_fifo(grid.device)),
+                2 => Ok(sys::heap_size() as u64),
+                3 => Err(Some(u64::MAX)),
+                4 => Ok(PENDING_COUNT.load(Ordering::Relaxed)),
+                _ => Err(None),
             };
             match v {
-                Some(v) => {
+                Ok(v) => {
                     ln.write(MSpace::Generic, a[0], 8, v)?;
                     SUCCESS
                 }
-                None => UNSUPPORTED_LIMIT,
+                Err(written) => {
+                    if let Some(w) = written {
+                        ln.write(MSpace::Generic, a[0], 8, w)?;
+                    }
+                    UNSUPPORTED_LIMIT
+                }
             }
         }
         D::DeviceGetCacheConfig => {
@@ -365,9 +375,10 @@ pub(super) fn call(
             SUCCESS
         }
         D::StreamCreateWithFlags => {
-            // Device streams must be non-blocking (cudaStreamNonBlocking): there is no NULL
-            // stream to synchronise with.
-            if a[1] != 1 {
+            // The documentation asks for cudaStreamNonBlocking, but an H200 also created a
+            // stream with flags 0 (cdp-h200.txt); a device stream never synchronises with the
+            // NULL stream either way. Other flags are refused (not measured).
+            if a[1] > 1 {
                 INVALID_VALUE
             } else {
                 new_handle(ln, a[0], |st| &mut st.streams)?
@@ -390,9 +401,10 @@ pub(super) fn call(
             }
         }
         D::EventCreateWithFlags => {
-            // Device events carry no timing: cudaEventDisableTiming (2) is required, and
-            // nothing else is accepted.
-            if a[1] != 2 {
+            // Device events carry no timing: cudaEventDisableTiming (2) is required; an H200
+            // refused flags 0 with cudaErrorInvalidValue and took DisableTiming|BlockingSync
+            // (cdp-h200.txt). Other flags are refused (not measured).
+            if a[1] & 2 == 0 || a[1] & !3 != 0 {
                 INVALID_VALUE
             } else {
                 new_handle(ln, a[0], |st| &mut st.events)?
@@ -551,14 +563,16 @@ fn launch_of(
     {
         return Err(INVALID_CONFIGURATION);
     }
-    // Shared memory past the device's opt-in limit per block is refused as the host's launch
-    // refuses it (cudaErrorInvalidValue). The kernel's own dynamic limit
-    // (cudaFuncAttributeMaxDynamicSharedMemorySize) is the driver's, not checked here.
+    // Shared memory past the device's opt-in limit per block is a bad configuration on the
+    // device: an H200 answered 1 MiB of dynamic shared memory with
+    // cudaErrorInvalidConfiguration (cdp-h200.txt; the host's launch says cudaErrorInvalidValue).
+    // The kernel's own dynamic limit (cudaFuncAttributeMaxDynamicSharedMemorySize) is the
+    // driver's, not checked here.
     let optin = (*DEVICE_INFO.lock())
         .and_then(|i| (i.attribute)(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, grid.device as i32));
     if let Some(max) = optin {
         if shared as u64 + kernel.static_shared_bytes as u64 > max as u64 {
-            return Err(INVALID_VALUE);
+            return Err(INVALID_CONFIGURATION);
         }
     }
     let cfg = LaunchConfig {
@@ -616,8 +630,10 @@ fn launch(
     stream: u64,
 ) -> u32 {
     let mut st = grid.state.lock();
+    // A stream this grid did not create (one the host created, passed in) is an invalid value
+    // for a launch: an H200's answer (cdp-h200.txt).
     let Some(tail) = stream_kind(&st, stream) else {
-        return INVALID_RESOURCE_HANDLE;
+        return INVALID_VALUE;
     };
     let Some(prepared) = st.buffers.get(&buf) else {
         return INVALID_VALUE;
@@ -625,8 +641,18 @@ fn launch(
     let Some((kernel, cfg)) = config.or_else(|| prepared.launch.clone()) else {
         return INVALID_VALUE;
     };
-    if grid.depth >= MAX_DEPTH {
-        return LAUNCH_MAX_DEPTH_EXCEEDED;
+    // A grid is outstanding from its launch until it is known complete, and under CUDA 12 a
+    // parent completes only after its children: a grid at nesting level `depth` (the host's
+    // grid being level 1) has depth - 1 device-launched grids outstanding on any schedule,
+    // itself included, and its launch would make `depth`. Past
+    // cudaLimitDevRuntimePendingLaunchCount that launch fails with
+    // cudaErrorLaunchPendingCountExceeded; there is no other depth limit. An H200 nested 2,049
+    // levels under the default 2,048 and failed there with that code, not at the Programming
+    // Guide's 24 levels (cdp-h200.txt). Launches that could have completed on a GPU (siblings
+    // queued by one grid, which run only after it here) are not counted, so a grid may queue
+    // many more: the H200 took 5,000 from one thread.
+    if grid.depth as u64 > PENDING_COUNT.load(Ordering::Relaxed) {
+        return LAUNCH_PENDING_COUNT_EXCEEDED;
     }
     if PENDING.load(Ordering::Relaxed) >= MAX_PENDING as u64 {
         return LAUNCH_PENDING_COUNT_EXCEEDED;
@@ -669,6 +695,21 @@ fn queue(grid: &Grid, cta: u64, stream: u64, w: Work) -> u32 {
     st.seq += 1;
     st.queued.push((cta, seq, tail, w));
     SUCCESS
+}
+
+/// The printf FIFO as device code reads it: the host's size spread over the multiprocessors,
+/// each share rounded up to whole 64 KiB. An H200 (132 multiprocessors) read 8,650,752 =
+/// 132 x 64 KiB on the device under the default 1 MiB (cdp-h200.txt); the rounding is the
+/// simplest one that gives it, not measured for other sizes.
+fn device_printf_fifo(device: u32) -> u64 {
+    const SHARE: u64 = 64 << 10;
+    let host = sys::printf_fifo_size() as u64;
+    let sms = (*DEVICE_INFO.lock())
+        .and_then(|i| (i.attribute)(MULTIPROCESSOR_COUNT, device as i32))
+        .filter(|&n| n > 0)
+        .map_or(1, |n| n as u64);
+    let per_sm = host.div_ceil(sms).div_ceil(SHARE).max(1) * SHARE;
+    per_sm.saturating_mul(sms)
 }
 
 /// Device strings of `cudaGetErrorName` / `cudaGetErrorString`, allocated once per code and

@@ -302,13 +302,8 @@ pub(crate) unsafe fn set_limit(limit: CUlimit, value: usize) -> CuResult {
         CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE => engine::set_heap_size(value),
         CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE => engine::set_printf_fifo_size(value),
         CUlimit::CU_LIMIT_STACK_SIZE => engine::set_stack_size(value),
-        CUlimit::CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH
-        | CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT => {
-            let l = ctx.limits.lock();
-            engine::set_devrt_limits(
-                l[CUlimit::CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH.0 as usize] as u64,
-                l[CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT.0 as usize] as u64,
-            )
+        CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT => {
+            engine::set_devrt_limits(value as u64)
         }
         _ => {}
     }

@@ -3,7 +3,7 @@
 //! sticky error a fault leaves in the context. Occupancy queries are in `occupancy`.
 
 use crate::config;
-use crate::errors::{CuResult, INVALID_VALUE};
+use crate::errors::{CuResult, INVALID_HANDLE, INVALID_VALUE};
 use crate::module;
 use crate::module::Function;
 use crate::work::{KernelNode, Kind, LaunchAttrs};
@@ -428,6 +428,157 @@ pub(crate) unsafe fn launch_cooperative_kernel(
             LaunchAttrs::default(),
         )
     }
+}
+
+/// `CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC`: each kernel waits only for its
+/// own stream's earlier work.
+const MULTI_NO_PRE_LAUNCH_SYNC: u32 = 0x1;
+/// `CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC`: later work of a stream waits only
+/// for that stream's kernel.
+const MULTI_NO_POST_LAUNCH_SYNC: u32 = 0x2;
+
+/// One validated entry of a multi-device launch.
+struct MultiEntry {
+    target: stream::Target,
+    f: Arc<Function>,
+    config: LaunchConfig,
+    bytes: Vec<u8>,
+}
+
+/// `cuLaunchCooperativeKernelMultiDevice` (deprecated, still declared by CUDA 13's `cuda.h`):
+/// each entry is a cooperative launch on its own device's stream, as `cuLaunchCooperativeKernel`
+/// makes one. The argument checks answer what an H200 answered
+/// (scripts/ground-truth/results/coop-multi-h200.txt): flags other than the two below, a NULL
+/// list, zero entries and two entries on one device are CUDA_ERROR_INVALID_VALUE; a NULL
+/// stream or function CUDA_ERROR_INVALID_HANDLE; a bad shape CUDA_ERROR_INVALID_VALUE and a
+/// grid past co-residency CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, as for one device. Shapes
+/// and kernels that differ between entries, which the documentation says must match, are
+/// CUDA_ERROR_INVALID_VALUE too (not measured: one device has no second entry). Nothing is
+/// queued unless every entry is valid.
+///
+/// The synchronisation the documentation describes: by default each kernel waits for the
+/// earlier work of every listed stream (not only its own), and later work of every listed
+/// stream waits for all the kernels; `MULTI_NO_PRE_LAUNCH_SYNC` and
+/// `MULTI_NO_POST_LAUNCH_SYNC` drop the other streams from either side. The kernels of
+/// different devices run on their streams' workers at the same time.
+pub(crate) unsafe fn launch_cooperative_multi_device(
+    list: *mut CUDA_LAUNCH_PARAMS,
+    num_devices: c_uint,
+    flags: c_uint,
+) -> CuResult {
+    if flags & !(MULTI_NO_PRE_LAUNCH_SYNC | MULTI_NO_POST_LAUNCH_SYNC) != 0
+        || list.is_null()
+        || num_devices == 0
+    {
+        return Err(INVALID_VALUE);
+    }
+    // More entries than devices necessarily name one device twice.
+    if num_devices as usize > crate::device::count().max(1) {
+        return Err(INVALID_VALUE);
+    }
+    // SAFETY: checked non-null; the list holds `num_devices` entries (API contract), at most
+    // the device count.
+    let list = unsafe { std::slice::from_raw_parts(list, num_devices as usize) };
+    let mut entries: Vec<MultiEntry> = Vec::with_capacity(list.len());
+    for p in list {
+        // The NULL stream, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD "cannot be used": NULL was
+        // measured CUDA_ERROR_INVALID_HANDLE, and the two special handles are taken as NULL is.
+        if matches!(p.hStream as usize, 0 | stream::LEGACY | stream::PER_THREAD) {
+            return Err(INVALID_HANDLE);
+        }
+        let target = stream::target(p.hStream)?;
+        let f: Arc<Function> = module::function(p.function)?;
+        if entries
+            .iter()
+            .any(|e| e.target.ctx.device == target.ctx.device)
+        {
+            return Err(INVALID_VALUE);
+        }
+        let grid = [p.gridDimX, p.gridDimY, p.gridDimZ];
+        let block = [p.blockDimX, p.blockDimY, p.blockDimZ];
+        let shared = p.sharedMemBytes;
+        validate(&f, grid, block, shared)?;
+        let (cluster, explicit_cluster) = cluster_shape(&f, None, grid, block, shared)?;
+        validate_cooperative(&f, grid, block, shared)?;
+        if let Some(first) = entries.first() {
+            let c = &first.config;
+            if c.grid != grid
+                || c.block != block
+                || c.dynamic_shared_bytes != shared
+                || first.f.kernel.name != f.kernel.name
+            {
+                return Err(INVALID_VALUE);
+            }
+        }
+        // SAFETY: kernelParams as the documentation gives it (one pointer per parameter).
+        let bytes = unsafe { param_block(&f, p.kernelParams, std::ptr::null_mut()) }?;
+        let config = LaunchConfig {
+            grid,
+            block,
+            dynamic_shared_bytes: shared,
+            cluster,
+            explicit_cluster,
+        };
+        entries.push(MultiEntry {
+            target,
+            f,
+            config,
+            bytes,
+        });
+    }
+    // Like a single cooperative launch, it cannot be captured (no kernel node carries the
+    // cooperative flag).
+    for e in &entries {
+        crate::stream::capture::refuse(&e.target)?;
+    }
+    // Each stream's last queued item, before any kernel is queued: the earlier work the other
+    // streams' kernels wait for (a queue runs in order, so its last item stands for all).
+    let before: Vec<Option<crate::context::Dep>> = entries
+        .iter()
+        .map(|e| match flags & MULTI_NO_PRE_LAUNCH_SYNC {
+            0 => e.target.queue.pending(),
+            _ => None,
+        })
+        .collect();
+    let mut kernels = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let deps: Vec<_> = (before.iter().enumerate())
+            .filter(|&(j, _)| j != i)
+            .filter_map(|(_, d)| d.clone())
+            .collect();
+        trace::trace!(
+            "  multi-device launch {} on device {} grid {:?} block {:?} after {} other streams' \
+             work",
+            e.f.kernel.name,
+            e.target.ctx.device,
+            e.config.grid,
+            e.config.block,
+            deps.len()
+        );
+        let (f, config, bytes) = (e.f.clone(), e.config, e.bytes.clone());
+        let work: crate::context::Work = Box::new(move |ctx| {
+            if ctx.check().is_ok() {
+                run_now(ctx, &f, &config, &bytes, true)
+            }
+        });
+        kernels.push(stream::submit(&e.target, deps, work));
+    }
+    // Later work of each stream waits for the other devices' kernels too: an empty item after
+    // them in the stream.
+    let mut last = kernels.clone();
+    if flags & MULTI_NO_POST_LAUNCH_SYNC == 0 && entries.len() > 1 {
+        for (i, e) in entries.iter().enumerate() {
+            let deps: Vec<_> = (kernels.iter().enumerate())
+                .filter(|&(j, _)| j != i)
+                .map(|(_, d)| d.clone())
+                .collect();
+            last[i] = stream::submit(&e.target, deps, Box::new(|_| {}));
+        }
+    }
+    for (e, done) in entries.iter().zip(last) {
+        finish_launch(&e.target, done)?;
+    }
+    Ok(())
 }
 
 pub(crate) unsafe fn launch_kernel_ex(

@@ -126,12 +126,19 @@ pub(crate) unsafe fn get_mem_handle(handle: *mut CUipcMemHandle, dptr: CUdevicep
     }
     let ctx = context::active()?;
     // Memory of cuMemAlloc only: not host memory, managed memory, a virtual-memory mapping
-    // (exported with cuMemExportToShareableHandle instead) or memory opened from another
-    // process.
+    // (exported with cuMemExportToShareableHandle instead), memory opened from another
+    // process, or a memory pool's (cuMemPoolExportPointer's; an H200 refused a pool allocation
+    // with CUDA_ERROR_INVALID_VALUE, scripts/ground-truth/results/ipc-h200.txt).
     let a = dmem::find(dptr)
         .filter(|a| dmem::in_device_region(a.base))
         .ok_or(INVALID_VALUE)?;
-    if host_range(a.base as usize).is_some() || is_managed(a.base) || share::is_import(a.base) {
+    if host_range(a.base as usize).is_some()
+        || is_managed(a.base)
+        || share::is_import(a.base)
+        || crate::memory::pool::ALLOCATIONS
+            .lock()
+            .contains_key(&a.base)
+    {
         return Err(INVALID_VALUE);
     }
     // Backing the pages with a memfd copies them: no queued kernel may write them meanwhile.
@@ -158,7 +165,9 @@ pub(crate) unsafe fn open_mem_handle(
     handle: CUipcMemHandle,
     flags: c_uint,
 ) -> CuResult {
-    if pdptr.is_null() || flags & !CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS.0 != 0 {
+    // CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS is the only flag and it is required: an H200 answered
+    // CUDA_ERROR_INVALID_VALUE for flags 0 and 2 (scripts/ground-truth/results/ipc-h200.txt).
+    if pdptr.is_null() || flags != CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS.0 {
         return Err(INVALID_VALUE);
     }
     let ctx = context::active()?;
@@ -270,16 +279,23 @@ pub(crate) unsafe fn open_event_handle(event: *mut CUevent, handle: CUipcEventHa
     }
     let ctx = context::active()?;
     let b = bytes(&handle.reserved);
+    // A handle no export made is one whose shared memory cannot be mapped: an H200 answered 64
+    // zero bytes with CUDA_ERROR_MAP_FAILED (scripts/ground-truth/results/ipc-h200.txt), and
+    // every other handle that names no live event here is answered the same way.
+    let map_failed = CUresult::CUDA_ERROR_MAP_FAILED;
     if &b[0..4] != EVENT_MAGIC {
-        return Err(INVALID_VALUE);
+        return Err(map_failed);
     }
     let (pid, fd, id) = (u32_at(&b, 4), u32_at(&b, 8) as i32, u32_at(&b, 12));
     if pid == std::process::id() {
-        // As for memory handles (measured there): a handle is for another process. Not
-        // measured for events; the driver applies one rule to both.
+        // Measured on an H200 (ipc-h200.txt): a process opening its own event handle gets
+        // CUDA_ERROR_INVALID_CONTEXT, as for memory handles.
         return Err(INVALID_CONTEXT);
     }
-    let shared = Shared::open(pid, fd, id).map_err(share_error)?;
+    let shared = Shared::open(pid, fd, id).map_err(|e| match e {
+        ShareError::OutOfMemory => CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+        _ => map_failed,
+    })?;
     let h = EVENTS.insert(Arc::new(Event::opened(ctx, shared)));
     // SAFETY: checked non-null.
     unsafe { *event = h as CUevent };

@@ -1,7 +1,8 @@
 //! Memory pools shared between processes (`cuMemPoolExportToShareableHandle`,
 //! `cuMemPoolImportFromShareableHandle`, `cuMemPoolExportPointer`, `cuMemPoolImportPointer`).
 //!
-//! A pool created with `CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR` is exportable. Its shareable
+//! A pool created with `CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR` is exportable, and its
+//! allocations are once the pool itself has been exported (as on an H200). Its shareable
 //! handle is a descriptor of a small memfd whose name, `cuda-shim-ipcpool-PID-ID`, says which
 //! process and pool it stands for; the importer reads that name (through `/proc/self/fd`) and
 //! makes a pool that only imports pointers. A pointer's export data is a memory handle's bytes
@@ -107,6 +108,14 @@ pub(crate) unsafe fn export_pointer(
         .map(|(p, _)| p.clone())
         .ok_or(INVALID_VALUE)?;
     if pl.handle_types & POSIX_FD == 0 || pl.imported.is_some() {
+        return Err(INVALID_VALUE);
+    }
+    // The documentation exports an allocation "from an already shared memory pool", and an
+    // H200 holds to it: the pointer of an exportable pool that cuMemPoolExportToShareableHandle
+    // had not exported yet was refused with CUDA_ERROR_INVALID_VALUE
+    // (scripts/ground-truth/results/ipc-h200.txt; ipc_probe.cpp exports the pointer before the
+    // pool).
+    if pl.export.lock().is_none() {
         return Err(INVALID_VALUE);
     }
     // Backing the pages with a memfd copies them: no queued work may write them meanwhile.
