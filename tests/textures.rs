@@ -179,6 +179,26 @@ fn the_fourth_texture_probe_prints_what_an_h200_printed() {
     );
 }
 
+/// Which resource views cudaCreateTextureObject accepts over a 4x2 array of 3 layers of 32-bit
+/// texels (scripts/ground-truth/tex_probe3.cu's `view` lines): what an H200 answered
+/// (scripts/ground-truth/results/tex3-h200.txt; the kernels' lines of that file are void, the
+/// kernels did not run there, so only these are compared). Among them: a view of layers 1-2
+/// must still give the array's depth (3, not 2), and a last layer one past the array's is
+/// accepted.
+#[test]
+fn resource_views_are_accepted_as_an_h200_accepts_them() {
+    let views = |lines: Vec<String>| -> Vec<String> {
+        lines
+            .into_iter()
+            .filter(|l| l.starts_with("view "))
+            .collect()
+    };
+    let got = views(probe_lines("tex_probe3"));
+    let want = views(recorded_lines("tex3-h200.txt"));
+    assert_eq!(want.len(), 9);
+    assert_eq!(got, want);
+}
+
 /// A C99 hex float (`%a`).
 fn hexf(s: &str) -> Option<f64> {
     let (neg, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
