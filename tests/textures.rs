@@ -6,10 +6,8 @@
 use std::process::Command;
 use tests::*;
 
-/// The lines scripts/ground-truth/`probe`.cu prints on the shim (built by the pinned nvcc), and
-/// the lines the GPU printed (scripts/ground-truth/results/`recorded`, its exit line left out),
-/// as many of each.
-fn probe_output(probe: &str, recorded: &str) -> (Vec<String>, Vec<String>) {
+/// The lines scripts/ground-truth/`probe`.cu prints on the shim, built by the pinned nvcc.
+fn probe_lines(probe: &str) -> Vec<String> {
     let exe = build_dir().join(probe);
     let out = Command::new(toolkit().join("bin/nvcc"))
         .args(["-gencode", "arch=compute_80,code=compute_80", "-o"])
@@ -29,14 +27,25 @@ fn probe_output(probe: &str, recorded: &str) -> (Vec<String>, Vec<String>) {
         "{got}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
+    got.lines().map(String::from).collect()
+}
+
+/// The lines a GPU printed for a probe (scripts/ground-truth/results/`recorded`, its exit line
+/// left out).
+fn recorded_lines(recorded: &str) -> Vec<String> {
     let path = repo().join(format!("scripts/ground-truth/results/{recorded}"));
     let want = std::fs::read_to_string(path).unwrap();
-    let want: Vec<String> = want
-        .lines()
+    want.lines()
         .filter(|l| !l.starts_with("exit "))
         .map(String::from)
-        .collect();
-    let got: Vec<String> = got.lines().map(String::from).collect();
+        .collect()
+}
+
+/// The lines scripts/ground-truth/`probe`.cu prints on the shim (built by the pinned nvcc), and
+/// the lines the GPU printed (scripts/ground-truth/results/`recorded`, its exit line left out),
+/// as many of each.
+fn probe_output(probe: &str, recorded: &str) -> (Vec<String>, Vec<String>) {
+    let (got, want) = (probe_lines(probe), recorded_lines(recorded));
     assert_eq!(got.len(), want.len(), "{got:#?}");
     (got, want)
 }
@@ -44,19 +53,16 @@ fn probe_output(probe: &str, recorded: &str) -> (Vec<String>, Vec<String>) {
 #[test]
 fn the_texture_probe_prints_what_an_h100_printed() {
     let (got, want) = probe_output("tex_probe", "tex-h100.txt");
-    // Linear filtering over a footprint that mixes border and texels differs from the H100 in
-    // the low bits (engine/src/tex.rs says what is known): those six lines only.
+    // Every line, linear filtering over a footprint that mixes border and texels included
+    // (those six differed while 2-D weights were the exact products of the axes' weights; the
+    // rounded weights of engine/src/tex.rs's `corner_weights` give the H100's bits).
     let differ: Vec<_> = got
         .iter()
         .zip(&want)
         .filter(|(g, w)| g != w)
         .map(|(g, w)| format!("shim: {g}\nH100: {w}"))
         .collect();
-    assert!(
-        differ.len() == 6 && differ.iter().all(|d| d.contains("border linear")),
-        "{}",
-        differ.join("\n")
-    );
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
 
 /// Texture objects over pitched 2-D memory, linear memory and an array of uchar4 read as
@@ -104,39 +110,21 @@ fn the_second_texture_probe_prints_what_an_h100_printed() {
                 .collect()
         })
     };
-    // The known differences, each with its bound: trilinear filtering (linear texels on two
-    // mipmap levels) is not reproduced to the bit (the H100's blend of the eight texels is no
-    // lerp of the two bilinear results with any 8-bit weight); 3-D linear filtering is off by
-    // one y step (10/256) on 6 of 24 fetches; filtered sRGB within 5e-4.
+    // The known differences, each with its bound: filtered sRGB within 5e-4. Trilinear
+    // filtering (27 lines) and 3-D linear filtering (6) differed too while the shim weighed
+    // texels by the exact products of the axes' weights; with the rounded weights fitted to an
+    // H200 (engine/src/tex.rs, `corner_weights`) they are bit for bit.
     struct Known {
         is: fn(&str) -> bool,
         bound: f64,
         count: usize,
     }
-    let known = [
-        // Trilinear.
-        Known {
-            is: |l| {
-                l.contains("filter=linear mipfilter=linear")
-                    || l.contains("bias=")
-                    || l.contains("minclamp=")
-                    || l.contains("tex2DGrad linear/linear")
-            },
-            bound: 0.0625,
-            count: 27,
-        },
-        Known {
-            is: |l| l.starts_with("tex3D linear"),
-            bound: 10.0 / 256.0,
-            count: 6,
-        },
-        Known {
-            is: |l| l.contains("sRGB"),
-            bound: 4.9e-4,
-            count: 36,
-        },
-    ];
-    let mut counts = [0usize; 3];
+    let known = [Known {
+        is: |l| l.contains("sRGB"),
+        bound: 4.9e-4,
+        count: 36,
+    }];
+    let mut counts = [0usize; 1];
     let mut wrong = Vec::new();
     for (g, w) in got.iter().zip(&want) {
         if g == w {
@@ -155,6 +143,60 @@ fn the_second_texture_probe_prints_what_an_h100_printed() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     let expected: Vec<usize> = known.iter().map(|k| k.count).collect();
     assert_eq!(counts.to_vec(), expected, "the known differences changed");
+}
+
+/// scripts/ground-truth/tex_probe4.cu (3-D linear filtering of a 4x4x4 float array and
+/// `tex2DLod` between two mipmap levels, point and linear within them: single texels of 1.0,
+/// constant textures, two constant levels, random texels at random coordinates) prints what an
+/// H200 printed (scripts/ground-truth/results/tex4-h200.txt), line for line but one.
+#[test]
+fn the_fourth_texture_probe_prints_what_an_h200_printed() {
+    let (got, want) = probe_output("tex_probe4", "tex4-h200.txt");
+    let value = |l: &str| l.split_once(" -> ").and_then(|(_, v)| hexf(v));
+    let mut differ = Vec::new();
+    for (g, w) in got.iter().zip(&want) {
+        if g == w {
+            continue;
+        }
+        // The one fetch not reproduced: random texels on two levels whose weighted sum nearly
+        // cancels (-2.856 from terms up to 91); the H200 is 2.5 ulp (5.9e-7) above the exact
+        // sum, which nothing fitted to the other 2,319 fetches explains (engine/src/tex.rs's
+        // test of this file says what was tried). Bounded to those last bits.
+        let known = w.starts_with("tex2DLod random filter=linear (0x1.0978e6p-1,")
+            && g.split_once(" -> ").map(|p| p.0) == w.split_once(" -> ").map(|p| p.0)
+            && matches!((value(g), value(w)), (Some(a), Some(b)) if (a - b).abs() < 1e-6);
+        differ.push((known, format!("shim: {g}\nH200: {w}")));
+    }
+    assert!(
+        differ.len() == 1 && differ[0].0,
+        "{} lines differ:\n{}",
+        differ.len(),
+        differ
+            .into_iter()
+            .map(|d| d.1)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// Which resource views cudaCreateTextureObject accepts over a 4x2 array of 3 layers of 32-bit
+/// texels (scripts/ground-truth/tex_probe3.cu's `view` lines): what an H200 answered
+/// (scripts/ground-truth/results/tex3-h200.txt; the kernels' lines of that file are void, the
+/// kernels did not run there, so only these are compared). Among them: a view of layers 1-2
+/// must still give the array's depth (3, not 2), and a last layer one past the array's is
+/// accepted.
+#[test]
+fn resource_views_are_accepted_as_an_h200_accepts_them() {
+    let views = |lines: Vec<String>| -> Vec<String> {
+        lines
+            .into_iter()
+            .filter(|l| l.starts_with("view "))
+            .collect()
+    };
+    let got = views(probe_lines("tex_probe3"));
+    let want = views(recorded_lines("tex3-h200.txt"));
+    assert_eq!(want.len(), 9);
+    assert_eq!(got, want);
 }
 
 /// A C99 hex float (`%a`).

@@ -9,7 +9,8 @@
 //     the nearest level, linear blends two by the fraction (inputs chosen off the .5 ties);
 //   - bilinear image scaling, a separable convolution through textures and trilinear filtering
 //     of a volume: the guide's linear-filtering formula with weights in 9-bit fixed point
-//     (8 fractional bits); texel values are small integers so every sum is exact in any order;
+//     (8 fractional bits), split among the texels as an H200 splits them (corner_weights);
+//     texel values are small integers so every sum is exact in any order;
 //   - sRGB decoding (the sRGB standard's curve in half precision, as an H100 returns it), the
 //     residency predicate, txq, texel offsets,
 //     half results and tld4 on a layered texture, through inline PTX where CUDA C++ has no
@@ -181,10 +182,40 @@ template <class T> static T *to_device(const std::vector<T> &v) {
   return d;
 }
 
-// The guide's linear filtering weight: the fraction in 9-bit fixed point with 8 fractional
-// bits (rounded to nearest, as tests/textures.rs's H100 probe measured).
-static float weight(float frac) { return floorf(frac * 256.0f + 0.5f) / 256.0f; }
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+// Where linear filtering with clamp reads along one axis of n texels at texel coordinate x:
+// the lower texel and the upper one's weight in 1/256 (the fraction in 9-bit fixed point with
+// 8 fractional bits, rounded to nearest, as tests/textures.rs's H100 probe measured). The
+// coordinate is clamped to the edge texels' centres first (measured on an H100 too,
+// scripts/ground-truth/results/tex2-h100.txt).
+static void linear_axis(float x, int n, int *base, int *w) {
+  float xb = x - 0.5f;
+  *base = (int)floorf(xb);
+  *w = (int)floorf((xb - floorf(xb)) * 256.0f + 0.5f);
+  if (*base < 0 || *base >= n - 1) *base = clampi(*base, 0, n - 1), *w = 0;
+}
+
+// The weights, in 1/256, of the 2^dims texels around a linear fetch (index: bit 0 upper in x,
+// bit 1 in y, bit 2 in z) as an H200 gives them (scripts/ground-truth/results/tex4-h200.txt;
+// engine/src/tex.rs's corner_weights says how it was fitted): not the products of the axes'
+// weights w[] but the whole 256 split along z (3-D), then x, then y, each split rounding one
+// side's share v * w / 256 to the nearest step (half up) and giving the other side the rest;
+// the z and x splits round the upper side, the y split the side on the texel's x side.
+static void corner_weights(const int w[3], int dims, int out[8]) {
+  for (int k = 0; k < 8; k++) out[k] = 0;
+  for (int z = 0; z < (dims == 3 ? 2 : 1); z++) {
+    int z1 = dims == 3 ? (256 * w[2] + 128) >> 8 : 0;
+    int vz = dims == 3 ? (z ? z1 : 256 - z1) : 256;
+    int x1 = (vz * w[0] + 128) >> 8;
+    for (int x = 0; x < 2; x++) {
+      int vx = x ? x1 : vz - x1;
+      int y1 = x ? (vx * w[1] + 128) >> 8 : vx - ((vx * (256 - w[1]) + 128) >> 8);
+      out[z * 4 + x] += vx - y1;
+      out[z * 4 + 2 + x] += y1;
+    }
+  }
+}
 
 static void layered() {
   // 2-D layered: 8 x 4 texels, 3 layers, value l*1000 + y*10 + x.
@@ -394,14 +425,18 @@ static void mipmaps() {
   CHECK(cudaFreeMipmappedArray(m));
 }
 
-// The guide's bilinear formula on a w x h float image with clamp, at normalised (u, v).
+// Bilinear filtering of a w x h float image with clamp at normalised (u, v): the guide's
+// formula with the hardware's weights (corner_weights; the texels are small integers, so the
+// float sum is exact).
 static float bilinear(const std::vector<float> &img, int w, int h, float u, float v) {
-  float x = u * w - 0.5f, y = v * h - 0.5f;
-  int i = (int)floorf(x), j = (int)floorf(y);
-  float a = weight(x - floorf(x)), b = weight(y - floorf(y));
+  int i, j, wt[3] = {0, 0, 0}, cw[8];
+  linear_axis(u * w, w, &i, &wt[0]);
+  linear_axis(v * h, h, &j, &wt[1]);
+  corner_weights(wt, 2, cw);
   auto T = [&](int xi, int yi) { return img[clampi(yi, 0, h - 1) * w + clampi(xi, 0, w - 1)]; };
-  return (1 - a) * (1 - b) * T(i, j) + a * (1 - b) * T(i + 1, j) + (1 - a) * b * T(i, j + 1) +
-         a * b * T(i + 1, j + 1);
+  float s = 0;
+  for (int k = 0; k < 4; k++) s += cw[k] / 256.0f * T(i + (k & 1), j + (k >> 1 & 1));
+  return s;
 }
 
 static void image_scaling() {
@@ -494,21 +529,20 @@ static void volume() {
   std::vector<float4> pts;
   std::vector<float> want;
   for (int k = 0; k < 40; k++) {
-    // Fractions in 1/32 steps, so the 8-bit weights are exact.
+    // Fractions in 1/32 steps, so the 8-bit axis weights are exact.
     float x = (k * 7 % (n * 32)) / 32.0f, y = (k * 13 % (n * 32)) / 32.0f,
           z = (k * 29 % (n * 32)) / 32.0f;
     pts.push_back(make_float4(x, y, z, 0));
-    float fx = x - 0.5f, fy = y - 0.5f, fz = z - 0.5f;
-    int i = (int)floorf(fx), j = (int)floorf(fy), l = (int)floorf(fz);
-    float a_ = weight(fx - i), b = weight(fy - j), c = weight(fz - l);
+    int i, j, l, wt[3], cw[8];
+    linear_axis(x, n, &i, &wt[0]);
+    linear_axis(y, n, &j, &wt[1]);
+    linear_axis(z, n, &l, &wt[2]);
+    corner_weights(wt, 3, cw);
     auto T = [&](int xi, int yi, int zi) {
       return vol[(clampi(zi, 0, n - 1) * n + clampi(yi, 0, n - 1)) * n + clampi(xi, 0, n - 1)];
     };
     float s = 0;
-    for (int dz = 0; dz < 2; dz++)
-      for (int dy = 0; dy < 2; dy++)
-        for (int dx = 0; dx < 2; dx++)
-          s += (dx ? a_ : 1 - a_) * (dy ? b : 1 - b) * (dz ? c : 1 - c) * T(i + dx, j + dy, l + dz);
+    for (int k = 0; k < 8; k++) s += cw[k] / 256.0f * T(i + (k & 1), j + (k >> 1 & 1), l + (k >> 2));
     want.push_back(s);
   }
   float4 *dp = to_device(pts);

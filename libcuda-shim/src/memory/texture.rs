@@ -254,22 +254,27 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
     }
     let (first, last) = (v.firstMipmapLevel as usize, v.lastMipmapLevel as usize);
     let (l0, l1) = (v.firstLayer, v.lastLayer);
-    // The extent is the resource's (a missing dimension may be given as 0 or 1; a layered
-    // resource's depth as its layers or the view's).
+    // The extent is the resource's (a missing dimension may be given as 0 or 1), a layered
+    // resource's depth its number of layers, not the view's (measured on an H200,
+    // scripts/ground-truth/results/tex3-h200.txt: layers 1-2 of 3 with depth 3 are accepted,
+    // with depth 2 refused).
     let base = &t.levels[0];
     let dim_ok = |given: usize, have: u32| given == have as usize || (have == 1 && given == 0);
     let depth_ok = if t.layers > 0 {
-        v.depth == t.layers as usize || v.depth == (l1 as usize + 1).saturating_sub(l0 as usize)
+        v.depth == t.layers as usize
     } else {
         dim_ok(v.depth, base.size[2])
     };
     let size_ok = v.width == base.size[0] as usize && dim_ok(v.height, base.size[1]) && depth_ok;
+    // The last layer may be one past the resource's last (measured on an H200: layers 0-3 of
+    // a 3-layer array are accepted; what is further out was not asked). The view then holds
+    // the layers there are.
     let layers_ok = if t.layers == 0 {
         l0 == 0 && l1 == 0
     } else if t.cubemap {
         l0 % 6 == 0 && l1 % 6 == 5 && l1 < t.layers
     } else {
-        l1 < t.layers
+        l0 < t.layers && l1 <= t.layers
     };
     if !size_ok || first > last || last >= t.levels.len() || l0 > l1 || !layers_ok {
         return Err(INVALID_VALUE);
@@ -279,7 +284,7 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
         for lv in t.levels.iter_mut() {
             lv.base += l0 as u64 * lv.slice_pitch;
         }
-        t.layers = l1 - l0 + 1;
+        t.layers = l1.min(t.layers - 1) - l0 + 1;
     }
     Ok(())
 }
