@@ -13,7 +13,8 @@
 # unchanged; the tests' own verdicts are kept in cargo.log beside them (a test whose program
 # plants a fault may fail under a tool, which turns some faults into launch failures). The
 # default test targets are the package's, less those that run no CUDA program of their own
-# (layers), and the two that build the shim again elsewhere (recipes, python_package).
+# (layers), the sanitizer's own tests (planted bugs, under tools they choose), and the two that
+# build the shim again elsewhere (recipes, python_package).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools=()
@@ -23,7 +24,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do tools+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 [ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck synccheck initcheck)
 if [ $# -eq 0 ]; then
-  set -- $(sed -n 's/^name = "\(.*\)"/\1/p' tests/Cargo.toml | grep -v -x -e tests -e layers -e recipes -e python_package | sed 's/^/--test /')
+  set -- $(sed -n 's/^name = "\(.*\)"/\1/p' tests/Cargo.toml | grep -v -x -e tests -e layers -e sanitizer -e recipes -e python_package | sed 's/^/--test /')
 fi
 expected=scripts/sanitize-corpus.expected
 out=target/sanitize-corpus
