@@ -122,14 +122,15 @@ impl Code {
         for s in segs {
             match emit::segment(&*isa, prog, &s) {
                 Ok(code) => {
+                    if std::env::var("JITDUMP").is_ok() { std::fs::write(format!("/tmp/jitk/seg-{}.bin", s.start), &code).unwrap(); }
                     blobs.push(code);
                     kept.push(s);
                 }
                 // An op the host backend cannot take: that segment stays interpreted.
-                Err(e) => note(&format!(
+                Err(e) => { eprintln!("JITERR {e}"); note(&format!(
                     "jit: ops {}..{} stay interpreted: {e}",
                     s.start, s.end
-                )),
+                ))},
             }
         }
         if kept.is_empty() {
@@ -250,6 +251,7 @@ fn isa() -> Option<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>> {
     use cranelift_codegen::settings::{self, Configurable};
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").ok()?;
+    flags.set("enable_verifier", "false").ok()?;
     let builder = cranelift_native::builder().ok()?;
     builder.finish(settings::Flags::new(flags)).ok()
 }
