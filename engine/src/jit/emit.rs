@@ -36,9 +36,10 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::HashMap;
 use std::mem::offset_of;
 
-/// Four-lane groups per pass: 8 (the whole warp at once, no loop, no undo) measured best; see
-/// the module comment of [`super`].
-pub const G: usize = 8;
+/// Four-lane groups per pass: 2 (eight lanes) measured best, compiling included; 8 (the whole
+/// warp, no loop, no undo) runs fastest but compiles slowest (see the module comment of
+/// [`super`]).
+pub const G: usize = 2;
 /// Lanes per pass.
 pub const LANES: usize = 4 * G;
 const PASSES: usize = 32 / LANES;
@@ -232,10 +233,10 @@ impl<'a, 'b> Emit<'a, 'b> {
                     .load(I64, own(), self.ctx, offset_of!(Ctx, undo) as i32);
                 let at = self.b.ins().iadd(undo, off);
                 for k in 0..2 * G {
-                    let v = self
-                        .b
-                        .ins()
-                        .load(I64X2, own(), self.rp, r as i32 * 256 + 16 * k as i32);
+                    let v =
+                        self.b
+                            .ins()
+                            .load(I64X2, own(), self.rp, r as i32 * 256 + 16 * k as i32);
                     self.b.ins().store(own(), v, at, (j * 256 + 16 * k) as i32);
                 }
             }
@@ -478,7 +479,11 @@ impl<'a, 'b> Emit<'a, 'b> {
             self.set(d, v);
             return;
         };
-        let old = self.vals.get(&d).cloned().expect("a guarded write reads its register");
+        let old = self
+            .vals
+            .get(&d)
+            .cloned()
+            .expect("a guarded write reads its register");
         let out = if old.zext && v.zext {
             let (o, n) = (old.lo.clone().unwrap(), v.lo.clone().unwrap());
             let lo = (0..G)
@@ -729,7 +734,15 @@ impl<'a, 'b> Emit<'a, 'b> {
     }
 
     /// One lane's shift: `x` (I32 holding an extended 16- or 32-bit value, or I64), `amt` I32.
-    fn shift1(&mut self, op: IBin, x: Value, amt: Value, ty: Type, bits: u32, signed: bool) -> Value {
+    fn shift1(
+        &mut self,
+        op: IBin,
+        x: Value,
+        amt: Value,
+        ty: Type,
+        bits: u32,
+        signed: bool,
+    ) -> Value {
         let big = self
             .b
             .ins()
@@ -950,7 +963,9 @@ impl<'a, 'b> Emit<'a, 'b> {
         if m.len() == G {
             m
         } else {
-            (0..G).map(|g| self.narrow(m[2 * g], m[2 * g + 1])).collect()
+            (0..G)
+                .map(|g| self.narrow(m[2 * g], m[2 * g + 1]))
+                .collect()
         }
     }
 
@@ -987,7 +1002,10 @@ impl<'a, 'b> Emit<'a, 'b> {
             let con = self.b.ins().vall_true(cc);
             c.all = self.b.ins().band(c.all, con);
             if g > 0 {
-                let want = self.b.ins().iadd_imm_s(c.first[0], (4 * len * g as u64) as i64);
+                let want = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(c.first[0], (4 * len * g as u64) as i64);
                 let at = self.b.ins().icmp(IntCC::Equal, f, want);
                 c.all = self.b.ins().band(c.all, at);
             }
@@ -1046,31 +1064,6 @@ impl<'a, 'b> Emit<'a, 'b> {
                 )
             }
         };
-        let firsts: Vec<Value> = class
-            .first
-            .iter()
-            .map(|&f| self.b.ins().iadd_imm_s(f, addr.off))
-            .collect();
-        // Bit 4g set when group g's four lanes are all on; then uniform or back to back.
-        let f1 = self.b.ins().ushr_imm_u(on, 1);
-        let f2 = self.b.ins().ushr_imm_u(on, 2);
-        let f3 = self.b.ins().ushr_imm_u(on, 3);
-        let full = self.b.ins().band(on, f1);
-        let full = self.b.ins().band(full, f2);
-        let full = self.b.ins().band(full, f3);
-        let full = self.b.ins().band_imm_u(full, 0x1111_1111);
-        let uni_bits = self.b.ins().band(full, class.uni);
-        let con_bits = if vec_ok {
-            self.b.ins().band_not(full, uni_bits)
-        } else {
-            self.b.ins().iconst(I64, 0)
-        };
-        let con_bits = self.b.ins().band(con_bits, class.con);
-        let one = self.b.ins().bor(uni_bits, con_bits);
-        let handled = self.b.ins().imul_imm_u(one, 0xf);
-        // Lanes left to the lane-by-lane path.
-        let rem = self.b.ins().band_not(on, handled);
-
         let res: Vec<Vec<Variable>> = (0..n as usize)
             .map(|_| {
                 (0..G * per_group)
@@ -1079,18 +1072,16 @@ impl<'a, 'b> Emit<'a, 'b> {
             })
             .collect();
         let join = self.b.create_block();
-        let groups = self.b.create_block();
+        let slow = self.b.create_block();
         // The whole pass back to back: one check, vector accesses.
         if vec_ok {
             let wall = self.b.create_block();
-            let full = self
-                .b
-                .ins()
-                .icmp_imm_u(IntCC::Equal, on, PASS_BITS as i64);
+            let full = self.b.ins().icmp_imm_u(IntCC::Equal, on, PASS_BITS as i64);
             let fast = self.b.ins().band(full, class.all);
-            self.b.ins().brif(fast, wall, &[], groups, &[]);
+            self.b.ins().brif(fast, wall, &[], slow, &[]);
             self.b.switch_to_block(wall);
-            let p = self.place(space, firsts[0], LANES as u64 * len, align);
+            let a0 = self.b.ins().iadd_imm_s(class.first[0], addr.off);
+            let p = self.place(space, a0, LANES as u64 * len, align);
             for j in 0..G * per_group {
                 match st {
                     None => {
@@ -1102,77 +1093,171 @@ impl<'a, 'b> Emit<'a, 'b> {
                     }
                     Some(vals) => {
                         if let Some(v) = &vals[0] {
-                            self.b.ins().store(MemFlags::trusted(), v[j], p, 16 * j as i32);
+                            self.b
+                                .ins()
+                                .store(MemFlags::trusted(), v[j], p, 16 * j as i32);
                         }
                     }
                 }
             }
             self.b.ins().jump(join, &[]);
         } else {
-            self.b.ins().jump(groups, &[]);
+            self.b.ins().jump(slow, &[]);
         }
 
-        self.b.switch_to_block(groups);
-        // Lane by lane through the stack buffers: loads before the groups' own accesses (the
-        // order of loads does not matter); stores, when any lane needs it, all lanes in lane
-        // order (two lanes may store to one address).
+        // Otherwise four lanes at a time, in lane order (two lanes may store to one address),
+        // through stack buffers of the addresses and values: a loop at run time, so that each
+        // access is a few blocks of code rather than one set per group (Cranelift's compile
+        // time grows with blocks and the values live across them).
+        self.b.switch_to_block(slow);
         let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
         let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
-        let lh = self.b.create_block();
-        let lb = self.b.create_block();
-        let lx = self.b.create_block();
-        let prep = self.b.create_block();
-        self.b.ins().brif(rem, prep, &[], lx, &[]);
-        self.b.switch_to_block(prep);
-        let lanes_of = match st {
-            None => rem,
-            Some(vals) => {
-                for (k, v) in vals.iter().enumerate() {
-                    let Some(v) = v else { continue };
-                    for (j, &x) in v.iter().enumerate() {
-                        self.b
-                            .ins()
-                            .store(own(), x, slot_v, (elt(k) + 16 * j) as i32);
-                    }
-                }
-                on
-            }
-        };
         let off = self.splat64(addr.off as u64);
         for (j, &a) in addrs.iter().enumerate() {
             let a = self.b.ins().iadd(a, off);
             self.b.ins().store(own(), a, slot_a, 16 * j as i32);
         }
+        if let Some(vals) = st {
+            for (k, v) in vals.iter().enumerate() {
+                let Some(v) = v else { continue };
+                for (j, &x) in v.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(own(), x, slot_v, (elt(k) + 16 * j) as i32);
+                }
+            }
+        }
+        let esz: i64 = if size == 8 { 8 } else { 4 };
+        let gv = self.b.declare_var(I64);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(gv, zero);
+        let gh = self.b.create_block();
+        let gb_blk = self.b.create_block();
+        let gact = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.ins().jump(gh, &[]);
+
+        self.b.switch_to_block(gh);
+        let g = self.b.use_var(gv);
+        let end = self.b.ins().icmp_imm_u(IntCC::Equal, g, G as i64);
+        self.b.ins().brif(end, after, &[], gb_blk, &[]);
+
+        self.b.switch_to_block(gb_blk);
+        let sh = self.b.ins().ishl_imm_u(g, 2);
+        let gb = self.b.ins().ushr(on, sh);
+        let gb = self.b.ins().band_imm_u(gb, 0xf);
+        let g1 = self.b.ins().iadd_imm_s(g, 1);
+        self.b.def_var(gv, g1);
+        self.b.ins().brif(gb, gact, &[], gh, &[]);
+
+        self.b.switch_to_block(gact);
+        // The group's first lane's slot: lane 4g, at 32g.
+        let g32 = self.b.ins().ishl_imm_u(g, 5);
+        let ga = self.b.ins().iadd(slot_a, g32);
+        let a = self.b.ins().load(I64, own(), ga, 0);
+        // Group g's values in `slot_v`: four lanes at `g * 4 * esz`.
+        let gofs = self.b.ins().imul_imm_u(g, 4 * esz);
+        let gv_at = self.b.ins().iadd(slot_v, gofs);
+        let gfull = self.b.ins().icmp_imm_u(IntCC::Equal, gb, 0xf);
+        let ub = self.b.ins().ushr(class.uni, sh);
+        let ub = self.b.ins().band_imm_u(ub, 1);
+        let ub = self.b.ins().ireduce(I8, ub);
+        let u = self.b.ins().band(ub, gfull);
+        let uni = self.b.create_block();
+        let not_uni = self.b.create_block();
+        let lanes = self.b.create_block();
+        self.b.ins().brif(u, uni, &[], not_uni, &[]);
+
+        // One address: one check, one scalar access.
+        self.b.switch_to_block(uni);
+        let p = self.place(space, a, len, align);
+        for k in 0..n as usize {
+            let o = (k * size as usize) as i32;
+            let f = MemFlags::trusted();
+            match st {
+                None => {
+                    let s = self.scalar_load(p, o, size, sext);
+                    let v = self.b.ins().splat(load_ty, s);
+                    for h in 0..per_group {
+                        self.b
+                            .ins()
+                            .store(own(), v, gv_at, (elt(k) + 16 * h) as i32);
+                    }
+                }
+                Some(vals) => {
+                    // Lane order: the group's last lane's value stays.
+                    if vals[k].is_none() {
+                        continue;
+                    }
+                    let ty = if size == 8 { I64 } else { I32 };
+                    let x = self
+                        .b
+                        .ins()
+                        .load(ty, own(), gv_at, elt(k) as i32 + 3 * esz as i32);
+                    self.scalar_store(x, p, o, size, f);
+                }
+            }
+        }
+        self.b.ins().jump(gh, &[]);
+
+        // Back to back: one check, one vector access.
+        self.b.switch_to_block(not_uni);
+        if vec_ok {
+            let cb = self.b.ins().ushr(class.con, sh);
+            let cb = self.b.ins().band_imm_u(cb, 1);
+            let cb = self.b.ins().ireduce(I8, cb);
+            let c = self.b.ins().band(cb, gfull);
+            let con = self.b.create_block();
+            self.b.ins().brif(c, con, &[], lanes, &[]);
+            self.b.switch_to_block(con);
+            let p = self.place(space, a, 4 * len, align);
+            for h in 0..per_group {
+                let o = 16 * h as i32;
+                match st {
+                    None => {
+                        let v = self.b.ins().load(load_ty, MemFlags::trusted(), p, o);
+                        self.b.ins().store(own(), v, gv_at, o);
+                    }
+                    Some(vals) => {
+                        if vals[0].is_some() {
+                            let v = self.b.ins().load(load_ty, own(), gv_at, o);
+                            self.b.ins().store(MemFlags::trusted(), v, p, o);
+                        }
+                    }
+                }
+            }
+            self.b.ins().jump(gh, &[]);
+        } else {
+            self.b.ins().jump(lanes, &[]);
+        }
+
+        // Lane by lane.
+        self.b.switch_to_block(lanes);
         let lv = self.b.declare_var(I64);
-        self.b.def_var(lv, lanes_of);
+        self.b.def_var(lv, gb);
+        let lh = self.b.create_block();
+        let lb = self.b.create_block();
         self.b.ins().jump(lh, &[]);
         self.b.switch_to_block(lh);
         let m = self.b.use_var(lv);
-        self.b.ins().brif(m, lb, &[], lx, &[]);
+        self.b.ins().brif(m, lb, &[], gh, &[]);
         self.b.switch_to_block(lb);
         let l = self.b.ins().ctz(m);
         let m1 = self.b.ins().iadd_imm_s(m, -1);
         let m2 = self.b.ins().band(m, m1);
         self.b.def_var(lv, m2);
         let l8 = self.b.ins().ishl_imm_u(l, 3);
-        let at = self.b.ins().iadd(slot_a, l8);
+        let at = self.b.ins().iadd(ga, l8);
         let a = self.b.ins().load(I64, own(), at, 0);
         let p = self.place(space, a, len, align);
-        let lo = if size == 8 { l8 } else { self.b.ins().ishl_imm_u(l, 2) };
-        let vp = self.b.ins().iadd(slot_v, lo);
+        let lofs = self.b.ins().imul_imm_u(l, esz);
+        let vp = self.b.ins().iadd(gv_at, lofs);
         for k in 0..n as usize {
             let o = (k * size as usize) as i32;
             let f = MemFlags::trusted();
             match st {
                 None => {
-                    let v = match (size, sext) {
-                        (1, false) => self.b.ins().uload8(I32, f, p, o),
-                        (1, true) => self.b.ins().sload8(I32, f, p, o),
-                        (2, false) => self.b.ins().uload16(I32, f, p, o),
-                        (2, true) => self.b.ins().sload16(I32, f, p, o),
-                        (4, _) => self.b.ins().load(I32, f, p, o),
-                        _ => self.b.ins().load(I64, f, p, o),
-                    };
+                    let v = self.scalar_load(p, o, size, sext);
                     self.b.ins().store(own(), v, vp, elt(k) as i32);
                 }
                 Some(vals) => {
@@ -1181,119 +1266,24 @@ impl<'a, 'b> Emit<'a, 'b> {
                     }
                     let ty = if size == 8 { I64 } else { I32 };
                     let v = self.b.ins().load(ty, own(), vp, elt(k) as i32);
-                    match size {
-                        1 => self.b.ins().istore8(f, v, p, o),
-                        2 => self.b.ins().istore16(f, v, p, o),
-                        _ => self.b.ins().store(f, v, p, o),
-                    };
+                    self.scalar_store(v, p, o, size, f);
                 }
             }
         }
         self.b.ins().jump(lh, &[]);
-        self.b.switch_to_block(lx);
-        if st.is_some() {
-            // Every lane went lane by lane: done.
-            let per_group_blk = self.b.create_block();
-            let any = self.b.ins().icmp_imm_u(IntCC::NotEqual, rem, 0);
-            self.b.ins().brif(any, join, &[], per_group_blk, &[]);
-            self.b.switch_to_block(per_group_blk);
-        }
 
-        // Per group: one address (one check, one scalar access) or back to back.
-        for g in 0..G {
-            let uni = self.b.create_block();
-            let not_uni = self.b.create_block();
-            let lanes = self.b.create_block();
-            let next = self.b.create_block();
-            let u = self.b.ins().band_imm_u(uni_bits, 1 << (4 * g));
-            self.b.ins().brif(u, uni, &[], not_uni, &[]);
-
-            self.b.switch_to_block(uni);
-            let p = self.place(space, firsts[g], len, align);
-            for k in 0..n as usize {
-                let o = (k * size as usize) as i32;
-                let f = MemFlags::trusted();
-                match st {
-                    None => {
-                        let s = match (size, sext) {
-                            (1, false) => self.b.ins().uload8(I32, f, p, o),
-                            (1, true) => self.b.ins().sload8(I32, f, p, o),
-                            (2, false) => self.b.ins().uload16(I32, f, p, o),
-                            (2, true) => self.b.ins().sload16(I32, f, p, o),
-                            (4, _) => self.b.ins().load(I32, f, p, o),
-                            _ => self.b.ins().load(I64, f, p, o),
-                        };
-                        let v = self.b.ins().splat(load_ty, s);
-                        for h in 0..per_group {
-                            self.b.def_var(res[k][g * per_group + h], v);
-                        }
-                    }
-                    Some(vals) => {
-                        // Lane order: the group's last lane's value stays.
-                        let Some(v) = &vals[k] else { continue };
-                        let x = if size == 8 {
-                            self.b.ins().extractlane(v[2 * g + 1], 1)
-                        } else {
-                            self.b.ins().extractlane(v[g], 3)
-                        };
-                        match size {
-                            1 => self.b.ins().istore8(f, x, p, o),
-                            2 => self.b.ins().istore16(f, x, p, o),
-                            _ => self.b.ins().store(f, x, p, o),
-                        };
-                    }
+        // The loaded lanes from the buffer.
+        self.b.switch_to_block(after);
+        if st.is_none() {
+            for (k, rk) in res.iter().enumerate() {
+                for (j, &var) in rk.iter().enumerate() {
+                    let v = self
+                        .b
+                        .ins()
+                        .load(load_ty, own(), slot_v, (elt(k) + 16 * j) as i32);
+                    self.b.def_var(var, v);
                 }
             }
-            self.b.ins().jump(next, &[]);
-
-            self.b.switch_to_block(not_uni);
-            if vec_ok {
-                let con = self.b.create_block();
-                let c = self.b.ins().band_imm_u(con_bits, 1 << (4 * g));
-                self.b.ins().brif(c, con, &[], lanes, &[]);
-                self.b.switch_to_block(con);
-                let p = self.place(space, firsts[g], 4 * len, align);
-                for h in 0..per_group {
-                    let j = g * per_group + h;
-                    match st {
-                        None => {
-                            let v =
-                                self.b
-                                    .ins()
-                                    .load(load_ty, MemFlags::trusted(), p, 16 * h as i32);
-                            self.b.def_var(res[0][j], v);
-                        }
-                        Some(vals) => {
-                            if let Some(v) = &vals[0] {
-                                self.b
-                                    .ins()
-                                    .store(MemFlags::trusted(), v[j], p, 16 * h as i32);
-                            }
-                        }
-                    }
-                }
-                self.b.ins().jump(next, &[]);
-            } else {
-                self.b.ins().jump(lanes, &[]);
-            }
-
-            // The group's lanes went lane by lane (loads) or have nothing to do (stores).
-            self.b.switch_to_block(lanes);
-            if st.is_none() {
-                for (k, rk) in res.iter().enumerate() {
-                    for h in 0..per_group {
-                        let v = self.b.ins().load(
-                            load_ty,
-                            own(),
-                            slot_v,
-                            (elt(k) + 16 * (g * per_group + h)) as i32,
-                        );
-                        self.b.def_var(rk[g * per_group + h], v);
-                    }
-                }
-            }
-            self.b.ins().jump(next, &[]);
-            self.b.switch_to_block(next);
         }
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
@@ -1319,32 +1309,52 @@ impl<'a, 'b> Emit<'a, 'b> {
             .collect()
     }
 
+    /// One lane's element: 8 and 16 bits extended to I32 as `sext` says, 32 bits as I32,
+    /// 64 as I64.
+    fn scalar_load(&mut self, p: Value, o: i32, size: u8, sext: bool) -> Value {
+        let f = MemFlags::trusted();
+        match (size, sext) {
+            (1, false) => self.b.ins().uload8(I32, f, p, o),
+            (1, true) => self.b.ins().sload8(I32, f, p, o),
+            (2, false) => self.b.ins().uload16(I32, f, p, o),
+            (2, true) => self.b.ins().sload16(I32, f, p, o),
+            (4, _) => self.b.ins().load(I32, f, p, o),
+            _ => self.b.ins().load(I64, f, p, o),
+        }
+    }
+
+    fn scalar_store(&mut self, v: Value, p: Value, o: i32, size: u8, f: MemFlags) {
+        match size {
+            1 => self.b.ins().istore8(f, v, p, o),
+            2 => self.b.ins().istore16(f, v, p, o),
+            _ => self.b.ins().store(f, v, p, o),
+        };
+    }
+
     /// The host pointer of an access of `len` bytes at `a` (I64), after the checks the
     /// interpreter's fast paths make (`Cta::own_shared`, `Cta::place_warp` through the
     /// per-worker cache of allocations), `a` aligned to `align`; a failed check leaves for the
     /// `fail` block.
     fn place(&mut self, space: MSpace, a: Value, len: u64, align: u64) -> Value {
-        let mis = self.b.ins().band_imm_u(a, (align - 1) as i64);
-        let ok = self.b.ins().icmp_imm_u(IntCC::Equal, mis, 0);
         let f = MemFlags::trusted();
         match space {
             MSpace::Shared => {
-                // Below 2^24 (no cluster rank field: this CTA's own memory) and ending inside it.
-                let high = self.b.ins().ushr_imm_u(a, CLUSTER_RANK_SHIFT as i64);
-                let own = self.b.ins().icmp_imm_u(IntCC::Equal, high, 0);
+                // Aligned and below 2^24 (no cluster rank field: this CTA's own memory) in one
+                // test, then ending inside it: `a + len` cannot wrap, and `shared_len` is at
+                // most 2^24 (`warp.rs`), so every byte of the range is below 2^24 too.
+                let bad = self.b.ins().band_imm_u(
+                    a,
+                    (!((1u64 << CLUSTER_RANK_SHIFT) - 1) | (align - 1)) as i64,
+                );
+                let ok = self.b.ins().icmp_imm_u(IntCC::Equal, bad, 0);
+                self.branch_ok(ok);
                 let end = self.b.ins().iadd_imm_s(a, len as i64);
-                let last = self.b.ins().iadd_imm_s(end, -1);
-                let lhigh = self.b.ins().ushr_imm_u(last, CLUSTER_RANK_SHIFT as i64);
-                let lown = self.b.ins().icmp_imm_u(IntCC::Equal, lhigh, 0);
                 let slen = self
                     .b
                     .ins()
                     .load(I64, f, self.ctx, offset_of!(Ctx, shared_len) as i32);
                 let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, slen);
-                let ok = self.b.ins().band(ok, own);
-                let ok = self.b.ins().band(ok, lown);
-                let ok = self.b.ins().band(ok, inside);
-                self.branch_ok(ok);
+                self.branch_ok(inside);
                 let base = self
                     .b
                     .ins()
@@ -1354,22 +1364,27 @@ impl<'a, 'b> Emit<'a, 'b> {
             MSpace::Global => {
                 // [a, a + len) inside one of the cached allocations (no wrap: a + len is
                 // compared only when a itself is inside).
+                let mis = self.b.ins().band_imm_u(a, (align - 1) as i64);
+                let ok = self.b.ins().icmp_imm_u(IntCC::Equal, mis, 0);
+                self.branch_ok(ok);
                 let end = self.b.ins().iadd_imm_s(a, len as i64);
                 let wrap = self.b.ins().icmp(IntCC::UnsignedLessThan, end, a);
                 let nowrap = self.b.ins().bxor_imm_u(wrap, 1);
-                let mut any = self.b.ins().iconst(I8, 0);
+                self.branch_ok(nowrap);
+                let hit = self.b.create_block();
                 for k in 0..super::GCACHE {
                     let at = (offset_of!(Ctx, gcache) + k * 16) as i32;
                     let lo = self.b.ins().load(I64, f, self.ctx, at);
                     let hi = self.b.ins().load(I64, f, self.ctx, at + 8);
                     let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
                     let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, hi);
-                    let hit = self.b.ins().band(ge, le);
-                    any = self.b.ins().bor(any, hit);
+                    let h = self.b.ins().band(ge, le);
+                    let miss = self.b.create_block();
+                    self.b.ins().brif(h, hit, &[], miss, &[]);
+                    self.b.switch_to_block(miss);
                 }
-                let ok = self.b.ins().band(ok, any);
-                let ok = self.b.ins().band(ok, nowrap);
-                self.branch_ok(ok);
+                self.b.ins().jump(self.fail, &[]);
+                self.b.switch_to_block(hit);
                 a
             }
             _ => unreachable!(),
