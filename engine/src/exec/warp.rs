@@ -216,7 +216,9 @@ impl Warp {
                     let own = cta.rank as usize * cta.shared_len;
                     let mut ctx = jit::Ctx {
                         shared: cta.shared.as_mut_ptr().wrapping_add(own),
-                        shared_len: cta.shared_len as u64,
+                        // (At most 2^24, the compiled checks' assumption: clamping only
+                        // makes them stricter.)
+                        shared_len: (cta.shared_len as u64).min(1 << CLUSTER_RANK_SHIFT),
                         count: 0,
                         undo: std::ptr::null_mut(),
                         gcache: cta.gcache.entries(),

@@ -1,28 +1,53 @@
-//! Cranelift code for one segment ([`super::plan::Seg`]): a loop over the warp's active lanes
-//! that runs the segment's ops for one lane with its registers in host registers, then the
-//! next lane.
+//! Cranelift code for one segment ([`super::plan::Seg`]): the segment's ops op after op over
+//! the warp's lanes as host vectors, [`LANES`] lanes per pass (see [`super`] for why).
 //!
 //! The function is `extern "C" fn(regs: *mut u64, mask: u32, ctx: *mut Ctx) -> u64`. It
-//! returns 0 when every active lane ran through, or `l + 1` when lane `l` failed a check
-//! (lanes before it are done, with their old values of the registers in `Seg::undo` saved in
-//! `ctx.undo`; lane `l` changed nothing). Each op computes the bits its lane function in
-//! [`crate::sem`] computes: registers are 64-bit slots holding the value zero-extended from
-//! its width, as `sem::Val::put` writes them.
+//! returns 0 when every active lane ran through, or `l + 1` when a check failed in the pass
+//! starting at lane `l` (lanes before it are done, with their old values of the registers in
+//! `Seg::undo` saved in `ctx.undo`; the pass's lanes changed no register). Each op computes,
+//! lane by lane, the bits its lane function in [`crate::sem`] computes: registers are 64-bit
+//! slots holding the value zero-extended from its width, as `sem::Val::put` writes them.
+//!
+//! Values: a register's lanes are kept as `i32x4` vectors of their low 32 bits ([`Val::lo`],
+//! one per four lanes) when the op that wrote them made 32-bit (or narrower) values, as
+//! `i64x2` pairs of whole slots ([`Val::full`]) otherwise; the other view is derived when an op
+//! needs it (a shuffle or a widening). Registers are read from the register file when a pass
+//! starts and written back when it ends, so a failed check leaves them as they were.
+//!
+//! Memory: an access's lanes are classified from its base register (cached while the register
+//! keeps its value, so that `[%r+4]`, `[%r+8]`, ... are classified once): all lanes of the pass
+//! back to back (one range check, vector loads or stores), per four lanes one address (one
+//! check, one scalar load and a splat) or back to back (one check, one vector access), and the
+//! rest lane by lane through a stack buffer, in lane order.
 
 use super::plan::Seg;
 use super::Ctx;
 use crate::ir::*;
 use crate::sem::{Cmp, FBin, IBin};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
+use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{
-    AbiParam, Function, InstBuilder, MemFlagsData as MemFlags, Signature, Type, UserFuncName, Value,
+    AbiParam, Block, ConstantData, Endianness, Function, InstBuilder, MemFlagsData as MemFlags,
+    Signature, StackSlot, StackSlotData, StackSlotKind, Type, UserFuncName, Value,
 };
 use cranelift_codegen::isa::TargetIsa;
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::HashMap;
 use std::mem::offset_of;
+
+/// Four-lane groups per pass: 2 (eight lanes) measured best, compiling included; 8 (the whole
+/// warp, no loop, no undo) runs fastest but compiles slowest (see the module comment of
+/// [`super`]).
+pub const G: usize = 2;
+/// Lanes per pass.
+pub const LANES: usize = 4 * G;
+const PASSES: usize = 32 / LANES;
+const PASS_BITS: u64 = if LANES == 32 {
+    u32::MAX as u64
+} else {
+    (1 << LANES) - 1
+};
 
 /// The machine code of one segment: position independent (no relocations), so it can be
 /// copied anywhere executable.
@@ -51,20 +76,77 @@ pub fn segment(isa: &dyn TargetIsa, prog: &Program, seg: &Seg) -> Result<Vec<u8>
     Ok(code.code_buffer().to_vec())
 }
 
-struct Emit<'a, 'b> {
-    b: &'a mut FunctionBuilder<'b>,
-    vars: HashMap<Reg, Variable>,
-    /// Per lane: the lane's slot of register 0 (`regs + l * 8`).
-    lp: Value,
-    ctx: Value,
-    lane: Variable,
-    count: Variable,
-    fail: cranelift_codegen::ir::Block,
+/// A register's lanes of the current pass.
+#[derive(Clone)]
+struct Val {
+    /// Per four lanes, the low 32 bits of each slot (`i32x4`).
+    lo: Option<Vec<Value>>,
+    /// Per two lanes, the whole slots (`i64x2`).
+    full: Option<Vec<Value>>,
+    /// Whether each slot is `lo` zero-extended (then `full` may be left out).
+    zext: bool,
 }
 
-/// Flags of accesses the function makes to the register file and `Ctx`: in bounds, aligned.
+impl Val {
+    fn lo(v: Vec<Value>) -> Val {
+        Val {
+            lo: Some(v),
+            full: None,
+            zext: true,
+        }
+    }
+    fn full(v: Vec<Value>) -> Val {
+        Val {
+            lo: None,
+            full: Some(v),
+            zext: false,
+        }
+    }
+}
+
+/// How a base register's lanes lie (for accesses of `len` bytes a lane).
+#[derive(Clone)]
+struct Class {
+    /// Per four lanes: the first lane's value.
+    first: Vec<Value>,
+    /// Bit `4g` set when the four lanes of group g are all equal (I64).
+    uni: Value,
+    /// Bit `4g` set when they are `len` bytes apart, in lane order (I64).
+    con: Value,
+    /// The whole pass back to back (I8).
+    all: Value,
+}
+
+struct Emit<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    vals: HashMap<Reg, Val>,
+    /// Writes of each register so far: the key of [`Emit::classes`].
+    ver: HashMap<Reg, u32>,
+    classes: HashMap<(Reg, u32, u64), Class>,
+    ctx: Value,
+    /// This pass's slot of register 0 (`regs + pass * LANES * 8`).
+    rp: Value,
+    /// Active lanes of this pass (I64, bit l for lane `pass * LANES + l`).
+    bits: Value,
+    /// Per four lanes: the active lanes as an `i32x4` mask.
+    amask: Vec<Value>,
+    pass: Variable,
+    count: Variable,
+    fail: Block,
+    /// Addresses of the lane-by-lane path (one I64 per lane).
+    addr_slot: StackSlot,
+    /// Values of the lane-by-lane path: element k of lane l at `k * 128 + l * 4` (32-bit and
+    /// narrower) or `k * 256 + l * 8` (64-bit).
+    buf_slot: StackSlot,
+}
+
+/// Flags of accesses the function makes to the register file, `Ctx` and its stack.
 fn own() -> MemFlags {
     MemFlags::trusted()
+}
+
+fn little() -> MemFlags {
+    MemFlags::new().with_endianness(Endianness::Little)
 }
 
 impl<'a, 'b> Emit<'a, 'b> {
@@ -72,21 +154,31 @@ impl<'a, 'b> Emit<'a, 'b> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
-        let lane = b.declare_var(I64);
+        let pass = b.declare_var(I64);
         let count = b.declare_var(I64);
         let zero = b.ins().iconst(I64, 0);
-        b.def_var(lane, zero);
+        b.def_var(pass, zero);
         b.def_var(count, zero);
         let [_, _, ctx] = b.block_params(entry).try_into().unwrap();
         let fail = b.create_block();
+        let addr_slot =
+            b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 256, 4));
+        let buf_slot =
+            b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 512, 4));
         Emit {
             b,
-            vars: HashMap::new(),
-            lp: zero,
+            vals: HashMap::new(),
+            ver: HashMap::new(),
+            classes: HashMap::new(),
             ctx,
-            lane,
+            rp: zero,
+            bits: zero,
+            amask: Vec::new(),
+            pass,
             count,
             fail,
+            addr_slot,
+            buf_slot,
         }
     }
 
@@ -94,58 +186,120 @@ impl<'a, 'b> Emit<'a, 'b> {
         let entry = self.b.current_block().unwrap();
         let [regs, mask, _] = self.b.block_params(entry).try_into().unwrap();
         let head = self.b.create_block();
-        let check = self.b.create_block();
-        let body = self.b.create_block();
+        let run = self.b.create_block();
         let next = self.b.create_block();
         let exit = self.b.create_block();
-        self.b.ins().jump(head, &[]);
+        // A loop over passes only when there are several: a loop would make Cranelift hoist
+        // every constant of the body out of it, into spilled registers.
+        if PASSES > 1 {
+            self.b.ins().jump(head, &[]);
+            // head: while pass < PASSES
+            self.b.switch_to_block(head);
+            let p = self.b.use_var(self.pass);
+            let done = self.b.ins().icmp_imm_u(IntCC::Equal, p, PASSES as i64);
+            self.b.ins().brif(done, exit, &[], run, &[]);
+        } else {
+            self.b.ins().jump(run, &[]);
+        }
 
-        // head: while lane < 32
-        self.b.switch_to_block(head);
-        let l = self.b.use_var(self.lane);
-        let done = self.b.ins().icmp_imm_u(IntCC::Equal, l, 32);
-        self.b.ins().brif(done, exit, &[], check, &[]);
-
-        // check: skip inactive lanes
-        self.b.switch_to_block(check);
-        let l32 = self.b.ins().ireduce(I32, l);
-        let bit = self.b.ins().ushr(mask, l32);
-        let bit = self.b.ins().band_imm_u(bit, 1);
-        self.b.ins().brif(bit, body, &[], next, &[]);
-
-        // body: the lane's run through the segment
+        // run: the pass's lanes through the segment (passes without active lanes skipped)
+        self.b.switch_to_block(run);
+        let p = self.b.use_var(self.pass);
+        let off = self.b.ins().imul_imm_u(p, LANES as i64 * 8);
+        self.rp = self.b.ins().iadd(regs, off);
+        let m = self.b.ins().uextend(I64, mask);
+        let sh = self.b.ins().imul_imm_u(p, LANES as i64);
+        let m = self.b.ins().ushr(m, sh);
+        self.bits = self.b.ins().band_imm_u(m, PASS_BITS as i64);
+        let body = self.b.create_block();
+        self.b.ins().brif(self.bits, body, &[], next, &[]);
         self.b.switch_to_block(body);
-        let off = self.b.ins().ishl_imm_u(l, 3);
-        self.lp = self.b.ins().iadd(regs, off);
-        for &r in &seg.ins {
-            let v = self.b.ins().load(I64, own(), self.lp, r as i32 * 256);
-            if seg.undo.contains(&r) {
-                let j = seg.undo.iter().position(|&x| x == r).unwrap() as i32;
+        self.amask = (0..G)
+            .map(|g| {
+                let b32 = self.b.ins().ireduce(I32, self.bits);
+                let s = self.b.ins().splat(I32X4, b32);
+                let k = self.vconst32([1 << (4 * g), 2 << (4 * g), 4 << (4 * g), 8 << (4 * g)]);
+                let t = self.b.ins().band(s, k);
+                let z = self.zero(I32X4);
+                self.b.ins().icmp(IntCC::NotEqual, t, z)
+            })
+            .collect();
+        if PASSES > 1 {
+            // Keep the old values of the registers a stopped run restores (`Code::run`).
+            for (j, &r) in seg.undo.iter().enumerate() {
                 let undo = self
                     .b
                     .ins()
                     .load(I64, own(), self.ctx, offset_of!(Ctx, undo) as i32);
                 let at = self.b.ins().iadd(undo, off);
-                self.b.ins().store(own(), v, at, j * 256);
+                for k in 0..2 * G {
+                    let v =
+                        self.b
+                            .ins()
+                            .load(I64X2, own(), self.rp, r as i32 * 256 + 16 * k as i32);
+                    self.b.ins().store(own(), v, at, (j * 256 + 16 * k) as i32);
+                }
             }
-            let var = self.var(r);
-            self.b.def_var(var, v);
+        }
+        self.vals.clear();
+        self.classes.clear();
+        for &r in &seg.ins {
+            let v: Vec<Value> = (0..2 * G)
+                .map(|k| {
+                    self.b
+                        .ins()
+                        .load(I64X2, own(), self.rp, r as i32 * 256 + 16 * k as i32)
+                })
+                .collect();
+            self.vals.insert(r, Val::full(v));
         }
         for pc in seg.start..seg.end {
             self.inst(&prog.insts[pc as usize]);
         }
-        for &r in &seg.outs {
-            let v = self.get(Src::Reg(r));
-            self.b.ins().store(own(), v, self.lp, r as i32 * 256);
+        // Write back: plain stores when the whole pass is active, else merged with the slots.
+        let outs: Vec<(Reg, Vec<Value>)> = seg
+            .outs
+            .iter()
+            .map(|&r| (r, self.full(Src::Reg(r))))
+            .collect();
+        let wm = self.wide_masks(&self.amask.clone());
+        let all = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, self.bits, PASS_BITS as i64);
+        let plain = self.b.create_block();
+        let merged = self.b.create_block();
+        self.b.ins().brif(all, plain, &[], merged, &[]);
+        self.b.switch_to_block(plain);
+        for (r, v) in &outs {
+            for (k, &x) in v.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(own(), x, self.rp, *r as i32 * 256 + 16 * k as i32);
+            }
+        }
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(merged);
+        for (r, v) in &outs {
+            for (k, &x) in v.iter().enumerate() {
+                let at = *r as i32 * 256 + 16 * k as i32;
+                let old = self.b.ins().load(I64X2, own(), self.rp, at);
+                let x = self.b.ins().bitselect(wm[k], x, old);
+                self.b.ins().store(own(), x, self.rp, at);
+            }
         }
         self.b.ins().jump(next, &[]);
 
-        // next: lane + 1
+        // next: pass + 1
         self.b.switch_to_block(next);
-        let l = self.b.use_var(self.lane);
-        let l1 = self.b.ins().iadd_imm_s(l, 1);
-        self.b.def_var(self.lane, l1);
-        self.b.ins().jump(head, &[]);
+        if PASSES > 1 {
+            let p = self.b.use_var(self.pass);
+            let p1 = self.b.ins().iadd_imm_s(p, 1);
+            self.b.def_var(self.pass, p1);
+            self.b.ins().jump(head, &[]);
+        } else {
+            self.b.ins().jump(exit, &[]);
+        }
 
         // exit: publish the guarded ops' count
         self.b.switch_to_block(exit);
@@ -153,10 +307,11 @@ impl<'a, 'b> Emit<'a, 'b> {
         let zero = self.b.ins().iconst(I64, 0);
         self.b.ins().return_(&[zero]);
 
-        // fail: lane + 1
+        // fail: the first lane of the pass + 1
         self.b.switch_to_block(self.fail);
         self.store_count();
-        let l = self.b.use_var(self.lane);
+        let p = self.b.use_var(self.pass);
+        let l = self.b.ins().imul_imm_u(p, LANES as i64);
         let r = self.b.ins().iadd_imm_s(l, 1);
         self.b.ins().return_(&[r]);
     }
@@ -168,126 +323,223 @@ impl<'a, 'b> Emit<'a, 'b> {
             .store(own(), c, self.ctx, offset_of!(Ctx, count) as i32);
     }
 
-    fn var(&mut self, r: Reg) -> Variable {
-        if let Some(v) = self.vars.get(&r) {
-            return *v;
+    // ---- constants and views ----
+
+    fn zero(&mut self, ty: Type) -> Value {
+        match ty {
+            I32X4 => self.vconst32([0; 4]),
+            _ => self.vconst64([0; 2]),
         }
-        let v = self.b.declare_var(I64);
-        self.vars.insert(r, v);
-        v
     }
 
-    fn get(&mut self, s: Src) -> Value {
-        match s {
-            Src::Imm(v) => self.b.ins().iconst(I64, v as i64),
-            Src::Reg(r) => {
-                let v = self.var(r);
-                self.b.use_var(v)
+    fn vconst32(&mut self, v: [u32; 4]) -> Value {
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+        self.b.ins().vconst(I32X4, c)
+    }
+
+    fn vconst64(&mut self, v: [u64; 2]) -> Value {
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+        self.b.ins().vconst(I64X2, c)
+    }
+
+    fn splat32(&mut self, v: u32) -> Value {
+        self.vconst32([v; 4])
+    }
+
+    fn splat64(&mut self, v: u64) -> Value {
+        self.vconst64([v; 2])
+    }
+
+    /// The low 32 bits of two `i64x2` as one `i32x4`.
+    fn narrow(&mut self, a: Value, b: Value) -> Value {
+        let a = self.b.ins().bitcast(I8X16, little(), a);
+        let b = self.b.ins().bitcast(I8X16, little(), b);
+        let mask: Vec<u8> = [0u8, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27].to_vec();
+        let m = self.b.func.dfg.immediates.push(ConstantData::from(mask));
+        let s = self.b.ins().shuffle(a, b, m);
+        self.b.ins().bitcast(I32X4, little(), s)
+    }
+
+    /// Operand `s`'s lanes' low 32 bits, per four lanes.
+    fn lo(&mut self, s: Src) -> Vec<Value> {
+        let r = match s {
+            Src::Imm(v) => {
+                let c = self.splat32(v as u32);
+                return vec![c; G];
+            }
+            Src::Reg(r) => r,
+        };
+        let v = self.vals.get(&r).expect("a segment's registers are loaded");
+        if let Some(lo) = &v.lo {
+            return lo.clone();
+        }
+        let full = v.full.clone().unwrap();
+        let lo: Vec<Value> = (0..G)
+            .map(|g| self.narrow(full[2 * g], full[2 * g + 1]))
+            .collect();
+        self.vals.get_mut(&r).unwrap().lo = Some(lo.clone());
+        lo
+    }
+
+    /// Operand `s`'s whole slots, per two lanes.
+    fn full(&mut self, s: Src) -> Vec<Value> {
+        let r = match s {
+            Src::Imm(v) => {
+                let c = self.splat64(v);
+                return vec![c; 2 * G];
+            }
+            Src::Reg(r) => r,
+        };
+        let v = self.vals.get(&r).expect("a segment's registers are loaded");
+        if let Some(full) = &v.full {
+            return full.clone();
+        }
+        debug_assert!(v.zext);
+        let lo = v.lo.clone().unwrap();
+        let full = self.widen(&lo, false);
+        self.vals.get_mut(&r).unwrap().full = Some(full.clone());
+        full
+    }
+
+    /// `i32x4`s as `i64x2` pairs, sign- or zero-extended.
+    fn widen(&mut self, lo: &[Value], signed: bool) -> Vec<Value> {
+        let mut out = Vec::with_capacity(2 * lo.len());
+        for &x in lo {
+            if signed {
+                out.push(self.b.ins().swiden_low(x));
+                out.push(self.b.ins().swiden_high(x));
+            } else {
+                out.push(self.b.ins().uwiden_low(x));
+                out.push(self.b.ins().uwiden_high(x));
             }
         }
+        out
     }
 
-    fn set(&mut self, r: Reg, v: Value) {
-        let var = self.var(r);
-        self.b.def_var(var, v);
+    /// `i32x4` lane masks as `i64x2` lane masks.
+    fn wide_masks(&mut self, m: &[Value]) -> Vec<Value> {
+        self.widen(m, true)
     }
 
-    /// The low `bits` bits of a slot, zero-extended (`sem::Val::put` of a `bits`-wide value).
-    fn low_bits(&mut self, v: Value, bits: u32) -> Value {
-        match bits {
-            64.. => v,
-            b => self.b.ins().band_imm_u(v, ((1u64 << b) - 1) as i64),
+    fn set(&mut self, r: Reg, v: Val) {
+        self.vals.insert(r, v);
+        *self.ver.entry(r).or_insert(0) += 1;
+    }
+
+    /// Per four lanes, the lanes where predicate `p` (bit 0 of its slots) is `!neg`.
+    fn pred_mask(&mut self, p: Reg, neg: bool) -> Vec<Value> {
+        let lo = self.lo(Src::Reg(p));
+        let s31 = self.b.ins().iconst(I32, 31);
+        lo.iter()
+            .map(|&x| {
+                let t = self.b.ins().ishl(x, s31);
+                let m = self.b.ins().sshr(t, s31);
+                if neg {
+                    self.b.ins().bnot(m)
+                } else {
+                    m
+                }
+            })
+            .collect()
+    }
+
+    /// Lane masks as bits (I64, bit l for lane l of the pass).
+    fn mask_bits(&mut self, m: &[Value]) -> Value {
+        let mut acc = self.b.ins().iconst(I64, 0);
+        for (g, &x) in m.iter().enumerate() {
+            let b = self.b.ins().vhigh_bits(I64, x);
+            let b = self.b.ins().ishl_imm_u(b, 4 * g as i64);
+            acc = self.b.ins().bor(acc, b);
         }
+        acc
     }
 
-    /// The low `ty` bits of a slot.
-    fn narrow(&mut self, v: Value, ty: Type) -> Value {
-        if ty == I64 {
-            v
-        } else {
-            self.b.ins().ireduce(ty, v)
-        }
-    }
-
-    /// A `ty` value as a slot, zero-extended.
-    fn widen(&mut self, v: Value, ty: Type) -> Value {
-        if ty == I64 {
-            v
-        } else {
-            self.b.ins().uextend(I64, v)
-        }
-    }
-
-    fn float_in(&mut self, s: Src, ty: Type) -> Value {
-        let v = self.get(s);
-        let i = if ty == F32 { self.narrow(v, I32) } else { v };
-        self.b.ins().bitcast(ty, MemFlags::new(), i)
-    }
-
-    fn float_out(&mut self, v: Value, ty: Type) -> Value {
-        if ty == F32 {
-            let i = self.b.ins().bitcast(I32, MemFlags::new(), v);
-            self.widen(i, I32)
-        } else {
-            self.b.ins().bitcast(I64, MemFlags::new(), v)
-        }
-    }
+    // ---- ops ----
 
     fn inst(&mut self, inst: &Inst) {
         let Some((p, neg)) = inst.guard else {
-            self.op(&inst.op);
+            self.op(&inst.op, None, self.bits);
             return;
         };
-        let pv = self.get(Src::Reg(p));
-        let pv = self.b.ins().band_imm_u(pv, 1);
-        let on = if neg {
-            self.b.ins().bxor_imm_u(pv, 1)
-        } else {
-            pv
-        };
+        let gm = self.pred_mask(p, neg);
+        let gbits = self.mask_bits(&gm);
+        let on = self.b.ins().band(gbits, self.bits);
+        let n = self.b.ins().popcnt(on);
         let c = self.b.use_var(self.count);
-        let c = self.b.ins().iadd(c, on);
+        let c = self.b.ins().iadd(c, n);
         self.b.def_var(self.count, c);
-        // The op runs in a block of its own, entered when the guard holds: the frontend joins
-        // each register it writes with the register's old value.
-        let run = self.b.create_block();
-        let join = self.b.create_block();
-        self.b.ins().brif(on, run, &[], join, &[]);
-        self.b.switch_to_block(run);
-        self.op(&inst.op);
-        self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
+        self.op(&inst.op, Some(&gm), on);
     }
 
-    fn op(&mut self, op: &Op) {
+    /// Writes `v` to `d` where guard mask `gm` holds (everywhere without one).
+    fn write(&mut self, d: Reg, v: Val, gm: Option<&[Value]>) {
+        let Some(gm) = gm else {
+            self.set(d, v);
+            return;
+        };
+        let old = self
+            .vals
+            .get(&d)
+            .cloned()
+            .expect("a guarded write reads its register");
+        let out = if old.zext && v.zext {
+            let (o, n) = (old.lo.clone().unwrap(), v.lo.clone().unwrap());
+            let lo = (0..G)
+                .map(|g| self.b.ins().bitselect(gm[g], n[g], o[g]))
+                .collect();
+            Val::lo(lo)
+        } else {
+            let o = self.full(Src::Reg(d));
+            self.vals.insert(d, v);
+            let n = self.full(Src::Reg(d));
+            let wm = self.wide_masks(gm);
+            let full = (0..2 * G)
+                .map(|k| self.b.ins().bitselect(wm[k], n[k], o[k]))
+                .collect();
+            Val::full(full)
+        };
+        self.set(d, out);
+    }
+
+    fn op(&mut self, op: &Op, gm: Option<&[Value]>, on: Value) {
         match op {
             Op::Un { op, d, a, .. } => match op.op() {
                 UnOp::Mov { bits } => {
-                    let v = self.get(*a);
-                    let v = self.low_bits(v, bits);
-                    self.set(*d, v);
+                    let v = match (*a, bits) {
+                        (Src::Reg(r), 64) => self.vals[&r].clone(),
+                        (_, 64) => Val::full(self.full(*a)),
+                        (_, 32) => Val::lo(self.lo(*a)),
+                        _ => {
+                            let x = self.lo(*a);
+                            Val::lo(self.low_bits(&x, bits))
+                        }
+                    };
+                    self.write(*d, v, gm);
                 }
                 _ => unreachable!(),
             },
             Op::Bin { op, d, a, b, .. } => {
                 let v = self.bin(op.op(), *a, *b);
-                self.set(*d, v);
+                self.write(*d, v, gm);
             }
             Op::Ter { op, d, a, b, c, .. } => {
                 let v = self.ter(op.op(), *a, *b, *c);
-                self.set(*d, v);
+                self.write(*d, v, gm);
             }
             Op::Setp {
                 op, a, b, d, dn, ..
             } => {
-                let t = self.cmp(op.op(), *a, *b);
-                let t = self.b.ins().uextend(I64, t);
+                let m = self.cmp(op.op(), *a, *b);
+                let one = self.splat32(1);
                 if let Some(d) = d {
-                    self.set(*d, t);
+                    let t = m.iter().map(|&x| self.b.ins().band(x, one)).collect();
+                    self.write(*d, Val::lo(t), gm);
                 }
                 if let Some(dn) = dn {
-                    let f = self.b.ins().bxor_imm_u(t, 1);
-                    self.set(*dn, f);
+                    let f = m.iter().map(|&x| self.b.ins().band_not(one, x)).collect();
+                    self.write(*dn, Val::lo(f), gm);
                 }
             }
             Op::Ld {
@@ -298,22 +550,11 @@ impl<'a, 'b> Emit<'a, 'b> {
                 d,
                 addr,
             } => {
-                let len = *size as u64 * *n as u64;
-                let p = self.place(*space, *addr, len);
+                let vals = self.access(*space, *addr, *size, *n, *sext, None, on);
                 for (k, dk) in d.iter().enumerate().take(*n as usize) {
                     let Some(r) = dk else { continue };
-                    let off = (k * *size as usize) as i32;
-                    let f = MemFlags::trusted();
-                    let v = match (size, sext) {
-                        (1, false) => self.b.ins().uload8(I64, f, p, off),
-                        (1, true) => self.b.ins().sload8(I64, f, p, off),
-                        (2, false) => self.b.ins().uload16(I64, f, p, off),
-                        (2, true) => self.b.ins().sload16(I64, f, p, off),
-                        (4, false) => self.b.ins().uload32(f, p, off),
-                        (4, true) => self.b.ins().sload32(f, p, off),
-                        _ => self.b.ins().load(I64, f, p, off),
-                    };
-                    self.set(*r, v);
+                    let v = vals[k].clone();
+                    self.write(*r, v, gm);
                 }
             }
             Op::St {
@@ -324,149 +565,78 @@ impl<'a, 'b> Emit<'a, 'b> {
                 s,
                 addr,
             } => {
-                let len = *size as u64 * *n as u64;
-                let vals: Vec<(usize, Value)> = (0..*n as usize)
-                    .filter(|k| sink & (1 << k) == 0)
-                    .map(|k| (k, self.get(s[k])))
+                let vals: Vec<Option<Vec<Value>>> = (0..*n as usize)
+                    .map(|k| {
+                        (sink & (1 << k) == 0).then(|| match size {
+                            8 => self.full(s[k]),
+                            _ => self.lo(s[k]),
+                        })
+                    })
                     .collect();
-                let p = self.place(*space, *addr, len);
-                for (k, v) in vals {
-                    let off = (k * *size as usize) as i32;
-                    let f = MemFlags::trusted();
-                    match size {
-                        1 => self.b.ins().istore8(f, v, p, off),
-                        2 => self.b.ins().istore16(f, v, p, off),
-                        4 => self.b.ins().istore32(f, v, p, off),
-                        _ => self.b.ins().store(f, v, p, off),
-                    };
-                }
+                self.access(*space, *addr, *size, *n, false, Some(&vals), on);
             }
             _ => unreachable!("not a compiled op"),
         }
     }
 
-    /// The host pointer of this lane's access of `len` bytes at `addr`, after the checks the
-    /// interpreter's fast paths make (`Cta::own_shared`, `Cta::place_warp` through the
-    /// per-worker cache of allocations); a failed check leaves for the `fail` block.
-    fn place(&mut self, space: MSpace, addr: Addr, len: u64) -> Value {
-        let a = match addr.base {
-            Some(r) => {
-                let v = self.get(Src::Reg(r));
-                self.b.ins().iadd_imm_s(v, addr.off)
-            }
-            None => self.b.ins().iconst(I64, addr.off),
-        };
-        let align = len.min(16).next_power_of_two();
-        let mis = self.b.ins().band_imm_u(a, (align - 1) as i64);
-        let ok = self.b.ins().icmp_imm_u(IntCC::Equal, mis, 0);
-        let f = MemFlags::trusted();
-        match space {
-            MSpace::Shared => {
-                // Below 2^24 (no cluster rank field: this CTA's own memory) and ending inside it.
-                let high = self.b.ins().ushr_imm_u(a, CLUSTER_RANK_SHIFT as i64);
-                let own = self.b.ins().icmp_imm_u(IntCC::Equal, high, 0);
-                let end = self.b.ins().iadd_imm_s(a, len as i64);
-                let slen = self
-                    .b
-                    .ins()
-                    .load(I64, f, self.ctx, offset_of!(Ctx, shared_len) as i32);
-                let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, slen);
-                let ok = self.b.ins().band(ok, own);
-                let ok = self.b.ins().band(ok, inside);
-                self.branch_ok(ok);
-                let base = self
-                    .b
-                    .ins()
-                    .load(I64, f, self.ctx, offset_of!(Ctx, shared) as i32);
-                self.b.ins().iadd(base, a)
-            }
-            MSpace::Global => {
-                // [a, a + len) inside one of the cached allocations (no wrap: a + len is
-                // compared only when a itself is inside).
-                let end = self.b.ins().iadd_imm_s(a, len as i64);
-                let wrap = self.b.ins().icmp(IntCC::UnsignedLessThan, end, a);
-                let nowrap = self.b.ins().bxor_imm_u(wrap, 1);
-                let mut any = self.b.ins().iconst(I8, 0);
-                for k in 0..super::GCACHE {
-                    let at = (offset_of!(Ctx, gcache) + k * 16) as i32;
-                    let lo = self.b.ins().load(I64, f, self.ctx, at);
-                    let hi = self.b.ins().load(I64, f, self.ctx, at + 8);
-                    let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
-                    let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, hi);
-                    let hit = self.b.ins().band(ge, le);
-                    any = self.b.ins().bor(any, hit);
-                }
-                let ok = self.b.ins().band(ok, any);
-                let ok = self.b.ins().band(ok, nowrap);
-                self.branch_ok(ok);
-                a
-            }
-            _ => unreachable!(),
+    fn low_bits(&mut self, x: &[Value], bits: u32) -> Vec<Value> {
+        if bits >= 32 {
+            return x.to_vec();
         }
+        let m = self.splat32(((1u64 << bits) - 1) as u32);
+        x.iter().map(|&v| self.b.ins().band(v, m)).collect()
     }
 
-    fn branch_ok(&mut self, ok: Value) {
-        let cont = self.b.create_block();
-        self.b.ins().brif(ok, cont, &[], self.fail, &[]);
-        self.b.switch_to_block(cont);
-    }
-
-    fn int_ty(t: Scalar) -> (Type, bool) {
-        let (bits, signed) = t.int().unwrap();
-        (
-            match bits {
-                16 => I16,
-                32 => I32,
-                _ => I64,
-            },
-            signed,
-        )
-    }
-
-    fn fty(t: Scalar) -> Type {
-        if t == Scalar::F64 {
-            F64
+    /// A 16-bit operand's lanes as 32-bit values, sign- or zero-extended.
+    fn ext16(&mut self, x: Vec<Value>, signed: bool) -> Vec<Value> {
+        if signed {
+            let s16 = self.b.ins().iconst(I32, 16);
+            x.iter()
+                .map(|&v| {
+                    let t = self.b.ins().ishl(v, s16);
+                    self.b.ins().sshr(t, s16)
+                })
+                .collect()
         } else {
-            F32
+            self.low_bits(&x, 16)
         }
     }
 
-    fn bin(&mut self, op: BinOp, a: Src, b: Src) -> Value {
+    /// Operand `s` of an integer op of `bits` (16, 32: `i32x4` per four lanes, 16-bit values
+    /// extended; 64: `i64x2` per two lanes).
+    fn int_in(&mut self, s: Src, bits: u32, signed: bool) -> Vec<Value> {
+        match bits {
+            64 => self.full(s),
+            32 => self.lo(s),
+            _ => {
+                let x = self.lo(s);
+                self.ext16(x, signed)
+            }
+        }
+    }
+
+    /// An integer op's result lanes as a register value.
+    fn int_out(&mut self, v: Vec<Value>, bits: u32) -> Val {
+        match bits {
+            64 => Val::full(v),
+            32 => Val::lo(v),
+            _ => Val::lo(self.low_bits(&v, bits)),
+        }
+    }
+
+    fn bin(&mut self, op: BinOp, a: Src, b: Src) -> Val {
         match op {
             BinOp::Int(op, t) => {
-                let (ty, signed) = Self::int_ty(t);
-                let x = self.get(a);
-                let x = self.narrow(x, ty);
-                let yv = self.get(b);
-                let bits = ty.bits() as i64;
-                let r = match op {
-                    IBin::Shl | IBin::Shr => {
-                        // The amount is an unsigned 32-bit value; past the width, shl gives 0,
-                        // shr.u 0 and shr.s the sign.
-                        let amt = self.narrow(yv, I32);
-                        let big =
-                            self.b
-                                .ins()
-                                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, amt, bits);
-                        let lim = self.b.ins().iconst(I32, bits - 1);
-                        let m = self.b.ins().umin(amt, lim);
-                        let m = if ty == I32 { m } else { self.widen_to(m, ty) };
-                        match (op, signed) {
-                            (IBin::Shl, _) => {
-                                let s = self.b.ins().ishl(x, m);
-                                let z = self.b.ins().iconst(ty, 0);
-                                self.b.ins().select(big, z, s)
-                            }
-                            (_, true) => self.b.ins().sshr(x, m),
-                            _ => {
-                                let s = self.b.ins().ushr(x, m);
-                                let z = self.b.ins().iconst(ty, 0);
-                                self.b.ins().select(big, z, s)
-                            }
-                        }
-                    }
-                    _ => {
-                        let y = self.narrow(yv, ty);
+                let (bits, signed) = t.int().unwrap();
+                let x = self.int_in(a, bits, signed);
+                if matches!(op, IBin::Shl | IBin::Shr) {
+                    return self.shift(op, x, b, bits, signed);
+                }
+                let y = self.int_in(b, bits, signed);
+                let r = x
+                    .iter()
+                    .zip(&y)
+                    .map(|(&x, &y)| {
                         let i = self.b.ins();
                         match (op, signed) {
                             (IBin::Add, _) => i.iadd(x, y),
@@ -481,108 +651,257 @@ impl<'a, 'b> Emit<'a, 'b> {
                             (IBin::Max, false) => i.umax(x, y),
                             _ => unreachable!(),
                         }
-                    }
-                };
-                self.widen(r, ty)
+                    })
+                    .collect();
+                self.int_out(r, bits)
             }
             BinOp::MulWide(t) => {
-                let (_, signed) = Self::int_ty(t);
-                let x = self.get(a);
-                let y = self.get(b);
-                let (x, y) = (self.narrow(x, I32), self.narrow(y, I32));
-                let i = self.b.ins();
-                let (x, y) = if signed {
-                    (i.sextend(I64, x), self.b.ins().sextend(I64, y))
-                } else {
-                    (i.uextend(I64, x), self.b.ins().uextend(I64, y))
-                };
-                self.b.ins().imul(x, y)
+                let (_, signed) = t.int().unwrap();
+                let x = self.lo(a);
+                let y = self.lo(b);
+                let x = self.widen(&x, signed);
+                let y = self.widen(&y, signed);
+                let r = x
+                    .iter()
+                    .zip(&y)
+                    .map(|(&x, &y)| self.b.ins().imul(x, y))
+                    .collect();
+                Val::full(r)
             }
             BinOp::Float { op, ty, .. } => {
-                let fty = Self::fty(ty);
-                let x = self.float_in(a, fty);
-                let y = self.float_in(b, fty);
-                let r = match op {
-                    FBin::Add => self.b.ins().fadd(x, y),
-                    FBin::Sub => self.b.ins().fsub(x, y),
-                    FBin::Mul => self.b.ins().fmul(x, y),
-                    _ => unreachable!(),
-                };
-                let r = self.first_nan(r, &[x, y], fty);
-                self.float_out(r, fty)
+                let (x, y) = (self.float_in(a, ty), self.float_in(b, ty));
+                let r: Vec<Value> = x
+                    .iter()
+                    .zip(&y)
+                    .map(|(&x, &y)| match op {
+                        FBin::Add => self.b.ins().fadd(x, y),
+                        FBin::Sub => self.b.ins().fsub(x, y),
+                        FBin::Mul => self.b.ins().fmul(x, y),
+                        _ => unreachable!(),
+                    })
+                    .collect();
+                let r = self.first_nan(r, &[x, y], ty);
+                self.float_out(r, ty)
             }
             _ => unreachable!(),
         }
     }
 
-    /// `sem::float`'s `first_nan!`: the first NaN operand, quieted, else `r`.
-    fn first_nan(&mut self, r: Value, ops: &[Value], ty: Type) -> Value {
-        let ity = if ty == F32 { I32 } else { I64 };
-        let quiet = if ty == F32 {
-            crate::sem::float::QUIET32 as i64
+    /// `shl`/`shr` of lanes `x` by operand `b` (an unsigned 32-bit amount; past the width,
+    /// shl gives 0, shr.u 0 and shr.s the sign). An immediate amount is one vector shift; a
+    /// register's amounts differ per lane and host vectors shift all lanes alike, so those
+    /// lanes are shifted one by one.
+    fn shift(&mut self, op: IBin, x: Vec<Value>, b: Src, bits: u32, signed: bool) -> Val {
+        let r: Vec<Value> = if let Src::Imm(v) = b {
+            let amt = v as u32;
+            let big = amt >= bits;
+            let lane_ty = if bits == 64 { I64X2 } else { I32X4 };
+            x.iter()
+                .map(|&v| match (op, signed, big) {
+                    (IBin::Shl, _, true) | (_, false, true) => self.zero(lane_ty),
+                    (IBin::Shl, _, false) => {
+                        let a = self.b.ins().iconst(I32, amt as i64);
+                        self.b.ins().ishl(v, a)
+                    }
+                    (_, true, _) => {
+                        let a = self.b.ins().iconst(I32, amt.min(bits - 1) as i64);
+                        self.b.ins().sshr(v, a)
+                    }
+                    (_, false, false) => {
+                        let a = self.b.ins().iconst(I32, amt as i64);
+                        self.b.ins().ushr(v, a)
+                    }
+                })
+                .collect()
         } else {
-            crate::sem::float::QUIET64 as i64
+            let amts = self.lo(b);
+            let (lane_ty, per) = if bits == 64 { (I64, 2) } else { (I32, 4) };
+            let mut out = Vec::with_capacity(x.len());
+            for (k, &v) in x.iter().enumerate() {
+                let mut acc = v;
+                for l in 0..per {
+                    let lane = k * per + l;
+                    let xv = self.b.ins().extractlane(v, l as u8);
+                    let am = self.b.ins().extractlane(amts[lane / 4], (lane % 4) as u8);
+                    let s = self.shift1(op, xv, am, lane_ty, bits, signed);
+                    acc = self.b.ins().insertlane(acc, s, l as u8);
+                }
+                out.push(acc);
+            }
+            out
         };
-        let mut out = r;
-        for &x in ops.iter().rev() {
-            let nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-            let bits = self.b.ins().bitcast(ity, MemFlags::new(), x);
-            let q = self.b.ins().bor_imm_u(bits, quiet);
-            let q = self.b.ins().bitcast(ty, MemFlags::new(), q);
-            out = self.b.ins().select(nan, q, out);
-        }
-        out
+        self.int_out(r, bits)
     }
 
-    fn widen_to(&mut self, v: Value, ty: Type) -> Value {
-        if ty.bits() > 32 {
-            self.b.ins().uextend(ty, v)
+    /// One lane's shift: `x` (I32 holding an extended 16- or 32-bit value, or I64), `amt` I32.
+    fn shift1(
+        &mut self,
+        op: IBin,
+        x: Value,
+        amt: Value,
+        ty: Type,
+        bits: u32,
+        signed: bool,
+    ) -> Value {
+        let big = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, amt, bits as i64);
+        let lim = self.b.ins().iconst(I32, bits as i64 - 1);
+        let m = self.b.ins().umin(amt, lim);
+        let m = if ty == I64 {
+            self.b.ins().uextend(I64, m)
         } else {
-            self.b.ins().ireduce(ty, v)
+            m
+        };
+        let z = self.b.ins().iconst(ty, 0);
+        match (op, signed) {
+            (IBin::Shl, _) => {
+                let s = self.b.ins().ishl(x, m);
+                self.b.ins().select(big, z, s)
+            }
+            (_, true) => self.b.ins().sshr(x, m),
+            _ => {
+                let s = self.b.ins().ushr(x, m);
+                self.b.ins().select(big, z, s)
+            }
         }
     }
 
-    fn ter(&mut self, op: TerOp, a: Src, b: Src, c: Src) -> Value {
+    fn float_in(&mut self, s: Src, ty: Scalar) -> Vec<Value> {
+        if ty == Scalar::F64 {
+            let v = self.full(s);
+            v.iter()
+                .map(|&x| self.b.ins().bitcast(F64X2, little(), x))
+                .collect()
+        } else {
+            let v = self.lo(s);
+            v.iter()
+                .map(|&x| self.b.ins().bitcast(F32X4, little(), x))
+                .collect()
+        }
+    }
+
+    fn float_out(&mut self, v: Vec<Value>, ty: Scalar) -> Val {
+        if ty == Scalar::F64 {
+            Val::full(
+                v.iter()
+                    .map(|&x| self.b.ins().bitcast(I64X2, little(), x))
+                    .collect(),
+            )
+        } else {
+            Val::lo(
+                v.iter()
+                    .map(|&x| self.b.ins().bitcast(I32X4, little(), x))
+                    .collect(),
+            )
+        }
+    }
+
+    /// `sem::float`'s `first_nan!`: per lane, the first NaN operand quieted, else `r`. A NaN
+    /// operand makes the result NaN, so the selects run only when some lane of `r` is NaN.
+    fn first_nan(&mut self, r: Vec<Value>, ops: &[Vec<Value>], ty: Scalar) -> Vec<Value> {
+        let (vty, ity, quiet) = if ty == Scalar::F64 {
+            (F64X2, I64X2, crate::sem::float::QUIET64)
+        } else {
+            (F32X4, I32X4, crate::sem::float::QUIET32 as u64)
+        };
+        let mut any = None;
+        for &x in &r {
+            let n = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+            any = Some(match any {
+                None => n,
+                Some(a) => self.b.ins().bor(a, n),
+            });
+        }
+        let any = self.b.ins().vany_true(any.unwrap());
+        let vars: Vec<Variable> = r.iter().map(|_| self.b.declare_var(vty)).collect();
+        for (v, &x) in vars.iter().zip(&r) {
+            self.b.def_var(*v, x);
+        }
+        let fix = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(any, fix, &[], join, &[]);
+        self.b.switch_to_block(fix);
+        let q = if ity == I64X2 {
+            self.splat64(quiet)
+        } else {
+            self.splat32(quiet as u32)
+        };
+        for (k, v) in vars.iter().enumerate() {
+            let mut out = self.b.ins().bitcast(ity, little(), r[k]);
+            for x in ops.iter().rev() {
+                let x = x[k];
+                let nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+                let bits = self.b.ins().bitcast(ity, little(), x);
+                let qb = self.b.ins().bor(bits, q);
+                out = self.b.ins().bitselect(nan, qb, out);
+            }
+            let out = self.b.ins().bitcast(vty, little(), out);
+            self.b.def_var(*v, out);
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        vars.iter().map(|&v| self.b.use_var(v)).collect()
+    }
+
+    fn ter(&mut self, op: TerOp, a: Src, b: Src, c: Src) -> Val {
         match op {
             TerOp::MadLo(t) => {
-                let (ty, _) = Self::int_ty(t);
-                let x = self.get(a);
-                let y = self.get(b);
-                let z = self.get(c);
-                let (x, y, z) = (self.narrow(x, ty), self.narrow(y, ty), self.narrow(z, ty));
-                let m = self.b.ins().imul(x, y);
-                let r = self.b.ins().iadd(m, z);
-                self.widen(r, ty)
+                let (bits, signed) = t.int().unwrap();
+                let x = self.int_in(a, bits, signed);
+                let y = self.int_in(b, bits, signed);
+                let z = self.int_in(c, bits, signed);
+                let r = (0..x.len())
+                    .map(|k| {
+                        let m = self.b.ins().imul(x[k], y[k]);
+                        self.b.ins().iadd(m, z[k])
+                    })
+                    .collect();
+                self.int_out(r, bits)
             }
             TerOp::Selp { bits } => {
-                let x = self.get(a);
-                let y = self.get(b);
-                let p = self.get(c);
-                let p = self.b.ins().band_imm_u(p, 1);
-                let r = self.b.ins().select(p, x, y);
-                self.low_bits(r, bits)
+                let Src::Reg(p) = c else {
+                    unreachable!("selp's predicate is a register")
+                };
+                let m = self.pred_mask(p, false);
+                if bits > 32 {
+                    let (x, y) = (self.full(a), self.full(b));
+                    let wm = self.wide_masks(&m);
+                    Val::full(
+                        (0..2 * G)
+                            .map(|k| self.b.ins().bitselect(wm[k], x[k], y[k]))
+                            .collect(),
+                    )
+                } else {
+                    let (x, y) = (self.lo(a), self.lo(b));
+                    let r: Vec<Value> = (0..G)
+                        .map(|g| self.b.ins().bitselect(m[g], x[g], y[g]))
+                        .collect();
+                    Val::lo(self.low_bits(&r, bits))
+                }
             }
             TerOp::Fma { ty, .. } => {
-                let fty = Self::fty(ty);
-                let x = self.float_in(a, fty);
-                let y = self.float_in(b, fty);
-                let z = self.float_in(c, fty);
-                let r = self.b.ins().fma(x, y, z);
-                let r = self.first_nan(r, &[x, y, z], fty);
-                self.float_out(r, fty)
+                let x = self.float_in(a, ty);
+                let y = self.float_in(b, ty);
+                let z = self.float_in(c, ty);
+                let r = (0..x.len())
+                    .map(|k| self.b.ins().fma(x[k], y[k], z[k]))
+                    .collect();
+                let r = self.first_nan(r, &[x, y, z], ty);
+                self.float_out(r, ty)
             }
             _ => unreachable!(),
         }
     }
 
-    /// 0 or 1, as an I8.
-    fn cmp(&mut self, op: CmpOp, a: Src, b: Src) -> Value {
-        match op {
+    /// Per four lanes, an `i32x4` mask of the lanes where the comparison holds.
+    fn cmp(&mut self, op: CmpOp, a: Src, b: Src) -> Vec<Value> {
+        let m: Vec<Value> = match op {
             CmpOp::Int(c, t) => {
-                let (ty, signed) = Self::int_ty(t);
-                let x = self.get(a);
-                let y = self.get(b);
-                let (x, y) = (self.narrow(x, ty), self.narrow(y, ty));
+                let (bits, signed) = t.int().unwrap();
+                let x = self.int_in(a, bits, signed);
+                let y = self.int_in(b, bits, signed);
                 let cc = match (c, signed) {
                     (Cmp::Eq, _) => IntCC::Equal,
                     (Cmp::Ne, _) => IntCC::NotEqual,
@@ -596,12 +915,14 @@ impl<'a, 'b> Emit<'a, 'b> {
                     (Cmp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
                     _ => unreachable!(),
                 };
-                self.b.ins().icmp(cc, x, y)
+                x.iter()
+                    .zip(&y)
+                    .map(|(&x, &y)| self.b.ins().icmp(cc, x, y))
+                    .collect()
             }
             CmpOp::Float(c, t) => {
-                let fty = Self::fty(t);
-                let x = self.float_in(a, fty);
-                let y = self.float_in(b, fty);
+                let x = self.float_in(a, t);
+                let y = self.float_in(b, t);
                 // As `sem::cmp::cmp_float`: ordered comparisons are false on NaN, the `u`
                 // forms true.
                 let cc = match c {
@@ -620,8 +941,459 @@ impl<'a, 'b> Emit<'a, 'b> {
                     Cmp::Num => FloatCC::Ordered,
                     Cmp::Nan => FloatCC::Unordered,
                 };
-                self.b.ins().fcmp(cc, x, y)
+                // (The x86-64 backend has no vector `one` and `ueq`: composed of two.)
+                x.iter()
+                    .zip(&y)
+                    .map(|(&x, &y)| match cc {
+                        FloatCC::OrderedNotEqual => {
+                            let o = self.b.ins().fcmp(FloatCC::Ordered, x, y);
+                            let n = self.b.ins().fcmp(FloatCC::NotEqual, x, y);
+                            self.b.ins().band(o, n)
+                        }
+                        FloatCC::UnorderedOrEqual => {
+                            let u = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+                            let e = self.b.ins().fcmp(FloatCC::Equal, x, y);
+                            self.b.ins().bor(u, e)
+                        }
+                        _ => self.b.ins().fcmp(cc, x, y),
+                    })
+                    .collect()
+            }
+        };
+        if m.len() == G {
+            m
+        } else {
+            (0..G)
+                .map(|g| self.narrow(m[2 * g], m[2 * g + 1]))
+                .collect()
+        }
+    }
+
+    // ---- memory ----
+
+    /// How `base`'s lanes lie for accesses of `len` bytes, computed once per value of the
+    /// register.
+    fn class(&mut self, base: Reg, fb: &[Value], len: u64) -> Class {
+        let key = (base, *self.ver.get(&base).unwrap_or(&0), len);
+        if let Some(c) = self.classes.get(&key) {
+            return c.clone();
+        }
+        let step0 = self.vconst64([0, len]);
+        let step1 = self.vconst64([2 * len, 3 * len]);
+        let mut c = Class {
+            first: Vec::new(),
+            uni: self.b.ins().iconst(I64, 0),
+            con: self.b.ins().iconst(I64, 0),
+            all: self.b.ins().iconst(I8, 1),
+        };
+        for g in 0..G {
+            let (v0, v1) = (fb[2 * g], fb[2 * g + 1]);
+            let f = self.b.ins().extractlane(v0, 0);
+            let s = self.b.ins().splat(I64X2, f);
+            let e0 = self.b.ins().icmp(IntCC::Equal, v0, s);
+            let e1 = self.b.ins().icmp(IntCC::Equal, v1, s);
+            let e = self.b.ins().band(e0, e1);
+            let uni = self.b.ins().vall_true(e);
+            let s0 = self.b.ins().iadd(s, step0);
+            let s1 = self.b.ins().iadd(s, step1);
+            let c0 = self.b.ins().icmp(IntCC::Equal, v0, s0);
+            let c1 = self.b.ins().icmp(IntCC::Equal, v1, s1);
+            let cc = self.b.ins().band(c0, c1);
+            let con = self.b.ins().vall_true(cc);
+            c.all = self.b.ins().band(c.all, con);
+            if g > 0 {
+                let want = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(c.first[0], (4 * len * g as u64) as i64);
+                let at = self.b.ins().icmp(IntCC::Equal, f, want);
+                c.all = self.b.ins().band(c.all, at);
+            }
+            for (acc, bit) in [(&mut c.uni, uni), (&mut c.con, con)] {
+                let x = self.b.ins().uextend(I64, bit);
+                let x = self.b.ins().ishl_imm_u(x, 4 * g as i64);
+                *acc = self.b.ins().bor(*acc, x);
+            }
+            c.first.push(f);
+        }
+        self.classes.insert(key, c.clone());
+        c
+    }
+
+    /// A load (`st` None: the loaded elements as register values) or a store (`st`: per
+    /// element, its lanes, None for a sunk one) of `n` elements of `size` bytes a lane, by the
+    /// lanes `on` of the pass.
+    #[allow(clippy::too_many_arguments)]
+    fn access(
+        &mut self,
+        space: MSpace,
+        addr: Addr,
+        size: u8,
+        n: u8,
+        sext: bool,
+        st: Option<&[Option<Vec<Value>>]>,
+        on: Value,
+    ) -> Vec<Val> {
+        let len = size as u64 * n as u64;
+        let align = len.min(16).next_power_of_two();
+        // One vector access covers four lanes' elements back to back.
+        let vec_ok = n == 1 && (size == 4 || size == 8);
+        let elt = |k: usize| if size == 8 { k * 256 } else { k * 128 };
+        let load_ty = if size == 8 { I64X2 } else { I32X4 };
+        let per_group = if size == 8 { 2 } else { 1 };
+        // Addresses and their shape.
+        let (addrs, class) = match addr.base {
+            Some(r) => {
+                let fb = self.full(Src::Reg(r));
+                let c = self.class(r, &fb, len);
+                (fb, c)
+            }
+            None => {
+                let a = self.splat64(0);
+                let zero = self.b.ins().iconst(I64, 0);
+                let every = self.b.ins().iconst(I64, 0x1111_1111 & PASS_BITS as i64);
+                let no = self.b.ins().iconst(I8, 0);
+                (
+                    vec![a; 2 * G],
+                    Class {
+                        first: vec![zero; G],
+                        uni: every,
+                        con: zero,
+                        all: no,
+                    },
+                )
+            }
+        };
+        let res: Vec<Vec<Variable>> = (0..n as usize)
+            .map(|_| {
+                (0..G * per_group)
+                    .map(|_| self.b.declare_var(load_ty))
+                    .collect()
+            })
+            .collect();
+        let join = self.b.create_block();
+        let slow = self.b.create_block();
+        // The whole pass back to back: one check, vector accesses.
+        if vec_ok {
+            let wall = self.b.create_block();
+            let full = self.b.ins().icmp_imm_u(IntCC::Equal, on, PASS_BITS as i64);
+            let fast = self.b.ins().band(full, class.all);
+            self.b.ins().brif(fast, wall, &[], slow, &[]);
+            self.b.switch_to_block(wall);
+            let a0 = self.b.ins().iadd_imm_s(class.first[0], addr.off);
+            let p = self.place(space, a0, LANES as u64 * len, align);
+            for j in 0..G * per_group {
+                match st {
+                    None => {
+                        let v = self
+                            .b
+                            .ins()
+                            .load(load_ty, MemFlags::trusted(), p, 16 * j as i32);
+                        self.b.def_var(res[0][j], v);
+                    }
+                    Some(vals) => {
+                        if let Some(v) = &vals[0] {
+                            self.b
+                                .ins()
+                                .store(MemFlags::trusted(), v[j], p, 16 * j as i32);
+                        }
+                    }
+                }
+            }
+            self.b.ins().jump(join, &[]);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+
+        // Otherwise four lanes at a time, in lane order (two lanes may store to one address),
+        // through stack buffers of the addresses and values: a loop at run time, so that each
+        // access is a few blocks of code rather than one set per group (Cranelift's compile
+        // time grows with blocks and the values live across them).
+        self.b.switch_to_block(slow);
+        let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
+        let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
+        let off = self.splat64(addr.off as u64);
+        for (j, &a) in addrs.iter().enumerate() {
+            let a = self.b.ins().iadd(a, off);
+            self.b.ins().store(own(), a, slot_a, 16 * j as i32);
+        }
+        if let Some(vals) = st {
+            for (k, v) in vals.iter().enumerate() {
+                let Some(v) = v else { continue };
+                for (j, &x) in v.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(own(), x, slot_v, (elt(k) + 16 * j) as i32);
+                }
             }
         }
+        let esz: i64 = if size == 8 { 8 } else { 4 };
+        let gv = self.b.declare_var(I64);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(gv, zero);
+        let gh = self.b.create_block();
+        let gb_blk = self.b.create_block();
+        let gact = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.ins().jump(gh, &[]);
+
+        self.b.switch_to_block(gh);
+        let g = self.b.use_var(gv);
+        let end = self.b.ins().icmp_imm_u(IntCC::Equal, g, G as i64);
+        self.b.ins().brif(end, after, &[], gb_blk, &[]);
+
+        self.b.switch_to_block(gb_blk);
+        let sh = self.b.ins().ishl_imm_u(g, 2);
+        let gb = self.b.ins().ushr(on, sh);
+        let gb = self.b.ins().band_imm_u(gb, 0xf);
+        let g1 = self.b.ins().iadd_imm_s(g, 1);
+        self.b.def_var(gv, g1);
+        self.b.ins().brif(gb, gact, &[], gh, &[]);
+
+        self.b.switch_to_block(gact);
+        // The group's first lane's slot: lane 4g, at 32g.
+        let g32 = self.b.ins().ishl_imm_u(g, 5);
+        let ga = self.b.ins().iadd(slot_a, g32);
+        let a = self.b.ins().load(I64, own(), ga, 0);
+        // Group g's values in `slot_v`: four lanes at `g * 4 * esz`.
+        let gofs = self.b.ins().imul_imm_u(g, 4 * esz);
+        let gv_at = self.b.ins().iadd(slot_v, gofs);
+        let gfull = self.b.ins().icmp_imm_u(IntCC::Equal, gb, 0xf);
+        let ub = self.b.ins().ushr(class.uni, sh);
+        let ub = self.b.ins().band_imm_u(ub, 1);
+        let ub = self.b.ins().ireduce(I8, ub);
+        let u = self.b.ins().band(ub, gfull);
+        let uni = self.b.create_block();
+        let not_uni = self.b.create_block();
+        let lanes = self.b.create_block();
+        self.b.ins().brif(u, uni, &[], not_uni, &[]);
+
+        // One address: one check, one scalar access.
+        self.b.switch_to_block(uni);
+        let p = self.place(space, a, len, align);
+        for k in 0..n as usize {
+            let o = (k * size as usize) as i32;
+            let f = MemFlags::trusted();
+            match st {
+                None => {
+                    let s = self.scalar_load(p, o, size, sext);
+                    let v = self.b.ins().splat(load_ty, s);
+                    for h in 0..per_group {
+                        self.b
+                            .ins()
+                            .store(own(), v, gv_at, (elt(k) + 16 * h) as i32);
+                    }
+                }
+                Some(vals) => {
+                    // Lane order: the group's last lane's value stays.
+                    if vals[k].is_none() {
+                        continue;
+                    }
+                    let ty = if size == 8 { I64 } else { I32 };
+                    let x = self
+                        .b
+                        .ins()
+                        .load(ty, own(), gv_at, elt(k) as i32 + 3 * esz as i32);
+                    self.scalar_store(x, p, o, size, f);
+                }
+            }
+        }
+        self.b.ins().jump(gh, &[]);
+
+        // Back to back: one check, one vector access.
+        self.b.switch_to_block(not_uni);
+        if vec_ok {
+            let cb = self.b.ins().ushr(class.con, sh);
+            let cb = self.b.ins().band_imm_u(cb, 1);
+            let cb = self.b.ins().ireduce(I8, cb);
+            let c = self.b.ins().band(cb, gfull);
+            let con = self.b.create_block();
+            self.b.ins().brif(c, con, &[], lanes, &[]);
+            self.b.switch_to_block(con);
+            let p = self.place(space, a, 4 * len, align);
+            for h in 0..per_group {
+                let o = 16 * h as i32;
+                match st {
+                    None => {
+                        let v = self.b.ins().load(load_ty, MemFlags::trusted(), p, o);
+                        self.b.ins().store(own(), v, gv_at, o);
+                    }
+                    Some(vals) => {
+                        if vals[0].is_some() {
+                            let v = self.b.ins().load(load_ty, own(), gv_at, o);
+                            self.b.ins().store(MemFlags::trusted(), v, p, o);
+                        }
+                    }
+                }
+            }
+            self.b.ins().jump(gh, &[]);
+        } else {
+            self.b.ins().jump(lanes, &[]);
+        }
+
+        // Lane by lane.
+        self.b.switch_to_block(lanes);
+        let lv = self.b.declare_var(I64);
+        self.b.def_var(lv, gb);
+        let lh = self.b.create_block();
+        let lb = self.b.create_block();
+        self.b.ins().jump(lh, &[]);
+        self.b.switch_to_block(lh);
+        let m = self.b.use_var(lv);
+        self.b.ins().brif(m, lb, &[], gh, &[]);
+        self.b.switch_to_block(lb);
+        let l = self.b.ins().ctz(m);
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let m2 = self.b.ins().band(m, m1);
+        self.b.def_var(lv, m2);
+        let l8 = self.b.ins().ishl_imm_u(l, 3);
+        let at = self.b.ins().iadd(ga, l8);
+        let a = self.b.ins().load(I64, own(), at, 0);
+        let p = self.place(space, a, len, align);
+        let lofs = self.b.ins().imul_imm_u(l, esz);
+        let vp = self.b.ins().iadd(gv_at, lofs);
+        for k in 0..n as usize {
+            let o = (k * size as usize) as i32;
+            let f = MemFlags::trusted();
+            match st {
+                None => {
+                    let v = self.scalar_load(p, o, size, sext);
+                    self.b.ins().store(own(), v, vp, elt(k) as i32);
+                }
+                Some(vals) => {
+                    if vals[k].is_none() {
+                        continue;
+                    }
+                    let ty = if size == 8 { I64 } else { I32 };
+                    let v = self.b.ins().load(ty, own(), vp, elt(k) as i32);
+                    self.scalar_store(v, p, o, size, f);
+                }
+            }
+        }
+        self.b.ins().jump(lh, &[]);
+
+        // The loaded lanes from the buffer.
+        self.b.switch_to_block(after);
+        if st.is_none() {
+            for (k, rk) in res.iter().enumerate() {
+                for (j, &var) in rk.iter().enumerate() {
+                    let v = self
+                        .b
+                        .ins()
+                        .load(load_ty, own(), slot_v, (elt(k) + 16 * j) as i32);
+                    self.b.def_var(var, v);
+                }
+            }
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        if st.is_some() {
+            return Vec::new();
+        }
+        res.iter()
+            .map(|rk| {
+                let v: Vec<Value> = rk.iter().map(|&x| self.b.use_var(x)).collect();
+                match (size, sext) {
+                    (8, _) => Val::full(v),
+                    (_, true) => {
+                        let full = self.widen(&v, true);
+                        Val {
+                            lo: Some(v),
+                            full: Some(full),
+                            zext: false,
+                        }
+                    }
+                    _ => Val::lo(v),
+                }
+            })
+            .collect()
+    }
+
+    /// One lane's element: 8 and 16 bits extended to I32 as `sext` says, 32 bits as I32,
+    /// 64 as I64.
+    fn scalar_load(&mut self, p: Value, o: i32, size: u8, sext: bool) -> Value {
+        let f = MemFlags::trusted();
+        match (size, sext) {
+            (1, false) => self.b.ins().uload8(I32, f, p, o),
+            (1, true) => self.b.ins().sload8(I32, f, p, o),
+            (2, false) => self.b.ins().uload16(I32, f, p, o),
+            (2, true) => self.b.ins().sload16(I32, f, p, o),
+            (4, _) => self.b.ins().load(I32, f, p, o),
+            _ => self.b.ins().load(I64, f, p, o),
+        }
+    }
+
+    fn scalar_store(&mut self, v: Value, p: Value, o: i32, size: u8, f: MemFlags) {
+        match size {
+            1 => self.b.ins().istore8(f, v, p, o),
+            2 => self.b.ins().istore16(f, v, p, o),
+            _ => self.b.ins().store(f, v, p, o),
+        };
+    }
+
+    /// The host pointer of an access of `len` bytes at `a` (I64), after the checks the
+    /// interpreter's fast paths make (`Cta::own_shared`, `Cta::place_warp` through the
+    /// per-worker cache of allocations), `a` aligned to `align`; a failed check leaves for the
+    /// `fail` block.
+    fn place(&mut self, space: MSpace, a: Value, len: u64, align: u64) -> Value {
+        let f = MemFlags::trusted();
+        match space {
+            MSpace::Shared => {
+                // Aligned and below 2^24 (no cluster rank field: this CTA's own memory) in one
+                // test, then ending inside it: `a + len` cannot wrap, and `shared_len` is at
+                // most 2^24 (`warp.rs`), so every byte of the range is below 2^24 too.
+                let bad = self.b.ins().band_imm_u(
+                    a,
+                    (!((1u64 << CLUSTER_RANK_SHIFT) - 1) | (align - 1)) as i64,
+                );
+                let ok = self.b.ins().icmp_imm_u(IntCC::Equal, bad, 0);
+                self.branch_ok(ok);
+                let end = self.b.ins().iadd_imm_s(a, len as i64);
+                let slen = self
+                    .b
+                    .ins()
+                    .load(I64, f, self.ctx, offset_of!(Ctx, shared_len) as i32);
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, slen);
+                self.branch_ok(inside);
+                let base = self
+                    .b
+                    .ins()
+                    .load(I64, f, self.ctx, offset_of!(Ctx, shared) as i32);
+                self.b.ins().iadd(base, a)
+            }
+            MSpace::Global => {
+                // [a, a + len) inside one of the cached allocations (no wrap: a + len is
+                // compared only when a itself is inside).
+                let mis = self.b.ins().band_imm_u(a, (align - 1) as i64);
+                let ok = self.b.ins().icmp_imm_u(IntCC::Equal, mis, 0);
+                self.branch_ok(ok);
+                let end = self.b.ins().iadd_imm_s(a, len as i64);
+                let wrap = self.b.ins().icmp(IntCC::UnsignedLessThan, end, a);
+                let nowrap = self.b.ins().bxor_imm_u(wrap, 1);
+                self.branch_ok(nowrap);
+                let hit = self.b.create_block();
+                for k in 0..super::GCACHE {
+                    let at = (offset_of!(Ctx, gcache) + k * 16) as i32;
+                    let lo = self.b.ins().load(I64, f, self.ctx, at);
+                    let hi = self.b.ins().load(I64, f, self.ctx, at + 8);
+                    let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
+                    let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, hi);
+                    let h = self.b.ins().band(ge, le);
+                    let miss = self.b.create_block();
+                    self.b.ins().brif(h, hit, &[], miss, &[]);
+                    self.b.switch_to_block(miss);
+                }
+                self.b.ins().jump(self.fail, &[]);
+                self.b.switch_to_block(hit);
+                a
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    fn branch_ok(&mut self, ok: Value) {
+        let cont = self.b.create_block();
+        self.b.ins().brif(ok, cont, &[], self.fail, &[]);
+        self.b.switch_to_block(cont);
     }
 }

@@ -8,15 +8,40 @@
 //! everything the segments do not take; at the start of a segment it calls the segment's code
 //! instead of stepping through its ops.
 //!
-//! Why lane after lane ("a per-thread loop") inside a segment, rather than op after op over
-//! the warp's 32 lanes as vectors: Cranelift's x86-64 backend has 128-bit vectors only, four
-//! 32-bit lanes, which is what the interpreter's AVX2 lane loops already do per instruction
-//! on its 64-bit slots; compiled op-after-op code would save the dispatch but still take every
-//! value through memory. Lane after lane keeps a lane's values in host registers for the whole
-//! segment, and an access is one check and one host load. Measured on this project's
-//! benchmarks (`scripts/bench-programs.sh`, the README's table) against the interpreter.
+//! The form: op after op over the warp's lanes as host vectors ([`emit`]): 32-bit values in
+//! `i32x4`, 64-bit ones in `i64x2` pairs, eight lanes per pass ([`emit::G`] = 2 groups of
+//! four), passes looping over the warp; registers loaded when a pass starts and written back
+//! when it ends (only those live after the segment, [`plan`]); an access classified from its
+//! base register once per value of it: the pass's lanes back to back (one range check, vector
+//! loads or stores), four lanes at one address (one check, one scalar load and a splat) or back
+//! to back (one check, one vector access), else lane by lane. Uniform values are not yet found
+//! statically (an immediate is a splat constant); the classification finds uniform and
+//! contiguous addresses at run time.
 //!
-//! Modes (`CUDA_SHIM_JIT`, read by the driver): `off` interprets everything; `on` (default)
+//! Why this form, measured with `valgrind --tool=callgrind` on `cargo bench -p engine --bench
+//! executor -- --threads 1 --quick --only NAME [--jit]` (instructions in `launch_within`,
+//! load-independent; compiling included, then in parentheses without it), 2026-11-27:
+//!
+//! | workload | interpreter | lane after lane (first form) | 32 lanes a pass | 4 a pass | 8 a pass |
+//! |---|---|---|---|---|---|
+//! | saxpy | 218M | 423M | 270M (156M) | 209M (185M) | 202M (168M) |
+//! | reduction | 1642M | 1765M | 1532M (1424M) | 1509M (1477M) | 1461M (1420M) |
+//! | tiled matmul | 704M | 1189M | 1424M (752M) | 773M (531M) | 800M (484M) |
+//! | histogram | 231M | 334M | 392M (272M) | 319M (295M) | 314M (280M) |
+//!
+//! Lane after lane lost everywhere: a scalar op and a check per lane cost more than the
+//! interpreter's AVX2 lane loops. Whole-warp passes run fastest once compiled but are the
+//! slowest to compile: Cranelift's register allocator dominates (every value is 8 or 16 host
+//! vectors, spilled across the blocks of the accesses), and the benchmark runs each kernel
+//! once. Eight lanes a pass is the best total here. Still losing: histogram (its segments are
+//! two to six ops between atomics and conversions, which stay interpreted: the call and the
+//! loads of its registers cost more than the ops) and the tiled matmul by its compile time (it
+//! executes in 31% fewer instructions). Next: find uniform values statically (parameters,
+//! `%ctaid`, `%ntid` and ops of them) and keep them scalar; check each base register's range
+//! once per segment for all its offsets; compile `cvt` and atomics so that segments grow;
+//! compile on a background thread while the interpreter runs.
+//!
+//! Modes (`CUDA_SHIM_JIT`, read by the driver): `off` (default) interprets everything; `on`
 //! runs compiled segments; `verify` runs every segment both ways, the interpreter's results
 //! kept, and reports the first difference (register, lane, PTX line, both values) on stderr.
 
@@ -250,6 +275,7 @@ fn isa() -> Option<std::sync::Arc<dyn cranelift_codegen::isa::TargetIsa>> {
     use cranelift_codegen::settings::{self, Configurable};
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").ok()?;
+    flags.set("enable_verifier", "false").ok()?;
     let builder = cranelift_native::builder().ok()?;
     builder.finish(settings::Flags::new(flags)).ok()
 }

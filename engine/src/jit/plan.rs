@@ -11,7 +11,7 @@
 //! values to the same places. That is how a failed check is handed to the interpreter, which
 //! then reports the fault exactly as it would have (see [`super::Code::run`]).
 
-use crate::ir::operands::{operands, Operands};
+use crate::ir::operands::{operands, successors, Operands};
 use crate::ir::regset::RegSet;
 use crate::ir::*;
 use crate::sem::{FBin, IBin};
@@ -164,7 +164,69 @@ pub fn segments(prog: &Program) -> Vec<Seg> {
         open.push(inst, t, &ops);
     }
     open.close(prog.insts.len(), prog.insts.len(), &mut segs);
+    // Registers dead after a segment need not be written back: a compiled segment's loads
+    // and temporaries are mostly used inside it (a tiled matmul's inner loop writes 48
+    // registers and leaves one live).
+    if let Some(live) = live_in(prog) {
+        let words = prog.nregs.div_ceil(64) as usize;
+        for s in &mut segs {
+            let at = &live[s.end as usize * words..][..words];
+            s.outs.retain(|&r| at[r as usize / 64] >> (r % 64) & 1 != 0);
+        }
+    }
     segs
+}
+
+/// Per pc (and one past the end), the registers live on entry, `nregs` bits each; None when
+/// the program has calls (a callee's registers would need the call graph).
+fn live_in(prog: &Program) -> Option<Vec<u64>> {
+    if prog.funcs.len() > 1
+        || prog
+            .insts
+            .iter()
+            .any(|i| matches!(i.op, Op::Call { .. } | Op::CallRet { .. }))
+    {
+        return None;
+    }
+    let n = prog.insts.len();
+    let words = prog.nregs.div_ceil(64) as usize;
+    let mut live = vec![0u64; (n + 1) * words];
+    let mut ops = Operands::default();
+    let mut succ = Vec::new();
+    let mut out = vec![0u64; words];
+    // Backward, to a fixed point (loops need several rounds).
+    loop {
+        let mut changed = false;
+        for pc in (0..n).rev() {
+            let inst = &prog.insts[pc];
+            successors(inst, pc as u32, &mut succ);
+            out.iter_mut().for_each(|w| *w = 0);
+            for &t in &succ {
+                let t = (t as usize).min(n);
+                for (o, l) in out.iter_mut().zip(&live[t * words..(t + 1) * words]) {
+                    *o |= l;
+                }
+            }
+            operands(prog, 0, inst, &mut ops);
+            // A guarded definition keeps the old value where its guard is false: no kill.
+            if inst.guard.is_none() {
+                for &r in &ops.defs {
+                    out[r as usize / 64] &= !(1 << (r % 64));
+                }
+            }
+            for &r in &ops.uses {
+                out[r as usize / 64] |= 1 << (r % 64);
+            }
+            let here = &mut live[pc * words..(pc + 1) * words];
+            if here != &out[..] {
+                here.copy_from_slice(&out);
+                changed = true;
+            }
+        }
+        if !changed {
+            return Some(live);
+        }
+    }
 }
 
 /// The segment being formed: what its ops touch, read and write so far.
