@@ -142,10 +142,11 @@ impl Code {
             return None;
         }
         let isa = isa()?;
+        let shapes = plan::shapes(prog);
         let mut blobs = Vec::new();
         let mut kept = Vec::new();
         for s in segs {
-            match emit::segment(&*isa, prog, &s) {
+            match emit::segment(&*isa, prog, &s, &shapes) {
                 Ok(code) => {
                     blobs.push(code);
                     kept.push(s);
