@@ -14,11 +14,11 @@
 //! needs it (a shuffle or a widening). Registers are read from the register file when a pass
 //! starts and written back when it ends, so a failed check leaves them as they were.
 //!
-//! Memory: an access's lanes are classified from its base register (cached while the register
-//! keeps its value, so that `[%r+4]`, `[%r+8]`, ... are classified once): all lanes of the pass
-//! back to back (one range check, vector loads or stores), per four lanes one address (one
-//! check, one scalar load and a splat) or back to back (one check, one vector access), and the
-//! rest lane by lane through a stack buffer, in lane order.
+//! Memory: accesses whose base register [`super::plan::shapes`] predicts at `u + k * lane` form
+//! groups per value of the base ([`Group`]), checked once per pass (the lanes lie so, and one
+//! range covers every access of the group); the accesses are then straight code, and stores
+//! by part of the pass go lane by lane. Other accesses go lane by lane through stack buffers,
+//! each lane checked, in lane order.
 
 use super::plan::{Seg, Shape};
 use super::Ctx;
