@@ -14,18 +14,19 @@
 //! needs it (a shuffle or a widening). Registers are read from the register file when a pass
 //! starts and written back when it ends, so a failed check leaves them as they were.
 //!
-//! Memory: an access's lanes are classified from its base register (cached while the register
-//! keeps its value, so that `[%r+4]`, `[%r+8]`, ... are classified once): all lanes of the pass
-//! back to back (one range check, vector loads or stores), per four lanes one address (one
-//! check, one scalar load and a splat) or back to back (one check, one vector access), and the
-//! rest lane by lane through a stack buffer, in lane order.
+//! Memory: accesses whose base register [`super::plan::shapes`] predicts at `u + k * lane` form
+//! groups per value of the base ([`Group`]), checked once per pass (the lanes lie so, and one
+//! range covers every access of the group); the accesses are then straight code, and stores
+//! by part of the pass go lane by lane. Other accesses go lane by lane through stack buffers,
+//! each lane checked, in lane order.
 
-use super::plan::Seg;
+use super::plan::{Seg, Shape};
 use super::Ctx;
+use crate::ir::operands::{operands, Operands};
 use crate::ir::*;
 use crate::sem::{Cmp, FBin, IBin};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8, I8X16};
+use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8X16};
 use cranelift_codegen::ir::{
     AbiParam, Block, ConstantData, Endianness, Function, InstBuilder, MemFlagsData as MemFlags,
     Signature, StackSlot, StackSlotData, StackSlotKind, Type, UserFuncName, Value,
@@ -51,7 +52,12 @@ const PASS_BITS: u64 = if LANES == 32 {
 
 /// The machine code of one segment: position independent (no relocations), so it can be
 /// copied anywhere executable.
-pub fn segment(isa: &dyn TargetIsa, prog: &Program, seg: &Seg) -> Result<Vec<u8>, String> {
+pub fn segment(
+    isa: &dyn TargetIsa,
+    prog: &Program,
+    seg: &Seg,
+    shapes: &[Shape],
+) -> Result<Vec<u8>, String> {
     let mut sig = Signature::new(isa.default_call_conv());
     sig.params.push(AbiParam::new(I64));
     sig.params.push(AbiParam::new(I32));
@@ -62,6 +68,7 @@ pub fn segment(isa: &dyn TargetIsa, prog: &Program, seg: &Seg) -> Result<Vec<u8>
     {
         let mut b = FunctionBuilder::new(&mut func, &mut fctx);
         let mut e = Emit::new(&mut b);
+        e.groups(prog, seg, shapes);
         e.body(prog, seg);
         b.seal_all_blocks();
         b.finalize(isa.frontend_config());
@@ -104,25 +111,33 @@ impl Val {
     }
 }
 
-/// How a base register's lanes lie (for accesses of `len` bytes a lane).
+/// The accesses of a segment from one value of one base register (or none) in one space,
+/// whose base the plan predicts affine over the lanes ([`super::plan::Shape`]): checked once
+/// per pass, for all of them.
 #[derive(Clone)]
-struct Class {
-    /// Per four lanes: the first lane's value.
-    first: Vec<Value>,
-    /// Bit `4g` set when the four lanes of group g are all equal (I64).
-    uni: Value,
-    /// Bit `4g` set when they are `len` bytes apart, in lane order (I64).
-    con: Value,
-    /// The whole pass back to back (I8).
-    all: Value,
+struct Group {
+    base: Option<Reg>,
+    space: MSpace,
+    /// Bytes between consecutive lanes' base values.
+    k: i64,
+    /// The lowest byte any lane's access touches, relative to lane 0's base value, and the
+    /// bytes from there to the end of the highest.
+    lo: i64,
+    span: u64,
+    /// The largest alignment an access of the group needs.
+    align: u64,
 }
 
 struct Emit<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
     vals: HashMap<Reg, Val>,
-    /// Writes of each register so far: the key of [`Emit::classes`].
-    ver: HashMap<Reg, u32>,
-    classes: HashMap<(Reg, u32, u64), Class>,
+    groups: Vec<Group>,
+    /// Per access (its pc), its group.
+    acc_group: HashMap<u32, usize>,
+    /// Per group, its checked host address in this pass.
+    checked: HashMap<usize, Value>,
+    /// The op being emitted.
+    pc: u32,
     ctx: Value,
     /// This pass's slot of register 0 (`regs + pass * LANES * 8`).
     rp: Value,
@@ -168,8 +183,10 @@ impl<'a, 'b> Emit<'a, 'b> {
         Emit {
             b,
             vals: HashMap::new(),
-            ver: HashMap::new(),
-            classes: HashMap::new(),
+            groups: Vec::new(),
+            acc_group: HashMap::new(),
+            checked: HashMap::new(),
+            pc: 0,
             ctx,
             rp: zero,
             bits: zero,
@@ -179,6 +196,79 @@ impl<'a, 'b> Emit<'a, 'b> {
             fail,
             addr_slot,
             buf_slot,
+        }
+    }
+
+    /// The segment's accesses whose base the plan predicts affine, in groups by base value.
+    fn groups(&mut self, prog: &Program, seg: &Seg, shapes: &[Shape]) {
+        let mut defs: HashMap<Reg, u32> = HashMap::new();
+        let mut by_key: HashMap<(Option<Reg>, u32, bool), usize> = HashMap::new();
+        // Per group: lowest offset, highest end.
+        let mut ext: Vec<(i64, i64)> = Vec::new();
+        let mut ops = Operands::default();
+        for pc in seg.start..seg.end {
+            let inst = &prog.insts[pc as usize];
+            let acc = match &inst.op {
+                Op::Ld {
+                    space,
+                    size,
+                    n,
+                    addr,
+                    ..
+                }
+                | Op::St {
+                    space,
+                    size,
+                    n,
+                    addr,
+                    ..
+                } => Some((*space, *size as i64 * *n as i64, *addr)),
+                _ => None,
+            };
+            if let Some((space, len, addr)) = acc {
+                let align = (len as u64).min(16).next_power_of_two() as i64;
+                let k = match addr.base {
+                    None => Some(0),
+                    Some(r) => shapes[r as usize].stride(),
+                };
+                if let Some(k) = k.filter(|&k| {
+                    k.rem_euclid(align) == 0
+                        && k.abs() < 1 << 20
+                        && addr.off.rem_euclid(align) == 0
+                        && addr.off.abs() < 1 << 30
+                }) {
+                    let key = (
+                        addr.base,
+                        addr.base.map_or(0, |r| *defs.get(&r).unwrap_or(&0)),
+                        space == MSpace::Shared,
+                    );
+                    let g = *by_key.entry(key).or_insert_with(|| {
+                        self.groups.push(Group {
+                            base: addr.base,
+                            space,
+                            k,
+                            lo: 0,
+                            span: 0,
+                            align: 1,
+                        });
+                        ext.push((i64::MAX, i64::MIN));
+                        self.groups.len() - 1
+                    });
+                    ext[g].0 = ext[g].0.min(addr.off);
+                    ext[g].1 = ext[g].1.max(addr.off + len);
+                    self.groups[g].align = self.groups[g].align.max(align as u64);
+                    self.acc_group.insert(pc, g);
+                }
+            }
+            operands(prog, 0, inst, &mut ops);
+            for &r in &ops.defs {
+                *defs.entry(r).or_insert(0) += 1;
+            }
+        }
+        for (g, &(lo, hi)) in self.groups.iter_mut().zip(&ext) {
+            let reach = (LANES as i64 - 1) * g.k;
+            g.lo = lo + reach.min(0);
+            g.span = (hi + reach.max(0) - g.lo) as u64;
         }
     }
 
@@ -242,7 +332,7 @@ impl<'a, 'b> Emit<'a, 'b> {
             }
         }
         self.vals.clear();
-        self.classes.clear();
+        self.checked.clear();
         for &r in &seg.ins {
             let v: Vec<Value> = (0..2 * G)
                 .map(|k| {
@@ -254,6 +344,7 @@ impl<'a, 'b> Emit<'a, 'b> {
             self.vals.insert(r, Val::full(v));
         }
         for pc in seg.start..seg.end {
+            self.pc = pc;
             self.inst(&prog.insts[pc as usize]);
         }
         // Write back: plain stores when the whole pass is active, else merged with the slots.
@@ -425,7 +516,6 @@ impl<'a, 'b> Emit<'a, 'b> {
 
     fn set(&mut self, r: Reg, v: Val) {
         self.vals.insert(r, v);
-        *self.ver.entry(r).or_insert(0) += 1;
     }
 
     /// Per four lanes, the lanes where predicate `p` (bit 0 of its slots) is `!neg`.
@@ -542,6 +632,10 @@ impl<'a, 'b> Emit<'a, 'b> {
                     self.write(*dn, Val::lo(f), gm);
                 }
             }
+            Op::Cvt { d, a, dst, src, .. } => {
+                let v = self.cvt_int(*a, *dst, *src);
+                self.write(*d, v, gm);
+            }
             Op::Ld {
                 space,
                 size,
@@ -576,6 +670,52 @@ impl<'a, 'b> Emit<'a, 'b> {
                 self.access(*space, *addr, *size, *n, false, Some(&vals), on);
             }
             _ => unreachable!("not a compiled op"),
+        }
+    }
+
+    /// `cvt` between integer types without saturation, as `sem::cvt::cvt_int_lanes`: the
+    /// source's bits extended by its signedness, then the destination's extended by its own,
+    /// to the whole slot.
+    fn cvt_int(&mut self, a: Src, dst: Scalar, src: Scalar) -> Val {
+        let (sb, ss) = src.int().unwrap();
+        let (db, ds) = dst.int().unwrap();
+        if sb == 64 && db == 64 {
+            return Val::full(self.full(a));
+        }
+        // The low 32 bits of the source extended from its width (within 32 bits).
+        let x = self.lo(a);
+        let ext32 = |e: &mut Self, x: Vec<Value>, bits: u32, signed: bool| -> Vec<Value> {
+            if bits >= 32 {
+                return x;
+            }
+            if !signed {
+                return e.low_bits(&x, bits);
+            }
+            let sh = e.b.ins().iconst(I32, 32 - bits as i64);
+            x.iter()
+                .map(|&v| {
+                    let t = e.b.ins().ishl(v, sh);
+                    e.b.ins().sshr(t, sh)
+                })
+                .collect()
+        };
+        if db == 64 {
+            // sb < 64: the source's value, extended to 64 bits by its signedness.
+            let v = ext32(self, x, sb, ss);
+            return Val::full(self.widen(&v, ss));
+        }
+        // db <= 32: only the low db bits of the extended source count.
+        let v = if sb < db { ext32(self, x, sb, ss) } else { x };
+        let v = ext32(self, v, db, ds);
+        if ds {
+            let full = self.widen(&v, true);
+            Val {
+                lo: Some(v),
+                full: Some(full),
+                zext: false,
+            }
+        } else {
+            Val::lo(v)
         }
     }
 
@@ -654,6 +794,20 @@ impl<'a, 'b> Emit<'a, 'b> {
                     })
                     .collect();
                 self.int_out(r, bits)
+            }
+            BinOp::MulWide(t) if t.int().unwrap().0 == 16 => {
+                // The 32-bit product of two 16-bit values, zero-extended to the slot.
+                let signed = t.int().unwrap().1;
+                let x = self.lo(a);
+                let x = self.ext16(x, signed);
+                let y = self.lo(b);
+                let y = self.ext16(y, signed);
+                let r = x
+                    .iter()
+                    .zip(&y)
+                    .map(|(&x, &y)| self.b.ins().imul(x, y))
+                    .collect();
+                Val::lo(r)
             }
             BinOp::MulWide(t) => {
                 let (_, signed) = t.int().unwrap();
@@ -971,53 +1125,50 @@ impl<'a, 'b> Emit<'a, 'b> {
 
     // ---- memory ----
 
-    /// How `base`'s lanes lie for accesses of `len` bytes, computed once per value of the
-    /// register.
-    fn class(&mut self, base: Reg, fb: &[Value], len: u64) -> Class {
-        let key = (base, *self.ver.get(&base).unwrap_or(&0), len);
-        if let Some(c) = self.classes.get(&key) {
-            return c.clone();
+    /// The host address of lane 0's base value of group `g` (what the group's accesses add
+    /// their offsets and `l * k` to), after one check per pass that the base's lanes lie as the
+    /// group predicts (`a0 + l * k`) and one range check covering every access of the group.
+    fn group_ptr(&mut self, gi: usize) -> Value {
+        if let Some(&p) = self.checked.get(&gi) {
+            return p;
         }
-        let step0 = self.vconst64([0, len]);
-        let step1 = self.vconst64([2 * len, 3 * len]);
-        let mut c = Class {
-            first: Vec::new(),
-            uni: self.b.ins().iconst(I64, 0),
-            con: self.b.ins().iconst(I64, 0),
-            all: self.b.ins().iconst(I8, 1),
+        let g = self.groups[gi].clone();
+        let a0 = match g.base {
+            None => self.b.ins().iconst(I64, 0),
+            Some(r) => {
+                let fb = self.full(Src::Reg(r));
+                let a0 = self.b.ins().extractlane(fb[0], 0);
+                let s = self.b.ins().splat(I64X2, a0);
+                let mut all = None;
+                for (j, &v) in fb.iter().enumerate() {
+                    let k = g.k as u64;
+                    let want = if j == 0 {
+                        // (Lane 0 is a0 itself.)
+                        let e = self.vconst64([0, k]);
+                        self.b.ins().iadd(s, e)
+                    } else {
+                        let e = self.vconst64([
+                            (2 * j as u64).wrapping_mul(k),
+                            (2 * j as u64 + 1).wrapping_mul(k),
+                        ]);
+                        self.b.ins().iadd(s, e)
+                    };
+                    let c = self.b.ins().icmp(IntCC::Equal, v, want);
+                    all = Some(match all {
+                        None => c,
+                        Some(a) => self.b.ins().band(a, c),
+                    });
+                }
+                let ok = self.b.ins().vall_true(all.unwrap());
+                self.branch_ok(ok);
+                a0
+            }
         };
-        for g in 0..G {
-            let (v0, v1) = (fb[2 * g], fb[2 * g + 1]);
-            let f = self.b.ins().extractlane(v0, 0);
-            let s = self.b.ins().splat(I64X2, f);
-            let e0 = self.b.ins().icmp(IntCC::Equal, v0, s);
-            let e1 = self.b.ins().icmp(IntCC::Equal, v1, s);
-            let e = self.b.ins().band(e0, e1);
-            let uni = self.b.ins().vall_true(e);
-            let s0 = self.b.ins().iadd(s, step0);
-            let s1 = self.b.ins().iadd(s, step1);
-            let c0 = self.b.ins().icmp(IntCC::Equal, v0, s0);
-            let c1 = self.b.ins().icmp(IntCC::Equal, v1, s1);
-            let cc = self.b.ins().band(c0, c1);
-            let con = self.b.ins().vall_true(cc);
-            c.all = self.b.ins().band(c.all, con);
-            if g > 0 {
-                let want = self
-                    .b
-                    .ins()
-                    .iadd_imm_s(c.first[0], (4 * len * g as u64) as i64);
-                let at = self.b.ins().icmp(IntCC::Equal, f, want);
-                c.all = self.b.ins().band(c.all, at);
-            }
-            for (acc, bit) in [(&mut c.uni, uni), (&mut c.con, con)] {
-                let x = self.b.ins().uextend(I64, bit);
-                let x = self.b.ins().ishl_imm_u(x, 4 * g as i64);
-                *acc = self.b.ins().bor(*acc, x);
-            }
-            c.first.push(f);
-        }
-        self.classes.insert(key, c.clone());
-        c
+        let lo = self.b.ins().iadd_imm_s(a0, g.lo);
+        let p = self.place(g.space, lo, g.span, g.align);
+        let p = self.b.ins().iadd_imm_s(p, -g.lo);
+        self.checked.insert(gi, p);
+        p
     }
 
     /// A load (`st` None: the loaded elements as register values) or a store (`st`: per
@@ -1034,88 +1185,157 @@ impl<'a, 'b> Emit<'a, 'b> {
         st: Option<&[Option<Vec<Value>>]>,
         on: Value,
     ) -> Vec<Val> {
+        let load_ty = if size == 8 { I64X2 } else { I32X4 };
+        let per_group = if size == 8 { 2 } else { 1 };
+        let nv = G * per_group;
+        let len = size as i64 * n as i64;
+        let Some(&gi) = self.acc_group.get(&self.pc) else {
+            return self.lane_loop(space, addr, size, n, sext, st, on, None);
+        };
+        let k = self.groups[gi].k;
+        let pa = self.group_ptr(gi);
+        let off = addr.off;
+        let at = |l: i64, e: i64| (off + l * k + e * size as i64) as i32;
+        let Some(vals) = st else {
+            // Loads: every lane of the pass (all were checked), no branch.
+            let mut out = Vec::new();
+            for e in 0..n as i64 {
+                let v: Vec<Value> = if k == 0 {
+                    let s = self.scalar_load(pa, at(0, e), size, sext);
+                    let v = self.b.ins().splat(load_ty, s);
+                    vec![v; nv]
+                } else if k == len && n == 1 && (size == 4 || size == 8) {
+                    (0..nv)
+                        .map(|j| {
+                            self.b.ins().load(
+                                load_ty,
+                                MemFlags::trusted(),
+                                pa,
+                                off as i32 + 16 * j as i32,
+                            )
+                        })
+                        .collect()
+                } else if k == len && n == 1 && size == 2 {
+                    (0..G)
+                        .map(|g| {
+                            let o = off as i32 + 8 * g as i32;
+                            let f = MemFlags::trusted();
+                            match sext {
+                                true => self.b.ins().sload16x4(f, pa, o),
+                                false => self.b.ins().uload16x4(f, pa, o),
+                            }
+                        })
+                        .collect()
+                } else if k == len && n == 1 && size == 1 && G == 2 {
+                    let f = MemFlags::trusted();
+                    let x = match sext {
+                        true => self.b.ins().sload8x8(f, pa, off as i32),
+                        false => self.b.ins().uload8x8(f, pa, off as i32),
+                    };
+                    match sext {
+                        true => vec![self.b.ins().swiden_low(x), self.b.ins().swiden_high(x)],
+                        false => vec![self.b.ins().uwiden_low(x), self.b.ins().uwiden_high(x)],
+                    }
+                } else {
+                    let per = 4 / per_group;
+                    let mut v: Vec<Value> = (0..nv).map(|_| self.zero(load_ty)).collect();
+                    for l in 0..LANES {
+                        let s = self.scalar_load(pa, at(l as i64, e), size, sext);
+                        v[l / per] = self.b.ins().insertlane(v[l / per], s, (l % per) as u8);
+                    }
+                    v
+                };
+                out.push(self.loaded(v, size, sext));
+            }
+            return out;
+        };
+        // Stores: straight when the whole pass stores, else lane by lane.
+        let full = self.b.create_block();
+        let part = self.b.create_block();
+        let join = self.b.create_block();
+        let all = self.b.ins().icmp_imm_u(IntCC::Equal, on, PASS_BITS as i64);
+        self.b.ins().brif(all, full, &[], part, &[]);
+        self.b.switch_to_block(full);
+        let f = MemFlags::trusted();
+        if k == len && n == 1 && (size == 4 || size == 8) {
+            if let Some(v) = &vals[0] {
+                for (j, &x) in v.iter().enumerate() {
+                    self.b.ins().store(f, x, pa, off as i32 + 16 * j as i32);
+                }
+            }
+        } else {
+            let per = 4 / per_group;
+            // Lane order (with k = 0, the last lane's value stays).
+            let lanes: Vec<usize> = if k == 0 {
+                vec![LANES - 1]
+            } else {
+                (0..LANES).collect()
+            };
+            for l in lanes {
+                for (e, v) in vals.iter().enumerate() {
+                    let Some(v) = v else { continue };
+                    let x = self.b.ins().extractlane(v[l / per], (l % per) as u8);
+                    self.scalar_store(x, pa, at(l as i64, e as i64), size, f);
+                }
+            }
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(part);
+        self.lane_loop(space, addr, size, n, sext, st, on, Some((pa, k)));
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Vec::new()
+    }
+
+    /// Loaded lanes as a register value.
+    fn loaded(&mut self, v: Vec<Value>, size: u8, sext: bool) -> Val {
+        match (size, sext) {
+            (8, _) => Val::full(v),
+            (_, true) => {
+                let full = self.widen(&v, true);
+                Val {
+                    lo: Some(v),
+                    full: Some(full),
+                    zext: false,
+                }
+            }
+            _ => Val::lo(v),
+        }
+    }
+
+    /// An access lane by lane, in lane order (two lanes may store to one address), through
+    /// stack buffers of the values: `affine` (the group's checked host address and stride)
+    /// places lane `l` at `pa + l * k`, else each lane's address is read from its base register
+    /// and checked on its own.
+    #[allow(clippy::too_many_arguments)]
+    fn lane_loop(
+        &mut self,
+        space: MSpace,
+        addr: Addr,
+        size: u8,
+        n: u8,
+        sext: bool,
+        st: Option<&[Option<Vec<Value>>]>,
+        on: Value,
+        affine: Option<(Value, i64)>,
+    ) -> Vec<Val> {
         let len = size as u64 * n as u64;
         let align = len.min(16).next_power_of_two();
-        // One vector access covers four lanes' elements back to back.
-        let vec_ok = n == 1 && (size == 4 || size == 8);
         let elt = |k: usize| if size == 8 { k * 256 } else { k * 128 };
         let load_ty = if size == 8 { I64X2 } else { I32X4 };
         let per_group = if size == 8 { 2 } else { 1 };
-        // Addresses and their shape.
-        let (addrs, class) = match addr.base {
-            Some(r) => {
-                let fb = self.full(Src::Reg(r));
-                let c = self.class(r, &fb, len);
-                (fb, c)
-            }
-            None => {
-                let a = self.splat64(0);
-                let zero = self.b.ins().iconst(I64, 0);
-                let every = self.b.ins().iconst(I64, 0x1111_1111 & PASS_BITS as i64);
-                let no = self.b.ins().iconst(I8, 0);
-                (
-                    vec![a; 2 * G],
-                    Class {
-                        first: vec![zero; G],
-                        uni: every,
-                        con: zero,
-                        all: no,
-                    },
-                )
-            }
-        };
-        let res: Vec<Vec<Variable>> = (0..n as usize)
-            .map(|_| {
-                (0..G * per_group)
-                    .map(|_| self.b.declare_var(load_ty))
-                    .collect()
-            })
-            .collect();
-        let join = self.b.create_block();
-        let slow = self.b.create_block();
-        // The whole pass back to back: one check, vector accesses.
-        if vec_ok {
-            let wall = self.b.create_block();
-            let full = self.b.ins().icmp_imm_u(IntCC::Equal, on, PASS_BITS as i64);
-            let fast = self.b.ins().band(full, class.all);
-            self.b.ins().brif(fast, wall, &[], slow, &[]);
-            self.b.switch_to_block(wall);
-            let a0 = self.b.ins().iadd_imm_s(class.first[0], addr.off);
-            let p = self.place(space, a0, LANES as u64 * len, align);
-            for j in 0..G * per_group {
-                match st {
-                    None => {
-                        let v = self
-                            .b
-                            .ins()
-                            .load(load_ty, MemFlags::trusted(), p, 16 * j as i32);
-                        self.b.def_var(res[0][j], v);
-                    }
-                    Some(vals) => {
-                        if let Some(v) = &vals[0] {
-                            self.b
-                                .ins()
-                                .store(MemFlags::trusted(), v[j], p, 16 * j as i32);
-                        }
-                    }
-                }
-            }
-            self.b.ins().jump(join, &[]);
-        } else {
-            self.b.ins().jump(slow, &[]);
-        }
-
-        // Otherwise four lanes at a time, in lane order (two lanes may store to one address),
-        // through stack buffers of the addresses and values: a loop at run time, so that each
-        // access is a few blocks of code rather than one set per group (Cranelift's compile
-        // time grows with blocks and the values live across them).
-        self.b.switch_to_block(slow);
-        let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
         let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
-        let off = self.splat64(addr.off as u64);
-        for (j, &a) in addrs.iter().enumerate() {
-            let a = self.b.ins().iadd(a, off);
-            self.b.ins().store(own(), a, slot_a, 16 * j as i32);
+        let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
+        if affine.is_none() {
+            let addrs = match addr.base {
+                Some(r) => self.full(Src::Reg(r)),
+                None => vec![self.splat64(0); 2 * G],
+            };
+            let off = self.splat64(addr.off as u64);
+            for (j, &a) in addrs.iter().enumerate() {
+                let a = self.b.ins().iadd(a, off);
+                self.b.ins().store(own(), a, slot_a, 16 * j as i32);
+            }
         }
         if let Some(vals) = st {
             for (k, v) in vals.iter().enumerate() {
@@ -1128,132 +1348,36 @@ impl<'a, 'b> Emit<'a, 'b> {
             }
         }
         let esz: i64 = if size == 8 { 8 } else { 4 };
-        let gv = self.b.declare_var(I64);
-        let zero = self.b.ins().iconst(I64, 0);
-        self.b.def_var(gv, zero);
-        let gh = self.b.create_block();
-        let gb_blk = self.b.create_block();
-        let gact = self.b.create_block();
-        let after = self.b.create_block();
-        self.b.ins().jump(gh, &[]);
-
-        self.b.switch_to_block(gh);
-        let g = self.b.use_var(gv);
-        let end = self.b.ins().icmp_imm_u(IntCC::Equal, g, G as i64);
-        self.b.ins().brif(end, after, &[], gb_blk, &[]);
-
-        self.b.switch_to_block(gb_blk);
-        let sh = self.b.ins().ishl_imm_u(g, 2);
-        let gb = self.b.ins().ushr(on, sh);
-        let gb = self.b.ins().band_imm_u(gb, 0xf);
-        let g1 = self.b.ins().iadd_imm_s(g, 1);
-        self.b.def_var(gv, g1);
-        self.b.ins().brif(gb, gact, &[], gh, &[]);
-
-        self.b.switch_to_block(gact);
-        // The group's first lane's slot: lane 4g, at 32g.
-        let g32 = self.b.ins().ishl_imm_u(g, 5);
-        let ga = self.b.ins().iadd(slot_a, g32);
-        let a = self.b.ins().load(I64, own(), ga, 0);
-        // Group g's values in `slot_v`: four lanes at `g * 4 * esz`.
-        let gofs = self.b.ins().imul_imm_u(g, 4 * esz);
-        let gv_at = self.b.ins().iadd(slot_v, gofs);
-        let gfull = self.b.ins().icmp_imm_u(IntCC::Equal, gb, 0xf);
-        let ub = self.b.ins().ushr(class.uni, sh);
-        let ub = self.b.ins().band_imm_u(ub, 1);
-        let ub = self.b.ins().ireduce(I8, ub);
-        let u = self.b.ins().band(ub, gfull);
-        let uni = self.b.create_block();
-        let not_uni = self.b.create_block();
-        let lanes = self.b.create_block();
-        self.b.ins().brif(u, uni, &[], not_uni, &[]);
-
-        // One address: one check, one scalar access.
-        self.b.switch_to_block(uni);
-        let p = self.place(space, a, len, align);
-        for k in 0..n as usize {
-            let o = (k * size as usize) as i32;
-            let f = MemFlags::trusted();
-            match st {
-                None => {
-                    let s = self.scalar_load(p, o, size, sext);
-                    let v = self.b.ins().splat(load_ty, s);
-                    for h in 0..per_group {
-                        self.b
-                            .ins()
-                            .store(own(), v, gv_at, (elt(k) + 16 * h) as i32);
-                    }
-                }
-                Some(vals) => {
-                    // Lane order: the group's last lane's value stays.
-                    if vals[k].is_none() {
-                        continue;
-                    }
-                    let ty = if size == 8 { I64 } else { I32 };
-                    let x = self
-                        .b
-                        .ins()
-                        .load(ty, own(), gv_at, elt(k) as i32 + 3 * esz as i32);
-                    self.scalar_store(x, p, o, size, f);
-                }
-            }
-        }
-        self.b.ins().jump(gh, &[]);
-
-        // Back to back: one check, one vector access.
-        self.b.switch_to_block(not_uni);
-        if vec_ok {
-            let cb = self.b.ins().ushr(class.con, sh);
-            let cb = self.b.ins().band_imm_u(cb, 1);
-            let cb = self.b.ins().ireduce(I8, cb);
-            let c = self.b.ins().band(cb, gfull);
-            let con = self.b.create_block();
-            self.b.ins().brif(c, con, &[], lanes, &[]);
-            self.b.switch_to_block(con);
-            let p = self.place(space, a, 4 * len, align);
-            for h in 0..per_group {
-                let o = 16 * h as i32;
-                match st {
-                    None => {
-                        let v = self.b.ins().load(load_ty, MemFlags::trusted(), p, o);
-                        self.b.ins().store(own(), v, gv_at, o);
-                    }
-                    Some(vals) => {
-                        if vals[0].is_some() {
-                            let v = self.b.ins().load(load_ty, own(), gv_at, o);
-                            self.b.ins().store(MemFlags::trusted(), v, p, o);
-                        }
-                    }
-                }
-            }
-            self.b.ins().jump(gh, &[]);
-        } else {
-            self.b.ins().jump(lanes, &[]);
-        }
-
-        // Lane by lane.
-        self.b.switch_to_block(lanes);
         let lv = self.b.declare_var(I64);
-        self.b.def_var(lv, gb);
+        self.b.def_var(lv, on);
         let lh = self.b.create_block();
         let lb = self.b.create_block();
+        let after = self.b.create_block();
         self.b.ins().jump(lh, &[]);
         self.b.switch_to_block(lh);
         let m = self.b.use_var(lv);
-        self.b.ins().brif(m, lb, &[], gh, &[]);
+        self.b.ins().brif(m, lb, &[], after, &[]);
         self.b.switch_to_block(lb);
         let l = self.b.ins().ctz(m);
         let m1 = self.b.ins().iadd_imm_s(m, -1);
         let m2 = self.b.ins().band(m, m1);
         self.b.def_var(lv, m2);
-        let l8 = self.b.ins().ishl_imm_u(l, 3);
-        let at = self.b.ins().iadd(ga, l8);
-        let a = self.b.ins().load(I64, own(), at, 0);
-        let p = self.place(space, a, len, align);
+        let (p, base_off) = match affine {
+            Some((pa, k)) => {
+                let lk = self.b.ins().imul_imm_u(l, k);
+                (self.b.ins().iadd(pa, lk), addr.off)
+            }
+            None => {
+                let l8 = self.b.ins().ishl_imm_u(l, 3);
+                let at = self.b.ins().iadd(slot_a, l8);
+                let a = self.b.ins().load(I64, own(), at, 0);
+                (self.place(space, a, len, align), 0)
+            }
+        };
         let lofs = self.b.ins().imul_imm_u(l, esz);
-        let vp = self.b.ins().iadd(gv_at, lofs);
+        let vp = self.b.ins().iadd(slot_v, lofs);
         for k in 0..n as usize {
-            let o = (k * size as usize) as i32;
+            let o = (base_off + (k * size as usize) as i64) as i32;
             let f = MemFlags::trusted();
             match st {
                 None => {
@@ -1271,40 +1395,20 @@ impl<'a, 'b> Emit<'a, 'b> {
             }
         }
         self.b.ins().jump(lh, &[]);
-
-        // The loaded lanes from the buffer.
         self.b.switch_to_block(after);
-        if st.is_none() {
-            for (k, rk) in res.iter().enumerate() {
-                for (j, &var) in rk.iter().enumerate() {
-                    let v = self
-                        .b
-                        .ins()
-                        .load(load_ty, own(), slot_v, (elt(k) + 16 * j) as i32);
-                    self.b.def_var(var, v);
-                }
-            }
-        }
-        self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
         if st.is_some() {
             return Vec::new();
         }
-        res.iter()
-            .map(|rk| {
-                let v: Vec<Value> = rk.iter().map(|&x| self.b.use_var(x)).collect();
-                match (size, sext) {
-                    (8, _) => Val::full(v),
-                    (_, true) => {
-                        let full = self.widen(&v, true);
-                        Val {
-                            lo: Some(v),
-                            full: Some(full),
-                            zext: false,
-                        }
-                    }
-                    _ => Val::lo(v),
-                }
+        (0..n as usize)
+            .map(|k| {
+                let v: Vec<Value> = (0..G * per_group)
+                    .map(|j| {
+                        self.b
+                            .ins()
+                            .load(load_ty, own(), slot_v, (elt(k) + 16 * j) as i32)
+                    })
+                    .collect();
+                self.loaded(v, size, sext)
             })
             .collect()
     }

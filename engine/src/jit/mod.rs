@@ -1,45 +1,50 @@
 //! The compiling tier: stretches of a kernel run as host code that Cranelift generates from the
 //! IR, the interpreter ([`crate::exec`]) running everything else and staying the reference.
 //!
-//! What is compiled (this is the tier's first form; see the README's "compiling tier"): the
-//! *segments* of [`plan`], straight runs of per-lane ops (integer and f32/f64 arithmetic,
-//! comparisons, selects, moves, `.shared` and `.global` loads and stores). The interpreter
-//! keeps control flow, reconvergence, barriers, warp collectives, atomics, calls and
-//! everything the segments do not take; at the start of a segment it calls the segment's code
-//! instead of stepping through its ops.
+//! What is compiled (see the README's "compiling tier"): the *segments* of [`plan`], straight
+//! runs of per-lane ops (integer and f32/f64 arithmetic, integer conversions, comparisons,
+//! selects, moves, `.shared` and `.global` loads and stores). The interpreter keeps control
+//! flow, reconvergence, barriers, warp collectives, atomics, calls and everything the segments
+//! do not take; at the start of a segment it calls the segment's code instead of stepping
+//! through its ops.
 //!
 //! The form: op after op over the warp's lanes as host vectors ([`emit`]): 32-bit values in
 //! `i32x4`, 64-bit ones in `i64x2` pairs, eight lanes per pass ([`emit::G`] = 2 groups of
 //! four), passes looping over the warp; registers loaded when a pass starts and written back
-//! when it ends (only those live after the segment, [`plan`]); an access classified from its
-//! base register once per value of it: the pass's lanes back to back (one range check, vector
-//! loads or stores), four lanes at one address (one check, one scalar load and a splat) or back
-//! to back (one check, one vector access), else lane by lane. Uniform values are not yet found
-//! statically (an immediate is a splat constant); the classification finds uniform and
-//! contiguous addresses at run time.
+//! when it ends (only those live after the segment, [`plan`]). Accesses follow the shape
+//! [`plan::shapes`] predicts for their base register: lane `l` at `u + k * l` (from `%tid.x`,
+//! parameters, `%ctaid`, constants and sums, products and shifts of them). A segment's
+//! accesses from one value of one base are a group, checked once per pass: the lanes lie as
+//! predicted (one vector compare) and one range check covers every offset of the group. The
+//! accesses then need no branch: vector loads and stores (`k` = the access's size), a scalar
+//! load and a splat (`k` = 0), widening loads (bytes, halves), or scalar accesses at fixed
+//! offsets (other strides, `.v2`/`.v4`); a store by part of the pass goes lane by lane. A
+//! failed prediction is a failed check: the interpreter runs the segment (see [`Code::run`]).
+//! Bases without a prediction are accessed lane by lane, each lane checked.
 //!
-//! Why this form, measured with `valgrind --tool=callgrind` on `cargo bench -p engine --bench
-//! executor -- --threads 1 --quick --only NAME [--jit]` (instructions in `launch_within`,
-//! load-independent; compiling included, then in parentheses without it), 2026-11-27:
+//! Measured with `valgrind --tool=callgrind` on `cargo bench -p engine --bench executor --
+//! --threads 1 --quick --only NAME [--jit]` (instructions in `launch_within`,
+//! load-independent; compiling included, then in parentheses without it):
 //!
-//! | workload | interpreter | lane after lane (first form) | 32 lanes a pass | 4 a pass | 8 a pass |
-//! |---|---|---|---|---|---|
-//! | saxpy | 218M | 423M | 270M (156M) | 209M (185M) | 202M (168M) |
-//! | reduction | 1642M | 1765M | 1532M (1424M) | 1509M (1477M) | 1461M (1420M) |
-//! | tiled matmul | 704M | 1189M | 1424M (752M) | 773M (531M) | 800M (484M) |
-//! | histogram | 231M | 334M | 392M (272M) | 319M (295M) | 314M (280M) |
+//! | workload | interpreter | lane after lane (first form) | 32 lanes a pass | 4 a pass | 8 a pass | 8, predicted shapes |
+//! |---|---|---|---|---|---|---|
+//! | saxpy | 218M | 423M | 270M (156M) | 209M (185M) | 202M (168M) | 164M (146M) |
+//! | reduction | 1642M | 1765M | 1532M (1424M) | 1509M (1477M) | 1461M (1420M) | 1405M (1384M) |
+//! | tiled matmul | 704M | 1189M | 1424M (752M) | 773M (531M) | 800M (484M) | 227M (184M) |
+//! | histogram | 231M | 334M | 392M (272M) | 319M (295M) | 314M (280M) | 199M (173M) |
 //!
 //! Lane after lane lost everywhere: a scalar op and a check per lane cost more than the
 //! interpreter's AVX2 lane loops. Whole-warp passes run fastest once compiled but are the
 //! slowest to compile: Cranelift's register allocator dominates (every value is 8 or 16 host
 //! vectors, spilled across the blocks of the accesses), and the benchmark runs each kernel
-//! once. Eight lanes a pass is the best total here. Still losing: histogram (its segments are
-//! two to six ops between atomics and conversions, which stay interpreted: the call and the
-//! loads of its registers cost more than the ops) and the tiled matmul by its compile time (it
-//! executes in 31% fewer instructions). Next: find uniform values statically (parameters,
-//! `%ctaid`, `%ntid` and ops of them) and keep them scalar; check each base register's range
-//! once per segment for all its offsets; compile `cvt` and atomics so that segments grow;
-//! compile on a background thread while the interpreter runs.
+//! once. Eight lanes a pass is the best total. Classifying each access at run time (per four
+//! lanes: uniform, back to back, else lane by lane) cost a dozen blocks per access, most of
+//! the compile time (the matmul's 32 shared loads: 316M instructions of compiling); predicting
+//! the shape and checking it once per base value cut the matmul's compiling to 44M and its
+//! run to 184M, and compiling `cvt` and `mul.wide.u16` joined the histogram's segments. The
+//! compiled tier now runs each workload in fewer instructions than the interpreter, compiling
+//! included. Next: compile `atom` (the histogram's remaining cut), keep statically uniform
+//! values scalar, compile only hot segments or in the background.
 //!
 //! Modes (`CUDA_SHIM_JIT`, read by the driver): `off` (default) interprets everything; `on`
 //! runs compiled segments; `verify` runs every segment both ways, the interpreter's results
@@ -142,10 +147,11 @@ impl Code {
             return None;
         }
         let isa = isa()?;
+        let shapes = plan::shapes(prog);
         let mut blobs = Vec::new();
         let mut kept = Vec::new();
         for s in segs {
-            match emit::segment(&*isa, prog, &s) {
+            match emit::segment(&*isa, prog, &s, &shapes) {
                 Ok(code) => {
                     blobs.push(code);
                     kept.push(s);

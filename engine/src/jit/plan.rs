@@ -85,7 +85,7 @@ fn compiled(inst: &Inst) -> Option<Touch> {
                 | IBin::Shr,
                 t,
             ) if int_ty(t) => Touch::None,
-            BinOp::MulWide(t) if matches!(t.int(), Some((32, _))) => Touch::None,
+            BinOp::MulWide(t) if matches!(t.int(), Some((16 | 32, _))) => Touch::None,
             BinOp::Float {
                 op: FBin::Add | FBin::Sub | FBin::Mul,
                 ty,
@@ -106,6 +106,13 @@ fn compiled(inst: &Inst) -> Option<Touch> {
             CmpOp::Float(_, t) if f_native(t) => Touch::None,
             _ => return None,
         },
+        // Integer widenings and narrowings (no saturation): `sem::cvt::cvt_int_lanes`.
+        Op::Cvt {
+            dst,
+            src,
+            sat: false,
+            ..
+        } if dst.int().is_some() && src.int().is_some() => Touch::None,
         Op::Ld {
             space: space @ (MSpace::Shared | MSpace::Global),
             size,
@@ -331,5 +338,155 @@ impl Open {
         self.start = next;
         self.touched.clear();
         (self.both, self.faults, self.unguarded) = (0, false, 0);
+    }
+}
+
+/// A register's values across a warp's lanes, as far as the program's text tells: `Lane(k, c)`
+/// when lane `l` holds `u + k * l` for one warp-uniform `u` (`c`: u, when it is a known
+/// constant), assuming `%tid.x` runs through consecutive lanes and `%tid.y`/`%tid.z` stay
+/// uniform over them; `None` when unknown. A prediction, not a proof: the code checks it at run
+/// time and leaves to the interpreter where it fails, so it needs no soundness, only to be right
+/// where it matters (addresses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Undef,
+    Lane(i64, Option<i64>),
+    Unknown,
+}
+
+impl Shape {
+    fn join(self, o: Shape) -> Shape {
+        match (self, o) {
+            (Shape::Undef, x) | (x, Shape::Undef) => x,
+            (Shape::Lane(a, ca), Shape::Lane(b, cb)) if a == b => {
+                Shape::Lane(a, if ca == cb { ca } else { None })
+            }
+            _ => Shape::Unknown,
+        }
+    }
+
+    /// The stride per lane, when the shape is affine.
+    pub fn stride(self) -> Option<i64> {
+        match self {
+            Shape::Lane(k, _) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+/// Per register, its [`Shape`] over all its definitions (flow-insensitive).
+pub fn shapes(prog: &Program) -> Vec<Shape> {
+    let mut sh = vec![Shape::Undef; prog.nregs as usize];
+    let src = |sh: &[Shape], s: Src| match s {
+        Src::Imm(v) => Shape::Lane(0, Some(v as i64)),
+        Src::Reg(r) => sh[r as usize],
+    };
+    let add = |a: Shape, b: Shape, neg: bool| match (a, b) {
+        (Shape::Lane(x, cx), Shape::Lane(y, cy)) => {
+            let (y, cy) = if neg {
+                (y.wrapping_neg(), cy.map(|c| c.wrapping_neg()))
+            } else {
+                (y, cy)
+            };
+            Shape::Lane(
+                x.wrapping_add(y),
+                cx.zip(cy).map(|(p, q)| p.wrapping_add(q)),
+            )
+        }
+        (Shape::Undef, _) | (_, Shape::Undef) => Shape::Undef,
+        _ => Shape::Unknown,
+    };
+    let mul = |a: Shape, b: Shape| match (a, b) {
+        (Shape::Lane(0, ca), Shape::Lane(0, cb)) => {
+            Shape::Lane(0, ca.zip(cb).map(|(p, q)| p.wrapping_mul(q)))
+        }
+        (Shape::Lane(x, _), Shape::Lane(0, Some(c)))
+        | (Shape::Lane(0, Some(c)), Shape::Lane(x, _)) => Shape::Lane(x.wrapping_mul(c), None),
+        (Shape::Undef, _) | (_, Shape::Undef) => Shape::Undef,
+        _ => Shape::Unknown,
+    };
+    loop {
+        let mut changed = false;
+        for inst in &prog.insts {
+            let (d, v) = match &inst.op {
+                Op::Sreg { d, s } => (
+                    *d,
+                    match s {
+                        SReg::Tid(0) | SReg::Laneid => Shape::Lane(1, None),
+                        SReg::Tid(_) | SReg::Ntid(_) | SReg::Ctaid(_) | SReg::Nctaid(_) => {
+                            Shape::Lane(0, None)
+                        }
+                        _ => Shape::Unknown,
+                    },
+                ),
+                Op::Ld {
+                    space: MSpace::KParam,
+                    d,
+                    n: 1,
+                    ..
+                } => match d[0] {
+                    Some(d) => (d, Shape::Lane(0, None)),
+                    None => continue,
+                },
+                Op::Un { op, d, a, .. } => match op.op() {
+                    UnOp::Mov { bits: 32 | 64 } => (*d, src(&sh, *a)),
+                    _ => (*d, Shape::Unknown),
+                },
+                Op::Cvt {
+                    d, a, dst, src: s, ..
+                } if dst.int().is_some() && s.int().is_some() => (*d, src(&sh, *a)),
+                Op::Bin { op, d, a, b, .. } => {
+                    let (x, y) = (src(&sh, *a), src(&sh, *b));
+                    (
+                        *d,
+                        match op.op() {
+                            BinOp::Int(IBin::Add, _) => add(x, y, false),
+                            BinOp::Int(IBin::Sub, _) => add(x, y, true),
+                            BinOp::Int(IBin::MulLo, _) | BinOp::MulWide(_) => mul(x, y),
+                            BinOp::Int(IBin::Shl, _) => match y {
+                                Shape::Lane(0, Some(c)) if (0..63).contains(&c) => {
+                                    mul(x, Shape::Lane(0, Some(1 << c)))
+                                }
+                                Shape::Undef => Shape::Undef,
+                                _ => Shape::Unknown,
+                            },
+                            _ => match (x, y) {
+                                (Shape::Lane(0, _), Shape::Lane(0, _)) => Shape::Lane(0, None),
+                                _ => Shape::Unknown,
+                            },
+                        },
+                    )
+                }
+                Op::Ter { op, d, a, b, c, .. } => {
+                    let (x, y, z) = (src(&sh, *a), src(&sh, *b), src(&sh, *c));
+                    (
+                        *d,
+                        match op.op() {
+                            TerOp::MadLo(_) | TerOp::MadWide(_) => add(mul(x, y), z, false),
+                            _ => Shape::Unknown,
+                        },
+                    )
+                }
+                _ => {
+                    let mut ops = Operands::default();
+                    operands(prog, 0, inst, &mut ops);
+                    for &r in &ops.defs {
+                        if sh[r as usize] != Shape::Unknown {
+                            sh[r as usize] = Shape::Unknown;
+                            changed = true;
+                        }
+                    }
+                    continue;
+                }
+            };
+            let n = sh[d as usize].join(v);
+            if n != sh[d as usize] {
+                sh[d as usize] = n;
+                changed = true;
+            }
+        }
+        if !changed {
+            return sh;
+        }
     }
 }

@@ -39,6 +39,8 @@ const THREADS: u32 = 64;
 const BLOCKS: u32 = 2;
 /// Shared words per CTA: fewer than threads, so lanes share words.
 const SHARED: usize = 48;
+/// Words past the outputs that the body's global stores write.
+const EXTRA: usize = 2304;
 
 fn r(g: &mut Rng) -> String {
     format!("%r{}", g.below(NR))
@@ -75,7 +77,7 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
         1 => format!("@!{} ", p(g)),
         _ => String::new(),
     };
-    let s = match g.below(22) {
+    let s = match g.below(27) {
         0..=3 => {
             let op = g.pick(&["add", "sub", "mul.lo", "min", "max", "and", "or", "xor"]);
             let ty = g.pick(&["s32", "u32"]);
@@ -171,6 +173,77 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
         }
         // An op the tier leaves to the interpreter.
         20 => format!("popc.b32 {}, {};", r(g), r(g)),
+        // Global loads of every shape the tier predicts: back to back (`%gb`, `%gc`, `%gw`,
+        // `%gq`: 1, 4, 8 and 16 bytes a lane), one address (`%gu`), a stride (`%ra`), and
+        // accesses whose shape does not match their size (lane by lane).
+        21 | 22 => {
+            let o = g.below(64) as i64;
+            match g.below(11) {
+                0 => format!("ld.global.{} {}, [%gb+{o}];", g.pick(&["u8", "s8"]), r(g)),
+                1 => format!(
+                    "ld.global.{} {}, [%gc+{}];",
+                    g.pick(&["u16", "s16"]),
+                    r(g),
+                    2 * o
+                ),
+                2 => format!("ld.global.v2.u16 {{{}, {}}}, [%gc+{}];", r(g), r(g), 4 * o),
+                3 => format!("ld.global.u32 {}, [%gc+{}];", r(g), 4 * o),
+                4 => format!("ld.global.f32 {}, [%gc+{}];", f(g), 4 * o),
+                5 => format!("ld.global.u64 {}, [%gw+{}];", rd(g), 8 * o),
+                6 => format!("ld.global.v2.u32 {{{}, {}}}, [%gw+{}];", r(g), r(g), 8 * o),
+                7 => format!(
+                    "ld.global.v4.u32 {{{}, {}, {}, {}}}, [%gq+{}];",
+                    r(g),
+                    r(g),
+                    r(g),
+                    r(g),
+                    16 * o
+                ),
+                8 => format!("ld.global.u32 {}, [%gu+{}];", r(g), 4 * o),
+                9 => format!("ld.global.v2.f32 {{{}, {}}}, [%gu+{}];", f(g), f(g), 8 * o),
+                _ => format!("ld.global.f32 {}, [%ra+{}];", f(g), 4 * (o % WORDS as i64)),
+            }
+        }
+        // Integer conversions of every width, and 16-bit wide multiplies.
+        23 => {
+            let t32 = ["u8", "s8", "u16", "s16", "u32", "s32"];
+            match g.below(4) {
+                0 => format!("cvt.{}.{} {}, {};", g.pick(&t32), g.pick(&t32), r(g), r(g)),
+                1 => format!(
+                    "cvt.{}.{} {}, {};",
+                    g.pick(&["u64", "s64"]),
+                    g.pick(&t32),
+                    rd(g),
+                    r(g)
+                ),
+                2 => format!(
+                    "cvt.{}.{} {}, {};",
+                    g.pick(&t32),
+                    g.pick(&["u64", "s64"]),
+                    r(g),
+                    rd(g)
+                ),
+                _ => format!("cvt.u16.u32 %h{}, {};", g.below(2), r(g)),
+            }
+        }
+        24 => format!(
+            "mul.wide.{} {}, %h{}, %h{};",
+            g.pick(&["u16", "s16"]),
+            r(g),
+            g.below(2),
+            g.below(2)
+        ),
+        // Global stores past the outputs: back to back per thread, or to one address per CTA
+        // by warp 0 only (the last lane's value stays; warps of a CTA may interleave
+        // differently on the two tiers, so only one warp writes there).
+        25 => {
+            let o = g.below(8) as i64;
+            return match g.below(3) {
+                0 => format!("{guard}st.global.u32 [%ob+{}], {};\n", 512 * o, r(g)),
+                1 => format!("{guard}st.global.u16 [%ob+{}], {};\n", 512 * o + 2, r(g)),
+                _ => format!("@%pw st.global.u32 [%obu+{}], {};\n", 4 * o, r_or_imm(g)),
+            };
+        }
         // A divergent branch over a few instructions.
         _ => {
             *label += 1;
@@ -212,6 +285,7 @@ fn kernel(seed: u64, len: usize) -> String {
     for k in 0..4 {
         load += &format!("and.b32 %t, %r{k}, 1;\nsetp.ne.u32 %p{k}, %t, 0;\n");
     }
+    load += "cvt.u16.u32 %h0, %r0;\ncvt.u16.u32 %h1, %r1;\n";
     format!(
         "{HEAD}.visible .entry k(.param .u64 in, .param .u64 out)
 {{
@@ -223,6 +297,9 @@ fn kernel(seed: u64, len: usize) -> String {
     .reg .b32 %rs<2>;
     .reg .b32 %t, %tid, %gid;
     .reg .b64 %ra, %rb, %o;
+    .reg .b64 %gb, %gc, %gw, %gq, %gu, %ob, %obu, %x;
+    .reg .b16 %h<2>;
+    .reg .pred %pw;
     .shared .align 4 .b8 sh[{}];
     ld.param.u64 %ra, [in];
     ld.param.u64 %rb, [out];
@@ -237,6 +314,25 @@ fn kernel(seed: u64, len: usize) -> String {
     rem.u32 %t, %t, {};
     add.u32 %rs0, %rs0, %t;
     mov.u32 %rs1, sh;
+    ld.param.u64 %gu, [in];
+    cvt.u64.u32 %x, %gid;
+    add.u64 %gb, %gu, %x;
+    shl.b64 %x, %x, 2;
+    add.u64 %gc, %gu, %x;
+    shl.b64 %x, %x, 1;
+    add.u64 %gw, %gu, %x;
+    shl.b64 %x, %x, 1;
+    add.u64 %gq, %gu, %x;
+    ld.param.u64 %ob, [out];
+    add.u64 %ob, %ob, {};
+    mov.u32 %t, %ctaid.x;
+    mul.wide.u32 %x, %t, 256;
+    add.u64 %obu, %ob, %x;
+    add.u64 %obu, %obu, 8192;
+    cvt.u64.u32 %x, %gid;
+    shl.b64 %x, %x, 2;
+    add.u64 %ob, %ob, %x;
+    setp.lt.u32 %pw, %tid, 32;
     st.shared.u32 [%rs0], %tid;
     bar.sync 0;
 {load}{body}    bar.sync 0;
@@ -245,7 +341,8 @@ fn kernel(seed: u64, len: usize) -> String {
 ",
         SHARED * 4 + 64,
         WORDS * 4,
-        SHARED * 4
+        SHARED * 4,
+        WORDS * 4 * (THREADS * BLOCKS) as usize
     )
 }
 
@@ -285,7 +382,7 @@ fn inputs(seed: u64) -> Vec<u32> {
 
 fn run(k: &Arc<Kernel>, src: &str, input: u64, mode: Mode) -> Vec<u32> {
     k.set_jit(Some(mode));
-    let n = WORDS * (THREADS * BLOCKS) as usize;
+    let n = WORDS * (THREADS * BLOCKS) as usize + EXTRA;
     let out = upload(&vec![0u32; n]);
     let mut params = input.to_le_bytes().to_vec();
     params.extend(out.to_le_bytes());
