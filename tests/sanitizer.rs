@@ -508,6 +508,22 @@ fn synccheck_finds_divergent_and_invalid_barriers() {
     let (code, _, err) = run(&exe, "clean");
     expect_lines("clean", &err, &["========= ERROR SUMMARY: 0 errors"]);
     assert_eq!(code, 0, "{err}");
+    // Lanes that run ahead to a barrier while one lane waits on an mbarrier are no error when
+    // that lane comes to the same barrier (tests/cuda/synccheck.cu, wait_then_sync).
+    let clusters = nvcc_arch(
+        "synccheck",
+        "synccheck_clusters",
+        "compute_90",
+        &["-DWITH_CLUSTERS"],
+    );
+    let (code, out, err) = run(&clusters, "wait_then_sync");
+    expect_lines(
+        "wait_then_sync",
+        &err,
+        &["========= ERROR SUMMARY: 0 errors"],
+    );
+    assert!(out.contains("wait_then_sync: sync cudaSuccess"), "{out}");
+    assert_eq!(code, 0, "{err}");
     for name in [
         "reduction",
         "threads",

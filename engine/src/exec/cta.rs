@@ -1273,6 +1273,8 @@ pub fn start_cta(cta: &Cta, regs: &mut Vec<u64>) -> CtaSched {
                 free_calls: Vec::new(),
                 wsync: Vec::new(),
                 matrix_rest: None,
+                partial_bar: None,
+                sync_error: None,
             }
         })
         .collect();

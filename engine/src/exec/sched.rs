@@ -164,11 +164,49 @@ impl Warp {
         self.unblock(kernel_exit)
     }
 
-    /// Releases every entry parked at barrier `id`.
+    /// Releases every entry parked at barrier `id`. Under synccheck, a partial arrival of
+    /// the warp at it that stayed partial is now an error ([`Warp::bar_arrival`]).
     pub fn release(&mut self, id: u32) {
         for e in self.stack.iter_mut() {
             if e.park == id {
                 e.park = NO_PARK;
+            }
+        }
+        if self.partial_bar.is_some_and(|p| p.id == id) {
+            self.sync_error = self.partial_bar.take();
+        }
+    }
+
+    /// synccheck's view of lanes `em` arriving at the aligned CTA barrier `id` at `pc`: the
+    /// barrier error (a partial arrival that cannot complete) if there is one. A warp whose
+    /// live lanes all arrive at once is fine. Lanes that arrive apart are fine too when they
+    /// all come to the same instruction before the barrier completes: independent thread
+    /// scheduling lets lanes of a path go ahead of lanes waiting on an mbarrier
+    /// (`Warp::rotate`), where a GPU's compiler reconverges the warp before the barrier. It is
+    /// an error when another barrier instruction comes first (the lanes took two paths to two
+    /// barriers) or the barrier completes without the rest ([`Warp::release`]), as with
+    /// `if (threadIdx.x < 16) __syncthreads();`.
+    pub(super) fn bar_arrival(&mut self, pc: u32, id: u32, em: u32) -> Result<(), PartialBar> {
+        let live = self.valid & !self.exited;
+        match self.partial_bar {
+            Some(mut p) if p.pc == pc && p.id == id => {
+                p.arrived |= em;
+                self.partial_bar = (p.arrived != p.expected).then_some(p);
+                Ok(())
+            }
+            Some(p) => {
+                self.partial_bar = None;
+                Err(p)
+            }
+            None if em == live => Ok(()),
+            None => {
+                self.partial_bar = Some(PartialBar {
+                    pc,
+                    id,
+                    expected: live,
+                    arrived: em,
+                });
+                Ok(())
             }
         }
     }

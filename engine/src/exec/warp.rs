@@ -90,6 +90,24 @@ pub struct Warp {
     /// every lane, and the lanes of the other paths, parked there, that still pass it without
     /// running it again.
     pub matrix_rest: Option<(u32, u32)>,
+    /// synccheck: an aligned CTA barrier part of the warp's live lanes reached. The others may
+    /// still come to the same instruction (lanes that went ahead of a path waiting on an
+    /// mbarrier, `sched::rotate`): only when the barrier completes without them, or they reach
+    /// another barrier instruction, is it an error.
+    pub partial_bar: Option<PartialBar>,
+    /// synccheck: a partial arrival the barrier's completion left incomplete, reported when
+    /// the warp runs next.
+    pub sync_error: Option<PartialBar>,
+}
+
+/// Lanes `arrived` of the warp at the aligned barrier `id` at `pc`, of the lanes `expected`
+/// (live at the first arrival).
+#[derive(Clone, Copy, Debug)]
+pub struct PartialBar {
+    pub pc: u32,
+    pub id: u32,
+    pub expected: u32,
+    pub arrived: u32,
 }
 
 /// Why a warp stopped running.
@@ -170,6 +188,9 @@ impl Warp {
         let mut budget = cta.slice;
         // In verify mode: what a compiled segment computed, until the interpreter has run it.
         let mut pending: Option<Box<Pending>> = None;
+        if let Some(p) = self.sync_error.take() {
+            return Err(cta.fault_sync(self, p.pc, p.arrived, SyncErrorKind::DivergentThreads));
+        }
         let r = loop {
             // Memcheck: the last instruction made a bad access (`memcheck`); the warp ends.
             // Tested before it is taken: `take` would store into the CTA at every instruction.
@@ -1063,13 +1084,20 @@ impl Warp {
                     red,
                     aligned,
                 } => {
-                    // synccheck: an aligned barrier reached by part of the warp.
-                    if *aligned && synccheck::enabled() && em != self.valid & !self.exited {
-                        cta.thread_instructions += count + 32 * full;
-                        return Err(cta.fault_sync(self, pc, em, SyncErrorKind::DivergentThreads));
-                    }
                     let l = em.trailing_zeros() as usize;
                     let id = get(regs, *id, l) as u32;
+                    // synccheck: an aligned barrier reached by part of the warp.
+                    if *aligned && synccheck::enabled() {
+                        if let Err(p) = self.bar_arrival(pc, id, em) {
+                            cta.thread_instructions += count + 32 * full;
+                            return Err(cta.fault_sync(
+                                self,
+                                p.pc,
+                                p.arrived,
+                                SyncErrorKind::DivergentThreads,
+                            ));
+                        }
+                    }
                     let c = c.map(|c| get(regs, c, l) as u32);
                     if id >= 16 {
                         cta.thread_instructions += count + 32 * full;
