@@ -552,10 +552,27 @@ fn group(n: u64) -> String {
 /// A new device allocation, of any kind: initcheck marks it unwritten. (Pool allocations come
 /// here directly; the others through [`allocated`], which also tracks them for leaks.)
 pub fn initcheck_allocated(base: u64, size: u64) {
-    if initcheck_on() {
-        engine::initcheck_poison(base, size);
+    if !initcheck_on() {
+        return;
     }
+    if size > INITCHECK_MAX {
+        // Marking writes every page of the allocation: an allocation as large as the device
+        // (80 GB) would take that much host memory. It is left unmarked, so reads of it are
+        // never reported.
+        static SAID: AtomicBool = AtomicBool::new(false);
+        if !SAID.swap(true, Ordering::AcqRel) {
+            crate::trace::warn(&format!(
+                "initcheck does not track allocations over {} MiB (this one: {size} bytes)",
+                INITCHECK_MAX >> 20
+            ));
+        }
+        return;
+    }
+    engine::initcheck_poison(base, size);
 }
+
+/// The largest allocation initcheck marks unwritten.
+const INITCHECK_MAX: u64 = 1 << 30;
 
 /// A device allocation the program made in context `ctx` (a handle).
 pub fn allocated(base: u64, size: u64, ctx: usize) {
