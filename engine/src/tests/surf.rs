@@ -99,10 +99,27 @@ fn faults_name_the_access() {
     let e = fault("suq.width.b32 %r1, [%rd1];", 12345);
     assert_eq!(e.kind, ExecErrorKind::IllegalAddress, "{e}");
     assert!(e.message.contains("no live surface object"), "{e}");
+    // A surface whose memory is gone. (Not by freeing `base` here: a test running in parallel
+    // may get that address from its next allocation, and the surface's memory would be live
+    // again. An address no allocation can hold is gone the same way to the check.)
     mem::free(base).unwrap();
-    let e = fault("suq.width.b32 %r1, [%rd1];", h);
-    assert!(e.message.contains("no live surface object"), "{e}");
     surf::SURFACES.unregister(h);
+    let gone = 0x5_0000_0003;
+    surf::SURFACES.register(
+        gone,
+        Surface {
+            base: 0x10,
+            size: [2, 2, 1],
+            layered: false,
+            row_pitch: 16,
+            slice_pitch: 32,
+            format: Format::U32,
+            channels: 2,
+        },
+    );
+    let e = fault("suq.width.b32 %r1, [%rd1];", gone);
+    assert!(e.message.contains("no live surface object"), "{e}");
+    surf::SURFACES.unregister(gone);
 }
 
 #[test]
