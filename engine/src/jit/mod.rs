@@ -46,8 +46,8 @@
 //! included. Next: compile `atom` (the histogram's remaining cut), keep statically uniform
 //! values scalar, compile only hot segments or in the background.
 //!
-//! Modes (`CUDA_SHIM_JIT`, read by the driver): `off` (default) interprets everything; `on`
-//! runs compiled segments; `verify` runs every segment both ways, the interpreter's results
+//! Modes (`CUDA_SHIM_JIT`, read by the driver): `off` interprets everything; `on` (the
+//! driver's default) runs compiled segments; `verify` runs every segment both ways, the interpreter's results
 //! kept, and reports the first difference (register, lane, PTX line, both values) on stderr.
 
 mod emit;
