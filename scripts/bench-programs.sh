@@ -40,7 +40,9 @@ for name in "${names[@]}"; do
   target/release/cuda-shim run -- "$exe" | tee -a "$results" | grep -v '^RESULT' || true
 done
 echo
-echo "tier: interpreter   (native: $(nproc) threads)"
+# The tier the programs ran on: the compiling tier unless CUDA_SHIM_JIT says otherwise.
+case ${CUDA_SHIM_JIT:-on} in off | 0) tier=interpreter ;; verify) tier="compiling, verified" ;; *) tier=compiling ;; esac
+echo "tier: $tier   (native: $(nproc) threads)"
 awk '/^RESULT/ {
        name = ""; for (i = 2; i <= NF - 5; i++) name = name (i > 2 ? " " : "") $i
        dev = $(NF - 4); nat = $(NF - 2); r = dev / nat
