@@ -54,11 +54,6 @@ fn on() -> bool {
     crate::config::check().memcheck
 }
 
-/// Whether memcheck runs (the launch code turns memory faults into its launch failure).
-pub fn memcheck_on() -> bool {
-    on()
-}
-
 fn racecheck_on() -> bool {
     crate::config::check().racecheck
 }

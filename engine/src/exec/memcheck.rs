@@ -91,3 +91,17 @@ pub(crate) fn launch_failure(first: ExecError) -> ExecError {
         ..first
     }
 }
+
+/// A grid's error under the tool: a memory fault of any cause (a stack overflow too: on an
+/// H100 under compute-sanitizer its 700 became 719, scripts/ground-truth/results/
+/// sanitizer-h100.txt) fails the launch as a bad access does ([`launch_failure`]).
+pub(crate) fn under_the_tool(e: ExecError) -> ExecError {
+    match e.kind {
+        ExecErrorKind::IllegalAddress | ExecErrorKind::MisalignedAddress
+            if crate::mem::checked() =>
+        {
+            launch_failure(e)
+        }
+        _ => e,
+    }
+}

@@ -741,7 +741,7 @@ pub fn launch_within(
     device: u32,
 ) -> Result<(), ExecError> {
     let grid = |k: &Arc<Kernel>, c: &LaunchConfig, p: &[u8], coop: bool, depth: u32| {
-        run_grid(k, c, p, coop, depth, reach, device)
+        run_grid(k, c, p, coop, depth, reach, device).map_err(memcheck::under_the_tool)
     };
     let mut stack = grid(kernel, cfg, params, cooperative, 1)?;
     stack.reverse();

@@ -206,6 +206,40 @@ pub(crate) fn cluster_shape(
     Ok((dims, true))
 }
 
+/// The checks of a launch of `f` (its shape, cluster shape and, for a cooperative one,
+/// co-residency) and what it runs with: its configuration and its parameter block, copied from
+/// `params`/`extra`.
+///
+/// # Safety
+/// `params` and `extra` as `cuLaunchKernel` documents them.
+#[allow(clippy::too_many_arguments)]
+unsafe fn checked_config(
+    f: &Function,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    cluster: Option<[u32; 3]>,
+    cooperative: bool,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> CuResult<(LaunchConfig, Vec<u8>)> {
+    validate(f, grid, block, shared)?;
+    let (cluster, explicit_cluster) = cluster_shape(f, cluster, grid, block, shared)?;
+    if cooperative {
+        validate_cooperative(f, grid, block, shared)?;
+    }
+    // SAFETY: forwarded contract.
+    let bytes = unsafe { param_block(f, params, extra) }?;
+    let config = LaunchConfig {
+        grid,
+        block,
+        dynamic_shared_bytes: shared,
+        cluster,
+        explicit_cluster,
+    };
+    Ok((config, bytes))
+}
+
 /// Validates a launch and submits it to its stream. The parameter block is copied now (the
 /// caller's argument storage may be gone when the kernel runs). A fault while running becomes
 /// the context's sticky error, reported by the next synchronising call, as on a GPU.
@@ -226,20 +260,20 @@ unsafe fn launch(
 ) -> CuResult {
     let target = stream::target(s)?;
     let f: Arc<Function> = module::function(func)?;
-    validate(&f, grid, block, shared)?;
-    let (cluster, explicit_cluster) = cluster_shape(&f, attrs.cluster(), grid, block, shared)?;
-    if cooperative {
-        validate_cooperative(&f, grid, block, shared)?;
-    }
     // SAFETY: forwarded contract.
-    let bytes = unsafe { param_block(&f, params, extra) }?;
-    let config = LaunchConfig {
-        grid,
-        block,
-        dynamic_shared_bytes: shared,
-        cluster,
-        explicit_cluster,
-    };
+    let (config, bytes) = unsafe {
+        checked_config(
+            &f,
+            grid,
+            block,
+            shared,
+            attrs.cluster(),
+            cooperative,
+            params,
+            extra,
+        )
+    }?;
+    let cluster = config.cluster;
     trace::trace!(
         "  launch {} grid {grid:?} block {block:?} cluster {cluster:?} shared {shared} params {} \
          bytes",
@@ -338,18 +372,7 @@ pub(crate) fn run_now(
         if !crate::sanitizer::kernel_fault(&f.kernel.name, &e) && ctx.check().is_ok() {
             trace::warn(&format!("kernel {} failed: {e}", f.kernel.name));
         }
-        let code = match fault_code(e.kind) {
-            // compute-sanitizer's memcheck stops a kernel at a memory fault itself, and the
-            // launch fails with LAUNCH_FAILED (on an H100, a stack overflow's 700 became 719:
-            // scripts/ground-truth/results/sanitizer-h100.txt).
-            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS | CUresult::CUDA_ERROR_MISALIGNED_ADDRESS
-                if crate::sanitizer::memcheck_on() =>
-            {
-                CUresult::CUDA_ERROR_LAUNCH_FAILED
-            }
-            c => c,
-        };
-        ctx.set_sticky(code);
+        ctx.set_sticky(fault_code(e.kind));
     }
 }
 
@@ -497,9 +520,19 @@ pub(crate) unsafe fn launch_cooperative_multi_device(
         let grid = [p.gridDimX, p.gridDimY, p.gridDimZ];
         let block = [p.blockDimX, p.blockDimY, p.blockDimZ];
         let shared = p.sharedMemBytes;
-        validate(&f, grid, block, shared)?;
-        let (cluster, explicit_cluster) = cluster_shape(&f, None, grid, block, shared)?;
-        validate_cooperative(&f, grid, block, shared)?;
+        // SAFETY: kernelParams as the documentation gives it (one pointer per parameter).
+        let (config, bytes) = unsafe {
+            checked_config(
+                &f,
+                grid,
+                block,
+                shared,
+                None,
+                true,
+                p.kernelParams,
+                std::ptr::null_mut(),
+            )
+        }?;
         if let Some(first) = entries.first() {
             let c = &first.config;
             if c.grid != grid
@@ -510,15 +543,6 @@ pub(crate) unsafe fn launch_cooperative_multi_device(
                 return Err(INVALID_VALUE);
             }
         }
-        // SAFETY: kernelParams as the documentation gives it (one pointer per parameter).
-        let bytes = unsafe { param_block(&f, p.kernelParams, std::ptr::null_mut()) }?;
-        let config = LaunchConfig {
-            grid,
-            block,
-            dynamic_shared_bytes: shared,
-            cluster,
-            explicit_cluster,
-        };
         entries.push(MultiEntry {
             target,
             f,
