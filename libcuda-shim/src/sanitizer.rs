@@ -198,15 +198,9 @@ pub fn api_error(entry: &str, result: abi::CUresult) {
     let runtime = |f: &Frame| {
         let s = symbol(f);
         f.object.starts_with("libcudart")
-            || [
-                "cuda",
-                "__cudart",
-                "_ZN6cudart",
-                "cudart",
-                "libcudart_static_",
-            ]
-            .iter()
-            .any(|p| s.starts_with(p))
+            || ["cuda", "__cudart", "_ZN6cudart", "libcudart_static_"]
+                .iter()
+                .any(|p| s.starts_with(p))
     };
     // The outermost public runtime function (`cudaXxx`) of the runtime's frames.
     let mut api: Option<&Frame> = None;
