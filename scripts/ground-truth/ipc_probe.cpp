@@ -1,9 +1,8 @@
 // What the driver answers to IPC calls the documentation leaves open (results/ipc-h200.txt; the
 // shim's choices are in libcuda-shim/src/memory/ipc.rs and pool_ipc.rs): handles no export
 // made, an event handle opened in its own process, memory the calls do not take, a pointer
-// opened twice, cuMemFree of an opened pointer, and the pool calls' refusals. Added after that
-// record: cuMemPoolExportPointer once the pool has been exported (the recorded export, made
-// before, was refused), and an event handle with flipped bytes.
+// opened twice, cuMemFree of an opened pointer, the pool calls' refusals, cuMemPoolExportPointer
+// before and after the pool's export, and an event handle with flipped bytes.
 // Prints "WHO CALL: CODE NAME" lines. The child is this program exec'd with "child FD".
 // Build: nvcc -o ipc_probe ipc_probe.cpp -lcuda
 #include <cuda.h>

@@ -2,7 +2,7 @@
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
 # Writes OUTDIR/{system,driver,sanitizer,tex,tex2,tex3,mma,mma-dots,mma-sparse,tma,tma-oob,bulk-reduce,
-# fma-oob,fork,ipc,cdp,tex4,coop-multi}.txt.
+# fma-oob,fork,ipc,cdp,tex4,tex5,coop-multi,multicast}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
@@ -16,7 +16,11 @@ nvcc -o "$b/driver_probe" -x cu "$here/driver_probe.cpp" -L/usr/local/cuda/lib64
 nvcc -arch=$arch -lineinfo -o "$b/sanitize_bugs" "$here/sanitize_bugs.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe" "$here/tex_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe2" "$here/tex_probe2.cu" >>"$out/build.txt" 2>&1 &
-nvcc -arch=$arch -o "$b/tex_probe3" "$here/tex_probe3.cu" >>"$out/build.txt" 2>&1 &
+# tex_probe3: one module per kernel (a driver refused every launch of the one-module build).
+( for n in $(seq 1 13); do nvcc -arch=$arch -DONLY=$n -c -o "$b/tex3_k$n.o" "$here/tex_probe3.cu" || exit 1; done
+  nvcc -arch=$arch -DSPLIT -o "$b/tex_probe3" "$here/tex_probe3.cu" "$b"/tex3_k*.o ) >>"$out/build.txt" 2>&1 &
+nvcc -arch=$arch -o "$b/tex_probe5" "$here/tex_probe5.cu" >>"$out/build.txt" 2>&1 &
+nvcc -o "$b/multicast_probe" "$here/multicast_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe4" "$here/tex_probe4.cu" >>"$out/build.txt" 2>&1 &
 tests=$here/../../tests/cuda
 nvcc -arch=$arch -o "$b/mma_probe" "$tests/mma_probe.cu" >>"$out/build.txt" 2>&1 &
@@ -36,6 +40,7 @@ timeout 60 "$b/tex_probe" >"$out/tex.txt" 2>&1; echo "exit $?" >>"$out/tex.txt"
 timeout 60 "$b/tex_probe2" >"$out/tex2.txt" 2>&1; echo "exit $?" >>"$out/tex2.txt"
 timeout 60 "$b/tex_probe3" >"$out/tex3.txt" 2>&1; echo "exit $?" >>"$out/tex3.txt"
 timeout 60 "$b/tex_probe4" >"$out/tex4.txt" 2>&1; echo "exit $?" >>"$out/tex4.txt"
+timeout 60 "$b/tex_probe5" >"$out/tex5.txt" 2>&1; echo "exit $?" >>"$out/tex5.txt"
 timeout 60 "$b/mma_probe" >"$out/mma.txt" 2>&1; echo "exit $?" >>"$out/mma.txt"
 # The dot products: the mmasim vectors' Hopper inputs, the f8 and m8n8k4 inputs, the designs.
 { grep '^Hopper' "$here/../oracles/mma-mmasim.txt"; grep -v '^#' "$here/mma-dot-inputs.txt";
@@ -52,6 +57,7 @@ timeout 60 "$b/fma_oob" >"$out/fma-oob.txt" 2>&1; echo "exit $?" >>"$out/fma-oob
 timeout 60 "$b/fork_probe" >"$out/fork.txt" 2>&1; echo "exit $?" >>"$out/fork.txt"
 timeout 60 "$b/ipc_probe" >"$out/ipc.txt" 2>&1; echo "exit $?" >>"$out/ipc.txt"
 timeout 60 "$b/coop_multi_probe" >"$out/coop-multi.txt" 2>&1; echo "exit $?" >>"$out/coop-multi.txt"
+timeout 60 "$b/multicast_probe" >"$out/multicast.txt" 2>&1; echo "exit $?" >>"$out/multicast.txt"
 timeout 60 "$b/cdp_probe" >"$out/cdp.txt" 2>&1; echo "exit $?" >>"$out/cdp.txt"
 cd "$b"
 run() { # tool mode [extra flags]

@@ -19,8 +19,27 @@
     if (e_) printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_));       \
   } while (0)
 
+// Split builds: an H200 refused every launch of this program when its kernels shared one
+// module (cudaErrorNotSupported, each launch), so each kernel can be built into its own
+// translation unit, one module each, to learn which one the driver does not take:
+//   nvcc -arch=sm_90 -DONLY=N -c -o kN.o tex_probe3.cu      (N = 1..13, one kernel each)
+//   nvcc -arch=sm_90 -DSPLIT -o tex_probe3 tex_probe3.cu k*.o (main, the kernels declared)
+// Built whole (neither macro), it is one module as before.
+#if defined(ONLY)
+#define KERNEL(n) (ONLY == n)
+#define MAIN 0
+#elif defined(SPLIT)
+#define KERNEL(n) 0
+#define MAIN 1
+#else
+#define KERNEL(n) 1
+#define MAIN 1
+#endif
+
 // A 6 x 4 float image (10 y + x) and a 6 x 4 uchar one ((40 y + 7 x) % 256).
-__global__ void offsets(cudaTextureObject_t t, float *out) {
+__global__ void offsets(cudaTextureObject_t t, float *out)
+#if KERNEL(1)
+{
   float a, b, c, d;
   int k = 0;
   for (int ox = -2; ox <= 2; ox += 2)
@@ -31,50 +50,106 @@ __global__ void offsets(cudaTextureObject_t t, float *out) {
       out[k++] = a;
     }
 }
-__global__ void halves(cudaTextureObject_t t, float x, float y, unsigned short *out) {
+#else
+;
+#endif
+__global__ void halves(cudaTextureObject_t t, float x, float y, unsigned short *out)
+#if KERNEL(2)
+{
   unsigned short h0, h1, h2, h3;
   asm("tex.2d.v4.f16.f32 {%0, %1, %2, %3}, [%4, {%5, %6}];"
       : "=h"(h0), "=h"(h1), "=h"(h2), "=h"(h3)
       : "l"(t), "f"(x), "f"(y));
   out[0] = h0;
   out[1] = h3;
+}
+#else
+;
+#endif
+__global__ void halves2(cudaTextureObject_t t, float x, float y, unsigned short *out)
+#if KERNEL(3)
+{
   unsigned p0, p1;
   asm("tex.2d.v2.f16x2.f32 {%0, %1}, [%2, {%3, %4}];" : "=r"(p0), "=r"(p1) : "l"(t), "f"(x), "f"(y));
   out[2] = p0 & 0xffff;
   out[3] = p0 >> 16;
 }
-__global__ void gathers(cudaTextureObject_t layered, cudaTextureObject_t cube, float *out) {
+#else
+;
+#endif
+__global__ void gather_a2d(cudaTextureObject_t layered, float *out)
+#if KERNEL(4)
+{
   float a, b, c, d;
   asm("tld4.r.a2d.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];"
       : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
       : "l"(layered), "r"(1), "f"(2.25f), "f"(1.75f));
   out[0] = a, out[1] = b, out[2] = c, out[3] = d;
+}
+#else
+;
+#endif
+__global__ void gather_cube(cudaTextureObject_t cube, float *out)
+#if KERNEL(5)
+{
+  float a, b, c, d;
   asm("tld4.r.cube.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];"
       : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
       : "l"(cube), "f"(1.0f), "f"(0.3f), "f"(-0.2f));
   out[4] = a, out[5] = b, out[6] = c, out[7] = d;
 }
-__global__ void queries(cudaTextureObject_t t, cudaSurfaceObject_t s, int *out) {
-  int v[16];
+#else
+;
+#endif
+// The queries, in four kernels: the sizes and sampler fields, the OpenCL enumerations, and
+// the same two groups for the surface.
+__global__ void q_txq(cudaTextureObject_t t, int *v)
+#if KERNEL(6)
+{
   asm("txq.width.b32 %0, [%1];" : "=r"(v[0]) : "l"(t));
   asm("txq.height.b32 %0, [%1];" : "=r"(v[1]) : "l"(t));
   asm("txq.depth.b32 %0, [%1];" : "=r"(v[2]) : "l"(t));
-  asm("txq.channel_data_type.b32 %0, [%1];" : "=r"(v[3]) : "l"(t));
-  asm("txq.channel_order.b32 %0, [%1];" : "=r"(v[4]) : "l"(t));
   asm("txq.normalized_coords.b32 %0, [%1];" : "=r"(v[5]) : "l"(t));
   asm("txq.array_size.b32 %0, [%1];" : "=r"(v[6]) : "l"(t));
   asm("txq.num_mipmap_levels.b32 %0, [%1];" : "=r"(v[7]) : "l"(t));
   asm("txq.filter_mode.b32 %0, [%1];" : "=r"(v[8]) : "l"(t));
   asm("txq.addr_mode_0.b32 %0, [%1];" : "=r"(v[9]) : "l"(t));
+}
+#else
+;
+#endif
+__global__ void q_txq_chan(cudaTextureObject_t t, int *v)
+#if KERNEL(7)
+{
+  asm("txq.channel_data_type.b32 %0, [%1];" : "=r"(v[3]) : "l"(t));
+  asm("txq.channel_order.b32 %0, [%1];" : "=r"(v[4]) : "l"(t));
+}
+#else
+;
+#endif
+__global__ void q_suq(cudaSurfaceObject_t s, int *v)
+#if KERNEL(8)
+{
   asm("suq.width.b32 %0, [%1];" : "=r"(v[10]) : "l"(s));
   asm("suq.height.b32 %0, [%1];" : "=r"(v[11]) : "l"(s));
-  asm("suq.channel_data_type.b32 %0, [%1];" : "=r"(v[12]) : "l"(s));
-  asm("suq.channel_order.b32 %0, [%1];" : "=r"(v[13]) : "l"(s));
   asm("suq.array_size.b32 %0, [%1];" : "=r"(v[14]) : "l"(s));
   asm("suq.memory_layout.b32 %0, [%1];" : "=r"(v[15]) : "l"(s));
-  for (int k = 0; k < 16; k++) out[k] = v[k];
 }
-__global__ void cube_grad(cudaTextureObject_t t, float g, float *out) {
+#else
+;
+#endif
+__global__ void q_suq_chan(cudaSurfaceObject_t s, int *v)
+#if KERNEL(9)
+{
+  asm("suq.channel_data_type.b32 %0, [%1];" : "=r"(v[12]) : "l"(s));
+  asm("suq.channel_order.b32 %0, [%1];" : "=r"(v[13]) : "l"(s));
+}
+#else
+;
+#endif
+__global__ void cube_grad(cudaTextureObject_t t, float g, float *out)
+#if KERNEL(10)
+{
   float a, b, c, d;
   asm("tex.grad.cube.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}], {%8, %9, %9, %9}, "
       "{%9, %8, %9, %9};"
@@ -82,12 +157,38 @@ __global__ void cube_grad(cudaTextureObject_t t, float g, float *out) {
       : "l"(t), "f"(1.0f), "f"(0.2f), "f"(0.1f), "f"(g), "f"(0.0f));
   out[0] = a;
 }
-__global__ void trap(cudaSurfaceObject_t s) {
+#else
+;
+#endif
+__global__ void trap(cudaSurfaceObject_t s)
+#if KERNEL(11)
+{
   float v;
   surf2Dread(&v, s, 4 * 100, 0, cudaBoundaryModeTrap);
   if (v == 12345.0f) printf("unreachable\n");
 }
+#else
+;
+#endif
+// Controls: a plain texture fetch and a plain store, each in its own module.
+__global__ void plain_fetch(cudaTextureObject_t t, float *out)
+#if KERNEL(12)
+{
+  out[0] = tex2D<float>(t, 2.5f, 1.5f);
+}
+#else
+;
+#endif
+__global__ void plain_store(float *out)
+#if KERNEL(13)
+{
+  out[0] = 42.0f;
+}
+#else
+;
+#endif
 
+#if MAIN
 static cudaTextureObject_t tex(cudaResourceDesc rd, cudaTextureFilterMode fm, int norm,
                                cudaTextureReadMode rm = cudaReadModeElementType,
                                cudaTextureFilterMode mip = cudaFilterModePoint, float maxl = 0) {
@@ -112,6 +213,15 @@ static cudaResourceDesc array_res(cudaArray_t a) {
 
 int main() {
   float *fout;
+  {
+    // The controls first: does any kernel of this program run?
+    float *o, r = -1;
+    CK(cudaMalloc(&o, sizeof(float)));
+    plain_store<<<1, 1>>>(o);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(&r, o, sizeof(float), cudaMemcpyDeviceToHost));
+    printf("control plain store -> %a\n", r);
+  }
   unsigned short *hout;
   int *iout;
   CK(cudaMalloc(&fout, 64 * sizeof(float)));
@@ -133,6 +243,13 @@ int main() {
     for (int x = 0; x < 6; x++) fv[y * 6 + x] = 10 * y + x, uv[y * 6 + x] = (40 * y + 7 * x) % 256;
   CK(cudaMemcpy2DToArray(fa, 0, 0, fv, 24, 24, 4, cudaMemcpyHostToDevice));
   CK(cudaMemcpy2DToArray(ua, 0, 0, uv, 6, 6, 4, cudaMemcpyHostToDevice));
+  {
+    cudaTextureObject_t t = tex(array_res(fa), cudaFilterModePoint, 0);
+    plain_fetch<<<1, 1>>>(t, fout);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(f, fout, sizeof(float), cudaMemcpyDeviceToHost));
+    printf("control plain tex2D at (2.5,1.5) -> %a\n", f[0]);
+  }
   for (int lin = 0; lin < 2; lin++) {
     cudaTextureObject_t t = tex(array_res(fa), lin ? cudaFilterModeLinear : cudaFilterModePoint, 0);
     offsets<<<1, 1>>>(t, fout);
@@ -150,6 +267,8 @@ int main() {
               : tex(array_res(fa), lin ? cudaFilterModeLinear : cudaFilterModePoint, 0);
       for (auto &p : pts) {
         halves<<<1, 1>>>(t, p[0], p[1], hout);
+        CK(cudaGetLastError());
+        halves2<<<1, 1>>>(t, p[0], p[1], hout);
         CK(cudaGetLastError());
         CK(cudaMemcpy(h, hout, 4 * sizeof(short), cudaMemcpyDeviceToHost));
         printf("f16 %s %s at (%a,%a) -> %04x %04x f16x2 %04x %04x\n", img ? "unorm8" : "float",
@@ -180,7 +299,9 @@ int main() {
   CK(cudaMemcpy3D(&m));
   cudaTextureObject_t lt = tex(array_res(la), cudaFilterModePoint, 0);
   cudaTextureObject_t ct = tex(array_res(ca), cudaFilterModePoint, 1);
-  gathers<<<1, 1>>>(lt, ct, fout);
+  gather_a2d<<<1, 1>>>(lt, fout);
+  CK(cudaGetLastError());
+  gather_cube<<<1, 1>>>(ct, fout);
   CK(cudaGetLastError());
   CK(cudaMemcpy(f, fout, 8 * sizeof(float), cudaMemcpyDeviceToHost));
   printf("tld4.r.a2d layer 1 at (2.25,1.75) -> %a %a %a %a\n", f[0], f[1], f[2], f[3]);
@@ -191,7 +312,13 @@ int main() {
   cudaResourceDesc sr = array_res(fa);
   CK(cudaCreateSurfaceObject(&s, &sr));
   cudaTextureObject_t ut = tex(array_res(ua), cudaFilterModeLinear, 1, cudaReadModeNormalizedFloat);
-  queries<<<1, 1>>>(ut, s, iout);
+  q_txq<<<1, 1>>>(ut, iout);
+  CK(cudaGetLastError());
+  q_txq_chan<<<1, 1>>>(ut, iout);
+  CK(cudaGetLastError());
+  q_suq<<<1, 1>>>(s, iout);
+  CK(cudaGetLastError());
+  q_suq_chan<<<1, 1>>>(s, iout);
   CK(cudaGetLastError());
   CK(cudaMemcpy(q, iout, 16 * sizeof(int), cudaMemcpyDeviceToHost));
   printf("txq uchar normalized-float linear normalized-coords: width %d height %d depth %d "
@@ -271,3 +398,4 @@ int main() {
   printf("surface trap out of bounds -> %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
   return 0;
 }
+#endif

@@ -697,10 +697,10 @@ fn queue(grid: &Grid, cta: u64, stream: u64, w: Work) -> u32 {
     SUCCESS
 }
 
-/// The printf FIFO as device code reads it: the host's size spread over the multiprocessors,
-/// each share rounded up to whole 64 KiB. An H200 (132 multiprocessors) read 8,650,752 =
-/// 132 x 64 KiB on the device under the default 1 MiB (cdp-h200.txt); the rounding is the
-/// simplest one that gives it, not measured for other sizes.
+/// The printf FIFO as device code reads it: at least 64 KiB per multiprocessor, else the
+/// host's size. An H200 (132 multiprocessors) read 8,650,752 = 132 x 64 KiB on the device under
+/// the default 1 MiB and exactly 16,777,216 under 16 MiB (cdp-h200.txt): a rounding of the
+/// host's size to whole shares per multiprocessor would have given 17,301,504 there.
 fn device_printf_fifo(device: u32) -> u64 {
     const SHARE: u64 = 64 << 10;
     let host = sys::printf_fifo_size() as u64;
@@ -708,8 +708,7 @@ fn device_printf_fifo(device: u32) -> u64 {
         .and_then(|i| (i.attribute)(MULTIPROCESSOR_COUNT, device as i32))
         .filter(|&n| n > 0)
         .map_or(1, |n| n as u64);
-    let per_sm = host.div_ceil(sms).div_ceil(SHARE).max(1) * SHARE;
-    per_sm.saturating_mul(sms)
+    host.max(SHARE.saturating_mul(sms))
 }
 
 /// Device strings of `cudaGetErrorName` / `cudaGetErrorString`, allocated once per code and

@@ -112,9 +112,8 @@ pub(crate) unsafe fn export_pointer(
     }
     // The documentation exports an allocation "from an already shared memory pool", and an
     // H200 holds to it: the pointer of an exportable pool that cuMemPoolExportToShareableHandle
-    // had not exported yet was refused with CUDA_ERROR_INVALID_VALUE
-    // (scripts/ground-truth/results/ipc-h200.txt; ipc_probe.cpp exports the pointer before the
-    // pool).
+    // had not exported yet was refused with CUDA_ERROR_INVALID_VALUE, and exported once the pool
+    // had been (scripts/ground-truth/results/ipc-h200.txt).
     if pl.export.lock().is_none() {
         return Err(INVALID_VALUE);
     }
