@@ -538,3 +538,18 @@ fn cuda_shim_run_reports_stats_and_progress() {
         "{stderr}"
     );
 }
+
+/// scripts/ground-truth/multicast_probe.cpp on the shim prints what an H200 printed
+/// (scripts/ground-truth/results/multicast-h200.txt): one H200 without an NVLink fabric has no
+/// multicast objects (`CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED` 0), and every multicast call,
+/// with good arguments or bad, is CUDA_ERROR_NOT_SUPPORTED; the shim's single devices answer so.
+#[test]
+fn multicast_objects_are_not_supported_as_on_an_h200() {
+    let lib = lib_dir();
+    let exe = build_probe(
+        "multicast_probe.cpp",
+        "multicast_probe",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_prints_recorded(&run_preloaded(&exe, &[]), "multicast-h200.txt");
+}
