@@ -6,9 +6,12 @@
 //   0 (unset), 1, 2, 4, 8 and 16 and gradients of every ratio, axis-aligned and rotated;
 // - the footprint: level 0 holds a single texel of 1.0 at (32, 32) (every other texel and
 //   level 0), read with a gradient 16 texels long along x and 1 along y from positions along
-//   the x axis around it, so that each result is the weight the footprint gives that texel.
+//   the x axis around it, so that each result is the weight the footprint gives that texel;
+// - (part 2) the level-of-detail fraction of footprints between 1 and 2 texels, the length of
+//   rotated gradients, and the samples of footprints whose ratio is not a power of two.
 // Every line: the inputs and the result as hex floats. Launch errors are printed.
 // Build: nvcc -arch=sm_90 -o tex_probe5 tex_probe5.cu
+#include <cmath>
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -130,7 +133,46 @@ int main() {
       run(what, t, q, n);
       CK(cudaDestroyTextureObject(t));
     }
+  // Part 2 (added after the first record). The level of detail's fraction: footprints of
+  // s = 1 + j/16 texels (j = 0..16), isotropic (minor = major = s) and limited by the ratio
+  // (minor s/8, major 4 s: the level from major / maxAnisotropy = s under 4).
+  n = 0;
+  for (int j = 0; j <= 16; j++) {
+    float sz = (1 + j / 16.0f) * t1;
+    q[n++] = {c, c, sz, 0, 0, sz};
+    q[n++] = {c, c, 4 * sz, 0, 0, sz / 8};
+  }
+  // The length of a rotated gradient: 2 texels at angles 0 to 90 degrees in steps of 5 (the
+  // other gradient 1/4 texel, perpendicular), and 1.5 and 3 texels at 45 degrees.
+  for (int a = 0; a <= 18; a++) {
+    float th = a * 5 * 3.14159265f / 180, co = cosf(th), si = sinf(th), L = 2 * t1, l = t1 / 4;
+    q[n++] = {c, c, L * co, L * si, -l * si, l * co};
+  }
+  for (float L : {1.5f, 3.0f, 1.25f}) {
+    float h = L * t1 * 0.70710678f;
+    q[n++] = {c, c, h, h, -t1 / 16, t1 / 16};
+  }
+  for (unsigned aniso : {1u, 2u, 4u, 16u}) {
+    char what[64];
+    snprintf(what, sizeof what, "fraction aniso=%u", aniso);
+    cudaTextureObject_t t = tex(lv, 1, aniso);
+    run(what, t, q, n);
+    CK(cudaDestroyTextureObject(t));
+  }
+  // The samples of footprints whose ratio is not a power of two: major L texels along x,
+  // minor 1, point filtering, from positions around the single texel.
   CK(cudaFreeMipmappedArray(lv));
+  n = 0;
+  const float majors[] = {3, 5, 6, 12, 2.5f};
+  for (float L : majors)
+    for (int d = -9; d <= 9; d++) q[n++] = {(32.5f + d) / N, c, L * t1, 0, 0, t1};
+  for (unsigned aniso : {4u, 16u}) {
+    char what[64];
+    snprintf(what, sizeof what, "samples aniso=%u filter=point", aniso);
+    cudaTextureObject_t t = tex(im, 0, aniso);
+    run(what, t, q, n);
+    CK(cudaDestroyTextureObject(t));
+  }
   CK(cudaFreeMipmappedArray(im));
   printf("done\n");
   return 0;
