@@ -175,6 +175,8 @@ pub struct Mip {
     pub bias: f32,
     pub min: f32,
     pub max: f32,
+    /// `maxAnisotropy`: 0 and 1 sample isotropically (see [`footprint`]).
+    pub max_anisotropy: u32,
 }
 
 /// One texture object: where its texels are and how it samples.
@@ -223,6 +225,7 @@ impl Texture {
                 bias: 0.0,
                 min: 0.0,
                 max: 0.0,
+                max_anisotropy: 0,
             },
             srgb: false,
         }
@@ -453,14 +456,15 @@ fn channels<V: Copy>(
     v
 }
 
-/// Fetches the texel at `at` (after addressing) as 4 channels; a missing channel reads 0, a
-/// missing alpha 1.
+/// Fetches the texel at `at` (after addressing) as 4 channels; a missing channel reads 0,
+/// alpha too (measured on an H200: float1 and float2 textures read as float4, and the `.f16`
+/// results of float1 and 8-bit unsigned normalised textures, tex3-h200.txt and tex6-h200.txt).
 fn texel(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [f32; 4] {
     let mut v = channels(
         t,
         lv,
         at,
-        [0.0, 0.0, 0.0, 1.0],
+        [0.0; 4],
         || t.border.map(|b| border_channel(t, b)),
         |p| read_channel(t, p),
     );
@@ -526,19 +530,19 @@ fn corner_weights(total: u32, w: [u32; 3], dims: usize) -> [u32; 8] {
     out
 }
 
-/// The sum of `w / 256 * v` over `terms` rounded once to f32: to the nearest, ties away from
+/// The sum of `w / 2^unit * v` over `terms` (`unit` 8, or 12 for anisotropic footprints) rounded once to f32: to the nearest, ties away from
 /// zero. Measured on an H200 (tex4-h200.txt): the texture unit adds the weighted texels of a
 /// footprint, both mipmap levels' included, without rounding in between (ten constant pairs of
 /// levels mixed in 1/256 steps are each the correctly rounded sum, ties rounding up; random
 /// texels at random coordinates the same, but for one fetch of 1,288, see tests/textures.rs).
-/// Kept exactly in a 128-bit fixed-point sum anchored at the largest term; terms more than ~85
-/// binary places below it (texels of wildly different magnitudes) are truncated there.
-fn weighted_sum(terms: &[(u32, f32)]) -> f32 {
+/// Kept exactly in a 128-bit fixed-point sum anchored at the largest term; terms more than 70
+/// to 85 binary places (by `unit`) below it (texels of wildly different magnitudes) are truncated there.
+fn weighted_sum(terms: &[(u32, f32)], unit: i32) -> f32 {
     if terms.iter().any(|&(w, v)| w != 0 && !v.is_finite()) {
         return terms
             .iter()
             .filter(|&&(w, _)| w != 0)
-            .map(|&(w, v)| w as f32 / 256.0 * v)
+            .map(|&(w, v)| w as f32 / (1 << unit) as f32 * v)
             .sum();
     }
     // Each term as m * 2^e: v's 24-bit significand times the weight, e its last place / 256.
@@ -555,14 +559,22 @@ fn weighted_sum(terms: &[(u32, f32)]) -> f32 {
                 (frac | 0x80_0000, exp - 150)
             };
             let m = m * w as i128;
-            (if v < 0.0 { -m } else { m }, e - 8)
+            (if v < 0.0 { -m } else { m }, e - unit)
         });
     let parts: Vec<(i128, i32)> = parts.collect();
     let Some(top) = parts.iter().map(|&(_, e)| e).max() else {
         return 0.0;
     };
-    // 33-bit products, at most 16 of them: 38 bits above the anchor; 85 below it.
-    let base = parts.iter().map(|&(_, e)| e).min().unwrap().max(top - 85);
+    // Products of 24-bit significands and weights of `unit` + 1 bits, at most 2^8 of them (17
+    // anisotropic samples, two levels, four texels): 33 + unit bits above the anchor, and as
+    // many below it as leave the 128-bit sum a bit to spare.
+    let below = 126 - (33 + unit);
+    let base = parts
+        .iter()
+        .map(|&(_, e)| e)
+        .min()
+        .unwrap()
+        .max(top - below);
     let sum: i128 = parts
         .iter()
         .map(|&(m, e)| {
@@ -610,9 +622,7 @@ fn texel_fixed(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [u64; 4] {
         t.border
             .map(|b| (border_channel(t, b).clamp(0.0, 1.0) * 65535.0).round() as u64)
     };
-    channels(t, lv, at, [0, 0, 0, 65535], border, |p| {
-        unorm16(t, p).unwrap_or(0)
-    })
+    channels(t, lv, at, [0; 4], border, |p| unorm16(t, p).unwrap_or(0))
 }
 
 /// The six faces of a cubemap (the Programming Guide's cubemap table, OpenGL's): for each,
@@ -728,38 +738,130 @@ fn place(t: &Texture, f: &Fetch) -> Placed {
     }
 }
 
+/// An anisotropic footprint: up to 17 samples along the longer gradient, each at `at[k]`
+/// times `major` from the coordinate (`major` in the coordinates' units), weighing
+/// `weight[k]` / 1024 of the fetch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Aniso {
+    n: usize,
+    at: [f32; 17],
+    weight: [u32; 17],
+    major: [f32; 3],
+}
+
 /// The level of detail before clamping: `None` for level 0 outright (`.base`, or a texture
-/// without mipmaps); else the explicit level or log2 of the longer gradient vector in texels
-/// of level 0, plus the sampler's bias.
-fn lambda(t: &Texture, p: &Placed, lod: Lod) -> Option<f32> {
+/// without mipmaps); else the explicit level, or log2 of the gradients' footprint in texels of
+/// level 0 ([`footprint`]), plus the sampler's bias.
+fn lambda(t: &Texture, p: &Placed, lod: Lod) -> (Option<f32>, Option<Aniso>) {
     if t.levels.len() < 2 {
-        return None;
+        return (None, None);
     }
-    let l = match lod {
-        Lod::Base => return None,
-        Lod::Level(l) => l,
+    let (l, aniso) = match lod {
+        Lod::Base => return (None, None),
+        Lod::Level(l) => (l, None),
         Lod::Grad(..) => {
-            let (dx, dy) = p.grad?;
-            let scale = |d: usize| {
-                if p.normalized {
-                    t.levels[0].size[d] as f32
-                } else {
-                    1.0
-                }
+            let Some((dx, dy)) = p.grad else {
+                return (None, None);
             };
-            let len = |g: [f32; 3]| {
-                (0..p.dims)
-                    .map(|d| (g[d] * scale(d)).powi(2))
-                    .sum::<f32>()
-                    .sqrt()
-            };
-            // In 1/256 steps, rounded to nearest (measured on an H100: gradients of 1.5 and
-            // 3 texels, log2 = k + 0.58496, weigh the coarser level 150/256, where an explicit
-            // level's fraction truncates).
-            (len(dx).max(len(dy)).log2() * 256.0).round() / 256.0
+            let (len, aniso) = footprint(t, p, dx, dy);
+            // In 1/256 steps, rounded up (measured on an H200, tex5-h200.txt: footprints of
+            // 1 + j/16 texels, j = 1..15, weigh the coarser level ceil(256 log2) / 256, e.g.
+            // 23/256 for 1.0625 where log2 gives 22.4; an explicit level's fraction truncates).
+            ((len.log2() * 256.0).ceil() / 256.0, aniso)
         }
     };
-    Some(l + t.mip.bias)
+    (Some(l + t.mip.bias), aniso)
+}
+
+/// The length in texels of level 0 whose log2 is the level of detail of gradients `dx`, `dy`,
+/// and the anisotropic footprint, if any.
+///
+/// Isotropic (`maxAnisotropy` 0 or 1, or a texture of other than two dimensions): the longer
+/// gradient. Anisotropic: what an H200 showed (scripts/ground-truth/results/tex5-h200.txt and
+/// tex6-h200.txt; tex_probe5.cu and tex_probe6.cu read a texture whose level L holds L, which
+/// returns the level of detail, and a single texel of 1.0, which returns the weight each
+/// sample gives it). `maxAnisotropy` counts as the power of two at or below it, at most 16
+/// (3 answered as 2). With the ratio r of the longer gradient to the shorter:
+/// - r at most `maxAnisotropy`: the level comes from the shorter gradient, and the fetch is a
+///   box filter along the longer one, sampled every `longer / ceil(r)`: `ceil(r)` equal
+///   samples if that is even, else one more with the two at the ends weighing half (the
+///   footprint's ends fall in their middles); ratios 2, 3, 4, 5, 6, 7, 8, 9 and 16 matched
+///   that sample for sample, the weights to the H200's 1/1024 steps (up to 4/1024 off at the
+///   ends of odd counts);
+/// - r above it: `maxAnisotropy` equal samples `longer / maxAnisotropy` apart, and the level
+///   from that spacing (ratios 3, 5, 6 and 12 under 2 and 4, 16 under 16).
+///
+/// Not reproduced, so that anisotropic fetches are close to the H200's rather than equal: the
+/// mipmap fraction (under anisotropy the H200 narrows the blend between levels: a footprint
+/// of 1.5 texels weighs the coarser level 162/256 under `maxAnisotropy` 2, 168 under 4 and
+/// 172 under 8 and 16, against 150 without), gradients off the axes (their lengths are not
+/// Euclidean there: 2 texels at 45 degrees gave the level of 1.9, at 20 degrees of 2.11), the
+/// spacing of ratios below 2 (1.5 put its two samples 0.67 texel apart, not 0.75) and 2.5
+/// (1 apart, not 0.83), and ratio 9 under 8 (8 samples 1 apart, not 1.125).
+fn footprint(t: &Texture, p: &Placed, dx: [f32; 3], dy: [f32; 3]) -> (f32, Option<Aniso>) {
+    let scale = |d: usize| {
+        if p.normalized {
+            t.levels[0].size[d] as f32
+        } else {
+            1.0
+        }
+    };
+    let len = |g: [f32; 3]| {
+        (0..p.dims)
+            .map(|d| (g[d] * scale(d)).powi(2))
+            .sum::<f32>()
+            .sqrt()
+    };
+    let (lx, ly) = (len(dx), len(dy));
+    let (major, pmax, pmin) = if lx >= ly { (dx, lx, ly) } else { (dy, ly, lx) };
+    let max = t.mip.max_anisotropy.min(16);
+    if max < 2 || p.dims != 2 || !(pmax > 0.0) || !pmax.is_finite() {
+        return (pmax, None);
+    }
+    let max = 1u32 << (31 - max.leading_zeros());
+    let ratio = if pmin > 0.0 {
+        pmax / pmin
+    } else {
+        f32::INFINITY
+    };
+    let mut a = Aniso {
+        n: 0,
+        at: [0.0; 17],
+        weight: [0; 17],
+        major,
+    };
+    // (Ratios within a 1/256 of an integer count as that integer: gradients of 3 and 1 texels
+    // in normalised coordinates give 3.0000002.)
+    let r = (ratio * 256.0).round() / 256.0;
+    if r <= 1.0 {
+        return (pmax, None);
+    }
+    let (cells, len) = if r > max as f32 {
+        (max, pmax / max as f32)
+    } else {
+        (r.ceil() as u32, pmin)
+    };
+    let step = 1.0 / cells as f32;
+    if cells % 2 == 0 {
+        a.n = cells as usize;
+        for k in 0..a.n {
+            a.at[k] = (k as f32 + 0.5 - a.n as f32 / 2.0) * step;
+        }
+    } else {
+        a.n = cells as usize + 1;
+        for k in 0..a.n {
+            a.at[k] = (k as f32 - cells as f32 / 2.0) * step;
+        }
+    }
+    // Weights in 1/1024, the inner ones rounded, the ends taking the rest.
+    let inner = (1024 + cells / 2) / cells;
+    for w in a.weight.iter_mut().take(a.n - 1).skip(1) {
+        *w = inner;
+    }
+    let ends = 1024 - inner * (a.n as u32 - 2);
+    a.weight[0] = ends / 2;
+    a.weight[a.n - 1] = ends - ends / 2;
+    (len, Some(a))
 }
 
 /// The levels a fetch reads and their weights in 1/256: the level of detail clamped to the
@@ -862,15 +964,40 @@ fn site<'t>(t: &'t Texture, p: &Placed, level: usize) -> Site<'t> {
 /// level's share split by [`corner_weights`]), rounded once (see [`weighted_sum`]).
 pub fn sample(t: &Texture, f: &Fetch) -> [f32; 4] {
     let p = place(t, f);
-    let picks = pick_levels(t, lambda(t, &p, f.lod), t.returns_float());
+    let (lam, aniso) = lambda(t, &p, f.lod);
+    let picks = pick_levels(t, lam, t.returns_float());
     let mut reads = Vec::with_capacity(16);
+    // Weights in 1/256 of the fetch, or 1/2^18 when an anisotropic footprint splits each
+    // level's share among its samples (in 1/1024).
+    let unit = if aniso.is_some() { 18 } else { 8 };
     for (level, share) in picks {
-        if share != 0 {
-            taps(t, &p, level, f.offset, share as u32, &mut reads);
+        if share == 0 {
+            continue;
+        }
+        match aniso {
+            None => taps(t, &p, level, f.offset, share as u32, &mut reads),
+            Some(a) => {
+                for k in 0..a.n {
+                    let mut q = p;
+                    for d in 0..q.dims {
+                        q.coords[d] += a.at[k] * a.major[d];
+                    }
+                    taps(
+                        t,
+                        &q,
+                        level,
+                        f.offset,
+                        share as u32 * a.weight[k],
+                        &mut reads,
+                    );
+                }
+            }
         }
     }
-    if let [(256, level, at)] = reads[..] {
-        return texel(t, &t.levels[level], at);
+    if let [(w, level, at)] = reads[..] {
+        if w == 1 << unit {
+            return texel(t, &t.levels[level], at);
+        }
     }
     let linear = t.filter == Filter::Linear && t.returns_float();
     // Unsigned normalised texels are filtered as 16-bit fractions (measured on an H100: a
@@ -883,7 +1010,7 @@ pub fn sample(t: &Texture, f: &Fetch) -> [f32; 4] {
                 fixed[c] += w as u64 * v[c];
             }
         }
-        return fixed.map(|k| ((k + 128) >> 8) as f32 / 65535.0);
+        return fixed.map(|k| ((k + (1 << (unit - 1))) >> unit) as f32 / 65535.0);
     }
     let texels: Vec<[f32; 4]> = reads
         .iter()
@@ -894,7 +1021,7 @@ pub fn sample(t: &Texture, f: &Fetch) -> [f32; 4] {
     for (c, o) in out.iter_mut().enumerate() {
         terms.clear();
         terms.extend(reads.iter().zip(&texels).map(|(&(w, ..), v)| (w, v[c])));
-        *o = weighted_sum(&terms);
+        *o = weighted_sum(&terms, unit);
     }
     // Filtered sRGB colours come back in half precision too (measured on an H100: within
     // 5e-4 of the f16 of the weighted sum of the decoded texels, which this gives).
@@ -910,12 +1037,14 @@ pub fn sample(t: &Texture, f: &Fetch) -> [f32; 4] {
 /// nearest level.
 pub fn fetch_bits(t: &Texture, f: &Fetch) -> [u32; 4] {
     let p = place(t, f);
-    let level = pick_levels(t, lambda(t, &p, f.lod), false)[0].0;
+    let level = pick_levels(t, lambda(t, &p, f.lod).0, false)[0].0;
     let s = site(t, &p, level);
     texel_bits(t, s.level, point_at(&s, &p, f.offset))
 }
 
-/// The texel at `at` (after addressing) as integer bits; the border colour converted.
+/// The texel at `at` (after addressing) as integer bits; the border colour converted. A
+/// missing alpha reads 1 here, OpenGL's rule (not measured for integer results; float results
+/// read 0, see [`texel`]).
 fn texel_bits(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [u32; 4] {
     let border = || t.border.map(|b| b as i32 as u32);
     channels(t, lv, at, [0, 0, 0, 1], border, |p| read_bits(t, p))
@@ -1290,6 +1419,7 @@ mod tests {
                     bias: 0.0,
                     min: 0.0,
                     max: 100.0,
+                    max_anisotropy: 0,
                 };
                 let mut f = Fetch::at(2, [p[0], p[1], 0.0]);
                 f.lod = Lod::Level(p[2]);

@@ -338,6 +338,7 @@ fn sampler(t: &mut Texture, d: &CUDA_TEXTURE_DESC, linear_memory: bool) -> CuRes
         bias: d.mipmapLevelBias,
         min: d.minMipmapLevelClamp,
         max: d.maxMipmapLevelClamp,
+        max_anisotropy: d.maxAnisotropy,
     };
     // sRGB decoding applies to 8-bit unsigned colour channels read as normalised floats.
     t.srgb = d.flags & CU_TRSF_SRGB != 0 && t.channel == Channel::U8 && t.read_normalized;
