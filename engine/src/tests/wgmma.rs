@@ -513,7 +513,7 @@ fn sparse_f16_bf16_and_tf32_forms_follow_the_selector() {
             })
             .collect();
         // Low bits set: tf32 ignores the 13 below its fraction.
-        let enc = |v: &i32| (f32_bits(*v) | 0x1fff * (*v != 0) as u32).to_le_bytes();
+        let enc = |v: &i32| (f32_bits(*v) | (0x1fff * (*v != 0) as u32)).to_le_bytes();
         let a: Vec<u8> = av.iter().flat_map(enc).collect();
         let b: Vec<u8> = bv.iter().flat_map(enc).collect();
         let inst = format!(
