@@ -7,7 +7,9 @@
 //! 2.1.1's Hopper `WGMMA` model (`F` = 13, an f32 D truncated to 13 fraction bits; see
 //! `crate::sem::mma::dot_wgmma_f8`). The metadata's lanes and bits are the ISA's figures 176,
 //! 178, 180 and 181, written out here independently of `crate::sem::fragment`.
-//! scripts/ground-truth/wgmma_probe.cu asks a GPU the same of random inputs.
+//! scripts/ground-truth/wgmma_probe.cu asks a GPU the same of random inputs with the f8 corners;
+//! `tests/tensor_cores.rs` checks the shim's answers against an H200's, bit for bit (the f8
+//! model included).
 
 use super::*;
 
