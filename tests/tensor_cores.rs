@@ -5,6 +5,8 @@
 //! The dot products themselves are checked bit for bit against mmasim's vectors in
 //! `engine::sem::mma`'s tests, and end to end here against what an H200 answered to the same
 //! programs (scripts/ground-truth/results/, recorded by scripts/ground-truth/run.sh).
+//! wgmma's f8, .b1 and sparse forms are checked element by element against an H200's answers
+//! to scripts/ground-truth/wgmma_probe.cu.
 //! The CPU references of tensor_cores.cu, tma.cu, mma_sparse.cu and the CUTLASS programs
 //! were confirmed on that H200: every case held there but the partial-warp one, which a GPU
 //! leaves undefined (it ran) and the shim reports.
