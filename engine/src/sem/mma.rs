@@ -452,7 +452,7 @@ pub fn dot_f8(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
 /// One element of D for `wgmma.mma_async` with `.e4m3`/`.e5m2` multiplicands (sm_90a): unlike
 /// `mma.sync` (see [`dot_f8`]), the tensor core takes them natively, in the same truncated
 /// fused dot-product-add with its own parameters, those of mmasim 2.1.1's Hopper `WGMMA`
-/// (`F` = 13, blocks of 32 products, the f16 kinds' `e_zero`; an f16 D rounded to nearest, an
+/// (`F` = 13, blocks of 32 products, Hopper's `e_zero`; an f16 D rounded to nearest, an
 /// f32 D truncated to 13 fraction bits, "RZ-E8M13"). A sparse A's K/2 packed products are one
 /// block, as `mma.sp` sums them. An H200 agreed on every element of
 /// scripts/ground-truth/results/wgmma-h200.txt (NaNs, infinities, subnormals, cancellation).
