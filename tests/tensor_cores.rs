@@ -5,6 +5,8 @@
 //! The dot products themselves are checked bit for bit against mmasim's vectors in
 //! `engine::sem::mma`'s tests, and end to end here against what an H200 answered to the same
 //! programs (scripts/ground-truth/results/, recorded by scripts/ground-truth/run.sh).
+//! wgmma's f8, .b1 and sparse forms are checked element by element against an H200's answers
+//! to scripts/ground-truth/wgmma_probe.cu.
 //! The CPU references of tensor_cores.cu, tma.cu, mma_sparse.cu and the CUTLASS programs
 //! were confirmed on that H200: every case held there but the partial-warp one, which a GPU
 //! leaves undefined (it ran) and the shim reports.
@@ -250,4 +252,53 @@ fn fma_oob_matches_an_h200() {
     let want = recorded("fma-oob-h200.txt", "");
     let want: Vec<&String> = want.iter().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(got, want);
+}
+
+/// wgmma's forms beyond f16/bf16/tf32/s8 (scripts/ground-truth/wgmma_probe.cu): the f8 kinds
+/// (every .e4m3/.e5m2 pairing, f32 and f16 D, imm-scale-a), .b1 .and.popc and the sparse forms
+/// (f16, bf16 and tf32 with both selectors, e4m3, e5m2 x e4m3, s8 x u8), A from a descriptor
+/// and from registers, on random inputs with the f8 corners (NaN, infinities, subnormals,
+/// cancellation, wide exponent spreads): each element bit for bit what an H200 answered
+/// (results/wgmma-h200.txt).
+#[test]
+fn wgmma_forms_match_an_h200() {
+    let exe = build_probe(
+        "wgmma_probe.cu",
+        "wgmma_probe",
+        &["-std=c++17", "-arch=sm_90a"],
+    );
+    let out = run_preloaded(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = recorded("wgmma-h200.txt", "");
+    let want: Vec<&String> = want.iter().filter(|l| !l.starts_with("exit ")).collect();
+    let got: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("exit ")).collect();
+    assert_eq!(got.len(), want.len(), "{stdout}");
+    // The differing elements, by case: (row, column, shim, H200).
+    let mut bad = Vec::new();
+    for (g, w) in got.iter().zip(&want) {
+        if g == w {
+            continue;
+        }
+        let (gw, ww): (Vec<&str>, Vec<&str>) = (g.split(' ').collect(), w.split(' ').collect());
+        let cols: Vec<String> = (gw.iter().zip(&ww).enumerate())
+            .filter(|(_, (a, b))| a != b)
+            .map(|(i, (a, b))| format!("col {} shim {a} h200 {b}", i as i64 - 2))
+            .collect();
+        bad.push(format!(
+            "{}: {}",
+            &w[..w.find(':').unwrap_or(w.len())],
+            cols.join(", ")
+        ));
+    }
+    assert!(
+        bad.is_empty(),
+        "{} lines differ:\n{}",
+        bad.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
 }

@@ -351,3 +351,4 @@ mod sync;
 mod tensormap;
 mod video;
 mod warp;
+mod wgmma;

@@ -259,35 +259,38 @@ impl Warp {
 
     /// `wgmma.mma_async`: this warp's 16 rows of D (warp `id % 4` of its warpgroup), from its
     /// rows of A (registers, or shared memory through A's descriptor) and all of B (shared
-    /// memory through B's descriptor).
+    /// memory through B's descriptor). A sparse A's rows arrive packed (K/2 elements) and this
+    /// warp's metadata (the lanes of `mma.sp`'s figures for its 16 rows) places them.
     fn wgmma(&mut self, cta: &mut Cta, regs: &mut [u64], pc: u32, x: &Wgmma) -> Result<(), Fault> {
         let (n, k) = (x.n as usize, x.k as usize);
+        let ka = if x.sparse.is_some() { k / 2 } else { k };
         let wq = self.id % 4;
         let bits = x.a_ty.bits();
-        let bytes = (bits / 8) as u64;
         let sign = |t: El| match t {
             El::F16 | El::Bf16 => 0x8000u64,
             El::Tf32 => 0x8000_0000,
+            El::E4m3 | El::E5m2 => 0x80,
             _ => 0,
         };
-        // A: 16 x K, row r of this warp's slice.
-        let mut a = vec![0u64; 16 * k];
+        // A: 16 x KA, row r of this warp's slice.
+        let mut a = vec![0u64; 16 * ka];
         match x.a_desc {
             Some(desc) => {
                 let desc = get(regs, desc, 0);
                 for r in 0..16 {
-                    for kk in 0..k {
-                        let addr =
-                            wgmma_smem(desc, !x.trans_a, bits, 16 * wq + r as u32, kk as u32);
-                        a[r * k + kk] = self.smem_elem(cta, pc, addr, bytes)?;
+                    for kk in 0..ka {
+                        let row = 16 * wq + r as u32;
+                        a[r * ka + kk] =
+                            self.operand_elem(cta, pc, desc, !x.trans_a, bits, row, kk)?;
                     }
                 }
             }
             None => {
                 for lane in 0..32u32 {
-                    for i in 0..per_lane(Role::A, 16, 8, k as u32) {
+                    for i in 0..per_lane(Role::A, 16, 8, ka as u32) {
                         let (r, c) = mma_coord(Role::A, 16, x.a_ty.per_reg(), lane, i);
-                        a[r as usize * k + c as usize] = elem(regs, &x.a, lane as usize, x.a_ty, i);
+                        a[r as usize * ka + c as usize] =
+                            elem(regs, &x.a, lane as usize, x.a_ty, i);
                     }
                 }
             }
@@ -297,8 +300,8 @@ impl Warp {
         let bdesc = get(regs, x.b_desc, 0);
         for col in 0..n {
             for kk in 0..k {
-                let addr = wgmma_smem(bdesc, !x.trans_b, bits, col as u32, kk as u32);
-                b[col * k + kk] = self.smem_elem(cta, pc, addr, bytes)?;
+                b[col * k + kk] =
+                    self.operand_elem(cta, pc, bdesc, !x.trans_b, bits, col as u32, kk)?;
             }
         }
         if x.neg_a {
@@ -307,7 +310,24 @@ impl Warp {
         if x.neg_b {
             b.iter_mut().for_each(|v| *v ^= sign(x.b_ty));
         }
-        let arch = crate::sem::mma::arch();
+        // A sparse row sums only its packed products, in packed order, with the elements of B
+        // its metadata names (`picked`), as `mma.sp` does.
+        let picked: Vec<usize> = match x.sparse {
+            None => Vec::new(),
+            Some((meta, sel)) => {
+                let mut picked = vec![0usize; 16 * ka];
+                for r in 0..16u32 {
+                    for j in 0..k as u32 / sparse_chunk(bits) {
+                        let (lane, at) = sparse_meta_at(k as u32, bits, sel, r, j);
+                        let nibble = (get(regs, meta, lane as usize) >> at) as u32 & 0xf;
+                        for (p, col) in sparse_columns(bits, j, nibble) {
+                            picked[r as usize * ka + p as usize] = col as usize;
+                        }
+                    }
+                }
+                picked
+            }
+        };
         let types = mma::Types {
             a: x.a_ty,
             b: x.b_ty,
@@ -315,11 +335,27 @@ impl Warp {
             d: x.d_ty,
         };
         let per = (n / 2) as u32;
-        let float = matches!(x.a_ty, El::F16 | El::Bf16 | El::Tf32);
+        let float = matches!(x.a_ty, El::F16 | El::Bf16 | El::Tf32 | El::E4m3 | El::E5m2);
         let (da, db) = match float {
             true => (mma::decode_all(x.a_ty, &a), mma::decode_all(x.b_ty, &b)),
             false => (Vec::new(), Vec::new()),
         };
+        // Column `col` of B as row `r` of A meets it: all of it, or the elements `picked`.
+        fn column<'a, T: Copy>(
+            b: &'a [T],
+            picked: &[usize],
+            (k, ka): (usize, usize),
+            r: usize,
+            col: usize,
+        ) -> std::borrow::Cow<'a, [T]> {
+            let bc = &b[col * k..][..k];
+            if picked.is_empty() {
+                bc.into()
+            } else {
+                picked[r * ka..][..ka].iter().map(|&p| bc[p]).collect()
+            }
+        }
+        let arch = mma::arch();
         // scale-d is uniform over the warpgroup; lane 0's is taken for all.
         let keep = get(regs, x.scale_d, 0) & 1 != 0;
         let dsrc: Vec<Src> = x.d.iter().map(|&r| Src::Reg(r)).collect();
@@ -327,17 +363,24 @@ impl Warp {
             let mut out: Vec<u64> = x.d.iter().map(|&r| regs[r as usize * 32 + lane]).collect();
             for i in 0..per {
                 let (r, col) = wgmma_d_coord(0, lane as u32, i);
-                let (ar, bc) = (&a[r as usize * k..][..k], &b[col as usize * k..][..k]);
+                let (r, col) = (r as usize, col as usize);
                 let c = if keep {
                     elem(regs, &dsrc, lane, x.d_ty, i)
                 } else {
                     0
                 };
                 let v = if float {
-                    let (r, col) = (r as usize, col as usize);
-                    mma::dot_decoded(arch, types, &da[r * k..][..k], &db[col * k..][..k], c)
+                    let (ar, bc) = (&da[r * ka..][..ka], column(&db, &picked, (k, ka), r, col));
+                    match x.a_ty {
+                        El::E4m3 | El::E5m2 => mma::dot_wgmma_f8(types, ar, &bc, c),
+                        _ => mma::dot_decoded(arch, types, ar, &bc, c),
+                    }
                 } else {
-                    mma::dot_int(x.a_ty, x.b_ty, ar, bc, c, x.sat)
+                    let (ar, bc) = (&a[r * ka..][..ka], column(&b, &picked, (k, ka), r, col));
+                    match x.a_ty {
+                        El::B1 => mma::dot_b1(mma::BitOp::And, ar, &bc, c),
+                        _ => mma::dot_int(x.a_ty, x.b_ty, ar, &bc, c, x.sat),
+                    }
                 };
                 set_elem(&mut out, x.d_ty, i, v);
             }
@@ -346,6 +389,29 @@ impl Warp {
             }
         }
         Ok(())
+    }
+
+    /// Element (`mn`, `k`) of a `wgmma` operand of `bits`-bit elements in shared memory, as
+    /// `desc` lays it out (`k_major`). A `.b1` operand's layout is that of its bytes (the
+    /// canonical layouts count 16-byte rows, 128 `.b1` or 16 bytes), element `k` bit `k % 8`
+    /// of byte `k / 8`.
+    #[allow(clippy::too_many_arguments)]
+    fn operand_elem(
+        &mut self,
+        cta: &mut Cta,
+        pc: u32,
+        desc: u64,
+        k_major: bool,
+        bits: u32,
+        mn: u32,
+        k: usize,
+    ) -> Result<u64, Fault> {
+        if bits == 1 {
+            let addr = wgmma_smem(desc, k_major, 8, mn, k as u32 / 8);
+            return Ok(self.smem_elem(cta, pc, addr, 1)? >> (k % 8) & 1);
+        }
+        let addr = wgmma_smem(desc, k_major, bits, mn, k as u32);
+        self.smem_elem(cta, pc, addr, (bits / 8) as u64)
     }
 
     /// An element of `bytes` at a shared address of this CTA.

@@ -764,11 +764,16 @@ pub enum MatrixOp {
 }
 
 /// `wgmma.mma_async`: `D = A * B + D` (or `A * B` when `scale_d` is false) of shape m64nNkK,
-/// A from registers or a matrix descriptor, B from a descriptor.
+/// A from registers or a matrix descriptor, B from a descriptor. `.b1` products are
+/// `.and.popc`, the only operation the ISA gives wgmma.
 #[derive(Clone, Debug)]
 pub struct Wgmma {
     pub n: u32,
     pub k: u32,
+    /// `wgmma.mma_async.sp`: the metadata register and the sparsity selector. A (registers or
+    /// shared memory) then holds the packed non-zero half of each row, 64 x K/2, laid out as a
+    /// dense A of K/2 (see `crate::sem::fragment::sparse_columns`).
+    pub sparse: Option<(Src, u32)>,
     pub a_ty: crate::sem::mma::El,
     pub b_ty: crate::sem::mma::El,
     pub d_ty: crate::sem::mma::El,

@@ -314,6 +314,7 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
         Op::Matrix(m) => match &**m {
             MatrixOp::Mma(x) => {
                 o.srcs(x.a.iter().chain(&x.b).chain(&x.c));
+                o.srcs(x.sparse.iter().map(|(meta, _)| meta));
                 for &d in &x.d {
                     o.def(d);
                 }
@@ -341,6 +342,7 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             }
             MatrixOp::Wgmma(x) => {
                 o.srcs(x.a_desc.iter().chain(&x.a).chain([&x.b_desc, &x.scale_d]));
+                o.srcs(x.sparse.iter().map(|(meta, _)| meta));
                 // D is read (accumulated into) and written.
                 for &d in &x.d {
                     o.uses.push(d);

@@ -180,8 +180,7 @@ static ROUTES: &[Route] = &[
     },
     Route {
         opcodes: &["mma", "wmma", "wgmma", "ldmatrix", "stmatrix", "movmatrix"],
-        // wgmma's sparse form is not run yet (unsupported, named, at load).
-        when: |i| i.opcode != "wgmma" || !has(i, "sp"),
+        when: always,
         lower: |p, fc, i, g, m| p.matrix(fc, i, g, m),
     },
     Route {

@@ -1,5 +1,7 @@
 //! Lowering of the warp-level matrix instructions (ISA 9.7.14.4-5): `mma.sync`, `wmma.load`,
-//! `wmma.store`, `wmma.mma`, `ldmatrix`, `stmatrix` and `movmatrix`, into [`Op::Matrix`].
+//! `wmma.store`, `wmma.mma`, `ldmatrix`, `stmatrix` and `movmatrix`, and of the warpgroup's
+//! `wgmma` (9.7.15: every `wgmma.mma_async` and `wgmma.mma_async.sp` form of the ISA), into
+//! [`Op::Matrix`].
 //!
 //! Taken: every `mma` shape and type of sm_70-sm_90 with f16, bf16, tf32, f64, s8/u8, s4/u4,
 //! b1 and e4m3/e5m2 elements (the quad-pair m8n8k4 `.f16` form too), the sparse `mma.sp` (and
@@ -321,23 +323,36 @@ impl<'a> Prog<'a> {
             return unsupported(i);
         };
         m.take(&format!("m64n{n}k{k}"));
+        let sparse = m.take("sp");
         let sat = m.take("satfinite");
+        // `.b1` takes `.and.popc`, nothing else.
+        let and = m.take("and");
+        if and && !m.take("popc") {
+            return unsupported(i);
+        }
         let types = el_types(i, m)?;
         m.done()?;
         let [d_ty, a_ty, b_ty] = types[..] else {
             return unsupported(i);
         };
         use El::*;
+        // The K of the dense operation: a sparse A packs its rows into K/2.
+        let kd = if sparse { k / 2 } else { k };
+        // Integer and .b1 shapes: N up to 32 in steps of 8, then in steps of 16.
+        let int_n = n <= 32 || n % 16 == 0;
         let ok = n % 8 == 0
             && (8..=256).contains(&n)
             && match a_ty {
-                F16 => b_ty == F16 && k == 16 && matches!(d_ty, F16 | F32),
-                Bf16 => b_ty == Bf16 && k == 16 && d_ty == F32,
-                Tf32 => b_ty == Tf32 && k == 8 && d_ty == F32,
-                S8 | U8 => matches!(b_ty, S8 | U8) && k == 32 && d_ty == S32,
+                F16 => b_ty == F16 && kd == 16 && matches!(d_ty, F16 | F32),
+                Bf16 => b_ty == Bf16 && kd == 16 && d_ty == F32,
+                Tf32 => b_ty == Tf32 && kd == 8 && d_ty == F32,
+                E4m3 | E5m2 => matches!(b_ty, E4m3 | E5m2) && kd == 32 && matches!(d_ty, F16 | F32),
+                S8 | U8 => matches!(b_ty, S8 | U8) && kd == 32 && d_ty == S32 && int_n,
+                B1 => b_ty == B1 && !sparse && k == 256 && d_ty == S32 && int_n,
                 _ => false,
             }
-            && (!sat || d_ty == S32);
+            && (and == (a_ty == B1))
+            && (!sat || matches!(a_ty, S8 | U8));
         if !ok {
             return unsupported(i);
         }
@@ -345,6 +360,7 @@ impl<'a> Prog<'a> {
         let d_regs = if d_ty == F16 { n / 4 } else { n / 2 };
         let d = self.frag_dests(fc, i, &ops[0], d_regs)?;
         let a_in_regs = matches!(ops.get(1), Some(O::Vector(_)));
+        // Every A fragment is four registers (of a dense A, or of a sparse A's packed half).
         let a_regs = 4;
         let (a_desc, a) = if a_in_regs {
             (None, self.frag_srcs(fc, i, g, &ops[1], (a_regs, 32))?)
@@ -352,16 +368,39 @@ impl<'a> Prog<'a> {
             (Some(self.src(fc, i, g, &ops[1], T::B(64))?), Vec::new())
         };
         let b_desc = self.src(fc, i, g, &ops[2], T::B(64))?;
-        let float = matches!(a_ty, F16 | Bf16 | Tf32);
-        // scale-d, then imm-scale-a, imm-scale-b (floats), then imm-trans-a (A in shared
-        // memory) and imm-trans-b (f16 and bf16).
+        let float = matches!(a_ty, F16 | Bf16 | Tf32 | E4m3 | E5m2);
+        // [sp-meta, sp-sel,] scale-d, then imm-scale-a, imm-scale-b (floats), then imm-trans-a
+        // (A in shared memory) and imm-trans-b (f16 and bf16).
         let transposes = matches!(a_ty, F16 | Bf16);
-        let want =
-            4 + 2 * float as usize + (transposes && !a_in_regs) as usize + transposes as usize;
+        let first = 3 + 2 * sparse as usize;
+        let want = first
+            + 1
+            + 2 * float as usize
+            + (transposes && !a_in_regs) as usize
+            + transposes as usize;
         if ops.len() != want {
             return invalid(i.pos, format!("'{}' needs {want} operands", i.full_name()));
         }
-        let scale_d = self.src(fc, i, g, &ops[3], T::Pred)?;
+        let sparse = if sparse {
+            let meta = self.src(fc, i, g, &ops[3], T::B(32))?;
+            let sels = sparse_selectors(k, a_ty.bits());
+            match ops[4] {
+                O::Int(v) if (0..sels as i64).contains(&v) => Some((meta, v as u32)),
+                _ => {
+                    return invalid(
+                        i.pos,
+                        format!(
+                            "'{}': the sparsity selector must be a constant in 0..{}",
+                            i.full_name(),
+                            sels - 1
+                        ),
+                    )
+                }
+            }
+        } else {
+            None
+        };
+        let scale_d = self.src(fc, i, g, &ops[first], T::Pred)?;
         let imm = |o: &O, ok: &[i64]| match o {
             O::Int(v) if ok.contains(v) => Ok(*v),
             _ => invalid(
@@ -371,20 +410,21 @@ impl<'a> Prog<'a> {
         };
         let (mut neg_a, mut neg_b, mut trans_a, mut trans_b) = (false, false, false, false);
         if float {
-            neg_a = imm(&ops[4], &[1, -1])? == -1;
-            neg_b = imm(&ops[5], &[1, -1])? == -1;
+            neg_a = imm(&ops[first + 1], &[1, -1])? == -1;
+            neg_b = imm(&ops[first + 2], &[1, -1])? == -1;
         }
         if transposes {
-            let mut next = 6;
+            let mut next = first + 3;
             if !a_in_regs {
-                trans_a = imm(&ops[6], &[0, 1])? == 1;
-                next = 7;
+                trans_a = imm(&ops[next], &[0, 1])? == 1;
+                next += 1;
             }
             trans_b = imm(&ops[next], &[0, 1])? == 1;
         }
         Ok(MatrixOp::Wgmma(Wgmma {
             n,
             k,
+            sparse,
             a_ty,
             b_ty,
             d_ty,

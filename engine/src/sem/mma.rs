@@ -17,7 +17,9 @@
 //! - K is taken in blocks of `L` products (32 bytes of A's elements on Hopper, 16 on Ampere),
 //!   each block's result, in D's type, the next block's C.
 //!
-//! `F`, `L` and `e_zero` are the architecture's ([`Arch`]): the emulated device's. `.f64`
+//! `F`, `L` and `e_zero` are the architecture's ([`Arch`]): the emulated device's; `wgmma`'s
+//! f8 kinds have their own (`F` = 13, an f32 result truncated to 13 fraction bits:
+//! [`dot_wgmma_f8`]). `.f64`
 //! products are fmas in k order with the instruction's rounding; integer products are exact,
 //! summed in 32 bits that wrap, or saturate with `.satfinite`.
 
@@ -254,10 +256,31 @@ fn decode(t: El, bits: u64) -> Result<(bool, u64, i32, i32), Special> {
     }
 }
 
+/// The parameters of one truncated fused dot-product-add: `F`, the bits kept below the largest
+/// exponent; `e_zero`; and the fraction bits an f32 result keeps (23, or 13 for wgmma's f8
+/// kinds, whose sum is truncated to "E8M13"; an f16 result keeps its 10).
+#[derive(Clone, Copy)]
+struct Fdpa {
+    f: i32,
+    e_zero: i32,
+    f32_bits: u32,
+}
+
+impl Arch {
+    /// The parameters of this generation's `mma` for D's type `d`.
+    fn fdpa(self, d: El) -> Fdpa {
+        Fdpa {
+            f: self.f_bits(),
+            e_zero: self.e_zero(d),
+            f32_bits: 23,
+        }
+    }
+}
+
 /// One block of the truncated fused dot-product-add (`t_fdpa` of the model).
-fn block(arch: Arch, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
+fn block(p: Fdpa, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
     let Types { c: ct, d: dt, .. } = t;
-    let e_zero = arch.e_zero(dt);
+    let e_zero = p.e_zero;
     let mut special = Special::None;
     let mut terms = [Term {
         neg: false,
@@ -309,7 +332,7 @@ fn block(arch: Arch, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
     }
     let terms = &terms[..n];
     let e_max = terms.iter().map(|t| t.e).max().unwrap_or(e_zero);
-    let f = arch.f_bits();
+    let f = p.f;
     // Each term truncated toward zero to multiples of 2^(e_max - F); the sum is exact.
     let mut sum: i64 = 0;
     for t in terms {
@@ -332,8 +355,20 @@ fn block(arch: Arch, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
     let (neg, mag) = (sum < 0, sum.unsigned_abs() as u128);
     let e = e_max - f;
     let mode = if dt == El::F16 { Mode::Rn } else { Mode::Rz };
+    // An f32 result of fewer fraction bits is rounded in that narrower format (f32's exponent
+    // range) and widened, exactly, to f32's.
+    let (out, widen) = match dt {
+        El::F32 if p.f32_bits < 23 => (
+            Fmt {
+                ebits: 8,
+                mbits: p.f32_bits,
+            },
+            23 - p.f32_bits,
+        ),
+        _ => (out, 0),
+    };
     let m = sf::round_mag(out, neg, mag, e, mode);
-    if m == 0 {
+    let bits = if m == 0 {
         // A result that rounds to zero is +0 too.
         0
     } else if m >> out.mbits >= (1 << out.ebits) - 1 {
@@ -341,7 +376,8 @@ fn block(arch: Arch, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
         out.inf(neg)
     } else {
         out.zero(neg) | m
-    }
+    };
+    bits << widen
 }
 
 fn mul_special(s: Special, t: Special) -> Special {
@@ -373,7 +409,7 @@ pub fn dot_decoded(arch: Arch, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -
     for (k, (x, y)) in a.chunks(l).zip(b.chunks(l)).enumerate() {
         // After the first block, C is the previous block's result, in D's type.
         let c = if k == 0 { t.c } else { t.d };
-        acc = block(arch, Types { c, ..t }, x, y, acc);
+        acc = block(arch.fdpa(t.d), Types { c, ..t }, x, y, acc);
     }
     acc
 }
@@ -411,6 +447,28 @@ pub fn dot_f8(arch: Arch, t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
     let d2 = dot(arch, acc, &a2, &b2, d1);
     // C joins last, in one IEEE addition (FADD, or HADD2 for f16).
     sf::add(t.d.fmt(), c, d2, Mode::Rn)
+}
+
+/// One element of D for `wgmma.mma_async` with `.e4m3`/`.e5m2` multiplicands (sm_90a): unlike
+/// `mma.sync` (see [`dot_f8`]), the tensor core takes them natively, in the same truncated
+/// fused dot-product-add with its own parameters, those of mmasim 2.1.1's Hopper `WGMMA`
+/// (`F` = 13, blocks of 32 products, Hopper's `e_zero`; an f16 D rounded to nearest, an
+/// f32 D truncated to 13 fraction bits, "RZ-E8M13"). A sparse A's K/2 packed products are one
+/// block, as `mma.sp` sums them. An H200 agreed on every element of
+/// scripts/ground-truth/results/wgmma-h200.txt (NaNs, infinities, subnormals, cancellation).
+pub fn dot_wgmma_f8(t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
+    let p = Fdpa {
+        f: 13,
+        e_zero: Arch::Hopper.e_zero(t.d),
+        f32_bits: 13,
+    };
+    a.chunks(32)
+        .zip(b.chunks(32))
+        .enumerate()
+        .fold(c, |acc, (k, (x, y))| {
+            let c = if k == 0 { t.c } else { t.d };
+            block(p, Types { c, ..t }, x, y, acc)
+        })
 }
 
 /// One element of D for `mma.m8n8k4` with `.f16` multiplicands (sm_70's quad-pair shape) as
