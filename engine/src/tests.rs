@@ -349,5 +349,6 @@ mod shared;
 mod surf;
 mod sync;
 mod tensormap;
+mod tex;
 mod video;
 mod warp;
