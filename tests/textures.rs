@@ -334,3 +334,19 @@ fn texture_references_bind_arrays_and_linear_memory() {
     );
     assert_pass("texture_refs", &run_preloaded(&exe, &[]));
 }
+
+/// Texture and surface references in the corners of the ISA and the old ABI: indirect access
+/// through a register holding a reference variable's address, `clamp_ogl` against a model of
+/// OpenGL's GL_CLAMP, opaque kernel parameters refused at load as an H200's driver refuses
+/// them, and the pre-3.2 cuTexRefSetAddress/GetAddress/SetAddress2D names and
+/// cuTexRefSetAddress2D_v2 (tests/cuda/texture_refs_legacy.cu).
+#[test]
+fn texture_references_indirect_clamp_ogl_and_the_old_abi() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "texture_refs_legacy",
+        "texture_refs_legacy",
+        &["-L", lib.to_str().unwrap(), "-lcuda", "-ldl"],
+    );
+    assert_pass("texture_refs_legacy", &run_preloaded(&exe, &[]));
+}

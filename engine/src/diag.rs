@@ -32,6 +32,9 @@ pub enum LoadErrorKind {
     Unsupported,
     /// The module's variables do not fit in device memory (CUDA_ERROR_OUT_OF_MEMORY).
     OutOfMemory,
+    /// PTX that ptxas compiles but the CUDA driver refuses to load
+    /// (CUDA_ERROR_INVALID_IMAGE), such as a `.texref` kernel parameter.
+    NotLoadable,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

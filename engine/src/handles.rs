@@ -1,6 +1,7 @@
 //! Tables of the opaque objects kernels name by a 64-bit handle (texture and surface objects):
 //! the driver registers each under the handle it chose, instructions look it up per lane, and a
-//! handle that was never registered or is gone finds nothing.
+//! handle that was never registered or is gone finds nothing. The module-scope `.texref` and
+//! `.surfref` variables are kept here too, by address, for indirect access.
 
 use once_cell::sync::Lazy;
 use parking_lot::RwLock;
@@ -66,4 +67,39 @@ impl<T> Default for LastLookup<T> {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// What a module-scope opaque variable is a reference to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefKind {
+    /// A `.texref`.
+    Texture,
+    /// A `.surfref`.
+    Surface,
+}
+
+/// The `.texref` and `.surfref` variables of the loaded modules, by device address. Each holds
+/// the handle of what the driver bound to it; a register holding a variable's address (`mov.u64
+/// r, var`) names it indirectly (PTX ISA 5.3, indirect access).
+static REF_VARIABLES: Lazy<RwLock<HashMap<u64, RefKind>>> = Lazy::new(Default::default);
+
+/// Records that the variable at `address` is a `kind` reference, until [`forget_ref_variable`].
+pub(crate) fn add_ref_variable(address: u64, kind: RefKind) {
+    REF_VARIABLES.write().insert(address, kind);
+}
+
+pub(crate) fn forget_ref_variable(address: u64) {
+    REF_VARIABLES.write().remove(&address);
+}
+
+/// The handle a `kind` reference variable at `address` holds now, if `address` is one's (the
+/// indirect access of a `tex`, `txq` or surface instruction through a register). A handle is
+/// never such an address: the driver's handles are small counters, device addresses lie in the
+/// device region.
+pub fn through_ref_variable(address: u64, kind: RefKind) -> Option<u64> {
+    if REF_VARIABLES.read().get(&address) != Some(&kind) || !crate::mem::contains(address, 8) {
+        return None;
+    }
+    // SAFETY: eight bytes of live device memory, the variable the driver writes the handle to.
+    Some(unsafe { (address as *const u64).read_unaligned() })
 }

@@ -278,6 +278,20 @@ impl Module {
                 continue;
             }
             let lerr = |e: lower::LowerError| err(e.kind, e.pos.line, e.pos.col, e.message);
+            // Samplers exist only in the independent mode (PTX ISA 9.7.10.1; ptxas: "violates
+            // .target texmode_unified setting").
+            if g.ty == "samplerref" && !ast.target.iter().any(|t| t == "texmode_independent") {
+                return Err(err(
+                    LoadErrorKind::InvalidPtx,
+                    g.pos.line,
+                    g.pos.col,
+                    format!(
+                        "'.samplerref {}' outside the independent texturing mode (ptxas: \
+                         declaration violates .target texmode_unified setting)",
+                        g.name
+                    ),
+                ));
+            }
             if g.attrs.iter().any(|a| a == "extern") {
                 return Err(err(
                     LoadErrorKind::Unsupported,
@@ -299,6 +313,14 @@ impl Module {
                     format!("out of device memory for variable '{}'", g.name),
                 )
             })?;
+            let kind = match g.ty.as_str() {
+                "texref" => Some(crate::handles::RefKind::Texture),
+                "surfref" => Some(crate::handles::RefKind::Surface),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                crate::handles::add_ref_variable(address, kind);
+            }
             module.globals.push(Global {
                 name: g.name.to_string(),
                 address,
@@ -532,6 +554,9 @@ fn lower_all(
 impl Drop for Module {
     fn drop(&mut self) {
         for g in &self.globals {
+            if matches!(g.ty.as_str(), "texref" | "surfref") {
+                crate::handles::forget_ref_variable(g.address);
+            }
             let _ = mem::free(g.address);
         }
         for &a in &self.scoped {

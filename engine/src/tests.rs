@@ -349,6 +349,7 @@ mod shared;
 mod surf;
 mod sync;
 mod tensormap;
+mod tex;
 mod video;
 mod warp;
 mod wgmma;

@@ -32,13 +32,22 @@
 
 use crate::sem::softfloat::{self, Mode};
 
-/// How a coordinate outside the texture is brought back in (`CUaddress_mode`).
+/// How a coordinate outside the texture is brought back in (`CUaddress_mode`, and the ISA's
+/// `clamp_ogl`, which only a `.samplerref` can name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AddressMode {
     Wrap,
     Clamp,
     Mirror,
     Border,
+    /// OpenGL's `GL_CLAMP` (PTX ISA 5.3, Table 10: `clamp_ogl`). The OpenGL compatibility
+    /// profile specification (4.6, section 8.14.2 and Table 8.20) clamps the coordinate to
+    /// [0, 1] (in texels: [0, size]) and then the texel index: NEAREST clamps it to
+    /// [0, size - 1]; LINEAR to [-1, size], where the indices -1 and size are the border, so
+    /// a footprint hanging over an edge blends the edge texel with the border colour (at the
+    /// very edge half and half). No hardware answer: the CUDA driver refuses modules that use
+    /// a `.samplerref` (CUDA_ERROR_NOT_FOUND on an H200, texref-param-h200.txt).
+    ClampOgl,
 }
 
 /// `CUfilter_mode`.
@@ -362,7 +371,8 @@ fn read_bits(t: &Texture, p: *const u8) -> u32 {
 fn address(i: i64, n: i64, mode: AddressMode) -> Option<i64> {
     match mode {
         AddressMode::Clamp => Some(i.clamp(0, n - 1)),
-        AddressMode::Border => (0..n).contains(&i).then_some(i),
+        // Linear filtering's rule for clamp_ogl (nearest sampling clamps first, `point_index`).
+        AddressMode::Border | AddressMode::ClampOgl => (0..n).contains(&i).then_some(i),
         AddressMode::Wrap => Some(i.rem_euclid(n)),
         AddressMode::Mirror => {
             let p = i.rem_euclid(2 * n);
@@ -384,10 +394,16 @@ struct Site<'t> {
 impl Site<'_> {
     /// A coordinate in texels along dimension `d`, and its address mode. Unnormalised
     /// coordinates only clamp or use the border: wrap and mirror act as clamp (Programming
-    /// Guide, texture fetching).
+    /// Guide, texture fetching). clamp_ogl clamps the coordinate to [0, size] texels, OpenGL's
+    /// [0, 1] (see [`AddressMode::ClampOgl`]).
     fn texel_coord(&self, x: f32, d: usize) -> (f32, AddressMode) {
         let n = self.level.size[d] as f32;
         let mode = self.address[d];
+        if mode == AddressMode::ClampOgl {
+            let x = if self.normalized { x * n } else { x };
+            // `max` then `min`, not `clamp`: a NaN coordinate reads at 0.
+            return (x.max(0.0).min(n), mode);
+        }
         if !self.normalized {
             let mode = match mode {
                 AddressMode::Wrap | AddressMode::Mirror => AddressMode::Clamp,
@@ -891,6 +907,12 @@ fn pick_levels(t: &Texture, lam: Option<f32>, blend: bool) -> [(usize, u64); 2] 
 /// Which texel index along dimension `d` a point fetch reads.
 fn point_index(site: &Site, x: f32, d: usize, offset: i32) -> Option<i64> {
     let (x, mode) = site.texel_coord(x, d);
+    // clamp_ogl with NEAREST clamps the index to the texture (OpenGL's Table 8.20): the
+    // coordinate may be the far edge itself.
+    let mode = match mode {
+        AddressMode::ClampOgl => AddressMode::Clamp,
+        m => m,
+    };
     address(x.floor() as i64 + offset as i64, site.size(d), mode)
 }
 
@@ -1186,6 +1208,7 @@ pub fn query(t: &Texture, q: Query, level: u32) -> u32 {
         Query::AddrMode(d) => match t.address[d as usize % 3] {
             AddressMode::Wrap => 0,
             AddressMode::Mirror => 1,
+            AddressMode::ClampOgl => 2,
             AddressMode::Clamp => 3,
             AddressMode::Border => 4,
         },

@@ -791,6 +791,13 @@ implemented! {
     cuGraphKernelNodeSetParams "cuGraphKernelNodeSetParams" 10000 abi(none) (node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => unversioned::graph_kernel_node_set_params;
     cuGraphExecKernelNodeSetParams "cuGraphExecKernelNodeSetParams" 10010 abi(none) (exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS_v1) => unversioned::graph_exec_kernel_node_set_params;
     cuGraphExecUpdate "cuGraphExecUpdate" 10020 abi(none) (exec: CUgraphExec, graph: CUgraph, error_node: *mut CUgraphNode, result: *mut CUgraphExecUpdateResult) => unversioned::graph_exec_update;
+    // Texture references before CUDA 3.2 (32-bit offsets, sizes and pointers), and
+    // cuTexRefSetAddress2D_v2, whose parameters are those of _v3 (cuda.h's internal
+    // declaration; it documents no difference in behaviour).
+    cuTexRefSetAddress "cuTexRefSetAddress" 2000 abi(none) (offset: *mut c_uint, texref: CUtexref, dptr: unversioned::DevPtr32, bytes: c_uint) => unversioned::tex_ref_set_address;
+    cuTexRefGetAddress "cuTexRefGetAddress" 2000 abi(none) (dptr: *mut unversioned::DevPtr32, texref: CUtexref) => unversioned::tex_ref_get_address;
+    cuTexRefSetAddress2D "cuTexRefSetAddress2D" 2020 abi(none) (texref: CUtexref, desc: *const unversioned::ArrayDescriptorV1, dptr: unversioned::DevPtr32, pitch: c_uint) => unversioned::tex_ref_set_address_2d;
+    cuTexRefSetAddress2D_v2 "cuTexRefSetAddress2D" 3020 abi(none) (texref: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, pitch: usize) => memory::texref::set_address_2d;
 }
 
 not_supported! {
@@ -922,7 +929,6 @@ not_supported! {
     cuMulticastCreate "cuMulticastCreate" 12010;
     cuMulticastGetGranularity "cuMulticastGetGranularity" 12010;
     cuMulticastUnbind "cuMulticastUnbind" 12010;
-    // Texture references do not exist here (launch/legacy.rs).
     cuSignalExternalSemaphoresAsync "cuSignalExternalSemaphoresAsync" 10000;
     cuSignalExternalSemaphoresAsync_ptsz "cuSignalExternalSemaphoresAsync" 10000;
     cuStreamAttachMemAsync "cuStreamAttachMemAsync" 6000;
@@ -946,7 +952,7 @@ not_supported! {
     cuWaitExternalSemaphoresAsync "cuWaitExternalSemaphoresAsync" 10000;
     cuWaitExternalSemaphoresAsync_ptsz "cuWaitExternalSemaphoresAsync" 10000;
     // Unversioned legacy names the real libcuda.so.1 exports whose current versions are not
-    // supported either: OpenGL/VDPAU/EGL interop, graphics resources, texture references.
+    // supported either: OpenGL/VDPAU/EGL interop, graphics resources.
     // `cuMemGetAttribute`/`_v2` is exported by the driver but declared in no public header.
     cuEGLApiInit "cuEGLApiInit" 7000;
     cuGLCtxCreate "cuGLCtxCreate" 2000;
@@ -957,10 +963,6 @@ not_supported! {
     cuGraphicsResourceSetMapFlags "cuGraphicsResourceSetMapFlags" 3000;
     cuMemGetAttribute "cuMemGetAttribute" 3000;
     cuMemGetAttribute_v2 "cuMemGetAttribute" 3020;
-    cuTexRefGetAddress "cuTexRefGetAddress" 2000;
-    cuTexRefSetAddress "cuTexRefSetAddress" 2000;
-    cuTexRefSetAddress2D "cuTexRefSetAddress2D" 2020;
-    cuTexRefSetAddress2D_v2 "cuTexRefSetAddress2D" 3020;
     cuVDPAUCtxCreate "cuVDPAUCtxCreate" 3010;
 }
 

@@ -109,6 +109,7 @@ impl LoadFailure {
                     CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
                 }
                 engine::LoadErrorKind::OutOfMemory => CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+                engine::LoadErrorKind::NotLoadable => CUresult::CUDA_ERROR_INVALID_IMAGE,
                 _ => CUresult::CUDA_ERROR_INVALID_PTX,
             },
             LoadFailure::Unsupported(_) => CUresult::CUDA_ERROR_NOT_SUPPORTED,

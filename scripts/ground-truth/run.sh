@@ -2,7 +2,7 @@
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
 # Writes OUTDIR/{system,driver,sanitizer,tex,tex2,tex3,mma,mma-dots,mma-sparse,tma,tma-oob,bulk-reduce,
-# fma-oob,fork,ipc,cdp,tex4,tex5,tex6,coop-multi,multicast,wgmma}.txt.
+# fma-oob,fork,ipc,cdp,tex4,tex5,tex6,coop-multi,multicast,wgmma,texref-param}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
@@ -35,6 +35,7 @@ nvcc -std=c++17 -arch=sm_90 -o "$b/fma_oob" "$tests/fma_oob.cu" >>"$out/build.tx
 nvcc -o "$b/fork_probe" "$here/fork_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
 nvcc -o "$b/ipc_probe" "$here/ipc_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
 nvcc -o "$b/coop_multi_probe" "$here/coop_multi_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
+nvcc -o "$b/texref_param_probe" "$here/texref_param_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda -Wno-deprecated-declarations >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -rdc=true -o "$b/cdp_probe" "$here/cdp_probe.cu" -lcudadevrt >>"$out/build.txt" 2>&1 &
 wait
 timeout 120 "$b/driver_probe" >"$out/driver.txt" 2>&1; echo "exit $?" >>"$out/driver.txt"
@@ -62,6 +63,9 @@ timeout 60 "$b/fork_probe" >"$out/fork.txt" 2>&1; echo "exit $?" >>"$out/fork.tx
 timeout 60 "$b/ipc_probe" >"$out/ipc.txt" 2>&1; echo "exit $?" >>"$out/ipc.txt"
 timeout 60 "$b/coop_multi_probe" >"$out/coop-multi.txt" 2>&1; echo "exit $?" >>"$out/coop-multi.txt"
 timeout 60 "$b/multicast_probe" >"$out/multicast.txt" 2>&1; echo "exit $?" >>"$out/multicast.txt"
+for c in texparam texparam-bound samplerparam surfparam indirect clamp_ogl clamp_ogl_norm independent; do
+  timeout 60 "$b/texref_param_probe" $c; echo "$c exit $?"
+done >"$out/texref-param.txt" 2>&1
 timeout 60 "$b/cdp_probe" >"$out/cdp.txt" 2>&1; echo "exit $?" >>"$out/cdp.txt"
 cd "$b"
 run() { # tool mode [extra flags]

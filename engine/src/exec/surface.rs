@@ -7,7 +7,7 @@ use super::access::atomic_update;
 use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
-use crate::handles::LastLookup;
+use crate::handles::{LastLookup, RefKind};
 use crate::ir::*;
 use crate::sem::atomic::rmw;
 use crate::surf::{self, Format, Place};
@@ -34,6 +34,12 @@ impl Warp {
             let s = cached.get(h, || {
                 surf::SURFACES
                     .lookup(h)
+                    // Or the surface bound to the `.surfref` variable whose address the
+                    // register holds (indirect access, PTX ISA 5.3).
+                    .or_else(|| {
+                        let bound = crate::handles::through_ref_variable(h, RefKind::Surface)?;
+                        surf::SURFACES.lookup(bound)
+                    })
                     // Its memory must still be allocated.
                     .filter(|s| crate::mem::contains(s.base, s.extent()))
                     .ok_or_else(|| {

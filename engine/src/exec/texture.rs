@@ -4,7 +4,7 @@
 use super::cta::{Cta, Fault};
 use super::regfile::*;
 use super::warp::*;
-use crate::handles::LastLookup;
+use crate::handles::{LastLookup, RefKind};
 use crate::ir::*;
 use crate::tex::{self, Fetch, Lod, Texture};
 use std::sync::Arc;
@@ -19,8 +19,14 @@ fn texture(
     h: u64,
     sampler: Option<&tex::Sampler>,
 ) -> Result<Arc<Texture>, Fault> {
+    // A register may also hold a `.texref` variable's address (indirect access, PTX ISA 5.3):
+    // the texture is the one bound to the variable now.
     let t = tex::TEXTURES
         .lookup(h)
+        .or_else(|| {
+            let bound = crate::handles::through_ref_variable(h, RefKind::Texture)?;
+            tex::TEXTURES.lookup(bound)
+        })
         .filter(|t| t.live())
         .ok_or_else(|| cta.fault_bad_texture(warp, pc, lane, h))?;
     Ok(match sampler {

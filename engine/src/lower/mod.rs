@@ -383,6 +383,22 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
     let mut scope = FxMap::default();
     let mut off = 0u64;
     for d in &f.params {
+        // The ISA lets opaque references be kernel parameters (5.3, 11.2.1), which ptxas
+        // compiles as per-kernel texture, sampler and surface bindings outside the parameter
+        // buffer; but no driver call binds one, and the CUDA driver refuses such a module at
+        // load (CUDA_ERROR_INVALID_IMAGE on an H200, driver 580.159:
+        // scripts/ground-truth/results/texref-param-h200.txt). There is no behaviour to follow.
+        if matches!(d.ty.as_str(), "texref" | "samplerref" | "surfref") {
+            return Err(LowerError {
+                kind: LoadErrorKind::NotLoadable,
+                pos: d.pos,
+                message: format!(
+                    "kernel parameter '{}' is a .{}: the CUDA driver loads no module with an \
+                     opaque kernel parameter (CUDA_ERROR_INVALID_IMAGE)",
+                    d.name, d.ty
+                ),
+            });
+        }
         let (size, align) = var_layout(d)?;
         off = align_up(off, align);
         scope.insert(Name::new(&d.name), Sym::KParam(off as u32));

@@ -5,7 +5,8 @@
 //! and size, `sust.p`, `sured.b`/`.p` with the operations and types the ISA lists, and every
 //! `suq` query. Refused at load with the instruction named: any combination the ISA's syntax
 //! does not list. Indirect access (a register holding a `.surfref`'s address) cannot be told
-//! from a surface object at load; it faults when run, as no live surface object.
+//! from a surface object at load: `crate::exec::surface` finds the address among the
+//! reference variables when it names no surface object, and reads the handle bound there.
 
 use super::*;
 use crate::surf::{Bound, Geom, Query};
@@ -248,7 +249,7 @@ impl<'a> Prog<'a> {
     /// The surface operand: a `.u64` register holding a surface object (the unified mode), or
     /// a `.surfref` module variable (the independent mode), which holds the handle of the
     /// surface the driver bound to it (`cuSurfRefSetArray`; 0, no surface, until then). A
-    /// `.surfref` kernel parameter is not run yet (refused).
+    /// `.surfref` kernel parameter never gets here: the kernel is refused (`lower_kernel`).
     fn handle(&mut self, fc: &FnCtx, i: &Instruction, g: Option<(Reg, bool)>, o: &O) -> R<Src> {
         // ptxas takes no variable there but a module-scope `.surfref` ("`.surfref` or `.u64`
         // register expected").

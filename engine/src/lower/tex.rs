@@ -6,10 +6,13 @@
 //! `.f16`/`.f16x2` results are lowered. The independent mode: a module-scope `.samplerref`
 //! named by `tex` or `tld4` overrides the texture's sampler with its static fields, and `txq`
 //! on it answers them. `txq.channel_data_type`/`channel_order` answer in OpenCL's
-//! enumerations, the only ones the ISA names (5.3.3). Refused at load with the instruction
-//! named: the multisample geometries and depth compare (no CUDA texture descriptor can create a
-//! multisample or a comparing texture), `.texref` and `.samplerref` kernel parameters, and
-//! `clamp_ogl` addressing.
+//! enumerations, the only ones the ISA names (5.3.3); a sampler's `clamp_ogl` is OpenGL's
+//! `GL_CLAMP` (`crate::tex::AddressMode::ClampOgl`). A register may also hold a `.texref`
+//! variable's address (indirect access): `crate::exec::texture` reads the handle bound to it.
+//! Refused at load with the instruction named: the multisample geometries and depth compare (no
+//! CUDA texture descriptor can create a multisample or a comparing texture). `.texref` and
+//! `.samplerref` kernel parameters are refused with the kernel (`lower_kernel`): the CUDA
+//! driver loads no such module.
 
 use super::*;
 use crate::tex::{AddressMode, Filter};
@@ -111,7 +114,20 @@ impl<'a> Prog<'a> {
         let O::Tuple(parts) = &ops_[1] else {
             return unsupported(i);
         };
+        let independent = self.mc.m.target.iter().any(|t| t == "texmode_independent");
         let (handle, sampler, cs) = match parts.as_slice() {
+            // The independent mode always names a sampler (ptxas: "Argument 2 of instruction
+            // 'tex': .samplerref or .u64 register expected").
+            [_, _] if independent => {
+                return invalid(
+                    i.pos,
+                    format!(
+                        "'{}' names no sampler in the independent texturing mode (ptxas: \
+                         .samplerref or .u64 register expected)",
+                        i.full_name()
+                    ),
+                )
+            }
             [h, c] => (h, None, c),
             [h, s, c] => (h, Some(self.sampler(i, s)?), c),
             _ => return unsupported(i),
@@ -214,7 +230,6 @@ impl<'a> Prog<'a> {
     }
 
     /// The static fields of the module-scope `.samplerref` `o` names (PTX ISA 5.3.2).
-    /// `clamp_ogl` addressing and a `.samplerref` parameter are not run yet (refused).
     fn sampler(&self, i: &Instruction, o: &O) -> R<TexSampler> {
         let O::Name { name, comp: None } = o else {
             return unsupported(i);
@@ -235,7 +250,7 @@ impl<'a> Prog<'a> {
                 "mirror" => Ok(AddressMode::Mirror),
                 "clamp_to_edge" => Ok(AddressMode::Clamp),
                 "clamp_to_border" => Ok(AddressMode::Border),
-                "clamp_ogl" => refuse(i, "clamp_ogl addressing"),
+                "clamp_ogl" => Ok(AddressMode::ClampOgl),
                 _ => invalid(v.pos, format!("'{value}' is no addressing mode")),
             };
             match (field.as_str(), value.as_str()) {
@@ -333,6 +348,7 @@ impl<'a> Prog<'a> {
         let code = |a: Option<AddressMode>| match a {
             None | Some(AddressMode::Wrap) => 0,
             Some(AddressMode::Mirror) => 1,
+            Some(AddressMode::ClampOgl) => 2,
             Some(AddressMode::Clamp) => 3,
             Some(AddressMode::Border) => 4,
         };

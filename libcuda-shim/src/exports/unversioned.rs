@@ -446,6 +446,51 @@ unsafe fn read<T: Copy>(p: *const T) -> CuResult<T> {
     Ok(unsafe { *p })
 }
 
+/// cuTexRefSetAddress: the offset (below the 256-byte texture alignment) always fits its
+/// 32-bit out-parameter; a 32-bit pointer names no device memory here, so the binding is
+/// refused as `_v2` refuses memory that is not the device's.
+pub(crate) unsafe fn tex_ref_set_address(
+    offset: *mut c_uint,
+    h: CUtexref,
+    dptr: DevPtr32,
+    bytes: c_uint,
+) -> CuResult {
+    let mut off = 0usize;
+    // SAFETY: a valid out-pointer; the rest forwarded.
+    unsafe { memory::texref::set_address(&mut off, h, dev(dptr), bytes as usize) }?;
+    // SAFETY: an optional out-pointer.
+    unsafe { put(offset, off as u64) }
+}
+
+pub(crate) unsafe fn tex_ref_get_address(out: *mut DevPtr32, h: CUtexref) -> CuResult {
+    if out.is_null() {
+        return Err(INVALID_VALUE);
+    }
+    let mut p: CUdeviceptr = 0;
+    // SAFETY: a valid out-pointer.
+    unsafe { memory::texref::get_address(&mut p, h) }?;
+    // SAFETY: checked non-null.
+    unsafe { put(out, p) }
+}
+
+pub(crate) unsafe fn tex_ref_set_address_2d(
+    h: CUtexref,
+    desc: *const ArrayDescriptorV1,
+    dptr: DevPtr32,
+    pitch: c_uint,
+) -> CuResult {
+    // SAFETY: the caller's descriptor.
+    let d = unsafe { read(desc) }?;
+    let wide = CUDA_ARRAY_DESCRIPTOR {
+        Width: d.width as usize,
+        Height: d.height as usize,
+        Format: d.format,
+        NumChannels: d.num_channels,
+    };
+    // SAFETY: a complete descriptor; the rest forwarded.
+    unsafe { memory::texref::set_address_2d(h, &wide, dev(dptr), pitch as usize) }
+}
+
 pub(crate) unsafe fn memcpy_2d(p: *const Memcpy2DV1) -> CuResult {
     // SAFETY: the caller's descriptor.
     let c = widen_2d(&unsafe { read(p) }?);

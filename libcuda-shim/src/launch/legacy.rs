@@ -4,8 +4,8 @@
 //! `cuParamSeti/f/v`); `cuLaunch`, `cuLaunchGrid` and `cuLaunchGridAsync` launch it with that
 //! state, exactly as `cuLaunchKernel` with the buffer passed through `extra`
 //! (`CU_LAUNCH_PARAM_BUFFER_POINTER`), so validation and error codes are the same.
-//! `cuParamSetTexRef` needs texture references, which this driver does not have: it stays
-//! CUDA_ERROR_NOT_SUPPORTED in the export table.
+//! `cuParamSetTexRef` only checks its arguments: a module's texture references are bound
+//! through their variables (`memory::texref`), whichever function fetches through them.
 
 use crate::errors::{CuResult, INVALID_VALUE};
 use crate::launch::kernel as launch;

@@ -273,6 +273,10 @@ pub(crate) unsafe fn set_address_2d(
     }
     // SAFETY: checked non-null; the caller's descriptor.
     let d = unsafe { *desc };
+    // The rows must lie in device memory, as a linear binding's bytes must (a pointer the
+    // 32-bit ABI of cuTexRefSetAddress2D names never does).
+    let bytes = pitch.checked_mul(d.Height).ok_or(INVALID_VALUE)?;
+    crate::memory::check_device(ptr, bytes).map_err(|_| INVALID_VALUE)?;
     set(h, |r| {
         r.binding = Binding::Pitch2D {
             ptr,
