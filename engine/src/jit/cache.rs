@@ -469,3 +469,38 @@ fn gnu_build_id(mut notes: &[u8], align: usize) -> Option<&[u8]> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::gnu_build_id;
+
+    /// A note: namesz, descsz, type, the name and the descriptor, each padded to 4 bytes.
+    fn note(name: &[u8], ty: u32, desc: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&(name.len() as u32).to_ne_bytes());
+        v.extend_from_slice(&(desc.len() as u32).to_ne_bytes());
+        v.extend_from_slice(&ty.to_ne_bytes());
+        for part in [name, desc] {
+            v.extend_from_slice(part);
+            v.resize(v.len().next_multiple_of(4), 0);
+        }
+        v
+    }
+
+    #[test]
+    fn build_id_is_the_gnu_note_of_type_3() {
+        let id: Vec<u8> = (1..=20).collect();
+        // An ABI tag note (type 1) first, then the build id.
+        let notes = [note(b"GNU\0", 1, &[0; 16]), note(b"GNU\0", 3, &id)].concat();
+        assert_eq!(gnu_build_id(&notes, 4), Some(&id[..]));
+        // Another owner's type 3 is not it; nor is a build id too short to tell builds apart.
+        assert_eq!(gnu_build_id(&note(b"XYZ\0", 3, &id), 4), None);
+        assert_eq!(gnu_build_id(&note(b"GNU\0", 3, &id[..4]), 4), None);
+        // Truncated: no id, and no read past the end.
+        for cut in 0..notes.len() - 20 {
+            assert_eq!(gnu_build_id(&notes[..cut], 4), None, "{cut}");
+        }
+        // This test binary has one (the cache's other tests depend on it).
+        assert!(super::build_id().is_some_and(|id| id.len() >= 8));
+    }
+}
