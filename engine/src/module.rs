@@ -108,15 +108,38 @@ impl Kernel {
             .as_ref()
     }
 
+    /// Compiles the kernel's code with `cache` and keeps it for its launches (tests: the
+    /// process's cache is one for all tests).
+    #[cfg(test)]
+    pub(crate) fn compile_jit_with(
+        &self,
+        cache: Option<&crate::jit::cache::Cache>,
+    ) -> Option<crate::jit::Summary> {
+        let c = crate::jit::Code::compile_with(&self.program, cache);
+        let s = c.as_ref().map(|c| c.summary());
+        assert!(self.jit.set(c).is_ok(), "compiled twice");
+        s
+    }
+
     /// Ops of the kernel's IR (with its callees).
     pub fn ir_ops(&self) -> usize {
         self.program.insts.len()
     }
 
-    /// Compiled segments and the ops in them, and the time compiling took, once compiled.
-    pub fn jit_summary(&self) -> Option<(usize, usize, u64)> {
-        let c = self.jit.get()?.as_ref()?;
-        Some((c.segments(), c.ops, c.compile_ns))
+    /// Compiled segments and the ops in them, the time compiling took and whether the code
+    /// came from the on-disk cache, once compiled.
+    pub fn jit_summary(&self) -> Option<crate::jit::Summary> {
+        Some(self.jit.get()?.as_ref()?.summary())
+    }
+
+    /// Compiles the kernel's code afresh with `cache` (None: no cache) without keeping it: for
+    /// measuring compile times (`cargo bench -p engine --bench jit_compile`). None when nothing
+    /// of it compiles.
+    pub fn jit_compile(
+        &self,
+        cache: Option<&crate::jit::cache::Cache>,
+    ) -> Option<crate::jit::Summary> {
+        Some(crate::jit::Code::compile_with(&self.program, cache)?.summary())
     }
 
     /// The kernel's IR (with every device function it calls) in its textual form: what

@@ -342,6 +342,7 @@ mod groups;
 mod half;
 mod isa;
 mod jit;
+mod jit_cache;
 mod limits;
 mod misc;
 mod registers;

@@ -23,6 +23,9 @@
 //! - `CUDA_SHIM_JIT` = `on` (default) | `off` | `verify`: the compiling tier (`engine::jit`):
 //!   `on` runs the stretches it compiles as host code, `verify` runs them both ways and reports
 //!   the first difference on stderr.
+//! - `CUDA_SHIM_CACHE_DIR` = unset (default: `$XDG_CACHE_HOME/libcuda-shim/jit`, else
+//!   `~/.cache/libcuda-shim/jit`) | a directory | `off`/`0`/empty: where the compiling tier
+//!   keeps compiled code between processes (`engine::jit::cache`).
 
 use crate::profile::{by_key, uuid_string, Profile, PROFILES};
 
@@ -358,6 +361,40 @@ pub fn jit() -> engine::jit::Mode {
     *MODE
 }
 
+/// `CUDA_SHIM_CACHE_DIR` given `$XDG_CACHE_HOME` and `$HOME`: the directory of the compiling
+/// tier's cache, None for none. Unset: the user's cache directory (none without one); `off`,
+/// `0` or empty: none; else that directory.
+pub fn parse_cache_dir(
+    v: Option<&str>,
+    xdg_cache_home: Option<&str>,
+    home: Option<&str>,
+) -> Option<std::path::PathBuf> {
+    use std::path::{Path, PathBuf};
+    match v.map(str::trim) {
+        Some("") | Some("0") | Some("off") => None,
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => {
+            // As the XDG base-directory specification says: a relative XDG_CACHE_HOME is
+            // ignored.
+            let base = match xdg_cache_home.filter(|x| Path::new(x).is_absolute()) {
+                Some(x) => PathBuf::from(x),
+                None => Path::new(home.filter(|h| !h.is_empty())?).join(".cache"),
+            };
+            Some(base.join("libcuda-shim").join("jit"))
+        }
+    }
+}
+
+/// The compiling tier's cache directory (`CUDA_SHIM_CACHE_DIR`), None for none.
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    let var = |n| std::env::var(n).ok();
+    parse_cache_dir(
+        var("CUDA_SHIM_CACHE_DIR").as_deref(),
+        var("XDG_CACHE_HOME").as_deref(),
+        var("HOME").as_deref(),
+    )
+}
+
 /// `CUDA_SHIM_PROGRESS=1`: a live line on stderr for launches running longer than a second.
 pub fn progress() -> bool {
     static ON: Lazy<bool> = Lazy::new(|| flag("CUDA_SHIM_PROGRESS"));
@@ -422,6 +459,33 @@ pub fn parse_timeout(v: &str) -> (Option<std::time::Duration>, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_dir_defaults_to_the_users_cache_and_can_be_moved_or_turned_off() {
+        use std::path::PathBuf;
+        let p = |v, x, h| parse_cache_dir(v, x, h);
+        assert_eq!(
+            p(None, None, Some("/home/u")),
+            Some(PathBuf::from("/home/u/.cache/libcuda-shim/jit"))
+        );
+        assert_eq!(
+            p(None, Some("/xdg"), Some("/home/u")),
+            Some(PathBuf::from("/xdg/libcuda-shim/jit"))
+        );
+        assert_eq!(
+            p(None, Some("rel"), Some("/home/u")),
+            Some(PathBuf::from("/home/u/.cache/libcuda-shim/jit"))
+        );
+        assert_eq!(p(None, None, None), None);
+        assert_eq!(p(None, Some(""), Some("")), None);
+        assert_eq!(
+            p(Some("/tmp/c"), Some("/xdg"), Some("/h")),
+            Some(PathBuf::from("/tmp/c"))
+        );
+        for off in ["off", "0", "", " off "] {
+            assert_eq!(p(Some(off), Some("/xdg"), Some("/h")), None, "{off:?}");
+        }
+    }
 
     #[test]
     fn jit_takes_off_on_or_verify() {

@@ -1,7 +1,8 @@
 //! What a program ran, for the person waiting on it: `CUDA_SHIM_STATS` (`cuda-shim run
 //! --stats` / `--stats-json FILE`) prints at exit, per kernel, its launches, blocks, threads,
-//! thread-instructions, time and the execution tier that ran it, then the device memory peak and
-//! the bytes copied each way and set, and a fidelity line: which executed instructions may give
+//! thread-instructions, time and the execution tier that ran it, then what the compiling tier
+//! compiled and what it loaded from its on-disk cache (kernels and times), the device memory
+//! peak and the bytes copied each way and set, and a fidelity line: which executed instructions may give
 //! other bits than a GPU (approximate math, the engine's readings where the ISA is silent:
 //! `engine::fidelity`) and how often they ran; `CUDA_SHIM_PROGRESS` (`--progress`) keeps a line on
 //! stderr with the name and the share of blocks done of each launch running longer than a
@@ -134,16 +135,62 @@ extern "C" fn at_exit() {
 fn tier(k: &engine::Kernel) -> String {
     match (k.jit_mode(), k.jit_summary()) {
         (engine::jit::Mode::Off, _) | (_, None) => "interpreter".into(),
-        (m, Some((_, ops, _))) => {
+        (m, Some(s)) => {
             let total = k.ir_ops();
             let v = if m == engine::jit::Mode::Verify {
                 ", verified"
             } else {
                 ""
             };
-            format!("jit {ops}/{total} ops{v}")
+            let from = if s.cached { ", cached" } else { "" };
+            format!("jit {}/{total} ops{v}{from}", s.ops)
         }
     }
+}
+
+/// The compiling tier's work for the kernels that ran: kernels compiled and the time it took,
+/// kernels whose code came from the on-disk cache, the time loading it took and the time
+/// compiling it had taken.
+#[derive(Default)]
+struct Compiled {
+    compiled: u64,
+    compile_s: f64,
+    cached: u64,
+    load_s: f64,
+    saved_s: f64,
+}
+
+fn compiled() -> Compiled {
+    let k = KERNELS.lock();
+    let mut c = Compiled::default();
+    for s in k.values().filter_map(|r| r.kernel.jit_summary()) {
+        if s.cached {
+            c.cached += 1;
+            c.load_s += s.ns as f64 * 1e-9;
+            c.saved_s += s.compiled_ns as f64 * 1e-9;
+        } else {
+            c.compiled += 1;
+            c.compile_s += s.ns as f64 * 1e-9;
+        }
+    }
+    c
+}
+
+/// The compiling tier's line: what it compiled and what the cache gave.
+fn compiled_line() -> String {
+    let c = compiled();
+    let dir = engine::jit::cache_dir().map_or("off (CUDA_SHIM_CACHE_DIR)".into(), |d| {
+        d.display().to_string()
+    });
+    format!(
+        "compiling tier: {} kernels compiled in {:.1} ms, {} loaded from the cache in {:.1} ms \
+         (compiling them took {:.1} ms); cache {dir}\n",
+        c.compiled,
+        c.compile_s * 1e3,
+        c.cached,
+        c.load_s * 1e3,
+        c.saved_s * 1e3,
+    )
 }
 
 /// Rows sorted by time, longest first.
@@ -185,6 +232,7 @@ pub fn table() -> String {
             "{shown:<40} {launches:>9} {blocks:>10} {threads:>12} {instr:>16} {time:>11.3}  {tier}\n"
         );
     }
+    s += &compiled_line();
     s += &format!("device memory peak: {} bytes\n", engine::mem::peak_used());
     for (d, name) in DIRECTIONS {
         s += &format!(
@@ -251,6 +299,7 @@ fn quoted(t: &str) -> String {
 
 /// The summary as JSON: `{"kernels": [{"name", "launches", "blocks", "threads",
 /// "thread_instructions", "seconds", "tier"}...], "device_memory_peak_bytes",
+/// "jit": {"compiled", "compile_seconds", "cached", "load_seconds", "cached_compile_seconds"},
 /// "copied_bytes": {"host_to_device", ...}, "memset_bytes", "fidelity": [{"instruction",
 /// "kind" ("approximate" or "reading"), "thread_executions"}...]}`.
 pub fn json() -> String {
@@ -288,10 +337,18 @@ pub fn json() -> String {
             )
         })
         .collect();
+    let c = compiled();
     format!(
-        "{{\"kernels\": [{}], \"device_memory_peak_bytes\": {}, \"copied_bytes\": {{{}}}, \
+        "{{\"kernels\": [{}], \"jit\": {{\"compiled\": {}, \"compile_seconds\": {:.6}, \
+         \"cached\": {}, \"load_seconds\": {:.6}, \"cached_compile_seconds\": {:.6}}}, \
+         \"device_memory_peak_bytes\": {}, \"copied_bytes\": {{{}}}, \
          \"memset_bytes\": {}, \"fidelity\": [{}]}}\n",
         kernels.join(", "),
+        c.compiled,
+        c.compile_s,
+        c.cached,
+        c.load_s,
+        c.saved_s,
         engine::mem::peak_used(),
         copied.join(", "),
         SET.load(Ordering::Relaxed),

@@ -64,9 +64,19 @@ pub struct Shim {
 /// Builds the shim in release mode once per test process. The emulator's speed matters for the
 /// bigger programs, so the tests always run the release build, as users do. Building
 /// `target/release` from inside `cargo test` is safe: cargo locks each profile directory apart.
+///
+/// Also keeps the programs the tests run out of the user's cache of compiled code: unless the
+/// suite runs with `CUDA_SHIM_CACHE_DIR` set, it is set (for this process and so for every
+/// program it starts) to [`jit_cache_dir`].
 pub fn shim() -> &'static Shim {
     static SHIM: OnceLock<Shim> = OnceLock::new();
     SHIM.get_or_init(|| {
+        if std::env::var_os("CUDA_SHIM_CACHE_DIR").is_none() {
+            // (Before any program of this process runs: every test that runs one asks for the
+            // shim first. Rust's own environment accesses take a lock, and this process's
+            // threads read the environment only through them.)
+            std::env::set_var("CUDA_SHIM_CACHE_DIR", jit_cache_dir());
+        }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
             .current_dir(repo())
@@ -83,6 +93,12 @@ pub fn shim() -> &'static Shim {
             cli: release.join("cuda-shim"),
         }
     })
+}
+
+/// The test suite's cache of compiled code, `target/jit-cache`: kept between runs, shared by
+/// the suite's processes (as a user's is).
+pub fn jit_cache_dir() -> PathBuf {
+    target_dir().join("jit-cache")
 }
 
 /// Where compiled test programs go.

@@ -46,17 +46,23 @@
 //! included. Next: compile `atom` (the histogram's remaining cut), keep statically uniform
 //! values scalar, compile only hot segments or in the background.
 //!
+//! Compiled code is kept on disk between processes ([`cache`], `CUDA_SHIM_CACHE_DIR`, read by
+//! the driver): a program launched again loads its segments' machine code instead of compiling.
+//!
 //! Modes (`CUDA_SHIM_JIT`, read by the driver): `off` interprets everything; `on` (the
 //! driver's default) runs compiled segments; `verify` runs every segment both ways, the interpreter's results
 //! kept, and reports the first difference (register, lane, PTX line, both values) on stderr.
 
+pub mod cache;
 mod emit;
 mod exec_mem;
 pub(crate) mod plan;
 
 use crate::ir::Program;
 use plan::Seg;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, RwLock};
 
 /// How launches run: the interpreter only, compiled segments, or both compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +81,24 @@ pub fn set_mode(m: Mode) {
 
 pub fn mode() -> Mode {
     from_u8(MODE.load(Ordering::Relaxed)).unwrap_or(Mode::On)
+}
+
+static CACHE: RwLock<Option<Arc<cache::Cache>>> = RwLock::new(None);
+
+/// Where compiled code is kept between processes ([`cache`]; None: nowhere, the default).
+pub fn set_cache_dir(dir: Option<PathBuf>) {
+    let c = dir.map(|d| Arc::new(cache::Cache::new(d)));
+    *CACHE.write().unwrap_or_else(|e| e.into_inner()) = c;
+}
+
+/// The directory [`set_cache_dir`] chose.
+pub fn cache_dir() -> Option<PathBuf> {
+    let c = CACHE.read().unwrap_or_else(|e| e.into_inner());
+    c.as_ref().map(|c| c.dir().to_path_buf())
+}
+
+fn current_cache() -> Option<Arc<cache::Cache>> {
+    CACHE.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 pub(crate) fn from_u8(v: u8) -> Option<Mode> {
@@ -116,9 +140,26 @@ pub struct Code {
     /// interpreter, which then pays no double work.
     stops: Vec<AtomicU64>,
     _mem: exec_mem::ExecMem,
-    /// Segments, ops in them, and the time compiling took (for `--stats`).
+    /// Ops in the segments, and the time getting the code took this process (for `--stats`).
     pub ops: usize,
     pub compile_ns: u64,
+    /// Whether the code came from the on-disk cache ([`cache`]), and then how long compiling
+    /// it took the process that did (else `compile_ns`).
+    pub cached: bool,
+    pub compiled_ns: u64,
+}
+
+/// What `--stats` says of a kernel's code ([`crate::Kernel::jit_summary`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub segments: usize,
+    pub ops: usize,
+    /// Nanoseconds getting the code took: compiling it, or loading it from the cache.
+    pub ns: u64,
+    /// Loaded from the on-disk cache.
+    pub cached: bool,
+    /// Nanoseconds compiling it took (in the process that wrote the cache entry, if cached).
+    pub compiled_ns: u64,
 }
 
 impl std::fmt::Debug for Code {
@@ -139,22 +180,38 @@ unsafe impl Sync for Code {}
 const MAX_STOPS: u64 = 1 << 12;
 
 impl Code {
-    /// Compiles the segments of `prog`; None when there are none or the host has no backend.
+    /// Compiles the segments of `prog`, or loads them from the cache directory the driver
+    /// chose ([`set_cache_dir`]); None when there are none or the host has no backend.
     pub fn compile(prog: &Program) -> Option<Code> {
+        Self::compile_with(prog, current_cache().as_deref())
+    }
+
+    /// [`Code::compile`] with the cache `cache` (None: compiled, nothing kept).
+    pub fn compile_with(prog: &Program, cache: Option<&cache::Cache>) -> Option<Code> {
         let t0 = std::time::Instant::now();
         let segs = plan::segments(prog);
         if segs.is_empty() {
             return None;
         }
         let isa = isa()?;
+        let nsegs = segs.len();
+        let cache = cache.and_then(|c| Some((c, cache::key(prog, &*isa)?)));
+        if let Some((c, key)) = &cache {
+            if let Some(e) = c.load(key, nsegs) {
+                let kept = e.kept.iter().map(|&i| segs[i as usize].clone()).collect();
+                return Self::assemble(prog, kept, &e.blobs, t0, Some(e.compiled_ns));
+            }
+        }
         let shapes = plan::shapes(prog);
         let mut blobs = Vec::new();
         let mut kept = Vec::new();
-        for s in segs {
+        let mut kept_at = Vec::new();
+        for (i, s) in segs.into_iter().enumerate() {
             match emit::segment(&*isa, prog, &s, &shapes) {
                 Ok(code) => {
                     blobs.push(code);
                     kept.push(s);
+                    kept_at.push(i as u32);
                 }
                 // An op the host backend cannot take: that segment stays interpreted.
                 Err(e) => note(&format!(
@@ -163,14 +220,39 @@ impl Code {
                 )),
             }
         }
+        let code = Self::assemble(prog, kept, &blobs, t0, None);
+        if let Some((c, key)) = &cache {
+            // (Kept even when no segment compiled: the next process then skips trying.)
+            let entry = cache::Entry {
+                kept: kept_at,
+                blobs,
+                compiled_ns: code
+                    .as_ref()
+                    .map_or(t0.elapsed().as_nanos() as u64, |c| c.compile_ns),
+            };
+            c.store(key, nsegs, &entry);
+        }
+        code
+    }
+
+    /// The code of the segments `kept` from their machine code `blobs` (`cached`: how long
+    /// compiling them took, when they came from the cache).
+    fn assemble(
+        prog: &Program,
+        kept: Vec<Seg>,
+        blobs: &[Vec<u8>],
+        t0: std::time::Instant,
+        cached: Option<u64>,
+    ) -> Option<Code> {
         if kept.is_empty() {
             return None;
         }
-        let (mem, offsets) = exec_mem::ExecMem::new(&blobs)?;
+        let (mem, offsets) = exec_mem::ExecMem::new(blobs)?;
         let fns = offsets
             .iter()
             // SAFETY: each offset is the start of a function compiled with the `SegFn`
-            // signature, in memory that is now executable.
+            // signature (here or, as the cache entry's key and checksum ensure, by this build
+            // for this program and host), in memory that is now executable.
             .map(|&o| unsafe { std::mem::transmute::<*const u8, SegFn>(mem.ptr().add(o)) })
             .collect();
         let mut at = vec![0u32; prog.insts.len() + 1];
@@ -178,6 +260,7 @@ impl Code {
             at[s.start as usize] = i as u32 + 1;
         }
         let ops = kept.iter().map(|s| (s.end - s.start) as usize).sum();
+        let ns = t0.elapsed().as_nanos() as u64;
         Some(Code {
             stops: kept.iter().map(|_| AtomicU64::new(0)).collect(),
             segs: kept,
@@ -185,8 +268,21 @@ impl Code {
             at,
             _mem: mem,
             ops,
-            compile_ns: t0.elapsed().as_nanos() as u64,
+            compile_ns: ns,
+            cached: cached.is_some(),
+            compiled_ns: cached.unwrap_or(ns),
         })
+    }
+
+    /// What `--stats` says of this code.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            segments: self.segs.len(),
+            ops: self.ops,
+            ns: self.compile_ns,
+            cached: self.cached,
+            compiled_ns: self.compiled_ns,
+        }
     }
 
     /// The segment starting at `pc` that a path with reconvergence point `rpc` may run whole.
