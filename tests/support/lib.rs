@@ -67,7 +67,10 @@ pub struct Shim {
 ///
 /// Also keeps the programs the tests run out of the user's cache of compiled code: unless the
 /// suite runs with `CUDA_SHIM_CACHE_DIR` set, it is set (for this process and so for every
-/// program it starts) to [`jit_cache_dir`].
+/// program it starts) to [`jit_cache_dir`]. And runs every program on both tiers: unless the
+/// suite runs with `CUDA_SHIM_JIT` set, it is `verify` (every compiled segment is interpreted
+/// too and the two compared, the interpreter's results kept), and [`assert_pass`] and
+/// [`assert_prints_recorded`] fail a program that reported a difference.
 pub fn shim() -> &'static Shim {
     static SHIM: OnceLock<Shim> = OnceLock::new();
     SHIM.get_or_init(|| {
@@ -76,6 +79,9 @@ pub fn shim() -> &'static Shim {
             // shim first. Rust's own environment accesses take a lock, and this process's
             // threads read the environment only through them.)
             std::env::set_var("CUDA_SHIM_CACHE_DIR", jit_cache_dir());
+        }
+        if std::env::var_os("CUDA_SHIM_JIT").is_none() {
+            std::env::set_var("CUDA_SHIM_JIT", "verify");
         }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
@@ -222,7 +228,17 @@ pub fn assert_pass(what: &str, out: &Output) -> String {
         "{what} failed ({}):\n--- stdout\n{stdout}--- stderr\n{stderr}",
         out.status
     );
+    assert_tiers_agree(what, &stderr);
     stdout
+}
+
+/// Fails when a program run under `CUDA_SHIM_JIT=verify` (the suite's default, [`shim`])
+/// reported a difference between the compiling tier and the interpreter.
+pub fn assert_tiers_agree(what: &str, stderr: &str) {
+    assert!(
+        !stderr.contains("jit verify:"),
+        "{what}: the compiling tier and the interpreter differ:\n{stderr}"
+    );
 }
 
 /// What `tests/cuda/printf.cu` prints: device output lands at the synchronisation, not at the
@@ -361,6 +377,7 @@ pub fn assert_prints_recorded(out: &Output, recorded: &str) {
         "{recorded}: probe failed ({}):\n{got}\n{err}",
         out.status
     );
+    assert_tiers_agree(recorded, &err);
     let path = repo().join("scripts/ground-truth/results").join(recorded);
     let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{recorded}: {e}"));
     let mut lines = got.lines();

@@ -244,7 +244,10 @@ impl Warp {
                         undo: std::ptr::null_mut(),
                         gcache: cta.gcache.entries(),
                     };
-                    if !cta.verify {
+                    // (In verify mode, while the interpreter runs a compared segment, everything
+                    // is interpreted; else a segment is compared or runs compiled.)
+                    let compare = cta.verify && pending.is_none() && code.verify_this(i);
+                    if !cta.verify || (pending.is_none() && !compare) {
                         // SAFETY: regs is this warp's file of the program the code was
                         // compiled from; ctx describes this CTA.
                         if unsafe { code.run(i, regs, mask, &mut ctx) } {
@@ -252,7 +255,7 @@ impl Warp {
                             count += seg.unguarded as u64 * mask.count_ones() as u64 + ctx.count;
                             continue;
                         }
-                    } else if pending.is_none() {
+                    } else if compare {
                         let before = regs.to_vec();
                         let shared = own..own + cta.shared_len;
                         let sh_before = cta.shared[shared.clone()].to_vec();
@@ -1556,6 +1559,9 @@ impl Pending {
             }
         }
         let now = &cta.shared[self.own..self.own + self.shared.len()];
+        if now == &self.shared[..] {
+            return;
+        }
         if let Some(b) = (0..now.len()).find(|&b| now[b] != self.shared[b]) {
             jit::mismatch(&format!(
                 "kernel '{}', block ({},{},{}), warp {}, PTX lines {}-{}: shared byte {b:#x} is {:#x} interpreted, {:#x} compiled",
