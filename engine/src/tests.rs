@@ -348,6 +348,7 @@ mod registers;
 mod shared;
 mod surf;
 mod sync;
+mod tcgen05;
 mod tensormap;
 mod tex;
 mod video;

@@ -39,6 +39,7 @@ pub mod schedule;
 mod surface;
 pub mod synccheck;
 pub mod sys;
+pub mod tcgen05;
 mod texture;
 pub mod warp;
 pub mod whole;
@@ -345,6 +346,7 @@ impl Job {
                 self.kernel.code(self.jit)
             },
             verify: self.jit == crate::jit::Mode::Verify,
+            tmem: None,
         }
     }
 

@@ -1486,6 +1486,7 @@ impl Warp {
                     }
                 }
                 Op::Bulk(b) => self.bulk(cta, regs, pc, em, b)?,
+                Op::TcMma(x) => self.tc_mma(cta, regs, pc, em, x)?,
                 Op::Nop => {}
                 Op::Tally { slot } => {
                     crate::fidelity::tally(*slot, em.count_ones());
