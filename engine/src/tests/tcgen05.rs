@@ -404,3 +404,172 @@ fn a_from_tensor_memory() {
         ..gemm(Ty::F16, 128, 32, 32)
     });
 }
+
+/// Fills Tensor Memory columns 0-63 of all 128 lanes with `lane << 16 | column` (each warp its
+/// 32 lanes, `.32x32b.x64`), then has every warp run `inst` (a load into `{R}` of `nregs`
+/// registers from `[%r12]`, the warp's first lane and column 0) and returns each thread's
+/// registers.
+fn load_shape(inst: &str, nregs: usize) -> Vec<u32> {
+    let fill: Vec<String> = (0..64).map(|j| format!("%r{}", 100 + j)).collect();
+    let fills: String = (0..64)
+        .map(|j| format!("or.b32 %r{}, %r13, {j};\n", 100 + j))
+        .collect();
+    let regs: Vec<String> = (0..nregs).map(|j| format!("%r{}", 200 + j)).collect();
+    let stores: String = (0..nregs)
+        .map(|j| format!("st.global.u32 [%rd5+{}], %r{};\n", 4 * j, 200 + j))
+        .collect();
+    let inst = inst.replace("R", &regs.join(", "));
+    let src = format!(
+        "{HW}.visible .entry s(.param .u64 out)
+        {{
+          .reg .b64 %rd<8>; .reg .b32 %r<300>; .reg .pred %p<4>;
+          .shared .align 4 .b32 taddr;
+          ld.param.u64 %rd2, [out];
+          mov.u32 %r1, %tid.x;
+          setp.lt.u32 %p2, %r1, 32;
+          mov.u32 %r6, taddr;
+          @%p2 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r6], 64;
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          tcgen05.fence::after_thread_sync;
+          ld.shared.b32 %r8, [taddr];
+          shr.u32 %r10, %r1, 5;
+          shl.b32 %r11, %r10, 21;
+          add.u32 %r12, %r8, %r11;
+          shl.b32 %r13, %r1, 16;
+          {fills}
+          tcgen05.st.sync.aligned.32x32b.x64.b32 [%r12], {{{fill}}};
+          tcgen05.wait::st.sync.aligned;
+          {inst};
+          tcgen05.wait::ld.sync.aligned;
+          mul.wide.u32 %rd3, %r1, {rb};
+          add.s64 %rd5, %rd2, %rd3;
+          {stores}
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          @%p2 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r8, 64;
+          ret;
+        }}",
+        fill = fill.join(", "),
+        rb = 4 * nregs,
+    );
+    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
+        let name: String = inst
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .take(40)
+            .collect();
+        std::fs::write(format!("{dir}/ld-{name}.ptx"), &src).ok();
+    }
+    let m = Module::load(&src, "s.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&vec![0u32; 128 * nregs]);
+    launch(&m.kernel("s").unwrap(), &cfg(1, 128), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = download(out, 128 * nregs);
+    mem::free(out).unwrap();
+    d
+}
+
+#[test]
+fn ld_shapes_place_lanes_and_columns_as_the_isa_figures() {
+    // (instruction, registers, (thread t of the warp, register j) -> (lane, column) from the
+    // warp's base): ISA figures 183-187 as CUTLASS 4.2's TMEM_LOAD layouts give them.
+    type Place = fn(u32, u32) -> (u32, u32);
+    let cases: [(&str, usize, Place); 7] = [
+        (
+            "tcgen05.ld.sync.aligned.32x32b.x4.b32 {R}, [%r12]",
+            4,
+            |t, j| (t, j),
+        ),
+        // Lane 8 (t % 2) + t / 4, column t / 2 % 2, the next repetition two columns on.
+        (
+            "tcgen05.ld.sync.aligned.16x64b.x2.b32 {R}, [%r12]",
+            2,
+            |t, j| (8 * (t % 2) + t / 4, (t / 2) % 2 + 2 * j),
+        ),
+        // Lane t / 4 (+8 for the odd register), column t % 4, repetitions 4 columns apart.
+        (
+            "tcgen05.ld.sync.aligned.16x128b.x2.b32 {R}, [%r12]",
+            4,
+            |t, j| (t / 4 + 8 * (j % 2), t % 4 + 4 * (j / 2)),
+        ),
+        // As mma's m16n8 accumulator: registers 0, 1 at lane t / 4, columns 2 (t % 4) + j;
+        // 2, 3 eight lanes down; repetitions 8 columns apart.
+        (
+            "tcgen05.ld.sync.aligned.16x256b.x2.b32 {R}, [%r12]",
+            8,
+            |t, j| (t / 4 + 8 * (j % 4 / 2), 2 * (t % 4) + j % 2 + 8 * (j / 4)),
+        ),
+        // Two 16x32b halves: threads 16-31 read from immHalfSplitoff (8) columns further.
+        (
+            "tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {R}, [%r12], 8",
+            2,
+            |t, j| (t % 16, j + 8 * (t / 16)),
+        ),
+        // .pack::16b: the low halves of two adjacent columns.
+        (
+            "tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {R}, [%r12]",
+            2,
+            |t, j| (t, 2 * j),
+        ),
+        (
+            "tcgen05.ld.sync.aligned.16x64b.x1.pack::16b.b32 {R}, [%r12]",
+            1,
+            |t, _| (8 * (t % 2) + t / 4, 2 * ((t / 2) % 2)),
+        ),
+    ];
+    for (inst, n, place) in cases {
+        let got = load_shape(inst, n);
+        let pack = inst.contains("pack");
+        for tid in 0..128u32 {
+            let (w, t) = (tid / 32, tid % 32);
+            for j in 0..n as u32 {
+                let (lane, col) = place(t, j);
+                let cell = |c: u32| (32 * w + lane) << 16 | c;
+                let want = if pack {
+                    (cell(col) & 0xffff) | (cell(col + 1) & 0xffff) << 16
+                } else {
+                    cell(col)
+                };
+                let v = got[(tid * n as u32 + j) as usize];
+                assert_eq!(v, want, "{inst}: thread {tid} register {j}");
+            }
+        }
+    }
+}
+
+#[test]
+fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
+    for inst in [
+        "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;",
+        "tcgen05.cp.cta_group::1.128x256b [%r1], %rd1;",
+        "tcgen05.shift.cta_group::1.down [%r1];",
+        "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r2, %p1;",
+        "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;",
+        "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
+        "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, {%r4, %r5, %r6, %r7}, %p1;",
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd1], %rs1;",
+    ] {
+        let src = format!(
+            "{HW}.visible .entry k()
+            {{
+              .reg .b64 %rd<8>; .reg .b32 %r<8>; .reg .b16 %rs<4>; .reg .pred %p<4>;
+              {inst}
+              ret;
+            }}"
+        );
+        if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
+            let name: String = inst.chars().filter(|c| c.is_ascii_alphanumeric()).take(50).collect();
+            std::fs::write(format!("{dir}/refused-{name}.ptx"), &src).ok();
+        }
+        let e = match Module::load(&src, "k.ptx") {
+            Ok(_) => panic!("{inst} loaded"),
+            Err(e) => e,
+        };
+        let name = inst.split(' ').next().unwrap();
+        assert_eq!(e.kind, LoadErrorKind::Unsupported, "{inst}: {e}");
+        let text = e.to_string();
+        assert!(text.contains(&format!("unsupported instruction '{name}")), "{inst}: {e}");
+        assert!(text.contains("k.ptx:7:"), "{inst}: {e}");
+    }
+}
