@@ -213,7 +213,8 @@ impl Warp {
                 let (a, n) = (get(regs, *taddr, 0) as u32, get(regs, *ncols, 0) as usize);
                 let col = (a & 0xffff) as usize;
                 let ok = cta.tmem.as_ref().is_some_and(|t| t.allocated(col, n));
-                if a >> 16 != 0 || col % 32 != 0 || !n.is_power_of_two() || n < 32 || !ok {
+                if a >> 16 != 0 || !col.is_multiple_of(32) || !n.is_power_of_two() || n < 32 || !ok
+                {
                     let what =
                         format!("of {n} columns at {a:#x}: not an allocation of tcgen05.alloc");
                     return Err(cta.fault_warp_op(self, pc, &what));
@@ -228,7 +229,7 @@ impl Warp {
             TmemOp::Ldst {
                 store,
                 shape,
-                num,
+                num: _,
                 pack,
                 taddr,
                 split,
@@ -249,7 +250,6 @@ impl Warp {
                     })
                     .max()
                     .unwrap_or(0);
-                let _ = num;
                 let ok = lane0 >= q
                     && lane0 + rows <= q + 32
                     && cta
