@@ -515,6 +515,7 @@ impl Job {
                 local,
                 done: false,
                 sync_gen: 0,
+                tmem: None,
             });
         }
         Ok(unit)
@@ -548,7 +549,9 @@ impl Job {
             c.expire_waits = idle.expire_waits;
             c.sync_gen = m.sync_gen;
             c.race = race.take();
+            c.tmem = m.tmem.take();
             let r = cta::round(&mut c, &mut m.regs, &mut m.sched);
+            m.tmem = c.tmem.take();
             *count += c.thread_instructions;
             *epoch = c.epoch;
             *halted |= c.halted;

@@ -81,6 +81,9 @@ struct Gemm {
     sw128: bool,
     /// Negate A (instruction descriptor bit 13).
     neg_a: bool,
+    /// Run as two CTAs of a cluster (each the same GEMM), whose CTAs take turns: the Tensor
+    /// Memory must outlive a turn.
+    cluster: bool,
 }
 
 /// The instruction descriptor (ISA table 44).
@@ -294,7 +297,13 @@ fn run(g: &Gemm, a: &[i32], b: &[i32]) -> Vec<u32> {
     let mut params = img.to_le_bytes().to_vec();
     params.extend_from_slice(&out.to_le_bytes());
     params.extend_from_slice(&ar.to_le_bytes());
-    launch(&m.kernel("g").unwrap(), &cfg(1, 128), &params).unwrap_or_else(|e| panic!("{e}"));
+    let mut config = cfg(1, 128);
+    if g.cluster {
+        config.grid = [2, 1, 1];
+        config.cluster = [2, 1, 1];
+        config.explicit_cluster = true;
+    }
+    launch(&m.kernel("g").unwrap(), &config, &params).unwrap_or_else(|e| panic!("{e}"));
     let d = download(out, 128 * n);
     for p in [img, out, ar] {
         mem::free(p).unwrap();
@@ -369,6 +378,7 @@ fn gemm(ty: Ty, m: usize, n: usize, k: usize) -> Gemm {
         a_tmem: false,
         sw128: false,
         neg_a: false,
+        cluster: false,
     }
 }
 
@@ -390,6 +400,14 @@ fn f16_gemm_with_smem_descriptors_commit_and_ld() {
 fn tf32_and_i8_gemms() {
     check(&gemm(Ty::Tf32, 128, 24, 32));
     check(&gemm(Ty::S8, 128, 48, 64));
+}
+
+#[test]
+fn tensor_memory_lasts_across_a_clusters_turns() {
+    check(&Gemm {
+        cluster: true,
+        ..gemm(Ty::F16, 128, 32, 64)
+    });
 }
 
 #[test]
