@@ -1,0 +1,16 @@
+//! The 5th-generation tensor core (`tcgen05`, PTX ISA 9.7.16) in an nvcc-built program:
+//! tests/cuda/tcgen05_gemm.cu, built for compute_100a and run on the B200 profile
+//! (`CUDA_SHIM_DEVICE=b200`), a 256 x 128 x 256 f16 GEMM through Tensor Memory allocation,
+//! `tcgen05.mma.kind::f16` with 128-byte-swizzled shared-memory descriptors, `tcgen05.commit`
+//! to an mbarrier and `tcgen05.ld`. Expected values: the program's CPU GEMM of small integers
+//! (exact in f16 inputs and f32 sums). The engine's tests (`engine/src/tests/tcgen05.rs`)
+//! cover the other kinds, shapes and the refused forms.
+
+use tests::*;
+
+#[test]
+fn tcgen05_f16_gemm_matches_the_cpu() {
+    let exe = nvcc_cached_arch("tcgen05_gemm", "tcgen05_gemm", "compute_100a", &[]);
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
+    assert_pass("tcgen05_gemm", &out);
+}
