@@ -14,3 +14,20 @@ fn tcgen05_f16_gemm_matches_the_cpu() {
     let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
     assert_pass("tcgen05_gemm", &out);
 }
+
+/// sm_100a PTX on a device without it (the default H100 profile) is refused as a GPU driver
+/// refuses it, when `CUDA_SHIM_STRICT_ARCH=1` asks for that (as for any newer PTX; by default
+/// the closest newer PTX runs, README's `CUDA_SHIM_STRICT_ARCH`).
+#[test]
+fn sm_100a_code_is_refused_on_an_h100_under_strict_arch() {
+    let exe = nvcc_cached_arch("tcgen05_gemm", "tcgen05_gemm", "compute_100a", &[]);
+    let out = run_preloaded(
+        &exe,
+        &[("CUDA_SHIM_DEVICE", "h100"), ("CUDA_SHIM_STRICT_ARCH", "1")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("cudaErrorNoKernelImageForDevice"),
+        "{stderr}"
+    );
+}
