@@ -425,16 +425,35 @@ impl Warp {
             false => (Vec::new(), Vec::new()),
         };
         let arch = mma::arch();
+        if x.scale_d != 0 && id.d != El::F32 {
+            let what = "with scale-input-d and an f16 D (not supported yet)".to_string();
+            return Err(fail(cta, self, what));
+        }
+        let mut off = [0u32; 4];
+        if let Some(m) = &x.disable {
+            for (w, s) in off.iter_mut().zip(m) {
+                *w = get(regs, *s, l) as u32;
+            }
+        }
         let dmask = if id.d == El::F16 { 0xffff } else { 0xffff_ffff };
         let t = cta.tmem.as_mut().expect("checked above");
         for r in 0..id.m {
-            let row = lane_of(r) * COLUMNS + dcol;
+            let lane = lane_of(r);
+            if off[lane / 32] >> (lane % 32) & 1 != 0 {
+                continue;
+            }
+            let row = lane * COLUMNS + dcol;
             for col in 0..id.n {
                 // D's 16-bit elements sit alone in the low half of their cells (9.7.16.10.4.1).
                 let c = if keep {
                     (t.cells[row + col] & dmask) as u64
                 } else {
                     0
+                };
+                // scale-input-d: an f32 D times 2^s, exact but where it overflows.
+                let c = match x.scale_d {
+                    0 => c,
+                    s => (f32::from_bits(c as u32) * (s as f32).exp2()).to_bits() as u64,
                 };
                 let v = if float {
                     mma::dot_decoded(arch, types, &da[r * k..][..k], &db[col * k..][..k], c)

@@ -820,6 +820,11 @@ pub struct TcMma {
     pub b: Src,
     pub idesc: Src,
     pub enable_d: Src,
+    /// `disable-output-lane`: four words of a mask, bit `i` (from the first word's least
+    /// significant bit) set to leave Tensor Memory lane `i` of D as it was.
+    pub disable: Option<[Src; 4]>,
+    /// `scale-input-d`: D is accumulated as `D * 2^scale_d`.
+    pub scale_d: u8,
 }
 
 /// `wgmma.mma_async`: `D = A * B + D` (or `A * B` when `scale_d` is false) of shape m64nNkK,

@@ -314,6 +314,7 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
         Op::TcMma(x) => {
             o.use_opt(x.d.base);
             o.srcs([&x.a, &x.b, &x.idesc, &x.enable_d]);
+            o.srcs(x.disable.iter().flatten());
         }
         Op::Matrix(m) => match &**m {
             MatrixOp::Mma(x) => {

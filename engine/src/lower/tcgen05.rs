@@ -8,8 +8,7 @@
 //!
 //! Refused at load as unsupported, naming the instruction: `.cta_group::2`, `tcgen05.cp`,
 //! `tcgen05.shift`, `tcgen05.ld.red`, `commit`'s `.multicast::cluster`, and `mma`'s other
-//! kinds (f8f6f4, the block-scaled ones), `.sp`, `.ws`, `.ashift`, the `disable-output-lane`
-//! mask and a `scale-input-d` other than 0.
+//! kinds (f8f6f4, the block-scaled ones), `.sp`, `.ws` and `.ashift`.
 
 use super::*;
 
@@ -209,19 +208,35 @@ impl<'a> Prog<'a> {
                 if m.done().is_err() {
                     return unsupported(i);
                 }
-                // [d], a, b, idesc, enable-input-d {, scale-input-d}; a disable-output-lane
-                // vector before enable-input-d is not taken yet.
-                if ops.iter().any(|o| matches!(o, O::Vector(_))) {
-                    return unsupported(i);
+                // [d], a, b, idesc, {disable-output-lane,} enable-input-d {, scale-input-d}.
+                let masked = matches!(ops.get(4), Some(O::Vector(_)));
+                let want = 5 + masked as usize;
+                if !(want..=want + 1).contains(&ops.len()) {
+                    return invalid(
+                        i.pos,
+                        format!("'{}' needs {want} or {} operands", i.full_name(), want + 1),
+                    );
                 }
-                if !(5..=6).contains(&ops.len()) {
-                    return invalid(i.pos, format!("'{}' needs 5 or 6 operands", i.full_name()));
-                }
-                match ops.get(5) {
-                    None | Some(O::Int(0)) => {}
-                    Some(O::Int(_)) if kind != 8 => return unsupported(i),
-                    _ => return invalid(i.pos, format!("'{}': bad scale-input-d", i.full_name())),
-                }
+                let scale_d = match ops.get(want) {
+                    None => 0,
+                    Some(O::Int(v)) if kind != 8 && (0..=15).contains(v) => *v as u8,
+                    _ => {
+                        return invalid(
+                            i.pos,
+                            format!(
+                                "'{}': scale-input-d is a constant from 0 to 15, of .kind::f16 \
+                                 and ::tf32",
+                                i.full_name()
+                            ),
+                        )
+                    }
+                };
+                let disable = if masked {
+                    let v = self.frag_srcs(fc, i, g, &ops[4], (4, 32))?;
+                    Some([v[0], v[1], v[2], v[3]])
+                } else {
+                    None
+                };
                 let d = match &ops[0] {
                     o @ O::Addr { .. } => self.addr(fc, i, o, None)?.1,
                     _ => return invalid(i.pos, format!("'{}' needs [d-tmem]", i.full_name())),
@@ -239,7 +254,7 @@ impl<'a> Prog<'a> {
                 };
                 let b = self.src(fc, i, g, &ops[2], T::B(64))?;
                 let idesc = self.src(fc, i, g, &ops[3], T::B(32))?;
-                let enable_d = self.src(fc, i, g, &ops[4], T::Pred)?;
+                let enable_d = self.src(fc, i, g, &ops[4 + masked as usize], T::Pred)?;
                 let x = TcMma {
                     kind,
                     d,
@@ -248,6 +263,8 @@ impl<'a> Prog<'a> {
                     b,
                     idesc,
                     enable_d,
+                    disable,
+                    scale_d,
                 };
                 self.emit(i, g, Op::TcMma(Box::new(x)));
             }

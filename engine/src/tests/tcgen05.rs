@@ -81,6 +81,9 @@ struct Gemm {
     sw128: bool,
     /// Negate A (instruction descriptor bit 13).
     neg_a: bool,
+    /// The `disable-output-lane` mask and `scale-input-d` of every MMA after the first.
+    disable: [u32; 4],
+    scale: u8,
     /// Run as two CTAs of a cluster (each the same GEMM), whose CTAs take turns: the Tensor
     /// Memory must outlive a turn.
     cluster: bool,
@@ -161,10 +164,20 @@ fn run(g: &Gemm, a: &[i32], b: &[i32]) -> Vec<u32> {
         } else {
             format!("%rd{}", 20 + s)
         };
+        let masked = s > 0 && g.disable != [0; 4];
+        let (mask, scale) = match s {
+            0 => (String::new(), String::new()),
+            _ if masked => (
+                "{%r30, %r31, %r32, %r33}, ".into(),
+                format!(", {}", g.scale),
+            ),
+            _ if g.scale != 0 => (String::new(), format!(", {}", g.scale)),
+            _ => (String::new(), String::new()),
+        };
         mmas += &format!(
             "add.s64 %rd{}, %rd10, {};\n add.s64 %rd{}, %rd11, {};\n \
              setp.ne.u32 %p4, {s}, 0;\n \
-             @%p3 tcgen05.mma.cta_group::1.kind::{} [%r8], {a}, %rd{}, %r9, %p4;\n",
+             @%p3 tcgen05.mma.cta_group::1.kind::{} [%r8], {a}, %rd{}, %r9, {mask}%p4{scale};\n",
             20 + s,
             s * step / 16,
             40 + s,
@@ -237,6 +250,10 @@ fn run(g: &Gemm, a: &[i32], b: &[i32]) -> Vec<u32> {
           tcgen05.fence::after_thread_sync;
           ld.shared.b32 %r8, [taddr];
           mov.u32 %r9, {idesc};
+          mov.u32 %r30, {m0};
+          mov.u32 %r31, {m1};
+          mov.u32 %r32, {m2};
+          mov.u32 %r33, {m3};
           shr.u32 %r10, %r1, 5;
           shl.b32 %r11, %r10, 21;
           add.u32 %r12, %r8, %r11;
@@ -273,6 +290,10 @@ fn run(g: &Gemm, a: &[i32], b: &[i32]) -> Vec<u32> {
         }}",
         ncols2 = if g.a_tmem { 2 * ncols } else { ncols },
         idesc = idesc(g),
+        m0 = g.disable[0],
+        m1 = g.disable[1],
+        m2 = g.disable[2],
+        m3 = g.disable[3],
         wbytes = words * 4,
         sb4 = sa_len / 16,
         rowbytes = 4 * n,
@@ -341,10 +362,22 @@ fn check(g: &Gemm) {
     let mut bad = Vec::new();
     for r in 0..g.m {
         for c in 0..g.n {
-            let dot: i32 = (0..g.k)
-                .map(|k| a[r * g.k + k] * b[c * g.k + k])
-                .sum::<i32>()
-                * sign;
+            // Step by step (32 bytes of K each): a lane the mask disables keeps the first
+            // step's D; scale-input-d multiplies D by 2^scale before each later step adds.
+            let kstep = 32 / g.ty.bytes();
+            let lane = lane_of(r);
+            let off = g.disable[lane / 32] >> (lane % 32) & 1 != 0;
+            let mut dot = 0i32;
+            for s in 0..g.k / kstep {
+                if s > 0 && off {
+                    break;
+                }
+                let part: i32 = (s * kstep..(s + 1) * kstep)
+                    .map(|k| a[r * g.k + k] * b[c * g.k + k])
+                    .sum();
+                let kept = if s > 0 { dot << g.scale } else { dot };
+                dot = kept + part * sign;
+            }
             let want = match (g.ty, g.f16_d) {
                 (Ty::S8, _) => dot as u32,
                 (_, true) => f16_bits(dot),
@@ -378,6 +411,8 @@ fn gemm(ty: Ty, m: usize, n: usize, k: usize) -> Gemm {
         a_tmem: false,
         sw128: false,
         neg_a: false,
+        disable: [0; 4],
+        scale: 0,
         cluster: false,
     }
 }
@@ -407,6 +442,24 @@ fn tensor_memory_lasts_across_a_clusters_turns() {
     check(&Gemm {
         cluster: true,
         ..gemm(Ty::F16, 128, 32, 64)
+    });
+}
+
+#[test]
+fn disabled_output_lanes_and_scaled_input_d() {
+    // Lanes 3, 40, 64-95 and 127 keep the first step's D; the later steps double D first.
+    check(&Gemm {
+        disable: [1 << 3, 1 << 8, 0xffff_ffff, 1 << 31],
+        scale: 1,
+        ..gemm(Ty::F16, 128, 16, 64)
+    });
+    check(&Gemm {
+        disable: [0xffff_0000, 0, 0, 0],
+        ..gemm(Ty::F16, 64, 16, 32)
+    });
+    check(&Gemm {
+        scale: 3,
+        ..gemm(Ty::Tf32, 128, 8, 16)
     });
 }
 
@@ -565,7 +618,6 @@ fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
         "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r2, %p1;",
         "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;",
         "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
-        "tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, {%r4, %r5, %r6, %r7}, %p1;",
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd1], %rs1;",
     ] {
         let src = format!(
