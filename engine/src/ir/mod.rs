@@ -683,6 +683,13 @@ pub enum Op {
     /// `tcgen05.mma` (ISA 9.7.16.10.9.1), issued by each active lane on its own operands and
     /// completed at issue.
     TcMma(Box<TcMma>),
+    /// `tcgen05.commit` (ISA 9.7.16.12.1): an arrive-on (count 1) on the mbarrier at `addr` by
+    /// each active lane, whose earlier tcgen05 operations are all complete; then the warp gives
+    /// way to the others, as the asynchronous operations it tracks would take time on a GPU.
+    TcCommit {
+        space: MSpace,
+        addr: Addr,
+    },
     Nop,
     /// Counts the active lanes of the next op, an instruction whose bits may differ from a
     /// GPU's, in the fidelity counter `slot` (emitted only while the run summary counts them:

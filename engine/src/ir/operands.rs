@@ -311,6 +311,7 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
                 o.use_opt(a.base);
             }
         }
+        Op::TcCommit { addr, .. } => o.use_opt(addr.base),
         Op::TcMma(x) => {
             o.use_opt(x.d.base);
             o.srcs([&x.a, &x.b, &x.idesc, &x.enable_d]);

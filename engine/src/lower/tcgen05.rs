@@ -157,7 +157,9 @@ impl<'a> Prog<'a> {
                 self.emit(i, g, Op::Nop);
             }
             // The mbarrier tracks the thread's earlier asynchronous tcgen05 operations, all
-            // complete: its arrive-on (count 1) happens at once.
+            // complete: its arrive-on (count 1) happens at once, and the warp yields, so that
+            // the other warps see the phase complete before this one can start the next (a
+            // CTA whose one warp issues the MMAs relies on it, as CuTe's tutorials do).
             "commit" if group => {
                 m.take(word);
                 if !m.take("mbarrier::arrive::one") || m.take("multicast::cluster") {
@@ -174,18 +176,7 @@ impl<'a> Prog<'a> {
                 m.done()?;
                 self.need_ops(i, 1)?;
                 let (space, addr) = self.addr(fc, i, &ops[0], space)?;
-                let op = Op::Mbar {
-                    op: MbarOp::Arrive {
-                        drop: false,
-                        tx: false,
-                        no_complete: false,
-                    },
-                    space,
-                    addr,
-                    d: None,
-                    a: Src::Imm(1),
-                    b: Src::Imm(0),
-                };
+                let op = Op::TcCommit { space, addr };
                 self.emit(i, g, op);
             }
             "mma" if group => {
