@@ -32,14 +32,14 @@ fn check(args: &[&std::path::Path], lower_only: bool) -> (bool, String, String) 
 
 #[test]
 fn lower_only_accepts_valid_ptx_the_executor_cannot_run() {
-    // ISA 9.7.16.11.1 tcgen05.fence: valid on sm_100a (ptxas 13.5 accepts this file), not run by
-    // the executor yet.
+    // ISA 9.7.16.9.2-3 tcgen05.cp and tcgen05.shift: valid on sm_100a (ptxas 13.5 accepts this
+    // file), not run by the executor yet.
     let f = write(
         "unsupported.ptx",
-        ".entry k(.param .u64 p)\n{\n.reg .b32 %r<2>;\n\
-         tcgen05.fence::before_thread_sync;\n\
+        ".entry k(.param .u64 p)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n\
+         tcgen05.shift.cta_group::1.down [%r1];\n\
          mov.u32 %r1, %tid.x;\n\
-         tcgen05.fence::after_thread_sync;\n\
+         tcgen05.cp.cta_group::1.128x256b [%r1], %rd1;\n\
          ret;\n}\n",
     );
     let (ok, out, err) = check(&[&f], true);
@@ -50,16 +50,16 @@ fn lower_only_accepts_valid_ptx_the_executor_cannot_run() {
     );
     assert!(
         out.contains(
-            "unsupported tcgen05: 2 (tcgen05.fence::before_thread_sync, \
-             tcgen05.fence::after_thread_sync)"
+            "unsupported tcgen05: 2 (tcgen05.shift.cta_group::1.down, \
+             tcgen05.cp.cta_group::1.128x256b)"
         ),
         "{out}"
     );
-    // Plain mode loads as the driver would: the executor cannot run the tcgen05 fences.
+    // Plain mode loads as the driver would: the executor cannot run them.
     let (ok, out, err) = check(&[&f], false);
     assert!(!ok, "plain check must fail: {out}");
     assert!(
-        err.contains(":7:1: error: unsupported instruction 'tcgen05.fence::before_thread_sync'"),
+        err.contains(":8:1: error: unsupported instruction 'tcgen05.shift.cta_group::1.down'"),
         "{err}"
     );
     assert!(out.contains("failed: 1 function(s)"), "{out}");

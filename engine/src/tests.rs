@@ -349,6 +349,7 @@ mod registers;
 mod shared;
 mod surf;
 mod sync;
+mod tcgen05;
 mod tensormap;
 mod tex;
 mod video;

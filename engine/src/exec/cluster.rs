@@ -156,6 +156,8 @@ pub struct Member {
     pub done: bool,
     /// Its completed CTA barriers (`Cta::sync_gen`), kept between turns for racecheck.
     pub sync_gen: u32,
+    /// Its Tensor Memory (`Cta::tmem`), kept between turns.
+    pub tmem: Option<Box<super::tcgen05::Tmem>>,
 }
 
 /// A started cluster (or, in a cooperative launch without clusters, a single CTA): everything

@@ -99,6 +99,8 @@ pub struct Cta<'a> {
     pub jit: Option<&'a crate::jit::Code>,
     /// Whether each segment also runs on the interpreter, the two compared.
     pub verify: bool,
+    /// The CTA's Tensor Memory (`tcgen05`), made at its first use.
+    pub tmem: Option<Box<super::tcgen05::Tmem>>,
 }
 
 /// The last few global allocations a host thread's accesses hit, `[lo, hi)`, so that most

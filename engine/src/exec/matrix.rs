@@ -84,6 +84,7 @@ impl Warp {
                 regs: fr,
             } => self.ldst_matrix(cta, regs, pc, *store, *trans, *space, *addr, fr),
             MatrixOp::Wgmma(x) => self.wgmma(cta, regs, pc, x),
+            MatrixOp::Tmem(x) => self.tmem(cta, regs, pc, x),
             MatrixOp::Movmatrix { d, a } => {
                 let mut x = [0u64; 32];
                 fetch(regs, *a, &mut x);
@@ -396,7 +397,7 @@ impl Warp {
     /// canonical layouts count 16-byte rows, 128 `.b1` or 16 bytes), element `k` bit `k % 8`
     /// of byte `k / 8`.
     #[allow(clippy::too_many_arguments)]
-    fn operand_elem(
+    pub(super) fn operand_elem(
         &mut self,
         cta: &mut Cta,
         pc: u32,

@@ -39,6 +39,7 @@ pub mod schedule;
 mod surface;
 pub mod synccheck;
 pub mod sys;
+pub mod tcgen05;
 mod texture;
 pub mod warp;
 pub mod whole;
@@ -345,6 +346,7 @@ impl Job {
                 self.kernel.code(self.jit)
             },
             verify: self.jit == crate::jit::Mode::Verify,
+            tmem: None,
         }
     }
 
@@ -513,6 +515,7 @@ impl Job {
                 local,
                 done: false,
                 sync_gen: 0,
+                tmem: None,
             });
         }
         Ok(unit)
@@ -546,7 +549,9 @@ impl Job {
             c.expire_waits = idle.expire_waits;
             c.sync_gen = m.sync_gen;
             c.race = race.take();
+            c.tmem = m.tmem.take();
             let r = cta::round(&mut c, &mut m.regs, &mut m.sched);
+            m.tmem = c.tmem.take();
             *count += c.thread_instructions;
             *epoch = c.epoch;
             *halted |= c.halted;

@@ -1489,6 +1489,25 @@ impl Warp {
                     }
                 }
                 Op::Bulk(b) => self.bulk(cta, regs, pc, em, b)?,
+                Op::TcMma(x) => self.tc_mma(cta, regs, pc, em, x)?,
+                Op::TcCommit { space, addr } => {
+                    let arrive = MbarOp::Arrive {
+                        drop: false,
+                        tx: false,
+                        no_complete: false,
+                    };
+                    let (one, zero) = (Src::Imm(1), Src::Imm(0));
+                    let r = self.mbar(cta, regs, pc, em, arrive, *space, *addr, None, one, zero);
+                    if let Err(e) = r {
+                        cta.thread_instructions += count + 32 * full;
+                        return Err(e);
+                    }
+                    // The MMAs it tracks would still be running on a GPU: the other warps go
+                    // first.
+                    if em != 0 {
+                        break Ok(Stop::Yield { wait: false });
+                    }
+                }
                 Op::Nop => {}
                 Op::Tally { slot } => {
                     crate::fidelity::tally(*slot, em.count_ones());

@@ -680,6 +680,16 @@ pub enum Op {
     Matrix(Box<MatrixOp>),
     /// `cp.async.bulk` and `cp.async.bulk.tensor` (ISA 9.7.9.25.4-5), by each active lane.
     Bulk(Box<BulkOp>),
+    /// `tcgen05.mma` (ISA 9.7.16.10.9.1), issued by each active lane on its own operands and
+    /// completed at issue.
+    TcMma(Box<TcMma>),
+    /// `tcgen05.commit` (ISA 9.7.16.12.1): an arrive-on (count 1) on the mbarrier at `addr` by
+    /// each active lane, whose earlier tcgen05 operations are all complete; then the warp gives
+    /// way to the others, as the asynchronous operations it tracks would take time on a GPU.
+    TcCommit {
+        space: MSpace,
+        addr: Addr,
+    },
     Nop,
     /// Counts the active lanes of the next op, an instruction whose bits may differ from a
     /// GPU's, in the fidelity counter `slot` (emitted only while the run summary counts them:
@@ -761,6 +771,67 @@ pub enum MatrixOp {
     Movmatrix { d: Reg, a: Src },
     /// `wgmma.mma_async` (ISA 9.7.15), run at issue: each warp computes its 16 rows of D.
     Wgmma(Wgmma),
+    /// The warp-wide Tensor Memory instructions of `tcgen05` (ISA 9.7.16.7-8).
+    Tmem(TmemOp),
+}
+
+/// The shapes of `tcgen05.ld` / `tcgen05.st` (ISA 9.7.16.2.3): lanes x bits per repetition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmemShape {
+    S16x64b,
+    S16x128b,
+    S16x256b,
+    S32x32b,
+    /// Two 16x32b accesses, the second `immHalfSplitoff` columns further.
+    S16x32bx2,
+}
+
+/// A warp's `tcgen05` Tensor Memory operation (cta_group::1).
+#[derive(Clone, Debug)]
+pub enum TmemOp {
+    /// `tcgen05.alloc`: `ncols` columns, their address stored at `addr`.
+    Alloc {
+        space: MSpace,
+        addr: Addr,
+        ncols: Src,
+    },
+    /// `tcgen05.dealloc` of `ncols` columns at `taddr`.
+    Dealloc { taddr: Src, ncols: Src },
+    /// `tcgen05.relinquish_alloc_permit`.
+    Relinquish,
+    /// `tcgen05.ld` (`store` false) into `regs` or `tcgen05.st` of `regs`, `num` repetitions of
+    /// `shape` at `taddr` (`split`: the second half's column offset of `.16x32bx2`); `pack`:
+    /// `.pack::16b` / `.unpack::16b`, each register two 16-bit cells of adjacent columns.
+    Ldst {
+        store: bool,
+        shape: TmemShape,
+        num: u32,
+        pack: bool,
+        taddr: Addr,
+        split: u32,
+        regs: Vec<Src>,
+    },
+}
+
+/// `tcgen05.mma.cta_group::1` of `.kind::f16`, `::tf32` or `::i8` (`kind`: A's and B's element
+/// width in bits, 16, 32 or 8): `D = A * B (+ D when enable_d)`, D at Tensor Memory address
+/// `d`, A at Tensor Memory address `a` (`a_tmem`) or described by the shared-memory
+/// descriptor `a`, B by the descriptor `b`, shapes and types in the instruction descriptor
+/// `idesc` (ISA 9.7.16.4.2), all read at issue.
+#[derive(Clone, Debug)]
+pub struct TcMma {
+    pub kind: u8,
+    pub d: Addr,
+    pub a_tmem: bool,
+    pub a: Src,
+    pub b: Src,
+    pub idesc: Src,
+    pub enable_d: Src,
+    /// `disable-output-lane`: four words of a mask, bit `i` (from the first word's least
+    /// significant bit) set to leave Tensor Memory lane `i` of D as it was.
+    pub disable: Option<[Src; 4]>,
+    /// `scale-input-d`: D is accumulated as `D * 2^scale_d`.
+    pub scale_d: u8,
 }
 
 /// `wgmma.mma_async`: `D = A * B + D` (or `A * B` when `scale_d` is false) of shape m64nNkK,

@@ -311,6 +311,12 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
                 o.use_opt(a.base);
             }
         }
+        Op::TcCommit { addr, .. } => o.use_opt(addr.base),
+        Op::TcMma(x) => {
+            o.use_opt(x.d.base);
+            o.srcs([&x.a, &x.b, &x.idesc, &x.enable_d]);
+            o.srcs(x.disable.iter().flatten());
+        }
         Op::Matrix(m) => match &**m {
             MatrixOp::Mma(x) => {
                 o.srcs(x.a.iter().chain(&x.b).chain(&x.c));
@@ -339,6 +345,18 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             MatrixOp::Movmatrix { d, a } => {
                 o.src(a);
                 o.def(*d);
+            }
+            MatrixOp::Tmem(TmemOp::Alloc { addr, ncols, .. }) => {
+                o.use_opt(addr.base);
+                o.src(ncols);
+            }
+            MatrixOp::Tmem(TmemOp::Dealloc { taddr, ncols }) => o.srcs([taddr, ncols]),
+            MatrixOp::Tmem(TmemOp::Relinquish) => {}
+            MatrixOp::Tmem(TmemOp::Ldst {
+                store, taddr, regs, ..
+            }) => {
+                o.use_opt(taddr.base);
+                o.moved(*store, regs);
             }
             MatrixOp::Wgmma(x) => {
                 o.srcs(x.a_desc.iter().chain(&x.a).chain([&x.b_desc, &x.scale_d]));

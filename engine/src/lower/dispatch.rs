@@ -184,6 +184,11 @@ static ROUTES: &[Route] = &[
         lower: |p, fc, i, g, m| p.matrix(fc, i, g, m),
     },
     Route {
+        opcodes: &["tcgen05"],
+        when: always,
+        lower: |p, fc, i, g, m| p.tcgen05(fc, i, g, m),
+    },
+    Route {
         opcodes: &["slct"],
         when: always,
         lower: |p, fc, i, g, m| p.slct(fc, i, g, m),

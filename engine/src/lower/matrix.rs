@@ -157,7 +157,7 @@ impl<'a> Prog<'a> {
     }
 
     /// A source fragment of `n` registers of `bits`.
-    fn frag_srcs(
+    pub(super) fn frag_srcs(
         &mut self,
         fc: &FnCtx,
         i: &Instruction,
@@ -171,7 +171,7 @@ impl<'a> Prog<'a> {
     }
 
     /// A destination fragment of `n` registers.
-    fn frag_dests(&mut self, fc: &FnCtx, i: &Instruction, o: &O, n: u32) -> R<Vec<Reg>> {
+    pub(super) fn frag_dests(&mut self, fc: &FnCtx, i: &Instruction, o: &O, n: u32) -> R<Vec<Reg>> {
         (self.frag_items(i, o, n)?.into_iter())
             .map(|o| self.dreg(fc, i, o))
             .collect()

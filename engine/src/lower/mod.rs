@@ -43,6 +43,7 @@ mod operands;
 mod packed;
 mod surf;
 mod sync;
+mod tcgen05;
 mod tex;
 mod video;
 

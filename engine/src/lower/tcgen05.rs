@@ -1,0 +1,273 @@
+//! Lowering of the `tcgen05` family (ISA 9.7.16) with `.cta_group::1`: Tensor Memory
+//! allocation (`alloc`, `dealloc`, `relinquish_alloc_permit`), `ld` and `st` of every shape
+//! (with `.pack::16b` / `.unpack::16b`), `wait::ld` / `wait::st`, the two `fence`s, `commit`
+//! to an mbarrier, and `mma` of `.kind::f16`, `::tf32` and `::i8` (dense, A from a
+//! shared-memory descriptor or Tensor Memory). Every asynchronous operation completes at issue
+//! (a valid execution: its completion is observable only through `commit`'s mbarrier or the
+//! waits, which then find it done), so the waits and fences order nothing more and are `nop`s.
+//!
+//! Refused at load as unsupported, naming the instruction: `.cta_group::2`, `tcgen05.cp`,
+//! `tcgen05.shift`, `tcgen05.ld.red`, `commit`'s `.multicast::cluster`, and `mma`'s other
+//! kinds (f8f6f4, the block-scaled ones), `.sp`, `.ws` and `.ashift`.
+
+use super::*;
+
+impl<'a> Prog<'a> {
+    pub(super) fn tcgen05(
+        &mut self,
+        fc: &FnCtx,
+        i: &Instruction,
+        g: Option<(Reg, bool)>,
+        m: &mut Mods,
+    ) -> R<()> {
+        // The pair forms need the peer CTA's Tensor Memory and issue rules: not yet.
+        if m.take("cta_group::2") {
+            return unsupported(i);
+        }
+        let group = m.take("cta_group::1");
+        let word = i.mods.first().map(|w| w.as_str()).unwrap_or("");
+        let ops = &i.operands;
+        let sync = |m: &mut Mods| {
+            if m.take("sync") && m.take("aligned") {
+                Ok(())
+            } else {
+                invalid(i.pos, format!("'{}' needs .sync.aligned", i.full_name()))
+            }
+        };
+        match word {
+            "alloc" | "dealloc" | "relinquish_alloc_permit" if group => {
+                m.take(word);
+                sync(m)?;
+                let op = match word {
+                    "alloc" => {
+                        let space = if m.take("shared::cta") {
+                            Some(AS::Shared)
+                        } else {
+                            m.space()
+                        };
+                        if space.is_some_and(|s| s != AS::Shared) || !m.take("b32") {
+                            return unsupported(i);
+                        }
+                        m.done()?;
+                        self.need_ops(i, 2)?;
+                        let (space, addr) = self.addr(fc, i, &ops[0], space)?;
+                        let ncols = self.src(fc, i, g, &ops[1], T::U(32))?;
+                        TmemOp::Alloc { space, addr, ncols }
+                    }
+                    "dealloc" => {
+                        if !m.take("b32") {
+                            return unsupported(i);
+                        }
+                        m.done()?;
+                        self.need_ops(i, 2)?;
+                        let taddr = self.src(fc, i, g, &ops[0], T::B(32))?;
+                        let ncols = self.src(fc, i, g, &ops[1], T::U(32))?;
+                        TmemOp::Dealloc { taddr, ncols }
+                    }
+                    _ => {
+                        m.done()?;
+                        self.need_ops(i, 0)?;
+                        TmemOp::Relinquish
+                    }
+                };
+                self.emit(i, g, Op::Matrix(Box::new(MatrixOp::Tmem(op))));
+            }
+            "ld" | "st" => {
+                m.take(word);
+                if m.take("red") {
+                    return unsupported(i);
+                }
+                sync(m)?;
+                let store = word == "st";
+                let shape = [
+                    ("16x64b", TmemShape::S16x64b),
+                    ("16x128b", TmemShape::S16x128b),
+                    ("16x256b", TmemShape::S16x256b),
+                    ("32x32b", TmemShape::S32x32b),
+                    ("16x32bx2", TmemShape::S16x32bx2),
+                ]
+                .into_iter()
+                .find(|(w, _)| m.take(w))
+                .map(|(_, s)| s);
+                let num = (0..8).map(|k| 1u32 << k).find(|n| m.take(&format!("x{n}")));
+                let pack = m.take(if store { "unpack::16b" } else { "pack::16b" });
+                let (Some(shape), Some(num)) = (shape, num) else {
+                    return unsupported(i);
+                };
+                if !m.take("b32") {
+                    return unsupported(i);
+                }
+                m.done()?;
+                // Registers per repetition (ISA table 49); .16x256b stops at .x32, .16x128b
+                // at .x64.
+                let per = match shape {
+                    TmemShape::S16x128b => 2,
+                    TmemShape::S16x256b => 4,
+                    _ => 1,
+                };
+                if per * num > 128 {
+                    return unsupported(i);
+                }
+                let split_op = shape == TmemShape::S16x32bx2;
+                self.need_ops(i, 2 + split_op as usize)?;
+                let (data, at) = if store { (1, 0) } else { (0, 1) };
+                let regs = if store {
+                    self.frag_srcs(fc, i, g, &ops[data], (per * num, 32))?
+                } else {
+                    let d = self.frag_dests(fc, i, &ops[data], per * num)?;
+                    d.into_iter().map(Src::Reg).collect()
+                };
+                let taddr = match &ops[at] {
+                    o @ O::Addr { .. } => self.addr(fc, i, o, None)?.1,
+                    _ => return invalid(i.pos, format!("'{}' needs [taddr]", i.full_name())),
+                };
+                let split = match ops.get(2) {
+                    Some(O::Int(v)) if split_op && (0..512).contains(v) => *v as u32,
+                    None if !split_op => 0,
+                    _ => {
+                        return invalid(
+                            i.pos,
+                            format!("'{}': immHalfSplitoff must be a constant", i.full_name()),
+                        )
+                    }
+                };
+                let op = TmemOp::Ldst {
+                    store,
+                    shape,
+                    num,
+                    pack,
+                    taddr,
+                    split,
+                    regs,
+                };
+                self.emit(i, g, Op::Matrix(Box::new(MatrixOp::Tmem(op))));
+            }
+            // Asynchronous operations complete at issue: nothing is left to wait for or order.
+            "wait::ld" | "wait::st" => {
+                m.take(word);
+                sync(m)?;
+                m.done()?;
+                self.need_ops(i, 0)?;
+                self.emit(i, g, Op::Nop);
+            }
+            "fence::before_thread_sync" | "fence::after_thread_sync" => {
+                m.take(word);
+                m.done()?;
+                self.need_ops(i, 0)?;
+                self.emit(i, g, Op::Nop);
+            }
+            // The mbarrier tracks the thread's earlier asynchronous tcgen05 operations, all
+            // complete: its arrive-on (count 1) happens at once, and the warp yields, so that
+            // the other warps see the phase complete before this one can start the next (a
+            // CTA whose one warp issues the MMAs relies on it, as CuTe's tutorials do).
+            "commit" if group => {
+                m.take(word);
+                if !m.take("mbarrier::arrive::one") || m.take("multicast::cluster") {
+                    return unsupported(i);
+                }
+                let space = if m.take("shared::cluster") {
+                    Some(AS::Shared)
+                } else {
+                    m.space()
+                };
+                if space.is_some_and(|s| s != AS::Shared) || !m.take("b64") {
+                    return unsupported(i);
+                }
+                m.done()?;
+                self.need_ops(i, 1)?;
+                let (space, addr) = self.addr(fc, i, &ops[0], space)?;
+                let op = Op::TcCommit { space, addr };
+                self.emit(i, g, op);
+            }
+            "mma" if group => {
+                m.take(word);
+                let kind = [("kind::f16", 16), ("kind::tf32", 32), ("kind::i8", 8)]
+                    .into_iter()
+                    .find(|(w, _)| m.take(w))
+                    .map(|(_, k)| k);
+                // The collector buffer is a permission to reuse A, which reading it afresh
+                // at every issue never needs.
+                m.ignore(&[
+                    "collector::a::fill",
+                    "collector::a::use",
+                    "collector::a::lastuse",
+                    "collector::a::discard",
+                ]);
+                let Some(kind) = kind else {
+                    return unsupported(i);
+                };
+                if m.done().is_err() {
+                    return unsupported(i);
+                }
+                // [d], a, b, idesc, {disable-output-lane,} enable-input-d {, scale-input-d}.
+                let masked = matches!(ops.get(4), Some(O::Vector(_)));
+                let want = 5 + masked as usize;
+                if !(want..=want + 1).contains(&ops.len()) {
+                    return invalid(
+                        i.pos,
+                        format!("'{}' needs {want} or {} operands", i.full_name(), want + 1),
+                    );
+                }
+                let scale_d = match ops.get(want) {
+                    None => 0,
+                    Some(O::Int(v)) if kind != 8 && (0..=15).contains(v) => *v as u8,
+                    _ => {
+                        return invalid(
+                            i.pos,
+                            format!(
+                                "'{}': scale-input-d is a constant from 0 to 15, of .kind::f16 \
+                                 and ::tf32",
+                                i.full_name()
+                            ),
+                        )
+                    }
+                };
+                let disable = if masked {
+                    let v = self.frag_srcs(fc, i, g, &ops[4], (4, 32))?;
+                    Some([v[0], v[1], v[2], v[3]])
+                } else {
+                    None
+                };
+                let d = match &ops[0] {
+                    o @ O::Addr { .. } => self.addr(fc, i, o, None)?.1,
+                    _ => return invalid(i.pos, format!("'{}' needs [d-tmem]", i.full_name())),
+                };
+                let (a_tmem, a) = match &ops[1] {
+                    o @ O::Addr { .. } => {
+                        let a = self.addr(fc, i, o, None)?.1;
+                        let base = a.base.map_or(Src::Imm(0), Src::Reg);
+                        if a.off != 0 {
+                            return unsupported(i);
+                        }
+                        (true, base)
+                    }
+                    o => (false, self.src(fc, i, g, o, T::B(64))?),
+                };
+                let b = self.src(fc, i, g, &ops[2], T::B(64))?;
+                let idesc = self.src(fc, i, g, &ops[3], T::B(32))?;
+                let enable_d = self.src(fc, i, g, &ops[4 + masked as usize], T::Pred)?;
+                let x = TcMma {
+                    kind,
+                    d,
+                    a_tmem,
+                    a,
+                    b,
+                    idesc,
+                    enable_d,
+                    disable,
+                    scale_d,
+                };
+                self.emit(i, g, Op::TcMma(Box::new(x)));
+            }
+            _ => return unsupported(i),
+        }
+        Ok(())
+    }
+
+    fn need_ops(&self, i: &Instruction, k: usize) -> R<()> {
+        if i.operands.len() != k {
+            return invalid(i.pos, format!("'{}' needs {k} operand(s)", i.full_name()));
+        }
+        Ok(())
+    }
+}

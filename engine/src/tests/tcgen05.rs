@@ -1,0 +1,645 @@
+//! `tcgen05` (ISA 9.7.16) with `.cta_group::1`: Tensor Memory allocation, `tcgen05.ld`/`st`
+//! shapes, and `tcgen05.mma` GEMMs (`kind::f16`, `::tf32`, `::i8`) completed through
+//! `tcgen05.commit` on an mbarrier, checked against a CPU reference.
+//!
+//! Expected values: products of small integers, whose sums are exact in every accumulator
+//! (f32, f16 and s32), so the reference is integer arithmetic (the ISA's `D = A * B + D`).
+//! The Tensor Memory places of D's rows are the ISA's layouts D (M = 128: row r in lane r) and
+//! F (M = 64: rows 16q to 16q + 15 in lanes 32q to 32q + 15), written here as CUTLASS 4.2's
+//! `tmem_frg` lays them out (the ISA's figures are pictures); the `tcgen05.ld` shapes'
+//! register places are CUTLASS's `Copy_Traits<SM100_TMEM_LOAD_*>` layouts, written out here
+//! independently of `crate::exec::tcgen05`. Every kernel here is accepted by
+//! `ptxas -arch=sm_100a` (13.5).
+
+use super::*;
+
+const HW: &str = ".version 8.7\n.target sm_100a\n.address_size 64\n";
+
+/// Element type of a GEMM's A and B.
+#[derive(Clone, Copy, PartialEq)]
+enum Ty {
+    F16,
+    Tf32,
+    S8,
+}
+
+impl Ty {
+    fn bytes(self) -> usize {
+        match self {
+            Ty::F16 => 2,
+            Ty::Tf32 => 4,
+            Ty::S8 => 1,
+        }
+    }
+    /// The element's bits for the small integer `v`.
+    fn enc(self, v: i32) -> u32 {
+        match self {
+            Ty::F16 => f16_bits(v),
+            Ty::Tf32 => (v as f32).to_bits(),
+            Ty::S8 => v as u8 as u32,
+        }
+    }
+    fn kind(self) -> &'static str {
+        match self {
+            Ty::F16 => "f16",
+            Ty::Tf32 => "tf32",
+            Ty::S8 => "i8",
+        }
+    }
+}
+
+/// f16 bits of a small integer (exact).
+fn f16_bits(v: i32) -> u32 {
+    if v == 0 {
+        return 0;
+    }
+    let (s, a) = ((v < 0) as u32, v.unsigned_abs());
+    let e = 31 - a.leading_zeros();
+    let m = (a << (10 - e)) & 0x3ff;
+    s << 15 | (e + 15) << 10 | m
+}
+
+/// Byte `c` of row `r` in the canonical K-major layout, rows of `kb` bytes: no swizzle (core
+/// matrices of 8 rows of 16 bytes, LBO 128 along K, SBO 8 * kb between 8-row groups) or the
+/// 128-byte swizzle (kb = 128: 8-row atoms of 1024 bytes, the 16-byte chunk XOR the row),
+/// ISA 9.7.16.3.3 / 9.7.15.5.1.10.
+fn canon(r: usize, c: usize, kb: usize, sw128: bool) -> usize {
+    if sw128 {
+        (r / 8) * 1024 + (r % 8) * 128 + (((c / 16) ^ (r % 8)) * 16) + c % 16
+    } else {
+        (r % 8) * 16 + (r / 8) * (8 * kb) + (c % 16) + (c / 16) * 128
+    }
+}
+
+struct Gemm {
+    ty: Ty,
+    m: usize,
+    n: usize,
+    k: usize,
+    f16_d: bool,
+    a_tmem: bool,
+    sw128: bool,
+    /// Negate A (instruction descriptor bit 13).
+    neg_a: bool,
+    /// The `disable-output-lane` mask and `scale-input-d` of every MMA after the first.
+    disable: [u32; 4],
+    scale: u8,
+    /// Run as two CTAs of a cluster (each the same GEMM), whose CTAs take turns: the Tensor
+    /// Memory must outlive a turn.
+    cluster: bool,
+}
+
+/// The instruction descriptor (ISA table 44).
+fn idesc(g: &Gemm) -> u32 {
+    let (d, ab) = match g.ty {
+        Ty::F16 => (if g.f16_d { 0 } else { 1 }, 0),
+        Ty::Tf32 => (1, 2),
+        Ty::S8 => (2, 1),
+    };
+    d << 4
+        | ab << 7
+        | ab << 10
+        | (g.neg_a as u32) << 13
+        | ((g.n >> 3) as u32) << 17
+        | ((g.m >> 4) as u32) << 24
+}
+
+/// Runs `g` on A (M x K) and B (N x K, B's columns) of small integers; returns Tensor Memory
+/// lanes 0-127, columns 0..N, as `tcgen05.ld.32x32b` reads them (each warp its 32 lanes).
+fn run(g: &Gemm, a: &[i32], b: &[i32]) -> Vec<u32> {
+    let eb = g.ty.bytes();
+    let kb = g.k * eb;
+    let sa_len = (g.m * kb).next_multiple_of(1024);
+    let sb_len = (g.n * kb).next_multiple_of(1024);
+    let mut img = vec![0u8; sa_len + sb_len];
+    let put = |img: &mut [u8], at: usize, v: u32| {
+        img[at..at + eb].copy_from_slice(&v.to_le_bytes()[..eb]);
+    };
+    for r in 0..g.m {
+        for c in 0..g.k {
+            put(
+                &mut img,
+                canon(r, c * eb, kb, g.sw128),
+                g.ty.enc(a[r * g.k + c]),
+            );
+        }
+    }
+    for r in 0..g.n {
+        for c in 0..g.k {
+            put(
+                &mut img,
+                sa_len + canon(r, c * eb, kb, g.sw128),
+                g.ty.enc(b[r * g.k + c]),
+            );
+        }
+    }
+    // A's rows as Tensor Memory holds them (elements packed into 32-bit columns), row r at
+    // the lane of D's row r.
+    let words = kb / 4;
+    let lane_of = |r: usize| {
+        if g.m == 128 {
+            r
+        } else {
+            r % 16 + 32 * (r / 16)
+        }
+    };
+    let mut arows = vec![0u32; 128 * words];
+    for r in 0..g.m {
+        for c in 0..g.k {
+            let bit = c * eb * 8;
+            arows[lane_of(r) * words + bit / 32] |= g.ty.enc(a[r * g.k + c]) << (bit % 32);
+        }
+    }
+    // Per MMA: K of 32 bytes of A (ISA table 41: K 16, 8 and 32); the descriptors advance by
+    // 32 bytes (two core matrices at LBO 128, or inside the swizzle atom).
+    let steps = kb / 32;
+    let step = if g.sw128 { 32 } else { 256 };
+    let ncols = g.n.next_power_of_two().max(32);
+    let (lbo, sbo) = if g.sw128 { (16, 1024) } else { (128, 8 * kb) };
+    let desc = (lbo as u64 >> 4) << 16 | (sbo as u64 >> 4) << 32 | 1 << 46 | (g.sw128 as u64) << 62;
+    let mut mmas = String::new();
+    for s in 0..steps {
+        let a = if g.a_tmem {
+            format!("[%r{}]", 40)
+        } else {
+            format!("%rd{}", 20 + s)
+        };
+        let masked = s > 0 && g.disable != [0; 4];
+        let (mask, scale) = match s {
+            0 => (String::new(), String::new()),
+            _ if masked => (
+                "{%r30, %r31, %r32, %r33}, ".into(),
+                format!(", {}", g.scale),
+            ),
+            _ if g.scale != 0 => (String::new(), format!(", {}", g.scale)),
+            _ => (String::new(), String::new()),
+        };
+        mmas += &format!(
+            "add.s64 %rd{}, %rd10, {};\n add.s64 %rd{}, %rd11, {};\n \
+             setp.ne.u32 %p4, {s}, 0;\n \
+             @%p3 tcgen05.mma.cta_group::1.kind::{} [%r8], {a}, %rd{}, %r9, {mask}%p4{scale};\n",
+            20 + s,
+            s * step / 16,
+            40 + s,
+            s * step / 16,
+            g.ty.kind(),
+            40 + s,
+        );
+        if g.a_tmem {
+            // The next K step of A is the next 8 columns of Tensor Memory.
+            mmas += "add.u32 %r40, %r40, 8;\n";
+        }
+    }
+    let n = g.n;
+    // Loads come in powers of two (`.num`); the first N columns are stored.
+    let nl = n.next_power_of_two();
+    let dregs: Vec<String> = (0..nl).map(|j| format!("%r{}", 100 + j)).collect();
+    let stores: String = (0..n)
+        .map(|j| format!("st.global.u32 [%rd5+{}], %r{};\n", 4 * j, 100 + j))
+        .collect();
+    let aregs: Vec<String> = (0..words).map(|j| format!("%r{}", 400 + j)).collect();
+    let aloads: String = (0..words)
+        .map(|j| format!("ld.global.u32 %r{}, [%rd7+{}];\n", 400 + j, 4 * j))
+        .collect();
+    let a_store = if g.a_tmem {
+        format!(
+            "{aloads}
+          tcgen05.st.sync.aligned.32x32b.x{words}.b32 [%r41], {{{}}};
+          tcgen05.wait::st.sync.aligned;",
+            aregs.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    let total = sa_len + sb_len;
+    let src = format!(
+        "{HW}.visible .entry g(.param .u64 img, .param .u64 out, .param .u64 arows)
+        {{
+          .reg .b64 %rd<80>; .reg .b32 %r<500>; .reg .pred %p<8>;
+          .shared .align 1024 .b8 sm[{total}];
+          .shared .align 8 .b64 bar;
+          .shared .align 4 .b32 taddr;
+          ld.param.u64 %rd1, [img];
+          ld.param.u64 %rd2, [out];
+          ld.param.u64 %rd6, [arows];
+          mov.u32 %r1, %tid.x;
+          shl.b32 %r2, %r1, 2;
+          mov.u32 %r3, sm;
+        copy:
+          setp.ge.u32 %p1, %r2, {total};
+          @%p1 bra copied;
+          cvt.u64.u32 %rd3, %r2;
+          add.s64 %rd4, %rd1, %rd3;
+          ld.global.u32 %r4, [%rd4];
+          add.u32 %r5, %r3, %r2;
+          st.shared.u32 [%r5], %r4;
+          add.u32 %r2, %r2, 512;
+          bra copy;
+        copied:
+          setp.lt.u32 %p2, %r1, 32;
+          setp.eq.u32 %p3, %r1, 0;
+          mov.u32 %r6, taddr;
+          mov.u32 %r7, bar;
+          // Warp 0 allocates D's columns (and A's after them), then gives up the permit.
+          @%p2 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r6], {ncols2};
+          @%p2 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+          @%p3 mbarrier.init.shared::cta.b64 [%r7], 1;
+          fence.proxy.async.shared::cta;
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          tcgen05.fence::after_thread_sync;
+          ld.shared.b32 %r8, [taddr];
+          mov.u32 %r9, {idesc};
+          mov.u32 %r30, {m0};
+          mov.u32 %r31, {m1};
+          mov.u32 %r32, {m2};
+          mov.u32 %r33, {m3};
+          shr.u32 %r10, %r1, 5;
+          shl.b32 %r11, %r10, 21;
+          add.u32 %r12, %r8, %r11;
+          // A in Tensor Memory: columns {ncols} on, this warp's lanes.
+          add.u32 %r40, %r8, {ncols};
+          add.u32 %r41, %r12, {ncols};
+          mul.wide.u32 %rd8, %r1, {wbytes};
+          add.s64 %rd7, %rd6, %rd8;
+          {a_store}
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          tcgen05.fence::after_thread_sync;
+          // Descriptors of A and B: start >> 4 in bits 0-13.
+          cvt.u64.u32 %rd9, %r3;
+          shr.u64 %rd9, %rd9, 4;
+          or.b64 %rd10, %rd9, {desc};
+          add.s64 %rd11, %rd10, {sb4};
+          {mmas}
+          mov.u64 %rd12, bar;
+          @%p3 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%rd12];
+        wait:
+          mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 0;
+          @!%p5 bra wait;
+          tcgen05.fence::after_thread_sync;
+          tcgen05.ld.sync.aligned.32x32b.x{nl}.b32 {{{dregs}}}, [%r12];
+          tcgen05.wait::ld.sync.aligned;
+          mul.wide.u32 %rd13, %r1, {rowbytes};
+          add.s64 %rd5, %rd2, %rd13;
+          {stores}
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          @%p2 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r8, {ncols2};
+          ret;
+        }}",
+        ncols2 = if g.a_tmem { 2 * ncols } else { ncols },
+        idesc = idesc(g),
+        m0 = g.disable[0],
+        m1 = g.disable[1],
+        m2 = g.disable[2],
+        m3 = g.disable[3],
+        wbytes = words * 4,
+        sb4 = sa_len / 16,
+        rowbytes = 4 * n,
+        dregs = dregs.join(", "),
+    );
+    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
+        let name = format!(
+            "{dir}/{}-{}-{}-{}-{}{}.ptx",
+            g.ty.kind(),
+            g.m,
+            g.n,
+            g.k,
+            g.a_tmem,
+            g.sw128
+        );
+        std::fs::write(name, &src).ok();
+    }
+    let m = Module::load(&src, "g.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let img = upload(&img);
+    let out = upload(&vec![0xdeadu32; 128 * n]);
+    let ar = upload(&arows);
+    let mut params = img.to_le_bytes().to_vec();
+    params.extend_from_slice(&out.to_le_bytes());
+    params.extend_from_slice(&ar.to_le_bytes());
+    let mut config = cfg(1, 128);
+    if g.cluster {
+        config.grid = [2, 1, 1];
+        config.cluster = [2, 1, 1];
+        config.explicit_cluster = true;
+    }
+    launch(&m.kernel("g").unwrap(), &config, &params).unwrap_or_else(|e| panic!("{e}"));
+    let d = download(out, 128 * n);
+    for p in [img, out, ar] {
+        mem::free(p).unwrap();
+    }
+    d
+}
+
+/// Small integers from a fixed generator, in [-range, range] (or [0, range] unsigned).
+fn values(n: usize, seed: u64, range: i32) -> Vec<i32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 33) % (2 * range as u64 + 1)) as i32 - range
+        })
+        .collect()
+}
+
+/// Checks `g` against the integer product, D's row r read from its lane.
+fn check(g: &Gemm) {
+    let range = if g.ty == Ty::S8 { 100 } else { 3 };
+    let a = values(g.m * g.k, 1, range);
+    let b = values(g.n * g.k, 2, range);
+    let got = run(g, &a, &b);
+    let lane_of = |r: usize| {
+        if g.m == 128 {
+            r
+        } else {
+            r % 16 + 32 * (r / 16)
+        }
+    };
+    let sign = if g.neg_a { -1 } else { 1 };
+    let mut bad = Vec::new();
+    for r in 0..g.m {
+        for c in 0..g.n {
+            // Step by step (32 bytes of K each): a lane the mask disables keeps the first
+            // step's D; scale-input-d multiplies D by 2^scale before each later step adds.
+            let kstep = 32 / g.ty.bytes();
+            let lane = lane_of(r);
+            let off = g.disable[lane / 32] >> (lane % 32) & 1 != 0;
+            let mut dot = 0i32;
+            for s in 0..g.k / kstep {
+                if s > 0 && off {
+                    break;
+                }
+                let part: i32 = (s * kstep..(s + 1) * kstep)
+                    .map(|k| a[r * g.k + k] * b[c * g.k + k])
+                    .sum();
+                let kept = if s > 0 { dot << g.scale } else { dot };
+                dot = kept + part * sign;
+            }
+            let want = match (g.ty, g.f16_d) {
+                (Ty::S8, _) => dot as u32,
+                (_, true) => f16_bits(dot),
+                _ => (dot as f32).to_bits(),
+            };
+            let v = got[lane_of(r) * g.n + c];
+            if v != want && bad.len() < 5 {
+                bad.push(format!("({r}, {c}): {v:#x} want {want:#x}"));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "kind::{} M {} N {} K {} (A in TMEM {}, swizzle {}): {bad:?}",
+        g.ty.kind(),
+        g.m,
+        g.n,
+        g.k,
+        g.a_tmem,
+        g.sw128
+    );
+}
+
+fn gemm(ty: Ty, m: usize, n: usize, k: usize) -> Gemm {
+    Gemm {
+        ty,
+        m,
+        n,
+        k,
+        f16_d: false,
+        a_tmem: false,
+        sw128: false,
+        neg_a: false,
+        disable: [0; 4],
+        scale: 0,
+        cluster: false,
+    }
+}
+
+#[test]
+fn f16_gemm_with_smem_descriptors_commit_and_ld() {
+    check(&gemm(Ty::F16, 128, 64, 64));
+    check(&Gemm {
+        sw128: true,
+        ..gemm(Ty::F16, 128, 32, 64)
+    });
+    check(&Gemm {
+        f16_d: true,
+        neg_a: true,
+        ..gemm(Ty::F16, 128, 16, 32)
+    });
+}
+
+#[test]
+fn tf32_and_i8_gemms() {
+    check(&gemm(Ty::Tf32, 128, 24, 32));
+    check(&gemm(Ty::S8, 128, 48, 64));
+}
+
+#[test]
+fn tensor_memory_lasts_across_a_clusters_turns() {
+    check(&Gemm {
+        cluster: true,
+        ..gemm(Ty::F16, 128, 32, 64)
+    });
+}
+
+#[test]
+fn disabled_output_lanes_and_scaled_input_d() {
+    // Lanes 3, 40, 64-95 and 127 keep the first step's D; the later steps double D first.
+    check(&Gemm {
+        disable: [1 << 3, 1 << 8, 0xffff_ffff, 1 << 31],
+        scale: 1,
+        ..gemm(Ty::F16, 128, 16, 64)
+    });
+    check(&Gemm {
+        disable: [0xffff_0000, 0, 0, 0],
+        ..gemm(Ty::F16, 64, 16, 32)
+    });
+    check(&Gemm {
+        scale: 3,
+        ..gemm(Ty::Tf32, 128, 8, 16)
+    });
+}
+
+#[test]
+fn m64_rows_sit_in_half_of_each_warps_lanes() {
+    check(&gemm(Ty::F16, 64, 32, 32));
+}
+
+#[test]
+fn a_from_tensor_memory() {
+    check(&Gemm {
+        a_tmem: true,
+        ..gemm(Ty::F16, 128, 32, 32)
+    });
+}
+
+/// Fills Tensor Memory columns 0-63 of all 128 lanes with `lane << 16 | column` (each warp its
+/// 32 lanes, `.32x32b.x64`), then has every warp run `inst` (a load into `{R}` of `nregs`
+/// registers from `[%r12]`, the warp's first lane and column 0) and returns each thread's
+/// registers.
+fn load_shape(inst: &str, nregs: usize) -> Vec<u32> {
+    let fill: Vec<String> = (0..64).map(|j| format!("%r{}", 100 + j)).collect();
+    let fills: String = (0..64)
+        .map(|j| format!("or.b32 %r{}, %r13, {j};\n", 100 + j))
+        .collect();
+    let regs: Vec<String> = (0..nregs).map(|j| format!("%r{}", 200 + j)).collect();
+    let stores: String = (0..nregs)
+        .map(|j| format!("st.global.u32 [%rd5+{}], %r{};\n", 4 * j, 200 + j))
+        .collect();
+    let inst = inst.replace("R", &regs.join(", "));
+    let src = format!(
+        "{HW}.visible .entry s(.param .u64 out)
+        {{
+          .reg .b64 %rd<8>; .reg .b32 %r<300>; .reg .pred %p<4>;
+          .shared .align 4 .b32 taddr;
+          ld.param.u64 %rd2, [out];
+          mov.u32 %r1, %tid.x;
+          setp.lt.u32 %p2, %r1, 32;
+          mov.u32 %r6, taddr;
+          @%p2 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r6], 64;
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          tcgen05.fence::after_thread_sync;
+          ld.shared.b32 %r8, [taddr];
+          shr.u32 %r10, %r1, 5;
+          shl.b32 %r11, %r10, 21;
+          add.u32 %r12, %r8, %r11;
+          shl.b32 %r13, %r1, 16;
+          {fills}
+          tcgen05.st.sync.aligned.32x32b.x64.b32 [%r12], {{{fill}}};
+          tcgen05.wait::st.sync.aligned;
+          {inst};
+          tcgen05.wait::ld.sync.aligned;
+          mul.wide.u32 %rd3, %r1, {rb};
+          add.s64 %rd5, %rd2, %rd3;
+          {stores}
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          @%p2 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r8, 64;
+          ret;
+        }}",
+        fill = fill.join(", "),
+        rb = 4 * nregs,
+    );
+    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
+        let name: String = inst
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .take(40)
+            .collect();
+        std::fs::write(format!("{dir}/ld-{name}.ptx"), &src).ok();
+    }
+    let m = Module::load(&src, "s.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let out = upload(&vec![0u32; 128 * nregs]);
+    launch(&m.kernel("s").unwrap(), &cfg(1, 128), &out.to_le_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = download(out, 128 * nregs);
+    mem::free(out).unwrap();
+    d
+}
+
+#[test]
+fn ld_shapes_place_lanes_and_columns_as_the_isa_figures() {
+    // (instruction, registers, (thread t of the warp, register j) -> (lane, column) from the
+    // warp's base): ISA figures 183-187 as CUTLASS 4.2's TMEM_LOAD layouts give them.
+    type Place = fn(u32, u32) -> (u32, u32);
+    let cases: [(&str, usize, Place); 7] = [
+        (
+            "tcgen05.ld.sync.aligned.32x32b.x4.b32 {R}, [%r12]",
+            4,
+            |t, j| (t, j),
+        ),
+        // Lane 8 (t % 2) + t / 4, column t / 2 % 2, the next repetition two columns on.
+        (
+            "tcgen05.ld.sync.aligned.16x64b.x2.b32 {R}, [%r12]",
+            2,
+            |t, j| (8 * (t % 2) + t / 4, (t / 2) % 2 + 2 * j),
+        ),
+        // Lane t / 4 (+8 for the odd register), column t % 4, repetitions 4 columns apart.
+        (
+            "tcgen05.ld.sync.aligned.16x128b.x2.b32 {R}, [%r12]",
+            4,
+            |t, j| (t / 4 + 8 * (j % 2), t % 4 + 4 * (j / 2)),
+        ),
+        // As mma's m16n8 accumulator: registers 0, 1 at lane t / 4, columns 2 (t % 4) + j;
+        // 2, 3 eight lanes down; repetitions 8 columns apart.
+        (
+            "tcgen05.ld.sync.aligned.16x256b.x2.b32 {R}, [%r12]",
+            8,
+            |t, j| (t / 4 + 8 * (j % 4 / 2), 2 * (t % 4) + j % 2 + 8 * (j / 4)),
+        ),
+        // Two 16x32b halves: threads 16-31 read from immHalfSplitoff (8) columns further.
+        (
+            "tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {R}, [%r12], 8",
+            2,
+            |t, j| (t % 16, j + 8 * (t / 16)),
+        ),
+        // .pack::16b: the low halves of two adjacent columns.
+        (
+            "tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {R}, [%r12]",
+            2,
+            |t, j| (t, 2 * j),
+        ),
+        (
+            "tcgen05.ld.sync.aligned.16x64b.x1.pack::16b.b32 {R}, [%r12]",
+            1,
+            |t, _| (8 * (t % 2) + t / 4, 2 * ((t / 2) % 2)),
+        ),
+    ];
+    for (inst, n, place) in cases {
+        let got = load_shape(inst, n);
+        let pack = inst.contains("pack");
+        for tid in 0..128u32 {
+            let (w, t) = (tid / 32, tid % 32);
+            for j in 0..n as u32 {
+                let (lane, col) = place(t, j);
+                let cell = |c: u32| (32 * w + lane) << 16 | c;
+                let want = if pack {
+                    (cell(col) & 0xffff) | (cell(col + 1) & 0xffff) << 16
+                } else {
+                    cell(col)
+                };
+                let v = got[(tid * n as u32 + j) as usize];
+                assert_eq!(v, want, "{inst}: thread {tid} register {j}");
+            }
+        }
+    }
+}
+
+#[test]
+fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
+    for inst in [
+        "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;",
+        "tcgen05.cp.cta_group::1.128x256b [%r1], %rd1;",
+        "tcgen05.shift.cta_group::1.down [%r1];",
+        "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r2, %p1;",
+        "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;",
+        "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd1], %rs1;",
+    ] {
+        let src = format!(
+            "{HW}.visible .entry k()
+            {{
+              .reg .b64 %rd<8>; .reg .b32 %r<8>; .reg .b16 %rs<4>; .reg .pred %p<4>;
+              {inst}
+              ret;
+            }}"
+        );
+        if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
+            let name: String = inst.chars().filter(|c| c.is_ascii_alphanumeric()).take(50).collect();
+            std::fs::write(format!("{dir}/refused-{name}.ptx"), &src).ok();
+        }
+        let e = match Module::load(&src, "k.ptx") {
+            Ok(_) => panic!("{inst} loaded"),
+            Err(e) => e,
+        };
+        let name = inst.split(' ').next().unwrap();
+        assert_eq!(e.kind, LoadErrorKind::Unsupported, "{inst}: {e}");
+        let text = e.to_string();
+        assert!(text.contains(&format!("unsupported instruction '{name}")), "{inst}: {e}");
+        assert!(text.contains("k.ptx:7:"), "{inst}: {e}");
+    }
+}

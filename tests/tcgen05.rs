@@ -1,0 +1,33 @@
+//! The 5th-generation tensor core (`tcgen05`, PTX ISA 9.7.16) in an nvcc-built program:
+//! tests/cuda/tcgen05_gemm.cu, built for compute_100a and run on the B200 profile
+//! (`CUDA_SHIM_DEVICE=b200`), a 256 x 128 x 256 f16 GEMM through Tensor Memory allocation,
+//! `tcgen05.mma.kind::f16` with 128-byte-swizzled shared-memory descriptors, `tcgen05.commit`
+//! to an mbarrier and `tcgen05.ld`. Expected values: the program's CPU GEMM of small integers
+//! (exact in f16 inputs and f32 sums). The engine's tests (`engine/src/tests/tcgen05.rs`)
+//! cover the other kinds, shapes and the refused forms.
+
+use tests::*;
+
+#[test]
+fn tcgen05_f16_gemm_matches_the_cpu() {
+    let exe = nvcc_cached_arch("tcgen05_gemm", "tcgen05_gemm", "compute_100a", &[]);
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
+    assert_pass("tcgen05_gemm", &out);
+}
+
+/// sm_100a PTX on a device without it (the default H100 profile) is refused as a GPU driver
+/// refuses it, when `CUDA_SHIM_STRICT_ARCH=1` asks for that (as for any newer PTX; by default
+/// the closest newer PTX runs, README's `CUDA_SHIM_STRICT_ARCH`).
+#[test]
+fn sm_100a_code_is_refused_on_an_h100_under_strict_arch() {
+    let exe = nvcc_cached_arch("tcgen05_gemm", "tcgen05_gemm", "compute_100a", &[]);
+    let out = run_preloaded(
+        &exe,
+        &[("CUDA_SHIM_DEVICE", "h100"), ("CUDA_SHIM_STRICT_ARCH", "1")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("cudaErrorNoKernelImageForDevice"),
+        "{stderr}"
+    );
+}
