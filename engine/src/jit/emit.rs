@@ -67,7 +67,7 @@ pub fn segment(
     let mut fctx = FunctionBuilderContext::new();
     {
         let mut b = FunctionBuilder::new(&mut func, &mut fctx);
-        let mut e = Emit::new(&mut b);
+        let mut e = Emit::new(&mut b, isa.default_call_conv());
         e.groups(prog, seg, shapes);
         e.body(prog, seg);
         b.seal_all_blocks();
@@ -147,12 +147,17 @@ struct Emit<'a, 'b> {
     amask: Vec<Value>,
     pass: Variable,
     count: Variable,
+    /// `count` when the pass started: what a stopped run reports (its finished passes').
+    count0: Variable,
     fail: Block,
     /// Addresses of the lane-by-lane path (one I64 per lane).
     addr_slot: StackSlot,
     /// Values of the lane-by-lane path: element k of lane l at `k * 128 + l * 4` (32-bit and
     /// narrower) or `k * 256 + l * 8` (64-bit).
     buf_slot: StackSlot,
+    /// The lane of the current [`Emit::lane_each`] loop's body.
+    lane_l: Value,
+    call_conv: cranelift_codegen::isa::CallConv,
 }
 
 /// Flags of accesses the function makes to the register file, `Ctx` and its stack.
@@ -165,15 +170,17 @@ fn little() -> MemFlags {
 }
 
 impl<'a, 'b> Emit<'a, 'b> {
-    fn new(b: &'a mut FunctionBuilder<'b>) -> Self {
+    fn new(b: &'a mut FunctionBuilder<'b>, call_conv: cranelift_codegen::isa::CallConv) -> Self {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let pass = b.declare_var(I64);
         let count = b.declare_var(I64);
+        let count0 = b.declare_var(I64);
         let zero = b.ins().iconst(I64, 0);
         b.def_var(pass, zero);
         b.def_var(count, zero);
+        b.def_var(count0, zero);
         let [_, _, ctx] = b.block_params(entry).try_into().unwrap();
         let fail = b.create_block();
         let addr_slot =
@@ -193,9 +200,12 @@ impl<'a, 'b> Emit<'a, 'b> {
             amask: Vec::new(),
             pass,
             count,
+            count0,
             fail,
             addr_slot,
             buf_slot,
+            lane_l: zero,
+            call_conv,
         }
     }
 
@@ -304,6 +314,8 @@ impl<'a, 'b> Emit<'a, 'b> {
         let body = self.b.create_block();
         self.b.ins().brif(self.bits, body, &[], next, &[]);
         self.b.switch_to_block(body);
+        let c = self.b.use_var(self.count);
+        self.b.def_var(self.count0, c);
         self.amask = (0..G)
             .map(|g| {
                 let b32 = self.b.ins().ireduce(I32, self.bits);
@@ -398,8 +410,10 @@ impl<'a, 'b> Emit<'a, 'b> {
         let zero = self.b.ins().iconst(I64, 0);
         self.b.ins().return_(&[zero]);
 
-        // fail: the first lane of the pass + 1
+        // fail: the first lane of the pass + 1 (and the count of the passes before it)
         self.b.switch_to_block(self.fail);
+        let c = self.b.use_var(self.count0);
+        self.b.def_var(self.count, c);
         self.store_count();
         let p = self.b.use_var(self.pass);
         let l = self.b.ins().imul_imm_u(p, LANES as i64);
@@ -669,8 +683,120 @@ impl<'a, 'b> Emit<'a, 'b> {
                     .collect();
                 self.access(*space, *addr, *size, *n, false, Some(&vals), on);
             }
+            Op::Atom {
+                space,
+                op,
+                ty,
+                d,
+                addr,
+                a,
+                b,
+            } => {
+                let v = self.atomic(*space, *op, *ty, *addr, *a, *b, on);
+                if let Some(d) = d {
+                    self.write(*d, v, gm);
+                }
+            }
             _ => unreachable!("not a compiled op"),
         }
+    }
+
+    /// An `atom`/`red` by the lanes `on` of the pass, in lane order, each lane through
+    /// `exec::jit_atomic` (the interpreter's read-modify-write): first every lane's address is
+    /// checked (a failed check then leaves before any lane of the pass changed memory, see
+    /// `plan`), then the lanes run. The old values, as whole slots.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        space: MSpace,
+        op: AtomOp,
+        ty: AtomTy,
+        addr: Addr,
+        a: Src,
+        b: Src,
+        on: Value,
+    ) -> Val {
+        let w = crate::sem::atomic::atom_width(ty) as u64;
+        let what = crate::exec::jit_atomic_what(op, ty, space == MSpace::Shared)
+            .expect("the plan admits only these types");
+        let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
+        let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
+        let addrs = match addr.base {
+            Some(r) => self.full(Src::Reg(r)),
+            None => vec![self.splat64(0); 2 * G],
+        };
+        let off = self.splat64(addr.off as u64);
+        for (j, &x) in addrs.iter().enumerate() {
+            let x = self.b.ins().iadd(x, off);
+            self.b.ins().store(own(), x, slot_a, 16 * j as i32);
+        }
+        // Operands: a's lanes at 0, b's at 256 (whole slots, as the interpreter passes them).
+        for (o, s) in [(0, a), (256, b)] {
+            for (j, &x) in self.full(s).iter().enumerate() {
+                self.b.ins().store(own(), x, slot_v, o + 16 * j as i32);
+            }
+        }
+        // Pass 1: check every lane, the host pointer replacing the address.
+        let (lh, lb, after) = self.lane_each(on);
+        let l = self.lane_l;
+        let l8 = self.b.ins().ishl_imm_u(l, 3);
+        let at = self.b.ins().iadd(slot_a, l8);
+        let x = self.b.ins().load(I64, own(), at, 0);
+        let p = self.place(space, x, w, w);
+        self.b.ins().store(own(), p, at, 0);
+        self.b.ins().jump(lh, &[]);
+        let _ = lb;
+        self.b.switch_to_block(after);
+        // Pass 2: the lanes' atomics in lane order, each old value over its lane's `a`.
+        let mut sig = Signature::new(self.call_conv);
+        for _ in 0..4 {
+            sig.params.push(AbiParam::new(I64));
+        }
+        sig.returns.push(AbiParam::new(I64));
+        let sigref = self.b.import_signature(sig);
+        let (lh, _, after) = self.lane_each(on);
+        let l = self.lane_l;
+        let l8 = self.b.ins().ishl_imm_u(l, 3);
+        let at = self.b.ins().iadd(slot_a, l8);
+        let p = self.b.ins().load(I64, own(), at, 0);
+        let vp = self.b.ins().iadd(slot_v, l8);
+        let av = self.b.ins().load(I64, own(), vp, 0);
+        let bv = self.b.ins().load(I64, own(), vp, 256);
+        let wv = self.b.ins().iconst(I64, what as i64);
+        let f = self
+            .b
+            .ins()
+            .load(I64, own(), self.ctx, offset_of!(Ctx, atomic) as i32);
+        let call = self.b.ins().call_indirect(sigref, f, &[p, av, bv, wv]);
+        let old = self.b.inst_results(call)[0];
+        self.b.ins().store(own(), old, vp, 0);
+        self.b.ins().jump(lh, &[]);
+        self.b.switch_to_block(after);
+        let v: Vec<Value> = (0..2 * G)
+            .map(|j| self.b.ins().load(I64X2, own(), slot_v, 16 * j as i32))
+            .collect();
+        Val::full(v)
+    }
+
+    /// Opens a loop over the set bits of `on` in ascending order: returns its head, its body
+    /// (current, with the lane in `lane_l`) and the block after it. The body ends by jumping
+    /// to the head.
+    fn lane_each(&mut self, on: Value) -> (Block, Block, Block) {
+        let lv = self.b.declare_var(I64);
+        self.b.def_var(lv, on);
+        let lh = self.b.create_block();
+        let lb = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.ins().jump(lh, &[]);
+        self.b.switch_to_block(lh);
+        let m = self.b.use_var(lv);
+        self.b.ins().brif(m, lb, &[], after, &[]);
+        self.b.switch_to_block(lb);
+        self.lane_l = self.b.ins().ctz(m);
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let m2 = self.b.ins().band(m, m1);
+        self.b.def_var(lv, m2);
+        (lh, lb, after)
     }
 
     /// `cvt` between integer types without saturation, as `sem::cvt::cvt_int_lanes`: the

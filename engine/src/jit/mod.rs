@@ -102,6 +102,9 @@ pub struct Ctx {
     pub undo: *mut u64,
     /// Global ranges `[lo, hi)` a kernel may reach (the worker's `GCache`).
     pub gcache: [(u64, u64); GCACHE],
+    /// One lane's atomic, the interpreter's ([`crate::exec::jit_atomic`]): passed here rather
+    /// than linked, so that the code stays free of relocations.
+    pub atomic: unsafe extern "C" fn(*mut u8, u64, u64, u64) -> u64,
 }
 
 type SegFn = unsafe extern "C" fn(*mut u64, u32, *mut Ctx) -> u64;
@@ -211,14 +214,23 @@ impl Code {
         self.segs.len()
     }
 
-    /// Runs segment `i` over lanes `mask` of `regs`. True when every lane ran through; false
-    /// when a check failed: then the registers are as before the call, and the interpreter runs
-    /// the segment from its start (stores it repeats write the same values, see [`plan`]).
+    /// Runs segment `i` over lanes `mask` of `regs`. `Ok` when every lane ran through; on a
+    /// failed check, `Err(done)`: the lanes `done` finished the segment and the interpreter
+    /// runs it from its start for the others. Without atomics `done` is empty: the registers
+    /// are as before the call (stores it repeats write the same values, see [`plan`]); with
+    /// them, the lanes of the passes before the failed one are done (an atomic cannot run
+    /// twice), `ctx.count` counting their guarded ops.
     ///
     /// # Safety
     /// `regs` is a register file of the program, `ctx` describes the running CTA.
     #[inline(always)]
-    pub unsafe fn run(&self, i: usize, regs: &mut [u64], mask: u32, ctx: &mut Ctx) -> bool {
+    pub unsafe fn run(
+        &self,
+        i: usize,
+        regs: &mut [u64],
+        mask: u32,
+        ctx: &mut Ctx,
+    ) -> Result<(), u32> {
         let seg = &self.segs[i];
         // (Not initialised: the code writes a slot before this function reads it.)
         let mut buf = std::mem::MaybeUninit::<[u64; 32 * plan::MAX_UNDO]>::uninit();
@@ -228,10 +240,15 @@ impl Code {
         // (all below `nregs`), `ctx`'s fields and checked memory only.
         let r = unsafe { (self.fns[i])(regs.as_mut_ptr(), mask, ctx) };
         if r == 0 {
-            return true;
+            return Ok(());
         }
-        // Lanes before the failed one are done: put their old values back.
+        self.stops[i].fetch_add(1, Ordering::Relaxed);
+        // Lanes before the failed one are done.
         let done = mask & ((1u64 << (r - 1)) - 1) as u32;
+        if seg.atomic {
+            return Err(done);
+        }
+        // Without atomics, put their old values back.
         for (j, &reg) in seg.undo.iter().enumerate() {
             for l in 0..32 {
                 if done >> l & 1 != 0 {
@@ -240,8 +257,7 @@ impl Code {
                 }
             }
         }
-        self.stops[i].fetch_add(1, Ordering::Relaxed);
-        false
+        Err(0)
     }
 }
 
