@@ -233,11 +233,13 @@ impl Warp {
             }
             let pc = top.pc;
             let mask = top.mask;
-            // (The path a resumed segment leaves to the interpreter starts where the segment
-            // does: it must not enter it again.)
-            let resumed = std::mem::replace(&mut resume_at, u32::MAX) == pc;
-            if let (Some(code), None, false) = (cta.jit, &cta.race, resumed) {
-                if let Some(i) = code.at(pc, top.rpc) {
+            if let (Some(code), None) = (cta.jit, &cta.race) {
+                if let Some(i) = code.at(pc, top.rpc).filter(|_| {
+                    // The path a resumed segment leaves to the interpreter starts where the
+                    // segment does: it must not enter it again. (Checked only at a segment's
+                    // start: this loop is the interpreter's hot path.)
+                    std::mem::replace(&mut resume_at, u32::MAX) != pc
+                }) {
                     let seg = code.seg(i);
                     let own = cta.rank as usize * cta.shared_len;
                     let mut ctx = jit::Ctx {

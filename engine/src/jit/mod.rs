@@ -3,10 +3,18 @@
 //!
 //! What is compiled (see the README's "compiling tier"): the *segments* of [`plan`], straight
 //! runs of per-lane ops (integer and f32/f64 arithmetic, integer conversions, comparisons,
-//! selects, moves, `.shared` and `.global` loads and stores). The interpreter keeps control
-//! flow, reconvergence, barriers, warp collectives, atomics, calls and everything the segments
-//! do not take; at the start of a segment it calls the segment's code instead of stepping
-//! through its ops.
+//! selects, moves, `.shared` and `.global` loads and stores, and `atom`/`red` on `.shared` and
+//! `.global`). The interpreter keeps control flow, reconvergence, barriers, warp collectives,
+//! calls and everything the segments do not take; at the start of a segment it calls the
+//! segment's code instead of stepping through its ops.
+//!
+//! Atomics run lane after lane in lane order, as the interpreter runs them: on the CTA's own
+//! shared memory a plain read-modify-write inline (no other host thread touches it), on global
+//! memory a host atomic instruction inline for the integer ops, and the interpreter's own
+//! read-modify-write (`exec::jit_atomic`, through a pointer in [`Ctx`]) for the float adds and
+//! global inc/dec. Since an atomic cannot run twice, a segment with one cannot be undone and
+//! handed back whole: [`plan`] keeps every check before it, and a stopped run is resumed
+//! instead (the lanes of the finished passes kept, the interpreter running the others).
 //!
 //! The form: op after op over the warp's lanes as host vectors ([`emit`]): 32-bit values in
 //! `i32x4`, 64-bit ones in `i64x2` pairs, eight lanes per pass ([`emit::G`] = 2 groups of
