@@ -34,12 +34,12 @@
 //! --threads 1 --quick --only NAME [--jit]` (instructions in `launch_within`,
 //! load-independent; compiling included, then in parentheses without it):
 //!
-//! | workload | interpreter | lane after lane (first form) | 32 lanes a pass | 4 a pass | 8 a pass | 8, predicted shapes |
-//! |---|---|---|---|---|---|---|
-//! | saxpy | 218M | 423M | 270M (156M) | 209M (185M) | 202M (168M) | 164M (146M) |
-//! | reduction | 1642M | 1765M | 1532M (1424M) | 1509M (1477M) | 1461M (1420M) | 1405M (1384M) |
-//! | tiled matmul | 704M | 1189M | 1424M (752M) | 773M (531M) | 800M (484M) | 227M (184M) |
-//! | histogram | 231M | 334M | 392M (272M) | 319M (295M) | 314M (280M) | 199M (173M) |
+//! | workload | interpreter | lane after lane (first form) | 32 lanes a pass | 4 a pass | 8 a pass | 8, predicted shapes | and atomics |
+//! |---|---|---|---|---|---|---|---|
+//! | saxpy | 218M | 423M | 270M (156M) | 209M (185M) | 202M (168M) | 164M (146M) | 166M (147M) |
+//! | reduction | 1642M | 1765M | 1532M (1424M) | 1509M (1477M) | 1461M (1420M) | 1405M (1384M) | 1430M (1409M) |
+//! | tiled matmul | 704M | 1189M | 1424M (752M) | 773M (531M) | 800M (484M) | 227M (184M) | 229M (185M) |
+//! | histogram | 231M | 334M | 392M (272M) | 319M (295M) | 314M (280M) | 199M (173M) | 162M (133M) |
 //!
 //! Lane after lane lost everywhere: a scalar op and a check per lane cost more than the
 //! interpreter's AVX2 lane loops. Whole-warp passes run fastest once compiled but are the
@@ -51,8 +51,22 @@
 //! the shape and checking it once per base value cut the matmul's compiling to 44M and its
 //! run to 184M, and compiling `cvt` and `mul.wide.u16` joined the histogram's segments. The
 //! compiled tier now runs each workload in fewer instructions than the interpreter, compiling
-//! included. Next: compile `atom` (the histogram's remaining cut), keep statically uniform
-//! values scalar, compile only hot segments or in the background.
+//! included.
+//!
+//! Atomics (last column; the previous one re-measured on the same day's build: saxpy 164M
+//! (146M), reduction 1409M (1387M), matmul 228M (184M), histogram 197M (171M)): the
+//! histogram's loop, whose `atom.shared.add` cut it in two, is one segment now. Through a call
+//! per lane to the interpreter's read-modify-write it ran *slower* than interpreted (423M: a
+//! call clobbers every vector register, and the histogram does one atomic per element); a
+//! plain read-modify-write inline, the pass unrolled when all its lanes are active, the
+//! addresses checked as vectors, made it 162M. The other workloads have no atomics; their
+//! 1-2M more are the interpreter's loop (reduction runs mostly interpreted), not compiled code.
+//!
+//! Next: keep statically uniform values scalar (the histogram's loop counters and bounds are
+//! eight lanes of one value), compile only hot segments or in the background (compiling is
+//! 28M of the histogram's 162M, 44M of the matmul's 229M), switch a segment off after a few
+//! failed checks rather than `MAX_STOPS` (not measured yet), atomics on `.shared::cluster`
+//! and 16-bit ones.
 //!
 //! Modes (`CUDA_SHIM_JIT`, read by the driver): `off` interprets everything; `on` (the
 //! driver's default) runs compiled segments; `verify` runs every segment both ways, the interpreter's results

@@ -1,7 +1,9 @@
 //! The compiling tier against the interpreter: random well-formed kernels (integer and float
 //! arithmetic of every width the tier compiles, comparisons, selects, guarded ops, divergent
-//! branches, shared memory read and written by other lanes, global loads, and ops the tier
-//! leaves to the interpreter in between) run on both tiers and in verify mode; every output
+//! branches, shared memory read and written by other lanes, global loads and stores, atomics
+//! of every integer op and the float adds on shared and global memory, on words the lanes
+//! contend for and on their own, and ops the tier leaves to the interpreter in between) run on
+//! both tiers and in verify mode; every output
 //! bit must agree. The interpreter is the reference: these tests check the tier against it,
 //! the interpreter's own tests check it against the ISA.
 //!
