@@ -503,3 +503,54 @@ pub(super) unsafe fn update_private(p: *mut u8, width: u8, new: impl Fn(u64) -> 
         old
     }
 }
+
+/// The atomic types compiled code takes ([`jit_atomic`]'s `what`: op index * 16 + type index * 2
+/// + private).
+pub(crate) const JIT_ATOM_TYS: [AtomTy; 6] = [
+    AtomTy::U32,
+    AtomTy::S32,
+    AtomTy::U64,
+    AtomTy::S64,
+    AtomTy::F32,
+    AtomTy::F64,
+];
+
+const JIT_ATOM_OPS: [AtomOp; 10] = [
+    AtomOp::Add,
+    AtomOp::Min,
+    AtomOp::Max,
+    AtomOp::Inc,
+    AtomOp::Dec,
+    AtomOp::And,
+    AtomOp::Or,
+    AtomOp::Xor,
+    AtomOp::Exch,
+    AtomOp::Cas,
+];
+
+/// The code of an atomic for [`jit_atomic`]; None for a type compiled code does not take.
+pub(crate) fn jit_atomic_what(op: AtomOp, ty: AtomTy, private: bool) -> Option<u64> {
+    let o = JIT_ATOM_OPS.iter().position(|&x| x == op)?;
+    let t = JIT_ATOM_TYS.iter().position(|&x| x == ty)?;
+    Some((o * 16 + t * 2) as u64 | private as u64)
+}
+
+/// One lane's atomic for compiled code (`jit::emit`): exactly the interpreter's (a host atomic,
+/// or a plain read-modify-write on the CTA's own memory when `what`'s bit 0 says so); returns
+/// the old value as the interpreter writes it to the lane's register.
+///
+/// # Safety
+/// `p` must be checked as the interpreter checks it (inside live memory the kernel may write,
+/// aligned to the type's width), and private memory touched by no other thread.
+pub(crate) unsafe extern "C" fn jit_atomic(p: *mut u8, a: u64, b: u64, what: u64) -> u64 {
+    // (Codes come from jit_atomic_what; an impossible one falls back to harmless indices rather
+    // than panicking across the generated code.)
+    let op = JIT_ATOM_OPS[(what as usize / 16) % JIT_ATOM_OPS.len()];
+    let ty = JIT_ATOM_TYS[(what as usize / 2 % 8) % JIT_ATOM_TYS.len()];
+    if what & 1 != 0 {
+        // SAFETY: the caller's promise.
+        unsafe { atomic_private(p, op, ty, a, b) }
+    } else {
+        atomic(p, op, ty, a, b)
+    }
+}

@@ -23,6 +23,7 @@
 //! - `local.rs`: local memory, reserved lazily when large; `schedule.rs`: seeded interleavings.
 
 mod access;
+pub(crate) use access::{jit_atomic, jit_atomic_what};
 mod bulk;
 mod calls;
 pub mod cluster;

@@ -188,6 +188,8 @@ impl Warp {
         let mut budget = cta.slice;
         // In verify mode: what a compiled segment computed, until the interpreter has run it.
         let mut pending: Option<Box<Pending>> = None;
+        // The start of a segment a stopped compiled run left to the interpreter ([`jit::Code::run`]).
+        let mut resume_at = u32::MAX;
         if let Some(p) = self.sync_error.take() {
             return Err(cta.fault_sync(self, p.pc, p.arrived, SyncErrorKind::DivergentThreads));
         }
@@ -232,7 +234,12 @@ impl Warp {
             let pc = top.pc;
             let mask = top.mask;
             if let (Some(code), None) = (cta.jit, &cta.race) {
-                if let Some(i) = code.at(pc, top.rpc) {
+                if let Some(i) = code.at(pc, top.rpc).filter(|_| {
+                    // The path a resumed segment leaves to the interpreter starts where the
+                    // segment does: it must not enter it again. (Checked only at a segment's
+                    // start: this loop is the interpreter's hot path.)
+                    std::mem::replace(&mut resume_at, u32::MAX) != pc
+                }) {
                     let seg = code.seg(i);
                     let own = cta.rank as usize * cta.shared_len;
                     let mut ctx = jit::Ctx {
@@ -243,24 +250,50 @@ impl Warp {
                         count: 0,
                         undo: std::ptr::null_mut(),
                         gcache: cta.gcache.entries(),
+                        atomic: crate::exec::jit_atomic,
                     };
                     // (In verify mode, while the interpreter runs a compared segment, everything
-                    // is interpreted; else a segment is compared or runs compiled.)
-                    let compare = cta.verify && pending.is_none() && code.verify_this(i);
+                    // is interpreted; else a segment is compared or runs compiled. Comparing
+                    // runs a segment twice: never one whose global atomics other host threads
+                    // would see done twice.)
+                    let compare = cta.verify
+                        && pending.is_none()
+                        && !seg.global_atomic
+                        && code.verify_this(i);
                     if !cta.verify || (pending.is_none() && !compare) {
                         // SAFETY: regs is this warp's file of the program the code was
                         // compiled from; ctx describes this CTA.
-                        if unsafe { code.run(i, regs, mask, &mut ctx) } {
-                            top.pc = seg.end;
-                            count += seg.unguarded as u64 * mask.count_ones() as u64 + ctx.count;
-                            continue;
+                        match unsafe { code.run(i, regs, mask, &mut ctx) } {
+                            Ok(()) => {
+                                top.pc = seg.end;
+                                count +=
+                                    seg.unguarded as u64 * mask.count_ones() as u64 + ctx.count;
+                                continue;
+                            }
+                            Err(0) => {}
+                            Err(done) => {
+                                // An atomic segment stopped part way: the interpreter runs
+                                // it for the lanes not done, as a path ending where it ends.
+                                top.pc = seg.end;
+                                count +=
+                                    seg.unguarded as u64 * done.count_ones() as u64 + ctx.count;
+                                self.stack.push(Entry {
+                                    pc,
+                                    mask: mask & !done,
+                                    rpc: seg.end,
+                                    park: NO_PARK,
+                                    call: NO_CALL,
+                                });
+                                resume_at = pc;
+                                continue;
+                            }
                         }
                     } else if compare {
                         let before = regs.to_vec();
                         let shared = own..own + cta.shared_len;
                         let sh_before = cta.shared[shared.clone()].to_vec();
                         // SAFETY: as above.
-                        if unsafe { code.run(i, regs, mask, &mut ctx) } {
+                        if unsafe { code.run(i, regs, mask, &mut ctx) }.is_ok() {
                             let rows = seg.outs.iter().map(|&r| *row(regs, r)).collect();
                             let sh_after = cta.shared[shared.clone()].to_vec();
                             regs.copy_from_slice(&before);
@@ -286,6 +319,9 @@ impl Warp {
                             });
                             continue;
                         }
+                        // Stopped: the interpreter runs it all, from the state before.
+                        regs.copy_from_slice(&before);
+                        cta.shared[shared].copy_from_slice(&sh_before);
                     }
                 }
             }

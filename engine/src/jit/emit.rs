@@ -67,7 +67,7 @@ pub fn segment(
     let mut fctx = FunctionBuilderContext::new();
     {
         let mut b = FunctionBuilder::new(&mut func, &mut fctx);
-        let mut e = Emit::new(&mut b);
+        let mut e = Emit::new(&mut b, isa.default_call_conv());
         e.groups(prog, seg, shapes);
         e.body(prog, seg);
         b.seal_all_blocks();
@@ -147,12 +147,17 @@ struct Emit<'a, 'b> {
     amask: Vec<Value>,
     pass: Variable,
     count: Variable,
+    /// `count` when the pass started: what a stopped run reports (its finished passes').
+    count0: Variable,
     fail: Block,
     /// Addresses of the lane-by-lane path (one I64 per lane).
     addr_slot: StackSlot,
     /// Values of the lane-by-lane path: element k of lane l at `k * 128 + l * 4` (32-bit and
     /// narrower) or `k * 256 + l * 8` (64-bit).
     buf_slot: StackSlot,
+    /// The lane of the current [`Emit::lane_each`] loop's body.
+    lane_l: Value,
+    call_conv: cranelift_codegen::isa::CallConv,
 }
 
 /// Flags of accesses the function makes to the register file, `Ctx` and its stack.
@@ -165,15 +170,17 @@ fn little() -> MemFlags {
 }
 
 impl<'a, 'b> Emit<'a, 'b> {
-    fn new(b: &'a mut FunctionBuilder<'b>) -> Self {
+    fn new(b: &'a mut FunctionBuilder<'b>, call_conv: cranelift_codegen::isa::CallConv) -> Self {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let pass = b.declare_var(I64);
         let count = b.declare_var(I64);
+        let count0 = b.declare_var(I64);
         let zero = b.ins().iconst(I64, 0);
         b.def_var(pass, zero);
         b.def_var(count, zero);
+        b.def_var(count0, zero);
         let [_, _, ctx] = b.block_params(entry).try_into().unwrap();
         let fail = b.create_block();
         let addr_slot =
@@ -193,9 +200,12 @@ impl<'a, 'b> Emit<'a, 'b> {
             amask: Vec::new(),
             pass,
             count,
+            count0,
             fail,
             addr_slot,
             buf_slot,
+            lane_l: zero,
+            call_conv,
         }
     }
 
@@ -304,6 +314,8 @@ impl<'a, 'b> Emit<'a, 'b> {
         let body = self.b.create_block();
         self.b.ins().brif(self.bits, body, &[], next, &[]);
         self.b.switch_to_block(body);
+        let c = self.b.use_var(self.count);
+        self.b.def_var(self.count0, c);
         self.amask = (0..G)
             .map(|g| {
                 let b32 = self.b.ins().ireduce(I32, self.bits);
@@ -398,8 +410,10 @@ impl<'a, 'b> Emit<'a, 'b> {
         let zero = self.b.ins().iconst(I64, 0);
         self.b.ins().return_(&[zero]);
 
-        // fail: the first lane of the pass + 1
+        // fail: the first lane of the pass + 1 (and the count of the passes before it)
         self.b.switch_to_block(self.fail);
+        let c = self.b.use_var(self.count0);
+        self.b.def_var(self.count, c);
         self.store_count();
         let p = self.b.use_var(self.pass);
         let l = self.b.ins().imul_imm_u(p, LANES as i64);
@@ -669,8 +683,383 @@ impl<'a, 'b> Emit<'a, 'b> {
                     .collect();
                 self.access(*space, *addr, *size, *n, false, Some(&vals), on);
             }
+            Op::Atom {
+                space,
+                op,
+                ty,
+                d,
+                addr,
+                a,
+                b,
+            } => {
+                let v = match (space, ty) {
+                    (MSpace::Shared, AtomTy::U32 | AtomTy::S32 | AtomTy::U64 | AtomTy::S64) => {
+                        self.atomic_shared(*op, *ty, *addr, *a, *b, gm, on, d.is_some())
+                    }
+                    _ => Some(self.atomic(*space, *op, *ty, *addr, *a, *b, on)),
+                };
+                if let (Some(d), Some(v)) = (d, v) {
+                    self.write(*d, v, gm);
+                }
+            }
             _ => unreachable!("not a compiled op"),
         }
+    }
+
+    /// An `atom`/`red` by the lanes `on` of the pass, in lane order: on global memory (other
+    /// host threads see it) a host atomic per lane, inline for the integer ops the host has,
+    /// else through `exec::jit_atomic` (the interpreter's own), floats on shared memory
+    /// through it too. First every lane's address is
+    /// checked (a failed check then leaves before any lane of the pass changed memory, see
+    /// `plan`), then the lanes run. The old values, as whole slots.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        space: MSpace,
+        op: AtomOp,
+        ty: AtomTy,
+        addr: Addr,
+        a: Src,
+        b: Src,
+        on: Value,
+    ) -> Val {
+        let w = crate::sem::atomic::atom_width(ty) as u64;
+        let what = crate::exec::jit_atomic_what(op, ty, space == MSpace::Shared)
+            .expect("the plan admits only these types");
+        let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
+        let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
+        let addrs = match addr.base {
+            Some(r) => self.full(Src::Reg(r)),
+            None => vec![self.splat64(0); 2 * G],
+        };
+        let off = self.splat64(addr.off as u64);
+        for (j, &x) in addrs.iter().enumerate() {
+            let x = self.b.ins().iadd(x, off);
+            self.b.ins().store(own(), x, slot_a, 16 * j as i32);
+        }
+        // Operands: a's lanes at 0, b's at 256 (whole slots, as the interpreter passes them).
+        for (o, s) in [(0, a), (256, b)] {
+            for (j, &x) in self.full(s).iter().enumerate() {
+                self.b.ins().store(own(), x, slot_v, o + 16 * j as i32);
+            }
+        }
+        // Pass 1: check every lane, the host pointer replacing the address.
+        let (lh, lb, after) = self.lane_each(on);
+        let l = self.lane_l;
+        let l8 = self.b.ins().ishl_imm_u(l, 3);
+        let at = self.b.ins().iadd(slot_a, l8);
+        let x = self.b.ins().load(I64, own(), at, 0);
+        let p = self.place(space, x, w, w);
+        self.b.ins().store(own(), p, at, 0);
+        self.b.ins().jump(lh, &[]);
+        let _ = lb;
+        self.b.switch_to_block(after);
+        // Pass 2: the lanes' atomics in lane order, each old value over its lane's `a`.
+        let mut sig = Signature::new(self.call_conv);
+        for _ in 0..4 {
+            sig.params.push(AbiParam::new(I64));
+        }
+        sig.returns.push(AbiParam::new(I64));
+        let sigref = self.b.import_signature(sig);
+        let (lh, _, after) = self.lane_each(on);
+        let l = self.lane_l;
+        let l8 = self.b.ins().ishl_imm_u(l, 3);
+        let at = self.b.ins().iadd(slot_a, l8);
+        let p = self.b.ins().load(I64, own(), at, 0);
+        let vp = self.b.ins().iadd(slot_v, l8);
+        let av = self.b.ins().load(I64, own(), vp, 0);
+        let bv = self.b.ins().load(I64, own(), vp, 256);
+        // Integer ops the host has as one atomic instruction (or a compare-exchange loop,
+        // which is what the interpreter's `fetch_update` is): inline; the others by call.
+        use cranelift_codegen::ir::AtomicRmwOp as R;
+        let signed = matches!(ty, AtomTy::S32 | AtomTy::S64);
+        let inline = match (op, ty) {
+            (_, AtomTy::F32 | AtomTy::F64) => None,
+            (AtomOp::Add, _) => Some(Some(R::Add)),
+            (AtomOp::And, _) => Some(Some(R::And)),
+            (AtomOp::Or, _) => Some(Some(R::Or)),
+            (AtomOp::Xor, _) => Some(Some(R::Xor)),
+            (AtomOp::Exch, _) => Some(Some(R::Xchg)),
+            (AtomOp::Min, _) => Some(Some(if signed { R::Smin } else { R::Umin })),
+            (AtomOp::Max, _) => Some(Some(if signed { R::Smax } else { R::Umax })),
+            (AtomOp::Cas, _) => Some(None),
+            _ => None,
+        };
+        let vty = if w == 8 { I64 } else { I32 };
+        let old = match inline {
+            Some(rop) => {
+                let (a1, b1) = if w == 8 {
+                    (av, bv)
+                } else {
+                    (self.b.ins().ireduce(I32, av), self.b.ins().ireduce(I32, bv))
+                };
+                let old = match rop {
+                    Some(rop) => self
+                        .b
+                        .ins()
+                        .atomic_rmw(vty, MemFlags::trusted(), rop, p, a1),
+                    None => self.b.ins().atomic_cas(MemFlags::trusted(), p, a1, b1),
+                };
+                if w == 8 {
+                    old
+                } else {
+                    self.b.ins().uextend(I64, old)
+                }
+            }
+            None => {
+                let wv = self.b.ins().iconst(I64, what as i64);
+                let f = self
+                    .b
+                    .ins()
+                    .load(I64, own(), self.ctx, offset_of!(Ctx, atomic) as i32);
+                let call = self.b.ins().call_indirect(sigref, f, &[p, av, bv, wv]);
+                self.b.inst_results(call)[0]
+            }
+        };
+        self.b.ins().store(own(), old, vp, 0);
+        self.b.ins().jump(lh, &[]);
+        self.b.switch_to_block(after);
+        let v: Vec<Value> = (0..2 * G)
+            .map(|j| self.b.ins().load(I64X2, own(), slot_v, 16 * j as i32))
+            .collect();
+        Val::full(v)
+    }
+
+    /// An integer `atom`/`red` on this CTA's shared memory, inline: no other host thread
+    /// touches that memory, so a plain read-modify-write per lane, in lane order, is the
+    /// interpreter's (`exec::access::atomic_private` of `sem::atomic::rmw`). The lanes'
+    /// addresses are checked together first, as vectors (a failed check leaves before any lane
+    /// of the pass changed memory); a whole pass runs unrolled, a part of one lane by lane.
+    /// The old values, when `want`.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic_shared(
+        &mut self,
+        op: AtomOp,
+        ty: AtomTy,
+        addr: Addr,
+        a: Src,
+        b: Src,
+        gm: Option<&[Value]>,
+        on: Value,
+        want: bool,
+    ) -> Option<Val> {
+        let w = crate::sem::atomic::atom_width(ty) as u64;
+        let f = MemFlags::trusted();
+        let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
+        let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
+        let addrs = match addr.base {
+            Some(r) => self.full(Src::Reg(r)),
+            None => vec![self.splat64(0); 2 * G],
+        };
+        // The check of `place` over the active lanes: aligned and below 2^24 (this CTA's own
+        // memory), ending inside it (then `end` is below 2^24 + 8: a signed compare suffices).
+        let act: Vec<Value> = match gm {
+            Some(gm) => (0..G)
+                .map(|g| self.b.ins().band(self.amask[g], gm[g]))
+                .collect(),
+            None => self.amask.clone(),
+        };
+        let wm = self.wide_masks(&act);
+        let off = self.splat64(addr.off as u64);
+        let badbits = self.splat64(!((1u64 << CLUSTER_RANK_SHIFT) - 1) | (w - 1));
+        let slen = self
+            .b
+            .ins()
+            .load(I64, f, self.ctx, offset_of!(Ctx, shared_len) as i32);
+        let slen = self.b.ins().splat(I64X2, slen);
+        let wv = self.splat64(w);
+        let zero = self.zero(I64X2);
+        let mut any = None;
+        let mut offs = Vec::new();
+        for (j, &x) in addrs.iter().enumerate() {
+            let x = self.b.ins().iadd(x, off);
+            offs.push(x);
+            self.b.ins().store(own(), x, slot_a, 16 * j as i32);
+            let t = self.b.ins().band(x, badbits);
+            let bad = self.b.ins().icmp(IntCC::NotEqual, t, zero);
+            let end = self.b.ins().iadd(x, wv);
+            let past = self.b.ins().icmp(IntCC::SignedGreaterThan, end, slen);
+            let bad = self.b.ins().bor(bad, past);
+            let bad = self.b.ins().band(bad, wm[j]);
+            any = Some(match any {
+                None => bad,
+                Some(y) => self.b.ins().bor(y, bad),
+            });
+        }
+        let any = self.b.ins().vany_true(any.unwrap());
+        let ok = self.b.ins().bxor_imm_u(any, 1);
+        self.branch_ok(ok);
+        let base = self
+            .b
+            .ins()
+            .load(I64, f, self.ctx, offset_of!(Ctx, shared) as i32);
+        let vty = if w == 8 { I64 } else { I32 };
+        let signed = matches!(ty, AtomTy::S32 | AtomTy::S64);
+        // Old values at 128 + l * w.
+        let res = 128i32;
+        let ws = w as i32;
+        let full = self.b.create_block();
+        let part = self.b.create_block();
+        let join = self.b.create_block();
+        let all = self.b.ins().icmp_imm_u(IntCC::Equal, on, PASS_BITS as i64);
+        self.b.ins().brif(all, full, &[], part, &[]);
+
+        // full: every lane of the pass, unrolled, operands straight from the vectors.
+        self.b.switch_to_block(full);
+        let lane_of = |e: &mut Self, s: Src, l: usize| -> Value {
+            match (s, w) {
+                (Src::Imm(v), 8) => e.b.ins().iconst(I64, v as i64),
+                (Src::Imm(v), _) => e.b.ins().iconst(I32, v as u32 as i64),
+                (_, 8) => {
+                    let v = e.full(s);
+                    e.b.ins().extractlane(v[l / 2], (l % 2) as u8)
+                }
+                _ => {
+                    let v = e.lo(s);
+                    e.b.ins().extractlane(v[l / 4], (l % 4) as u8)
+                }
+            }
+        };
+        for l in 0..LANES {
+            let x = self.b.ins().extractlane(offs[l / 2], (l % 2) as u8);
+            let p = self.b.ins().iadd(base, x);
+            let av = lane_of(self, a, l);
+            let bv = match op {
+                AtomOp::Cas => lane_of(self, b, l),
+                _ => av,
+            };
+            let old = self.b.ins().load(vty, f, p, 0);
+            let new = self.rmw_int(op, signed, vty, old, av, bv);
+            self.b.ins().store(f, new, p, 0);
+            if want {
+                self.b.ins().store(own(), old, slot_v, res + ws * l as i32);
+            }
+        }
+        self.b.ins().jump(join, &[]);
+
+        // part: the active lanes in lane order, operands through the stack (a's whole slots
+        // at 0, b's at 256).
+        self.b.switch_to_block(part);
+        for (o, s) in [(0, a), (256, b)] {
+            if o == 256 && op != AtomOp::Cas {
+                continue;
+            }
+            for (j, &x) in self.full(s).iter().enumerate() {
+                self.b.ins().store(own(), x, slot_v, o + 16 * j as i32);
+            }
+        }
+        let (lh, _, after) = self.lane_each(on);
+        let l = self.lane_l;
+        let l8 = self.b.ins().ishl_imm_u(l, 3);
+        let at = self.b.ins().iadd(slot_a, l8);
+        let x = self.b.ins().load(I64, own(), at, 0);
+        let p = self.b.ins().iadd(base, x);
+        let vp = self.b.ins().iadd(slot_v, l8);
+        let av = self.b.ins().load(vty, own(), vp, 0);
+        let bv = match op {
+            AtomOp::Cas => self.b.ins().load(vty, own(), vp, 256),
+            _ => av,
+        };
+        let old = self.b.ins().load(vty, f, p, 0);
+        let new = self.rmw_int(op, signed, vty, old, av, bv);
+        self.b.ins().store(f, new, p, 0);
+        if want {
+            let lw = self.b.ins().imul_imm_u(l, w as i64);
+            let rp = self.b.ins().iadd(slot_v, lw);
+            self.b.ins().store(own(), old, rp, res);
+        }
+        self.b.ins().jump(lh, &[]);
+        self.b.switch_to_block(after);
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(join);
+        if !want {
+            return None;
+        }
+        Some(if w == 8 {
+            let v = (0..2 * G)
+                .map(|j| self.b.ins().load(I64X2, own(), slot_v, res + 16 * j as i32))
+                .collect();
+            Val::full(v)
+        } else {
+            let v = (0..G)
+                .map(|j| self.b.ins().load(I32X4, own(), slot_v, res + 16 * j as i32))
+                .collect();
+            Val::lo(v)
+        })
+    }
+
+    /// `sem::atomic::rmw`'s new value for the integer ops, on `vty` values.
+    fn rmw_int(
+        &mut self,
+        op: AtomOp,
+        signed: bool,
+        vty: Type,
+        old: Value,
+        av: Value,
+        bv: Value,
+    ) -> Value {
+        match op {
+            AtomOp::Add => self.b.ins().iadd(old, av),
+            AtomOp::And => self.b.ins().band(old, av),
+            AtomOp::Or => self.b.ins().bor(old, av),
+            AtomOp::Xor => self.b.ins().bxor(old, av),
+            AtomOp::Exch => av,
+            AtomOp::Min | AtomOp::Max => {
+                let cc = match (op, signed) {
+                    (AtomOp::Min, true) => IntCC::SignedLessThan,
+                    (AtomOp::Min, false) => IntCC::UnsignedLessThan,
+                    (_, true) => IntCC::SignedGreaterThan,
+                    (_, false) => IntCC::UnsignedGreaterThan,
+                };
+                let c = self.b.ins().icmp(cc, old, av);
+                self.b.ins().select(c, old, av)
+            }
+            AtomOp::Inc => {
+                // old >= a ? 0 : old + 1
+                let c = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, old, av);
+                let z = self.b.ins().iconst(vty, 0);
+                let o1 = self.b.ins().iadd_imm_s(old, 1);
+                self.b.ins().select(c, z, o1)
+            }
+            AtomOp::Dec => {
+                // old == 0 || old > a ? a : old - 1
+                let z = self.b.ins().icmp_imm_u(IntCC::Equal, old, 0);
+                let gt = self.b.ins().icmp(IntCC::UnsignedGreaterThan, old, av);
+                let c = self.b.ins().bor(z, gt);
+                let o1 = self.b.ins().iadd_imm_s(old, -1);
+                self.b.ins().select(c, av, o1)
+            }
+            AtomOp::Cas => {
+                // old == a ? b : old
+                let c = self.b.ins().icmp(IntCC::Equal, old, av);
+                self.b.ins().select(c, bv, old)
+            }
+        }
+    }
+
+    /// Opens a loop over the set bits of `on` in ascending order: returns its head, its body
+    /// (current, with the lane in `lane_l`) and the block after it. The body ends by jumping
+    /// to the head.
+    fn lane_each(&mut self, on: Value) -> (Block, Block, Block) {
+        let lv = self.b.declare_var(I64);
+        self.b.def_var(lv, on);
+        let lh = self.b.create_block();
+        let lb = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.ins().jump(lh, &[]);
+        self.b.switch_to_block(lh);
+        let m = self.b.use_var(lv);
+        self.b.ins().brif(m, lb, &[], after, &[]);
+        self.b.switch_to_block(lb);
+        self.lane_l = self.b.ins().ctz(m);
+        let m1 = self.b.ins().iadd_imm_s(m, -1);
+        let m2 = self.b.ins().band(m, m1);
+        self.b.def_var(lv, m2);
+        (lh, lb, after)
     }
 
     /// `cvt` between integer types without saturation, as `sem::cvt::cvt_int_lanes`: the

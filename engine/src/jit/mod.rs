@@ -3,10 +3,18 @@
 //!
 //! What is compiled (see the README's "compiling tier"): the *segments* of [`plan`], straight
 //! runs of per-lane ops (integer and f32/f64 arithmetic, integer conversions, comparisons,
-//! selects, moves, `.shared` and `.global` loads and stores). The interpreter keeps control
-//! flow, reconvergence, barriers, warp collectives, atomics, calls and everything the segments
-//! do not take; at the start of a segment it calls the segment's code instead of stepping
-//! through its ops.
+//! selects, moves, `.shared` and `.global` loads and stores, and `atom`/`red` on `.shared` and
+//! `.global`). The interpreter keeps control flow, reconvergence, barriers, warp collectives,
+//! calls and everything the segments do not take; at the start of a segment it calls the
+//! segment's code instead of stepping through its ops.
+//!
+//! Atomics run lane after lane in lane order, as the interpreter runs them: on the CTA's own
+//! shared memory a plain read-modify-write inline (no other host thread touches it), on global
+//! memory a host atomic instruction inline for the integer ops, and the interpreter's own
+//! read-modify-write (`exec::jit_atomic`, through a pointer in [`Ctx`]) for the float adds and
+//! global inc/dec. Since an atomic cannot run twice, a segment with one cannot be undone and
+//! handed back whole: [`plan`] keeps every check before it, and a stopped run is resumed
+//! instead (the lanes of the finished passes kept, the interpreter running the others).
 //!
 //! The form: op after op over the warp's lanes as host vectors ([`emit`]): 32-bit values in
 //! `i32x4`, 64-bit ones in `i64x2` pairs, eight lanes per pass ([`emit::G`] = 2 groups of
@@ -26,12 +34,12 @@
 //! --threads 1 --quick --only NAME [--jit]` (instructions in `launch_within`,
 //! load-independent; compiling included, then in parentheses without it):
 //!
-//! | workload | interpreter | lane after lane (first form) | 32 lanes a pass | 4 a pass | 8 a pass | 8, predicted shapes |
-//! |---|---|---|---|---|---|---|
-//! | saxpy | 218M | 423M | 270M (156M) | 209M (185M) | 202M (168M) | 164M (146M) |
-//! | reduction | 1642M | 1765M | 1532M (1424M) | 1509M (1477M) | 1461M (1420M) | 1405M (1384M) |
-//! | tiled matmul | 704M | 1189M | 1424M (752M) | 773M (531M) | 800M (484M) | 227M (184M) |
-//! | histogram | 231M | 334M | 392M (272M) | 319M (295M) | 314M (280M) | 199M (173M) |
+//! | workload | interpreter | lane after lane (first form) | 32 lanes a pass | 4 a pass | 8 a pass | 8, predicted shapes | and atomics |
+//! |---|---|---|---|---|---|---|---|
+//! | saxpy | 218M | 423M | 270M (156M) | 209M (185M) | 202M (168M) | 164M (146M) | 166M (147M) |
+//! | reduction | 1642M | 1765M | 1532M (1424M) | 1509M (1477M) | 1461M (1420M) | 1405M (1384M) | 1430M (1409M) |
+//! | tiled matmul | 704M | 1189M | 1424M (752M) | 773M (531M) | 800M (484M) | 227M (184M) | 229M (185M) |
+//! | histogram | 231M | 334M | 392M (272M) | 319M (295M) | 314M (280M) | 199M (173M) | 162M (133M) |
 //!
 //! Lane after lane lost everywhere: a scalar op and a check per lane cost more than the
 //! interpreter's AVX2 lane loops. Whole-warp passes run fastest once compiled but are the
@@ -43,8 +51,22 @@
 //! the shape and checking it once per base value cut the matmul's compiling to 44M and its
 //! run to 184M, and compiling `cvt` and `mul.wide.u16` joined the histogram's segments. The
 //! compiled tier now runs each workload in fewer instructions than the interpreter, compiling
-//! included. Next: compile `atom` (the histogram's remaining cut), keep statically uniform
-//! values scalar, compile only hot segments or in the background.
+//! included.
+//!
+//! Atomics (last column; the previous one re-measured on the same day's build: saxpy 164M
+//! (146M), reduction 1409M (1387M), matmul 228M (184M), histogram 197M (171M)): the
+//! histogram's loop, whose `atom.shared.add` cut it in two, is one segment now. Through a call
+//! per lane to the interpreter's read-modify-write it ran *slower* than interpreted (423M: a
+//! call clobbers every vector register, and the histogram does one atomic per element); a
+//! plain read-modify-write inline, the pass unrolled when all its lanes are active, the
+//! addresses checked as vectors, made it 162M. The other workloads have no atomics; their
+//! 1-2M more are the interpreter's loop (reduction runs mostly interpreted), not compiled code.
+//!
+//! Next: keep statically uniform values scalar (the histogram's loop counters and bounds are
+//! eight lanes of one value), compile only hot segments or in the background (compiling is
+//! 28M of the histogram's 162M, 44M of the matmul's 229M), switch a segment off after a few
+//! failed checks rather than `MAX_STOPS` (not measured yet), atomics on `.shared::cluster`
+//! and 16-bit ones.
 //!
 //! Compiled code is kept on disk between processes ([`cache`], `CUDA_SHIM_CACHE_DIR`, read by
 //! the driver): a program launched again loads its segments' machine code instead of compiling.
@@ -127,6 +149,9 @@ pub struct Ctx {
     pub undo: *mut u64,
     /// Global ranges `[lo, hi)` a kernel may reach (the worker's `GCache`).
     pub gcache: [(u64, u64); GCACHE],
+    /// One lane's atomic, the interpreter's ([`crate::exec::jit_atomic`]): passed here rather
+    /// than linked, so that the code stays free of relocations.
+    pub atomic: unsafe extern "C" fn(*mut u8, u64, u64, u64) -> u64,
 }
 
 type SegFn = unsafe extern "C" fn(*mut u64, u32, *mut Ctx) -> u64;
@@ -323,14 +348,23 @@ impl Code {
         self.segs.len()
     }
 
-    /// Runs segment `i` over lanes `mask` of `regs`. True when every lane ran through; false
-    /// when a check failed: then the registers are as before the call, and the interpreter runs
-    /// the segment from its start (stores it repeats write the same values, see [`plan`]).
+    /// Runs segment `i` over lanes `mask` of `regs`. `Ok` when every lane ran through; on a
+    /// failed check, `Err(done)`: the lanes `done` finished the segment and the interpreter
+    /// runs it from its start for the others. Without atomics `done` is empty: the registers
+    /// are as before the call (stores it repeats write the same values, see [`plan`]); with
+    /// them, the lanes of the passes before the failed one are done (an atomic cannot run
+    /// twice), `ctx.count` counting their guarded ops.
     ///
     /// # Safety
     /// `regs` is a register file of the program, `ctx` describes the running CTA.
     #[inline(always)]
-    pub unsafe fn run(&self, i: usize, regs: &mut [u64], mask: u32, ctx: &mut Ctx) -> bool {
+    pub unsafe fn run(
+        &self,
+        i: usize,
+        regs: &mut [u64],
+        mask: u32,
+        ctx: &mut Ctx,
+    ) -> Result<(), u32> {
         let seg = &self.segs[i];
         // (Not initialised: the code writes a slot before this function reads it.)
         let mut buf = std::mem::MaybeUninit::<[u64; 32 * plan::MAX_UNDO]>::uninit();
@@ -340,10 +374,15 @@ impl Code {
         // (all below `nregs`), `ctx`'s fields and checked memory only.
         let r = unsafe { (self.fns[i])(regs.as_mut_ptr(), mask, ctx) };
         if r == 0 {
-            return true;
+            return Ok(());
         }
-        // Lanes before the failed one are done: put their old values back.
+        self.stops[i].fetch_add(1, Ordering::Relaxed);
+        // Lanes before the failed one are done.
         let done = mask & ((1u64 << (r - 1)) - 1) as u32;
+        if seg.atomic {
+            return Err(done);
+        }
+        // Without atomics, put their old values back.
         for (j, &reg) in seg.undo.iter().enumerate() {
             for l in 0..32 {
                 if done >> l & 1 != 0 {
@@ -352,8 +391,7 @@ impl Code {
                 }
             }
         }
-        self.stops[i].fetch_add(1, Ordering::Relaxed);
-        false
+        Err(0)
     }
 }
 

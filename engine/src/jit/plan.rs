@@ -10,6 +10,14 @@
 //! The same rule makes a segment safe to run again from its start: its stores write the same
 //! values to the same places. That is how a failed check is handed to the interpreter, which
 //! then reports the fault exactly as it would have (see [`super::Code::run`]).
+//!
+//! Atomics (`atom`/`red` on `.shared` and `.global`) are the exception: they cannot run twice.
+//! A segment takes at most one space's atomics, one op of them, touches that space nowhere
+//! else, and has no fallible op after it: its lanes then see the atomics in the interpreter's
+//! order (lane order, pass after pass), and a check can only fail before the pass's atomics
+//! ran. A stopped run of such a segment is not undone but resumed: the lanes of the passes
+//! before the failed one are done, and the interpreter runs the segment for the others
+//! ([`Seg::atomic`]).
 
 use crate::ir::operands::{operands, successors, Operands};
 use crate::ir::regset::RegSet;
@@ -32,6 +40,11 @@ pub struct Seg {
     pub faults: bool,
     /// Ops without a guard: each counts one thread-instruction per active lane.
     pub unguarded: u32,
+    /// Whether the segment has an atomic: a stopped run keeps the lanes it finished (no undo).
+    pub atomic: bool,
+    /// Whether its atomic is on global memory (seen by other host threads: verify mode, which
+    /// runs a segment twice, leaves such a segment to the interpreter).
+    pub global_atomic: bool,
 }
 
 impl Seg {
@@ -58,6 +71,7 @@ enum Touch {
     None,
     Load(MSpace),
     Store(MSpace),
+    Atomic(MSpace),
 }
 
 /// Whether the emitter compiles `op`, and what memory it touches. Every op listed here has a
@@ -125,6 +139,12 @@ fn compiled(inst: &Inst) -> Option<Touch> {
             n,
             ..
         } if *size as u32 * *n as u32 <= 16 => Touch::Store(*space),
+        // Through `exec::access::jit_atomic`, the interpreter's own read-modify-write.
+        Op::Atom {
+            space: space @ (MSpace::Shared | MSpace::Global),
+            ty: AtomTy::U32 | AtomTy::S32 | AtomTy::U64 | AtomTy::S64 | AtomTy::F32 | AtomTy::F64,
+            ..
+        } => Touch::Atomic(*space),
         _ => return None,
     })
 }
@@ -268,14 +288,23 @@ impl Open {
 
     /// Whether an op touching memory as `t` would break the rule of this module's head.
     fn conflicts(&self, t: Touch) -> bool {
-        match t {
-            Touch::None => false,
-            Touch::Load(sp) => self.touched.contains(&Touch::Store(sp)),
-            Touch::Store(sp) => self
-                .touched
-                .iter()
-                .any(|&u| u == Touch::Load(sp) || u == Touch::Store(sp)),
-        }
+        // Nothing that may fail after an atomic (the segment cannot be run again).
+        let after_atomic =
+            t != Touch::None && self.touched.iter().any(|u| matches!(u, Touch::Atomic(_)));
+        after_atomic
+            || match t {
+                Touch::None => false,
+                Touch::Load(sp) => self.touched.contains(&Touch::Store(sp)),
+                Touch::Store(sp) => self
+                    .touched
+                    .iter()
+                    .any(|&u| u == Touch::Load(sp) || u == Touch::Store(sp)),
+                // The atomic's lanes must be the only accesses to its space.
+                Touch::Atomic(sp) => self
+                    .touched
+                    .iter()
+                    .any(|&u| u == Touch::Load(sp) || u == Touch::Store(sp)),
+            }
     }
 
     /// Adds `inst`, which touches `t` and has operands `ops`.
@@ -304,7 +333,10 @@ impl Open {
     /// Ends the segment before `end` (kept when it has two ops or more: one gains nothing over
     /// the interpreter) and opens the next one at `next`.
     fn close(&mut self, end: usize, next: usize, segs: &mut Vec<Seg>) {
-        let undo: Vec<Reg> = match self.faults {
+        let atomic = self.touched.iter().any(|u| matches!(u, Touch::Atomic(_)));
+        let global_atomic = self.touched.contains(&Touch::Atomic(MSpace::Global));
+        // (A stopped atomic segment is resumed, not undone.)
+        let undo: Vec<Reg> = match self.faults && !atomic {
             true => self
                 .ins
                 .iter()
@@ -333,6 +365,8 @@ impl Open {
                 undo,
                 faults: self.faults,
                 unguarded: self.unguarded,
+                atomic,
+                global_atomic,
             });
         }
         self.start = next;

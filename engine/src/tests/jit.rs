@@ -1,7 +1,9 @@
 //! The compiling tier against the interpreter: random well-formed kernels (integer and float
 //! arithmetic of every width the tier compiles, comparisons, selects, guarded ops, divergent
-//! branches, shared memory read and written by other lanes, global loads, and ops the tier
-//! leaves to the interpreter in between) run on both tiers and in verify mode; every output
+//! branches, shared memory read and written by other lanes, global loads and stores, atomics
+//! of every integer op and the float adds on shared and global memory, on words the lanes
+//! contend for and on their own, and ops the tier leaves to the interpreter in between) run on
+//! both tiers and in verify mode; every output
 //! bit must agree. The interpreter is the reference: these tests check the tier against it,
 //! the interpreter's own tests check it against the ISA.
 //!
@@ -77,7 +79,7 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
         1 => format!("@!{} ", p(g)),
         _ => String::new(),
     };
-    let s = match g.below(27) {
+    let s = match g.below(31) {
         0..=3 => {
             let op = g.pick(&["add", "sub", "mul.lo", "min", "max", "and", "or", "xor"]);
             let ty = g.pick(&["s32", "u32"]);
@@ -244,6 +246,23 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
                 _ => format!("@%pw st.global.u32 [%obu+{}], {};\n", 4 * o, r_or_imm(g)),
             };
         }
+        // Atomics on shared memory: per-thread words that lanes share (`%rs0`), and words all
+        // lanes contend for (`%rs1`), returning the old values or not (`red`).
+        26 | 27 => {
+            let base = if g.below(2) == 0 { "%rs0" } else { "%rs1" };
+            atomic(g, "shared", base, 0, 64)
+        }
+        28 => atomic(g, "shared", "%rs1", 0, 64),
+        // Atomics on global memory: each thread's own words (`%ob`), and words all the lanes of
+        // a CTA contend for (`%obu`; each CTA has its own, so that host threads running other
+        // CTAs cannot change the order).
+        29 => match g.below(2) {
+            0 => {
+                let o = 512 * g.below(8) as i64;
+                atomic(g, "global", "%ob", o, 4)
+            }
+            _ => atomic(g, "global", "%obu", 64, 128),
+        },
         // A divergent branch over a few instructions.
         _ => {
             *label += 1;
@@ -260,6 +279,63 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
         }
     };
     format!("{guard}{s}\n")
+}
+
+/// An `atom` or `red` on `space` at `[base + off + k]` for a `k` below `span` that the type's
+/// alignment allows (only 32-bit types when `span` is 4, or when the base is `%rs0`, which is
+/// 4-aligned only).
+fn atomic(g: &mut Rng, space: &str, base: &str, off: i64, span: i64) -> String {
+    let wide = span > 4 && base != "%rs0" && g.below(3) == 0;
+    let (op, ty) = if wide {
+        *g.pick(&[
+            ("add", "u64"),
+            ("min", "u64"),
+            ("min", "s64"),
+            ("max", "u64"),
+            ("max", "s64"),
+            ("and", "b64"),
+            ("or", "b64"),
+            ("xor", "b64"),
+            ("exch", "b64"),
+            ("cas", "b64"),
+            ("add", "f64"),
+        ])
+    } else {
+        *g.pick(&[
+            ("add", "u32"),
+            ("add", "s32"),
+            ("min", "u32"),
+            ("min", "s32"),
+            ("max", "u32"),
+            ("max", "s32"),
+            ("inc", "u32"),
+            ("dec", "u32"),
+            ("and", "b32"),
+            ("or", "b32"),
+            ("xor", "b32"),
+            ("exch", "b32"),
+            ("cas", "b32"),
+            ("add", "f32"),
+        ])
+    };
+    let size = if wide { 8 } else { 4 };
+    let at = format!(
+        "[{base}+{}]",
+        off + size * g.below((span / size) as usize) as i64
+    );
+    let (d, a, b) = match ty {
+        "f32" => (f(g), f(g), f(g)),
+        "f64" => (fd(g), fd(g), fd(g)),
+        _ if wide => (rd(g), rd(g), rd(g)),
+        _ => (r(g), r_or_imm(g), r_or_imm(g)),
+    };
+    if op == "cas" {
+        return format!("atom.{space}.cas.{ty} {d}, {at}, {a}, {b};");
+    }
+    if g.below(4) == 0 && op != "exch" {
+        return format!("red.{space}.{op}.{ty} {at}, {a};");
+    }
+    format!("atom.{space}.{op}.{ty} {d}, {at}, {a};")
 }
 
 fn kernel(seed: u64, len: usize) -> String {
@@ -300,7 +376,7 @@ fn kernel(seed: u64, len: usize) -> String {
     .reg .b64 %gb, %gc, %gw, %gq, %gu, %ob, %obu, %x;
     .reg .b16 %h<2>;
     .reg .pred %pw;
-    .shared .align 4 .b8 sh[{}];
+    .shared .align 8 .b8 sh[{}];
     ld.param.u64 %ra, [in];
     ld.param.u64 %rb, [out];
     mov.u32 %tid, %tid.x;
@@ -479,6 +555,110 @@ fn jit_fault_in_a_compiled_segment_reports_as_the_interpreter_does() {
     }
     // Thread 32 is the first whose address (32*4 + 128 = 256) is past the 256 bytes.
     assert!(msgs[0].contains("thread (32,0,0)"), "{}", msgs[0]);
+    assert_eq!(msgs[0], msgs[1]);
+    assert_eq!(msgs[0], msgs[2]);
+}
+
+/// A segment with atomics whose check fails in its second pass (a block 12 threads wide: the
+/// load's predicted stride holds for lanes 0-7, not for lanes 8-15, where `%tid.x` starts
+/// again): the first pass's lanes keep their atomics, the interpreter runs the segment for
+/// the others, and every old value and the counters come out as the interpreter's.
+#[test]
+fn jit_atomic_segment_stopped_part_way_resumes_as_the_interpreter() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 in, .param .u64 out)
+{{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    .shared .align 4 .b32 sh[4];
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r1, %tid.y;
+    mad.lo.u32 %r2, %r1, 12, %r0;
+    ld.param.u64 %rd0, [in];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r9, sh;
+    mov.u32 %r10, 0;
+    st.shared.u32 [%r9], %r10;
+    st.shared.u32 [%r9+4], %r10;
+    bar.sync 0;
+    mul.wide.u32 %rd2, %r0, 4;
+    add.u64 %rd3, %rd0, %rd2;
+    ld.global.u32 %r3, [%rd3];
+    add.u32 %r4, %r3, %r2;
+    atom.shared.add.u32 %r5, [%r9], %r4;
+    xor.b32 %r6, %r5, %r2;
+    bar.sync 0;
+    atom.global.exch.b32 %r7, [%rd1], %r2;
+    mul.lo.u32 %r8, %r7, 3;
+    mul.wide.u32 %rd4, %r2, 8;
+    add.u64 %rd5, %rd1, %rd4;
+    st.global.u32 [%rd5+8], %r6;
+    st.global.u32 [%rd5+12], %r8;
+    ret;
+}}
+"
+    );
+    let input = upload(&(0..12u32).map(|i| i * 0x1001 + 7).collect::<Vec<_>>());
+    let mut outs: Vec<Vec<u32>> = Vec::new();
+    for mode in [Mode::Off, Mode::On, Mode::Verify] {
+        let m = Module::load(&src, "resume.ptx").unwrap();
+        let k = m.kernel("k").unwrap();
+        k.set_jit(Some(mode));
+        let n = 2 + 2 * 48;
+        let out = upload(&vec![0u32; n]);
+        let mut params = input.to_le_bytes().to_vec();
+        params.extend(out.to_le_bytes());
+        let mut c = cfg(1, 12);
+        c.block = [12, 4, 1];
+        launch(&k, &c, &params).unwrap();
+        outs.push(download(out, n));
+        mem::free(out).unwrap();
+        if mode == Mode::On {
+            let segs = k.jit_summary().map_or(0, |(s, _, _)| s);
+            assert!(segs >= 2, "the atomics are compiled ({segs} segments)");
+        }
+    }
+    mem::free(input).unwrap();
+    assert_eq!(outs[0], outs[1], "compiled");
+    assert_eq!(outs[0], outs[2], "verify");
+}
+
+/// An atomic in a compiled segment whose address leaves shared memory for a lane of the second
+/// pass: the launch fails with the interpreter's report.
+#[test]
+fn jit_atomic_fault_reports_as_the_interpreter_does() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out)
+{{
+    .reg .b32 %r<8>;
+    .shared .align 4 .b8 sh[256];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, sh;
+    mul.lo.u32 %r3, %r1, 4;
+    add.u32 %r3, %r3, %r2;
+    add.u32 %r3, %r3, 216;
+    atom.shared.add.u32 %r4, [%r3], %r1;
+    add.u32 %r4, %r4, 1;
+    ret;
+}}
+"
+    );
+    let mut msgs = Vec::new();
+    for mode in [Mode::Off, Mode::On, Mode::Verify] {
+        let m = Module::load(&src, "fault.ptx").unwrap();
+        let k = m.kernel("k").unwrap();
+        k.set_jit(Some(mode));
+        let e = launch(&k, &cfg(1, 32), &0u64.to_le_bytes()).unwrap_err();
+        msgs.push(e.to_string());
+        if mode == Mode::On {
+            assert!(
+                k.jit_summary().is_some_and(|(s, _, _)| s > 0),
+                "the atomic is compiled"
+            );
+        }
+    }
+    // Thread 10 is the first whose word (10*4 + 216 = 256) is past the 256 bytes.
+    assert!(msgs[0].contains("thread (10,0,0)"), "{}", msgs[0]);
     assert_eq!(msgs[0], msgs[1]);
     assert_eq!(msgs[0], msgs[2]);
 }
