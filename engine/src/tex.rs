@@ -831,7 +831,7 @@ fn footprint(t: &Texture, p: &Placed, dx: [f32; 3], dy: [f32; 3]) -> (f32, Optio
     let (lx, ly) = (len(dx), len(dy));
     let (major, pmax, pmin) = if lx >= ly { (dx, lx, ly) } else { (dy, ly, lx) };
     let max = t.mip.max_anisotropy.min(16);
-    if max < 2 || p.dims != 2 || !(pmax > 0.0) || !pmax.is_finite() {
+    if max < 2 || p.dims != 2 || !pmax.is_finite() || pmax <= 0.0 {
         return (pmax, None);
     }
     let max = 1u32 << (31 - max.leading_zeros());

@@ -614,7 +614,7 @@ fn jit_atomic_segment_stopped_part_way_resumes_as_the_interpreter() {
         outs.push(download(out, n));
         mem::free(out).unwrap();
         if mode == Mode::On {
-            let segs = k.jit_summary().map_or(0, |(s, _, _)| s);
+            let segs = k.jit_summary().map_or(0, |s| s.segments);
             assert!(segs >= 2, "the atomics are compiled ({segs} segments)");
         }
     }
@@ -652,7 +652,7 @@ fn jit_atomic_fault_reports_as_the_interpreter_does() {
         msgs.push(e.to_string());
         if mode == Mode::On {
             assert!(
-                k.jit_summary().is_some_and(|(s, _, _)| s > 0),
+                k.jit_summary().is_some_and(|s| s.segments > 0),
                 "the atomic is compiled"
             );
         }
