@@ -489,6 +489,34 @@ impl<'a, 'b> Emit<'a, 'b> {
     }
 
     /// Operand `s`'s whole slots, per two lanes.
+    /// Each lane's address `base + off` of `addr`, as 64-bit lane vectors, also stored to the
+    /// address slot at `slot_a` (lane `l` at `8 l`), where the lane-by-lane paths read them.
+    fn lane_addresses(&mut self, addr: Addr, slot_a: Value) -> Vec<Value> {
+        let bases = match addr.base {
+            Some(r) => self.full(Src::Reg(r)),
+            None => vec![self.splat64(0); 2 * G],
+        };
+        let off = self.splat64(addr.off as u64);
+        let mut out = Vec::with_capacity(bases.len());
+        for (j, &x) in bases.iter().enumerate() {
+            let x = self.b.ins().iadd(x, off);
+            self.b.ins().store(own(), x, slot_a, 16 * j as i32);
+            out.push(x);
+        }
+        out
+    }
+
+    /// An atomic's operands in the buffer at `slot`: `a`'s lanes at 0, `b`'s (if any) at 256,
+    /// whole 64-bit slots, as the interpreter passes them.
+    fn spill_operands(&mut self, slot: Value, a: Src, b: Option<Src>) {
+        for (o, s) in [(0, Some(a)), (256, b)] {
+            let Some(s) = s else { continue };
+            for (j, &x) in self.full(s).iter().enumerate() {
+                self.b.ins().store(own(), x, slot, o + 16 * j as i32);
+            }
+        }
+    }
+
     fn full(&mut self, s: Src) -> Vec<Value> {
         let r = match s {
             Src::Imm(v) => {
@@ -728,21 +756,8 @@ impl<'a, 'b> Emit<'a, 'b> {
             .expect("the plan admits only these types");
         let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
         let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
-        let addrs = match addr.base {
-            Some(r) => self.full(Src::Reg(r)),
-            None => vec![self.splat64(0); 2 * G],
-        };
-        let off = self.splat64(addr.off as u64);
-        for (j, &x) in addrs.iter().enumerate() {
-            let x = self.b.ins().iadd(x, off);
-            self.b.ins().store(own(), x, slot_a, 16 * j as i32);
-        }
-        // Operands: a's lanes at 0, b's at 256 (whole slots, as the interpreter passes them).
-        for (o, s) in [(0, a), (256, b)] {
-            for (j, &x) in self.full(s).iter().enumerate() {
-                self.b.ins().store(own(), x, slot_v, o + 16 * j as i32);
-            }
-        }
+        self.lane_addresses(addr, slot_a);
+        self.spill_operands(slot_v, a, Some(b));
         // Pass 1: check every lane, the host pointer replacing the address.
         let (lh, lb, after) = self.lane_each(on);
         let l = self.lane_l;
@@ -847,10 +862,7 @@ impl<'a, 'b> Emit<'a, 'b> {
         let f = MemFlags::trusted();
         let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
         let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
-        let addrs = match addr.base {
-            Some(r) => self.full(Src::Reg(r)),
-            None => vec![self.splat64(0); 2 * G],
-        };
+        let offs = self.lane_addresses(addr, slot_a);
         // The check of `place` over the active lanes: aligned and below 2^24 (this CTA's own
         // memory), ending inside it (then `end` is below 2^24 + 8: a signed compare suffices).
         let act: Vec<Value> = match gm {
@@ -860,7 +872,6 @@ impl<'a, 'b> Emit<'a, 'b> {
             None => self.amask.clone(),
         };
         let wm = self.wide_masks(&act);
-        let off = self.splat64(addr.off as u64);
         let badbits = self.splat64(!((1u64 << CLUSTER_RANK_SHIFT) - 1) | (w - 1));
         let slen = self
             .b
@@ -870,11 +881,7 @@ impl<'a, 'b> Emit<'a, 'b> {
         let wv = self.splat64(w);
         let zero = self.zero(I64X2);
         let mut any = None;
-        let mut offs = Vec::new();
-        for (j, &x) in addrs.iter().enumerate() {
-            let x = self.b.ins().iadd(x, off);
-            offs.push(x);
-            self.b.ins().store(own(), x, slot_a, 16 * j as i32);
+        for (j, &x) in offs.iter().enumerate() {
             let t = self.b.ins().band(x, badbits);
             let bad = self.b.ins().icmp(IntCC::NotEqual, t, zero);
             let end = self.b.ins().iadd(x, wv);
@@ -940,14 +947,7 @@ impl<'a, 'b> Emit<'a, 'b> {
         // part: the active lanes in lane order, operands through the stack (a's whole slots
         // at 0, b's at 256).
         self.b.switch_to_block(part);
-        for (o, s) in [(0, a), (256, b)] {
-            if o == 256 && op != AtomOp::Cas {
-                continue;
-            }
-            for (j, &x) in self.full(s).iter().enumerate() {
-                self.b.ins().store(own(), x, slot_v, o + 16 * j as i32);
-            }
-        }
+        self.spill_operands(slot_v, a, (op == AtomOp::Cas).then_some(b));
         let (lh, _, after) = self.lane_each(on);
         let l = self.lane_l;
         let l8 = self.b.ins().ishl_imm_u(l, 3);
@@ -1716,15 +1716,7 @@ impl<'a, 'b> Emit<'a, 'b> {
         let slot_v = self.b.ins().stack_addr(I64, self.buf_slot, 0);
         let slot_a = self.b.ins().stack_addr(I64, self.addr_slot, 0);
         if affine.is_none() {
-            let addrs = match addr.base {
-                Some(r) => self.full(Src::Reg(r)),
-                None => vec![self.splat64(0); 2 * G],
-            };
-            let off = self.splat64(addr.off as u64);
-            for (j, &a) in addrs.iter().enumerate() {
-                let a = self.b.ins().iadd(a, off);
-                self.b.ins().store(own(), a, slot_a, 16 * j as i32);
-            }
+            self.lane_addresses(addr, slot_a);
         }
         if let Some(vals) = st {
             for (k, v) in vals.iter().enumerate() {

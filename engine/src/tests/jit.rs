@@ -521,6 +521,26 @@ fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
 /// A compiled segment whose shared load leaves the CTA's shared memory: the launch fails with
 /// the interpreter's report (same kernel, block, thread, PTX line and address), and the lanes
 /// before the faulting one, which the segment had already run, are undone first.
+/// The error of a launch of `threads` threads of kernel `k` of `src` (which faults) on the
+/// interpreter, the compiling tier and in verify mode; the kernel must have compiled segments.
+fn fault_messages(src: &str, threads: u32) -> Vec<String> {
+    let mut msgs = Vec::new();
+    for mode in [Mode::Off, Mode::On, Mode::Verify] {
+        let m = Module::load(src, "fault.ptx").unwrap();
+        let k = m.kernel("k").unwrap();
+        k.set_jit(Some(mode));
+        let e = launch(&k, &cfg(1, threads), &0u64.to_le_bytes()).unwrap_err();
+        msgs.push(e.to_string());
+        if mode == Mode::On {
+            assert!(
+                k.jit_summary().is_some_and(|s| s.segments > 0),
+                "the faulting access is compiled"
+            );
+        }
+    }
+    msgs
+}
+
 #[test]
 fn jit_fault_in_a_compiled_segment_reports_as_the_interpreter_does() {
     let src = format!(
@@ -539,20 +559,7 @@ fn jit_fault_in_a_compiled_segment_reports_as_the_interpreter_does() {
 }}
 "
     );
-    let mut msgs = Vec::new();
-    for mode in [Mode::Off, Mode::On, Mode::Verify] {
-        let m = Module::load(&src, "fault.ptx").unwrap();
-        let k = m.kernel("k").unwrap();
-        k.set_jit(Some(mode));
-        let e = launch(&k, &cfg(1, 64), &0u64.to_le_bytes()).unwrap_err();
-        msgs.push(e.to_string());
-        if mode == Mode::On {
-            assert!(
-                k.jit_summary().is_some_and(|s| s.segments > 0),
-                "the load is compiled"
-            );
-        }
-    }
+    let msgs = fault_messages(&src, 64);
     // Thread 32 is the first whose address (32*4 + 128 = 256) is past the 256 bytes.
     assert!(msgs[0].contains("thread (32,0,0)"), "{}", msgs[0]);
     assert_eq!(msgs[0], msgs[1]);
@@ -643,20 +650,7 @@ fn jit_atomic_fault_reports_as_the_interpreter_does() {
 }}
 "
     );
-    let mut msgs = Vec::new();
-    for mode in [Mode::Off, Mode::On, Mode::Verify] {
-        let m = Module::load(&src, "fault.ptx").unwrap();
-        let k = m.kernel("k").unwrap();
-        k.set_jit(Some(mode));
-        let e = launch(&k, &cfg(1, 32), &0u64.to_le_bytes()).unwrap_err();
-        msgs.push(e.to_string());
-        if mode == Mode::On {
-            assert!(
-                k.jit_summary().is_some_and(|s| s.segments > 0),
-                "the atomic is compiled"
-            );
-        }
-    }
+    let msgs = fault_messages(&src, 32);
     // Thread 10 is the first whose word (10*4 + 216 = 256) is past the 256 bytes.
     assert!(msgs[0].contains("thread (10,0,0)"), "{}", msgs[0]);
     assert_eq!(msgs[0], msgs[1]);
