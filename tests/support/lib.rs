@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Condvar, Mutex, OnceLock};
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -145,23 +145,43 @@ pub fn nvcc(name: &str, output: &str, extra: &[&str]) -> PathBuf {
 pub fn nvcc_arch(name: &str, output: &str, arch: &str, extra: &[&str]) -> PathBuf {
     let source = repo().join("tests/cuda").join(format!("{name}.cu"));
     let exe = build_dir().join(output);
-    let mut cmd = Command::new(toolkit().join("bin/nvcc"));
-    cmd.arg("-gencode")
-        .arg(format!("arch={arch},code={arch}"))
-        .arg("-O2")
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "-gencode".into(),
+        format!("arch={arch},code={arch}").into(),
+        "-O2".into(),
+        source.clone().into(),
+    ];
+    args.extend(extra.iter().map(Into::into));
+    nvcc_into(&args, &exe, &source.display().to_string());
+    exe
+}
+
+/// Runs nvcc with `args` writing `exe`, through a file of this process's own that is renamed
+/// onto `exe` when complete: tests that build the same program in parallel (or run it while
+/// another test rebuilds it) never see a half-written file, which the kernel refuses to
+/// execute ("Permission denied") before the linker marks it executable.
+fn nvcc_into(args: &[std::ffi::OsString], exe: &Path, what: &str) {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut partial = exe.as_os_str().to_owned();
+    partial.push(format!(".partial-{}-{n}", std::process::id()));
+    let partial = PathBuf::from(partial);
+    let out = Command::new(toolkit().join("bin/nvcc"))
+        .args(args)
         .arg("-o")
-        .arg(&exe)
-        .arg(&source)
-        .args(extra);
-    let out = cmd.output().expect("cannot run nvcc");
+        .arg(&partial)
+        .output()
+        .expect("cannot run nvcc");
+    if !out.status.success() {
+        let _ = std::fs::remove_file(&partial);
+    }
     assert!(
         out.status.success(),
-        "nvcc failed for {}:\n{}{}",
-        source.display(),
+        "nvcc failed for {what}:\n{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    exe
+    std::fs::rename(&partial, exe).unwrap();
 }
 
 /// [`nvcc`] that keeps the last build: it compiles again only when the source, a header in
@@ -173,6 +193,25 @@ pub fn nvcc_cached(name: &str, output: &str, extra: &[&str]) -> PathBuf {
 
 /// [`nvcc_cached`] for another virtual architecture (`compute_90a` for wgmma).
 pub fn nvcc_cached_arch(name: &str, output: &str, arch: &str, extra: &[&str]) -> PathBuf {
+    // Tests of one binary that build the same program wait for each other's build instead of
+    // building it twice (the guard lets the next one in even if the build panics).
+    static BUILDING: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    static DONE: Condvar = Condvar::new();
+    struct Building<'a>(&'a str);
+    impl Drop for Building<'_> {
+        fn drop(&mut self) {
+            let mut building = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+            building.retain(|o| o != self.0);
+            DONE.notify_all();
+        }
+    }
+    let mut building = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    while building.iter().any(|o| o == output) {
+        building = DONE.wait(building).unwrap_or_else(|e| e.into_inner());
+    }
+    building.push(output.to_string());
+    drop(building);
+    let _building = Building(output);
     let exe = build_dir().join(output);
     let stamp = build_dir().join(format!("{output}.args"));
     let args = format!("{arch} -O2 {}", extra.join(" "));
@@ -350,18 +389,9 @@ pub fn junit_outcomes(path: &Path) -> HashMap<String, String> {
 /// before the source) into `target/cuda-tests/OUTPUT`.
 pub fn build_probe(source: &str, output: &str, args: &[&str]) -> PathBuf {
     let exe = build_dir().join(output);
-    let out = Command::new(toolkit().join("bin/nvcc"))
-        .args(args)
-        .arg("-o")
-        .arg(&exe)
-        .arg(repo().join("scripts/ground-truth").join(source))
-        .output()
-        .expect("cannot run nvcc");
-    assert!(
-        out.status.success(),
-        "nvcc failed for {source}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut all: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    all.push(repo().join("scripts/ground-truth").join(source).into());
+    nvcc_into(&all, &exe, source);
     exe
 }
 
