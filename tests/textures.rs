@@ -3,24 +3,21 @@
 //! and tex2Dgather), built by the pinned nvcc and run on the shim, prints what an H100 printed
 //! (scripts/ground-truth/results/tex-h100.txt, driver 580.159), line for line.
 
-use std::process::Command;
 use tests::*;
 
 /// The lines scripts/ground-truth/`probe`.cu prints on the shim, built by the pinned nvcc.
 fn probe_lines(probe: &str) -> Vec<String> {
-    let exe = build_dir().join(probe);
-    let out = Command::new(toolkit().join("bin/nvcc"))
-        .args(["-gencode", "arch=compute_80,code=compute_80", "-o"])
-        .arg(&exe)
-        .arg(repo().join(format!("scripts/ground-truth/{probe}.cu")))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    probe_part_lines(probe, &[])
+}
+
+/// [`probe_lines`] of a probe run with command-line arguments (one part of it).
+fn probe_part_lines(probe: &str, args: &[&str]) -> Vec<String> {
+    let exe = build_probe(
+        &format!("{probe}.cu"),
+        probe,
+        &["-gencode", "arch=compute_80,code=compute_80"],
     );
-    let run = run_preloaded(&exe, &[]);
+    let run = run_preloaded_args(&exe, args);
     let got = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),
@@ -349,4 +346,38 @@ fn texture_references_indirect_clamp_ogl_and_the_old_abi() {
         &["-L", lib.to_str().unwrap(), "-lcuda", "-ldl"],
     );
     assert_pass("texture_refs_legacy", &run_preloaded(&exe, &[]));
+}
+
+/// Seamless cubemap filtering and the missing channels of integer textures against an H200
+/// (scripts/ground-truth/tex_probe7.cu's `cube` and `missing` parts,
+/// scripts/ground-truth/results/tex7-h200.txt): a 4 x 4 cubemap read in quarter texels over
+/// every face with linear filtering seamless and not and point filtering seamless, single
+/// texels of 1.0 at the corners (the weights across edges and corners), and one- and
+/// two-channel integer textures read as int4 and float4. Every line bit for bit.
+#[test]
+fn seamless_cubemaps_and_integer_channels_follow_an_h200() {
+    let want = recorded_lines("tex7-h200.txt");
+    for (part, prefixes) in [
+        ("cube", &["cube ", "impulse "][..]),
+        ("missing", &["missing "]),
+    ] {
+        let want: Vec<&String> = want
+            .iter()
+            .filter(|l| prefixes.iter().any(|p| l.starts_with(p)))
+            .collect();
+        let got = probe_part_lines("tex_probe7", &[part]);
+        assert_eq!(got.len(), want.len(), "{part}: {got:#?}");
+        let differ: Vec<String> = got
+            .iter()
+            .zip(&want)
+            .filter(|(g, w)| g != *w)
+            .map(|(g, w)| format!("shim: {g}\nH200: {w}"))
+            .collect();
+        assert!(
+            differ.is_empty(),
+            "{part}: {} lines differ:\n{}",
+            differ.len(),
+            differ.join("\n")
+        );
+    }
 }

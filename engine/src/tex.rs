@@ -212,6 +212,9 @@ pub struct Texture {
     pub mip: Mip,
     /// 8-bit colour channels (not alpha) are sRGB-encoded: read through the sRGB curve.
     pub srgb: bool,
+    /// Linear filtering of a cubemap reaches across the faces' edges
+    /// (`CU_TRSF_SEAMLESS_CUBEMAP`, [`seamless_taps`]).
+    pub seamless: bool,
 }
 
 impl Texture {
@@ -237,6 +240,7 @@ impl Texture {
                 max_anisotropy: 0,
             },
             srgb: false,
+            seamless: false,
         }
     }
 
@@ -707,8 +711,8 @@ struct Placed {
 
 /// Places `f` on `t`: a layer index is clamped to the layers there are (the ISA does not say
 /// what a larger one reads; OpenGL and Direct3D clamp); a cube direction becomes its face's
-/// normalised (s, t), and reads clamp at the face's edges (seamless filtering across faces is
-/// refused by the driver).
+/// normalised (s, t), and reads clamp at the face's edges (unless the texture is seamless,
+/// [`seamless_taps`]).
 fn place(t: &Texture, f: &Fetch) -> Placed {
     let layers = t.layers.max(1) as i64;
     let grad = match f.lod {
@@ -955,6 +959,10 @@ fn taps(t: &Texture, p: &Placed, level: usize, offset: [i32; 3], share: u32, out
         out.push((share, level, point_at(site, p, offset)));
         return;
     }
+    if t.seamless && t.cubemap && offset == [0; 3] {
+        seamless_taps(site, p, level, share, out);
+        return;
+    }
     let dims = p.dims;
     let mut axes = [(0i64, 0u32, AddressMode::Clamp); 3];
     for (d, a) in axes.iter_mut().enumerate().take(dims) {
@@ -969,6 +977,87 @@ fn taps(t: &Texture, p: &Placed, level: usize, offset: [i32; 3], share: u32, out
         }
         out.push((w, level, at));
     }
+}
+
+/// [`taps`] of linear filtering on a seamless cubemap (`CU_TRSF_SEAMLESS_CUBEMAP`): the
+/// footprint on the selected face is weighed as on any 2-D texture ([`corner_weights`]), but
+/// texels past an edge are read from the adjacent face, as if the cube were unfolded there
+/// ([`across_edge`]). Past a corner of the cube there is no fourth texel: its weight goes to
+/// the three that meet there, each of the two off the selected face getting a third of it
+/// rounded to the nearest 1/256, the selected face's texel the rest. Measured on an H200
+/// (tex7-h200.txt: a 4 x 4 cubemap read in quarter texels over every face, and single texels
+/// of 1.0 at the corners: a corner weight of 16/256 went 6, 5, 5; 32/256 went 10, 11, 11;
+/// 64/256 went 22, 21, 21, the first to the selected face).
+fn seamless_taps(site: &Site, p: &Placed, level: usize, share: u32, out: &mut Vec<Tap>) {
+    let n = site.size(0);
+    let (face, cube) = (p.slice % 6, p.slice - p.slice % 6);
+    let mut base = [0i64; 2];
+    let mut w = [0u32; 3];
+    for d in 0..2 {
+        let x = p.coords[d] * n as f32 - 0.5;
+        let f = x.floor();
+        base[d] = f as i64;
+        w[d] = weight(x - f);
+    }
+    let cw = corner_weights(share, w, 2);
+    let inside = |i: i64| (0..n).contains(&i);
+    let first = out.len();
+    let (mut home, mut missing) = (None, 0u32);
+    for (corner, &wt) in cw.iter().enumerate().take(4) {
+        let (i, j) = (
+            base[0] + (corner & 1) as i64,
+            base[1] + (corner >> 1) as i64,
+        );
+        match (inside(i), inside(j)) {
+            (true, true) => {
+                home = Some(out.len());
+                out.push((wt, level, [Some(i), Some(j), Some(p.slice)]));
+            }
+            (false, false) => missing = wt,
+            _ => {
+                let (f, a, b) = across_edge(face as usize, n, i, j);
+                out.push((wt, level, [Some(a), Some(b), Some(cube + f as i64)]));
+            }
+        }
+    }
+    if missing > 0 {
+        let third = (2 * missing + 3) / 6;
+        let mut rest = missing;
+        for (k, tap) in out.iter_mut().enumerate().skip(first) {
+            if Some(k) != home {
+                tap.0 += third;
+                rest -= third;
+            }
+        }
+        if let Some(h) = home {
+            out[h].0 += rest;
+        }
+    }
+}
+
+/// The texel of the face adjacent to face `f` (of `n` x `n` texels) that texel (`i`, `j`) of
+/// face `f`, one step past one of its edges, lands on when the cube is unfolded there: the
+/// texel's centre as a direction on `f`'s plane, folded over the edge onto the neighbour's
+/// plane (the coordinate past the edge stays at the edge, the distance past it comes off the
+/// major axis), then read as any direction is ([`cube_face`], [`cube_st`]).
+fn across_edge(f: usize, n: i64, i: i64, j: i64) -> (usize, i64, i64) {
+    let (axis, sc, tc) = FACES[f];
+    let sign = if f.is_multiple_of(2) { 1.0 } else { -1.0 };
+    let a = 2.0 * (i as f32 + 0.5) / n as f32 - 1.0;
+    let b = 2.0 * (j as f32 + 0.5) / n as f32 - 1.0;
+    let mut d = [0.0f32; 3];
+    d[axis] = sign;
+    for k in 0..3 {
+        d[k] += a * sc[k] + b * tc[k];
+    }
+    let over = (0..3).find(|&k| k != axis && d[k].abs() > 1.0).unwrap();
+    let past = d[over].abs() - 1.0;
+    d[over] = d[over].signum();
+    d[axis] = sign * (1.0 - past);
+    let g = cube_face(d);
+    let [s, t] = cube_st(g, d);
+    let idx = |x: f32| ((x * n as f32).floor() as i64).clamp(0, n - 1);
+    (g, idx(s), idx(t))
 }
 
 fn site<'t>(t: &'t Texture, p: &Placed, level: usize) -> Site<'t> {
@@ -1065,11 +1154,12 @@ pub fn fetch_bits(t: &Texture, f: &Fetch) -> [u32; 4] {
 }
 
 /// The texel at `at` (after addressing) as integer bits; the border colour converted. A
-/// missing alpha reads 1 here, OpenGL's rule (not measured for integer results; float results
-/// read 0, see [`texel`]).
+/// missing channel reads 0, alpha too, as in float results (measured on an H200: one- and
+/// two-channel 8-, 16- and 32-bit integer textures read as int4, tex7-h200.txt; OpenGL would
+/// read an alpha of 1).
 fn texel_bits(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [u32; 4] {
     let border = || t.border.map(|b| b as i32 as u32);
-    channels(t, lv, at, [0, 0, 0, 1], border, |p| read_bits(t, p))
+    channels(t, lv, at, [0; 4], border, |p| read_bits(t, p))
 }
 
 /// `tex` with integer coordinates (`tex1Dfetch` and its kind): the texel at `ijk` (the first

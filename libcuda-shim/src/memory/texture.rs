@@ -3,7 +3,7 @@
 //! `tld4` and `txq` in kernels name. Resources: 1D, 2D and 3D CUDA arrays, layered and cubemap
 //! arrays, mipmapped arrays, linear memory and pitched 2D memory, in the 8/16/32-bit integer,
 //! half and float formats (and the UNORM/SNORM 8/16-bit ones), with resource views over
-//! arrays. Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: seamless cubemap filtering, and the
+//! arrays, and seamless cubemap filtering. Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: the
 //! packed and block-compressed formats (the sampler has none of them yet).
 
 use crate::context;
@@ -299,10 +299,8 @@ fn sampler(t: &mut Texture, d: &CUDA_TEXTURE_DESC, linear_memory: bool) -> CuRes
     if d.flags & !known != 0 {
         return Err(INVALID_VALUE);
     }
-    // Filtering across cube faces is not emulated: each face clamps at its edges.
-    if t.cubemap && d.flags & CU_TRSF_SEAMLESS_CUBEMAP != 0 {
-        return Err(NOT_SUPPORTED);
-    }
+    // Linear filtering reaches across a cubemap's edges (point sampling clamps, as without).
+    t.seamless = t.cubemap && d.flags & CU_TRSF_SEAMLESS_CUBEMAP != 0;
     // A 32-bit integer texture is never promoted; 8- and 16-bit ones are unless read as
     // integers (and the UNORM/SNORM formats always are).
     let small_int = matches!(
