@@ -2,7 +2,7 @@
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
 # Writes OUTDIR/{system,driver,sanitizer,tex,tex2,tex3,mma,mma-dots,mma-sparse,tma,tma-oob,bulk-reduce,
-# fma-oob,fork,ipc,cdp,tex4,tex5,tex6,tex7,coop-multi,multicast,wgmma,texref-param,tma-wide}.txt.
+# fma-oob,fork,ipc,cdp,tex4,tex5,tex6,tex7,mma-sparse-f8,coop-multi,multicast,wgmma,texref-param,tma-wide}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
@@ -29,6 +29,7 @@ tests=$here/../../tests/cuda
 nvcc -arch=$arch -o "$b/mma_probe" "$tests/mma_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -std=c++17 -arch=sm_90a -o "$b/mma_dots" "$tests/mma_dots.cu" >>"$out/build.txt" 2>&1 &
 nvcc -std=c++17 -arch=sm_90a -o "$b/mma_sparse" "$tests/mma_sparse.cu" >>"$out/build.txt" 2>&1 &
+nvcc -std=c++17 -arch=sm_90a -o "$b/mma_sparse_f8" "$tests/mma_sparse_f8.cu" >>"$out/build.txt" 2>&1 &
 nvcc -std=c++17 -arch=sm_90a -o "$b/wgmma_probe" "$here/wgmma_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -std=c++17 -arch=sm_90a -o "$b/tma_probe" "$tests/tma_probe.cu" >>"$out/build.txt" 2>&1 &
 nvcc -std=c++17 -arch=sm_90a -o "$b/tma_oob_probe" "$tests/tma_oob_probe.cu" >>"$out/build.txt" 2>&1 &
@@ -54,6 +55,7 @@ timeout 60 "$b/mma_probe" >"$out/mma.txt" 2>&1; echo "exit $?" >>"$out/mma.txt"
 { grep '^Hopper' "$here/../oracles/mma-mmasim.txt"; grep -v '^#' "$here/mma-dot-inputs.txt";
   python3 "$here/mma_dot_inputs.py" --design; } | timeout 60 "$b/mma_dots" >"$out/mma-dots.txt" 2>&1
 timeout 60 "$b/mma_sparse" >"$out/mma-sparse.txt" 2>&1; echo "exit $?" >>"$out/mma-sparse.txt"
+timeout 60 "$b/mma_sparse_f8" >"$out/mma-sparse-f8.txt" 2>&1; echo "exit $?" >>"$out/mma-sparse-f8.txt"
 timeout 60 "$b/wgmma_probe" >"$out/wgmma.txt" 2>&1; echo "exit $?" >>"$out/wgmma.txt"
 # Part by part: a sticky error (an illegal instruction) ends one part only.
 for p in 126 5 4 3; do timeout 60 "$b/tma_probe" $p; echo "exit $?"; done >"$out/tma.txt" 2>&1

@@ -5,9 +5,9 @@
 //!
 //! Taken: every `mma` shape and type of sm_70-sm_90 with f16, bf16, tf32, f64, s8/u8, s4/u4,
 //! b1 and e4m3/e5m2 elements (the quad-pair m8n8k4 `.f16` form too), the sparse `mma.sp` (and
-//! `::ordered_metadata`) of the f16, bf16, tf32 and integer types, every `wmma` shape and type,
-//! and the `.m8n8.b16` forms of ldmatrix/stmatrix/movmatrix. Refused as unsupported at load,
-//! with the instruction named: the `.kind::` forms (f8f6f4, block scaling), sparse f8, and the
+//! `::ordered_metadata`) of the f16, bf16, tf32, e4m3/e5m2 and integer types, every `wmma` shape
+//! and type, and the `.m8n8.b16` forms of ldmatrix/stmatrix/movmatrix. Refused as unsupported
+//! at load, with the instruction named: the `.kind::` forms (f8f6f4, block scaling), and the
 //! `.b8` shapes of ldmatrix/stmatrix (sm_100a).
 
 use super::*;
@@ -72,6 +72,7 @@ fn valid_sparse((m, n, k): (u32, u32, u32), a: El, b: El, c: El, d: El) -> bool 
             Tf32 => b == Tf32 && matches!(k, 8 | 16) && c == F32 && d == F32,
             S8 | U8 => ints(a, b, [S8, U8]) && matches!(k, 32 | 64) && c == S32 && d == S32,
             S4 | U4 => ints(a, b, [S4, U4]) && matches!(k, 64 | 128) && c == S32 && d == S32,
+            E4m3 | E5m2 => matches!(b, E4m3 | E5m2) && k == 64 && c == F32 && d == F32,
             _ => false,
         }
 }
