@@ -157,6 +157,12 @@ impl<'a> Prog<'a> {
             m.take("L2");
             m.take("global");
             m.take("tile");
+            m.take("im2col");
+            for w in ["tile::gather4", "im2col::w", "im2col::w::128"] {
+                if m.take(w) {
+                    self.require_sm(i, 100, &format!(".{w}"))?;
+                }
+            }
             m.done()?;
             self.emit(i, g, Op::Nop);
             return Ok(());
