@@ -27,10 +27,11 @@
 //! `global_dim` holds a dimension of 2^32 (the real driver takes one, though cuda.h says 2^31)
 //! as 0, which is no dimension otherwise. The fields from `mode` on are not the ISA's (its
 //! `tensormap.replace` has no im2col fields) and `tensormap.replace` cannot name them: they
-//! hold what `cuTensorMapEncodeIm2col` gives beyond a tile map's fields. A corner packs the
-//! `rank - 2` spatial offsets (W, then H, then D) into its 16 bits as signed fields of
-//! `16 / (rank - 2)` bits each, W in the lowest: one of 16 bits at rank 3, two of 8 at rank 4,
-//! three of 5 at rank 5, which are exactly the ranges the driver takes at each rank. A map of
+//! hold what `cuTensorMapEncodeIm2col` and `cuTensorMapEncodeIm2colWide` give beyond a tile
+//! map's fields. A corner packs the `rank - 2` spatial offsets (W, then H, then D) into its 16
+//! bits as signed fields of `16 / (rank - 2)` bits each, W in the lowest: one of 16 bits at
+//! rank 3, two of 8 at rank 4, three of 5 at rank 5, which are exactly the ranges the driver
+//! takes at each rank. A map of
 //! `cuTensorMapEncodeIm2colWide` ([`MODE_IM2COL_W`], [`MODE_IM2COL_W128`]) has corners along W
 //! only, of 16 bits at every rank (the driver's `pixelBoxLowerCornerWidth` and
 //! `pixelBoxUpperCornerWidth`, -32768 to 32767): each corner field holds its W offset whole.

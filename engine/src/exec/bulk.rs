@@ -290,7 +290,7 @@ impl Warp {
                 _ => "an unknown",
             };
             let what = format!(
-                "a {:?}-mode copy reads {} tensor map at {map_at:#x}, not {} one",
+                "a copy in mode {:?} reads {} tensor map at {map_at:#x}, not {} one",
                 t.mode,
                 name(map.mode),
                 name(want)
