@@ -109,3 +109,20 @@ fn im2col_and_multicast_copies_match_an_h200() {
     }
     assert_eq!(got, want);
 }
+
+/// cuTensorMapEncodeIm2colWide and the sm_100 modes of cp.async.bulk.tensor in an nvcc-built
+/// program (tests/cuda/tma_wide.cu, compute_100a, the B200 profile): the encoder's argument
+/// checks as cuda.h documents them, `.im2col::w` and `.im2col::w::128` loads through the maps it
+/// encodes against the program's CPU model of the ISA's text (with the 128-byte swizzle and the
+/// mbarrier's byte count), and a `.tile::gather4` load and `.tile::scatter4` store through a
+/// tiled map. No sm_100 GPU has answered for these: the expected values are cuda.h's and the
+/// ISA's, worked in the program. On the default (H100) profile the encoder refuses, as cuda.h
+/// says ("only supported on devices of compute capability 10.0 or higher").
+#[test]
+fn im2col_wide_and_four_row_copies_on_sm_100() {
+    let exe = nvcc_cached_arch("tma_wide", "tma_wide", "compute_100a", &["-std=c++17"]);
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
+    assert_pass("tma_wide", &out);
+    let out = run_preloaded_args(&exe, &["sm90"]);
+    assert_pass("tma_wide sm90", &out);
+}

@@ -18,7 +18,7 @@
 //! | 114 | `swizzle_mode` | u8 |
 //! | 115 | `swizzle_atomicity` | u8 |
 //! | 116 | `fill_mode` | u8 |
-//! | 117 | `mode` (ours: [`MODE_TILE`] or [`MODE_IM2COL`]) | u8 |
+//! | 117 | `mode` (ours: [`MODE_TILE`], [`MODE_IM2COL`], [`MODE_IM2COL_W`], [`MODE_IM2COL_W128`]) | u8 |
 //! | 118..120 | `channels_per_pixel` (im2col) | b16 |
 //! | 120..122 | `pixels_per_column` (im2col) | b16 |
 //! | 122..124 | `pixel_box_lower_corner` (im2col, packed as below) | b16 |
@@ -27,10 +27,14 @@
 //! `global_dim` holds a dimension of 2^32 (the real driver takes one, though cuda.h says 2^31)
 //! as 0, which is no dimension otherwise. The fields from `mode` on are not the ISA's (its
 //! `tensormap.replace` has no im2col fields) and `tensormap.replace` cannot name them: they
-//! hold what `cuTensorMapEncodeIm2col` gives beyond a tile map's fields. A corner packs the
-//! `rank - 2` spatial offsets (W, then H, then D) into its 16 bits as signed fields of
-//! `16 / (rank - 2)` bits each, W in the lowest: one of 16 bits at rank 3, two of 8 at rank 4,
-//! three of 5 at rank 5, which are exactly the ranges the driver takes at each rank.
+//! hold what `cuTensorMapEncodeIm2col` and `cuTensorMapEncodeIm2colWide` give beyond a tile
+//! map's fields. A corner packs the `rank - 2` spatial offsets (W, then H, then D) into its 16
+//! bits as signed fields of `16 / (rank - 2)` bits each, W in the lowest: one of 16 bits at
+//! rank 3, two of 8 at rank 4, three of 5 at rank 5, which are exactly the ranges the driver
+//! takes at each rank. A map of
+//! `cuTensorMapEncodeIm2colWide` ([`MODE_IM2COL_W`], [`MODE_IM2COL_W128`]) has corners along W
+//! only, of 16 bits at every rank (the driver's `pixelBoxLowerCornerWidth` and
+//! `pixelBoxUpperCornerWidth`, -32768 to 32767): each corner field holds its W offset whole.
 
 /// Bytes of a tensor-map object (`.b1024`).
 pub const BYTES: u64 = 128;
@@ -83,6 +87,21 @@ pub const MODE_TILE: u8 = 0;
 /// pixels of `channels_per_pixel` channels each, and `box_dim` is all zeros.
 pub const MODE_IM2COL: u8 = 1;
 
+/// [`Map::mode`] of a map from `cuTensorMapEncodeIm2colWide` with
+/// `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W`, for `.im2col::w` copies: `pixels_per_column` pixels
+/// along W (H and D fixed), then the instruction's halo pixels.
+pub const MODE_IM2COL_W: u8 = 2;
+/// [`Map::mode`] of a map from `cuTensorMapEncodeIm2colWide` with
+/// `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128`, for `.im2col::w::128` copies: 128 pixels along W in
+/// four groups of 32, each followed by the instruction's halo pixels (`pixels_per_column` is
+/// ignored).
+pub const MODE_IM2COL_W128: u8 = 3;
+
+/// Whether a map's `mode` is one of `cuTensorMapEncodeIm2colWide`'s.
+pub fn is_wide(mode: u8) -> bool {
+    matches!(mode, MODE_IM2COL_W | MODE_IM2COL_W128)
+}
+
 /// A tensor map's fields (the table above), decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Map {
@@ -103,15 +122,16 @@ pub struct Map {
     pub swizzle: u8,
     pub atomicity: u8,
     pub fill: u8,
-    /// [`MODE_TILE`] or [`MODE_IM2COL`]; a copy in one mode through a map of the other is the
-    /// program's error.
+    /// [`MODE_TILE`], [`MODE_IM2COL`], [`MODE_IM2COL_W`] or [`MODE_IM2COL_W128`]; a copy in one
+    /// mode through a map of another is the program's error.
     pub mode: u8,
     /// im2col: the lower corner of the bounding box of the pixels a copy may start at, one
     /// offset per spatial dimension `1..rank - 1` (index 0 is W, dimension 1; then H, D), as
     /// the driver's `pixelBoxLowerCorner`: along dimension `i + 1` the box runs from
     /// `pixel_box_lower_corner[i]` to `dims[i + 1] - 1 + pixel_box_upper_corner[i]`, both
     /// included (a negative lower corner is padding before the tensor, a positive upper corner
-    /// padding past it). At least one position along each. Entries past `rank - 2` are 0.
+    /// padding past it). At least one position along each. Entries past `rank - 2` are 0. A
+    /// wide map ([`is_wide`]) has index 0 (W) only.
     pub pixel_box_lower_corner: [i32; 3],
     /// im2col: the upper corner's offsets (the driver's `pixelBoxUpperCorner`), relative to the
     /// last element of each spatial dimension; see `pixel_box_lower_corner`.
@@ -122,27 +142,29 @@ pub struct Map {
     pub pixels_per_column: u32,
 }
 
-/// Bits of one spatial offset of a packed corner at `rank` (0 where a rank has none).
-fn corner_bits(rank: u32) -> u32 {
+/// The offsets a packed corner holds at `rank` in `mode`, and the bits of each (0 offsets where
+/// a rank has none).
+fn corner_bits(rank: u32, mode: u8) -> (u32, u32) {
     match rank {
-        3..=5 => 16 / (rank - 2),
-        _ => 0,
+        3..=5 if is_wide(mode) => (1, 16),
+        3..=5 => (rank - 2, 16 / (rank - 2)),
+        _ => (0, 16),
     }
 }
 
-/// A corner's offsets packed into 16 bits for a map of `rank` (see the module's doc).
-fn pack_corner(c: &[i32; 3], rank: u32) -> u64 {
-    let bits = corner_bits(rank);
-    (0..rank.saturating_sub(2).min(3)).fold(0, |v, i| {
+/// A corner's offsets packed into 16 bits for a map of `rank` and `mode` (see the module's doc).
+fn pack_corner(c: &[i32; 3], rank: u32, mode: u8) -> u64 {
+    let (n, bits) = corner_bits(rank, mode);
+    (0..n).fold(0, |v, i| {
         v | ((c[i as usize] as u64) & ((1 << bits) - 1)) << (i * bits)
     })
 }
 
 /// The inverse of [`pack_corner`].
-fn unpack_corner(v: u64, rank: u32) -> [i32; 3] {
-    let bits = corner_bits(rank);
+fn unpack_corner(v: u64, rank: u32, mode: u8) -> [i32; 3] {
+    let (n, bits) = corner_bits(rank, mode);
     let mut c = [0; 3];
-    for i in 0..rank.saturating_sub(2).min(3) {
+    for i in 0..n {
         let f = (v >> (i * bits)) & ((1 << bits) - 1);
         // Sign-extend the field.
         c[i as usize] = ((f << (64 - bits)) as i64 >> (64 - bits)) as i32;
@@ -174,7 +196,7 @@ impl Map {
         put("mode", 0, self.mode as u64);
         put("channels_per_pixel", 0, self.channels_per_pixel as u64);
         put("pixels_per_column", 0, self.pixels_per_column as u64);
-        let corner = |c| pack_corner(c, self.rank);
+        let corner = |c| pack_corner(c, self.rank, self.mode);
         put(
             "pixel_box_lower_corner",
             0,
@@ -197,6 +219,7 @@ impl Map {
         };
         let per = |name: &str| [0, 1, 2, 3, 4].map(|d| get(name, d));
         let rank = get("rank", 0) as u32 + 1;
+        let mode = get("mode", 0) as u8;
         let mut dims = per("global_dim");
         // A dimension of 2^32 is stored as 0.
         for d in dims.iter_mut().take(rank as usize) {
@@ -216,9 +239,9 @@ impl Map {
             swizzle: get("swizzle_mode", 0) as u8,
             atomicity: get("swizzle_atomicity", 0) as u8,
             fill: get("fill_mode", 0) as u8,
-            mode: get("mode", 0) as u8,
-            pixel_box_lower_corner: unpack_corner(get("pixel_box_lower_corner", 0), rank),
-            pixel_box_upper_corner: unpack_corner(get("pixel_box_upper_corner", 0), rank),
+            mode,
+            pixel_box_lower_corner: unpack_corner(get("pixel_box_lower_corner", 0), rank, mode),
+            pixel_box_upper_corner: unpack_corner(get("pixel_box_upper_corner", 0), rank, mode),
             channels_per_pixel: get("channels_per_pixel", 0) as u32,
             pixels_per_column: get("pixels_per_column", 0) as u32,
         }
@@ -326,6 +349,16 @@ mod tests {
                 ..m
             };
             assert_eq!(Map::from_bytes(&m.to_bytes()), m, "rank {rank}");
+            // A wide map's W corners take 16 bits at every rank.
+            for mode in [MODE_IM2COL_W, MODE_IM2COL_W128] {
+                let w = Map {
+                    mode,
+                    pixel_box_lower_corner: [-32768, 0, 0],
+                    pixel_box_upper_corner: [32767, 0, 0],
+                    ..m
+                };
+                assert_eq!(Map::from_bytes(&w.to_bytes()), w, "rank {rank} mode {mode}");
+            }
         }
     }
 }

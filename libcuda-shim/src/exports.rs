@@ -312,6 +312,7 @@ implemented! {
     cuTexObjectDestroy "cuTexObjectDestroy" 5000 (tex: CUtexObject) => memory::texture::destroy;
     cuTensorMapEncodeTiled "cuTensorMapEncodeTiled" 12000 (map: *mut CUtensorMap, data_type: CUtensorMapDataType, rank: cuuint32_t, address: *mut c_void, dims: *const cuuint64_t, strides: *const cuuint64_t, box_dim: *const cuuint32_t, elem_strides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2: CUtensorMapL2promotion, fill: CUtensorMapFloatOOBfill) => memory::tensor_map::encode_tiled;
     cuTensorMapEncodeIm2col "cuTensorMapEncodeIm2col" 12000 (map: *mut CUtensorMap, data_type: CUtensorMapDataType, rank: cuuint32_t, address: *mut c_void, dims: *const cuuint64_t, strides: *const cuuint64_t, lower: *const c_int, upper: *const c_int, channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, elem_strides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2: CUtensorMapL2promotion, fill: CUtensorMapFloatOOBfill) => memory::tensor_map::encode_im2col;
+    cuTensorMapEncodeIm2colWide "cuTensorMapEncodeIm2colWide" 12080 (map: *mut CUtensorMap, data_type: CUtensorMapDataType, rank: cuuint32_t, address: *mut c_void, dims: *const cuuint64_t, strides: *const cuuint64_t, lower_w: c_int, upper_w: c_int, channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, elem_strides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2: CUtensorMapL2promotion, fill: CUtensorMapFloatOOBfill) => memory::tensor_map::encode_im2col_wide;
     cuTensorMapReplaceAddress "cuTensorMapReplaceAddress" 12000 (map: *mut CUtensorMap, address: *mut c_void) => memory::tensor_map::replace_address;
     cuTexObjectGetResourceDesc "cuTexObjectGetResourceDesc" 5000 (desc: *mut CUDA_RESOURCE_DESC, tex: CUtexObject) => memory::texture::get_resource_desc;
     cuTexObjectGetTextureDesc "cuTexObjectGetTextureDesc" 5000 (desc: *mut CUDA_TEXTURE_DESC, tex: CUtexObject) => memory::texture::get_texture_desc;
@@ -945,7 +946,6 @@ not_supported! {
     cuSubgridCreate "cuSubgridCreate" 13030;
     cuSubgridWorkerGridCreate "cuSubgridWorkerGridCreate" 13030;
     cuSubgridWorksetCreate "cuSubgridWorksetCreate" 13030;
-    cuTensorMapEncodeIm2colWide "cuTensorMapEncodeIm2colWide" 12080;
     cuTensorMapSetAllocationClass "cuTensorMapSetAllocationClass" 13050;
     cuVDPAUCtxCreate_v2 "cuVDPAUCtxCreate" 3020;
     cuVDPAUGetDevice "cuVDPAUGetDevice" 3010;

@@ -2,8 +2,9 @@
 //! mbarrier it names sees its bytes as completed transactions; a multicast copy does both in
 //! every CTA of its ctaMask. Tensor copies read their tensor map (`crate::tensormap`), walk
 //! the box in tile mode (traversal strides, out-of-bound elements filled on loads and skipped
-//! on stores) or the column of an im2col load (`crate::sem::im2col`), and place each element
-//! in shared memory by the map's swizzle.
+//! on stores), the four rows of a gather4 load or scatter4 store, or the column of an im2col
+//! load, wide or not (`crate::sem::im2col`), and place each element in shared memory by the
+//! map's swizzle.
 
 use super::access::{atomic_update, read_sized, update_private};
 use super::cta::{Cta, Fault};
@@ -251,7 +252,8 @@ impl Warp {
         // SAFETY: resolve checked 128 readable bytes.
         unsafe { std::ptr::copy_nonoverlapping(mp, raw.as_mut_ptr(), raw.len()) };
         let map = Map::from_bytes(&raw);
-        let dims = t.coords.len();
+        let four_rows = matches!(t.mode, TensorMode::Gather4 | TensorMode::Scatter4);
+        let dims = if four_rows { 2 } else { t.coords.len() };
         let unsupported = if map.rank as usize != dims {
             Some(format!(
                 "names {dims} coordinates for the tensor map at {map_at:#x}, of rank {}",
@@ -270,12 +272,37 @@ impl Warp {
             return Err(cta.fault_warp_op(self, pc, &what));
         }
         let es = map.elem_bytes().unwrap_or(1);
-        if t.im2col.is_some() != (map.mode == tensormap::MODE_IM2COL) {
-            let what = match map.mode {
-                tensormap::MODE_IM2COL => "a tile-mode copy reads the im2col tensor map",
-                _ => "an im2col copy reads the tile-mode tensor map",
+        // Each mode reads the maps of its encoder: tile, gather4 and scatter4 copies
+        // cuTensorMapEncodeTiled's, im2col ones cuTensorMapEncodeIm2col's, the wide ones
+        // cuTensorMapEncodeIm2colWide's of their own wide mode.
+        let want = match t.mode {
+            TensorMode::Tile | TensorMode::Gather4 | TensorMode::Scatter4 => tensormap::MODE_TILE,
+            TensorMode::Im2col => tensormap::MODE_IM2COL,
+            TensorMode::Im2colW => tensormap::MODE_IM2COL_W,
+            TensorMode::Im2colW128 => tensormap::MODE_IM2COL_W128,
+        };
+        if map.mode != want {
+            let name = |m: u8| match m {
+                tensormap::MODE_TILE => "a tiled",
+                tensormap::MODE_IM2COL => "an im2col",
+                tensormap::MODE_IM2COL_W => "an im2col-wide (W)",
+                tensormap::MODE_IM2COL_W128 => "an im2col-wide (W128)",
+                _ => "an unknown",
             };
-            return Err(cta.fault_warp_op(self, pc, &format!("{what} at {map_at:#x}")));
+            let what = format!(
+                "a copy in mode {:?} reads {} tensor map at {map_at:#x}, not {} one",
+                t.mode,
+                name(map.mode),
+                name(want)
+            );
+            return Err(cta.fault_warp_op(self, pc, &what));
+        }
+        if four_rows && map.box_dim[1] != 1 {
+            let what = format!(
+                "a {:?} copy reads a tensor map whose box is {} rows (the ISA: one)",
+                t.mode, map.box_dim[1]
+            );
+            return Err(cta.fault_warp_op(self, pc, &what));
         }
         let c0: Vec<i64> = (t.coords.iter())
             .map(|&c| get(regs, c, l) as u32 as i32 as i64)
@@ -309,7 +336,13 @@ impl Warp {
             let offs: Vec<i64> = (offsets.iter())
                 .map(|&o| get(regs, o, l) as u16 as i64)
                 .collect();
-            let elems = (walk.elements(&c0, &offs)).map_err(|e| {
+            let elems = match t.mode {
+                TensorMode::Im2colW | TensorMode::Im2colW128 => {
+                    walk.wide_elements(&c0, offs[0], offs[1], t.mode == TensorMode::Im2colW128)
+                }
+                _ => walk.elements(&c0, &offs),
+            };
+            let elems = elems.map_err(|e| {
                 let mut f = cta.fault_warp_op(self, pc, &format!("im2col copy {e}"));
                 f.kind = crate::ExecErrorKind::IllegalInstruction;
                 f
@@ -350,6 +383,22 @@ impl Warp {
             );
             f.kind = crate::ExecErrorKind::IllegalInstruction;
             return Err(f);
+        }
+        if four_rows {
+            // Four rows of `box_dim[0]` elements from column c0[0], at rows c0[1..5], one after
+            // the other in shared memory (ISA 5.5.3.4).
+            let n0 = map.box_dim[0] as u64;
+            for (k, &row) in c0[1..5].iter().enumerate() {
+                for j in 0..n0 {
+                    let c = c0[0] + j as i64;
+                    let inside =
+                        c >= 0 && c < map.dims[0] as i64 && row >= 0 && row < map.dims[1] as i64;
+                    let goff = inside.then(|| c as u64 * es + row as u64 * map.strides[0]);
+                    let at = base + (k as u64 * n0 + j) * es;
+                    self.tensor_element(cta, pc, l, &map, at, goff, t.load, fill, reduce)?;
+                }
+            }
+            return Ok(4 * n0 * es);
         }
         // Elements per dimension of the box: dimension 0 without traversal stride (the ISA
         // ignores it without interleave).

@@ -897,8 +897,22 @@ pub struct TensorRef {
     /// Global memory to shared (`true`) or shared to global.
     pub load: bool,
     /// An im2col load: its offsets, one per spatial dimension (W, H, D), as 16-bit values
-    /// (`crate::sem::im2col` walks the column).
+    /// (`crate::sem::im2col` walks the column); `.im2col::w` and `.im2col::w::128`: wHalo and
+    /// wOffset.
     pub im2col: Option<Vec<Src>>,
+    pub mode: TensorMode,
+}
+
+/// The `.load_mode` of a tensor copy (ISA 9.7.9.25.5.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TensorMode {
+    Tile,
+    Im2col,
+    Im2colW,
+    Im2colW128,
+    /// 2-D, four rows: coordinates {column, row0, row1, row2, row3}.
+    Gather4,
+    Scatter4,
 }
 
 /// The fragment one `wmma.load/store` moves: the role, the shape and the element type.

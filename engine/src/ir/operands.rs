@@ -306,6 +306,7 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             if let Some(t) = &b.tensor {
                 o.use_opt(t.map.1.base);
                 o.srcs(t.coords.iter());
+                o.srcs(t.im2col.iter().flatten());
             }
             if let Some((_, a)) = b.mbar {
                 o.use_opt(a.base);

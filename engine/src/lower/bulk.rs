@@ -2,12 +2,26 @@
 //! memory and between CTAs of a cluster, `cp.async.bulk.tensor` in tile mode in 1 to 5
 //! dimensions, their completion (`mbarrier::complete_tx::bytes`, `bulk_group` with
 //! `commit_group`/`wait_group`), multicast to the CTAs of a cluster (`.multicast::cluster`
-//! with its ctaMask), im2col loads in 3 to 5 dimensions with their offsets, the reductions
+//! with its ctaMask), im2col loads in 3 to 5 dimensions with their offsets, the wide im2col
+//! loads `.im2col::w` and `.im2col::w::128` with their wHalo and wOffset (sm_100), the 2-D
+//! `.tile::gather4` loads and `.tile::scatter4` stores of four rows (sm_100), the reductions
 //! `cp.reduce.async.bulk` (linear and tile-mode tensor ones), the prefetches and `st.bulk`, into
-//! [`Op::Bulk`]. Refused at load, naming the instruction: `.cta_group`, the `im2col::w`,
-//! `im2col::w::128`, `im2col_no_offs`, gather4 and scatter4 modes, and `.cp_mask`.
+//! [`Op::Bulk`]. Refused at load, naming the instruction: `.cta_group`, the `im2col_no_offs`
+//! mode, and `.cp_mask`.
 
 use super::*;
+
+/// The modifier of a tensor copy's load mode.
+fn mode_word(mode: TensorMode) -> &'static str {
+    match mode {
+        TensorMode::Tile => "tile",
+        TensorMode::Im2col => "im2col",
+        TensorMode::Im2colW => "im2col::w",
+        TensorMode::Im2colW128 => "im2col::w::128",
+        TensorMode::Gather4 => "tile::gather4",
+        TensorMode::Scatter4 => "tile::scatter4",
+    }
+}
 
 impl<'a> Prog<'a> {
     /// `st.bulk` (ISA 9.7.9.13, sm_100): `size` zero bytes written at `[a]` in the CTA's shared
@@ -143,6 +157,12 @@ impl<'a> Prog<'a> {
             m.take("L2");
             m.take("global");
             m.take("tile");
+            m.take("im2col");
+            for w in ["tile::gather4", "im2col::w", "im2col::w::128"] {
+                if m.take(w) {
+                    self.require_sm(i, 100, &format!(".{w}"))?;
+                }
+            }
             m.done()?;
             self.emit(i, g, Op::Nop);
             return Ok(());
@@ -161,22 +181,45 @@ impl<'a> Prog<'a> {
             false => None,
             true => Some(self.bulk_reduction(i, m, tensor)?),
         };
-        let im2col = tensor && m.take("im2col");
-        if tensor && !im2col {
+        use TensorMode::*;
+        let mode = if !tensor {
+            Tile
+        } else if m.take("im2col::w::128") {
+            Im2colW128
+        } else if m.take("im2col::w") {
+            Im2colW
+        } else if m.take("im2col") {
+            Im2col
+        } else if m.take("tile::gather4") {
+            Gather4
+        } else if m.take("tile::scatter4") {
+            Scatter4
+        } else {
             m.take("tile");
-        }
+            Tile
+        };
+        let im2col = matches!(mode, Im2col | Im2colW | Im2colW128);
         m.done()?;
         let [dst_w, src_w] = spaces[..] else {
             return unsupported(i);
         };
         let to_global = dst_w == "global";
-        // im2col runs from global to shared memory, in 3 to 5 dimensions.
-        if im2col && (to_global || dims < 3) {
+        // im2col runs from global to shared memory, in 3 to 5 dimensions; gather4 loads and
+        // scatter4 stores 2-D tensors.
+        if (im2col && (to_global || dims < 3))
+            || (mode == Gather4 && (to_global || dims != 2))
+            || (mode == Scatter4 && (!to_global || dims != 2))
+        {
             return unsupported(i);
+        }
+        // The ISA's targets: sm_100 for the wide im2col modes and the four-row ones (sm_100a
+        // or sm_100f for some of their forms; the suffix is not checked).
+        if !matches!(mode, Tile | Im2col) {
+            self.require_sm(i, 100, &format!(".{}", mode_word(mode)))?;
         }
         // Reductions go from shared memory to global memory, or (linear ones) to a CTA of
         // the cluster.
-        if red.is_some() && (src_w == "global" || im2col || multicast) {
+        if red.is_some() && (src_w == "global" || im2col || multicast || mode == Scatter4) {
             return unsupported(i);
         }
         // Into a CTA's shared memory: add of u32/s32/u64, min/max of u32/s32, inc/dec, b32
@@ -219,11 +262,13 @@ impl<'a> Prog<'a> {
             let [map, O::Vector(cs)] = parts.as_slice() else {
                 return invalid(i.pos, "expected [tensorMap, {coordinates}]");
             };
-            if cs.len() != dims {
-                return invalid(
-                    i.pos,
-                    format!("'{}' needs {dims} coordinates", i.full_name()),
-                );
+            // gather4 and scatter4 name a column and four rows.
+            let n = match mode {
+                Gather4 | Scatter4 => 5,
+                _ => dims,
+            };
+            if cs.len() != n {
+                return invalid(i.pos, format!("'{}' needs {n} coordinates", i.full_name()));
             }
             let map_addr = O::Addr {
                 base: match map {
@@ -241,6 +286,7 @@ impl<'a> Prog<'a> {
                 coords,
                 load,
                 im2col: None,
+                mode,
             })
         };
         let op = if tensor && !to_global {
@@ -257,10 +303,15 @@ impl<'a> Prog<'a> {
                 let O::Vector(offs) = &ops[3] else {
                     return invalid(i.pos, "expected {im2col offsets}");
                 };
-                if offs.len() != dims - 2 {
+                // im2colInfo: an offset per spatial dimension, or {wHalo, wOffset}.
+                let n = match mode {
+                    Im2col => dims - 2,
+                    _ => 2,
+                };
+                if offs.len() != n {
                     return invalid(
                         i.pos,
-                        format!("'{}' needs {} im2col offsets", i.full_name(), dims - 2),
+                        format!("'{}' needs {n} im2col operands", i.full_name()),
                     );
                 }
                 t.im2col = Some(

@@ -8,6 +8,29 @@
 //! - each pixel is read at its position plus the offsets; outside the tensor (there, or past
 //!   the last image, or a channel past the last) the element is filled as out of bounds;
 //! - the box in shared memory is pixel by pixel, `channels` elements each.
+//!
+//! The wide modes (ISA 5.5.5, `.im2col::w` and `.im2col::w::128`, maps of
+//! `cuTensorMapEncodeIm2colWide`) walk W alone ([`Walk::wide_elements`]), as this engine reads
+//! the ISA's text (its figures are not in the text it was written from, and no GPU of sm_100
+//! has answered for them yet):
+//! - the bounding box is 1 pixel in H and D, at the instruction's H and D coordinates (those
+//!   pixels are out of bounds where the coordinate is outside the tensor), and along W runs
+//!   from `lower[0] + wOffset` to `dim[W] - 1 + upper[0] + wOffset` ("Bounding Box Lower Corner
+//!   W += wOffset, Bounding Box Upper Corner W += wOffset");
+//! - the first pixel is at the instruction's W coordinate plus `wOffset` ("W += wOffset"),
+//!   which may lie left of the box but not right of it; the column walks from it in steps of
+//!   W's traversal stride, and past the box's right edge carries into the next image (N) at
+//!   the box's left edge, H and D kept ("keeping the H and D dimension constant"), as the
+//!   im2col walk carries past its last spatial dimension;
+//! - `.im2col::w` reads the map's `pixels_per_column` pixels and then `wHalo` halo pixels
+//!   ("how many filter halo elements must be loaded at the end"), "loaded in the shared memory
+//!   next to the main row pixels": the next `wHalo` steps along W after the column's last
+//!   pixel, in its image, without carrying (outside the tensor they are out of bounds);
+//! - `.im2col::w::128` reads 128 pixels (`pixels_per_column` ignored) in four groups of 32,
+//!   each followed in shared memory by its own `wHalo` halo pixels ("the halo elements are
+//!   loaded after every 32 elements"): `4 * (32 + wHalo)` pixels in all;
+//! - `wHalo` below 512 (`.im2col::w`) or 32 (`.im2col::w::128`) and `wOffset` below 32, the
+//!   ISA's valid ranges; another value stops the copy, as does a first pixel right of the box.
 
 /// The walk of one im2col copy. Dimensions are innermost first: 0 is C, 1 .. rank-1 are the
 /// spatial ones (W, H, D), rank-1 is N.
@@ -94,6 +117,84 @@ impl Walk {
                 }
                 pos[s] = lo;
                 s += 1;
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Walk {
+    /// The channels of one pixel: spatial position `pos` (W, H, D) of image `n`, from channel
+    /// `ch0`.
+    fn push_pixel(&self, out: &mut Vec<Element>, ch0: i64, pos: &[i64], n: i64) {
+        let sp = self.spatial();
+        let inside_image = n >= 0
+            && n < self.dims[self.rank - 1] as i64
+            && (0..sp).all(|s| pos[s] >= 0 && pos[s] < self.dims[s + 1] as i64);
+        for c in 0..self.channels as i64 {
+            let ch = ch0 + c;
+            let mut at = [0i64; 5];
+            at[0] = ch;
+            at[1..=sp].copy_from_slice(&pos[..sp]);
+            at[self.rank - 1] = n;
+            let inside = inside_image && ch >= 0 && ch < self.dims[0] as i64;
+            out.push(inside.then_some(at));
+        }
+    }
+
+    /// The elements of a `.im2col::w` column (`w128` false: `pixels` pixels, then `w_halo`
+    /// halo pixels) or a `.im2col::w::128` one (four groups of 32 pixels, each followed by
+    /// `w_halo` halo pixels), from `start` (the instruction's coordinates, innermost first),
+    /// pixel by pixel (see the module's doc). Err names an operand outside the ISA's range or a
+    /// first pixel right of the bounding box.
+    pub fn wide_elements(
+        &self,
+        start: &[i64],
+        w_halo: i64,
+        w_offset: i64,
+        w128: bool,
+    ) -> Result<Vec<Element>, String> {
+        let halo_max = if w128 { 32 } else { 512 };
+        if !(0..halo_max).contains(&w_halo) {
+            return Err(format!("has wHalo {w_halo}, outside 0..{halo_max}"));
+        }
+        if !(0..32).contains(&w_offset) {
+            return Err(format!("has wOffset {w_offset}, outside 0..32"));
+        }
+        let lo = self.lower[0] as i64 + w_offset;
+        let hi = self.dims[1] as i64 - 1 + self.upper[0] as i64 + w_offset;
+        let step = self.strides[1].max(1) as i64;
+        let sp = self.spatial();
+        let mut pos: Vec<i64> = start[1..=sp].to_vec();
+        pos[0] += w_offset;
+        if pos[0] > hi {
+            return Err(format!(
+                "starts at W {} (wOffset {w_offset} included), right of the bounding box {lo}..={hi}",
+                pos[0]
+            ));
+        }
+        let mut n = start[self.rank - 1];
+        let (groups, per_group) = if w128 { (4, 32) } else { (1, self.pixels) };
+        let pixels = groups * (per_group as usize + w_halo as usize);
+        let mut out = Vec::with_capacity(pixels * self.channels as usize);
+        for _ in 0..groups {
+            let mut last = (pos.clone(), n);
+            for _ in 0..per_group {
+                self.push_pixel(&mut out, start[0], &pos, n);
+                last = (pos.clone(), n);
+                // The next pixel along W, or the box's left edge in the next image.
+                if pos[0] + step <= hi {
+                    pos[0] += step;
+                } else {
+                    pos[0] = lo;
+                    n += 1;
+                }
+            }
+            // The halo: the steps after the group's last pixel, in its image.
+            let (mut h, hn) = last;
+            for _ in 0..w_halo {
+                h[0] += step;
+                self.push_pixel(&mut out, start[0], &h, hn);
             }
         }
         Ok(out)

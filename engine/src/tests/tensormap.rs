@@ -175,3 +175,467 @@ fn cp_fenceproxy_refuses_what_ptxas_refuses() {
         assert!(Module::load(&body(inst), "bad.ptx").is_err(), "{inst}");
     }
 }
+
+// The wide im2col modes and the four-row modes of `cp.async.bulk.tensor` (ISA 5.5.3.4, 5.5.5,
+// 9.7.9.25.5.2), sm_100. Every expected byte below is worked by hand from the ISA's text as
+// `crate::sem::im2col` documents its reading (the column along W from `W + wOffset`, the
+// bounding box `lower + wOffset ..= dim - 1 + upper + wOffset`, carrying into the next image
+// past it; `wHalo` halo pixels after the column, or after each 32 pixels with `::128`), never
+// from a run of the engine. Elements are u32 (ISA type code 2) holding `1 + c + 10 w + 100 h +
+// 1000 n` (NWC: `1 + c + 10 w + 1000 n`; 2-D: `1 + col + 100 row`), so that an out-of-bound
+// element (zero-filled) is told from every element of the tensor.
+
+const TM100: &str = ".version 8.6\n.target sm_100a\n.address_size 64\n";
+
+/// The value an element holds, NHWC coordinates.
+fn elem(n: i64, h: i64, w: i64, c: i64) -> u32 {
+    (1 + c + 10 * w + 100 * h + 1000 * n) as u32
+}
+
+/// A tensor of `n` images of `h` x `w` pixels of `c` u32 channels, NHWC, and its map (rank 4,
+/// or 3 when `h` is None: NWC), in `mode` with the given W corners.
+fn nhwc(n: u64, h: Option<u64>, w: u64, c: u64) -> (Vec<u32>, crate::tensormap::Map) {
+    let hh = h.unwrap_or(1);
+    let mut v = Vec::new();
+    for ni in 0..n {
+        for hi in 0..hh {
+            for wi in 0..w {
+                for ci in 0..c {
+                    v.push(elem(ni as i64, hi as i64, wi as i64, ci as i64));
+                }
+            }
+        }
+    }
+    let (rank, dims, strides) = match h {
+        Some(h) => (4, [c, w, h, n, 0], [c * 4, c * 4 * w, c * 4 * w * h, 0, 0]),
+        None => (3, [c, w, n, 0, 0], [c * 4, c * 4 * w, 0, 0, 0]),
+    };
+    let map = crate::tensormap::Map {
+        rank,
+        dims,
+        strides,
+        elem_strides: std::array::from_fn(|d| (d < rank as usize) as u32),
+        elemtype: 2,
+        channels_per_pixel: c as u32,
+        ..Default::default()
+    };
+    (v, map)
+}
+
+/// Runs one tensor copy `inst` (PTX with `[box]`, `[%rd1, {coords}]`, `[bar]`, the coordinates
+/// in %r1..%r5 and the im2col operands in %h1 and %h2) by one thread, after filling the
+/// `smem`-byte box with 0xee bytes, completion expected after `bytes`. Returns whether the
+/// mbarrier's phase completed right after the copy (the copy's bytes were `bytes`), and the box;
+/// Err: the launch's error.
+fn copy(
+    tensor: &[u32],
+    map: crate::tensormap::Map,
+    inst: &str,
+    coords: &[i32],
+    im2col: [u16; 2],
+    smem: usize,
+    bytes: usize,
+) -> Result<(bool, Vec<u8>), crate::ExecError> {
+    let movs: String = (coords.iter().enumerate())
+        .map(|(k, c)| format!("mov.u32 %r{}, {c};\n", k + 1))
+        .collect();
+    let src = format!(
+        "{TM100}.visible .entry k(.param .u64 obj, .param .u64 out)
+        {{
+          .reg .b64 %rd<8>; .reg .b32 %r<16>; .reg .b16 %h<4>; .reg .pred %p;
+          .shared .align 1024 .b8 box[{smem}];
+          .shared .align 8 .b64 bar;
+          ld.param.u64 %rd1, [obj];
+          ld.param.u64 %rd2, [out];
+          mov.u32 %r10, 0;
+        fill:
+          mov.u32 %r11, box;
+          add.u32 %r11, %r11, %r10;
+          st.shared.u32 [%r11], 0xeeeeeeee;
+          add.u32 %r10, %r10, 4;
+          setp.lt.u32 %p, %r10, {smem};
+          @%p bra fill;
+          {movs}
+          mov.u16 %h1, {h1};
+          mov.u16 %h2, {h2};
+          mbarrier.init.shared.b64 [bar], 1;
+          mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], {bytes};
+          {inst}
+          mbarrier.test_wait.shared.b64 %p, [bar], %rd3;
+          selp.u32 %r12, 1, 0, %p;
+          st.global.u32 [%rd2], %r12;
+          mov.u32 %r10, 0;
+        out:
+          mov.u32 %r11, box;
+          add.u32 %r11, %r11, %r10;
+          ld.shared.u32 %r12, [%r11];
+          cvt.u64.u32 %rd4, %r10;
+          add.u64 %rd5, %rd2, %rd4;
+          st.global.u32 [%rd5+4], %r12;
+          add.u32 %r10, %r10, 4;
+          setp.lt.u32 %p, %r10, {smem};
+          @%p bra out;
+          ret;
+        }}",
+        h1 = im2col[0],
+        h2 = im2col[1],
+    );
+    let m = Module::load(&src, "copy.ptx").unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let t = upload(tensor);
+    let map = crate::tensormap::Map { addr: t, ..map };
+    let obj = upload(&map.to_bytes());
+    let out = upload(&vec![0u8; smem + 4]);
+    let mut params = obj.to_le_bytes().to_vec();
+    params.extend_from_slice(&out.to_le_bytes());
+    let r = launch(&m.kernel("k").unwrap(), &cfg(1, 1), &params);
+    let got = download::<u8>(out, smem + 4);
+    for p in [t, obj, out] {
+        mem::free(p).unwrap();
+    }
+    r.map(|_| (got[..4] != [0; 4], got[4..].to_vec()))
+}
+
+/// The box a column of pixels fills: each pixel `c` u32 channels from channel `c0`, its values
+/// or zeros (out of bounds), then 0xee bytes to `smem`.
+fn column(pixels: &[Option<(i64, i64, i64)>], c0: i64, c: i64, cs: i64, smem: usize) -> Vec<u8> {
+    let mut v: Vec<u8> = Vec::new();
+    for p in pixels {
+        for ch in c0..c0 + cs {
+            let x = match p {
+                Some((n, h, w)) if ch < c => elem(*n, *h, *w, ch),
+                _ => 0,
+            };
+            v.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    v.resize(smem, 0xee);
+    v
+}
+
+/// Pixels of image `n`, row `h`, along W: `ws`, out of bounds outside `0..w` and `0..images`.
+fn row(
+    n: i64,
+    h: i64,
+    ws: impl IntoIterator<Item = i64>,
+    w: i64,
+    images: i64,
+) -> Vec<Option<(i64, i64, i64)>> {
+    ws.into_iter()
+        .map(|x| (x >= 0 && x < w && n >= 0 && n < images && h >= 0).then_some((n, h, x)))
+        .collect()
+}
+
+#[test]
+fn im2col_w_loads_the_column_along_w_then_its_halo() {
+    let inst = "cp.async.bulk.tensor.4d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3, %r4}], [bar], {%h1, %h2};";
+    // N=2, H=3, W=5, C=4: a pixel is 16 bytes.
+    let (t, base) = nhwc(2, Some(3), 5, 4);
+    let map = |lo: i32, hi: i32, es_w: u32, ppc: u32| crate::tensormap::Map {
+        mode: crate::tensormap::MODE_IM2COL_W,
+        pixel_box_lower_corner: [lo, 0, 0],
+        pixel_box_upper_corner: [hi, 0, 0],
+        elem_strides: [1, es_w, 1, 1, 0],
+        pixels_per_column: ppc,
+        ..base
+    };
+    let smem = 256;
+    let r = |n, ws: &[i64]| row(n, 1, ws.iter().copied(), 5, 2);
+    let cat = |parts: Vec<Vec<Option<(i64, i64, i64)>>>| parts.concat();
+    // Box W -1..=4 (corners -1, 0), 8 pixels from W -1 of image 0, row H 1: W -1..=4, then
+    // the box's left edge in image 1: -1, 0; the halo of 2: W 1, 2 of image 1. 10 pixels.
+    let want = cat(vec![
+        r(0, &[-1, 0, 1, 2, 3, 4]),
+        r(1, &[-1, 0]),
+        r(1, &[1, 2]),
+    ]);
+    let got = copy(
+        &t,
+        map(-1, 0, 1, 8),
+        inst,
+        &[0, -1, 1, 0],
+        [2, 0],
+        smem,
+        160,
+    )
+    .unwrap();
+    assert_eq!(got, (true, column(&want, 0, 4, 4, smem)));
+    // wOffset 1: the box moves to 0..=5 and the start to W 0; W 5 is past the tensor.
+    let want = cat(vec![
+        r(0, &[0, 1, 2, 3, 4, 5]),
+        r(1, &[0, 1]),
+        r(1, &[2, 3]),
+    ]);
+    let got = copy(
+        &t,
+        map(-1, 0, 1, 8),
+        inst,
+        &[0, -1, 1, 0],
+        [2, 1],
+        smem,
+        160,
+    )
+    .unwrap();
+    assert_eq!(got, (true, column(&want, 0, 4, 4, smem)));
+    // Traversal stride 2 along W: -1, 1, 3, then images 1 and 2 (past the last image: out of
+    // bounds); the halo of 1 is W 3 of image 2.
+    let want = cat(vec![
+        r(0, &[-1, 1, 3]),
+        r(1, &[-1, 1, 3]),
+        r(2, &[-1, 1]),
+        r(2, &[3]),
+    ]);
+    let got = copy(
+        &t,
+        map(-1, 0, 2, 8),
+        inst,
+        &[0, -1, 1, 0],
+        [1, 0],
+        smem,
+        144,
+    )
+    .unwrap();
+    assert_eq!(got, (true, column(&want, 0, 4, 4, smem)));
+    // A first pixel left of the box (0..=4), as the ISA allows: W -2, -1 are out of bounds.
+    let want = cat(vec![r(0, &[-2, -1, 0, 1, 2, 3, 4]), r(1, &[0])]);
+    let got = copy(&t, map(0, 0, 1, 8), inst, &[0, -2, 1, 0], [0, 0], smem, 128).unwrap();
+    assert_eq!(got, (true, column(&want, 0, 4, 4, smem)));
+    // Channels 2..6 of 4 (the last two out of bounds), from image 1, 3 pixels with no halo.
+    let want = r(1, &[3, 4, -1]);
+    let got = copy(&t, map(-1, 0, 1, 3), inst, &[2, 3, 1, 1], [0, 0], smem, 48).unwrap();
+    assert_eq!(got, (true, column(&want, 2, 4, 4, smem)));
+    // The box is one pixel in H, wherever the coordinate puts it: row 3 of 3 is out of bounds.
+    let got = copy(&t, map(-1, 0, 1, 4), inst, &[0, 0, 3, 0], [0, 0], smem, 64).unwrap();
+    assert_eq!(got, (true, column(&[None; 4], 0, 4, 4, smem)));
+    // The mbarrier is told the box's bytes, halo included: 160 expected, 10 pixels of 16 bytes
+    // arrive, not 128.
+    let got = copy(
+        &t,
+        map(-1, 0, 1, 8),
+        inst,
+        &[0, -1, 1, 0],
+        [0, 0],
+        smem,
+        160,
+    )
+    .unwrap();
+    assert!(!got.0);
+    // The 128-byte swizzle places pixel p (16 bytes, eight to a 128-byte row) at chunk
+    // (p % 8) ^ (p / 8 % 8) of row p / 8 (ISA 5.5.7).
+    let want = column(
+        &cat(vec![
+            r(0, &[-1, 0, 1, 2, 3, 4]),
+            r(1, &[-1, 0]),
+            r(1, &[1, 2]),
+        ]),
+        0,
+        4,
+        4,
+        smem,
+    );
+    let mut swizzled = vec![0xee; smem];
+    for p in 0..10 {
+        let at = p / 8 * 128 + ((p % 8) ^ (p / 8 % 8)) * 16;
+        swizzled[at..at + 16].copy_from_slice(&want[p * 16..p * 16 + 16]);
+    }
+    let sw = crate::tensormap::Map {
+        swizzle: 3,
+        ..map(-1, 0, 1, 8)
+    };
+    let got = copy(&t, sw, inst, &[0, -1, 1, 0], [2, 0], smem, 160).unwrap();
+    assert_eq!(got, (true, swizzled));
+    // What the ISA leaves invalid stops the kernel: a first pixel right of the box (W 4 of
+    // 0..=3), wHalo 512, wOffset 32; and a map of another mode.
+    for (m, c, info) in [
+        (map(0, -1, 1, 4), [0, 4, 1, 0], [0, 0]),
+        (map(0, 0, 1, 4), [0, 0, 1, 0], [512, 0]),
+        (map(0, 0, 1, 4), [0, 0, 1, 0], [0, 32]),
+        (
+            crate::tensormap::Map {
+                mode: crate::tensormap::MODE_IM2COL_W128,
+                ..map(0, 0, 1, 4)
+            },
+            [0, 0, 1, 0],
+            [0, 0],
+        ),
+    ] {
+        let e = copy(&t, m, inst, &c, info, smem, 64).unwrap_err();
+        assert!(
+            e.to_string().contains("im2col") || e.to_string().contains("Im2col"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn im2col_w_128_loads_four_groups_of_32_each_with_its_halo() {
+    let inst = "cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w::128.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3}], [bar], {%h1, %h2};";
+    // NWC: N=4, W=40, C=4; corners 0, 0; wHalo 3, wOffset 1: the box is W 1..=40 (W 40 is
+    // past the tensor), the column starts at W 1 of image 0.
+    let (t, base) = nhwc(4, None, 40, 4);
+    let map = crate::tensormap::Map {
+        mode: crate::tensormap::MODE_IM2COL_W128,
+        // Ignored in this mode.
+        pixels_per_column: 7,
+        ..base
+    };
+    let r = |n, ws: std::ops::RangeInclusive<i64>| row(n, 0, ws, 40, 4);
+    let want = [
+        // Group 0: W 1..=32 of image 0; its halo W 33..=35.
+        r(0, 1..=32),
+        r(0, 33..=35),
+        // Group 1: W 33..=40 of image 0, W 1..=24 of image 1; halo W 25..=27 of image 1.
+        r(0, 33..=40),
+        r(1, 1..=24),
+        r(1, 25..=27),
+        // Group 2: W 25..=40 of image 1, W 1..=16 of image 2; halo 17..=19.
+        r(1, 25..=40),
+        r(2, 1..=16),
+        r(2, 17..=19),
+        // Group 3: W 17..=40 of image 2, W 1..=8 of image 3; halo 9..=11.
+        r(2, 17..=40),
+        r(3, 1..=8),
+        r(3, 9..=11),
+    ]
+    .concat();
+    assert_eq!(want.len(), 4 * (32 + 3));
+    let smem = 4 * 35 * 16;
+    let got = copy(&t, map, inst, &[0, 0, 0], [3, 1], smem, smem).unwrap();
+    // The rows of NWC have no H: `elem` takes h = 0.
+    assert_eq!(got, (true, column(&want, 0, 4, 4, smem)));
+    // wHalo below 32 in this mode.
+    let e = copy(&t, map, inst, &[0, 0, 0], [32, 0], smem, smem).unwrap_err();
+    assert!(e.to_string().contains("wHalo"), "{e}");
+}
+
+#[test]
+fn gather4_loads_four_rows_and_scatter4_stores_them() {
+    // A 2-D u32 tensor of 10 rows of 12 columns (48 bytes a row), element `1 + col + 100 row`;
+    // a box of 8 columns by one row.
+    let t: Vec<u32> = (0..10)
+        .flat_map(|r| (0..12).map(move |c| 1 + c + 100 * r))
+        .collect();
+    let map = crate::tensormap::Map {
+        rank: 2,
+        dims: [12, 10, 0, 0, 0],
+        strides: [48, 0, 0, 0, 0],
+        box_dim: [8, 1, 0, 0, 0],
+        elem_strides: [1, 1, 0, 0, 0],
+        elemtype: 2,
+        ..Default::default()
+    };
+    let inst = "cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];";
+    let want = |col: i64, rows: [i64; 4]| -> Vec<u8> {
+        let mut v = Vec::new();
+        for r in rows {
+            for c in col..col + 8 {
+                let x = if (0..12).contains(&c) && (0..10).contains(&r) {
+                    (1 + c + 100 * r) as u32
+                } else {
+                    0
+                };
+                v.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        v
+    };
+    // Columns 4..12 of rows 2, 9, 0 and 10 (past the last row: zeros), 128 bytes.
+    let got = copy(&t, map, inst, &[4, 2, 9, 0, 10], [0, 0], 128, 128).unwrap();
+    assert_eq!(got, (true, want(4, [2, 9, 0, 10])));
+    // Columns -4..4 (the first four out of bounds) of rows 5, 5, -1, 1.
+    let got = copy(&t, map, inst, &[-4, 5, 5, -1, 1], [0, 0], 128, 128).unwrap();
+    assert_eq!(got, (true, want(-4, [5, 5, -1, 1])));
+    // The ISA: a box of one row.
+    let tall = crate::tensormap::Map {
+        box_dim: [8, 2, 0, 0, 0],
+        ..map
+    };
+    let e = copy(&t, tall, inst, &[0, 0, 1, 2, 3], [0, 0], 128, 128).unwrap_err();
+    assert!(e.to_string().contains("rows"), "{e}");
+
+    // scatter4: the shared box holds `1000 + k` at its k-th element; its four rows go to
+    // columns 2..10 of rows 1, 3, 7 and 12 (past the last: not written) of a zero tensor.
+    let src = format!(
+        "{TM100}.visible .entry k(.param .u64 obj)
+        {{
+          .reg .b64 %rd<4>; .reg .b32 %r<16>; .reg .pred %p;
+          .shared .align 128 .b8 box[128];
+          ld.param.u64 %rd1, [obj];
+          mov.u32 %r10, 0;
+        fill:
+          mov.u32 %r11, box;
+          mad.lo.u32 %r11, %r10, 4, %r11;
+          add.u32 %r12, %r10, 1000;
+          st.shared.u32 [%r11], %r12;
+          add.u32 %r10, %r10, 1;
+          setp.lt.u32 %p, %r10, 32;
+          @%p bra fill;
+          fence.proxy.async.shared::cta;
+          mov.u32 %r1, 2; mov.u32 %r2, 1; mov.u32 %r3, 3; mov.u32 %r4, 7; mov.u32 %r5, 12;
+          cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [%rd1, {{%r1, %r2, %r3, %r4, %r5}}], [box];
+          cp.async.bulk.commit_group;
+          cp.async.bulk.wait_group 0;
+          ret;
+        }}"
+    );
+    let m = Module::load(&src, "scatter.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let tensor = upload(&[0u32; 120]);
+    let obj = upload(
+        &crate::tensormap::Map {
+            addr: tensor,
+            ..map
+        }
+        .to_bytes(),
+    );
+    launch(&m.kernel("k").unwrap(), &cfg(1, 1), &obj.to_le_bytes()).unwrap();
+    let mut want = [0u32; 120];
+    for (k, r) in [1usize, 3, 7].into_iter().enumerate() {
+        for j in 0..8 {
+            want[r * 12 + 2 + j] = 1000 + (k * 8 + j) as u32;
+        }
+    }
+    assert_eq!(download::<u32>(tensor, 120), want);
+    for p in [tensor, obj] {
+        mem::free(p).unwrap();
+    }
+}
+
+#[test]
+fn tensor_copy_modes_refused_or_checked_at_load() {
+    let body = |tm: &str, inst: &str| {
+        format!(
+            "{tm}.visible .entry k(.param .u64 o) {{ .reg .b64 %rd<2>; .reg .b32 %r<6>; .reg .b16 %h<3>;
+             .shared .align 128 .b8 box[128]; .shared .align 8 .b64 bar;
+             ld.param.u64 %rd1, [o]; {inst} ret; }}"
+        )
+    };
+    let good = [
+        "cp.async.bulk.tensor.3d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3}], [bar], {%h1, %h2};",
+        "cp.async.bulk.tensor.5d.shared::cluster.global.im2col::w::128.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar], {%h1, %h2};",
+        "cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];",
+        "cp.async.bulk.tensor.2d.global.shared::cta.tile::scatter4.bulk_group [%rd1, {%r1, %r2, %r3, %r4, %r5}], [box];",
+        // The prefetches of these modes change nothing a program computes.
+        "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [%rd1, {%r1, %r2, %r3, %r4, %r5}];",
+        "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col::w [%rd1, {%r1, %r2, %r3}], {%h1, %h2};",
+    ];
+    for inst in good {
+        let src = body(TM100, inst);
+        assert!(Module::load(&src, "good.ptx").is_ok(), "{inst}");
+    }
+    for inst in [
+        // {wHalo, wOffset}: two operands.
+        "cp.async.bulk.tensor.4d.shared::cta.global.im2col::w.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3, %r4}], [bar], {%h1, %h2, %h1};",
+        // gather4 and scatter4 are 2-D and name five coordinates.
+        "cp.async.bulk.tensor.3d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];",
+        "cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2}], [bar];",
+        // Not yet: .im2col_no_offs, .cta_group.
+        "cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd1, {%r1, %r2, %r3}], [box];",
+        "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [box], [%rd1, {%r1}], [bar];",
+    ] {
+        assert!(Module::load(&body(TM100, inst), "bad.ptx").is_err(), "{inst}");
+    }
+    // sm_100 modes on an sm_90 target, as ptxas refuses them.
+    for inst in good {
+        let e = Module::load(&body(TM, inst), "sm90.ptx").unwrap_err();
+        assert!(e.to_string().contains("sm_100"), "{e}");
+    }
+}

@@ -1,5 +1,5 @@
 //! Tensor maps (`cuTensorMapEncodeTiled`, `cuTensorMapEncodeIm2col`,
-//! `cuTensorMapReplaceAddress`): the arguments are checked as a real driver checks them (each
+//! `cuTensorMapEncodeIm2colWide`, `cuTensorMapReplaceAddress`): the arguments are checked as a real driver checks them (each
 //! failure CUDA_ERROR_INVALID_VALUE), then written into the 128-byte object in the layout
 //! `engine::tensormap` defines, which the engine's tensor copies and `tensormap.replace` read.
 //!
@@ -18,7 +18,7 @@ use crate::config;
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE};
 use abi::*;
-use engine::tensormap::{self, Map, MODE_IM2COL, MODE_TILE};
+use engine::tensormap::{self, Map, MODE_IM2COL, MODE_IM2COL_W, MODE_IM2COL_W128, MODE_TILE};
 use std::ffi::{c_int, c_void};
 
 /// The ISA's element-type code (Table 33) of a driver data type, and its size in bits.
@@ -371,6 +371,103 @@ pub(crate) unsafe fn encode_im2col(
     };
     m.pixel_box_lower_corner[..spatial].copy_from_slice(lo);
     m.pixel_box_upper_corner[..spatial].copy_from_slice(hi);
+    // SAFETY: checked non-null.
+    unsafe { store(map, &m) };
+    Ok(())
+}
+
+/// `cuTensorMapEncodeIm2colWide` (sm_100): an im2col map whose copies (`.im2col::w`,
+/// `.im2col::w::128`) walk W alone. No GPU of sm_100 has answered for it: the checks are
+/// cuda.h's, made as the other encoders make the ones they share with it (whatever an H200
+/// answered for those), each failure CUDA_ERROR_INVALID_VALUE.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn encode_im2col_wide(
+    map: *mut CUtensorMap,
+    data_type: CUtensorMapDataType,
+    rank: cuuint32_t,
+    address: *mut c_void,
+    dims: *const cuuint64_t,
+    strides: *const cuuint64_t,
+    lower_w: c_int,
+    upper_w: c_int,
+    channels_per_pixel: cuuint32_t,
+    pixels_per_column: cuuint32_t,
+    elem_strides: *const cuuint32_t,
+    interleave: CUtensorMapInterleave,
+    mode: CUtensorMapIm2ColWideMode,
+    swizzle: CUtensorMapSwizzle,
+    l2: CUtensorMapL2promotion,
+    fill: CUtensorMapFloatOOBfill,
+) -> CuResult {
+    context::active()?;
+    // "This API is only supported on devices of compute capability 10.0 or higher."
+    ok(config::profile().sm() >= 100)?;
+    // Ranks 3 to 5, and everything the other encoders check alike.
+    // SAFETY: the caller's arrays, as cuda.h describes them.
+    let c = unsafe {
+        common(
+            map,
+            data_type,
+            rank,
+            3..=5,
+            address,
+            dims,
+            strides,
+            elem_strides,
+            interleave,
+            swizzle,
+            l2,
+            fill,
+        )
+    }?;
+    // The mode: W or W128.
+    let mode = match mode.0 {
+        0 => MODE_IM2COL_W,
+        1 => MODE_IM2COL_W128,
+        _ => return Err(INVALID_VALUE),
+    };
+    // The ISA (5.5.5, 5.5.6): "The interleave layout is not supported for .im2col::w and
+    // .im2col::w::128 modes".
+    ok(c.interleave == 0)?;
+    // cuda.h: the swizzle is 64B, 128B or 128B_ATOM_32B, "other swizzle modes are not
+    // supported" (its 96B swizzle, for the W mode only, is no value of this cuda.h's enum).
+    ok(matches!(c.swizzle, 2..=4))?;
+    // Each corner within [-32768, 32767], and a box of non-zero area along W (H and D are one
+    // pixel). The last position below 2^31 - 1, as cuTensorMapEncodeIm2col takes it.
+    let range = -32768..=32767;
+    let (l, h, d) = (lower_w as i64, upper_w as i64, c.dims[1] as i64);
+    ok(range.contains(&l) && range.contains(&h))?;
+    ok(d + h - l >= 1 && d + h < 1 << 31)?;
+    // Channels as cuTensorMapEncodeIm2col takes them: 1 to 256, 128 for a packed type of
+    // 16-byte alignment.
+    ok((1..=256).contains(&channels_per_pixel))?;
+    ok(!matches!(c.code, 14 | 15) || channels_per_pixel == 128)?;
+    // Pixels: 1 to 1024 in the W mode; "ignored" in the W128 mode, whose copies read 128.
+    let pixels = match mode {
+        MODE_IM2COL_W => {
+            ok((1..=1024).contains(&pixels_per_column))?;
+            pixels_per_column
+        }
+        _ => 128,
+    };
+    // The row within the swizzle's span, in 16-byte units, and the column within shared
+    // memory (the halo pixels the instructions add are theirs, not the map's).
+    c.check_box(
+        channels_per_pixel as u64,
+        channels_per_pixel as u64 * pixels as u64,
+    )?;
+    let mut m = Map {
+        mode,
+        channels_per_pixel,
+        pixels_per_column: if mode == MODE_IM2COL_W {
+            pixels_per_column
+        } else {
+            0
+        },
+        ..c.map()
+    };
+    m.pixel_box_lower_corner[0] = lower_w;
+    m.pixel_box_upper_corner[0] = upper_w;
     // SAFETY: checked non-null.
     unsafe { store(map, &m) };
     Ok(())
