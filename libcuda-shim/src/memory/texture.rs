@@ -3,13 +3,15 @@
 //! `tld4` and `txq` in kernels name. Resources: 1D, 2D and 3D CUDA arrays, layered and cubemap
 //! arrays, mipmapped arrays, linear memory and pitched 2D memory, in the 8/16/32-bit integer,
 //! half and float formats (and the UNORM/SNORM 8/16-bit ones), with resource views over
-//! arrays. Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: seamless cubemap filtering, and the
-//! packed and block-compressed formats (the sampler has none of them yet).
+//! arrays, and arrays of the block-compressed formats BC1 to BC7 (decoded by `engine::bc`).
+//! Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: seamless cubemap filtering, and the packed
+//! formats (the sampler has none of them yet).
 
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE, NOT_SUPPORTED};
 use crate::memory::array::{self, limit};
 use abi::*;
+use engine::bc;
 use engine::tex::{AddressMode, Channel, Filter, Level, Mip, Texture};
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
@@ -58,11 +60,39 @@ pub(crate) fn channel(format: CUarray_format) -> CuResult<(Channel, bool)> {
         F::CU_AD_FORMAT_SNORM_INT16X1
         | F::CU_AD_FORMAT_SNORM_INT16X2
         | F::CU_AD_FORMAT_SNORM_INT16X4 => (Channel::S16, true),
-        // Valid array formats the sampler does not decode yet (packed, video, compressed).
-        f if array::element_size(f, 1).is_ok() || array::element_size(f, 4).is_ok() => {
+        // Valid array formats the sampler does not decode as elements (packed, video; the
+        // block-compressed ones only as arrays' textures, `block_format`).
+        f if array::element_size(f, 1).is_ok()
+            || array::element_size(f, 4).is_ok()
+            || array::is_block_compressed(f) =>
+        {
             return Err(NOT_SUPPORTED)
         }
         _ => return Err(INVALID_VALUE),
+    })
+}
+
+/// A block-compressed array format: the decoder's format, whether it is sRGB-encoded, and the
+/// channel type and count the texture unit returns (8-bit normalised colours for BC1-BC3 and
+/// BC7, 16-bit fractions for BC4 and BC5, halves for BC6H; see `engine::bc`).
+fn block_format(f: CUarray_format) -> Option<(bc::Format, bool, Channel, u8)> {
+    use bc::Format as B;
+    Some(match f.0 {
+        0x91 => (B::Bc1, false, Channel::U8, 4),
+        0x92 => (B::Bc1, true, Channel::U8, 4),
+        0x93 => (B::Bc2, false, Channel::U8, 4),
+        0x94 => (B::Bc2, true, Channel::U8, 4),
+        0x95 => (B::Bc3, false, Channel::U8, 4),
+        0x96 => (B::Bc3, true, Channel::U8, 4),
+        0x97 => (B::Bc4, false, Channel::U16, 1),
+        0x98 => (B::Bc4Signed, false, Channel::S16, 1),
+        0x99 => (B::Bc5, false, Channel::U16, 2),
+        0x9a => (B::Bc5Signed, false, Channel::S16, 2),
+        0x9b => (B::Bc6h, false, Channel::F16, 4),
+        0x9c => (B::Bc6hSigned, false, Channel::F16, 4),
+        0x9d => (B::Bc7, false, Channel::U8, 4),
+        0x9e => (B::Bc7, true, Channel::U8, 4),
+        _ => return None,
     })
 }
 
@@ -75,7 +105,8 @@ fn array_level(a: &array::Array) -> Level {
     let depth = if layered { 1 } else { a.slices() as u32 };
     Level {
         base: a.base,
-        size: [d.Width as u32, a.rows() as u32, depth],
+        // In texels (a block-compressed array's rows are rows of blocks).
+        size: [d.Width as u32, d.Height.max(1) as u32, depth],
         row_pitch: row,
         slice_pitch: row * a.rows() as u64,
     }
@@ -84,16 +115,21 @@ fn array_level(a: &array::Array) -> Level {
 /// A texture over `levels` of the arrays `a` (one, or a mipmapped array's), level 0 first.
 fn array_texture(arrays: &[std::sync::Arc<array::Array>], mipmapped: bool) -> CuResult<Texture> {
     let d = arrays.first().ok_or(INVALID_VALUE)?.desc;
-    let (channel, normalized) = channel(d.Format)?;
-    if !matches!(d.NumChannels, 1 | 2 | 4) {
-        return Err(INVALID_VALUE);
-    }
+    let block = block_format(d.Format);
+    let (channel, normalized, channels) = match block {
+        // Block-compressed texels always read as floats.
+        Some((_, _, channel, n)) => (channel, channel != Channel::F16, n),
+        None => {
+            let (channel, normalized) = channel(d.Format)?;
+            if !matches!(d.NumChannels, 1 | 2 | 4) {
+                return Err(INVALID_VALUE);
+            }
+            (channel, normalized, d.NumChannels as u8)
+        }
+    };
     let mut levels = arrays.iter().map(|a| array_level(a));
-    let mut t = Texture::new(
-        levels.next().ok_or(INVALID_VALUE)?,
-        channel,
-        d.NumChannels as u8,
-    );
+    let mut t = Texture::new(levels.next().ok_or(INVALID_VALUE)?, channel, channels);
+    t.bc = block.map(|b| b.0);
     t.levels.extend(levels);
     t.mipmapped = mipmapped;
     t.read_normalized = normalized;
@@ -245,6 +281,10 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
         return Err(INVALID_VALUE);
     }
     if let Some((channel, channels)) = view_format(v.format)? {
+        // A block-compressed array's texels have no element to reinterpret.
+        if t.bc.is_some() {
+            return Err(INVALID_VALUE);
+        }
         if channel.bytes() * channels as usize != t.texel_bytes() as usize {
             return Err(INVALID_VALUE);
         }
@@ -356,12 +396,35 @@ pub(crate) fn build(
     if let Some(v) = v {
         apply_view(&mut t, r, v)?;
     }
+    // An sRGB-encoded block-compressed array needs the sRGB flag (measured on an H200:
+    // cudaErrorInvalidValue without it, tex7-h200.txt); its texels decode through the curve.
+    if srgb_array(r) && d.flags & CU_TRSF_SRGB == 0 {
+        return Err(INVALID_VALUE);
+    }
     sampler(
         &mut t,
         d,
         r.resType == CUresourcetype::CU_RESOURCE_TYPE_LINEAR,
     )?;
     Ok(t)
+}
+
+/// Whether the resource is an array (or mipmapped array) of an sRGB block-compressed format.
+fn srgb_array(r: &CUDA_RESOURCE_DESC) -> bool {
+    let format = match r.resType {
+        // SAFETY: the union member resType names.
+        CUresourcetype::CU_RESOURCE_TYPE_ARRAY => array::get(unsafe { r.res.array.hArray })
+            .map(|a| a.desc.Format)
+            .ok(),
+        CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY => {
+            // SAFETY: as above.
+            array::mipmap_levels(unsafe { r.res.mipmap.hMipmappedArray })
+                .ok()
+                .and_then(|l| l.first().map(|a| a.desc.Format))
+        }
+        _ => None,
+    };
+    format.and_then(block_format).is_some_and(|b| b.1)
 }
 
 /// A handle no texture has had: texture objects and texture references share the numbering.
