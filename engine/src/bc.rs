@@ -3,16 +3,26 @@
 //!
 //! The formats are those of the Khronos Data Format Specification (S3TC, RGTC and BPTC
 //! chapters) and of Direct3D (BC1-BC5: colour endpoints in RGB 5:6:5 with 2-bit indices, 4-bit
-//! explicit alpha, 3-bit interpolated alpha; BC6H and BC7: the ARB_texture_compression_bptc
-//! modes, partitions and anchor indices). Where the specifications leave the rounding of the
-//! interpolation open, the texture unit of an H200 decided it (scripts/ground-truth/
-//! results/tex7-h200.txt, read by scripts/ground-truth/tex_probe7.cu; every texel of 16
-//! pseudo-random blocks of each format, compared bit for bit by tests/textures.rs):
-//! - BC1, BC2 and BC3 colours and BC3 alpha, and BC7, give 8-bit values (k / 255).
-//! - BC4 and BC5 give 16-bit fractions: unsigned endpoints widen to 16 bits (`v * 257`),
-//!   signed ones to `v * 258` of 32767 (-128 reads as -127), and the interpolated indices
-//!   weigh them in 1/257ths (1/258ths) of the widened range, see [`bc4_weight`].
-//! - BC6H gives half floats, as its specification says.
+//! explicit alpha, 3-bit interpolated alpha; BC6H and BC7: the modes, partitions and anchor
+//! indices of ARB_texture_compression_bptc, whose tables are transcribed here). Where the
+//! specifications leave the rounding of the interpolation open, the texture unit of an H200
+//! decided it (scripts/ground-truth/results/tex7-h200.txt, printed by
+//! scripts/ground-truth/tex_probe7.cu: every texel of 16 pseudo-random blocks of each format,
+//! compared line by line by tests/textures.rs):
+//! - BC1, BC2 and BC3 colours, BC3 alpha and BC7 give 8-bit values (k / 255); BC1's
+//!   interpolated colours are NVIDIA's, not the exact thirds (`colour`); BC7 is exact to its
+//!   specification.
+//! - BC4 and BC5 give 16-bit fractions: unsigned endpoints widen to `v * 257` of 65535, signed
+//!   ones to `m * 258 + m / 64` of 32767 (m the magnitude; -128 reads as -127), and the
+//!   interpolated indices weigh them in 1/257ths (1/258ths), see [`bc4_weight`].
+//! - BC6H gives half floats, exact to its specification.
+//! - sRGB colours decode through the H200's table ([`srgb_to_linear`]); linear filtering is
+//!   [`filter`]'s.
+//!
+//! Not reproduced (tests/textures.rs lists the lines): BC3's interpolated alpha is 1/255 off
+//! the H200 for a few endpoint pairs (its rounding is neither BC4's nor the 64ths' of
+//! `bc3_alpha`), signed BC4/BC5 1/32767 off where the endpoints' signs differ, and filtered BC6H
+//! and sRGB values are close but not exact.
 
 use crate::tex::{Level, Texture};
 
@@ -319,9 +329,8 @@ fn colour(b: &[u8], i: usize, bc1: bool) -> [u8; 4] {
     let four = !bc1 || c0 > c1;
     let rgb = |c: [i32; 3]| [c[0] as u8, c[1] as u8, c[2] as u8, 255];
     // A third of the way from endpoint `a` to `b`.
-    let third = |a: usize, b: usize| {
-        let (qa, qb, ea, eb) = [(q0, q1, e0, e1), (q1, q0, e1, e0)][a.min(b) ^ (a > b) as usize];
-        let _ = b;
+    // A third of the way from one endpoint (`qa`, 5:6:5; `ea`, widened) to the other.
+    let third = |qa: [i32; 3], qb: [i32; 3], ea: [i32; 3], eb: [i32; 3]| {
         rgb([
             (2 * qa[0] + qb[0]) * 22 / 8,
             third_g(ea[1], eb[1]),
@@ -331,8 +340,8 @@ fn colour(b: &[u8], i: usize, bc1: bool) -> [u8; 4] {
     match (idx, four) {
         (0, _) => rgb(e0),
         (1, _) => rgb(e1),
-        (2, true) => third(0, 1),
-        (3, true) => third(1, 0),
+        (2, true) => third(q0, q1, e0, e1),
+        (3, true) => third(q1, q0, e1, e0),
         (2, false) => {
             let g = e1[1] - e0[1];
             rgb([
@@ -1013,4 +1022,54 @@ fn bc6h(block: &[u8], i: usize, signed: bool) -> [u16; 3] {
         };
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks of scripts/ground-truth/tex_probe7.cu and texels tex7-h200.txt gives for them.
+    #[test]
+    fn texels_decode_as_an_h200_decodes_them() {
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len() / 2)
+                .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+                .collect()
+        };
+        let bits = |t: Texel| t.to_f32().map(f32::to_bits);
+        // BC1, three colours and transparent black: texel (0, 0) black, (1, 0) an endpoint.
+        let b = hex("2caab3bc3764f610");
+        assert_eq!(bits(decode(Format::Bc1, &b, 0, 0)), [0; 4]);
+        assert_eq!(
+            bits(decode(Format::Bc1, &b, 1, 0)),
+            [0x3f3dbdbe, 0x3f169697, 0x3f1c9c9d, 0x3f800000]
+        );
+        // BC1, four colours: NVIDIA's green third (68, not 66).
+        let b = hex("7b68f25a4ca09e37");
+        assert_eq!(
+            decode(Format::Bc1, &b, 1, 0),
+            Texel::Unorm8([96, 68, 173, 255])
+        );
+        // BC4: an interpolated texel as a 16-bit fraction (45705 / 65535).
+        let b = hex("b7b138d8ddb80af5");
+        assert_eq!(decode(Format::Bc4, &b, 1, 0), Texel::Unorm16([45705, 0]));
+        // BC6H and BC7: texel (0, 0) of the first blocks.
+        let b = hex("366a0de36d86c0b803597825f9c405a0");
+        assert_eq!(
+            bits(decode(Format::Bc6h, &b, 0, 0)),
+            [0x3d27e000, 0x39ac2000, 0x465dc000, 0x3f800000]
+        );
+        let b = hex("847e96ddcb20ec8c0fd868632190aff1");
+        assert_eq!(
+            bits(decode(Format::Bc7, &b, 0, 0)),
+            [0x3f800000, 0x3d008081, 0, 0x3f800000]
+        );
+    }
+
+    #[test]
+    fn srgb_follows_the_h200s_table() {
+        assert_eq!(srgb_to_linear(0), 0.0);
+        assert_eq!(srgb_to_linear(255), 1.0);
+        assert_eq!(srgb_to_linear(66).to_bits(), 0x3d60_0000);
+    }
 }

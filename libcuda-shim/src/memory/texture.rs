@@ -396,8 +396,9 @@ pub(crate) fn build(
     if let Some(v) = v {
         apply_view(&mut t, r, v)?;
     }
-    // An sRGB-encoded block-compressed array needs the sRGB flag (measured on an H200:
-    // cudaErrorInvalidValue without it, tex7-h200.txt); its texels decode through the curve.
+    // An sRGB-encoded block-compressed array needs the sRGB flag (cudaErrorInvalidValue without
+    // it on an H200, as issue 15 reports; tex_probe7.cu always sets it, so tex7-h200.txt does
+    // not show it); its texels decode through the curve.
     if srgb_array(r) && d.flags & CU_TRSF_SRGB == 0 {
         return Err(INVALID_VALUE);
     }
