@@ -85,6 +85,20 @@ fn texture_objects_over_each_kind_of_resource() {
     assert_pass("texture_objects", &run_preloaded(&exe, &[]));
 }
 
+/// Block-compressed resource views over 32-bit unsigned arrays read as a block-compressed array
+/// holding the same blocks does, and views of the wrong extent or channel count are refused
+/// (tests/cuda/texture_bc_views.cu).
+#[test]
+fn block_compressed_views_read_as_block_compressed_arrays() {
+    let lib = lib_dir();
+    let exe = nvcc(
+        "texture_bc_views",
+        "texture_bc_views",
+        &["-L", lib.to_str().unwrap(), "-lcuda"],
+    );
+    assert_pass("texture_bc_views", &run_preloaded(&exe, &[]));
+}
+
 /// Layered, cubemap and mipmapped textures, bilinear scaling, a separable convolution through
 /// textures, trilinear filtering, sRGB, txq, offsets, half results and tld4 on a layered
 /// texture (tests/cuda/texture_geometries.cu; every expected value from a host model of the

@@ -3,7 +3,8 @@
 //! `tld4` and `txq` in kernels name. Resources: 1D, 2D and 3D CUDA arrays, layered and cubemap
 //! arrays, mipmapped arrays, linear memory and pitched 2D memory, in the 8/16/32-bit integer,
 //! half and float formats (and the UNORM/SNORM 8/16-bit ones), with resource views over
-//! arrays, and arrays of the block-compressed formats BC1 to BC7 (decoded by `engine::bc`).
+//! arrays, and arrays of the block-compressed formats BC1 to BC7 (decoded by `engine::bc`),
+//! or block-compressed views of 32-bit unsigned arrays.
 //! Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: seamless cubemap filtering, and the packed
 //! formats (the sampler has none of them yet).
 
@@ -243,9 +244,30 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Texture> {
     }
 }
 
+/// A block-compressed resource view format (CU_RES_VIEW_FORMAT_*_BC*): the decoder's format,
+/// the channel type and count its texels read as (as `block_format`'s), and the channels of
+/// the 32-bit unsigned array it views (cuTexObjectCreate's documentation: 2 for BC1 and BC4,
+/// one element per block of 8 bytes; 4 for the others, 16 bytes).
+fn view_block_format(f: CUresourceViewFormat) -> Option<(bc::Format, Channel, u8, u8)> {
+    use bc::Format as B;
+    Some(match f.0 {
+        0x19 => (B::Bc1, Channel::U8, 4, 2),
+        0x1a => (B::Bc2, Channel::U8, 4, 4),
+        0x1b => (B::Bc3, Channel::U8, 4, 4),
+        0x1c => (B::Bc4, Channel::U16, 1, 2),
+        0x1d => (B::Bc4Signed, Channel::S16, 1, 2),
+        0x1e => (B::Bc5, Channel::U16, 2, 4),
+        0x1f => (B::Bc5Signed, Channel::S16, 2, 4),
+        0x20 => (B::Bc6h, Channel::F16, 4, 4),
+        0x21 => (B::Bc6hSigned, Channel::F16, 4, 4),
+        0x22 => (B::Bc7, Channel::U8, 4, 4),
+        _ => return None,
+    })
+}
+
 /// The channel type and count of a resource view format; `None` for
-/// CU_RES_VIEW_FORMAT_NONE (the resource's own). The block-compressed formats are
-/// CUDA_ERROR_NOT_SUPPORTED: the sampler does not decode them.
+/// CU_RES_VIEW_FORMAT_NONE (the resource's own) and for the block-compressed formats
+/// (`view_block_format`).
 fn view_format(f: CUresourceViewFormat) -> CuResult<Option<(Channel, u8)>> {
     let v = f.0 as usize;
     if v == 0 {
@@ -263,7 +285,7 @@ fn view_format(f: CUresourceViewFormat) -> CuResult<Option<(Channel, u8)>> {
     ];
     match v {
         1..=24 => Ok(Some((kinds[(v - 1) / 3], [1, 2, 4][(v - 1) % 3]))),
-        25..=34 => Err(NOT_SUPPORTED),
+        25..=34 => Ok(None),
         _ => Err(INVALID_VALUE),
     }
 }
@@ -292,6 +314,17 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
         t.channels = channels;
         t.read_normalized = false;
     }
+    // A block-compressed view of a 32-bit unsigned array: each element is a block, the
+    // view's extent in texels four times the array's (cuTexObjectCreate's documentation).
+    let block = view_block_format(v.format);
+    let scale = if let Some((_, _, _, elements)) = block {
+        if t.bc.is_some() || t.channel != Channel::U32 || t.channels != elements {
+            return Err(INVALID_VALUE);
+        }
+        4
+    } else {
+        1
+    };
     let (first, last) = (v.firstMipmapLevel as usize, v.lastMipmapLevel as usize);
     let (l0, l1) = (v.firstLayer, v.lastLayer);
     // The extent is the resource's (a missing dimension may be given as 0 or 1), a layered
@@ -305,7 +338,11 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
     } else {
         dim_ok(v.depth, base.size[2])
     };
-    let size_ok = v.width == base.size[0] as usize && dim_ok(v.height, base.size[1]) && depth_ok;
+    let size_ok = if scale == 1 {
+        v.width == base.size[0] as usize && dim_ok(v.height, base.size[1]) && depth_ok
+    } else {
+        v.width == 4 * base.size[0] as usize && v.height == 4 * base.size[1] as usize && depth_ok
+    };
     // The last layer may be one past the resource's last (measured on an H200: layers 0-3 of
     // a 3-layer array are accepted; what is further out was not asked). The view then holds
     // the layers there are.
@@ -320,6 +357,16 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
         return Err(INVALID_VALUE);
     }
     t.levels = t.levels[first..=last].to_vec();
+    if let Some((f, channel, channels, _)) = block {
+        for lv in t.levels.iter_mut() {
+            lv.size[0] *= 4;
+            lv.size[1] *= 4;
+        }
+        t.bc = Some(f);
+        t.channel = channel;
+        t.channels = channels;
+        t.read_normalized = channel != Channel::F16;
+    }
     if t.layers > 0 {
         for lv in t.levels.iter_mut() {
             lv.base += l0 as u64 * lv.slice_pitch;
