@@ -19,10 +19,11 @@
 //! - sRGB colours decode through the H200's table ([`srgb_to_linear`]); linear filtering is
 //!   [`filter`]'s.
 //!
-//! Not reproduced (tests/textures.rs lists the lines): BC3's interpolated alpha is 1/255 off
-//! the H200 for a few endpoint pairs (its rounding is neither BC4's nor the 64ths' of
-//! `bc3_alpha`), signed BC4/BC5 1/32767 off where the endpoints' signs differ, and filtered BC6H
-//! and sRGB values are close but not exact.
+//! - BC3's interpolated alpha has weights of its own (`bc3_alpha`).
+//!
+//! Not reproduced (tests/textures.rs lists the lines): signed BC4/BC5 are 1/32767 off the H200
+//! for some texels whose endpoints' signs differ, and filtered BC6H and sRGB values are close
+//! but not exact.
 
 use crate::tex::{Level, Texture};
 
@@ -362,7 +363,7 @@ fn third_g(a: i32, b: i32) -> i32 {
 
 // ---- BC3 alpha, BC4, BC5 ----
 
-/// The weight of the second endpoint for index `idx` of an interpolated (BC3 alpha, BC4, BC5)
+/// The weight of the second endpoint for index `idx` of an interpolated (BC4, BC5)
 /// block, in 1/`s`ths (`s`: 257 or 258, the widening factor), or `None` for the two constant
 /// indices of the six-value mode. Measured (see the module's comment): the sevenths weigh 36,
 /// 72 and 144 (and their complements), the fifths 48 and 96.
@@ -426,19 +427,20 @@ fn bc4_snorm(b: &[u8], i: usize) -> i16 {
     }
 }
 
-/// Texel `i` of a BC3 alpha block, 8 bits: the endpoints mixed in 64ths, rounded (measured:
-/// the sevenths weigh 9, 18 and 36 of 64 and the fifths 12 and 24, the other indices their
-/// complements, as BC4's weights in 1/257ths divided by 4).
+/// Texel `i` of a BC3 alpha block, 8 bits: the endpoints mixed in 1/2048ths, rounded (half
+/// up). Fitted to the H200 (every texel of tex7-h200.txt's bc3 and bc3srgb blocks): the
+/// sevenths weigh 290, 578 and 1156 of 2048 (the others their complements), the fifths 385 and
+/// 770; neither BC4's weights nor the exact sevenths and fifths reproduce it.
 fn bc3_alpha(b: &[u8], i: usize) -> u8 {
     let (a0, a1) = (b[0] as u32, b[1] as u32);
     let idx = bc4_index(b, i);
     let w = match (idx, a0 > a1) {
         (6, false) => return 0,
         (7, false) => return 255,
-        (k, true) => [0, 64, 9, 18, 28, 36, 46, 55][k as usize],
-        (k, false) => [0, 64, 12, 24, 40, 52][k as usize],
+        (k, true) => [0, 2048, 290, 578, 892, 1156, 1470, 1758][k as usize],
+        (k, false) => [0, 2048, 385, 770, 1278, 1663][k as usize],
     };
-    ((a0 * (64 - w) + a1 * w + 32) >> 6) as u8
+    ((a0 * (2048 - w) + a1 * w + 1024) >> 11) as u8
 }
 
 // ---- BC6H and BC7 (BPTC) ----
