@@ -10,6 +10,7 @@
 //! (CFG, post-dominators for reconvergence) -> `exec` (warp interpreter).
 
 mod analysis;
+pub mod bc;
 mod check;
 mod devrt;
 pub mod diag;

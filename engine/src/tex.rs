@@ -215,6 +215,9 @@ pub struct Texture {
     /// Linear filtering of a cubemap reaches across the faces' edges
     /// (`CU_TRSF_SEAMLESS_CUBEMAP`, [`seamless_taps`]).
     pub seamless: bool,
+    /// Block-compressed texels (`crate::bc`): each level's rows are rows of 4 x 4 blocks;
+    /// `channel` and `channels` are what the decoded texels hold.
+    pub bc: Option<crate::bc::Format>,
 }
 
 impl Texture {
@@ -241,6 +244,7 @@ impl Texture {
             },
             srgb: false,
             seamless: false,
+            bc: None,
         }
     }
 
@@ -252,9 +256,10 @@ impl Texture {
     /// Every level's texels still lie in live device memory.
     pub fn live(&self) -> bool {
         let slices = |l: &Level| l.size[2].max(self.layers);
-        self.levels
-            .iter()
-            .all(|l| crate::mem::contains(l.base, l.extent(self.texel_bytes(), slices(l))))
+        self.levels.iter().all(|l| match self.bc {
+            Some(f) => crate::mem::contains(l.base, crate::bc::extent(f, l, slices(l))),
+            None => crate::mem::contains(l.base, l.extent(self.texel_bytes(), slices(l))),
+        })
     }
 
     /// Whether fetches return floats (a float format, or integers read normalised).
@@ -480,6 +485,9 @@ fn channels<V: Copy>(
 /// alpha too (measured on an H200: float1 and float2 textures read as float4, and the `.f16`
 /// results of float1 and 8-bit unsigned normalised textures, tex3-h200.txt and tex6-h200.txt).
 fn texel(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [f32; 4] {
+    if let Some(v) = crate::bc::texel_f32(t, lv, at) {
+        return v;
+    }
     let mut v = channels(
         t,
         lv,
@@ -638,6 +646,9 @@ fn unorm16(t: &Texture, p: *const u8) -> Option<u64> {
 /// [`texel`] of an unsigned normalised texture as 16-bit fractions (the border colour and the
 /// missing channels too).
 fn texel_fixed(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [u64; 4] {
+    if let Some(v) = crate::bc::texel(t, lv, at).and_then(|b| b.to_unorm16()) {
+        return v;
+    }
     let border = || {
         t.border
             .map(|b| (border_channel(t, b).clamp(0.0, 1.0) * 65535.0).round() as u64)
@@ -1111,6 +1122,12 @@ pub fn sample(t: &Texture, f: &Fetch) -> [f32; 4] {
         }
     }
     let linear = t.filter == Filter::Linear && t.returns_float();
+    if let Some(v) = linear
+        .then(|| crate::bc::filter(t, &reads, unit as u32))
+        .flatten()
+    {
+        return v;
+    }
     // Unsigned normalised texels are filtered as 16-bit fractions (measured on an H100: a
     // filtered 8-bit texture returns k / 65535, k the weighted sum rounded).
     if linear && t.read_normalized && !t.srgb && matches!(t.channel, Channel::U8 | Channel::U16) {
@@ -1158,6 +1175,9 @@ pub fn fetch_bits(t: &Texture, f: &Fetch) -> [u32; 4] {
 /// two-channel 8-, 16- and 32-bit integer textures read as int4, tex7-h200.txt; OpenGL would
 /// read an alpha of 1).
 fn texel_bits(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> [u32; 4] {
+    if let Some(v) = crate::bc::texel_f32(t, lv, at) {
+        return v.map(f32::to_bits);
+    }
     let border = || t.border.map(|b| b as i32 as u32);
     channels(t, lv, at, [0; 4], border, |p| read_bits(t, p))
 }

@@ -12,8 +12,12 @@
 //!
 //! Formats: the integer, half, float and normalised-integer formats with 1, 2 or 4 channels, and
 //! the packed video formats (one element per pixel). The planar and semi-planar video formats
-//! (which need `cuArrayGetPlane`) and the block-compressed formats return
-//! CUDA_ERROR_NOT_SUPPORTED, as do sparse arrays.
+//! (which need `cuArrayGetPlane`) return CUDA_ERROR_NOT_SUPPORTED, as do sparse arrays.
+//!
+//! Block-compressed formats (BC1 to BC7): the extent is in texels, the storage in 4 x 4 blocks
+//! of 8 or 16 bytes (the element size): a row is a row of blocks, the rows a slice has are its
+//! block rows (a partial block at the edge counts whole), so the copies move blocks, as the
+//! driver's do (a 2-D copy's width in bytes of a block row, its height in block rows).
 
 use crate::config;
 use crate::context;
@@ -39,17 +43,27 @@ pub struct Array {
     pub size: usize,
     /// Levels belong to their mipmapped array: cuArrayDestroy refuses them.
     is_level: bool,
+    /// A block-compressed format: `elem` is a 4 x 4 block.
+    pub block: bool,
 }
 
 impl Array {
     /// Bytes per row.
     pub fn row_bytes(&self) -> usize {
-        self.desc.Width * self.elem
+        if self.block {
+            self.desc.Width.div_ceil(4) * self.elem
+        } else {
+            self.desc.Width * self.elem
+        }
     }
 
-    /// Rows per slice (1 for a 1D array).
+    /// Rows per slice (1 for a 1D array; block rows of a block-compressed array).
     pub fn rows(&self) -> usize {
-        self.desc.Height.max(1)
+        if self.block {
+            self.desc.Height.max(1).div_ceil(4)
+        } else {
+            self.desc.Height.max(1)
+        }
     }
 
     /// Slices: depth, layers or cubemap faces (1 for 1D and 2D arrays).
@@ -81,8 +95,34 @@ pub(crate) fn get(h: CUarray) -> CuResult<Arc<Array>> {
 
 type F = CUarray_format;
 
+/// Whether `format` is block-compressed (BC1 to BC7).
+pub(crate) fn is_block_compressed(format: F) -> bool {
+    (0x91..=0x9e).contains(&format.0)
+}
+
+/// The bytes of a 4 x 4 block of a block-compressed format and the channels the driver
+/// documents for it (`cuda.h`: BC1-BC3 and BC7 4, BC4 1, BC5 2, BC6H 3).
+fn block_format(format: F) -> (usize, c_uint) {
+    match format.0 {
+        0x91 | 0x92 => (8, 4),
+        0x97 | 0x98 => (8, 1),
+        0x99 | 0x9a => (16, 2),
+        0x9b | 0x9c => (16, 3),
+        _ => (16, 4),
+    }
+}
+
 /// Bytes per element of `format` with `channels` channels, or the error cuArray3DCreate gives.
 pub(crate) fn element_size(format: F, channels: c_uint) -> CuResult<usize> {
+    if is_block_compressed(format) {
+        // The element is a block; the channel count is the format's.
+        let (bytes, n) = block_format(format);
+        return if channels == n {
+            Ok(bytes)
+        } else {
+            Err(INVALID_VALUE)
+        };
+    }
     if !matches!(channels, 1 | 2 | 4) {
         return Err(INVALID_VALUE);
     }
@@ -117,8 +157,7 @@ pub(crate) fn element_size(format: F, channels: c_uint) -> CuResult<usize> {
         F::CU_AD_FORMAT_Y210 | F::CU_AD_FORMAT_Y216 => Ok(4),
         F::CU_AD_FORMAT_UINT8_PACKED_444 | F::CU_AD_FORMAT_AYUV | F::CU_AD_FORMAT_Y410 => Ok(4),
         F::CU_AD_FORMAT_Y416 => Ok(8),
-        // Planar / semi-planar video formats (several planes: cuArrayGetPlane) and
-        // block-compressed formats (4x4 blocks): not emulated.
+        // Planar / semi-planar video formats (several planes: cuArrayGetPlane): not emulated.
         F::CU_AD_FORMAT_NV12
         | F::CU_AD_FORMAT_NV16
         | F::CU_AD_FORMAT_P010
@@ -129,7 +168,7 @@ pub(crate) fn element_size(format: F, channels: c_uint) -> CuResult<usize> {
         | F::CU_AD_FORMAT_Y444_PLANAR10
         | F::CU_AD_FORMAT_YUV444_8bit_SemiPlanar
         | F::CU_AD_FORMAT_YUV444_16bit_SemiPlanar => Err(NOT_SUPPORTED),
-        f if (0x53..=0x5e).contains(&f.0) || (0x91..=0x9e).contains(&f.0) => Err(NOT_SUPPORTED),
+        f if (0x53..=0x5e).contains(&f.0) => Err(NOT_SUPPORTED),
         _ => Err(INVALID_VALUE),
     }
 }
@@ -272,10 +311,15 @@ pub(crate) fn validate(d: &CUDA_ARRAY3D_DESCRIPTOR) -> CuResult<usize> {
 
 /// Allocates and registers an array for a validated descriptor.
 fn create(d: &CUDA_ARRAY3D_DESCRIPTOR, elem: usize, is_level: bool) -> CuResult<usize> {
-    let size = d
-        .Width
+    let block = is_block_compressed(d.Format);
+    let (w, h) = if block {
+        (d.Width.div_ceil(4), d.Height.max(1).div_ceil(4))
+    } else {
+        (d.Width, d.Height.max(1))
+    };
+    let size = w
         .checked_mul(elem)
-        .and_then(|r| r.checked_mul(d.Height.max(1)))
+        .and_then(|r| r.checked_mul(h))
         .and_then(|s| s.checked_mul(d.Depth.max(1)))
         .ok_or(CUresult::CUDA_ERROR_OUT_OF_MEMORY)?;
     // An array is memory of the current context's device.
@@ -287,6 +331,7 @@ fn create(d: &CUDA_ARRAY3D_DESCRIPTOR, elem: usize, is_level: bool) -> CuResult<
         elem,
         size,
         is_level,
+        block,
     });
     let h = Arc::as_ptr(&array) as usize;
     ARRAYS.write().insert(h, array);
@@ -611,9 +656,13 @@ mod tests {
         );
         assert_eq!(element_size(F::CU_AD_FORMAT_FLOAT, 3), Err(INVALID_VALUE));
         assert_eq!(element_size(F::CU_AD_FORMAT_NV12, 1), Err(NOT_SUPPORTED));
+        assert_eq!(element_size(F::CU_AD_FORMAT_BC1_UNORM, 4), Ok(8));
+        assert_eq!(element_size(F::CU_AD_FORMAT_BC7_UNORM, 4), Ok(16));
+        assert_eq!(element_size(F::CU_AD_FORMAT_BC6H_UF16, 3), Ok(16));
+        assert_eq!(element_size(F::CU_AD_FORMAT_BC4_SNORM, 1), Ok(8));
         assert_eq!(
-            element_size(F::CU_AD_FORMAT_BC1_UNORM, 4),
-            Err(NOT_SUPPORTED)
+            element_size(F::CU_AD_FORMAT_BC5_UNORM, 4),
+            Err(INVALID_VALUE)
         );
         assert_eq!(element_size(CUarray_format(0x77), 1), Err(INVALID_VALUE));
     }

@@ -3,13 +3,15 @@
 //! `tld4` and `txq` in kernels name. Resources: 1D, 2D and 3D CUDA arrays, layered and cubemap
 //! arrays, mipmapped arrays, linear memory and pitched 2D memory, in the 8/16/32-bit integer,
 //! half and float formats (and the UNORM/SNORM 8/16-bit ones), with resource views over
-//! arrays, and seamless cubemap filtering. Refused with CUDA_ERROR_NOT_SUPPORTED, loudly: the
-//! packed and block-compressed formats (the sampler has none of them yet).
+//! arrays, seamless cubemap filtering, and arrays of the block-compressed formats BC1 to BC7
+//! (decoded by `engine::bc`), or block-compressed views of 32-bit unsigned arrays. Refused
+//! with CUDA_ERROR_NOT_SUPPORTED, loudly: the packed formats (the sampler has none of them yet).
 
 use crate::context;
 use crate::errors::{CuResult, INVALID_VALUE, NOT_SUPPORTED};
 use crate::memory::array::{self, limit};
 use abi::*;
+use engine::bc;
 use engine::tex::{AddressMode, Channel, Filter, Level, Mip, Texture};
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
@@ -58,11 +60,39 @@ pub(crate) fn channel(format: CUarray_format) -> CuResult<(Channel, bool)> {
         F::CU_AD_FORMAT_SNORM_INT16X1
         | F::CU_AD_FORMAT_SNORM_INT16X2
         | F::CU_AD_FORMAT_SNORM_INT16X4 => (Channel::S16, true),
-        // Valid array formats the sampler does not decode yet (packed, video, compressed).
-        f if array::element_size(f, 1).is_ok() || array::element_size(f, 4).is_ok() => {
+        // Valid array formats the sampler does not decode as elements (packed, video; the
+        // block-compressed ones only as arrays' textures, `block_format`).
+        f if array::element_size(f, 1).is_ok()
+            || array::element_size(f, 4).is_ok()
+            || array::is_block_compressed(f) =>
+        {
             return Err(NOT_SUPPORTED)
         }
         _ => return Err(INVALID_VALUE),
+    })
+}
+
+/// A block-compressed array format: the decoder's format, whether it is sRGB-encoded, and the
+/// channel type and count the texture unit returns (8-bit normalised colours for BC1-BC3 and
+/// BC7, 16-bit fractions for BC4 and BC5, halves for BC6H; see `engine::bc`).
+fn block_format(f: CUarray_format) -> Option<(bc::Format, bool, Channel, u8)> {
+    use bc::Format as B;
+    Some(match f.0 {
+        0x91 => (B::Bc1, false, Channel::U8, 4),
+        0x92 => (B::Bc1, true, Channel::U8, 4),
+        0x93 => (B::Bc2, false, Channel::U8, 4),
+        0x94 => (B::Bc2, true, Channel::U8, 4),
+        0x95 => (B::Bc3, false, Channel::U8, 4),
+        0x96 => (B::Bc3, true, Channel::U8, 4),
+        0x97 => (B::Bc4, false, Channel::U16, 1),
+        0x98 => (B::Bc4Signed, false, Channel::S16, 1),
+        0x99 => (B::Bc5, false, Channel::U16, 2),
+        0x9a => (B::Bc5Signed, false, Channel::S16, 2),
+        0x9b => (B::Bc6h, false, Channel::F16, 4),
+        0x9c => (B::Bc6hSigned, false, Channel::F16, 4),
+        0x9d => (B::Bc7, false, Channel::U8, 4),
+        0x9e => (B::Bc7, true, Channel::U8, 4),
+        _ => return None,
     })
 }
 
@@ -75,7 +105,8 @@ fn array_level(a: &array::Array) -> Level {
     let depth = if layered { 1 } else { a.slices() as u32 };
     Level {
         base: a.base,
-        size: [d.Width as u32, a.rows() as u32, depth],
+        // In texels (a block-compressed array's rows are rows of blocks).
+        size: [d.Width as u32, d.Height.max(1) as u32, depth],
         row_pitch: row,
         slice_pitch: row * a.rows() as u64,
     }
@@ -84,16 +115,21 @@ fn array_level(a: &array::Array) -> Level {
 /// A texture over `levels` of the arrays `a` (one, or a mipmapped array's), level 0 first.
 fn array_texture(arrays: &[std::sync::Arc<array::Array>], mipmapped: bool) -> CuResult<Texture> {
     let d = arrays.first().ok_or(INVALID_VALUE)?.desc;
-    let (channel, normalized) = channel(d.Format)?;
-    if !matches!(d.NumChannels, 1 | 2 | 4) {
-        return Err(INVALID_VALUE);
-    }
+    let block = block_format(d.Format);
+    let (channel, normalized, channels) = match block {
+        // Block-compressed texels always read as floats.
+        Some((_, _, channel, n)) => (channel, channel != Channel::F16, n),
+        None => {
+            let (channel, normalized) = channel(d.Format)?;
+            if !matches!(d.NumChannels, 1 | 2 | 4) {
+                return Err(INVALID_VALUE);
+            }
+            (channel, normalized, d.NumChannels as u8)
+        }
+    };
     let mut levels = arrays.iter().map(|a| array_level(a));
-    let mut t = Texture::new(
-        levels.next().ok_or(INVALID_VALUE)?,
-        channel,
-        d.NumChannels as u8,
-    );
+    let mut t = Texture::new(levels.next().ok_or(INVALID_VALUE)?, channel, channels);
+    t.bc = block.map(|b| b.0);
     t.levels.extend(levels);
     t.mipmapped = mipmapped;
     t.read_normalized = normalized;
@@ -207,9 +243,30 @@ fn resource(r: &CUDA_RESOURCE_DESC) -> CuResult<Texture> {
     }
 }
 
+/// A block-compressed resource view format (CU_RES_VIEW_FORMAT_*_BC*): the decoder's format,
+/// the channel type and count its texels read as (as `block_format`'s), and the channels of
+/// the 32-bit unsigned array it views (cuTexObjectCreate's documentation: 2 for BC1 and BC4,
+/// one element per block of 8 bytes; 4 for the others, 16 bytes).
+fn view_block_format(f: CUresourceViewFormat) -> Option<(bc::Format, Channel, u8, u8)> {
+    use bc::Format as B;
+    Some(match f.0 {
+        0x19 => (B::Bc1, Channel::U8, 4, 2),
+        0x1a => (B::Bc2, Channel::U8, 4, 4),
+        0x1b => (B::Bc3, Channel::U8, 4, 4),
+        0x1c => (B::Bc4, Channel::U16, 1, 2),
+        0x1d => (B::Bc4Signed, Channel::S16, 1, 2),
+        0x1e => (B::Bc5, Channel::U16, 2, 4),
+        0x1f => (B::Bc5Signed, Channel::S16, 2, 4),
+        0x20 => (B::Bc6h, Channel::F16, 4, 4),
+        0x21 => (B::Bc6hSigned, Channel::F16, 4, 4),
+        0x22 => (B::Bc7, Channel::U8, 4, 4),
+        _ => return None,
+    })
+}
+
 /// The channel type and count of a resource view format; `None` for
-/// CU_RES_VIEW_FORMAT_NONE (the resource's own). The block-compressed formats are
-/// CUDA_ERROR_NOT_SUPPORTED: the sampler does not decode them.
+/// CU_RES_VIEW_FORMAT_NONE (the resource's own) and for the block-compressed formats
+/// (`view_block_format`).
 fn view_format(f: CUresourceViewFormat) -> CuResult<Option<(Channel, u8)>> {
     let v = f.0 as usize;
     if v == 0 {
@@ -227,7 +284,7 @@ fn view_format(f: CUresourceViewFormat) -> CuResult<Option<(Channel, u8)>> {
     ];
     match v {
         1..=24 => Ok(Some((kinds[(v - 1) / 3], [1, 2, 4][(v - 1) % 3]))),
-        25..=34 => Err(NOT_SUPPORTED),
+        25..=34 => Ok(None),
         _ => Err(INVALID_VALUE),
     }
 }
@@ -245,6 +302,10 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
         return Err(INVALID_VALUE);
     }
     if let Some((channel, channels)) = view_format(v.format)? {
+        // A block-compressed array's texels have no element to reinterpret.
+        if t.bc.is_some() {
+            return Err(INVALID_VALUE);
+        }
         if channel.bytes() * channels as usize != t.texel_bytes() as usize {
             return Err(INVALID_VALUE);
         }
@@ -252,6 +313,17 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
         t.channels = channels;
         t.read_normalized = false;
     }
+    // A block-compressed view of a 32-bit unsigned array: each element is a block, the
+    // view's extent in texels four times the array's (cuTexObjectCreate's documentation).
+    let block = view_block_format(v.format);
+    let scale = if let Some((_, _, _, elements)) = block {
+        if t.bc.is_some() || t.channel != Channel::U32 || t.channels != elements {
+            return Err(INVALID_VALUE);
+        }
+        4
+    } else {
+        1
+    };
     let (first, last) = (v.firstMipmapLevel as usize, v.lastMipmapLevel as usize);
     let (l0, l1) = (v.firstLayer, v.lastLayer);
     // The extent is the resource's (a missing dimension may be given as 0 or 1), a layered
@@ -265,7 +337,11 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
     } else {
         dim_ok(v.depth, base.size[2])
     };
-    let size_ok = v.width == base.size[0] as usize && dim_ok(v.height, base.size[1]) && depth_ok;
+    let size_ok = if scale == 1 {
+        v.width == base.size[0] as usize && dim_ok(v.height, base.size[1]) && depth_ok
+    } else {
+        v.width == 4 * base.size[0] as usize && v.height == 4 * base.size[1] as usize && depth_ok
+    };
     // The last layer may be one past the resource's last (measured on an H200: layers 0-3 of
     // a 3-layer array are accepted; what is further out was not asked). The view then holds
     // the layers there are.
@@ -280,6 +356,16 @@ fn apply_view(t: &mut Texture, r: &CUDA_RESOURCE_DESC, v: &CUDA_RESOURCE_VIEW_DE
         return Err(INVALID_VALUE);
     }
     t.levels = t.levels[first..=last].to_vec();
+    if let Some((f, channel, channels, _)) = block {
+        for lv in t.levels.iter_mut() {
+            lv.size[0] *= 4;
+            lv.size[1] *= 4;
+        }
+        t.bc = Some(f);
+        t.channel = channel;
+        t.channels = channels;
+        t.read_normalized = channel != Channel::F16;
+    }
     if t.layers > 0 {
         for lv in t.levels.iter_mut() {
             lv.base += l0 as u64 * lv.slice_pitch;
@@ -354,12 +440,36 @@ pub(crate) fn build(
     if let Some(v) = v {
         apply_view(&mut t, r, v)?;
     }
+    // An sRGB-encoded block-compressed array needs the sRGB flag (cudaErrorInvalidValue without
+    // it on an H200, as issue 15 reports; tex_probe7.cu always sets it, so tex7-h200.txt does
+    // not show it); its texels decode through the curve.
+    if srgb_array(r) && d.flags & CU_TRSF_SRGB == 0 {
+        return Err(INVALID_VALUE);
+    }
     sampler(
         &mut t,
         d,
         r.resType == CUresourcetype::CU_RESOURCE_TYPE_LINEAR,
     )?;
     Ok(t)
+}
+
+/// Whether the resource is an array (or mipmapped array) of an sRGB block-compressed format.
+fn srgb_array(r: &CUDA_RESOURCE_DESC) -> bool {
+    let format = match r.resType {
+        // SAFETY: the union member resType names.
+        CUresourcetype::CU_RESOURCE_TYPE_ARRAY => array::get(unsafe { r.res.array.hArray })
+            .map(|a| a.desc.Format)
+            .ok(),
+        CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY => {
+            // SAFETY: as above.
+            array::mipmap_levels(unsafe { r.res.mipmap.hMipmappedArray })
+                .ok()
+                .and_then(|l| l.first().map(|a| a.desc.Format))
+        }
+        _ => None,
+    };
+    format.and_then(block_format).is_some_and(|b| b.1)
 }
 
 /// A handle no texture has had: texture objects and texture references share the numbering.
