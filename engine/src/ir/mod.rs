@@ -686,9 +686,12 @@ pub enum Op {
     /// `tcgen05.commit` (ISA 9.7.16.12.1): an arrive-on (count 1) on the mbarrier at `addr` by
     /// each active lane, whose earlier tcgen05 operations are all complete; then the warp gives
     /// way to the others, as the asynchronous operations it tracks would take time on a GPU.
+    /// With `.multicast::cluster` (`mask`: the 16-bit ctaMask), the arrive-on is on the
+    /// mbarrier at `addr`'s offset in each CTA of the mask instead.
     TcCommit {
         space: MSpace,
         addr: Addr,
+        mask: Option<Src>,
     },
     Nop,
     /// Counts the active lanes of the next op, an instruction whose bits may differ from a
@@ -786,7 +789,8 @@ pub enum TmemShape {
     S16x32bx2,
 }
 
-/// A warp's `tcgen05` Tensor Memory operation (cta_group::1).
+/// A warp's `tcgen05` Tensor Memory operation (`pair`: `.cta_group::2`, with the warp of the
+/// peer CTA that issues it too).
 #[derive(Clone, Debug)]
 pub enum TmemOp {
     /// `tcgen05.alloc`: `ncols` columns, their address stored at `addr`.
@@ -794,9 +798,10 @@ pub enum TmemOp {
         space: MSpace,
         addr: Addr,
         ncols: Src,
+        pair: bool,
     },
     /// `tcgen05.dealloc` of `ncols` columns at `taddr`.
-    Dealloc { taddr: Src, ncols: Src },
+    Dealloc { taddr: Src, ncols: Src, pair: bool },
     /// `tcgen05.relinquish_alloc_permit`.
     Relinquish,
     /// `tcgen05.ld` (`store` false) into `regs` or `tcgen05.st` of `regs`, `num` repetitions of
@@ -813,7 +818,7 @@ pub enum TmemOp {
     },
 }
 
-/// `tcgen05.mma.cta_group::1` of `.kind::f16`, `::tf32` or `::i8` (`kind`: A's and B's element
+/// `tcgen05.mma` of `.kind::f16`, `::tf32` or `::i8` (`kind`: A's and B's element
 /// width in bits, 16, 32 or 8): `D = A * B (+ D when enable_d)`, D at Tensor Memory address
 /// `d`, A at Tensor Memory address `a` (`a_tmem`) or described by the shared-memory
 /// descriptor `a`, B by the descriptor `b`, shapes and types in the instruction descriptor
@@ -827,11 +832,15 @@ pub struct TcMma {
     pub b: Src,
     pub idesc: Src,
     pub enable_d: Src,
-    /// `disable-output-lane`: four words of a mask, bit `i` (from the first word's least
-    /// significant bit) set to leave Tensor Memory lane `i` of D as it was.
-    pub disable: Option<[Src; 4]>,
+    /// `disable-output-lane`: four words (eight with `pair`, the last four `Imm(0)` without)
+    /// of a mask, bit `i` (from the first word's least significant bit) set to leave Tensor
+    /// Memory lane `i` of D as it was.
+    pub disable: Option<[Src; 8]>,
     /// `scale-input-d`: D is accumulated as `D * 2^scale_d`.
     pub scale_d: u8,
+    /// `.cta_group::2`: the MMA of the CTA pair, each CTA holding its half of A and D in its
+    /// Tensor Memory and its half of B in its shared memory.
+    pub pair: bool,
 }
 
 /// `wgmma.mma_async`: `D = A * B + D` (or `A * B` when `scale_d` is false) of shape m64nNkK,

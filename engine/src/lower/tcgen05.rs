@@ -20,11 +20,9 @@ impl<'a> Prog<'a> {
         g: Option<(Reg, bool)>,
         m: &mut Mods,
     ) -> R<()> {
-        // The pair forms need the peer CTA's Tensor Memory and issue rules: not yet.
-        if m.take("cta_group::2") {
-            return unsupported(i);
-        }
-        let group = m.take("cta_group::1");
+        // `.cta_group::2`: the CTA pair's (9.7.16.5.1), the peer CTA's Tensor Memory too.
+        let pair = m.take("cta_group::2");
+        let group = m.take("cta_group::1") != pair;
         let word = i.mods.first().map(|w| w.as_str()).unwrap_or("");
         let ops = &i.operands;
         let sync = |m: &mut Mods| {
@@ -52,7 +50,12 @@ impl<'a> Prog<'a> {
                         self.need_ops(i, 2)?;
                         let (space, addr) = self.addr(fc, i, &ops[0], space)?;
                         let ncols = self.src(fc, i, g, &ops[1], T::U(32))?;
-                        TmemOp::Alloc { space, addr, ncols }
+                        TmemOp::Alloc {
+                            space,
+                            addr,
+                            ncols,
+                            pair,
+                        }
                     }
                     "dealloc" => {
                         if !m.take("b32") {
@@ -62,7 +65,7 @@ impl<'a> Prog<'a> {
                         self.need_ops(i, 2)?;
                         let taddr = self.src(fc, i, g, &ops[0], T::B(32))?;
                         let ncols = self.src(fc, i, g, &ops[1], T::U(32))?;
-                        TmemOp::Dealloc { taddr, ncols }
+                        TmemOp::Dealloc { taddr, ncols, pair }
                     }
                     _ => {
                         m.done()?;
@@ -72,7 +75,7 @@ impl<'a> Prog<'a> {
                 };
                 self.emit(i, g, Op::Matrix(Box::new(MatrixOp::Tmem(op))));
             }
-            "ld" | "st" => {
+            "ld" | "st" if !pair => {
                 m.take(word);
                 if m.take("red") {
                     return unsupported(i);
@@ -162,9 +165,10 @@ impl<'a> Prog<'a> {
             // CTA whose one warp issues the MMAs relies on it, as CuTe's tutorials do).
             "commit" if group => {
                 m.take(word);
-                if !m.take("mbarrier::arrive::one") || m.take("multicast::cluster") {
+                if !m.take("mbarrier::arrive::one") {
                     return unsupported(i);
                 }
+                let multicast = m.take("multicast::cluster");
                 let space = if m.take("shared::cluster") {
                     Some(AS::Shared)
                 } else {
@@ -174,9 +178,13 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 }
                 m.done()?;
-                self.need_ops(i, 1)?;
+                self.need_ops(i, 1 + multicast as usize)?;
                 let (space, addr) = self.addr(fc, i, &ops[0], space)?;
-                let op = Op::TcCommit { space, addr };
+                let mask = match multicast {
+                    true => Some(self.src(fc, i, g, &ops[1], T::B(16))?),
+                    false => None,
+                };
+                let op = Op::TcCommit { space, addr, mask };
                 self.emit(i, g, op);
             }
             "mma" if group => {
@@ -222,9 +230,12 @@ impl<'a> Prog<'a> {
                         )
                     }
                 };
+                // Four words of the mask per CTA (ISA 9.7.16.10.9.1).
                 let disable = if masked {
-                    let v = self.frag_srcs(fc, i, g, &ops[4], (4, 32))?;
-                    Some([v[0], v[1], v[2], v[3]])
+                    let words = if pair { 8 } else { 4 };
+                    let mut v = self.frag_srcs(fc, i, g, &ops[4], (words, 32))?;
+                    v.resize(8, Src::Imm(0));
+                    Some([v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]])
                 } else {
                     None
                 };
@@ -256,6 +267,7 @@ impl<'a> Prog<'a> {
                     enable_d,
                     disable,
                     scale_d,
+                    pair,
                 };
                 self.emit(i, g, Op::TcMma(Box::new(x)));
             }

@@ -612,13 +612,12 @@ fn ld_shapes_place_lanes_and_columns_as_the_isa_figures() {
 #[test]
 fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
     for inst in [
-        "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;",
         "tcgen05.cp.cta_group::1.128x256b [%r1], %rd1;",
         "tcgen05.shift.cta_group::1.down [%r1];",
         "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r2, %p1;",
         "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;",
         "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
-        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd1], %rs1;",
+        "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r2, [%r3], [%r4], %p1;",
     ] {
         let src = format!(
             "{HW}.visible .entry k()
@@ -642,4 +641,310 @@ fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
         assert!(text.contains(&format!("unsupported instruction '{name}")), "{inst}: {e}");
         assert!(text.contains("k.ptx:7:"), "{inst}: {e}");
     }
+}
+
+/// A `.cta_group::2` GEMM of a CTA pair (a cluster of 2 CTAs of 128 threads).
+struct PairGemm {
+    ty: Ty,
+    /// M 128 or 256: each CTA holds M/2 rows of A and D.
+    m: usize,
+    n: usize,
+    k: usize,
+    /// The rank of the CTA whose thread 0 issues the MMAs and the commit.
+    issuer: u32,
+    /// The eight words of `disable-output-lane` of every MMA after the first.
+    disable: [u32; 8],
+    /// Commit with `.multicast::cluster` to both CTAs' mbarriers (else each CTA's thread 0
+    /// waits for a cluster barrier after the issuer's commit to its own mbarrier, and the
+    /// issuer's CTA alone waits on it).
+    multicast: bool,
+}
+
+/// Runs `g` on A (M x K) and B (N x K, B's columns) of small integers: CTA v of the pair holds
+/// A's rows v M/2.. and B's columns v N/2.. in its shared memory (canonical K-major layout,
+/// no swizzle), as CUTLASS 4.2's SM100_MMA_*_2x1SM traits split them (ALayout, BLayout).
+/// Returns each CTA's Tensor Memory lanes 0-127, columns 0..N (M 256) or 0..N/2 (M 128), as
+/// `tcgen05.ld.32x32b` reads them.
+fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
+    let eb = g.ty.bytes();
+    let kb = g.k * eb;
+    let (mh, nh) = (g.m / 2, g.n / 2);
+    let sa_len = (mh * kb).next_multiple_of(1024);
+    let sb_len = (nh * kb).next_multiple_of(1024);
+    let total = sa_len + sb_len;
+    let mut img = vec![0u8; 2 * total];
+    let put = |img: &mut [u8], at: usize, v: u32| {
+        img[at..at + eb].copy_from_slice(&v.to_le_bytes()[..eb]);
+    };
+    for v in 0..2 {
+        for r in 0..mh {
+            for c in 0..g.k {
+                let at = v * total + canon(r, c * eb, kb, false);
+                put(&mut img, at, g.ty.enc(a[(v * mh + r) * g.k + c]));
+            }
+        }
+        for r in 0..nh {
+            for c in 0..g.k {
+                let at = v * total + sa_len + canon(r, c * eb, kb, false);
+                put(&mut img, at, g.ty.enc(b[(v * nh + r) * g.k + c]));
+            }
+        }
+    }
+    let dcols = if g.m == 128 { nh } else { g.n };
+    let ncols = dcols.next_power_of_two().max(32);
+    let desc = (128u64 >> 4) << 16 | ((8 * kb) as u64 >> 4) << 32 | 1 << 46;
+    let masked = g.disable != [0; 8];
+    let mut mmas = String::new();
+    for s in 0..kb / 32 {
+        let mask = if s > 0 && masked {
+            "{%r30, %r31, %r32, %r33, %r34, %r35, %r36, %r37}, "
+        } else {
+            ""
+        };
+        mmas += &format!(
+            "add.s64 %rd{a}, %rd10, {o};\n add.s64 %rd{b}, %rd11, {o};\n \
+             setp.ne.u32 %p4, {s}, 0;\n \
+             @%p7 tcgen05.mma.cta_group::2.kind::{kind} [%r8], %rd{a}, %rd{b}, %r9, {mask}%p4;\n",
+            a = 20 + s,
+            b = 40 + s,
+            o = s * 256 / 16,
+            kind = g.ty.kind(),
+        );
+    }
+    let commit = if g.multicast {
+        "mov.u16 %rs1, 3;
+          @%p7 tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd12], %rs1;"
+            .to_string()
+    } else {
+        // The issuer's own mbarrier; the other CTA arrives on its own after a cluster barrier
+        // that follows the issuer's wait.
+        "@%p7 tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64 [%rd12];
+          @!%p6 bra other;
+        own:
+          mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 0;
+          @!%p5 bra own;
+        other:
+          barrier.cluster.arrive.release.aligned;
+          barrier.cluster.wait.acquire.aligned;
+          @%p6 bra waited;
+          @%p3 mbarrier.arrive.shared::cta.b64 _, [%r7];"
+            .to_string()
+    };
+    let nl = dcols.next_power_of_two();
+    let dregs: Vec<String> = (0..nl).map(|j| format!("%r{}", 100 + j)).collect();
+    let stores: String = (0..dcols)
+        .map(|j| format!("st.global.u32 [%rd5+{}], %r{};\n", 4 * j, 100 + j))
+        .collect();
+    let m = &g.disable;
+    let src = format!(
+        "{HW}.visible .entry p(.param .u64 img, .param .u64 out)
+        {{
+          .reg .b64 %rd<80>; .reg .b32 %r<500>; .reg .b16 %rs<4>; .reg .pred %p<8>;
+          .shared .align 1024 .b8 sm[{total}];
+          .shared .align 8 .b64 bar;
+          .shared .align 4 .b32 taddr;
+          ld.param.u64 %rd1, [img];
+          ld.param.u64 %rd2, [out];
+          mov.u32 %r20, %cluster_ctarank;
+          mul.wide.u32 %rd30, %r20, {total};
+          add.s64 %rd1, %rd1, %rd30;
+          mul.wide.u32 %rd31, %r20, {outbytes};
+          add.s64 %rd2, %rd2, %rd31;
+          mov.u32 %r1, %tid.x;
+          shl.b32 %r2, %r1, 2;
+          mov.u32 %r3, sm;
+        copy:
+          setp.ge.u32 %p1, %r2, {total};
+          @%p1 bra copied;
+          cvt.u64.u32 %rd3, %r2;
+          add.s64 %rd4, %rd1, %rd3;
+          ld.global.u32 %r4, [%rd4];
+          add.u32 %r5, %r3, %r2;
+          st.shared.u32 [%r5], %r4;
+          add.u32 %r2, %r2, 512;
+          bra copy;
+        copied:
+          setp.lt.u32 %p2, %r1, 32;
+          setp.eq.u32 %p3, %r1, 0;
+          setp.eq.u32 %p6, %r20, {issuer};
+          and.pred %p7, %p3, %p6;
+          mov.u32 %r6, taddr;
+          mov.u32 %r7, bar;
+          // Warp 0 of each CTA allocates the pair's columns.
+          @%p2 tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r6], {ncols};
+          @%p2 tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
+          @%p3 mbarrier.init.shared::cta.b64 [%r7], 1;
+          fence.proxy.async.shared::cta;
+          tcgen05.fence::before_thread_sync;
+          barrier.cluster.arrive.release.aligned;
+          barrier.cluster.wait.acquire.aligned;
+          tcgen05.fence::after_thread_sync;
+          ld.shared.b32 %r8, [taddr];
+          mov.u32 %r9, {idesc};
+          mov.u32 %r30, {m0};
+          mov.u32 %r31, {m1};
+          mov.u32 %r32, {m2};
+          mov.u32 %r33, {m3};
+          mov.u32 %r34, {m4};
+          mov.u32 %r35, {m5};
+          mov.u32 %r36, {m6};
+          mov.u32 %r37, {m7};
+          shr.u32 %r10, %r1, 5;
+          shl.b32 %r11, %r10, 21;
+          add.u32 %r12, %r8, %r11;
+          cvt.u64.u32 %rd9, %r3;
+          shr.u64 %rd9, %rd9, 4;
+          or.b64 %rd10, %rd9, {desc};
+          add.s64 %rd11, %rd10, {sb4};
+          {mmas}
+          mov.u64 %rd12, bar;
+          {commit}
+        wait:
+          mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 0;
+          @!%p5 bra wait;
+        waited:
+          tcgen05.fence::after_thread_sync;
+          tcgen05.ld.sync.aligned.32x32b.x{nl}.b32 {{{dregs}}}, [%r12];
+          tcgen05.wait::ld.sync.aligned;
+          mul.wide.u32 %rd13, %r1, {rowbytes};
+          add.s64 %rd5, %rd2, %rd13;
+          {stores}
+          tcgen05.fence::before_thread_sync;
+          barrier.cluster.arrive.release.aligned;
+          barrier.cluster.wait.acquire.aligned;
+          @%p2 tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r8, {ncols};
+          ret;
+        }}",
+        issuer = g.issuer,
+        outbytes = 128 * dcols * 4,
+        idesc = idesc(&Gemm {
+            m: g.m,
+            n: g.n,
+            ..gemm(g.ty, g.m, g.n, g.k)
+        }),
+        m0 = m[0],
+        m1 = m[1],
+        m2 = m[2],
+        m3 = m[3],
+        m4 = m[4],
+        m5 = m[5],
+        m6 = m[6],
+        m7 = m[7],
+        sb4 = sa_len / 16,
+        rowbytes = 4 * dcols,
+        dregs = dregs.join(", "),
+    );
+    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
+        let name = format!(
+            "{dir}/pair-{}-{}-{}-{}-{}{}.ptx",
+            g.ty.kind(),
+            g.m,
+            g.n,
+            g.k,
+            g.issuer,
+            g.multicast
+        );
+        std::fs::write(name, &src).ok();
+    }
+    let module = Module::load(&src, "p.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let img = upload(&img);
+    let out = upload(&vec![0xdeadu32; 2 * 128 * dcols]);
+    let mut params = img.to_le_bytes().to_vec();
+    params.extend_from_slice(&out.to_le_bytes());
+    let mut config = cfg(2, 128);
+    config.cluster = [2, 1, 1];
+    config.explicit_cluster = true;
+    launch(&module.kernel("p").unwrap(), &config, &params).unwrap_or_else(|e| panic!("{e}"));
+    let d = download(out, 2 * 128 * dcols);
+    for p in [img, out] {
+        mem::free(p).unwrap();
+    }
+    d
+}
+
+/// Checks `g` against the integer product: D's row v M/2 + r in CTA v, lane r (M 256), or
+/// (M 128, the ISA's layout B, figure 207, as CUTLASS's `tmem_frg_2sm` "2x2" atom places it)
+/// columns 0..N/2 in lane r and N/2..N in lane 64 + r.
+fn check_pair(g: &PairGemm) {
+    let range = if g.ty == Ty::S8 { 100 } else { 3 };
+    let a = values(g.m * g.k, 3, range);
+    let b = values(g.n * g.k, 4, range);
+    let got = run_pair(g, &a, &b);
+    let (mh, nh) = (g.m / 2, g.n / 2);
+    let dcols = if g.m == 128 { nh } else { g.n };
+    let kstep = 32 / g.ty.bytes();
+    let mut bad = Vec::new();
+    for row in 0..g.m {
+        for c in 0..g.n {
+            let (v, r) = (row / mh, row % mh);
+            let (lane, col) = if g.m == 128 {
+                (r + 64 * (c / nh), c % nh)
+            } else {
+                (r, c)
+            };
+            let off = g.disable[4 * v + lane / 32] >> (lane % 32) & 1 != 0;
+            let steps = if off { 1 } else { g.k / kstep };
+            let dot: i32 = (0..steps * kstep)
+                .map(|k| a[row * g.k + k] * b[c * g.k + k])
+                .sum();
+            let want = match g.ty {
+                Ty::S8 => dot as u32,
+                _ => (dot as f32).to_bits(),
+            };
+            let got = got[(v * 128 + lane) * dcols + col];
+            if got != want && bad.len() < 5 {
+                bad.push(format!("({row}, {c}): {got:#x} want {want:#x}"));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "cta_group::2 kind::{} M {} N {} K {} issued by CTA {}: {bad:?}",
+        g.ty.kind(),
+        g.m,
+        g.n,
+        g.k,
+        g.issuer
+    );
+}
+
+fn pair(ty: Ty, m: usize, n: usize, k: usize) -> PairGemm {
+    PairGemm {
+        ty,
+        m,
+        n,
+        k,
+        issuer: 0,
+        disable: [0; 8],
+        multicast: true,
+    }
+}
+
+#[test]
+fn cta_pair_gemm_m256_splits_a_b_and_d_between_the_pair() {
+    check_pair(&pair(Ty::F16, 256, 32, 32));
+    check_pair(&PairGemm {
+        issuer: 1,
+        multicast: false,
+        ..pair(Ty::F16, 256, 16, 64)
+    });
+}
+
+#[test]
+fn cta_pair_gemm_m128_uses_layout_b() {
+    check_pair(&pair(Ty::F16, 128, 64, 32));
+    check_pair(&pair(Ty::S8, 128, 64, 64));
+    check_pair(&PairGemm {
+        issuer: 1,
+        ..pair(Ty::Tf32, 128, 32, 16)
+    });
+}
+
+#[test]
+fn cta_pair_disable_output_lane_has_a_word_set_per_cta() {
+    // Even CTA: lanes 5 and 70; odd CTA: lanes 32-63 and 127 keep the first step's D.
+    check_pair(&PairGemm {
+        disable: [1 << 5, 0, 1 << 6, 0, 0, 0xffff_ffff, 0, 1 << 31],
+        ..pair(Ty::F16, 256, 16, 32)
+    });
 }
