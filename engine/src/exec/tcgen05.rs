@@ -1,7 +1,10 @@
-//! The `tcgen05` family (ISA 9.7.16) with `.cta_group::1`: a CTA's Tensor Memory (128 lanes of
-//! 512 32-bit columns, allocated by columns), the warp-wide `alloc`, `dealloc`,
-//! `relinquish_alloc_permit`, `ld` and `st` (`MatrixOp::Tmem`), and `mma` (`Op::TcMma`), which
-//! each issuing lane runs at issue with `crate::sem::mma`'s arithmetic.
+//! The `tcgen05` family (ISA 9.7.16): a CTA's Tensor Memory (128 lanes of 512 32-bit columns,
+//! allocated by columns), the warp-wide `alloc`, `dealloc`, `relinquish_alloc_permit`, `ld` and
+//! `st` (`MatrixOp::Tmem`), `mma` (`Op::TcMma`), which each issuing lane runs at issue with
+//! `crate::sem::mma`'s arithmetic, `cp` and `shift` (`Op::TcCopy`) and `commit`
+//! (`Op::TcCommit`). With `.cta_group::2` an operation reaches the Tensor Memory of the CTA's
+//! peer too (`%cluster_ctarank ^ 1`), which a cluster lends it for its turn (`Cta::peer_tmem`),
+//! and the peer's shared memory through `.shared::cluster` addresses.
 
 use super::cta::{Cta, Fault};
 use super::regfile::*;
@@ -706,6 +709,149 @@ impl Warp {
         let a = crate::sem::fragment::wgmma_smem(desc, k_major, bits, mn, k as u32);
         let a = crate::sem::addr::cluster_shared_addr(r as u64, a);
         self.smem_elem(cta, pc, a, (bits / 8) as u64)
+    }
+}
+
+impl Warp {
+    /// `Op::TcCopy`: each active lane's `tcgen05.cp` or `tcgen05.shift`, in lane order.
+    pub(super) fn tc_copy(
+        &mut self,
+        cta: &mut Cta,
+        regs: &[u64],
+        pc: u32,
+        em: u32,
+        x: &TcCopy,
+    ) -> Result<(), Fault> {
+        for l in lanes(em) {
+            self.tc_copy_lane(cta, regs, pc, l, x)?;
+        }
+        Ok(())
+    }
+
+    fn tc_copy_lane(
+        &mut self,
+        cta: &mut Cta,
+        regs: &[u64],
+        pc: u32,
+        l: usize,
+        x: &TcCopy,
+    ) -> Result<(), Fault> {
+        let fail = |cta: &Cta, w: &Warp, what: String| cta.fault_warp_op(w, pc, &what);
+        let a = (x.taddr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + x.taddr.off) as u32;
+        let (lane0, col0) = ((a >> 16) as usize, (a & 0xffff) as usize);
+        let me = (cta.rank & 1) as usize;
+        let even = cta.rank & !1;
+        // The CTAs whose Tensor Memory it writes: this one, or with .cta_group::2 the pair.
+        let targets = if x.pair { 0..2 } else { me..me + 1 };
+        // Source rows, bits per row and the lanes (from taddr's) each row is copied to.
+        let (rows, bits, span) = match x.shape {
+            None => (32, 256, 32),
+            Some(CpShape::S128x256b) => (128, 256, 128),
+            Some(CpShape::S128x128b) => (128, 128, 128),
+            Some(CpShape::S4x256b) => (4, 256, 97),
+            Some(CpShape::S64x128bW0213 | CpShape::S64x128bW0123) => (64, 128, 128),
+            Some(CpShape::S32x128bW4) => (32, 128, 128),
+        };
+        let cols = bits / 32;
+        let lanes_ok = match x.shape {
+            None => lane0.is_multiple_of(32),
+            _ => lane0 + span <= LANES,
+        };
+        let alloc_ok = |t: &Tmem| t.allocated(col0, cols);
+        let tmem_ok = if x.pair {
+            match pair_tmems(cta) {
+                Ok((ts, _)) => ts.iter().all(|t| alloc_ok(t)),
+                Err(e) => return Err(fail(cta, self, e)),
+            }
+        } else {
+            cta.tmem.as_deref().is_some_and(alloc_ok)
+        };
+        if !lanes_ok || !tmem_ok || lane0 >= LANES {
+            let what =
+                format!(
+                "at {a:#x}: {cols} columns from {col0} must be allocated{} and lanes {lane0}.. \
+                 {} (ISA 9.7.16.9)",
+                if x.pair { " in both CTAs of the pair" } else { "" },
+                match x.shape {
+                    None => "a multiple of 32".to_string(),
+                    _ => format!("within the 128 for {span} lanes"),
+                }
+            );
+            return Err(fail(cta, self, what));
+        }
+        let Some(shape) = x.shape else {
+            // tcgen05.shift.down (the implicit .31x256b): rows 0-30 of the 32 lanes move one
+            // lane down; the first row stays, the last is overwritten.
+            for v in targets {
+                let t = tmem_of(cta, v != me);
+                for r in (0..31).rev() {
+                    let from = (lane0 + r) * COLUMNS + col0;
+                    let to = from + COLUMNS;
+                    t.cells.copy_within(from..from + cols, to);
+                }
+            }
+            return Ok(());
+        };
+        let desc = match wgmma_desc(get(regs, x.desc, l)) {
+            Ok(d) => d,
+            Err(e) => return Err(fail(cta, self, format!("with the descriptor: {e}"))),
+        };
+        // The lanes source row r goes to: CUTLASS 4.2's Copy_Traits<SM100_UTCCP_*>
+        // (cute/atom/copy_traits_sm100.hpp; the ISA's figures are pictures) map a row of
+        // .4x256b to every 32nd lane, broadcast .32x128b.warpx4 to the 4 warps' quarters,
+        // .64x128b.warpx2::02_13 rows 0-63 to lanes 0-63 and again 64-127 (warps 0 and 2, 1 and
+        // 3 alike), and ::01_23 rows 0-31 to warps 0 and 1, rows 32-63 to warps 2 and 3.
+        let dests = |r: usize| -> ([usize; 4], usize) {
+            match shape {
+                CpShape::S128x256b | CpShape::S128x128b => ([r, 0, 0, 0], 1),
+                CpShape::S4x256b => ([32 * r, 0, 0, 0], 1),
+                CpShape::S64x128bW0213 => ([r, r + 64, 0, 0], 2),
+                CpShape::S64x128bW0123 => {
+                    let b = r % 32 + 64 * (r / 32);
+                    ([b, b + 32, 0, 0], 2)
+                }
+                CpShape::S32x128bW4 => ([r, r + 32, r + 64, r + 96], 4),
+            }
+        };
+        let bytes = bits / 8;
+        let mut row = vec![0u8; bytes];
+        for v in targets {
+            // Each CTA of the pair copies from its own shared memory at the descriptor's
+            // addresses, as the pair's MMAs read their halves of A and B.
+            let rank = (v != me).then_some(even | v as u32);
+            for r in 0..rows {
+                // The source row: 16-byte chunks of the canonical K-major layout the
+                // descriptor gives (ISA 9.7.16.3.3), row r along M/N.
+                for (c, b) in row.iter_mut().enumerate() {
+                    *b = self.desc_elem(cta, pc, desc, true, 8, r as u32, c, rank)? as u8;
+                }
+                // Decompression (ISA 9.7.16.9.1): each 16 bytes hold 16 elements of 4 bits
+                // (then 8 bytes of padding) or 6 bits (then 4), the first in the lowest bits;
+                // each becomes a byte as the f8f6f4 kinds hold them (9.7.16.10.4.1): e2m1 in
+                // the middle 4 bits, e3m2/e2m3 in the low 6.
+                if x.src_bits != 0 {
+                    for chunk in row.chunks_mut(16) {
+                        let mut w = [0u8; 16];
+                        w.copy_from_slice(chunk);
+                        let w = u128::from_le_bytes(w);
+                        let sb = x.src_bits as u32;
+                        for (i, b) in chunk.iter_mut().enumerate() {
+                            let e = (w >> (sb * i as u32)) as u8 & ((1 << sb) - 1);
+                            *b = if sb == 4 { e << 2 } else { e };
+                        }
+                    }
+                }
+                let (ls, n) = dests(r);
+                let t = tmem_of(cta, v != me);
+                for &dl in &ls[..n] {
+                    for j in 0..cols {
+                        let w = u32::from_le_bytes(row[4 * j..4 * j + 4].try_into().unwrap());
+                        t.cells[(lane0 + dl) * COLUMNS + col0 + j] = w;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1526,6 +1526,7 @@ impl Warp {
                 }
                 Op::Bulk(b) => self.bulk(cta, regs, pc, em, b)?,
                 Op::TcMma(x) => self.tc_mma(cta, regs, pc, em, x)?,
+                Op::TcCopy(x) => self.tc_copy(cta, regs, pc, em, x)?,
                 Op::TcCommit { space, addr, mask } => {
                     let r = self.tc_commit(cta, regs, pc, em, *space, *addr, *mask);
                     if let Err(e) = r {

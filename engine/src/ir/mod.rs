@@ -683,6 +683,9 @@ pub enum Op {
     /// `tcgen05.mma` (ISA 9.7.16.10.9.1), issued by each active lane on its own operands and
     /// completed at issue.
     TcMma(Box<TcMma>),
+    /// `tcgen05.cp` and `tcgen05.shift` (ISA 9.7.16.9), issued by each active lane and
+    /// completed at issue.
+    TcCopy(Box<TcCopy>),
     /// `tcgen05.commit` (ISA 9.7.16.12.1): an arrive-on (count 1) on the mbarrier at `addr` by
     /// each active lane, whose earlier tcgen05 operations are all complete; then the warp gives
     /// way to the others, as the asynchronous operations it tracks would take time on a GPU.
@@ -840,6 +843,33 @@ pub struct TcMma {
     pub scale_d: u8,
     /// `.cta_group::2`: the MMA of the CTA pair, each CTA holding its half of A and D in its
     /// Tensor Memory and its half of B in its shared memory.
+    pub pair: bool,
+}
+
+/// The shapes of `tcgen05.cp` (ISA 9.7.16.2.3) with their `.multicast`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpShape {
+    S128x256b,
+    S128x128b,
+    S4x256b,
+    /// `.64x128b.warpx2::02_13`.
+    S64x128bW0213,
+    /// `.64x128b.warpx2::01_23`.
+    S64x128bW0123,
+    /// `.32x128b.warpx4`.
+    S32x128bW4,
+}
+
+/// `tcgen05.cp` of the shared-memory matrix that descriptor `desc` describes into Tensor
+/// Memory at `taddr` (`shape`; `src_bits` 4 or 6: `.b8x16.b4x16_p64` / `.b8x16.b6x16_p32`
+/// decompression, else 0), or `tcgen05.shift.down` of the 32 lanes at `taddr` (`shape` None).
+/// `pair`: `.cta_group::2`, in both CTAs of the pair.
+#[derive(Clone, Debug)]
+pub struct TcCopy {
+    pub shape: Option<CpShape>,
+    pub src_bits: u8,
+    pub taddr: Addr,
+    pub desc: Src,
     pub pair: bool,
 }
 

@@ -310,10 +310,15 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             if let Some((_, a)) = b.mbar {
                 o.use_opt(a.base);
             }
+            o.srcs(b.multicast.iter());
         }
         Op::TcCommit { addr, mask, .. } => {
             o.use_opt(addr.base);
             o.srcs(mask.iter());
+        }
+        Op::TcCopy(x) => {
+            o.use_opt(x.taddr.base);
+            o.src(&x.desc);
         }
         Op::TcMma(x) => {
             o.use_opt(x.d.base);

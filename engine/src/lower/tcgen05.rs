@@ -1,13 +1,15 @@
-//! Lowering of the `tcgen05` family (ISA 9.7.16) with `.cta_group::1`: Tensor Memory
-//! allocation (`alloc`, `dealloc`, `relinquish_alloc_permit`), `ld` and `st` of every shape
-//! (with `.pack::16b` / `.unpack::16b`), `wait::ld` / `wait::st`, the two `fence`s, `commit`
-//! to an mbarrier, and `mma` of `.kind::f16`, `::tf32` and `::i8` (dense, A from a
-//! shared-memory descriptor or Tensor Memory). Every asynchronous operation completes at issue
-//! (a valid execution: its completion is observable only through `commit`'s mbarrier or the
-//! waits, which then find it done), so the waits and fences order nothing more and are `nop`s.
+//! Lowering of the `tcgen05` family (ISA 9.7.16) with `.cta_group::1` and `::2` (the CTA
+//! pair's forms): Tensor Memory allocation (`alloc`, `dealloc`, `relinquish_alloc_permit`),
+//! `ld` and `st` of every shape (with `.pack::16b` / `.unpack::16b`), `wait::ld` / `wait::st`,
+//! the two `fence`s, `commit` to an mbarrier (and `.multicast::cluster` to those of a ctaMask),
+//! `cp` from a shared-memory descriptor (every shape and multicast, the 4- and 6-bit
+//! decompressions), `shift.down`, and `mma` of `.kind::f16`, `::tf32` and `::i8` (dense, A from
+//! a shared-memory descriptor or Tensor Memory). Every asynchronous operation completes at
+//! issue (a valid execution: its completion is observable only through `commit`'s mbarrier or
+//! the waits, which then find it done), so the waits and fences order nothing more and are
+//! `nop`s.
 //!
-//! Refused at load as unsupported, naming the instruction: `.cta_group::2`, `tcgen05.cp`,
-//! `tcgen05.shift`, `tcgen05.ld.red`, `commit`'s `.multicast::cluster`, and `mma`'s other
+//! Refused at load as unsupported, naming the instruction: `tcgen05.ld.red`, and `mma`'s other
 //! kinds (f8f6f4, the block-scaled ones), `.sp`, `.ws` and `.ashift`.
 
 use super::*;
@@ -186,6 +188,80 @@ impl<'a> Prog<'a> {
                 };
                 let op = Op::TcCommit { space, addr, mask };
                 self.emit(i, g, op);
+            }
+            "cp" if group => {
+                m.take(word);
+                let shape = [
+                    ("128x256b", CpShape::S128x256b),
+                    ("128x128b", CpShape::S128x128b),
+                    ("4x256b", CpShape::S4x256b),
+                    ("64x128b", CpShape::S64x128bW0213),
+                    ("32x128b", CpShape::S32x128bW4),
+                ]
+                .into_iter()
+                .find(|(w, _)| m.take(w))
+                .map(|(_, s)| s);
+                // .64x128b needs a .warpx2 multicast and .32x128b .warpx4; the others none.
+                let shape = match shape {
+                    Some(CpShape::S64x128bW0213) if m.take("warpx2::02_13") => shape,
+                    Some(CpShape::S64x128bW0213) if m.take("warpx2::01_23") => {
+                        Some(CpShape::S64x128bW0123)
+                    }
+                    Some(CpShape::S32x128bW4) if m.take("warpx4") => shape,
+                    Some(CpShape::S64x128bW0213 | CpShape::S32x128bW4) => None,
+                    s => s,
+                };
+                let src_bits = match m.take("b8x16") {
+                    false => 0,
+                    true if m.take("b4x16_p64") => 4,
+                    true if m.take("b6x16_p32") => 6,
+                    true => return unsupported(i),
+                };
+                let Some(shape) = shape else {
+                    return invalid(
+                        i.pos,
+                        format!(
+                            "'{}': .64x128b needs .warpx2::02_13 or ::01_23, .32x128b \
+                             .warpx4, the other shapes no multicast",
+                            i.full_name()
+                        ),
+                    );
+                };
+                m.done()?;
+                self.need_ops(i, 2)?;
+                let taddr = match &ops[0] {
+                    o @ O::Addr { .. } => self.addr(fc, i, o, None)?.1,
+                    _ => return invalid(i.pos, format!("'{}' needs [taddr]", i.full_name())),
+                };
+                let desc = self.src(fc, i, g, &ops[1], T::B(64))?;
+                let x = TcCopy {
+                    shape: Some(shape),
+                    src_bits,
+                    taddr,
+                    desc,
+                    pair,
+                };
+                self.emit(i, g, Op::TcCopy(Box::new(x)));
+            }
+            "shift" if group => {
+                m.take(word);
+                if !m.take("down") {
+                    return unsupported(i);
+                }
+                m.done()?;
+                self.need_ops(i, 1)?;
+                let taddr = match &ops[0] {
+                    o @ O::Addr { .. } => self.addr(fc, i, o, None)?.1,
+                    _ => return invalid(i.pos, format!("'{}' needs [taddr]", i.full_name())),
+                };
+                let x = TcCopy {
+                    shape: None,
+                    src_bits: 0,
+                    taddr,
+                    desc: Src::Imm(0),
+                    pair,
+                };
+                self.emit(i, g, Op::TcCopy(Box::new(x)));
             }
             "mma" if group => {
                 m.take(word);

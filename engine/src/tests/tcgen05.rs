@@ -1,15 +1,21 @@
-//! `tcgen05` (ISA 9.7.16) with `.cta_group::1`: Tensor Memory allocation, `tcgen05.ld`/`st`
-//! shapes, and `tcgen05.mma` GEMMs (`kind::f16`, `::tf32`, `::i8`) completed through
-//! `tcgen05.commit` on an mbarrier, checked against a CPU reference.
+//! `tcgen05` (ISA 9.7.16): Tensor Memory allocation, `tcgen05.ld`/`st` shapes, `tcgen05.mma`
+//! GEMMs (`kind::f16`, `::tf32`, `::i8`) completed through `tcgen05.commit` on an mbarrier,
+//! the CTA pair's (`.cta_group::2`) allocation, MMAs and multicast commit in clusters of 2,
+//! `tcgen05.cp` of every shape and decompression and `tcgen05.shift`, checked against CPU
+//! references.
 //!
 //! Expected values: products of small integers, whose sums are exact in every accumulator
 //! (f32, f16 and s32), so the reference is integer arithmetic (the ISA's `D = A * B + D`).
 //! The Tensor Memory places of D's rows are the ISA's layouts D (M = 128: row r in lane r) and
-//! F (M = 64: rows 16q to 16q + 15 in lanes 32q to 32q + 15), written here as CUTLASS 4.2's
-//! `tmem_frg` lays them out (the ISA's figures are pictures); the `tcgen05.ld` shapes'
-//! register places are CUTLASS's `Copy_Traits<SM100_TMEM_LOAD_*>` layouts, written out here
-//! independently of `crate::exec::tcgen05`. Every kernel here is accepted by
-//! `ptxas -arch=sm_100a` (13.5).
+//! F (M = 64: rows 16q to 16q + 15 in lanes 32q to 32q + 15), and for the pair A (M = 256: each
+//! CTA's 128 rows in its 128 lanes) and B (M = 128: a CTA's row r in lanes r and 64 + r, the
+//! two halves of N), written here as CUTLASS 4.2's `tmem_frg` / `tmem_frg_2sm` lay them out
+//! (the ISA's figures are pictures or tables); the pair splits A's rows and B's columns between
+//! its CTAs as CUTLASS's `SM100_MMA_*_2x1SM` traits do. The `tcgen05.ld` shapes' register
+//! places are CUTLASS's `Copy_Traits<SM100_TMEM_LOAD_*>` layouts, and the `tcgen05.cp` shapes'
+//! lanes its `Copy_Traits<SM100_UTCCP_*>`, written out here independently of
+//! `crate::exec::tcgen05`; the copied bytes and their decompression are recomputed bit by bit
+//! from the source bytes. Every kernel here is accepted by `ptxas -arch=sm_100a` (13.5).
 
 use super::*;
 
@@ -612,8 +618,6 @@ fn ld_shapes_place_lanes_and_columns_as_the_isa_figures() {
 #[test]
 fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
     for inst in [
-        "tcgen05.cp.cta_group::1.128x256b [%r1], %rd1;",
-        "tcgen05.shift.cta_group::1.down [%r1];",
         "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r2, %p1;",
         "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;",
         "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
@@ -947,4 +951,254 @@ fn cta_pair_disable_output_lane_has_a_word_set_per_cta() {
         disable: [1 << 5, 0, 1 << 6, 0, 0, 0xffff_ffff, 0, 1 << 31],
         ..pair(Ty::F16, 256, 16, 32)
     });
+}
+
+/// Runs `inst` (a `tcgen05.cp` from `[%r8]`, the allocation's lane 0 and column 0, of the
+/// matrix at descriptor `%rd10`: `rows` rows of `kb` bytes `src` gives, in the canonical
+/// K-major layout without swizzle) by thread 0 after every Tensor Memory cell of columns 0-7
+/// was set to `0x8000_0000 | lane << 8 | column`; then, when `shift`, a `tcgen05.shift.down`
+/// of lanes 32-63. Returns lanes 0-127, columns 0-7 as `tcgen05.ld.32x32b.x8` reads them.
+fn run_cp(inst: &str, rows: usize, kb: usize, src: &[u8], shift: bool) -> Vec<u32> {
+    let mut img = vec![0u8; 4096];
+    for r in 0..rows {
+        for c in 0..kb {
+            img[canon(r, c, kb, false)] = src[r * kb + c];
+        }
+    }
+    let desc = (128u64 >> 4) << 16 | ((8 * kb) as u64 >> 4) << 32 | 1 << 46;
+    let fill: Vec<String> = (0..8).map(|j| format!("%r{}", 20 + j)).collect();
+    let fills: String = (0..8)
+        .map(|j| format!("or.b32 %r{}, %r13, {j};\n", 20 + j))
+        .collect();
+    let shift = if shift {
+        "add.u32 %r30, %r8, 0x200000;
+          @%p3 tcgen05.shift.cta_group::1.down [%r30];
+          @%p3 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%rd12];
+        wait1:
+          mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 1;
+          @!%p5 bra wait1;"
+    } else {
+        ""
+    };
+    let src = format!(
+        "{HW}.visible .entry c(.param .u64 img, .param .u64 out)
+        {{
+          .reg .b64 %rd<40>; .reg .b32 %r<100>; .reg .pred %p<8>;
+          .shared .align 1024 .b8 sm[4096];
+          .shared .align 8 .b64 bar;
+          .shared .align 4 .b32 taddr;
+          ld.param.u64 %rd1, [img];
+          ld.param.u64 %rd2, [out];
+          mov.u32 %r1, %tid.x;
+          shl.b32 %r2, %r1, 2;
+          mov.u32 %r3, sm;
+        copy:
+          setp.ge.u32 %p1, %r2, 4096;
+          @%p1 bra copied;
+          cvt.u64.u32 %rd3, %r2;
+          add.s64 %rd4, %rd1, %rd3;
+          ld.global.u32 %r4, [%rd4];
+          add.u32 %r5, %r3, %r2;
+          st.shared.u32 [%r5], %r4;
+          add.u32 %r2, %r2, 512;
+          bra copy;
+        copied:
+          setp.lt.u32 %p2, %r1, 32;
+          setp.eq.u32 %p3, %r1, 0;
+          mov.u32 %r6, taddr;
+          mov.u32 %r7, bar;
+          @%p2 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r6], 32;
+          @%p3 mbarrier.init.shared::cta.b64 [%r7], 1;
+          fence.proxy.async.shared::cta;
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          tcgen05.fence::after_thread_sync;
+          ld.shared.b32 %r8, [taddr];
+          shr.u32 %r10, %r1, 5;
+          shl.b32 %r11, %r10, 21;
+          add.u32 %r12, %r8, %r11;
+          shl.b32 %r13, %r1, 8;
+          or.b32 %r13, %r13, 0x80000000;
+          {fills}
+          tcgen05.st.sync.aligned.32x32b.x8.b32 [%r12], {{{fill}}};
+          tcgen05.wait::st.sync.aligned;
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          tcgen05.fence::after_thread_sync;
+          cvt.u64.u32 %rd9, %r3;
+          shr.u64 %rd9, %rd9, 4;
+          or.b64 %rd10, %rd9, {desc};
+          mov.u64 %rd12, bar;
+          @%p3 {inst}
+          @%p3 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%rd12];
+        wait:
+          mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 0;
+          @!%p5 bra wait;
+          {shift}
+          tcgen05.fence::after_thread_sync;
+          tcgen05.ld.sync.aligned.32x32b.x8.b32 {{{fill}}}, [%r12];
+          tcgen05.wait::ld.sync.aligned;
+          mul.wide.u32 %rd13, %r1, 32;
+          add.s64 %rd5, %rd2, %rd13;
+          st.global.v4.u32 [%rd5], {{%r20, %r21, %r22, %r23}};
+          st.global.v4.u32 [%rd5+16], {{%r24, %r25, %r26, %r27}};
+          tcgen05.fence::before_thread_sync;
+          bar.sync 0;
+          @%p2 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r8, 32;
+          ret;
+        }}",
+        fill = fill.join(", "),
+    );
+    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
+        let name: String = inst
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .take(50)
+            .collect();
+        std::fs::write(format!("{dir}/cp-{name}{}.ptx", shift.len()), &src).ok();
+    }
+    let m = Module::load(&src, "c.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let img = upload(&img);
+    let out = upload(&vec![0u32; 128 * 8]);
+    let mut params = img.to_le_bytes().to_vec();
+    params.extend_from_slice(&out.to_le_bytes());
+    launch(&m.kernel("c").unwrap(), &cfg(1, 128), &params).unwrap_or_else(|e| panic!("{e}"));
+    let d = download(out, 128 * 8);
+    for p in [img, out] {
+        mem::free(p).unwrap();
+    }
+    d
+}
+
+/// The bytes of a copied row of `kb` bytes as Tensor Memory holds them, decompressed
+/// (`bits` 4 or 6: each 16-byte chunk's first 8 or 12 bytes hold 16 elements, the first in the
+/// lowest bits; e2m1 lands in bits 2-5 of its byte, 6-bit types in bits 0-5).
+fn cp_row(row: &[u8], bits: usize) -> Vec<u8> {
+    if bits == 0 {
+        return row.to_vec();
+    }
+    let bit = |chunk: &[u8], i: usize| (chunk[i / 8] >> (i % 8)) & 1;
+    row.chunks(16)
+        .flat_map(|chunk| {
+            (0..16).map(move |e| {
+                let v = (0..bits).fold(0u8, |v, k| v | bit(chunk, bits * e + k) << k);
+                if bits == 4 {
+                    v << 2
+                } else {
+                    v
+                }
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn cp_shapes_copy_rows_to_the_lanes_cutlass_gives() {
+    // (instruction, source rows, bytes per row, decompression bits, source row -> lanes): the
+    // lanes of CUTLASS 4.2's Copy_Traits<SM100_UTCCP_*> (the ISA's figures are pictures).
+    type Lanes = fn(usize) -> Vec<usize>;
+    let cases: [(&str, usize, usize, usize, Lanes); 8] = [
+        (
+            "tcgen05.cp.cta_group::1.128x256b [%r8], %rd10;",
+            128,
+            32,
+            0,
+            |r| vec![r],
+        ),
+        (
+            "tcgen05.cp.cta_group::1.128x128b [%r8], %rd10;",
+            128,
+            16,
+            0,
+            |r| vec![r],
+        ),
+        (
+            "tcgen05.cp.cta_group::1.4x256b [%r8], %rd10;",
+            4,
+            32,
+            0,
+            |r| vec![32 * r],
+        ),
+        (
+            "tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r8], %rd10;",
+            64,
+            16,
+            0,
+            |r| vec![r, r + 64],
+        ),
+        (
+            "tcgen05.cp.cta_group::1.64x128b.warpx2::01_23 [%r8], %rd10;",
+            64,
+            16,
+            0,
+            |r| {
+                let l = r % 32 + 64 * (r / 32);
+                vec![l, l + 32]
+            },
+        ),
+        (
+            "tcgen05.cp.cta_group::1.32x128b.warpx4 [%r8], %rd10;",
+            32,
+            16,
+            0,
+            |r| vec![r, r + 32, r + 64, r + 96],
+        ),
+        (
+            "tcgen05.cp.cta_group::1.128x128b.b8x16.b4x16_p64 [%r8], %rd10;",
+            128,
+            16,
+            4,
+            |r| vec![r],
+        ),
+        (
+            "tcgen05.cp.cta_group::1.128x256b.b8x16.b6x16_p32 [%r8], %rd10;",
+            128,
+            32,
+            6,
+            |r| vec![r],
+        ),
+    ];
+    for (inst, rows, kb, bits, lanes) in cases {
+        let src: Vec<u8> = (0..rows * kb).map(|i| (i * 37 + 11) as u8).collect();
+        let got = run_cp(inst, rows, kb, &src, false);
+        let mut want: Vec<u32> = (0..128 * 8)
+            .map(|i| 0x8000_0000 | ((i / 8) as u32) << 8 | (i % 8) as u32)
+            .collect();
+        for r in 0..rows {
+            let row = cp_row(&src[r * kb..(r + 1) * kb], bits);
+            for lane in lanes(r) {
+                for (j, w) in row.chunks(4).enumerate() {
+                    want[lane * 8 + j] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                }
+            }
+        }
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{inst}: lane {} column {}", i / 8, i % 8);
+        }
+    }
+}
+
+#[test]
+fn shift_down_moves_31_rows_of_a_warps_lanes_one_lane_down() {
+    let src: Vec<u8> = (0..128 * 32).map(|i| (i * 7 + 3) as u8).collect();
+    let got = run_cp(
+        "tcgen05.cp.cta_group::1.128x256b [%r8], %rd10;",
+        128,
+        32,
+        &src,
+        true,
+    );
+    // Lanes 33-63 hold what lanes 32-62 held; lane 32 and the other warps' lanes keep theirs.
+    for lane in 0..128 {
+        let from = if (33..64).contains(&lane) {
+            lane - 1
+        } else {
+            lane
+        };
+        for j in 0..8 {
+            let w = &src[from * 32 + 4 * j..][..4];
+            let want = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            assert_eq!(got[lane * 8 + j], want, "lane {lane} column {j}");
+        }
+    }
 }
