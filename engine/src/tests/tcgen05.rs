@@ -662,6 +662,9 @@ struct PairGemm {
     /// waits for a cluster barrier after the issuer's commit to its own mbarrier, and the
     /// issuer's CTA alone waits on it).
     multicast: bool,
+    /// A in each CTA's Tensor Memory (columns after D's): M 256, row r in lane r; M 128, row r
+    /// in lane r and again in lane 64 + r (CUTLASS's "Duplicated" 2-SM A, mma_traits_sm100.hpp).
+    a_tmem: bool,
 }
 
 /// Runs `g` on A (M x K) and B (N x K, B's columns) of small integers: CTA v of the pair holds
@@ -697,6 +700,20 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
     let dcols = if g.m == 128 { nh } else { g.n };
     let ncols = dcols.next_power_of_two().max(32);
     let desc = (128u64 >> 4) << 16 | ((8 * kb) as u64 >> 4) << 32 | 1 << 46;
+    // Each CTA's rows of A as its Tensor Memory lanes hold them (elements packed into 32-bit
+    // columns), lane by lane.
+    let words = kb / 4;
+    let mut arows = vec![0u32; 2 * 128 * words];
+    for v in 0..2 {
+        for lane in 0..128 {
+            let r = lane % mh;
+            for c in 0..g.k {
+                let bit = c * eb * 8;
+                let e = g.ty.enc(a[(v * mh + r) * g.k + c]);
+                arows[(v * 128 + lane) * words + bit / 32] |= e << (bit % 32);
+            }
+        }
+    }
     let masked = g.disable != [0; 8];
     let mut mmas = String::new();
     for s in 0..kb / 32 {
@@ -705,16 +722,47 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
         } else {
             ""
         };
+        let a_op = if g.a_tmem {
+            "[%r40]".to_string()
+        } else {
+            format!("%rd{}", 20 + s)
+        };
         mmas += &format!(
             "add.s64 %rd{a}, %rd10, {o};\n add.s64 %rd{b}, %rd11, {o};\n \
              setp.ne.u32 %p4, {s}, 0;\n \
-             @%p7 tcgen05.mma.cta_group::2.kind::{kind} [%r8], %rd{a}, %rd{b}, %r9, {mask}%p4;\n",
+             @%p7 tcgen05.mma.cta_group::2.kind::{kind} [%r8], {a_op}, %rd{b}, %r9, {mask}%p4;\n",
             a = 20 + s,
             b = 40 + s,
             o = s * 256 / 16,
             kind = g.ty.kind(),
         );
+        if g.a_tmem {
+            // The next K step of A is the next 8 columns of Tensor Memory.
+            mmas += "add.u32 %r40, %r40, 8;\n";
+        }
     }
+    let aregs: Vec<String> = (0..words).map(|j| format!("%r{}", 400 + j)).collect();
+    let a_store = if g.a_tmem {
+        let loads: String = (0..words)
+            .map(|j| format!("ld.global.u32 %r{}, [%rd7+{}];\n", 400 + j, 4 * j))
+            .collect();
+        format!(
+            "mad.lo.u32 %r42, %r20, 128, %r1;
+          mul.wide.u32 %rd8, %r42, {wbytes};
+          add.s64 %rd7, %rd6, %rd8;
+          {loads}
+          tcgen05.st.sync.aligned.32x32b.x{words}.b32 [%r41], {{{}}};
+          tcgen05.wait::st.sync.aligned;
+          tcgen05.fence::before_thread_sync;
+          barrier.cluster.arrive.release.aligned;
+          barrier.cluster.wait.acquire.aligned;
+          tcgen05.fence::after_thread_sync;",
+            aregs.join(", "),
+            wbytes = 4 * words,
+        )
+    } else {
+        String::new()
+    };
     let commit = if g.multicast {
         "mov.u16 %rs1, 3;
           @%p7 tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd12], %rs1;"
@@ -741,7 +789,7 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
         .collect();
     let m = &g.disable;
     let src = format!(
-        "{HW}.visible .entry p(.param .u64 img, .param .u64 out)
+        "{HW}.visible .entry p(.param .u64 img, .param .u64 out, .param .u64 arows)
         {{
           .reg .b64 %rd<80>; .reg .b32 %r<500>; .reg .b16 %rs<4>; .reg .pred %p<8>;
           .shared .align 1024 .b8 sm[{total}];
@@ -749,6 +797,7 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
           .shared .align 4 .b32 taddr;
           ld.param.u64 %rd1, [img];
           ld.param.u64 %rd2, [out];
+          ld.param.u64 %rd6, [arows];
           mov.u32 %r20, %cluster_ctarank;
           mul.wide.u32 %rd30, %r20, {total};
           add.s64 %rd1, %rd1, %rd30;
@@ -775,7 +824,7 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
           mov.u32 %r6, taddr;
           mov.u32 %r7, bar;
           // Warp 0 of each CTA allocates the pair's columns.
-          @%p2 tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r6], {ncols};
+          @%p2 tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r6], {ncols2};
           @%p2 tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
           @%p3 mbarrier.init.shared::cta.b64 [%r7], 1;
           fence.proxy.async.shared::cta;
@@ -796,6 +845,10 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
           shr.u32 %r10, %r1, 5;
           shl.b32 %r11, %r10, 21;
           add.u32 %r12, %r8, %r11;
+          // A in Tensor Memory: columns {ncols} on, this warp's lanes.
+          add.u32 %r40, %r8, {ncols};
+          add.u32 %r41, %r12, {ncols};
+          {a_store}
           cvt.u64.u32 %rd9, %r3;
           shr.u64 %rd9, %rd9, 4;
           or.b64 %rd10, %rd9, {desc};
@@ -816,9 +869,10 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
           tcgen05.fence::before_thread_sync;
           barrier.cluster.arrive.release.aligned;
           barrier.cluster.wait.acquire.aligned;
-          @%p2 tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r8, {ncols};
+          @%p2 tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r8, {ncols2};
           ret;
         }}",
+        ncols2 = if g.a_tmem { 2 * ncols } else { ncols },
         issuer = g.issuer,
         outbytes = 128 * dcols * 4,
         idesc = idesc(&Gemm {
@@ -840,27 +894,30 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
     );
     if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
         let name = format!(
-            "{dir}/pair-{}-{}-{}-{}-{}{}.ptx",
+            "{dir}/pair-{}-{}-{}-{}-{}{}{}.ptx",
             g.ty.kind(),
             g.m,
             g.n,
             g.k,
             g.issuer,
-            g.multicast
+            g.multicast,
+            g.a_tmem
         );
         std::fs::write(name, &src).ok();
     }
     let module = Module::load(&src, "p.ptx").unwrap_or_else(|e| panic!("{e}"));
     let img = upload(&img);
     let out = upload(&vec![0xdeadu32; 2 * 128 * dcols]);
+    let ar = upload(&arows);
     let mut params = img.to_le_bytes().to_vec();
     params.extend_from_slice(&out.to_le_bytes());
+    params.extend_from_slice(&ar.to_le_bytes());
     let mut config = cfg(2, 128);
     config.cluster = [2, 1, 1];
     config.explicit_cluster = true;
     launch(&module.kernel("p").unwrap(), &config, &params).unwrap_or_else(|e| panic!("{e}"));
     let d = download(out, 2 * 128 * dcols);
-    for p in [img, out] {
+    for p in [img, out, ar] {
         mem::free(p).unwrap();
     }
     d
@@ -921,6 +978,7 @@ fn pair(ty: Ty, m: usize, n: usize, k: usize) -> PairGemm {
         issuer: 0,
         disable: [0; 8],
         multicast: true,
+        a_tmem: false,
     }
 }
 
@@ -941,6 +999,19 @@ fn cta_pair_gemm_m128_uses_layout_b() {
     check_pair(&PairGemm {
         issuer: 1,
         ..pair(Ty::Tf32, 128, 32, 16)
+    });
+}
+
+#[test]
+fn cta_pair_gemm_with_a_in_each_ctas_tensor_memory() {
+    check_pair(&PairGemm {
+        a_tmem: true,
+        ..pair(Ty::F16, 256, 32, 32)
+    });
+    check_pair(&PairGemm {
+        a_tmem: true,
+        issuer: 1,
+        ..pair(Ty::S8, 128, 64, 64)
     });
 }
 
