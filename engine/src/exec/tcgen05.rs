@@ -396,6 +396,7 @@ impl Warp {
 
     /// `Op::TcCommit`: the arrive-on of each active lane on its mbarrier, or with `mask`
     /// (`.multicast::cluster`) on the mbarrier at the same offset in each CTA of its ctaMask.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn tc_commit(
         &mut self,
         cta: &mut Cta,
@@ -427,7 +428,13 @@ impl Warp {
                 MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
                     a - SHARED_WINDOW
                 }
-                _ => a,
+                MSpace::Shared => a,
+                // Not a shared address (undefined in the ISA): the mbarrier access reports it.
+                _ => {
+                    let r = self.mbar(cta, regs, pc, 1 << l, arrive, space, addr, None, one, zero);
+                    r?;
+                    continue;
+                }
             };
             let ranks = get(regs, mask, l) as u16;
             for r in (0..16).filter(|r| ranks >> r & 1 != 0) {

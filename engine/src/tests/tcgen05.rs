@@ -1030,36 +1030,68 @@ fn cta_pair_disable_output_lane_has_a_word_set_per_cta() {
 /// was set to `0x8000_0000 | lane << 8 | column`; then, when `shift`, a `tcgen05.shift.down`
 /// of lanes 32-63. Returns lanes 0-127, columns 0-7 as `tcgen05.ld.32x32b.x8` reads them.
 fn run_cp(inst: &str, rows: usize, kb: usize, src: &[u8], shift: bool) -> Vec<u32> {
-    let mut img = vec![0u8; 4096];
-    for r in 0..rows {
-        for c in 0..kb {
-            img[canon(r, c, kb, false)] = src[r * kb + c];
+    run_cp_in(inst, rows, kb, &[src], shift)
+}
+
+/// [`run_cp`] in one CTA (`srcs` of one matrix) or, with two, in a CTA pair (a cluster of 2):
+/// CTA v's shared memory holds `srcs[v]`, every `tcgen05` instruction is `.cta_group::2`
+/// (`inst` too), thread 0 of CTA 0 issues `inst` (and the shift) and commits to both CTAs'
+/// mbarriers; CTA v's lanes follow CTA v - 1's in the result.
+fn run_cp_in(inst: &str, rows: usize, kb: usize, srcs: &[&[u8]], shift: bool) -> Vec<u32> {
+    let n = srcs.len();
+    let mut img = vec![0u8; 4096 * n];
+    for (v, src) in srcs.iter().enumerate() {
+        for r in 0..rows {
+            for c in 0..kb {
+                img[4096 * v + canon(r, c, kb, false)] = src[r * kb + c];
+            }
         }
     }
+    let pair = n == 2;
+    let group = if pair { "cta_group::2" } else { "cta_group::1" };
+    let sync = if pair {
+        "barrier.cluster.arrive.release.aligned;
+          barrier.cluster.wait.acquire.aligned;"
+    } else {
+        "bar.sync 0;"
+    };
+    let commit = if pair {
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 \
+         [%rd12], %rs1;"
+    } else {
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%rd12];"
+    };
     let desc = (128u64 >> 4) << 16 | ((8 * kb) as u64 >> 4) << 32 | 1 << 46;
     let fill: Vec<String> = (0..8).map(|j| format!("%r{}", 20 + j)).collect();
     let fills: String = (0..8)
         .map(|j| format!("or.b32 %r{}, %r13, {j};\n", 20 + j))
         .collect();
     let shift = if shift {
-        "add.u32 %r30, %r8, 0x200000;
-          @%p3 tcgen05.shift.cta_group::1.down [%r30];
-          @%p3 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%rd12];
+        &format!(
+            "add.u32 %r30, %r8, 0x200000;
+          @%p7 tcgen05.shift.{group}.down [%r30];
+          @%p7 {commit}
         wait1:
           mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 1;
           @!%p5 bra wait1;"
+        )
     } else {
         ""
     };
     let src = format!(
         "{HW}.visible .entry c(.param .u64 img, .param .u64 out)
         {{
-          .reg .b64 %rd<40>; .reg .b32 %r<100>; .reg .pred %p<8>;
+          .reg .b64 %rd<40>; .reg .b32 %r<100>; .reg .b16 %rs<4>; .reg .pred %p<8>;
           .shared .align 1024 .b8 sm[4096];
           .shared .align 8 .b64 bar;
           .shared .align 4 .b32 taddr;
           ld.param.u64 %rd1, [img];
           ld.param.u64 %rd2, [out];
+          mov.u32 %r50, %cluster_ctarank;
+          mul.wide.u32 %rd30, %r50, 4096;
+          add.s64 %rd1, %rd1, %rd30;
+          add.s64 %rd2, %rd2, %rd30;
+          mov.u16 %rs1, 3;
           mov.u32 %r1, %tid.x;
           shl.b32 %r2, %r1, 2;
           mov.u32 %r3, sm;
@@ -1076,9 +1108,11 @@ fn run_cp(inst: &str, rows: usize, kb: usize, src: &[u8], shift: bool) -> Vec<u3
         copied:
           setp.lt.u32 %p2, %r1, 32;
           setp.eq.u32 %p3, %r1, 0;
+          setp.eq.u32 %p6, %r50, 0;
+          and.pred %p7, %p3, %p6;
           mov.u32 %r6, taddr;
           mov.u32 %r7, bar;
-          @%p2 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r6], 32;
+          @%p2 tcgen05.alloc.{group}.sync.aligned.shared::cta.b32 [%r6], 32;
           @%p3 mbarrier.init.shared::cta.b64 [%r7], 1;
           fence.proxy.async.shared::cta;
           tcgen05.fence::before_thread_sync;
@@ -1094,14 +1128,14 @@ fn run_cp(inst: &str, rows: usize, kb: usize, src: &[u8], shift: bool) -> Vec<u3
           tcgen05.st.sync.aligned.32x32b.x8.b32 [%r12], {{{fill}}};
           tcgen05.wait::st.sync.aligned;
           tcgen05.fence::before_thread_sync;
-          bar.sync 0;
+          {sync}
           tcgen05.fence::after_thread_sync;
           cvt.u64.u32 %rd9, %r3;
           shr.u64 %rd9, %rd9, 4;
           or.b64 %rd10, %rd9, {desc};
           mov.u64 %rd12, bar;
-          @%p3 {inst}
-          @%p3 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%rd12];
+          @%p7 {inst}
+          @%p7 {commit}
         wait:
           mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], 0;
           @!%p5 bra wait;
@@ -1114,8 +1148,8 @@ fn run_cp(inst: &str, rows: usize, kb: usize, src: &[u8], shift: bool) -> Vec<u3
           st.global.v4.u32 [%rd5], {{%r20, %r21, %r22, %r23}};
           st.global.v4.u32 [%rd5+16], {{%r24, %r25, %r26, %r27}};
           tcgen05.fence::before_thread_sync;
-          bar.sync 0;
-          @%p2 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r8, 32;
+          {sync}
+          @%p2 tcgen05.dealloc.{group}.sync.aligned.b32 %r8, 32;
           ret;
         }}",
         fill = fill.join(", "),
@@ -1130,11 +1164,16 @@ fn run_cp(inst: &str, rows: usize, kb: usize, src: &[u8], shift: bool) -> Vec<u3
     }
     let m = Module::load(&src, "c.ptx").unwrap_or_else(|e| panic!("{e}"));
     let img = upload(&img);
-    let out = upload(&vec![0u32; 128 * 8]);
+    let out = upload(&vec![0u32; 128 * 8 * n]);
     let mut params = img.to_le_bytes().to_vec();
     params.extend_from_slice(&out.to_le_bytes());
-    launch(&m.kernel("c").unwrap(), &cfg(1, 128), &params).unwrap_or_else(|e| panic!("{e}"));
-    let d = download(out, 128 * 8);
+    let mut config = cfg(n as u32, 128);
+    if pair {
+        config.cluster = [2, 1, 1];
+        config.explicit_cluster = true;
+    }
+    launch(&m.kernel("c").unwrap(), &config, &params).unwrap_or_else(|e| panic!("{e}"));
+    let d = download(out, 128 * 8 * n);
     for p in [img, out] {
         mem::free(p).unwrap();
     }
@@ -1270,6 +1309,36 @@ fn shift_down_moves_31_rows_of_a_warps_lanes_one_lane_down() {
             let w = &src[from * 32 + 4 * j..][..4];
             let want = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
             assert_eq!(got[lane * 8 + j], want, "lane {lane} column {j}");
+        }
+    }
+}
+
+#[test]
+fn cta_pair_cp_and_shift_act_in_both_ctas() {
+    // Each CTA's Tensor Memory gets the matrix of its own shared memory (the descriptor's
+    // addresses in each CTA, as the pair's MMAs read theirs), then lanes 32-62 move down.
+    let src0: Vec<u8> = (0..128 * 32).map(|i| (i * 5 + 1) as u8).collect();
+    let src1: Vec<u8> = (0..128 * 32).map(|i| (i * 11 + 7) as u8).collect();
+    let got = run_cp_in(
+        "tcgen05.cp.cta_group::2.128x256b [%r8], %rd10;",
+        128,
+        32,
+        &[&src0, &src1],
+        true,
+    );
+    for (v, src) in [&src0, &src1].into_iter().enumerate() {
+        for lane in 0..128 {
+            let from = if (33..64).contains(&lane) {
+                lane - 1
+            } else {
+                lane
+            };
+            for j in 0..8 {
+                let w = &src[from * 32 + 4 * j..][..4];
+                let want = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                let g = got[(v * 128 + lane) * 8 + j];
+                assert_eq!(g, want, "CTA {v} lane {lane} column {j}");
+            }
         }
     }
 }
