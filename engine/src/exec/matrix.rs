@@ -415,7 +415,7 @@ impl Warp {
         self.smem_elem(cta, pc, addr, (bits / 8) as u64)
     }
 
-    /// An element of `bytes` at a shared address of this CTA.
+    /// An element of `bytes` at a shared address of this CTA (or a `.shared::cluster` one).
     pub(super) fn smem_elem(
         &mut self,
         cta: &mut Cta,
