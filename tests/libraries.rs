@@ -75,12 +75,15 @@ fn cute_hopper_gemm_with_tma_and_wgmma() {
     run_counted("lib_cute_hopper", &exe, 2);
 }
 
-/// CuTe's Blackwell GEMM tutorials (examples/cute/tutorial/blackwell/01_mma_sm100.cu and
-/// 02_mma_tma_sm100.cu of the pinned nvidia-cutlass, included unmodified): tcgen05.alloc,
-/// tcgen05.mma.kind::f16 on swizzled shared-memory descriptors, tcgen05.commit to an mbarrier,
-/// tcgen05.ld of the accumulator, with plain loads (01) or TMA (02) into shared memory, built
-/// for compute_100a and run on the B200 profile. Each compares every element of its
-/// 512 x 1024 x 256 GEMM of small integers with its host reference.
+/// CuTe's Blackwell GEMM tutorials (examples/cute/tutorial/blackwell/01_mma_sm100.cu,
+/// 02_mma_tma_sm100.cu and 03_mma_tma_multicast_sm100.cu of the pinned nvidia-cutlass, included
+/// unmodified): tcgen05.alloc, tcgen05.mma.kind::f16 on swizzled shared-memory descriptors,
+/// tcgen05.commit to an mbarrier, tcgen05.ld of the accumulator, with plain loads (01), TMA (02)
+/// or, in clusters of 4 x 4, multicast TMA and a multicast tcgen05.commit to the mbarriers of
+/// the CTAs sharing the tiles (03) into shared memory, built for compute_100a and run on the
+/// B200 profile. Each compares every element of its 512 x 1024 x 256 GEMM of small integers
+/// with its host reference. (Tutorials 04 and 05, the 2-SM ones, need `cp.async.bulk.tensor`
+/// with `.cta_group::2`, refused at load.)
 #[test]
 fn cute_blackwell_gemms_with_tcgen05() {
     let include = cutlass_include();
@@ -92,7 +95,11 @@ fn cute_blackwell_gemms_with_tcgen05() {
     ];
     let mut args = vec!["-std=c++17"];
     args.extend(flags.iter().map(String::as_str));
-    for name in ["lib_cute_blackwell_01", "lib_cute_blackwell_02"] {
+    for name in [
+        "lib_cute_blackwell_01",
+        "lib_cute_blackwell_02",
+        "lib_cute_blackwell_03",
+    ] {
         let exe = nvcc_cached_arch(name, name, "compute_100a", &args);
         let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -3,8 +3,10 @@
 //! (`CUDA_SHIM_DEVICE=b200`), a 256 x 128 x 256 f16 GEMM through Tensor Memory allocation,
 //! `tcgen05.mma.kind::f16` with 128-byte-swizzled shared-memory descriptors, `tcgen05.commit`
 //! to an mbarrier and `tcgen05.ld`. Expected values: the program's CPU GEMM of small integers
-//! (exact in f16 inputs and f32 sums). The engine's tests (`engine/src/tests/tcgen05.rs`)
-//! cover the other kinds, shapes and the refused forms.
+//! (exact in f16 inputs and f32 sums). tests/cuda/tcgen05_gemm_2sm.cu does the same with CTA
+//! pairs (clusters of 2, `.cta_group::2`: the pair's allocation, MMAs of M 256 and 128 issued
+//! by one CTA on both CTAs' shared and Tensor Memory, a multicast commit). The engine's tests
+//! (`engine/src/tests/tcgen05.rs`) cover the other kinds, shapes and the refused forms.
 
 use tests::*;
 
@@ -13,6 +15,18 @@ fn tcgen05_f16_gemm_matches_the_cpu() {
     let exe = nvcc_cached_arch("tcgen05_gemm", "tcgen05_gemm", "compute_100a", &[]);
     let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
     assert_pass("tcgen05_gemm", &out);
+}
+
+#[test]
+fn tcgen05_cta_pair_gemm_matches_the_cpu() {
+    let exe = nvcc_cached_arch("tcgen05_gemm_2sm", "tcgen05_gemm_2sm", "compute_100a", &[]);
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
+    assert_pass("tcgen05_gemm_2sm", &out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("pair M 256 ok") && stderr.contains("pair M 128 ok"),
+        "{stderr}"
+    );
 }
 
 /// sm_100a PTX on a device without it (the default H100 profile) is refused as a GPU driver

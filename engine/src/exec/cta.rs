@@ -101,6 +101,9 @@ pub struct Cta<'a> {
     pub verify: bool,
     /// The CTA's Tensor Memory (`tcgen05`), made at its first use.
     pub tmem: Option<Box<super::tcgen05::Tmem>>,
+    /// The Tensor Memory of its peer CTA (`%cluster_ctarank ^ 1`), lent for the CTA's turn
+    /// in a cluster: what `.cta_group::2` operations reach.
+    pub peer_tmem: Option<Box<super::tcgen05::Tmem>>,
 }
 
 /// The last few global allocations a host thread's accesses hit, `[lo, hi)`, so that most

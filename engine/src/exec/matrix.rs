@@ -415,8 +415,14 @@ impl Warp {
         self.smem_elem(cta, pc, addr, (bits / 8) as u64)
     }
 
-    /// An element of `bytes` at a shared address of this CTA.
-    fn smem_elem(&mut self, cta: &mut Cta, pc: u32, addr: u64, bytes: u64) -> Result<u64, Fault> {
+    /// An element of `bytes` at a shared address of this CTA (or a `.shared::cluster` one).
+    pub(super) fn smem_elem(
+        &mut self,
+        cta: &mut Cta,
+        pc: u32,
+        addr: u64,
+        bytes: u64,
+    ) -> Result<u64, Fault> {
         let p = cta.resolve(self, MSpace::Shared, addr, bytes, 0, pc, false)?;
         // For racecheck, wgmma's operands are read by the warp's first thread at issue (the
         // asynchronous read happens before `wgmma.wait_group`; issue is the earliest it can).

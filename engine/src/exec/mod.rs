@@ -348,6 +348,7 @@ impl Job {
             },
             verify: self.jit == crate::jit::Mode::Verify,
             tmem: None,
+            peer_tmem: None,
         }
     }
 
@@ -541,24 +542,34 @@ impl Job {
                 halted,
                 race,
             } = unit;
-            let m = &mut members[k];
-            if m.done {
+            if members[k].done {
                 continue;
             }
+            // The peer CTA's Tensor Memory, for `.cta_group::2` (members are in rank order).
+            let peer_tmem = members.get_mut(k ^ 1).and_then(|p| p.tmem.take());
+            let m = &mut members[k];
             let mut c = self.cta(m.idx, shared, &mut m.local, gcache, cbar);
             c.epoch = *epoch;
             c.expire_waits = idle.expire_waits;
             c.sync_gen = m.sync_gen;
             c.race = race.take();
             c.tmem = m.tmem.take();
+            c.peer_tmem = peer_tmem;
             let r = cta::round(&mut c, &mut m.regs, &mut m.sched);
             m.tmem = c.tmem.take();
+            let peer_tmem = c.peer_tmem.take();
             *count += c.thread_instructions;
             *epoch = c.epoch;
             *halted |= c.halted;
             m.sync_gen = c.sync_gen;
             *race = c.race.take();
-            let o = r.map_err(|e| (m.idx, e))?;
+            drop(c);
+            let idx = m.idx;
+            if let Some(p) = members.get_mut(k ^ 1) {
+                p.tmem = peer_tmem;
+            }
+            let m = &mut members[k];
+            let o = r.map_err(|e| (idx, e))?;
             m.done = o.finished;
             ran |= o.ran;
             progressed |= o.progressed;

@@ -1,7 +1,10 @@
-//! The `tcgen05` family (ISA 9.7.16) with `.cta_group::1`: a CTA's Tensor Memory (128 lanes of
-//! 512 32-bit columns, allocated by columns), the warp-wide `alloc`, `dealloc`,
-//! `relinquish_alloc_permit`, `ld` and `st` (`MatrixOp::Tmem`), and `mma` (`Op::TcMma`), which
-//! each issuing lane runs at issue with `crate::sem::mma`'s arithmetic.
+//! The `tcgen05` family (ISA 9.7.16): a CTA's Tensor Memory (128 lanes of 512 32-bit columns,
+//! allocated by columns), the warp-wide `alloc`, `dealloc`, `relinquish_alloc_permit`, `ld` and
+//! `st` (`MatrixOp::Tmem`), `mma` (`Op::TcMma`), which each issuing lane runs at issue with
+//! `crate::sem::mma`'s arithmetic, `cp` and `shift` (`Op::TcCopy`) and `commit`
+//! (`Op::TcCommit`). With `.cta_group::2` an operation reaches the Tensor Memory of the CTA's
+//! peer too (`%cluster_ctarank ^ 1`), which a cluster lends it for its turn (`Cta::peer_tmem`),
+//! and the peer's shared memory through `.shared::cluster` addresses.
 
 use super::cta::{Cta, Fault};
 use super::regfile::*;
@@ -18,6 +21,11 @@ pub struct Tmem {
     /// Allocated 32-column chunks, bit `c` for columns `32c..32c+32`.
     used: u16,
     relinquished: bool,
+    /// `.cta_group::2` allocations (first column, columns) that the peer CTA's warp made in
+    /// both CTAs and that this CTA's warp has yet to issue: its `alloc` takes the first.
+    pair_alloc: Vec<(usize, usize)>,
+    /// Likewise the pair's deallocations the peer's warp made in both.
+    pair_free: Vec<(usize, usize)>,
 }
 
 impl Default for Tmem {
@@ -26,6 +34,8 @@ impl Default for Tmem {
             cells: vec![0; LANES * COLUMNS],
             used: 0,
             relinquished: false,
+            pair_alloc: Vec::new(),
+            pair_free: Vec::new(),
         }
     }
 }
@@ -37,6 +47,30 @@ impl Tmem {
             && col + n <= COLUMNS
             && (col / 32..(col + n).div_ceil(32)).all(|c| self.used >> c & 1 != 0)
     }
+}
+
+/// The chunk mask (bits of [`Tmem::used`]) of `n` columns (a multiple of 32) from `col`.
+fn chunks(col: usize, n: usize) -> u16 {
+    (((1u32 << (n / 32)) - 1) << (col / 32)) as u16
+}
+
+/// The Tensor Memories a `.cta_group::2` operation of `cta` reaches, the even CTA's first
+/// (each made at its first use), and the executing CTA's place in the pair (0 even, 1 odd);
+/// Err says why there is no pair.
+fn pair_tmems<'c>(cta: &'c mut Cta) -> Result<([&'c mut Tmem; 2], usize), String> {
+    let odd = (cta.rank & 1) as usize;
+    if cta.rank ^ 1 >= cta.nranks {
+        return Err(format!(
+            "with .cta_group::2 by CTA {} of a cluster of {}: its peer CTA (%cluster_ctarank {}) \
+             does not exist (ISA 9.7.16.5.1)",
+            cta.rank,
+            cta.nranks,
+            cta.rank ^ 1
+        ));
+    }
+    let own = cta.tmem.get_or_insert_with(Default::default);
+    let peer = cta.peer_tmem.get_or_insert_with(Default::default);
+    Ok((if odd == 1 { [peer, own] } else { [own, peer] }, odd))
 }
 
 /// Lane (from the access's base lane) and 32-bit column unit (from its base column) of
@@ -76,7 +110,7 @@ struct Idesc {
 
 /// Decodes `v` for the kind of `bits`-bit elements, or says what the ISA does not allow (or
 /// what is not taken yet).
-fn idesc(kind: u8, v: u32) -> Result<Idesc, String> {
+fn idesc(kind: u8, v: u32, pair: bool) -> Result<Idesc, String> {
     let f = |lo: u32, n: u32| (v >> lo) & ((1 << n) - 1);
     if f(2, 1) != 0 {
         return Err("a sparse instruction descriptor (bit 2) without .sp".into());
@@ -117,14 +151,18 @@ fn idesc(kind: u8, v: u32) -> Result<Idesc, String> {
         }
     };
     let (m, n) = ((f(24, 5) << 4) as usize, (f(17, 6) << 3) as usize);
-    let n_ok = match kind {
-        8 => matches!(n, 8 | 16 | 24 | 32) || (n % 16 == 0 && n <= 256),
-        _ => n % 8 == 0 && (8..=256).contains(&n),
+    let n_ok = match (kind, pair) {
+        (8, false) => matches!(n, 8 | 16 | 24 | 32) || (n % 16 == 0 && n <= 256),
+        (_, false) => n % 8 == 0 && (8..=256).contains(&n),
+        (8, true) => n % 32 == 0 && (32..=256).contains(&n),
+        (_, true) => n % 16 == 0 && (16..=256).contains(&n),
     };
-    if !matches!(m, 64 | 128) || !n_ok {
-        return Err(format!(
-            "M = {m}, N = {n} (cta_group::1: M 64 or 128, N as ISA table 41 gives)"
-        ));
+    let (m_ok, ms) = match pair {
+        false => (matches!(m, 64 | 128), "cta_group::1: M 64 or 128"),
+        true => (matches!(m, 128 | 256), "cta_group::2: M 128 or 256"),
+    };
+    if !m_ok || !n_ok {
+        return Err(format!("M = {m}, N = {n} ({ms}, N as ISA table 41 gives)"));
     }
     let x = Idesc {
         m,
@@ -177,50 +215,64 @@ impl Warp {
         op: &TmemOp,
     ) -> Result<(), Fault> {
         match op {
-            TmemOp::Alloc { space, addr, ncols } => {
+            TmemOp::Alloc {
+                space,
+                addr,
+                ncols,
+                pair,
+            } => {
                 let n = get(regs, *ncols, 0) as u32;
                 if !(32..=512).contains(&n) || !n.is_power_of_two() {
                     let what = format!("of {n} columns (a power of 2 from 32 to 512)");
                     return Err(cta.fault_warp_op(self, pc, &what));
                 }
-                let t = cta.tmem.get_or_insert_with(Default::default);
-                if t.relinquished {
+                let relinquished = cta.tmem.as_ref().is_some_and(|t| t.relinquished);
+                if relinquished {
                     let what = "after tcgen05.relinquish_alloc_permit (illegal in the ISA)";
                     return Err(cta.fault_warp_op(self, pc, what));
                 }
-                // The first free run of n columns at a multiple of n.
-                let k = n / 32;
-                let mask = ((1u32 << k) - 1) as u16;
-                let Some(at) = (0..16 / k)
-                    .map(|s| s * k)
-                    .find(|&c| t.used & (mask << c) == 0)
-                else {
-                    let free = 32 * (16 - t.used.count_ones());
-                    let what = format!(
-                        "of {n} columns with {free} free: it would wait for a tcgen05.dealloc \
-                         of this CTA (each CTA has its own 512 columns here)"
-                    );
-                    return Err(cta.fault_warp_op(self, pc, &what));
+                let at = match self.alloc_cols(cta, n as usize, *pair) {
+                    Ok(at) => at,
+                    Err(what) => return Err(cta.fault_warp_op(self, pc, &what)),
                 };
-                t.used |= mask << at;
                 let a = addr.base.map_or(0, |b| regs[b as usize * 32]) as i64 + addr.off;
                 let p = cta.resolve(self, *space, a as u64, 4, 0, pc, true)?;
-                let v = (32 * at).to_le_bytes();
+                let v = (at as u32).to_le_bytes();
                 // SAFETY: resolve checked 4 writable bytes.
                 unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p, 4) };
             }
-            TmemOp::Dealloc { taddr, ncols } => {
+            TmemOp::Dealloc { taddr, ncols, pair } => {
                 let (a, n) = (get(regs, *taddr, 0) as u32, get(regs, *ncols, 0) as usize);
                 let col = (a & 0xffff) as usize;
-                let ok = cta.tmem.as_ref().is_some_and(|t| t.allocated(col, n));
-                if a >> 16 != 0 || !col.is_multiple_of(32) || !n.is_power_of_two() || n < 32 || !ok
-                {
-                    let what =
-                        format!("of {n} columns at {a:#x}: not an allocation of tcgen05.alloc");
-                    return Err(cta.fault_warp_op(self, pc, &what));
+                let shape_ok =
+                    a >> 16 == 0 && col.is_multiple_of(32) && n.is_power_of_two() && n >= 32;
+                let bad =
+                    || format!("of {n} columns at {a:#x}: not an allocation of tcgen05.alloc");
+                if !pair {
+                    let ok = cta.tmem.as_ref().is_some_and(|t| t.allocated(col, n));
+                    if !shape_ok || !ok {
+                        return Err(cta.fault_warp_op(self, pc, &bad()));
+                    }
+                    if let Some(t) = cta.tmem.as_mut() {
+                        t.used &= !chunks(col, n);
+                    }
+                    return Ok(());
                 }
-                if let Some(t) = cta.tmem.as_mut() {
-                    t.used &= !((((1u32 << (n / 32)) - 1) << (col / 32)) as u16);
+                let ([even, odd], me) = match pair_tmems(cta) {
+                    Ok(p) => p,
+                    Err(what) => return Err(cta.fault_warp_op(self, pc, &what)),
+                };
+                let (own, peer) = if me == 0 { (even, odd) } else { (odd, even) };
+                // The peer's warp freed both already, or this one frees both.
+                if let Some(k) = own.pair_free.iter().position(|&f| f == (col, n)) {
+                    own.pair_free.remove(k);
+                } else if shape_ok && own.allocated(col, n) && peer.allocated(col, n) {
+                    own.used &= !chunks(col, n);
+                    peer.used &= !chunks(col, n);
+                    peer.pair_free.push((col, n));
+                } else {
+                    let what = format!("{} in both CTAs of the pair", bad());
+                    return Err(cta.fault_warp_op(self, pc, &what));
                 }
             }
             TmemOp::Relinquish => {
@@ -298,6 +350,123 @@ impl Warp {
         Ok(())
     }
 
+    /// Allocates `n` columns (a power of 2 from 32) for `tcgen05.alloc`: the first free run at
+    /// a multiple of `n` in the CTA's Tensor Memory, or with `pair` (`.cta_group::2`) the
+    /// same columns in both CTAs of the pair, which the peer's warp's `alloc` then takes
+    /// (9.7.16.7.1: one warp of each CTA performs it collectively). Returns the address.
+    fn alloc_cols(&mut self, cta: &mut Cta, n: usize, pair: bool) -> Result<usize, String> {
+        let k = n / 32;
+        let free = |used: u16| {
+            (0..16 / k)
+                .map(|s| 32 * s * k)
+                .find(|&c| used & chunks(c, n) == 0)
+        };
+        let wait = |used: u16, whose: &str| {
+            let free = 32 * (16 - used.count_ones());
+            format!(
+                "of {n} columns with {free} free{whose}: it would wait for a tcgen05.dealloc \
+                 (each CTA has its own 512 columns here)"
+            )
+        };
+        if !pair {
+            let t = cta.tmem.get_or_insert_with(Default::default);
+            let at = free(t.used).ok_or_else(|| wait(t.used, ""))?;
+            t.used |= chunks(at, n);
+            return Ok(at);
+        }
+        let ([even, odd], me) = pair_tmems(cta)?;
+        let (own, peer) = if me == 0 { (even, odd) } else { (odd, even) };
+        if !own.pair_alloc.is_empty() {
+            let (at, m) = own.pair_alloc.remove(0);
+            if m != n {
+                return Err(format!(
+                    "of {n} columns where the peer CTA's warp allocated {m} for the pair \
+                     (both warps must allocate the same)"
+                ));
+            }
+            return Ok(at);
+        }
+        let used = own.used | peer.used;
+        let at = free(used).ok_or_else(|| wait(used, " in both CTAs of the pair"))?;
+        own.used |= chunks(at, n);
+        peer.used |= chunks(at, n);
+        peer.pair_alloc.push((at, n));
+        Ok(at)
+    }
+
+    /// `Op::TcCommit`: the arrive-on of each active lane on its mbarrier, or with `mask`
+    /// (`.multicast::cluster`) on the mbarrier at the same offset in each CTA of its ctaMask.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn tc_commit(
+        &mut self,
+        cta: &mut Cta,
+        regs: &mut [u64],
+        pc: u32,
+        em: u32,
+        space: MSpace,
+        addr: Addr,
+        mask: Option<Src>,
+    ) -> Result<(), Fault> {
+        let arrive = MbarOp::Arrive {
+            drop: false,
+            tx: false,
+            no_complete: false,
+        };
+        let (one, zero) = (Src::Imm(1), Src::Imm(0));
+        let Some(mask) = mask else {
+            return self
+                .mbar(cta, regs, pc, em, arrive, space, addr, None, one, zero)
+                .map(|_| ());
+        };
+        use crate::sem::addr::{cluster_shared_addr, SHARED_WINDOW, WINDOW_SIZE};
+        for l in (0..32).filter(|l| em >> l & 1 != 0) {
+            let a = addr
+                .base
+                .map_or(0, |r| regs[r as usize * 32 + l])
+                .wrapping_add(addr.off as u64);
+            let a = match space {
+                MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
+                    a - SHARED_WINDOW
+                }
+                MSpace::Shared => a,
+                // Not a shared address (undefined in the ISA): the mbarrier access reports it.
+                _ => {
+                    let r = self.mbar(cta, regs, pc, 1 << l, arrive, space, addr, None, one, zero);
+                    r?;
+                    continue;
+                }
+            };
+            let ranks = get(regs, mask, l) as u16;
+            for r in (0..16).filter(|r| ranks >> r & 1 != 0) {
+                if r >= cta.nranks {
+                    let what = format!(
+                        "with ctaMask {ranks:#06x}: the cluster has {} CTAs",
+                        cta.nranks
+                    );
+                    return Err(cta.fault_warp_op(self, pc, &what));
+                }
+                let at = Addr {
+                    base: None,
+                    off: cluster_shared_addr(r as u64, a) as i64,
+                };
+                let r = self.mbar(
+                    cta,
+                    regs,
+                    pc,
+                    1 << l,
+                    arrive,
+                    MSpace::Shared,
+                    at,
+                    None,
+                    one,
+                    zero,
+                );
+                r?;
+            }
+        }
+        Ok(())
+    }
+
     /// `Op::TcMma`: each active lane's MMA, in lane order.
     pub(super) fn tc_mma(
         &mut self,
@@ -322,7 +491,7 @@ impl Warp {
         x: &TcMma,
     ) -> Result<(), Fault> {
         let fail = |cta: &Cta, w: &Warp, what: String| cta.fault_warp_op(w, pc, &what);
-        let id = match idesc(x.kind, get(regs, x.idesc, l) as u32) {
+        let id = match idesc(x.kind, get(regs, x.idesc, l) as u32, x.pair) {
             Ok(id) => id,
             Err(e) => return Err(fail(cta, self, format!("with {e}"))),
         };
@@ -330,36 +499,68 @@ impl Warp {
         let k = 256 / bits as usize;
         let d_addr = (x.d.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + x.d.off) as u32;
         let (lane0, dcol) = (d_addr >> 16, (d_addr & 0xffff) as usize);
-        // Row r's lane (layouts D and F of ISA 9.7.16.10.5): M = 128 fills the 128 lanes; M =
-        // 64 the first (or, from lane 16, the second) half of each warp's 32, as CUTLASS
-        // 4.2's `tmem_frg` lays it out.
+        // With .cta_group::2 each CTA of the pair (the even one first) holds M/2 rows of A and
+        // D and N/2 columns of B (CUTLASS 4.2's SM100_MMA_*_2x1SM traits: ALayout, BLayout and
+        // CLayout split M and N by the CTA, mma_traits_sm100.hpp).
+        let halves = 1 + x.pair as usize;
+        let mh = id.m / halves;
+        // M = 128 with .cta_group::2 (layout B of ISA 9.7.16.10.5.2, figure 207): a CTA's row r
+        // holds columns 0..N/2 in lane r and N/2..N in lane 64 + r, both from D's column
+        // (CUTLASS's tmem_frg_2sm "2x2" atom).
+        let split = x.pair && id.m == 128;
+        let nh = if split { id.n / 2 } else { id.n };
+        // Row r's lane (layouts D and F of ISA 9.7.16.10.5): M = 128 of one CTA and M = 256
+        // of the pair (layout A) fill the 128 lanes; M = 64 the first (or, from lane 16, the
+        // second) half of each warp's 32, as CUTLASS 4.2's `tmem_frg` lays it out.
         let lane_of = |r: usize| -> usize {
-            if id.m == 128 {
-                r
-            } else {
+            if id.m == 64 {
                 lane0 as usize + r % 16 + 32 * (r / 16)
+            } else {
+                r
             }
         };
-        let lanes_ok = if id.m == 128 {
-            lane0 == 0
-        } else {
+        // Lane and column of element (r, c) of a CTA's part of D.
+        let d_at = |r: usize, c: usize| -> (usize, usize) {
+            if split {
+                (r + 64 * (c / nh), dcol + c % nh)
+            } else {
+                (lane_of(r), dcol + c)
+            }
+        };
+        let lanes_ok = if id.m == 64 {
             matches!(lane0, 0 | 16)
+        } else {
+            lane0 == 0
         };
         let a_addr = x.a_tmem.then(|| get(regs, x.a, l) as u32);
         let a_cols = (k * bits as usize).div_ceil(32);
         let alloc_ok = |t: &Tmem| {
-            t.allocated(dcol, id.n)
+            t.allocated(dcol, nh)
                 && a_addr.is_none_or(|a| t.allocated((a & 0xffff) as usize, a_cols))
         };
         let a_lane_ok = a_addr.is_none_or(|a| a >> 16 == lane0);
-        if !lanes_ok || !a_lane_ok || !cta.tmem.as_deref().is_some_and(alloc_ok) {
+        let me = (cta.rank & 1) as usize;
+        let tmem_ok = if x.pair {
+            match pair_tmems(cta) {
+                Ok((ts, _)) => ts.iter().all(|t| alloc_ok(t)),
+                Err(e) => return Err(fail(cta, self, e)),
+            }
+        } else {
+            cta.tmem.as_deref().is_some_and(alloc_ok)
+        };
+        if !lanes_ok || !a_lane_ok || !tmem_ok {
             let what = format!(
-                "of M = {}, N = {}: D at {d_addr:#x}{} must be allocated, at lane {} \
+                "of M = {}, N = {}: D at {d_addr:#x}{} must be allocated{}, at lane {} \
                  (ISA 9.7.16.10.5)",
                 id.m,
                 id.n,
                 a_addr.map_or(String::new(), |a| format!(", A at {a:#x}")),
-                if id.m == 128 { "0" } else { "0 or 16" }
+                if x.pair {
+                    " in both CTAs of the pair"
+                } else {
+                    ""
+                },
+                if id.m == 64 { "0 or 16" } else { "0" }
             );
             return Err(fail(cta, self, what));
         }
@@ -368,50 +569,35 @@ impl Warp {
             El::Tf32 => 0x8000_0000,
             _ => 0,
         };
-        // A: M x K by rows, B: N x K by columns.
-        let mut a = vec![0u64; id.m * k];
-        match a_addr {
-            Some(at) => {
-                let t = cta.tmem.as_ref().expect("checked above");
-                let col = (at & 0xffff) as usize;
-                for r in 0..id.m {
-                    for kk in 0..k {
-                        let bit = kk * bits as usize;
-                        let cell = t.cells[lane_of(r) * COLUMNS + col + bit / 32];
-                        a[r * k + kk] = (cell as u64 >> (bit % 32)) & ((1u64 << bits) - 1);
-                    }
-                }
-            }
-            None => {
-                let desc = match wgmma_desc(get(regs, x.a, l)) {
-                    Ok(d) => d,
-                    Err(e) => return Err(fail(cta, self, format!("with A's descriptor: {e}"))),
-                };
-                for r in 0..id.m {
-                    for kk in 0..k {
-                        a[r * k + kk] =
-                            self.operand_elem(cta, pc, desc, !id.trans_a, bits, r as u32, kk)?;
-                    }
-                }
-            }
-        }
+        // The pair CTA `v`'s shared memory, as the rank of a .shared::cluster address (None:
+        // this CTA's).
+        let even = cta.rank & !1;
+        let rank_of = |v: usize| (x.pair && v != me).then_some(even | v as u32);
+        // B: N x K by columns, the first N/2 from the even CTA with .cta_group::2.
         let bdesc = match wgmma_desc(get(regs, x.b, l)) {
             Ok(d) => d,
             Err(e) => return Err(fail(cta, self, format!("with B's descriptor: {e}"))),
         };
+        let nb = id.n / halves;
         let mut b = vec![0u64; id.n * k];
         for col in 0..id.n {
+            let rank = rank_of(col / nb);
             for kk in 0..k {
+                let mn = (col % nb) as u32;
                 b[col * k + kk] =
-                    self.operand_elem(cta, pc, bdesc, !id.trans_b, bits, col as u32, kk)?;
+                    self.desc_elem(cta, pc, bdesc, !id.trans_b, bits, mn, kk, rank)?;
             }
-        }
-        if id.neg_a {
-            a.iter_mut().for_each(|v| *v ^= sign);
         }
         if id.neg_b {
             b.iter_mut().for_each(|v| *v ^= sign);
         }
+        let adesc = match a_addr {
+            Some(_) => 0,
+            None => match wgmma_desc(get(regs, x.a, l)) {
+                Ok(d) => d,
+                Err(e) => return Err(fail(cta, self, format!("with A's descriptor: {e}"))),
+            },
+        };
         let keep = get(regs, x.enable_d, l) & 1 != 0;
         let types = mma::Types {
             a: id.a,
@@ -420,51 +606,271 @@ impl Warp {
             d: id.d,
         };
         let float = bits != 8;
-        let (da, db) = match float {
-            true => (mma::decode_all(id.a, &a), mma::decode_all(id.b, &b)),
-            false => (Vec::new(), Vec::new()),
+        let db = match float {
+            true => mma::decode_all(id.b, &b),
+            false => Vec::new(),
         };
         let arch = mma::arch();
         if x.scale_d != 0 && id.d != El::F32 {
             let what = "with scale-input-d and an f16 D (not supported yet)".to_string();
             return Err(fail(cta, self, what));
         }
-        let mut off = [0u32; 4];
+        let mut off = [0u32; 8];
         if let Some(m) = &x.disable {
             for (w, s) in off.iter_mut().zip(m) {
                 *w = get(regs, *s, l) as u32;
             }
         }
         let dmask = if id.d == El::F16 { 0xffff } else { 0xffff_ffff };
-        let t = cta.tmem.as_mut().expect("checked above");
-        for r in 0..id.m {
-            let lane = lane_of(r);
-            if off[lane / 32] >> (lane % 32) & 1 != 0 {
-                continue;
+        for v in 0..halves {
+            // A: M/2 (or M) x K by rows, from CTA v's Tensor Memory or shared memory.
+            let mut a = vec![0u64; mh * k];
+            match a_addr {
+                Some(at) => {
+                    let t = tmem_of(cta, x.pair && v != me);
+                    let col = (at & 0xffff) as usize;
+                    for r in 0..mh {
+                        for kk in 0..k {
+                            let bit = kk * bits as usize;
+                            let cell = t.cells[lane_of(r) * COLUMNS + col + bit / 32];
+                            a[r * k + kk] = (cell as u64 >> (bit % 32)) & ((1u64 << bits) - 1);
+                        }
+                    }
+                }
+                None => {
+                    let rank = rank_of(v);
+                    for r in 0..mh {
+                        for kk in 0..k {
+                            a[r * k + kk] = self.desc_elem(
+                                cta,
+                                pc,
+                                adesc,
+                                !id.trans_a,
+                                bits,
+                                r as u32,
+                                kk,
+                                rank,
+                            )?;
+                        }
+                    }
+                }
             }
-            let row = lane * COLUMNS + dcol;
-            for col in 0..id.n {
-                // D's 16-bit elements sit alone in the low half of their cells (9.7.16.10.4.1).
-                let c = if keep {
-                    (t.cells[row + col] & dmask) as u64
-                } else {
-                    0
-                };
-                // scale-input-d: an f32 D times 2^s, exact but where it overflows.
-                let c = match x.scale_d {
-                    0 => c,
-                    s => (f32::from_bits(c as u32) * (s as f32).exp2()).to_bits() as u64,
-                };
-                let v = if float {
-                    mma::dot_decoded(arch, types, &da[r * k..][..k], &db[col * k..][..k], c)
-                } else {
-                    mma::dot_int(id.a, id.b, &a[r * k..][..k], &b[col * k..][..k], c, id.sat)
-                };
-                t.cells[row + col] = v as u32 & dmask;
+            if id.neg_a {
+                a.iter_mut().for_each(|v| *v ^= sign);
+            }
+            let da = match float {
+                true => mma::decode_all(id.a, &a),
+                false => Vec::new(),
+            };
+            let t = tmem_of(cta, x.pair && v != me);
+            for r in 0..mh {
+                for col in 0..id.n {
+                    let (lane, c) = d_at(r, col);
+                    // With .cta_group::2 the mask's first four words are the even CTA's lanes.
+                    if off[4 * v + lane / 32] >> (lane % 32) & 1 != 0 {
+                        continue;
+                    }
+                    let cell = lane * COLUMNS + c;
+                    // D's 16-bit elements sit alone in the low half of their cells
+                    // (9.7.16.10.4.1).
+                    let old = if keep {
+                        (t.cells[cell] & dmask) as u64
+                    } else {
+                        0
+                    };
+                    // scale-input-d: an f32 D times 2^s, exact but where it overflows.
+                    let old = match x.scale_d {
+                        0 => old,
+                        s => (f32::from_bits(old as u32) * (s as f32).exp2()).to_bits() as u64,
+                    };
+                    let (ar, bc) = (r * k..(r + 1) * k, col * k..(col + 1) * k);
+                    let val = if float {
+                        mma::dot_decoded(arch, types, &da[ar], &db[bc], old)
+                    } else {
+                        mma::dot_int(id.a, id.b, &a[ar], &b[bc], old, id.sat)
+                    };
+                    t.cells[cell] = val as u32 & dmask;
+                }
             }
         }
         Ok(())
     }
+
+    /// Element (`mn`, `k`) of a shared-memory matrix descriptor's operand, in the shared
+    /// memory of cluster CTA `rank` (None: this CTA's).
+    #[allow(clippy::too_many_arguments)]
+    fn desc_elem(
+        &mut self,
+        cta: &mut Cta,
+        pc: u32,
+        desc: u64,
+        k_major: bool,
+        bits: u32,
+        mn: u32,
+        k: usize,
+        rank: Option<u32>,
+    ) -> Result<u64, Fault> {
+        let Some(r) = rank else {
+            return self.operand_elem(cta, pc, desc, k_major, bits, mn, k);
+        };
+        let a = crate::sem::fragment::wgmma_smem(desc, k_major, bits, mn, k as u32);
+        let a = crate::sem::addr::cluster_shared_addr(r as u64, a);
+        self.smem_elem(cta, pc, a, (bits / 8) as u64)
+    }
+}
+
+impl Warp {
+    /// `Op::TcCopy`: each active lane's `tcgen05.cp` or `tcgen05.shift`, in lane order.
+    pub(super) fn tc_copy(
+        &mut self,
+        cta: &mut Cta,
+        regs: &[u64],
+        pc: u32,
+        em: u32,
+        x: &TcCopy,
+    ) -> Result<(), Fault> {
+        for l in lanes(em) {
+            self.tc_copy_lane(cta, regs, pc, l, x)?;
+        }
+        Ok(())
+    }
+
+    fn tc_copy_lane(
+        &mut self,
+        cta: &mut Cta,
+        regs: &[u64],
+        pc: u32,
+        l: usize,
+        x: &TcCopy,
+    ) -> Result<(), Fault> {
+        let fail = |cta: &Cta, w: &Warp, what: String| cta.fault_warp_op(w, pc, &what);
+        let a = (x.taddr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + x.taddr.off) as u32;
+        let (lane0, col0) = ((a >> 16) as usize, (a & 0xffff) as usize);
+        let me = (cta.rank & 1) as usize;
+        let even = cta.rank & !1;
+        // The CTAs whose Tensor Memory it writes: this one, or with .cta_group::2 the pair.
+        let targets = if x.pair { 0..2 } else { me..me + 1 };
+        // Source rows, bits per row and the lanes (from taddr's) each row is copied to.
+        let (rows, bits, span) = match x.shape {
+            None => (32, 256, 32),
+            Some(CpShape::S128x256b) => (128, 256, 128),
+            Some(CpShape::S128x128b) => (128, 128, 128),
+            Some(CpShape::S4x256b) => (4, 256, 97),
+            Some(CpShape::S64x128bW0213 | CpShape::S64x128bW0123) => (64, 128, 128),
+            Some(CpShape::S32x128bW4) => (32, 128, 128),
+        };
+        let cols = bits / 32;
+        let lanes_ok = match x.shape {
+            None => lane0.is_multiple_of(32),
+            _ => lane0 + span <= LANES,
+        };
+        let alloc_ok = |t: &Tmem| t.allocated(col0, cols);
+        let tmem_ok = if x.pair {
+            match pair_tmems(cta) {
+                Ok((ts, _)) => ts.iter().all(|t| alloc_ok(t)),
+                Err(e) => return Err(fail(cta, self, e)),
+            }
+        } else {
+            cta.tmem.as_deref().is_some_and(alloc_ok)
+        };
+        if !lanes_ok || !tmem_ok || lane0 >= LANES {
+            let what =
+                format!(
+                "at {a:#x}: {cols} columns from {col0} must be allocated{} and lanes {lane0}.. \
+                 {} (ISA 9.7.16.9)",
+                if x.pair { " in both CTAs of the pair" } else { "" },
+                match x.shape {
+                    None => "a multiple of 32".to_string(),
+                    _ => format!("within the 128 for {span} lanes"),
+                }
+            );
+            return Err(fail(cta, self, what));
+        }
+        let Some(shape) = x.shape else {
+            // tcgen05.shift.down (the implicit .31x256b): rows 0-30 of the 32 lanes move one
+            // lane down; the first row stays, the last is overwritten.
+            for v in targets {
+                let t = tmem_of(cta, v != me);
+                for r in (0..31).rev() {
+                    let from = (lane0 + r) * COLUMNS + col0;
+                    let to = from + COLUMNS;
+                    t.cells.copy_within(from..from + cols, to);
+                }
+            }
+            return Ok(());
+        };
+        let desc = match wgmma_desc(get(regs, x.desc, l)) {
+            Ok(d) => d,
+            Err(e) => return Err(fail(cta, self, format!("with the descriptor: {e}"))),
+        };
+        // The lanes source row r goes to: CUTLASS 4.2's Copy_Traits<SM100_UTCCP_*>
+        // (cute/atom/copy_traits_sm100.hpp; the ISA's figures are pictures) map a row of
+        // .4x256b to every 32nd lane, broadcast .32x128b.warpx4 to the 4 warps' quarters,
+        // .64x128b.warpx2::02_13 rows 0-63 to lanes 0-63 and again 64-127 (warps 0 and 2, 1 and
+        // 3 alike), and ::01_23 rows 0-31 to warps 0 and 1, rows 32-63 to warps 2 and 3.
+        let dests = |r: usize| -> ([usize; 4], usize) {
+            match shape {
+                CpShape::S128x256b | CpShape::S128x128b => ([r, 0, 0, 0], 1),
+                CpShape::S4x256b => ([32 * r, 0, 0, 0], 1),
+                CpShape::S64x128bW0213 => ([r, r + 64, 0, 0], 2),
+                CpShape::S64x128bW0123 => {
+                    let b = r % 32 + 64 * (r / 32);
+                    ([b, b + 32, 0, 0], 2)
+                }
+                CpShape::S32x128bW4 => ([r, r + 32, r + 64, r + 96], 4),
+            }
+        };
+        let bytes = bits / 8;
+        let mut row = vec![0u8; bytes];
+        for v in targets {
+            // Each CTA of the pair copies from its own shared memory at the descriptor's
+            // addresses, as the pair's MMAs read their halves of A and B.
+            let rank = (v != me).then_some(even | v as u32);
+            for r in 0..rows {
+                // The source row: 16-byte chunks of the canonical K-major layout the
+                // descriptor gives (ISA 9.7.16.3.3), row r along M/N.
+                for (c, b) in row.iter_mut().enumerate() {
+                    *b = self.desc_elem(cta, pc, desc, true, 8, r as u32, c, rank)? as u8;
+                }
+                // Decompression (ISA 9.7.16.9.1): each 16 bytes hold 16 elements of 4 bits
+                // (then 8 bytes of padding) or 6 bits (then 4), the first in the lowest bits;
+                // each becomes a byte as the f8f6f4 kinds hold them (9.7.16.10.4.1): e2m1 in
+                // the middle 4 bits, e3m2/e2m3 in the low 6.
+                if x.src_bits != 0 {
+                    for chunk in row.chunks_mut(16) {
+                        let mut w = [0u8; 16];
+                        w.copy_from_slice(chunk);
+                        let w = u128::from_le_bytes(w);
+                        let sb = x.src_bits as u32;
+                        for (i, b) in chunk.iter_mut().enumerate() {
+                            let e = (w >> (sb * i as u32)) as u8 & ((1 << sb) - 1);
+                            *b = if sb == 4 { e << 2 } else { e };
+                        }
+                    }
+                }
+                let (ls, n) = dests(r);
+                let t = tmem_of(cta, v != me);
+                for &dl in &ls[..n] {
+                    for j in 0..cols {
+                        let w = u32::from_le_bytes(row[4 * j..4 * j + 4].try_into().unwrap());
+                        t.cells[(lane0 + dl) * COLUMNS + col0 + j] = w;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The executing CTA's Tensor Memory, or (`peer`) its peer's (both exist when the MMA's
+/// checks passed).
+fn tmem_of<'c>(cta: &'c mut Cta, peer: bool) -> &'c mut Tmem {
+    let t = if peer {
+        &mut cta.peer_tmem
+    } else {
+        &mut cta.tmem
+    };
+    t.get_or_insert_with(Default::default)
 }
 
 #[cfg(test)]
@@ -495,14 +901,20 @@ mod tests {
     fn instruction_descriptors_of_table_44() {
         // kind::f16, D f32, A and B bf16, N = 64, M = 128, B transposed.
         let v = 1 << 4 | 1 << 7 | 1 << 10 | 1 << 16 | (64 >> 3) << 17 | (128 >> 4) << 24;
-        let x = idesc(16, v).unwrap();
+        let x = idesc(16, v, false).unwrap();
         assert_eq!(
             (x.m, x.n, x.d, x.a, x.trans_b),
             (128, 64, El::F32, El::Bf16, true)
         );
         // kind::i8 with negation is invalid; an f16 D with bf16 inputs too.
-        assert!(idesc(8, 2 << 4 | 1 << 13 | 1 << 17 | 8 << 24).is_err());
-        assert!(idesc(16, 1 << 7 | 1 << 10 | 1 << 17 | 8 << 24).is_err());
+        assert!(idesc(8, 2 << 4 | 1 << 13 | 1 << 17 | 8 << 24, false).is_err());
+        assert!(idesc(16, 1 << 7 | 1 << 10 | 1 << 17 | 8 << 24, false).is_err());
+        // cta_group::2: M 256 and N a multiple of 16; M 64 or N 8 is not.
+        let f16 = |m: u32, n: u32| 1 << 4 | (n >> 3) << 17 | (m >> 4) << 24;
+        assert_eq!(idesc(16, f16(256, 32), true).unwrap().m, 256);
+        assert!(idesc(16, f16(64, 32), true).is_err());
+        assert!(idesc(16, f16(128, 8), true).is_err());
+        assert!(idesc(16, f16(256, 32), false).is_err());
         // The 3-bit swizzle of the tcgen05 descriptor as wgmma's (64B: 4 -> 2).
         assert_eq!(wgmma_desc(4 << 61 | 0x12).unwrap(), 2 << 62 | 0x12);
         assert!(wgmma_desc(1 << 61).is_err());

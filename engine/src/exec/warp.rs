@@ -1526,14 +1526,9 @@ impl Warp {
                 }
                 Op::Bulk(b) => self.bulk(cta, regs, pc, em, b)?,
                 Op::TcMma(x) => self.tc_mma(cta, regs, pc, em, x)?,
-                Op::TcCommit { space, addr } => {
-                    let arrive = MbarOp::Arrive {
-                        drop: false,
-                        tx: false,
-                        no_complete: false,
-                    };
-                    let (one, zero) = (Src::Imm(1), Src::Imm(0));
-                    let r = self.mbar(cta, regs, pc, em, arrive, *space, *addr, None, one, zero);
+                Op::TcCopy(x) => self.tc_copy(cta, regs, pc, em, x)?,
+                Op::TcCommit { space, addr, mask } => {
+                    let r = self.tc_commit(cta, regs, pc, em, *space, *addr, *mask);
                     if let Err(e) = r {
                         cta.thread_instructions += count + 32 * full;
                         return Err(e);

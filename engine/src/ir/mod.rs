@@ -683,12 +683,18 @@ pub enum Op {
     /// `tcgen05.mma` (ISA 9.7.16.10.9.1), issued by each active lane on its own operands and
     /// completed at issue.
     TcMma(Box<TcMma>),
+    /// `tcgen05.cp` and `tcgen05.shift` (ISA 9.7.16.9), issued by each active lane and
+    /// completed at issue.
+    TcCopy(Box<TcCopy>),
     /// `tcgen05.commit` (ISA 9.7.16.12.1): an arrive-on (count 1) on the mbarrier at `addr` by
     /// each active lane, whose earlier tcgen05 operations are all complete; then the warp gives
     /// way to the others, as the asynchronous operations it tracks would take time on a GPU.
+    /// With `.multicast::cluster` (`mask`: the 16-bit ctaMask), the arrive-on is on the
+    /// mbarrier at `addr`'s offset in each CTA of the mask instead.
     TcCommit {
         space: MSpace,
         addr: Addr,
+        mask: Option<Src>,
     },
     Nop,
     /// Counts the active lanes of the next op, an instruction whose bits may differ from a
@@ -786,7 +792,8 @@ pub enum TmemShape {
     S16x32bx2,
 }
 
-/// A warp's `tcgen05` Tensor Memory operation (cta_group::1).
+/// A warp's `tcgen05` Tensor Memory operation (`pair`: `.cta_group::2`, with the warp of the
+/// peer CTA that issues it too).
 #[derive(Clone, Debug)]
 pub enum TmemOp {
     /// `tcgen05.alloc`: `ncols` columns, their address stored at `addr`.
@@ -794,9 +801,10 @@ pub enum TmemOp {
         space: MSpace,
         addr: Addr,
         ncols: Src,
+        pair: bool,
     },
     /// `tcgen05.dealloc` of `ncols` columns at `taddr`.
-    Dealloc { taddr: Src, ncols: Src },
+    Dealloc { taddr: Src, ncols: Src, pair: bool },
     /// `tcgen05.relinquish_alloc_permit`.
     Relinquish,
     /// `tcgen05.ld` (`store` false) into `regs` or `tcgen05.st` of `regs`, `num` repetitions of
@@ -813,7 +821,7 @@ pub enum TmemOp {
     },
 }
 
-/// `tcgen05.mma.cta_group::1` of `.kind::f16`, `::tf32` or `::i8` (`kind`: A's and B's element
+/// `tcgen05.mma` of `.kind::f16`, `::tf32` or `::i8` (`kind`: A's and B's element
 /// width in bits, 16, 32 or 8): `D = A * B (+ D when enable_d)`, D at Tensor Memory address
 /// `d`, A at Tensor Memory address `a` (`a_tmem`) or described by the shared-memory
 /// descriptor `a`, B by the descriptor `b`, shapes and types in the instruction descriptor
@@ -827,11 +835,42 @@ pub struct TcMma {
     pub b: Src,
     pub idesc: Src,
     pub enable_d: Src,
-    /// `disable-output-lane`: four words of a mask, bit `i` (from the first word's least
-    /// significant bit) set to leave Tensor Memory lane `i` of D as it was.
-    pub disable: Option<[Src; 4]>,
+    /// `disable-output-lane`: four words (eight with `pair`, the last four `Imm(0)` without)
+    /// of a mask, bit `i` (from the first word's least significant bit) set to leave Tensor
+    /// Memory lane `i` of D as it was.
+    pub disable: Option<[Src; 8]>,
     /// `scale-input-d`: D is accumulated as `D * 2^scale_d`.
     pub scale_d: u8,
+    /// `.cta_group::2`: the MMA of the CTA pair, each CTA holding its half of A and D in its
+    /// Tensor Memory and its half of B in its shared memory.
+    pub pair: bool,
+}
+
+/// The shapes of `tcgen05.cp` (ISA 9.7.16.2.3) with their `.multicast`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpShape {
+    S128x256b,
+    S128x128b,
+    S4x256b,
+    /// `.64x128b.warpx2::02_13`.
+    S64x128bW0213,
+    /// `.64x128b.warpx2::01_23`.
+    S64x128bW0123,
+    /// `.32x128b.warpx4`.
+    S32x128bW4,
+}
+
+/// `tcgen05.cp` of the shared-memory matrix that descriptor `desc` describes into Tensor
+/// Memory at `taddr` (`shape`; `src_bits` 4 or 6: `.b8x16.b4x16_p64` / `.b8x16.b6x16_p32`
+/// decompression, else 0), or `tcgen05.shift.down` of the 32 lanes at `taddr` (`shape` None).
+/// `pair`: `.cta_group::2`, in both CTAs of the pair.
+#[derive(Clone, Debug)]
+pub struct TcCopy {
+    pub shape: Option<CpShape>,
+    pub src_bits: u8,
+    pub taddr: Addr,
+    pub desc: Src,
+    pub pair: bool,
 }
 
 /// `wgmma.mma_async`: `D = A * B + D` (or `A * B` when `scale_d` is false) of shape m64nNkK,

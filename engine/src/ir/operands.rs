@@ -311,8 +311,16 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             if let Some((_, a)) = b.mbar {
                 o.use_opt(a.base);
             }
+            o.srcs(b.multicast.iter());
         }
-        Op::TcCommit { addr, .. } => o.use_opt(addr.base),
+        Op::TcCommit { addr, mask, .. } => {
+            o.use_opt(addr.base);
+            o.srcs(mask.iter());
+        }
+        Op::TcCopy(x) => {
+            o.use_opt(x.taddr.base);
+            o.src(&x.desc);
+        }
         Op::TcMma(x) => {
             o.use_opt(x.d.base);
             o.srcs([&x.a, &x.b, &x.idesc, &x.enable_d]);
@@ -351,7 +359,7 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
                 o.use_opt(addr.base);
                 o.src(ncols);
             }
-            MatrixOp::Tmem(TmemOp::Dealloc { taddr, ncols }) => o.srcs([taddr, ncols]),
+            MatrixOp::Tmem(TmemOp::Dealloc { taddr, ncols, .. }) => o.srcs([taddr, ncols]),
             MatrixOp::Tmem(TmemOp::Relinquish) => {}
             MatrixOp::Tmem(TmemOp::Ldst {
                 store, taddr, regs, ..

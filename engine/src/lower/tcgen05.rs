@@ -1,13 +1,15 @@
-//! Lowering of the `tcgen05` family (ISA 9.7.16) with `.cta_group::1`: Tensor Memory
-//! allocation (`alloc`, `dealloc`, `relinquish_alloc_permit`), `ld` and `st` of every shape
-//! (with `.pack::16b` / `.unpack::16b`), `wait::ld` / `wait::st`, the two `fence`s, `commit`
-//! to an mbarrier, and `mma` of `.kind::f16`, `::tf32` and `::i8` (dense, A from a
-//! shared-memory descriptor or Tensor Memory). Every asynchronous operation completes at issue
-//! (a valid execution: its completion is observable only through `commit`'s mbarrier or the
-//! waits, which then find it done), so the waits and fences order nothing more and are `nop`s.
+//! Lowering of the `tcgen05` family (ISA 9.7.16) with `.cta_group::1` and `::2` (the CTA
+//! pair's forms): Tensor Memory allocation (`alloc`, `dealloc`, `relinquish_alloc_permit`),
+//! `ld` and `st` of every shape (with `.pack::16b` / `.unpack::16b`), `wait::ld` / `wait::st`,
+//! the two `fence`s, `commit` to an mbarrier (and `.multicast::cluster` to those of a ctaMask),
+//! `cp` from a shared-memory descriptor (every shape and multicast, the 4- and 6-bit
+//! decompressions), `shift.down`, and `mma` of `.kind::f16`, `::tf32` and `::i8` (dense, A from
+//! a shared-memory descriptor or Tensor Memory). Every asynchronous operation completes at
+//! issue (a valid execution: its completion is observable only through `commit`'s mbarrier or
+//! the waits, which then find it done), so the waits and fences order nothing more and are
+//! `nop`s.
 //!
-//! Refused at load as unsupported, naming the instruction: `.cta_group::2`, `tcgen05.cp`,
-//! `tcgen05.shift`, `tcgen05.ld.red`, `commit`'s `.multicast::cluster`, and `mma`'s other
+//! Refused at load as unsupported, naming the instruction: `tcgen05.ld.red`, and `mma`'s other
 //! kinds (f8f6f4, the block-scaled ones), `.sp`, `.ws` and `.ashift`.
 
 use super::*;
@@ -20,11 +22,9 @@ impl<'a> Prog<'a> {
         g: Option<(Reg, bool)>,
         m: &mut Mods,
     ) -> R<()> {
-        // The pair forms need the peer CTA's Tensor Memory and issue rules: not yet.
-        if m.take("cta_group::2") {
-            return unsupported(i);
-        }
-        let group = m.take("cta_group::1");
+        // `.cta_group::2`: the CTA pair's (9.7.16.5.1), the peer CTA's Tensor Memory too.
+        let pair = m.take("cta_group::2");
+        let group = m.take("cta_group::1") != pair;
         let word = i.mods.first().map(|w| w.as_str()).unwrap_or("");
         let ops = &i.operands;
         let sync = |m: &mut Mods| {
@@ -52,7 +52,12 @@ impl<'a> Prog<'a> {
                         self.need_ops(i, 2)?;
                         let (space, addr) = self.addr(fc, i, &ops[0], space)?;
                         let ncols = self.src(fc, i, g, &ops[1], T::U(32))?;
-                        TmemOp::Alloc { space, addr, ncols }
+                        TmemOp::Alloc {
+                            space,
+                            addr,
+                            ncols,
+                            pair,
+                        }
                     }
                     "dealloc" => {
                         if !m.take("b32") {
@@ -62,7 +67,7 @@ impl<'a> Prog<'a> {
                         self.need_ops(i, 2)?;
                         let taddr = self.src(fc, i, g, &ops[0], T::B(32))?;
                         let ncols = self.src(fc, i, g, &ops[1], T::U(32))?;
-                        TmemOp::Dealloc { taddr, ncols }
+                        TmemOp::Dealloc { taddr, ncols, pair }
                     }
                     _ => {
                         m.done()?;
@@ -72,7 +77,7 @@ impl<'a> Prog<'a> {
                 };
                 self.emit(i, g, Op::Matrix(Box::new(MatrixOp::Tmem(op))));
             }
-            "ld" | "st" => {
+            "ld" | "st" if !pair => {
                 m.take(word);
                 if m.take("red") {
                     return unsupported(i);
@@ -162,9 +167,10 @@ impl<'a> Prog<'a> {
             // CTA whose one warp issues the MMAs relies on it, as CuTe's tutorials do).
             "commit" if group => {
                 m.take(word);
-                if !m.take("mbarrier::arrive::one") || m.take("multicast::cluster") {
+                if !m.take("mbarrier::arrive::one") {
                     return unsupported(i);
                 }
+                let multicast = m.take("multicast::cluster");
                 let space = if m.take("shared::cluster") {
                     Some(AS::Shared)
                 } else {
@@ -174,10 +180,88 @@ impl<'a> Prog<'a> {
                     return unsupported(i);
                 }
                 m.done()?;
-                self.need_ops(i, 1)?;
+                self.need_ops(i, 1 + multicast as usize)?;
                 let (space, addr) = self.addr(fc, i, &ops[0], space)?;
-                let op = Op::TcCommit { space, addr };
+                let mask = match multicast {
+                    true => Some(self.src(fc, i, g, &ops[1], T::B(16))?),
+                    false => None,
+                };
+                let op = Op::TcCommit { space, addr, mask };
                 self.emit(i, g, op);
+            }
+            "cp" if group => {
+                m.take(word);
+                let shape = [
+                    ("128x256b", CpShape::S128x256b),
+                    ("128x128b", CpShape::S128x128b),
+                    ("4x256b", CpShape::S4x256b),
+                    ("64x128b", CpShape::S64x128bW0213),
+                    ("32x128b", CpShape::S32x128bW4),
+                ]
+                .into_iter()
+                .find(|(w, _)| m.take(w))
+                .map(|(_, s)| s);
+                // .64x128b needs a .warpx2 multicast and .32x128b .warpx4; the others none.
+                let shape = match shape {
+                    Some(CpShape::S64x128bW0213) if m.take("warpx2::02_13") => shape,
+                    Some(CpShape::S64x128bW0213) if m.take("warpx2::01_23") => {
+                        Some(CpShape::S64x128bW0123)
+                    }
+                    Some(CpShape::S32x128bW4) if m.take("warpx4") => shape,
+                    Some(CpShape::S64x128bW0213 | CpShape::S32x128bW4) => None,
+                    s => s,
+                };
+                let src_bits = match m.take("b8x16") {
+                    false => 0,
+                    true if m.take("b4x16_p64") => 4,
+                    true if m.take("b6x16_p32") => 6,
+                    true => return unsupported(i),
+                };
+                let Some(shape) = shape else {
+                    return invalid(
+                        i.pos,
+                        format!(
+                            "'{}': .64x128b needs .warpx2::02_13 or ::01_23, .32x128b \
+                             .warpx4, the other shapes no multicast",
+                            i.full_name()
+                        ),
+                    );
+                };
+                m.done()?;
+                self.need_ops(i, 2)?;
+                let taddr = match &ops[0] {
+                    o @ O::Addr { .. } => self.addr(fc, i, o, None)?.1,
+                    _ => return invalid(i.pos, format!("'{}' needs [taddr]", i.full_name())),
+                };
+                let desc = self.src(fc, i, g, &ops[1], T::B(64))?;
+                let x = TcCopy {
+                    shape: Some(shape),
+                    src_bits,
+                    taddr,
+                    desc,
+                    pair,
+                };
+                self.emit(i, g, Op::TcCopy(Box::new(x)));
+            }
+            "shift" if group => {
+                m.take(word);
+                if !m.take("down") {
+                    return unsupported(i);
+                }
+                m.done()?;
+                self.need_ops(i, 1)?;
+                let taddr = match &ops[0] {
+                    o @ O::Addr { .. } => self.addr(fc, i, o, None)?.1,
+                    _ => return invalid(i.pos, format!("'{}' needs [taddr]", i.full_name())),
+                };
+                let x = TcCopy {
+                    shape: None,
+                    src_bits: 0,
+                    taddr,
+                    desc: Src::Imm(0),
+                    pair,
+                };
+                self.emit(i, g, Op::TcCopy(Box::new(x)));
             }
             "mma" if group => {
                 m.take(word);
@@ -222,9 +306,12 @@ impl<'a> Prog<'a> {
                         )
                     }
                 };
+                // Four words of the mask per CTA (ISA 9.7.16.10.9.1).
                 let disable = if masked {
-                    let v = self.frag_srcs(fc, i, g, &ops[4], (4, 32))?;
-                    Some([v[0], v[1], v[2], v[3]])
+                    let words = if pair { 8 } else { 4 };
+                    let mut v = self.frag_srcs(fc, i, g, &ops[4], (words, 32))?;
+                    v.resize(8, Src::Imm(0));
+                    Some([v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]])
                 } else {
                     None
                 };
@@ -256,6 +343,7 @@ impl<'a> Prog<'a> {
                     enable_d,
                     disable,
                     scale_d,
+                    pair,
                 };
                 self.emit(i, g, Op::TcMma(Box::new(x)));
             }
