@@ -8,11 +8,15 @@ use std::process::{Command, Output};
 use tests::*;
 
 /// `saxpy` (checks its own results) under `cuda-shim run --stats` with the cache in `dir`.
+/// Its kernel is compiled, or loaded from the cache, part way through its launch: once it has
+/// run 1000 thread-instructions per op interpreted (`CUDA_SHIM_JIT_HOT`; a few of its 1024
+/// blocks), or a sixteenth of that.
 fn run(exe: &Path, dir: &str) -> Output {
     Command::new(&shim().cli)
         .args(["run", "--stats", "--"])
         .arg(exe)
         .env("CUDA_SHIM_JIT", "on")
+        .env("CUDA_SHIM_JIT_HOT", "1000")
         .env("CUDA_SHIM_CACHE_DIR", dir)
         .output()
         .unwrap()

@@ -50,8 +50,15 @@ pub struct Kernel {
     pub executed: std::sync::atomic::AtomicU64,
     /// The kernel's own tier ([`Kernel::set_jit`]; `u8::MAX`: the process's, [`crate::jit::mode`]).
     jit_mode: std::sync::atomic::AtomicU8,
-    /// Its compiled segments, made at the first launch that runs them.
+    /// Its compiled segments, made at the first launch that runs them (`on`: once it is hot,
+    /// [`crate::jit::set_hot`]).
     jit: std::sync::OnceLock<Option<crate::jit::Code>>,
+    /// Thread-instructions its CTAs ran on the interpreter while it had no code on `on`.
+    heat: std::sync::atomic::AtomicU64,
+    /// Whether the cache was asked for its code (once, when it is warm), and whether a launch
+    /// thread took on compiling it (the others interpret meanwhile).
+    probed: std::sync::atomic::AtomicBool,
+    compiling: std::sync::atomic::AtomicBool,
     /// Its function-pointer value (`mov.u64 %rd, kernel`): what a launch from device code names.
     pub(crate) addr: u64,
     /// The kernels of its module by function-pointer value, for launches from device code
@@ -98,14 +105,44 @@ impl Kernel {
             .unwrap_or_else(crate::jit::mode)
     }
 
-    /// The compiled code for a launch on `mode`, compiled by the first caller.
+    /// The compiled code for a CTA of a launch on `mode`, compiled by the first caller; on
+    /// `on`, None until the kernel is hot ([`crate::jit::set_hot`]; [`Kernel::heat`] counts).
     pub(crate) fn code(&self, mode: crate::jit::Mode) -> Option<&crate::jit::Code> {
+        use std::sync::atomic::Ordering::Relaxed;
         if mode == crate::jit::Mode::Off {
             return None;
+        }
+        if let Some(c) = self.jit.get() {
+            return c.as_ref();
+        }
+        let per_op = crate::jit::hot();
+        if mode == crate::jit::Mode::On && per_op > 0 {
+            let heat = self.heat.load(Relaxed);
+            let cost = (self.program.insts.len() as u64).saturating_mul(per_op);
+            if heat < cost {
+                // Warm: an earlier process that found it hot may have left its code.
+                if heat >= cost / 16 && !self.probed.swap(true, Relaxed) {
+                    if let Some(c) = crate::jit::Code::load(&self.program) {
+                        let _ = self.jit.set(c);
+                        return self.jit.get()?.as_ref();
+                    }
+                }
+                return None;
+            }
+            if self.compiling.swap(true, Relaxed) {
+                return None;
+            }
         }
         self.jit
             .get_or_init(|| crate::jit::Code::compile(&self.program))
             .as_ref()
+    }
+
+    /// Counts `n` thread-instructions a CTA of a launch on `mode` ran without compiled code.
+    pub(crate) fn heat(&self, mode: crate::jit::Mode, n: u64) {
+        if mode == crate::jit::Mode::On && self.jit.get().is_none() {
+            self.heat.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Compiles the kernel's code with `cache` and keeps it for its launches (tests: the
@@ -436,6 +473,9 @@ impl Module {
                 program: Arc::new(k.program),
                 executed: Default::default(),
                 jit_mode: std::sync::atomic::AtomicU8::new(u8::MAX),
+                heat: Default::default(),
+                probed: Default::default(),
+                compiling: Default::default(),
                 jit: Default::default(),
                 addr: crate::ir::func_addr(mc.funcs.get(&f.name).copied().unwrap_or(index)),
                 siblings: siblings.clone(),

@@ -22,7 +22,9 @@
 //!   at exit (`stats.rs`); `CUDA_SHIM_PROGRESS` = unset/`0` | `1`: a live progress line.
 //! - `CUDA_SHIM_JIT` = `on` (default) | `off` | `verify`: the compiling tier (`engine::jit`):
 //!   `on` runs the stretches it compiles as host code, `verify` runs them both ways and reports
-//!   the first difference on stderr.
+//!   the first difference on stderr. `CUDA_SHIM_JIT_HOT` = N (default
+//!   `engine::jit::HOT_PER_OP`): `on` compiles a kernel once it has run N thread-instructions
+//!   per op of its IR on the interpreter; 0: at its first launch.
 //! - `CUDA_SHIM_CACHE_DIR` = unset (default: `$XDG_CACHE_HOME/libcuda-shim/jit`, else
 //!   `~/.cache/libcuda-shim/jit`) | a directory | `off`/`0`/empty: where the compiling tier
 //!   keeps compiled code between processes (`engine::jit::cache`).
@@ -361,6 +363,33 @@ pub fn jit() -> engine::jit::Mode {
     *MODE
 }
 
+/// `CUDA_SHIM_JIT_HOT`: thread-instructions per IR op a kernel runs on the interpreter before
+/// the `on` tier compiles it (unset or not a number: [`engine::jit::HOT_PER_OP`]).
+pub fn parse_jit_hot(v: Option<&str>) -> (u64, Option<String>) {
+    match v.map(str::trim) {
+        None | Some("") => (engine::jit::HOT_PER_OP, None),
+        Some(v) => match v.parse() {
+            Ok(n) => (n, None),
+            Err(_) => (
+                engine::jit::HOT_PER_OP,
+                Some(format!(
+                    "CUDA_SHIM_JIT_HOT={v:?} is not a number; using {}",
+                    engine::jit::HOT_PER_OP
+                )),
+            ),
+        },
+    }
+}
+
+/// When the `on` tier compiles a kernel (`CUDA_SHIM_JIT_HOT`, [`engine::jit::set_hot`]).
+pub fn jit_hot() -> u64 {
+    let (n, complaint) = parse_jit_hot(std::env::var("CUDA_SHIM_JIT_HOT").ok().as_deref());
+    if let Some(c) = complaint {
+        eprintln!("libcuda-shim: {c}");
+    }
+    n
+}
+
 /// `CUDA_SHIM_CACHE_DIR` given `$XDG_CACHE_HOME` and `$HOME`: the directory of the compiling
 /// tier's cache, None for none. Unset: the user's cache directory (none without one); `off`,
 /// `0` or empty: none; else that directory.
@@ -498,6 +527,18 @@ mod tests {
         let (m, complaint) = parse_jit(Some("fast"));
         assert_eq!(m, Mode::On);
         assert!(complaint.unwrap().contains("CUDA_SHIM_JIT"));
+    }
+
+    #[test]
+    fn jit_hot_takes_a_number() {
+        let hot = engine::jit::HOT_PER_OP;
+        assert_eq!(parse_jit_hot(None), (hot, None));
+        assert_eq!(parse_jit_hot(Some("")), (hot, None));
+        assert_eq!(parse_jit_hot(Some("0")), (0, None));
+        assert_eq!(parse_jit_hot(Some(" 1000 ")), (1000, None));
+        let (n, complaint) = parse_jit_hot(Some("soon"));
+        assert_eq!(n, hot);
+        assert!(complaint.unwrap().contains("CUDA_SHIM_JIT_HOT"));
     }
 
     #[test]

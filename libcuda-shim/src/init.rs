@@ -66,6 +66,8 @@ pub(crate) unsafe fn init(flags: u32) -> CuResult {
         engine::set_schedule(config::schedule());
         engine::set_tensor_arch(p.sm());
         engine::jit::set_mode(config::jit());
+        // (`on` compiles hot kernels only; verify mode compiles every kernel it runs.)
+        engine::jit::set_hot(config::jit_hot());
         // (Opened at the first compile only: a process that compiles nothing never touches it.)
         engine::jit::set_cache_dir(config::cache_dir());
         engine::jit::set_note(|s| trace::line(format_args!("{s}")));

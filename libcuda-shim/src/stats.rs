@@ -150,7 +150,8 @@ fn tier(k: &engine::Kernel) -> String {
 
 /// The compiling tier's work for the kernels that ran: kernels compiled and the time it took,
 /// kernels whose code came from the on-disk cache, the time loading it took and the time
-/// compiling it had taken.
+/// compiling it had taken; the checks its segments failed (runs handed to the interpreter) and
+/// the segments switched off for failing them ([`engine::jit::MAX_FAILS`]).
 #[derive(Default)]
 struct Compiled {
     compiled: u64,
@@ -158,6 +159,8 @@ struct Compiled {
     cached: u64,
     load_s: f64,
     saved_s: f64,
+    stops: u64,
+    off: usize,
 }
 
 fn compiled() -> Compiled {
@@ -172,6 +175,8 @@ fn compiled() -> Compiled {
             c.compiled += 1;
             c.compile_s += s.ns as f64 * 1e-9;
         }
+        c.stops += s.stops;
+        c.off += s.off;
     }
     c
 }
@@ -184,12 +189,14 @@ fn compiled_line() -> String {
     });
     format!(
         "compiling tier: {} kernels compiled in {:.1} ms, {} loaded from the cache in {:.1} ms \
-         (compiling them took {:.1} ms); cache {dir}\n",
+         (compiling them took {:.1} ms); {} failed checks, {} segments switched off; cache {dir}\n",
         c.compiled,
         c.compile_s * 1e3,
         c.cached,
         c.load_s * 1e3,
         c.saved_s * 1e3,
+        c.stops,
+        c.off,
     )
 }
 
@@ -299,7 +306,8 @@ fn quoted(t: &str) -> String {
 
 /// The summary as JSON: `{"kernels": [{"name", "launches", "blocks", "threads",
 /// "thread_instructions", "seconds", "tier"}...], "device_memory_peak_bytes",
-/// "jit": {"compiled", "compile_seconds", "cached", "load_seconds", "cached_compile_seconds"},
+/// "jit": {"compiled", "compile_seconds", "cached", "load_seconds", "cached_compile_seconds",
+/// "failed_checks", "segments_switched_off"},
 /// "copied_bytes": {"host_to_device", ...}, "memset_bytes", "fidelity": [{"instruction",
 /// "kind" ("approximate" or "reading"), "thread_executions"}...]}`.
 pub fn json() -> String {
@@ -340,7 +348,8 @@ pub fn json() -> String {
     let c = compiled();
     format!(
         "{{\"kernels\": [{}], \"jit\": {{\"compiled\": {}, \"compile_seconds\": {:.6}, \
-         \"cached\": {}, \"load_seconds\": {:.6}, \"cached_compile_seconds\": {:.6}}}, \
+         \"cached\": {}, \"load_seconds\": {:.6}, \"cached_compile_seconds\": {:.6}, \
+         \"failed_checks\": {}, \"segments_switched_off\": {}}}, \
          \"device_memory_peak_bytes\": {}, \"copied_bytes\": {{{}}}, \
          \"memset_bytes\": {}, \"fidelity\": [{}]}}\n",
         kernels.join(", "),
@@ -349,6 +358,8 @@ pub fn json() -> String {
         c.cached,
         c.load_s,
         c.saved_s,
+        c.stops,
+        c.off,
         engine::mem::peak_used(),
         copied.join(", "),
         SET.load(Ordering::Relaxed),

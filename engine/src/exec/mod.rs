@@ -454,6 +454,9 @@ impl Job {
                     c.race = Some(Box::new(race::Shadow::new(c.shared_len, 1, c.nwarps)));
                 }
                 let r = cta::run_cta(&mut c, &mut scratch.regs);
+                if c.jit.is_none() {
+                    self.kernel.heat(self.jit, c.thread_instructions);
+                }
                 if let Some(mut shadow) = c.race.take() {
                     shadow.finish(c.kernel, c.prog, |_| c.ctaid, |t| c.tid_of(t));
                 }
@@ -559,6 +562,9 @@ impl Job {
             m.tmem = c.tmem.take();
             let peer_tmem = c.peer_tmem.take();
             *count += c.thread_instructions;
+            if c.jit.is_none() {
+                self.kernel.heat(self.jit, c.thread_instructions);
+            }
             *epoch = c.epoch;
             *halted |= c.halted;
             m.sync_gen = c.sync_gen;

@@ -135,6 +135,12 @@ impl Cache {
         })
     }
 
+    /// Whether there is a file for `key` (not checked: [`Cache::load`] checks it; touches
+    /// nothing, not even the directory).
+    pub(super) fn holds(&self, key: &Key) -> bool {
+        self.path(key).exists()
+    }
+
     /// The entry of `key` for a program of `nsegs` planned segments, if there is a sound one.
     pub(super) fn load(&self, key: &Key, nsegs: usize) -> Option<Entry> {
         if !self.open() {

@@ -62,11 +62,48 @@
 //! addresses checked as vectors, made it 162M. The other workloads have no atomics; their
 //! 1-2M more are the interpreter's loop (reduction runs mostly interpreted), not compiled code.
 //!
-//! Next: keep statically uniform values scalar (the histogram's loop counters and bounds are
-//! eight lanes of one value), compile only hot segments or in the background (compiling is
-//! 28M of the histogram's 162M, 44M of the matmul's 229M), switch a segment off after a few
-//! failed checks rather than `MAX_STOPS` (not measured yet), atomics on `.shared::cluster`
-//! and 16-bit ones.
+//! When to compile (2026-11-27, issue 12): `on` compiled every kernel at its first launch, and
+//! thrust's and CUB's programs ran slower on it than on the interpreter. Their kernels run
+//! briefly and compiling costs about 0.1 ms per op (`lib_thrust` of `tests/libraries.rs`: 127
+//! kernels, 162,217 ops, compiled in 16-25 s on this loaded 2-core machine, while the whole
+//! program runs in 3 s of CPU on the interpreter). Failed checks were not the cause: there,
+//! 410 of 22,000 segments stopped at all, 2,844 times in all (a few ms), none near the old
+//! limit of 4096 stops. Now `on` compiles a kernel once it is hot ([`HOT_PER_OP`],
+//! `CUDA_SHIM_JIT_HOT`; verify mode still compiles every kernel it runs), a kernel a sixteenth
+//! of the way there loads its code from the cache if an earlier process compiled it, and a
+//! segment that fails its checks [`MAX_FAILS`] times in a row is switched off. `cuda-shim run
+//! --stats`, CPU seconds (`/usr/bin/time`, user; wall time on this shared machine varied 2x),
+//! cache off unless said; "before" is this build with `CUDA_SHIM_JIT_HOT=0`, which compiles
+//! as the previous one did (that one, measured first: `lib_thrust` 18.7 s of CPU, 16.1 s of it
+//! compiling, against 2.9 s `off`); the warm cache of the last column is one those runs
+//! filled (hot kernels alone leave `lib_thrust` nothing to cache):
+//!
+//! | program | interpreter (`off`) | `on`, every kernel at its first launch (before) | `on`, hot kernels (after) |
+//! |---|---|---|---|
+//! | `lib_thrust` | 3.18, 3.07 s | 19.58, 19.57 s (127 kernels compiled) | 3.28, 3.05 s (none compiled) |
+//! | `lib_thrust`, warm cache | | 3.15 s (127 loaded, 0.28 s) | 3.13 s (29 loaded, 0.09 s) |
+//! | `thrust_sort` (2^24 keys) | 16.62, 15.29 s | 19.15, 17.45 s (5 compiled) | 17.33, 16.66 s (3 compiled) |
+//! | the same on one worker | 14.38 s | 15.13 s | 15.05 s |
+//! | `cub_scan` (2^24) | 1.21, 1.18 s | 1.59, 1.42 s (2 compiled) | 1.58, 1.49 s (1 compiled) |
+//!
+//! `lib_thrust` (and every program of brief kernels) now runs as on the interpreter. The two
+//! `scripts/bench` programs still lose 5-25% of CPU: their hot kernels (CUB's onesweep radix
+//! sort, 2928 ops; the decoupled look-back scan, 913 ops) run no faster compiled, so
+//! compiling them, however late, is a loss. Under `valgrind --tool=callgrind` (`cub_scan` built
+//! without `-march=native`, `CUDA_SHIM_THREADS=1`, `CUDA_SHIM_INJECT=alloc-budget=2G` for
+//! valgrind's address space; instructions of the whole process, then of `launch_within`, then
+//! compiling): interpreter 7.94G, 7.17G; every kernel at its first launch 9.09G, 8.32G, 0.60G;
+//! hot kernels 8.85G, 8.08G, 0.59G: without compiling, the launches ran 4.5% (hot) and 7.7%
+//! (all) *more* instructions compiled than interpreted. Empty-kernel launch + synchronize
+//! (`scripts/bench-programs.sh launch`; an empty kernel compiles nothing either way): before,
+//! 2.27 us `off` and 2.48 us `on` (the quietest runs); after, 7.1 to 50 us `off` and 2.3 to
+//! 97 us `on`, the machine's load deciding.
+//!
+//! Next: find why the radix sort's and the scan's compiled segments gain nothing (few ops per
+//! segment between the interpreter's barriers and warp collectives?), compile in the
+//! background instead of on a launch's worker, keep statically uniform values scalar (the
+//! histogram's loop counters and bounds are eight lanes of one value), atomics on
+//! `.shared::cluster` and 16-bit ones.
 //!
 //! Compiled code is kept on disk between processes ([`cache`], `CUDA_SHIM_CACHE_DIR`, read by
 //! the driver): a program launched again loads its segments' machine code instead of compiling.
@@ -84,7 +121,7 @@ pub(crate) mod plan;
 use crate::ir::Program;
 use plan::Seg;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// How launches run: the interpreter only, compiled segments, or both compared.
@@ -104,6 +141,36 @@ pub fn set_mode(m: Mode) {
 
 pub fn mode() -> Mode {
     from_u8(MODE.load(Ordering::Relaxed)).unwrap_or(Mode::On)
+}
+
+/// Thread-instructions per IR op a kernel runs on the interpreter, on the `on` tier, before
+/// its code is made ([`set_hot`]; 0: at its first launch).
+static HOT: AtomicU64 = AtomicU64::new(0);
+
+/// What the driver sets with [`set_hot`]: a kernel is compiled once its launches have run
+/// `2^18` thread-instructions per op of its IR on the interpreter. Compiling costs about 99 us
+/// per op (`lib_thrust`'s 127 kernels, 162,217 ops: 16.1 s on this 2-core machine), the
+/// interpreter about 1.1 ns a thread-instruction (the same program's 2.14G in 2.3 s): about
+/// 90,000 thread-instructions per op; where compiled code wins it saves a sixth to two thirds
+/// of the interpreter's instructions (the executor benchmark, table above), say a third, so
+/// compiling pays for itself after about 3 x 90,000 thread-instructions per op. Compiling
+/// once the kernel has run that far (the rule of renting skis) costs at most about twice the
+/// better choice, and a program of kernels that each run briefly (thrust's and CUB's tests)
+/// compiles nothing. At `2^16`, 11 of `lib_thrust`'s 127 kernels compiled part way through their
+/// last launches and the program took 4.1 s of CPU against the interpreter's 3.5 s.
+pub const HOT_PER_OP: u64 = 1 << 18;
+
+/// Sets when the `on` tier compiles a kernel: once its launches have run `per_op`
+/// thread-instructions per op of its IR on the interpreter (0, the engine's default: at its
+/// first launch; the driver sets [`HOT_PER_OP`]). A kernel that gets so far a sixteenth of the
+/// way loads its code from the cache ([`set_cache_dir`]) if an earlier process compiled it.
+/// Verify mode compiles at the first launch whatever this says.
+pub fn set_hot(per_op: u64) {
+    HOT.store(per_op, Ordering::Relaxed);
+}
+
+pub fn hot() -> u64 {
+    HOT.load(Ordering::Relaxed)
 }
 
 static CACHE: RwLock<Option<Arc<cache::Cache>>> = RwLock::new(None);
@@ -162,9 +229,11 @@ pub struct Code {
     fns: Vec<SegFn>,
     /// Per pc: index into `segs` + 1 of the segment starting there, 0 for none.
     at: Vec<u32>,
-    /// Stops per segment (failed checks); a segment that keeps stopping is left to the
-    /// interpreter, which then pays no double work.
+    /// Stops per segment (failed checks), for `--stats`.
     stops: Vec<AtomicU64>,
+    /// Stops per segment since its last run that passed its checks: at [`MAX_FAILS`] it is
+    /// left to the interpreter, which then pays no double work.
+    fails: Vec<AtomicU32>,
     /// Runs per segment in verify mode ([`Code::verify_this`]).
     runs: Vec<AtomicU64>,
     _mem: exec_mem::ExecMem,
@@ -188,6 +257,10 @@ pub struct Summary {
     pub cached: bool,
     /// Nanoseconds compiling it took (in the process that wrote the cache entry, if cached).
     pub compiled_ns: u64,
+    /// Failed checks so far (runs stopped and handed to the interpreter).
+    pub stops: u64,
+    /// Segments switched off so far ([`MAX_FAILS`] failed checks in a row).
+    pub off: usize,
 }
 
 impl std::fmt::Debug for Code {
@@ -204,14 +277,65 @@ impl std::fmt::Debug for Code {
 unsafe impl Send for Code {}
 unsafe impl Sync for Code {}
 
-/// Stops after which a segment is no longer entered.
-const MAX_STOPS: u64 = 1 << 12;
+/// Failed checks in a row (no run of the segment passing its checks in between) after which
+/// a segment is no longer entered: its prediction ([`plan::shapes`]) is wrong for how the
+/// kernel is launched, and each try costs a part-run and its undoing on top of the
+/// interpreter's run. A check also fails, once, while a worker's allocation cache
+/// (`Ctx::gcache`) is cold at a launch's start, and a run that passes ends the count: so the
+/// number is above the workers that start a launch together on most hosts (a host with more
+/// could switch off a segment at a launch's start: slower, never other results). Measured
+/// (2026-11-27, every kernel compiled at its first launch, `CUDA_SHIM_JIT_HOT=0`): in
+/// `lib_thrust` (`tests/libraries.rs`) 410 of 22,000 segments stopped, 2,844 times in all, 6 of
+/// them 32 times in a row (those stopped on every run: switched off); in `thrust_sort` and
+/// `cub_scan` (`scripts/bench`) 22 and 11 stops, at most 2 in a row. The limit was 4096 stops in
+/// all, which bounded the waste too but would also switch off a segment that stops once per
+/// launch and worker, a few thousand launches in; a run of 32 is never reached by that.
+pub const MAX_FAILS: u32 = 32;
 
 impl Code {
     /// Compiles the segments of `prog`, or loads them from the cache directory the driver
     /// chose ([`set_cache_dir`]); None when there are none or the host has no backend.
     pub fn compile(prog: &Program) -> Option<Code> {
         Self::compile_with(prog, current_cache().as_deref())
+    }
+
+    /// The code of `prog` from the cache directory the driver chose when it holds it
+    /// (`Some(None)`: nothing of it compiles), None when it does not; compiles nothing.
+    pub fn load(prog: &Program) -> Option<Option<Code>> {
+        let cache = current_cache()?;
+        let t0 = std::time::Instant::now();
+        let Some(isa) = isa() else {
+            return Some(None);
+        };
+        let key = cache::key(prog, &*isa)?;
+        // (Planned only for an entry: most kernels asked have none.)
+        if !cache.holds(&key) {
+            return None;
+        }
+        let segs = plan::segments(prog);
+        if segs.is_empty() {
+            return Some(None);
+        }
+        Self::from_cache(prog, &segs, &cache, &key, t0)
+    }
+
+    /// The code of the segments `segs` of `prog` from the cache entry `key` of `c`, if any.
+    fn from_cache(
+        prog: &Program,
+        segs: &[Seg],
+        c: &cache::Cache,
+        key: &cache::Key,
+        t0: std::time::Instant,
+    ) -> Option<Option<Code>> {
+        let e = c.load(key, segs.len())?;
+        let kept = e.kept.iter().map(|&i| segs[i as usize].clone()).collect();
+        Some(Self::assemble(
+            prog,
+            kept,
+            &e.blobs,
+            t0,
+            Some(e.compiled_ns),
+        ))
     }
 
     /// [`Code::compile`] with the cache `cache` (None: compiled, nothing kept).
@@ -225,9 +349,8 @@ impl Code {
         let nsegs = segs.len();
         let cache = cache.and_then(|c| Some((c, cache::key(prog, &*isa)?)));
         if let Some((c, key)) = &cache {
-            if let Some(e) = c.load(key, nsegs) {
-                let kept = e.kept.iter().map(|&i| segs[i as usize].clone()).collect();
-                return Self::assemble(prog, kept, &e.blobs, t0, Some(e.compiled_ns));
+            if let Some(code) = Self::from_cache(prog, &segs, c, key, t0) {
+                return code;
             }
         }
         let shapes = plan::shapes(prog);
@@ -291,6 +414,7 @@ impl Code {
         let ns = t0.elapsed().as_nanos() as u64;
         Some(Code {
             stops: kept.iter().map(|_| AtomicU64::new(0)).collect(),
+            fails: kept.iter().map(|_| AtomicU32::new(0)).collect(),
             runs: kept.iter().map(|_| AtomicU64::new(0)).collect(),
             segs: kept,
             fns,
@@ -311,6 +435,10 @@ impl Code {
             ns: self.compile_ns,
             cached: self.cached,
             compiled_ns: self.compiled_ns,
+            stops: self.stops.iter().map(|s| s.load(Ordering::Relaxed)).sum(),
+            off: (self.fails.iter())
+                .filter(|f| f.load(Ordering::Relaxed) >= MAX_FAILS)
+                .count(),
         }
     }
 
@@ -324,7 +452,7 @@ impl Code {
         let s = &self.segs[i as usize - 1];
         // (The path must not reach its reconvergence point inside the segment.)
         (!(pc < rpc && rpc < s.end)
-            && self.stops[i as usize - 1].load(Ordering::Relaxed) < MAX_STOPS)
+            && self.fails[i as usize - 1].load(Ordering::Relaxed) < MAX_FAILS)
             .then_some(i as usize - 1)
     }
 
@@ -374,9 +502,15 @@ impl Code {
         // (all below `nregs`), `ctx`'s fields and checked memory only.
         let r = unsafe { (self.fns[i])(regs.as_mut_ptr(), mask, ctx) };
         if r == 0 {
+            // (Read first: a segment that never stops writes nothing shared.)
+            let f = self.fails[i].load(Ordering::Relaxed);
+            if f != 0 && f < MAX_FAILS {
+                self.fails[i].store(0, Ordering::Relaxed);
+            }
             return Ok(());
         }
         self.stops[i].fetch_add(1, Ordering::Relaxed);
+        self.fails[i].fetch_add(1, Ordering::Relaxed);
         // Lanes before the failed one are done.
         let done = mask & ((1u64 << (r - 1)) - 1) as u32;
         if seg.atomic {

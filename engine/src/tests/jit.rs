@@ -656,3 +656,92 @@ fn jit_atomic_fault_reports_as_the_interpreter_does() {
     assert_eq!(msgs[0], msgs[1]);
     assert_eq!(msgs[0], msgs[2]);
 }
+
+/// A segment whose prediction fails on every run is switched off after [`jit::MAX_FAILS`]
+/// failed checks in a row, and the interpreter runs it from then on; one that fails now and
+/// then (here once a launch: each launch's first global access finds the worker's allocation
+/// cache empty) stays on however often that happens. Kernel `a`'s loop loads at
+/// `tid.x * 4`, predicted to step by 4 a lane, in a block 12 threads wide: in every warp some
+/// pass's lanes wrap around to `tid.x` = 0, so each of the two warps' 100 runs of the loop's
+/// segment fails; the first [`jit::MAX_FAILS`] of them stop and the rest are not tried.
+/// Kernel `b`'s segment stops in its first warp of each launch only, the second warp's run
+/// passing (the interpreter filled the cache).
+#[test]
+fn jit_segment_that_always_fails_its_check_is_switched_off() {
+    let src = format!(
+        "{HEAD}.visible .entry a(.param .u64 buf)
+{{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<2>;
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r1, %tid.y;
+    mad.lo.u32 %r2, %r1, 12, %r0;
+    ld.param.u64 %rd0, [buf];
+    mul.wide.u32 %rd2, %r0, 4;
+    add.u64 %rd3, %rd0, %rd2;
+    mov.u32 %r4, 0;
+    mov.u32 %r5, 0;
+$L:
+    ld.global.u32 %r3, [%rd3];
+    add.u32 %r4, %r4, %r3;
+    add.u32 %r4, %r4, %r5;
+    add.u32 %r5, %r5, 1;
+    setp.lt.u32 %p1, %r5, 100;
+    @%p1 bra $L;
+    mul.wide.u32 %rd4, %r2, 4;
+    add.u64 %rd5, %rd0, %rd4;
+    st.global.u32 [%rd5+64], %r4;
+    ret;
+}}
+.visible .entry b(.param .u64 buf)
+{{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    mov.u32 %r0, %tid.x;
+    ld.param.u64 %rd0, [buf];
+    mul.wide.u32 %rd1, %r0, 4;
+    add.u64 %rd2, %rd0, %rd1;
+    ld.global.u32 %r1, [%rd2];
+    add.u32 %r1, %r1, 1;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}}
+"
+    );
+    let n = 16 + 48;
+    let init: Vec<u32> = (0..n as u32).map(|i| i * 0x101 + 3).collect();
+    let mut outs: Vec<Vec<u32>> = Vec::new();
+    for mode in [Mode::Off, Mode::On] {
+        let m = Module::load(&src, "fails.ptx").unwrap();
+        let a = m.kernel("a").unwrap();
+        a.set_jit(Some(mode));
+        let buf = upload(&init);
+        let mut c = cfg(1, 48);
+        c.block = [12, 4, 1];
+        launch(&a, &c, &buf.to_le_bytes()).unwrap();
+        outs.push(download(buf, n));
+        mem::free(buf).unwrap();
+        if mode == Mode::On {
+            let s = a.jit_summary().expect("compiled");
+            assert_eq!(s.stops, jit::MAX_FAILS as u64, "{s:?}");
+            assert_eq!(s.off, 1, "{s:?}");
+        }
+    }
+    assert_eq!(outs[0], outs[1], "the interpreter's results");
+
+    let m = Module::load(&src, "fails.ptx").unwrap();
+    let b = m.kernel("b").unwrap();
+    b.set_jit(Some(Mode::On));
+    let buf = upload(&init);
+    let launches = 2 * jit::MAX_FAILS;
+    for _ in 0..launches {
+        launch(&b, &cfg(1, 64), &buf.to_le_bytes()).unwrap();
+    }
+    let got: Vec<u32> = download(buf, n);
+    mem::free(buf).unwrap();
+    let want: Vec<u32> = init.iter().map(|v| v + launches).collect();
+    assert_eq!(got, want);
+    let s = b.jit_summary().expect("compiled");
+    assert_eq!((s.stops, s.off), (launches as u64, 0), "{s:?}");
+}
