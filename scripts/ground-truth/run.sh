@@ -2,7 +2,7 @@
 # Records what a real GPU and driver answer, for the tests that quote it. Run on a machine with
 # an NVIDIA GPU and its toolkit (nvcc, compute-sanitizer on PATH): `scripts/ground-truth/run.sh OUTDIR`.
 # Writes OUTDIR/{system,driver,sanitizer,tex,tex2,tex3,mma,mma-dots,mma-sparse,tma,tma-oob,bulk-reduce,
-# fma-oob,fork,ipc,cdp,tex4,tex5,tex6,tex7,mma-sparse-f8,coop-multi,multicast,wgmma,texref-param,tma-wide}.txt.
+# fma-oob,fork,ipc,cdp,tex4,tex5,tex6,tex7,tex8,mma-sparse-f8,coop-multi,multicast,wgmma,texref-param,tma-wide}.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR}
@@ -22,6 +22,7 @@ nvcc -arch=$arch -o "$b/tex_probe2" "$here/tex_probe2.cu" >>"$out/build.txt" 2>&
 nvcc -arch=$arch -o "$b/tex_probe5" "$here/tex_probe5.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe6" "$here/tex_probe6.cu" >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe7" "$here/tex_probe7.cu" >>"$out/build.txt" 2>&1 &
+nvcc -arch=$arch -o "$b/tex_probe8" "$here/tex_probe8.cu" >>"$out/build.txt" 2>&1 &
 nvcc -o "$b/tma_wide_probe" "$here/tma_wide_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
 nvcc -o "$b/multicast_probe" "$here/multicast_probe.cpp" -L/usr/local/cuda/lib64/stubs -lcuda >>"$out/build.txt" 2>&1 &
 nvcc -arch=$arch -o "$b/tex_probe4" "$here/tex_probe4.cu" >>"$out/build.txt" 2>&1 &
@@ -49,6 +50,7 @@ timeout 60 "$b/tex_probe4" >"$out/tex4.txt" 2>&1; echo "exit $?" >>"$out/tex4.tx
 timeout 60 "$b/tex_probe5" >"$out/tex5.txt" 2>&1; echo "exit $?" >>"$out/tex5.txt"
 timeout 60 "$b/tex_probe6" >"$out/tex6.txt" 2>&1; echo "exit $?" >>"$out/tex6.txt"
 for p in cube missing bc; do timeout 60 "$b/tex_probe7" $p; echo "exit $?"; done >"$out/tex7.txt" 2>&1
+timeout 60 "$b/tex_probe8" >"$out/tex8.txt" 2>&1; echo "exit $?" >>"$out/tex8.txt"
 timeout 60 "$b/tma_wide_probe" >"$out/tma-wide.txt" 2>&1; echo "exit $?" >>"$out/tma-wide.txt"
 timeout 60 "$b/mma_probe" >"$out/mma.txt" 2>&1; echo "exit $?" >>"$out/mma.txt"
 # The dot products: the mmasim vectors' Hopper inputs, the f8 and m8n8k4 inputs, the designs.
