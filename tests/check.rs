@@ -32,26 +32,28 @@ fn check(args: &[&std::path::Path], lower_only: bool) -> (bool, String, String) 
 
 #[test]
 fn lower_only_accepts_valid_ptx_the_executor_cannot_run() {
-    // ISA 9.7.16.9.2-3 tcgen05.cp and tcgen05.shift: valid on sm_100a (ptxas 13.5 accepts this
-    // file), not run by the executor yet.
+    // ISA 9.7.13.16 multimem.ld_reduce and multimem.red: valid on sm_90 and later (ptxas 13.5
+    // accepts this file for sm_100a), not run by the executor (no device here has multicast
+    // objects).
     let f = write(
         "unsupported.ptx",
-        ".entry k(.param .u64 p)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n\
-         tcgen05.shift.cta_group::1.down [%r1];\n\
-         mov.u32 %r1, %tid.x;\n\
-         tcgen05.cp.cta_group::1.128x256b [%r1], %rd1;\n\
+        ".entry k(.param .u64 p)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n\
+         ld.param.u64 %rd1, [p];\n\
+         multimem.ld_reduce.relaxed.sys.global.add.u32 %r1, [%rd1];\n\
+         mov.u32 %r2, %tid.x;\n\
+         multimem.red.relaxed.sys.global.add.u32 [%rd1], %r2;\n\
          ret;\n}\n",
     );
     let (ok, out, err) = check(&[&f], true);
     assert!(ok, "--lower-only must succeed: {out}{err}");
     assert!(
-        out.contains("ok: 1 function(s) (1 kernel(s)), 4 instruction(s), 2 the executor"),
+        out.contains("ok: 1 function(s) (1 kernel(s)), 5 instruction(s), 2 the executor"),
         "{out}"
     );
     assert!(
         out.contains(
-            "unsupported tcgen05: 2 (tcgen05.shift.cta_group::1.down, \
-             tcgen05.cp.cta_group::1.128x256b)"
+            "unsupported multimem: 2 (multimem.ld_reduce.relaxed.sys.global.add.u32, \
+             multimem.red.relaxed.sys.global.add.u32)"
         ),
         "{out}"
     );
@@ -59,7 +61,9 @@ fn lower_only_accepts_valid_ptx_the_executor_cannot_run() {
     let (ok, out, err) = check(&[&f], false);
     assert!(!ok, "plain check must fail: {out}");
     assert!(
-        err.contains(":8:1: error: unsupported instruction 'tcgen05.shift.cta_group::1.down'"),
+        err.contains(
+            ":9:1: error: unsupported instruction 'multimem.ld_reduce.relaxed.sys.global.add.u32'"
+        ),
         "{err}"
     );
     assert!(out.contains("failed: 1 function(s)"), "{out}");
