@@ -1729,20 +1729,8 @@ impl<'a, 'b> Emit<'a, 'b> {
             }
         }
         let esz: i64 = if size == 8 { 8 } else { 4 };
-        let lv = self.b.declare_var(I64);
-        self.b.def_var(lv, on);
-        let lh = self.b.create_block();
-        let lb = self.b.create_block();
-        let after = self.b.create_block();
-        self.b.ins().jump(lh, &[]);
-        self.b.switch_to_block(lh);
-        let m = self.b.use_var(lv);
-        self.b.ins().brif(m, lb, &[], after, &[]);
-        self.b.switch_to_block(lb);
-        let l = self.b.ins().ctz(m);
-        let m1 = self.b.ins().iadd_imm_s(m, -1);
-        let m2 = self.b.ins().band(m, m1);
-        self.b.def_var(lv, m2);
+        let (lh, _, after) = self.lane_each(on);
+        let l = self.lane_l;
         let (p, base_off) = match affine {
             Some((pa, k)) => {
                 let lk = self.b.ins().imul_imm_u(l, k);

@@ -19,6 +19,22 @@
 
 use super::*;
 
+/// Writes a test kernel to `$TCGEN05_PTX_DIR/NAME.ptx` when that is set, to check it with
+/// `ptxas -arch=sm_100a`.
+fn keep_ptx(name: &str, src: &str) {
+    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
+        std::fs::write(format!("{dir}/{name}.ptx"), src).ok();
+    }
+}
+
+/// The first `n` letters and digits of an instruction, for a file name.
+fn stem(inst: &str, n: usize) -> String {
+    inst.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(n)
+        .collect()
+}
+
 const HW: &str = ".version 8.7\n.target sm_100a\n.address_size 64\n";
 
 /// Element type of a GEMM's A and B.
@@ -305,18 +321,18 @@ fn run(g: &Gemm, a: &[i32], b: &[i32]) -> Vec<u32> {
         rowbytes = 4 * n,
         dregs = dregs.join(", "),
     );
-    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
-        let name = format!(
-            "{dir}/{}-{}-{}-{}-{}{}.ptx",
+    keep_ptx(
+        &format!(
+            "{}-{}-{}-{}-{}{}",
             g.ty.kind(),
             g.m,
             g.n,
             g.k,
             g.a_tmem,
             g.sw128
-        );
-        std::fs::write(name, &src).ok();
-    }
+        ),
+        &src,
+    );
     let m = Module::load(&src, "g.ptx").unwrap_or_else(|e| panic!("{e}"));
     let img = upload(&img);
     let out = upload(&vec![0xdeadu32; 128 * n]);
@@ -530,14 +546,7 @@ fn load_shape(inst: &str, nregs: usize) -> Vec<u32> {
         fill = fill.join(", "),
         rb = 4 * nregs,
     );
-    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
-        let name: String = inst
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .take(40)
-            .collect();
-        std::fs::write(format!("{dir}/ld-{name}.ptx"), &src).ok();
-    }
+    keep_ptx(&format!("ld-{}", stem(&inst, 40)), &src);
     let m = Module::load(&src, "s.ptx").unwrap_or_else(|e| panic!("{e}"));
     let out = upload(&vec![0u32; 128 * nregs]);
     launch(&m.kernel("s").unwrap(), &cfg(1, 128), &out.to_le_bytes())
@@ -631,10 +640,7 @@ fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
               ret;
             }}"
         );
-        if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
-            let name: String = inst.chars().filter(|c| c.is_ascii_alphanumeric()).take(50).collect();
-            std::fs::write(format!("{dir}/refused-{name}.ptx"), &src).ok();
-        }
+        keep_ptx(&format!("refused-{}", stem(inst, 50)), &src);
         let e = match Module::load(&src, "k.ptx") {
             Ok(_) => panic!("{inst} loaded"),
             Err(e) => e,
@@ -892,9 +898,9 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
         rowbytes = 4 * dcols,
         dregs = dregs.join(", "),
     );
-    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
-        let name = format!(
-            "{dir}/pair-{}-{}-{}-{}-{}{}{}.ptx",
+    keep_ptx(
+        &format!(
+            "pair-{}-{}-{}-{}-{}{}{}",
             g.ty.kind(),
             g.m,
             g.n,
@@ -902,9 +908,9 @@ fn run_pair(g: &PairGemm, a: &[i32], b: &[i32]) -> Vec<u32> {
             g.issuer,
             g.multicast,
             g.a_tmem
-        );
-        std::fs::write(name, &src).ok();
-    }
+        ),
+        &src,
+    );
     let module = Module::load(&src, "p.ptx").unwrap_or_else(|e| panic!("{e}"));
     let img = upload(&img);
     let out = upload(&vec![0xdeadu32; 2 * 128 * dcols]);
@@ -1154,14 +1160,7 @@ fn run_cp_in(inst: &str, rows: usize, kb: usize, srcs: &[&[u8]], shift: bool) ->
         }}",
         fill = fill.join(", "),
     );
-    if let Ok(dir) = std::env::var("TCGEN05_PTX_DIR") {
-        let name: String = inst
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .take(50)
-            .collect();
-        std::fs::write(format!("{dir}/cp-{name}{}.ptx", shift.len()), &src).ok();
-    }
+    keep_ptx(&format!("cp-{}{}", stem(inst, 50), shift.len()), &src);
     let m = Module::load(&src, "c.ptx").unwrap_or_else(|e| panic!("{e}"));
     let img = upload(&img);
     let out = upload(&vec![0u32; 128 * 8 * n]);
