@@ -852,12 +852,12 @@ fn footprint(t: &Texture, p: &Placed, dx: [f32; 3], dy: [f32; 3]) -> (f32, Optio
         let (a, b) = ((g[0] * scale(0)).abs(), (g[1] * scale(1)).abs());
         a.max(b) + 0.34 * a.min(b)
     };
-    let (lx, ly) = (len(dx), len(dy));
-    let (major, pmax, pmin) = if lx >= ly { (dx, lx, ly) } else { (dy, ly, lx) };
     let max = t.mip.max_anisotropy.min(16);
     if p.dims == 2 && max < 2 {
         return (approx(dx).max(approx(dy)), None);
     }
+    let (lx, ly) = (len(dx), len(dy));
+    let (major, pmax, pmin) = if lx >= ly { (dx, lx, ly) } else { (dy, ly, lx) };
     if max < 2 || p.dims != 2 || !pmax.is_finite() || pmax <= 0.0 {
         return (pmax, None);
     }
