@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates the Python environment that regenerates the tensor-core test oracles in this folder
-# (mma-vectors.py -> mma-mmasim.txt) with mmasim, a published bit-accurate model of NVIDIA's mma.
+# (mma-vectors.py -> mma-mmasim.txt, mma-kinds.py -> mma-kinds-mmasim.txt) with mmasim, a published bit-accurate model of NVIDIA's mma.
 # For test oracles only: nothing here is ever a runtime or build dependency of the shim, and the
 # generated data file is committed so that tests never need this environment.
 #
@@ -16,5 +16,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 venv="${1:-$root/target/oracle-venv}"
 
 python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet "torch==2.9.1" "mmasim==2.1.1" ninja
+"$venv/bin/pip" install --quiet "torch==2.9.1" "mmasim==2.1.1" "numpy==2.4.6" ninja
 echo "$venv"

@@ -213,6 +213,26 @@ impl Warp {
             d: x.d_ty,
         };
         let kp = ka as usize;
+        // The scale factors of each row of A and column of B (9.7.14.3): row r's word is lane
+        // 4 * (r % 8) + 2 * thread-id-a + r / 8's, column n's lane 4 * n + thread-id-b's, and
+        // factor q of K's chunks is byte byte-id + q of it. Selectors are read from lane 0
+        // (out-of-range values, undefined in the ISA, wrap).
+        let (mut fa, mut fb) = (Vec::new(), Vec::new());
+        if let Some(s) = &x.scale {
+            let sel = |src: Src| get(regs, src, 0) as u32;
+            let (bida, tida) = (sel(s.a_sel[0]), sel(s.a_sel[1]) & 1);
+            let (bidb, tidb) = (sel(s.b_sel[0]), sel(s.b_sel[1]) & 3);
+            let bytes = |word: Src, lane: u32, bid: u32, out: &mut Vec<u8>| {
+                let w = get(regs, word, lane as usize);
+                out.extend((0..s.vec).map(|q| (w >> (8 * ((bid + q) & 3))) as u8));
+            };
+            for r in 0..m {
+                bytes(s.a, 4 * (r % 8) + 2 * tida + r / 8, bida, &mut fa);
+            }
+            for col in 0..n {
+                bytes(s.b, 4 * col + tidb, bidb, &mut fb);
+            }
+        }
         // The float multiplicands of a dense mma, decoded once (each serves N or M elements).
         let float = matches!(x.a_ty, El::F16 | El::Bf16 | El::Tf32) && x.sparse.is_none();
         let (da, db) = match float {
@@ -236,6 +256,17 @@ impl Warp {
                 (&packed[r * ku..r * ku + ku], &b[col * ku..col * ku + ku])
             };
             let cv = c[r * nu + col];
+            if let Some(s) = &x.scale {
+                let v = s.vec as usize;
+                let (sa, sb) = (&fa[r * v..][..v], &fb[col * v..][..v]);
+                return match x.a_ty {
+                    El::E2m1x2 => mma::dot_mxf4(types, ar, bc, cv, s.stype, sa, sb),
+                    _ => mma::dot_mxf8f6f4(types, ar, bc, cv, s.stype, sa[0], sb[0]),
+                };
+            }
+            if x.kind {
+                return mma::dot_f8f6f4(types, ar, bc, cv);
+            }
             match x.a_ty {
                 El::F16 | El::Bf16 | El::Tf32 => mma::dot(arch, types, ar, bc, cv),
                 El::E4m3 | El::E5m2 => mma::dot_f8(arch, types, ar, bc, cv),

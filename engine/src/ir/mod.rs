@@ -989,10 +989,28 @@ pub struct Mma {
     pub bit_op: Option<crate::sem::mma::BitOp>,
     /// The rounding of `.f64` forms.
     pub rnd: crate::sem::softfloat::Mode,
+    /// A `.kind::` form of sm_120a (f8f6f4, or a block-scaled one with `scale`): the tensor
+    /// core takes fp8/fp6/fp4 natively.
+    pub kind: bool,
+    /// `.block_scale`: the scale factors and their selectors.
+    pub scale: Option<Box<BlockScale>>,
     pub d: Vec<Reg>,
     pub a: Vec<Src>,
     pub b: Vec<Src>,
     pub c: Vec<Src>,
+}
+
+/// The scale factors of a block-scaled `mma` (ISA 9.7.14.3): `vec` factors per row of A and
+/// per column of B (`.scale_vec::1X/2X/4X`), of type `stype`, chosen from the `a`/`b` words of
+/// the warp's lanes by the selectors `(byte-id, thread-id)`.
+#[derive(Clone, Debug)]
+pub struct BlockScale {
+    pub stype: crate::sem::mma::Scale,
+    pub vec: u32,
+    pub a: Src,
+    pub a_sel: [Src; 2],
+    pub b: Src,
+    pub b_sel: [Src; 2],
 }
 
 /// The type of `tex`'s results (`.dtype`): four 32-bit ones, four `.f16` or two `.f16x2`.

@@ -330,6 +330,9 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             MatrixOp::Mma(x) => {
                 o.srcs(x.a.iter().chain(&x.b).chain(&x.c));
                 o.srcs(x.sparse.iter().map(|(meta, _)| meta));
+                if let Some(s) = &x.scale {
+                    o.srcs([&s.a, &s.b].into_iter().chain(&s.a_sel).chain(&s.b_sel));
+                }
                 for &d in &x.d {
                     o.def(d);
                 }

@@ -6,13 +6,14 @@
 //! Taken: every `mma` shape and type of sm_70-sm_90 with f16, bf16, tf32, f64, s8/u8, s4/u4,
 //! b1 and e4m3/e5m2 elements (the quad-pair m8n8k4 `.f16` form too), the sparse `mma.sp` (and
 //! `::ordered_metadata`) of the f16, bf16, tf32, e4m3/e5m2 and integer types, every `wmma` shape
-//! and type, and the `.m8n8.b16` forms of ldmatrix/stmatrix/movmatrix. Refused as unsupported
-//! at load, with the instruction named: the `.kind::` forms (f8f6f4, block scaling), and the
+//! and type, the sm_120a `.kind::f8f6f4` and block-scaled `.kind::mxf8f6f4`, `.kind::mxf4` and
+//! `.kind::mxf4nvf4` forms, and the `.m8n8.b16` forms of ldmatrix/stmatrix/movmatrix. Refused
+//! as unsupported at load, with the instruction named: the sparse `.kind::` forms, and the
 //! `.b8` shapes of ldmatrix/stmatrix (sm_100a).
 
 use super::*;
 use crate::sem::fragment::{per_lane, sparse_selectors, Role};
-use crate::sem::mma::{BitOp, El};
+use crate::sem::mma::{BitOp, El, Scale};
 
 /// `mNnNkN` as numbers.
 fn shape(w: &str) -> Option<(u32, u32, u32)> {
@@ -75,6 +76,57 @@ fn valid_sparse((m, n, k): (u32, u32, u32), a: El, b: El, c: El, d: El) -> bool 
             E4m3 | E5m2 => matches!(b, E4m3 | E5m2) && k == 64 && c == F32 && d == F32,
             _ => false,
         }
+}
+
+/// Whether the sm_120a `mma.sync.kind::KIND` (ISA 9.7.14.5.14, Table 37) computes with this
+/// shape, types `[a, b, c, d]`, `.scale_vec` and scale type. `.scale_vec::4X` with `.ue8m0`
+/// for `.kind::mxf4nvf4` is PTX ISA 9.1's (ptxas 13.5 takes it).
+fn valid_kind(
+    kind: &str,
+    sh: (u32, u32, u32),
+    [a, b, c, d]: [El; 4],
+    vec: Option<u32>,
+    stype: Option<Scale>,
+) -> bool {
+    use El::*;
+    let f8f6f4 = |t: El| matches!(t, E4m3 | E5m2 | E3m2 | E2m3 | E2m1);
+    let f32_acc = c == F32 && d == F32;
+    match kind {
+        "f8f6f4" => {
+            sh == (16, 8, 32)
+                && f8f6f4(a)
+                && f8f6f4(b)
+                && c == d
+                && matches!(c, F16 | F32)
+                && vec.is_none()
+                && stype.is_none()
+        }
+        "mxf8f6f4" => {
+            sh == (16, 8, 32)
+                && f8f6f4(a)
+                && f8f6f4(b)
+                && f32_acc
+                && matches!(vec, None | Some(1))
+                && stype == Some(Scale::Ue8m0)
+        }
+        "mxf4" => {
+            sh == (16, 8, 64)
+                && (a, b) == (E2m1, E2m1)
+                && f32_acc
+                && matches!(vec, None | Some(2))
+                && stype == Some(Scale::Ue8m0)
+        }
+        "mxf4nvf4" => {
+            sh == (16, 8, 64)
+                && (a, b) == (E2m1, E2m1)
+                && f32_acc
+                && matches!(
+                    (vec, stype),
+                    (Some(2), Some(Scale::Ue8m0)) | (Some(4), Some(_))
+                )
+        }
+        _ => false,
+    }
 }
 
 /// Registers of a fragment: `wmma`'s `.f16` multiplicands have eight whatever the shape.
@@ -224,18 +276,37 @@ impl<'a> Prog<'a> {
                 None => return unsupported(i),
             },
         };
-        let types = el_types(i, m)?;
+        let kind = ["f8f6f4", "mxf8f6f4", "mxf4", "mxf4nvf4"]
+            .into_iter()
+            .find(|k| m.take(&format!("kind::{k}")));
+        let block_scale = m.take("block_scale");
+        let vec = [1, 2, 4]
+            .into_iter()
+            .find(|v| m.take(&format!("scale_vec::{v}X")));
+        let mut type_words = m.types();
+        // The block-scaled forms end with the scale factors' type.
+        let stype = match block_scale {
+            true => type_words.pop().and_then(|w| Scale::parse(&w)),
+            false => None,
+        };
+        let types = (type_words.iter())
+            .map(|w| El::parse(w).map_or_else(|| unsupported(i), Ok))
+            .collect::<R<Vec<El>>>()?;
         m.done()?;
-        let (d_ty, a_ty, b_ty, c_ty) = match types[..] {
+        let (d_ty, mut a_ty, mut b_ty, c_ty) = match types[..] {
             // wmma.mma's .f16 form names only D's and C's types.
             [d, c] if wmma => (d, El::F16, El::F16, c),
             [d, a, b, c] => (d, a, b, c),
             _ => return unsupported(i),
         };
-        let valid = if sparse {
-            valid_sparse(sh, a_ty, b_ty, c_ty, d_ty)
-        } else {
-            valid_mma(wmma, sh, a_ty, b_ty, c_ty, d_ty)
+        let valid = match kind {
+            Some(kind) => {
+                let ok = !wmma && !sparse && !sat && bit_op.is_none() && rnd == Mode::Rn;
+                ok && valid_kind(kind, sh, [a_ty, b_ty, c_ty, d_ty], vec, stype)
+            }
+            None if block_scale || vec.is_some() => false,
+            None if sparse => valid_sparse(sh, a_ty, b_ty, c_ty, d_ty),
+            None => valid_mma(wmma, sh, a_ty, b_ty, c_ty, d_ty),
         };
         if !valid
             || (bit_op.is_some() != (a_ty == El::B1))
@@ -244,7 +315,11 @@ impl<'a> Prog<'a> {
         {
             return unsupported(i);
         }
-        let want = if sparse { 6 } else { 4 };
+        // The fp4 of .kind::mxf4 and mxf4nvf4 comes two to a byte, not in 8-bit containers.
+        if matches!(kind, Some("mxf4" | "mxf4nvf4")) {
+            (a_ty, b_ty) = (El::E2m1x2, El::E2m1x2);
+        }
+        let want = 4 + 2 * sparse as usize + 4 * block_scale as usize;
         if i.operands.len() != want {
             return invalid(i.pos, format!("'{}' needs {want} operands", i.full_name()));
         }
@@ -291,6 +366,31 @@ impl<'a> Prog<'a> {
         } else {
             None
         };
+        let scale = match (stype, vec) {
+            (Some(stype), vec) if block_scale => {
+                let mut word = |o: &O| self.src(fc, i, g, o, T::B(32));
+                let (a, b) = (word(&ops[4])?, word(&ops[6])?);
+                let mut sel = |o: &O| -> R<[Src; 2]> {
+                    let items = self.frag_items(i, o, 2)?;
+                    Ok([
+                        self.src(fc, i, g, items[0], T::B(16))?,
+                        self.src(fc, i, g, items[1], T::B(16))?,
+                    ])
+                };
+                let (a_sel, b_sel) = (sel(&ops[5])?, sel(&ops[7])?);
+                // .kind::mxf4 defaults to 2X, .kind::mxf8f6f4 to 1X (mxf4nvf4 names one).
+                let vec = vec.unwrap_or(if sh.2 == 64 { 2 } else { 1 });
+                Some(Box::new(BlockScale {
+                    stype,
+                    vec,
+                    a,
+                    a_sel,
+                    b,
+                    b_sel,
+                }))
+            }
+            _ => None,
+        };
         Ok(MatrixOp::Mma(Mma {
             sparse,
             a_row,
@@ -306,6 +406,8 @@ impl<'a> Prog<'a> {
             sat,
             bit_op,
             rnd,
+            kind: kind.is_some(),
+            scale,
             d,
             a,
             b,

@@ -19,7 +19,9 @@
 //!
 //! `F`, `L` and `e_zero` are the architecture's ([`Arch`]): the emulated device's; `wgmma`'s
 //! f8 kinds have their own (`F` = 13, an f32 result truncated to 13 fraction bits:
-//! [`dot_wgmma_f8`]). `.f64`
+//! [`dot_wgmma_f8`]); so do sm_120a's `.kind::` forms, whose fp8/fp6/fp4 products (times
+//! their block scale factors) the tensor core takes natively ([`dot_f8f6f4`],
+//! [`dot_mxf8f6f4`], and [`dot_mxf4`], which sums groups of 16 fp4 products first). `.f64`
 //! products are fmas in k order with the instruction's rounding; integer products are exact,
 //! summed in 32 bits that wrap, or saturate with `.satfinite`.
 
@@ -45,6 +47,14 @@ pub enum El {
     /// per sign (0x7f/0xff); e5m2 is IEEE-like.
     E4m3,
     E5m2,
+    /// The 6- and 4-bit floats of `.kind::f8f6f4` and `.kind::mxf8f6f4` (sm_120a), each in an
+    /// 8-bit container: e3m2 and e2m3 in bits 5:0, e2m1 in bits 5:2, the rest padding. They
+    /// have no infinities or NaN (OCP microscaling formats).
+    E3m2,
+    E2m3,
+    E2m1,
+    /// e2m1 packed two to a byte, low nibble first (`.kind::mxf4`, `.kind::mxf4nvf4`).
+    E2m1x2,
 }
 
 impl El {
@@ -53,8 +63,8 @@ impl El {
             El::F16 | El::Bf16 => 16,
             El::Tf32 | El::F32 | El::S32 => 32,
             El::F64 => 64,
-            El::S8 | El::U8 | El::E4m3 | El::E5m2 => 8,
-            El::S4 | El::U4 => 4,
+            El::S8 | El::U8 | El::E4m3 | El::E5m2 | El::E3m2 | El::E2m3 | El::E2m1 => 8,
+            El::S4 | El::U4 | El::E2m1x2 => 4,
             El::B1 => 1,
         }
     }
@@ -82,6 +92,9 @@ impl El {
             El::S32 => "s32",
             El::E4m3 => "e4m3",
             El::E5m2 => "e5m2",
+            El::E3m2 => "e3m2",
+            El::E2m3 => "e2m3",
+            El::E2m1 | El::E2m1x2 => "e2m1",
         }
     }
 
@@ -100,6 +113,9 @@ impl El {
             "s32" => El::S32,
             "e4m3" => El::E4m3,
             "e5m2" => El::E5m2,
+            "e3m2" => El::E3m2,
+            "e2m3" => El::E2m3,
+            "e2m1" => El::E2m1,
             _ => return None,
         })
     }
@@ -111,6 +127,9 @@ impl El {
             El::F64 => sf::F64,
             El::E4m3 => Fmt { ebits: 4, mbits: 3 },
             El::E5m2 => Fmt { ebits: 5, mbits: 2 },
+            El::E3m2 => Fmt { ebits: 3, mbits: 2 },
+            El::E2m3 => Fmt { ebits: 2, mbits: 3 },
+            El::E2m1 | El::E2m1x2 => Fmt { ebits: 2, mbits: 1 },
             _ => sf::F32,
         }
     }
@@ -225,10 +244,13 @@ pub fn decode_all(t: El, v: &[u64]) -> Vec<Decoded> {
 
 /// An input element: its value as `m * 2^x` and its normalised exponent, or a special.
 fn decode(t: El, bits: u64) -> Result<(bool, u64, i32, i32), Special> {
-    let bits = if t == El::Tf32 {
-        bits & 0xffff_e000
-    } else {
-        bits
+    let bits = match t {
+        El::Tf32 => bits & 0xffff_e000,
+        // The containers' padding is ignored.
+        El::E3m2 | El::E2m3 => bits & 0x3f,
+        El::E2m1 => (bits >> 2) & 0xf,
+        El::E2m1x2 => bits & 0xf,
+        _ => bits,
     };
     let f = t.fmt();
     let neg = (bits >> (f.ebits + f.mbits)) & 1 != 0;
@@ -240,6 +262,8 @@ fn decode(t: El, bits: u64) -> Result<(bool, u64, i32, i32), Special> {
         if bits & 0x7f == 0x7f {
             return Err(Special::Nan);
         }
+    } else if matches!(t, El::E3m2 | El::E2m3 | El::E2m1 | El::E2m1x2) {
+        // Every pattern is finite.
     } else if ef == (1 << f.ebits) - 1 {
         return Err(if fr == 0 {
             Special::Inf(neg)
@@ -277,36 +301,38 @@ impl Arch {
     }
 }
 
-/// One block of the truncated fused dot-product-add (`t_fdpa` of the model).
-fn block(p: Fdpa, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
-    let Types { c: ct, d: dt, .. } = t;
-    let e_zero = p.e_zero;
+/// The terms of one block: the products `a_k * b_k`, each times `scale` (a scale factor's
+/// `(m, x, e)`, or none), then C (of type `ct`). A zero term counts with `e_zero`. Returns the
+/// number of terms written, or the special value that decides the sum.
+fn terms_of(
+    e_zero: i32,
+    a: &[Decoded],
+    b: &[Decoded],
+    scale: Option<(u64, i32, i32)>,
+    (ct, c): (El, u64),
+    terms: &mut [Term],
+) -> Result<usize, Special> {
     let mut special = Special::None;
-    let mut terms = [Term {
-        neg: false,
-        m: 0,
-        x: 0,
-        e: 0,
-    }; 33];
     let mut n = 0;
+    let (sm, sx, se) = scale.unwrap_or((1, 0, 0));
     for (x, y) in a.iter().zip(b) {
         match (x.0, y.0) {
             (Err(s), Err(t)) => special = special.add(mul_special(s, t)),
             (Err(s), Ok((ny, my, ..))) | (Ok((ny, my, ..)), Err(s)) => {
                 // inf * 0 is NaN, inf * x an infinity; NaN stays NaN.
                 special = special.add(match s {
-                    Special::Inf(_) if my == 0 => Special::Nan,
+                    Special::Inf(_) if my == 0 || sm == 0 => Special::Nan,
                     Special::Inf(sn) => Special::Inf(sn != ny),
                     s => s,
                 })
             }
             (Ok((na, ma, xa, ea)), Ok((nb, mb, xb, eb))) => {
-                let m = ma * mb;
+                let m = ma * mb * sm;
                 terms[n] = Term {
                     neg: na != nb,
                     m,
-                    x: xa + xb,
-                    e: if m == 0 { e_zero } else { ea + eb },
+                    x: xa + xb + sx,
+                    e: if m == 0 { e_zero } else { ea + eb + se },
                 };
                 n += 1;
             }
@@ -324,20 +350,44 @@ fn block(p: Fdpa, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
             n += 1;
         }
     }
-    let out = dt.fmt();
     match special {
-        Special::Nan => return canonical_nan(dt),
-        Special::Inf(neg) => return out.inf(neg),
-        Special::None => {}
+        Special::None => Ok(n),
+        s => Err(s),
     }
-    let terms = &terms[..n];
-    let e_max = terms.iter().map(|t| t.e).max().unwrap_or(e_zero);
+}
+
+const NO_TERM: Term = Term {
+    neg: false,
+    m: 0,
+    x: 0,
+    e: 0,
+};
+
+/// One block of the truncated fused dot-product-add (`t_fdpa` of the model).
+fn block(p: Fdpa, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
+    let mut terms = [NO_TERM; 33];
+    let n = terms_of(p.e_zero, a, b, None, (t.c, c), &mut terms);
+    fused_sum(p, t.d, n.map(|n| &terms[..n]))
+}
+
+/// The sum of `terms` (or the special value among them) as the tensor core forms it: each
+/// term truncated toward zero at `F` bits below the largest exponent, the truncated terms
+/// summed exactly, the sum rounded once into `dt` (see the module's comment).
+fn fused_sum(p: Fdpa, dt: El, terms: Result<&[Term], Special>) -> u64 {
+    let out = dt.fmt();
+    let terms = match terms {
+        Ok(t) => t,
+        Err(Special::Inf(neg)) => return out.inf(neg),
+        Err(_) => return canonical_nan(dt),
+    };
+    let e_max = terms.iter().map(|t| t.e).max().unwrap_or(p.e_zero);
     let f = p.f;
     // Each term truncated toward zero to multiples of 2^(e_max - F); the sum is exact.
     let mut sum: i64 = 0;
     for t in terms {
         let sh = t.x + f - e_max;
-        // (A nonzero term is below 2^(e + 2), so sh < F + 2 bits above its top bit.)
+        // (A product is below 2^(e + 2), so sh < F + 2 bits above its top bit; a group of
+        // block-scaled fp4 products, below 2^(e + 12), stays within 2^58.)
         let v = if t.m == 0 {
             0
         } else if sh >= 0 {
@@ -469,6 +519,142 @@ pub fn dot_wgmma_f8(t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
             let c = if k == 0 { t.c } else { t.d };
             block(p, Types { c, ..t }, x, y, acc)
         })
+}
+
+/// The parameters of the sm_120a `mma.sync` kinds, mmasim 2.1.1's "RTX Blackwell" (the only
+/// devices with them): `F` = 25, the K of an instruction one block, Hopper's `e_zero`; D
+/// truncated toward zero (f32) or rounded to nearest (f16).
+const KIND_F8F6F4: Fdpa = Fdpa {
+    f: 25,
+    e_zero: -133,
+    f32_bits: 23,
+};
+
+/// One element of D for `mma.sync.kind::f8f6f4` (m16n8k32, sm_120a): e4m3, e5m2, e3m2, e2m3
+/// and e2m1 multiplicands taken natively (not through f16 as sm_90 runs the f8 kinds, see
+/// [`dot_f8`]) in one truncated fused dot-product-add.
+pub fn dot_f8f6f4(t: Types, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let p = Fdpa {
+        e_zero: Arch::Hopper.e_zero(t.d),
+        ..KIND_F8F6F4
+    };
+    block(p, t, &decode_all(t.a, a), &decode_all(t.b, b), c)
+}
+
+/// The element type of a block-scaled `mma`'s scale factors (`.stype`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scale {
+    /// A power of two, 2^(bits - 127); 0xff is NaN.
+    Ue8m0,
+    /// An e4m3 whose sign bit is ignored; 0x7f is NaN.
+    Ue4m3,
+}
+
+impl Scale {
+    pub fn parse(w: &str) -> Option<Scale> {
+        match w {
+            "ue8m0" => Some(Scale::Ue8m0),
+            "ue4m3" => Some(Scale::Ue4m3),
+            _ => None,
+        }
+    }
+
+    /// The factor in byte `v` as `(m, x, e)`, value `m * 2^x` of normalised exponent `e` (a
+    /// subnormal ue4m3 has e4m3's least), or None for NaN.
+    fn decode(self, v: u8) -> Option<(u64, i32, i32)> {
+        match self {
+            Scale::Ue8m0 if v == 0xff => None,
+            Scale::Ue8m0 => Some((1, v as i32 - 127, v as i32 - 127)),
+            Scale::Ue4m3 => match decode(El::E4m3, (v & 0x7f) as u64) {
+                Ok((_, m, x, e)) => Some((m, x, e)),
+                Err(_) => None,
+            },
+        }
+    }
+}
+
+/// A product of two scale factors, or None if either is NaN.
+fn scale_product(st: Scale, sa: u8, sb: u8) -> Option<(u64, i32, i32)> {
+    let (ma, xa, ea) = st.decode(sa)?;
+    let (mb, xb, eb) = st.decode(sb)?;
+    Some((ma * mb, xa + xb, ea + eb))
+}
+
+/// One element of D for `mma.sync.kind::mxf8f6f4.block_scale` (m16n8k32, one ue8m0 factor
+/// for A's row, `sa`, and one for B's column, `sb`): mmasim's "scaled truncated" model, each
+/// product times both factors exactly, then the sum of [`dot_f8f6f4`] (C is not scaled). A
+/// NaN factor makes D NaN.
+pub fn dot_mxf8f6f4(t: Types, a: &[u64], b: &[u64], c: u64, st: Scale, sa: u8, sb: u8) -> u64 {
+    let Some(scale) = scale_product(st, sa, sb) else {
+        return canonical_nan(t.d);
+    };
+    let mut terms = [NO_TERM; 33];
+    let (da, db) = (decode_all(t.a, a), decode_all(t.b, b));
+    let n = terms_of(
+        KIND_F8F6F4.e_zero,
+        &da,
+        &db,
+        Some(scale),
+        (t.c, c),
+        &mut terms,
+    );
+    fused_sum(KIND_F8F6F4, t.d, n.map(|n| &terms[..n]))
+}
+
+/// One element of D for `mma.sync.kind::mxf4.block_scale` and `.kind::mxf4nvf4` (m16n8k64,
+/// packed e2m1, `sa`/`sb` the factors of A's row and B's column for each of the 2 or 4
+/// chunks of K): mmasim's "grouped scaled truncated" model. Each group of 16 consecutive
+/// products is summed exactly (fp4 products are small multiples of 1/4) and times its
+/// chunk's two factors; that group term counts with the factors' exponent, or `e_zero` (-139)
+/// when all its products are zero or a factor is; the group terms and C are aligned to the
+/// largest exponent and truncated 35 bits below it, summed exactly and truncated to an f32.
+/// A NaN factor makes D NaN.
+pub fn dot_mxf4(t: Types, a: &[u64], b: &[u64], c: u64, st: Scale, sa: &[u8], sb: &[u8]) -> u64 {
+    const G: usize = 16;
+    let p = Fdpa {
+        f: 35,
+        e_zero: -139,
+        f32_bits: 23,
+    };
+    let chunk = a.len() / sa.len().max(1);
+    let mut terms = [NO_TERM; 5];
+    let mut n = 0;
+    for (g, (ga, gb)) in a.chunks(G).zip(b.chunks(G)).enumerate() {
+        let q = g * G / chunk.max(1);
+        let Some((sm, sx, se)) = scale_product(st, sa[q], sb[q]) else {
+            return canonical_nan(t.d);
+        };
+        // The group's sum in units of 2^-2 (e2m1 values are multiples of 1/2).
+        let (mut sum, mut all_zero) = (0i64, true);
+        for (&x, &y) in ga.iter().zip(gb) {
+            let (Ok((na, ma, xa, _)), Ok((nb, mb, xb, _))) = (decode(t.a, x), decode(t.b, y))
+            else {
+                unreachable!("e2m1 has no special values")
+            };
+            let v = ((ma * mb) << (xa + xb + 2)) as i64;
+            all_zero &= v == 0;
+            sum += if na != nb { -v } else { v };
+        }
+        terms[n] = Term {
+            neg: sum < 0,
+            m: sum.unsigned_abs() * sm,
+            x: sx - 2,
+            // A group whose products cancel keeps its exponent; only all-zero ones do not.
+            e: if all_zero || sm == 0 { p.e_zero } else { se },
+        };
+        n += 1;
+    }
+    let c_term = match decode(t.c, c) {
+        Err(s) => return fused_sum(p, t.d, Err(s)),
+        Ok((neg, m, x, e)) => Term {
+            neg,
+            m,
+            x,
+            e: if m == 0 { p.e_zero } else { e },
+        },
+    };
+    terms[n] = c_term;
+    fused_sum(p, t.d, Ok(&terms[..n + 1]))
 }
 
 /// One element of D for `mma.m8n8k4` with `.f16` multiplicands (sm_70's quad-pair shape) as
