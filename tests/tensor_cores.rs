@@ -164,6 +164,29 @@ fn sm120_mma_kinds_match_mmasim() {
     }
 }
 
+/// The 8-bit ldmatrix/stmatrix shapes of sm_100a (tests/cuda/ldmatrix_b8.cu):
+/// `ldmatrix.m16n16.trans.b8` plain and decompressing 6- and 4-bit rows, `ldmatrix.m8n16`
+/// decompressing, `stmatrix.m16n8.trans.b8`, every `.num`, rows at scattered addresses. The
+/// program checks each register and stored byte against the ISA's figures 105, 106 and 108
+/// and its decompression rule, written out in its host code.
+#[test]
+fn ldmatrix_and_stmatrix_b8_shapes_follow_the_isa_figures() {
+    let exe = nvcc_arch(
+        "ldmatrix_b8",
+        "ldmatrix_b8",
+        "compute_100a",
+        &["-std=c++17"],
+    );
+    let out = run_preloaded(&exe, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches(": ok").count(), 11, "{stdout}");
+}
+
 #[test]
 fn wmma_and_mma_programs_compute_their_gemms() {
     let lib = lib_dir();

@@ -78,11 +78,11 @@ impl Warp {
             ),
             MatrixOp::Ldst {
                 store,
-                trans,
+                shape,
                 space,
                 addr,
                 regs: fr,
-            } => self.ldst_matrix(cta, regs, pc, *store, *trans, *space, *addr, fr),
+            } => self.ldst_matrix(cta, regs, pc, *store, *shape, *space, *addr, fr),
             MatrixOp::Wgmma(x) => self.wgmma(cta, regs, pc, x),
             MatrixOp::Tmem(x) => self.tmem(cta, regs, pc, x),
             MatrixOp::Movmatrix { d, a } => {
@@ -546,7 +546,7 @@ impl Warp {
         Ok(())
     }
 
-    /// `ldmatrix` / `stmatrix` `.m8n8.b16`: see `MatrixOp::Ldst`.
+    /// `ldmatrix` / `stmatrix`: see `MatrixOp::Ldst`.
     #[allow(clippy::too_many_arguments)]
     fn ldst_matrix(
         &mut self,
@@ -554,22 +554,25 @@ impl Warp {
         regs: &mut [u64],
         pc: u32,
         store: bool,
-        trans: bool,
+        shape: LdstShape,
         space: MSpace,
         addr: Addr,
         frag: &[Src],
     ) -> Result<(), Fault> {
-        // Row addresses: lane 8q + r gives row r of matrix q; resolved once each (16 bytes).
+        // Row addresses: lane rows * q + r gives row r of matrix q; resolved once each (16
+        // bytes).
         let mut rows = [std::ptr::null_mut::<u8>(); 32];
-        for (q, _) in frag.iter().enumerate() {
-            for r in 0..8 {
-                let l = 8 * q + r;
-                let p = addr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + addr.off;
-                rows[l] = cta.resolve(self, space, p as u64, 16, l, pc, store)?;
-                // (Each row is the access of the lane that gave its address.)
-                cta.race_at(self.id, l, space, p as u64, 16, race::Access::of(store), pc);
-            }
+        let per = shape.rows();
+        for l in 0..per * frag.len() / shape.regs() {
+            let p = addr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + addr.off;
+            rows[l] = cta.resolve(self, space, p as u64, 16, l, pc, store)?;
+            // (Each row is the access of the lane that gave its address.)
+            cta.race_at(self.id, l, space, p as u64, 16, race::Access::of(store), pc);
         }
+        let trans = match shape {
+            LdstShape::M8n8 { trans } => trans,
+            _ => return self.ldst_bytes(regs, shape, &rows, frag, store),
+        };
         for (q, s) in frag.iter().enumerate() {
             for l in 0..32 {
                 // Lane l holds row l/4, columns 2(l%4) and 2(l%4)+1 of its fragment; with
@@ -596,6 +599,78 @@ impl Warp {
                         regs[*d as usize * 32 + l] = lo | hi << 16;
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The 8-bit shapes of `ldmatrix`/`stmatrix` (sm_100a), `rows` their resolved row
+    /// addresses. Byte `k` of a lane's register `r` of a matrix (lane l = 4 * b + a), in the
+    /// matrix's rows of 16 bytes (ISA figures 105, 106 and 108; the `.trans` ones read as the
+    /// transpose of the figure, as CUTLASS's SM100 LDSM/STSM copy traits lay them out):
+    /// - m16n16, `.trans`: row 4a + k, byte b + 8r;
+    /// - m8n16: row l / 4, byte 4a + k;
+    /// - m16n8, `.trans`: row 2a + k % 2, byte b + 8 (k / 2).
+    fn ldst_bytes(
+        &self,
+        regs: &mut [u64],
+        shape: LdstShape,
+        rows: &[*mut u8; 32],
+        frag: &[Src],
+        store: bool,
+    ) -> Result<(), Fault> {
+        let at = |l: usize, r: usize, k: usize| -> (usize, usize) {
+            let (a, b) = (l % 4, l / 4);
+            match shape {
+                LdstShape::M16n16 { .. } => (4 * a + k, b + 8 * r),
+                LdstShape::M8n16 { .. } => (b, 4 * a + k),
+                _ => (2 * a + k % 2, b + 8 * (k / 2)),
+            }
+        };
+        let (per, nregs) = (shape.rows(), shape.regs());
+        if store {
+            for (j, s) in frag.iter().enumerate() {
+                let (q, r) = (j / nregs, j % nregs);
+                for l in 0..32 {
+                    let v = get(regs, *s, l);
+                    for k in 0..4 {
+                        let (row, col) = at(l, r, k);
+                        // SAFETY: each row pointer covers 16 writable bytes.
+                        unsafe { *rows[per * q + row].add(col) = (v >> (8 * k)) as u8 };
+                    }
+                }
+            }
+            return Ok(());
+        }
+        // The rows as bytes, decompressed: 16 elements of 4 or 6 bits, the first in the
+        // lowest bits (then padding), each to a byte as the f8f6f4 kinds hold them (ISA
+        // 9.7.16.9.1, as tcgen05.cp does): e2m1 in bits 2-5, e3m2/e2m3 in bits 0-5.
+        let src_bits = match shape {
+            LdstShape::M16n16 { src_bits } | LdstShape::M8n16 { src_bits } => src_bits as u32,
+            _ => 0,
+        };
+        let n = per * frag.len() / nregs;
+        let mut bytes = vec![[0u8; 16]; n];
+        for (row, out) in bytes.iter_mut().enumerate() {
+            // SAFETY: each row pointer covers 16 readable bytes.
+            unsafe { std::ptr::copy_nonoverlapping(rows[row], out.as_mut_ptr(), 16) };
+            if src_bits != 0 {
+                let w = u128::from_le_bytes(*out);
+                for (e, b) in out.iter_mut().enumerate() {
+                    let v = (w >> (src_bits * e as u32)) as u8 & ((1 << src_bits) - 1);
+                    *b = if src_bits == 4 { v << 2 } else { v };
+                }
+            }
+        }
+        for (j, s) in frag.iter().enumerate() {
+            let (q, r) = (j / nregs, j % nregs);
+            let Src::Reg(d) = s else { continue };
+            for l in 0..32 {
+                let v = (0..4).fold(0u64, |v, k| {
+                    let (row, col) = at(l, r, k);
+                    v | (bytes[per * q + row][col] as u64) << (8 * k)
+                });
+                regs[*d as usize * 32 + l] = v;
             }
         }
         Ok(())

@@ -764,11 +764,12 @@ pub enum MatrixOp {
         regs: Vec<Src>,
     },
     /// `ldmatrix.m8n8.b16` (`store` false) into `regs`, or `stmatrix.m8n8.b16` of `regs`:
-    /// `regs.len()` 8x8 matrices of 16-bit elements, row `r` of matrix `q` at the address lane
-    /// `8q + r` gives; `trans` transposes each.
+    /// `ldmatrix` / `stmatrix` of matrices of `shape` held in `regs`; each matrix's rows in
+    /// memory at the addresses of consecutive lanes (row `r` of matrix `q` at lane
+    /// `rows * q + r`, 16 bytes each).
     Ldst {
         store: bool,
-        trans: bool,
+        shape: LdstShape,
         space: MSpace,
         addr: Addr,
         regs: Vec<Src>,
@@ -819,6 +820,39 @@ pub enum TmemOp {
         split: u32,
         regs: Vec<Src>,
     },
+}
+
+/// The matrices of `ldmatrix` and `stmatrix` (ISA 9.7.14.5.15-16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LdstShape {
+    /// `.m8n8.b16`: 8x8 matrices of 16-bit elements, one register each; `.trans` transposes.
+    M8n8 { trans: bool },
+    /// `ldmatrix.m16n16.trans.b8` (sm_100a/sm_120a): 16x16 bytes, two registers each, 16 rows;
+    /// `src_bits` 4 or 6 with `.b8x16.b4x16_p64` / `.b8x16.b6x16_p32` (each row 16 packed
+    /// elements and padding, decompressed to bytes), 0 for plain bytes.
+    M16n16 { src_bits: u8 },
+    /// `ldmatrix.m8n16.b8x16.b4x16_p64` / `.b6x16_p32`: 8 rows of 16 decompressed bytes.
+    M8n16 { src_bits: u8 },
+    /// `stmatrix.m16n8.trans.b8`: 16x8 bytes stored transposed, 8 rows of 16 bytes.
+    M16n8,
+}
+
+impl LdstShape {
+    /// Rows (row addresses) of one matrix.
+    pub fn rows(self) -> usize {
+        match self {
+            LdstShape::M16n16 { .. } => 16,
+            _ => 8,
+        }
+    }
+
+    /// Registers of one matrix.
+    pub fn regs(self) -> usize {
+        match self {
+            LdstShape::M16n16 { .. } => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// `tcgen05.mma` of `.kind::f16`, `::tf32` or `::i8` (`kind`: A's and B's element

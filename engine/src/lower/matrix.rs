@@ -7,9 +7,10 @@
 //! b1 and e4m3/e5m2 elements (the quad-pair m8n8k4 `.f16` form too), the sparse `mma.sp` (and
 //! `::ordered_metadata`) of the f16, bf16, tf32, e4m3/e5m2 and integer types, every `wmma` shape
 //! and type, the sm_120a `.kind::f8f6f4` and block-scaled `.kind::mxf8f6f4`, `.kind::mxf4` and
-//! `.kind::mxf4nvf4` forms, and the `.m8n8.b16` forms of ldmatrix/stmatrix/movmatrix. Refused
-//! as unsupported at load, with the instruction named: the sparse `.kind::` forms, and the
-//! `.b8` shapes of ldmatrix/stmatrix (sm_100a).
+//! `.kind::mxf4nvf4` forms, the `.m8n8.b16` forms of ldmatrix/stmatrix/movmatrix and the 8-bit
+//! ones of sm_100a (ldmatrix `.m16n16.trans` and `.m8n16` with their decompression, stmatrix
+//! `.m16n8.trans`). Refused as unsupported at load, with the instruction named: the sparse
+//! `.kind::` forms.
 
 use super::*;
 use crate::sem::fragment::{per_lane, sparse_selectors, Role};
@@ -646,9 +647,31 @@ impl<'a> Prog<'a> {
         let num = ["x1", "x2", "x4"].iter().position(|w| m.take(w));
         let trans = m.take("trans");
         let space = m.space();
-        let ok = m.take("m8n8") && m.take("b16");
+        // The 6- and 4-bit sources ldmatrix decompresses to bytes (`.b8x16.src_fmt`).
+        let src_bits = match !store && m.take("b8x16") {
+            true if m.take("b6x16_p32") => Some(6),
+            true if m.take("b4x16_p64") => Some(4),
+            true => None,
+            false => Some(0),
+        };
+        let shape = if m.take("m8n8") && m.take("b16") && src_bits == Some(0) {
+            Some(LdstShape::M8n8 { trans })
+        } else if !store && trans && m.take("m16n16") && num != Some(2) {
+            // 16x16 only .trans, .x1 or .x2; bytes, or decompressed ones.
+            match src_bits {
+                Some(0) if m.take("b8") => Some(LdstShape::M16n16 { src_bits: 0 }),
+                Some(b) if b != 0 => Some(LdstShape::M16n16 { src_bits: b }),
+                _ => None,
+            }
+        } else if !store && !trans && m.take("m8n16") && matches!(src_bits, Some(4 | 6)) {
+            src_bits.map(|src_bits| LdstShape::M8n16 { src_bits })
+        } else if store && trans && m.take("m16n8") && m.take("b8") {
+            Some(LdstShape::M16n8)
+        } else {
+            None
+        };
         m.done()?;
-        let Some(num) = num.filter(|_| ok) else {
+        let (Some(num), Some(shape)) = (num, shape) else {
             return unsupported(i);
         };
         if !matches!(space, None | Some(AS::Shared)) {
@@ -663,17 +686,18 @@ impl<'a> Prog<'a> {
         } else {
             (&ops[0], &ops[1])
         };
+        let n = (1 << num) * shape.regs() as u32;
         let regs = if store {
-            self.frag_srcs(fc, i, g, fo, (1 << num, 32))?
+            self.frag_srcs(fc, i, g, fo, (n, 32))?
         } else {
-            (self.frag_dests(fc, i, fo, 1 << num)?.into_iter())
+            (self.frag_dests(fc, i, fo, n)?.into_iter())
                 .map(Src::Reg)
                 .collect()
         };
         let (space, addr) = self.addr(fc, i, ao, space)?;
         Ok(MatrixOp::Ldst {
             store,
-            trans,
+            shape,
             space,
             addr,
             regs,
