@@ -137,7 +137,10 @@ fn sparse_f8_mma_matches_an_h200() {
 /// The sm_120a `mma.sync` kinds (tests/cuda/mma_kinds.cu, built for compute_120a and run on
 /// the default profile): `.kind::f8f6f4` in all 25 pairings of e4m3/e5m2/e3m2/e2m3/e2m1 with
 /// f32 and f16 accumulators, `.kind::mxf8f6f4` (1X, ue8m0) in all 25, `.kind::mxf4` (2X) and
-/// `.kind::mxf4nvf4` (2X ue8m0, 4X ue4m3, 4X ue8m0), three trials each: random bytes (NaN,
+/// `.kind::mxf4nvf4` (2X ue8m0, 4X ue4m3, 4X ue8m0), and `mma.sp::ordered_metadata` m16n8k64
+/// `.kind::f8f6f4` (25 pairings with f32, 5 with f16; its expected D the dense k32 model of
+/// the packed products, as an H200 sums the sparse f16 and f8 forms), three trials each:
+/// random bytes (NaN,
 /// infinities and random container padding included), narrow exponents, random C, random
 /// scale factors (NaN among them) and random selectors. No GPU here has these instructions:
 /// every element of D is bit for bit what mmasim 2.1.1's "RTX Blackwell" model computes for
@@ -157,7 +160,7 @@ fn sm120_mma_kinds_match_mmasim() {
     let text = std::fs::read_to_string(&path).unwrap();
     let want: Vec<&str> = text.lines().filter(|l| l.starts_with("kinds ")).collect();
     let got: Vec<&str> = stdout.lines().filter(|l| l.starts_with("kinds ")).collect();
-    assert_eq!(want.len(), 79 * 3);
+    assert_eq!(want.len(), 109 * 3);
     assert_eq!(got.len(), want.len(), "{stdout}");
     for (g, w) in got.iter().zip(&want) {
         assert_eq!(g, w);

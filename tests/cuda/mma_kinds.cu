@@ -2,7 +2,8 @@
 // e4m3/e5m2/e3m2/e2m3/e2m1 multiplicands and f32 or f16 accumulators (m16n8k32, each element in
 // an 8-bit container: fp6 in bits 5:0, fp4 in bits 5:2), and the block-scaled kinds
 // `.kind::mxf8f6f4` (scale_vec::1X, ue8m0, m16n8k32), `.kind::mxf4` (2X, ue8m0) and
-// `.kind::mxf4nvf4` (2X ue8m0, 4X ue4m3, and 4X ue8m0 of PTX ISA 9.1), m16n8k64 with packed e2m1.
+// `.kind::mxf4nvf4` (2X ue8m0, 4X ue4m3, and 4X ue8m0 of PTX ISA 9.1), m16n8k64 with packed e2m1;
+// and the sparse `mma.sp::ordered_metadata` m16n8k64 `.kind::f8f6f4` (ptxas 13.5 refuses plain `.sp`).
 //
 // Fragments are loaded from whole matrices as the ISA's figures lay them out (A 16 x K row-major
 // bytes, B 8 columns of K bytes, C/D 16 x 8): lane l (group g = l / 4, t = l % 4) holds in A's
@@ -32,6 +33,16 @@
                : "=r"(d[0]), "=r"(d[1])                                                             \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),       \
                  "r"(c[1]))
+#define SPF32(INS)                                                                                 \
+  asm volatile(INS " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9,%10,%11}, {%12,%13,%14,%15}, %16, 0;"      \
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                     \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(bs[0]), "r"(bs[1]), "r"(bs[2]),    \
+                 "r"(bs[3]), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(e))
+#define SPF16(INS)                                                                                 \
+  asm volatile(INS " {%0,%1}, {%2,%3,%4,%5}, {%6,%7,%8,%9}, {%10,%11}, %12, 0;"                     \
+               : "=r"(d[0]), "=r"(d[1])                                                             \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(bs[0]), "r"(bs[1]), "r"(bs[2]),    \
+                 "r"(bs[3]), "r"(c[0]), "r"(c[1]), "r"(e))
 #define MX(INS)                                                                                    \
   asm volatile(INS " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13}, %14, {%15,%16}, "    \
                    "%17, {%18,%19};"                                                                \
@@ -119,23 +130,56 @@ static const char* names[] = {
     "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0",
     "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0",
     "mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::4X.m16n8k64.row.col.f32.e2m1.e2m1.f32.ue4m3",
-    "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0"
+    "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e5m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e3m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e2m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e2m1.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e4m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e5m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e3m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e2m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e2m1.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e4m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e5m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e4m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e5m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e3m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e2m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e2m1.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e4m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e5m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e3m2.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e2m3.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e4m3.e4m3.f16",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e5m2.e5m2.f16",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e3m2.e3m2.f16",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e2m3.e2m3.f16",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e2m1.e2m1.f16"
 };
 static const int configs = sizeof(names) / sizeof(names[0]);
 
 struct Inputs {
   unsigned char a[16 * 32], b[8 * 32];
+  unsigned char bs[8 * 64];  // the sparse forms' B (K = 64)
+  unsigned meta[32];         // and their metadata
   unsigned c[128];  // f32 bits, or f16 bits in the low half
   unsigned sfa[32], sfb[32];
   unsigned short sel[4];  // byte-id-a, thread-id-a, byte-id-b, thread-id-b
 };
 
-__global__ void kinds(int cfg, const Inputs* in, unsigned* out) {
+__global__ void kinds(int cfg, bool f16, const Inputs* in, unsigned* out) {
   int l = threadIdx.x, g = l / 4, t = l % 4;
-  unsigned a[4], b[2], c[4], d[4] = {};
+  unsigned a[4], b[2], bs[4], c[4], d[4] = {}, e = in->meta[l];
   for (int r = 0; r < 4; r++) memcpy(&a[r], &in->a[(g + 8 * (r % 2)) * 32 + (r / 2) * 16 + t * 4], 4);
   for (int r = 0; r < 2; r++) memcpy(&b[r], &in->b[g * 32 + r * 16 + t * 4], 4);
-  bool f16 = cfg >= 25 && cfg < 50;
+  // Sparse: A is the packed 16 x 32 above (figures 130-131), B 64 x 8 (figures 132-135).
+  for (int r = 0; r < 4; r++) memcpy(&bs[r], &in->bs[g * 64 + r * 16 + t * 4], 4);
   for (int i = 0; i < 4; i++) c[i] = in->c[(g + 8 * (i / 2)) * 8 + 2 * t + i % 2];
   if (f16)
     for (int i = 0; i < 2; i++) c[i] = in->c[(g + 8 * i) * 8 + 2 * t] | in->c[(g + 8 * i) * 8 + 2 * t + 1] << 16;
@@ -221,6 +265,36 @@ __global__ void kinds(int cfg, const Inputs* in, unsigned* out) {
     case 76: MX("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0"); break;
     case 77: MX("mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::4X.m16n8k64.row.col.f32.e2m1.e2m1.f32.ue4m3"); break;
     case 78: MX("mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0"); break;
+    case 79: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32"); break;
+    case 80: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e5m2.f32"); break;
+    case 81: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e3m2.f32"); break;
+    case 82: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e2m3.f32"); break;
+    case 83: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e2m1.f32"); break;
+    case 84: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e4m3.f32"); break;
+    case 85: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e5m2.f32"); break;
+    case 86: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e3m2.f32"); break;
+    case 87: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e2m3.f32"); break;
+    case 88: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e5m2.e2m1.f32"); break;
+    case 89: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e4m3.f32"); break;
+    case 90: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e5m2.f32"); break;
+    case 91: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32"); break;
+    case 92: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32"); break;
+    case 93: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32"); break;
+    case 94: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e4m3.f32"); break;
+    case 95: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e5m2.f32"); break;
+    case 96: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e3m2.f32"); break;
+    case 97: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e2m3.f32"); break;
+    case 98: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m3.e2m1.f32"); break;
+    case 99: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e4m3.f32"); break;
+    case 100: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e5m2.f32"); break;
+    case 101: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e3m2.f32"); break;
+    case 102: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e2m3.f32"); break;
+    case 103: SPF32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32"); break;
+    case 104: SPF16("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e4m3.e4m3.f16"); break;
+    case 105: SPF16("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e5m2.e5m2.f16"); break;
+    case 106: SPF16("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e3m2.e3m2.f16"); break;
+    case 107: SPF16("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e2m3.e2m3.f16"); break;
+    case 108: SPF16("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f16.e2m1.e2m1.f16"); break;
     default: break;
   }
   if (f16) {
@@ -279,11 +353,15 @@ int main() {
       if (!strchr(words[nw], ':') && strcmp(words[nw], "block_scale")) nw++;
     }
     bool f16 = !strcmp(words[0], "f16"), scaled = strstr(name, "block_scale") != nullptr;
+    bool sparse = strstr(name, "mma.sp") != nullptr;
     bool ue4m3 = scaled && !strcmp(words[4], "ue4m3");
     int vec = strstr(name, "4X") ? 4 : strstr(name, "kind::mxf4") ? 2 : 1;
     for (int trial = 0; trial < 3; trial++) {
       for (int i = 0; i < 16 * 32; i++) in->a[i] = element(words[1], trial);
-      for (int i = 0; i < 8 * 32; i++) in->b[i] = element(words[2], trial);
+      if (sparse)
+        for (int i = 0; i < 8 * 64; i++) in->bs[i] = element(words[2], trial);
+      else
+        for (int i = 0; i < 8 * 32; i++) in->b[i] = element(words[2], trial);
       for (int i = 0; i < 128; i++) {
         float v = 0.0f;
         if (trial > 0) {
@@ -299,6 +377,16 @@ int main() {
           memcpy(&in->c[i], &v, 4);
         }
       }
+      // The metadata of mma.sp: per lane eight 4-bit pairs of indices, each one of the six
+      // meaningful ones (9.7.14.6.1); lane 4(r % 8) + 2(j / 8) + r / 8 holds row r's chunk j
+      // in bits 4(j % 8) (figures 136-137, selector 0).
+      if (sparse) {
+        static const unsigned meaningful[6] = {0x4, 0x8, 0x9, 0xC, 0xD, 0xE};
+        for (int l = 0; l < 32; l++) {
+          in->meta[l] = 0;
+          for (int j = 0; j < 8; j++) in->meta[l] |= meaningful[next() % 6] << (4 * j);
+        }
+      }
       if (scaled) {
         for (int l = 0; l < 32; l++) {
           in->sfa[l] = in->sfb[l] = 0;
@@ -310,7 +398,7 @@ int main() {
         in->sel[2] = vec == 1 ? next() % 4 : vec == 2 ? 2 * (next() % 2) : 0;
         in->sel[3] = next() % 4;
       }
-      kinds<<<1, 32>>>(cfg, in, out);
+      kinds<<<1, 32>>>(cfg, f16, in, out);
       cudaError_t err = cudaGetLastError();
       if (err == cudaSuccess) err = cudaDeviceSynchronize();
       if (err != cudaSuccess) {
