@@ -1,12 +1,12 @@
 //! Bulk copies (`Op::Bulk`): each active lane's copy is performed when it issues, then the
 //! mbarrier it names sees its bytes as completed transactions; a multicast copy does both in
-//! every CTA of its ctaMask. With `.cta_group::2` the mbarrier may be in the destination's peer
-//! CTA, and a multicast copy signals, for each destination, the CTA of its pair with the
-//! parity of the mbarrier's CTA (`Warp::pair_targets`). Tensor copies read their tensor map (`crate::tensormap`), walk
-//! the box in tile mode (traversal strides, out-of-bound elements filled on loads and skipped
-//! on stores), the four rows of a gather4 load or scatter4 store, or the column of an im2col
-//! load, wide or not (`crate::sem::im2col`), and place each element in shared memory by the
-//! map's swizzle.
+//! every CTA of its ctaMask. With `.cta_group::2` the mbarrier may be in the destination's
+//! peer CTA, and a multicast copy signals, for each destination, the CTA of its pair with the
+//! parity of the mbarrier's CTA (`Warp::pair_targets`). Tensor copies read their tensor map
+//! (`crate::tensormap`), walk the box in tile mode (traversal strides, out-of-bound elements
+//! filled on loads and skipped on stores), the four rows of a gather4 load or scatter4 store,
+//! or the column of an im2col load, wide or not (`crate::sem::im2col`), and place each element
+//! in shared memory by the map's swizzle.
 
 use super::access::{atomic_update, read_sized, update_private};
 use super::cta::{Cta, Fault};

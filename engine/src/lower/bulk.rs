@@ -6,9 +6,9 @@
 //! loads `.im2col::w` and `.im2col::w::128` with their wHalo and wOffset (sm_100), the 2-D
 //! `.tile::gather4` loads and `.tile::scatter4` stores of four rows (sm_100), the reductions
 //! `cp.reduce.async.bulk` (linear and tile-mode tensor ones), the prefetches and `st.bulk`, into
-//! [`Op::Bulk`], and the `.cta_group::1`/`::2` of tensor loads (sm_100: with `::2` the mbarrier may
-//! be in the peer CTA of the CTA pair). Refused at load, naming the instruction: the
-//! `im2col_no_offs` mode and `.cp_mask`.
+//! [`Op::Bulk`], and the `.cta_group::1`/`::2` of tensor loads (sm_100: with `::2` the
+//! mbarrier may be in the peer CTA of the CTA pair). Refused at load, naming the instruction:
+//! the `im2col_no_offs` mode and `.cp_mask`.
 
 use super::*;
 
