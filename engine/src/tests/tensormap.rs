@@ -2,7 +2,9 @@
 //! nothing else, in global and in shared memory; what ptxas refuses is refused. The ISA fixes
 //! the fields and their values (Table 33 for `.field3`); where each field lives in the 128-byte
 //! object is this engine's layout (`crate::tensormap`), the one its driver writes too. Every
-//! form below was checked with `ptxas -arch=sm_90a` (sm_100a for `.swizzle_atomicity`).
+//! form below was checked with `ptxas -arch=sm_90a` (sm_100a for `.swizzle_atomicity`), the
+//! tensor copies' sm_100 forms and the `.cta_group` kernels (written to `$TENSORMAP_PTX_DIR`
+//! when that is set) with `ptxas -arch=sm_100a`.
 
 use super::*;
 
@@ -811,4 +813,79 @@ fn cta_group_2_loads_signal_the_pairs_mbarriers() {
         let at = r as usize * N;
         assert_eq!(got[at..at + N], want[..], "CTA {r}");
     }
+}
+
+/// What the ISA leaves undefined for `.cta_group::2` loads stops the kernel, naming it: an
+/// mbarrier in neither the destination's CTA nor its peer (CTA 0 naming CTA 2's), and a
+/// multicast whose signal would go to a peer the cluster lacks (destination 2 of a cluster of
+/// 3, the mbarrier's CTA odd: CTA 3).
+#[test]
+fn cta_group_2_loads_outside_the_pair_are_stopped() {
+    let run = |mapa_rank: u32, multicast: bool, ctas: u32| {
+        let (suffix, mask) = match multicast {
+            true => (".multicast::cluster", ", %h1"),
+            false => ("", ""),
+        };
+        let src = format!(
+            "{TM100}.visible .entry k(.param .u64 obj)
+            {{
+              .reg .b64 %rd<4>; .reg .b32 %r<8>; .reg .b16 %h<2>; .reg .pred %p;
+              .shared .align 128 .b8 box[64];
+              .shared .align 8 .b64 bar;
+              ld.param.u64 %rd1, [obj];
+              mbarrier.init.shared.b64 [bar], 1;
+              barrier.cluster.arrive.release.aligned;
+              barrier.cluster.wait.acquire.aligned;
+              mov.u32 %r1, %cluster_ctarank;
+              setp.ne.u32 %p, %r1, 0;
+              @%p bra done;
+              mov.u32 %r2, 0;
+              mov.u16 %h1, 4;
+              mov.u32 %r5, box;
+              mov.u32 %r6, bar;
+              mapa.shared::cluster.u32 %r6, %r6, {mapa_rank};
+              cp.async.bulk.tensor.1d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes{suffix} [%r5], [%rd1, {{%r2}}], [%r6]{mask};
+            done:
+              barrier.cluster.arrive.release.aligned;
+              barrier.cluster.wait.acquire.aligned;
+              ret;
+            }}"
+        );
+        if let Ok(dir) = std::env::var("TENSORMAP_PTX_DIR") {
+            let name = format!("{dir}/cta_group_2_bad_{mapa_rank}_{multicast}.ptx");
+            std::fs::write(name, &src).ok();
+        }
+        let m = Module::load(&src, "pair.ptx").unwrap_or_else(|e| panic!("{e}"));
+        let t = upload(&[0u32; 16]);
+        let map = crate::tensormap::Map {
+            addr: t,
+            rank: 1,
+            dims: [16, 0, 0, 0, 0],
+            box_dim: [16, 0, 0, 0, 0],
+            elem_strides: [1, 0, 0, 0, 0],
+            elemtype: 2,
+            ..Default::default()
+        };
+        let obj = upload(&map.to_bytes());
+        let mut config = cfg(ctas, 1);
+        config.cluster = [ctas, 1, 1];
+        config.explicit_cluster = true;
+        let r = launch(&m.kernel("k").unwrap(), &config, &obj.to_le_bytes());
+        for p in [t, obj] {
+            mem::free(p).unwrap();
+        }
+        r
+    };
+    // The peer's mbarrier is allowed: CTA 1's.
+    run(1, false, 4).unwrap_or_else(|e| panic!("{e}"));
+    let e = run(2, false, 4).unwrap_err().to_string();
+    assert!(
+        e.contains("neither the destination's CTA 0 nor its peer"),
+        "{e}"
+    );
+    let e = run(1, true, 3).unwrap_err().to_string();
+    assert!(
+        e.contains("signals CTA 3, the peer of CTA 2, in a cluster of 3"),
+        "{e}"
+    );
 }
