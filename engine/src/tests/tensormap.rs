@@ -2,9 +2,9 @@
 //! nothing else, in global and in shared memory; what ptxas refuses is refused. The ISA fixes
 //! the fields and their values (Table 33 for `.field3`); where each field lives in the 128-byte
 //! object is this engine's layout (`crate::tensormap`), the one its driver writes too. Every
-//! form below was checked with `ptxas -arch=sm_90a` (sm_100a for `.swizzle_atomicity`), the
-//! tensor copies' sm_100 forms and the `.cta_group` kernels (written to `$TENSORMAP_PTX_DIR`
-//! when that is set) with `ptxas -arch=sm_100a`.
+//! form below was checked with `ptxas -arch=sm_90a` (sm_100a for `.swizzle_atomicity`); the
+//! `.cta_group` kernels (written to `$TENSORMAP_PTX_DIR` when that is set) and the `.cta_group`
+//! forms of the load checks with `ptxas -arch=sm_100a` (13.5).
 
 use super::*;
 
