@@ -75,15 +75,16 @@ fn cute_hopper_gemm_with_tma_and_wgmma() {
     run_counted("lib_cute_hopper", &exe, 2);
 }
 
-/// CuTe's Blackwell GEMM tutorials (examples/cute/tutorial/blackwell/01_mma_sm100.cu,
-/// 02_mma_tma_sm100.cu and 03_mma_tma_multicast_sm100.cu of the pinned nvidia-cutlass, included
-/// unmodified): tcgen05.alloc, tcgen05.mma.kind::f16 on swizzled shared-memory descriptors,
-/// tcgen05.commit to an mbarrier, tcgen05.ld of the accumulator, with plain loads (01), TMA (02)
-/// or, in clusters of 4 x 4, multicast TMA and a multicast tcgen05.commit to the mbarriers of
-/// the CTAs sharing the tiles (03) into shared memory, built for compute_100a and run on the
-/// B200 profile. Each compares every element of its 512 x 1024 x 256 GEMM of small integers
-/// with its host reference. (Tutorials 04 and 05, the 2-SM ones, need `cp.async.bulk.tensor`
-/// with `.cta_group::2`, refused at load.)
+/// CuTe's Blackwell GEMM tutorials (examples/cute/tutorial/blackwell/01_mma_sm100.cu to
+/// 05_mma_tma_epi_sm100.cu of the pinned nvidia-cutlass, included unmodified): tcgen05.alloc,
+/// tcgen05.mma.kind::f16 on swizzled shared-memory descriptors, tcgen05.commit to an mbarrier,
+/// tcgen05.ld of the accumulator, with plain loads (01), TMA (02) or, in clusters of 4 x 4,
+/// multicast TMA and a multicast tcgen05.commit to the mbarriers of the CTAs sharing the tiles
+/// (03) into shared memory; the 2-SM ones on CTA pairs (04): tcgen05 with `.cta_group::2` and
+/// multicast TMA loads with `.cta_group::2` from both CTAs of a pair completing on the even
+/// CTA's mbarrier (CUTLASS's peer-bit-cleared address), and (05) a TMA epilogue (TMA load of C,
+/// TMA store of D). Built for compute_100a and run on the B200 profile, each compares every
+/// element of its 512 x 1024 x 256 GEMM of small integers with its host reference.
 #[test]
 fn cute_blackwell_gemms_with_tcgen05() {
     let include = cutlass_include();
@@ -99,6 +100,8 @@ fn cute_blackwell_gemms_with_tcgen05() {
         "lib_cute_blackwell_01",
         "lib_cute_blackwell_02",
         "lib_cute_blackwell_03",
+        "lib_cute_blackwell_04",
+        "lib_cute_blackwell_05",
     ] {
         let exe = nvcc_cached_arch(name, name, "compute_100a", &args);
         let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);

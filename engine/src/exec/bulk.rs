@@ -1,10 +1,12 @@
 //! Bulk copies (`Op::Bulk`): each active lane's copy is performed when it issues, then the
 //! mbarrier it names sees its bytes as completed transactions; a multicast copy does both in
-//! every CTA of its ctaMask. Tensor copies read their tensor map (`crate::tensormap`), walk
-//! the box in tile mode (traversal strides, out-of-bound elements filled on loads and skipped
-//! on stores), the four rows of a gather4 load or scatter4 store, or the column of an im2col
-//! load, wide or not (`crate::sem::im2col`), and place each element in shared memory by the
-//! map's swizzle.
+//! every CTA of its ctaMask. With `.cta_group::2` the mbarrier may be in the destination's
+//! peer CTA, and a multicast copy signals, for each destination, the CTA of its pair with the
+//! parity of the mbarrier's CTA (`Warp::pair_targets`). Tensor copies read their tensor map
+//! (`crate::tensormap`), walk the box in tile mode (traversal strides, out-of-bound elements
+//! filled on loads and skipped on stores), the four rows of a gather4 load or scatter4 store,
+//! or the column of an im2col load, wide or not (`crate::sem::im2col`), and place each element
+//! in shared memory by the map's swizzle.
 
 use super::access::{atomic_update, read_sized, update_private};
 use super::cta::{Cta, Fault};
@@ -92,15 +94,20 @@ impl Warp {
             let store = op.tensor.as_ref().is_some_and(|t| !t.load);
             let at = lane_addr(regs, if store { op.src.1 } else { op.dst.1 }, l);
             let mbar = op.mbar.map(|(_, a)| lane_addr(regs, a, l));
-            let targets: Vec<(u64, Option<u64>)> = match op.multicast {
-                None => vec![(at, mbar)],
-                Some(mask) => {
+            let targets: Vec<(u64, Option<u64>)> = match (op.multicast, op.pair, mbar) {
+                (None, false, _) => vec![(at, mbar)],
+                (Some(mask), false, _) => {
                     let mask = get(regs, mask, l) as u16;
                     (0..cta.nranks.min(16))
                         .filter(|r| mask & (1 << r) != 0)
                         .map(|r| (in_rank(at, r), mbar.map(|m| in_rank(m, r))))
                         .collect()
                 }
+                (mask, true, Some(m)) => {
+                    let mask = mask.map(|k| get(regs, k, l) as u16);
+                    self.pair_targets(cta, pc, at, m, mask)?
+                }
+                (_, true, None) => vec![(at, None)],
             };
             for (at, mbar_at) in targets {
                 let bytes = match &op.tensor {
@@ -130,6 +137,65 @@ impl Warp {
             }
         }
         Ok(())
+    }
+
+    /// Where a `.cta_group::2` tensor load writes and signals: (destination, mbarrier) for
+    /// the destination `at` and mbarrier `m` (`.shared::cluster` addresses) and, with
+    /// `.multicast::cluster`, the ctaMask.
+    ///
+    /// The CTA `m` names: its rank field, where it has one. A `.shared::cta` address has none
+    /// here (field 0, the executing CTA: `CLUSTER_RANK_SHIFT`), while on a GPU a CTA's own
+    /// shared addresses carry its `%cluster_ctarank` in bits 24 and up, bit 24 being the
+    /// "peer bit" that tells the CTAs of a pair apart. CUTLASS (`SM100_TMA_2SM_LOAD*`, every
+    /// CTA of the pair issuing its half of the tiles) clears that bit (`& 0xFEFFFFFF`,
+    /// `Sm100MmaPeerBitMask`) so that all the bytes complete on the even (leader) CTA's
+    /// mbarrier, which alone waits; so a field-0 mbarrier address is taken as that masked one:
+    /// the even CTA of the executing CTA's pair. (The odd CTA's unmasked own address, which
+    /// would name itself on a GPU, cannot be told apart; it must come from `mapa` to name the
+    /// odd CTA here.)
+    ///
+    /// Without multicast the mbarrier must be in the destination's CTA or its peer (the ISA
+    /// leaves another undefined: stopped here). With multicast, each destination CTA `r` of
+    /// the mask gets the data at `at`'s offset, and its complete-tx goes to the mbarrier at
+    /// `m`'s offset in the CTA of `r`'s pair with the parity of `m`'s CTA (9.7.9.25.5.2).
+    fn pair_targets(
+        &mut self,
+        cta: &mut Cta,
+        pc: u32,
+        at: u64,
+        m: u64,
+        mask: Option<u16>,
+    ) -> Result<Vec<(u64, Option<u64>)>, Fault> {
+        let rank_of = |a: u64, own: u32| match ((a >> CLUSTER_RANK_SHIFT) & 0xff) as u32 {
+            0 => own,
+            f => f - 1,
+        };
+        let mrank = rank_of(m, cta.rank & !1);
+        let Some(mask) = mask else {
+            let drank = rank_of(at, cta.rank);
+            if mrank != drank && mrank != drank ^ 1 {
+                let what = format!(
+                    "with .cta_group::2 completes on an mbarrier of CTA {mrank} (at {m:#x}), \
+                     neither the destination's CTA {drank} nor its peer"
+                );
+                return Err(cta.fault_warp_op(self, pc, &what));
+            }
+            return Ok(vec![(at, Some(in_rank(m, mrank)))]);
+        };
+        let mut targets = Vec::new();
+        for r in (0..cta.nranks.min(16)).filter(|r| mask & (1 << r) != 0) {
+            let signal = (r & !1) | (mrank & 1);
+            if signal >= cta.nranks {
+                let what = format!(
+                    "with .cta_group::2 and ctaMask {mask:#06x} signals CTA {signal}, the peer \
+                     of CTA {r}, in a cluster of {}",
+                    cta.nranks
+                );
+                return Err(cta.fault_warp_op(self, pc, &what));
+            }
+            targets.push((in_rank(at, r), Some(in_rank(m, signal))));
+        }
+        Ok(targets)
     }
 
     /// A linear copy of `size` bytes (a multiple of 16, both addresses 16-byte aligned).

@@ -952,6 +952,10 @@ pub struct BulkOp {
     /// shared memory of each CTA of the cluster whose rank's bit is set, and completes the
     /// mbarrier at `mbar`'s offset in each of them.
     pub multicast: Option<Src>,
+    /// `.cta_group::2` (tensor loads, sm_100): the mbarrier may be in the destination CTA's
+    /// peer (`%cluster_ctarank ^ 1`), and with multicast each destination's complete-tx goes
+    /// to the CTA of its pair whose rank has the parity of `mbar`'s CTA (`exec::bulk`).
+    pub pair: bool,
     /// `cp.reduce.async.bulk`: each element of the destination becomes `op` of itself and
     /// the source's element, atomically per element; the type, or the tensor map's.
     pub reduce: Option<(AtomOp, Option<AtomTy>)>,

@@ -6,8 +6,9 @@
 //! loads `.im2col::w` and `.im2col::w::128` with their wHalo and wOffset (sm_100), the 2-D
 //! `.tile::gather4` loads and `.tile::scatter4` stores of four rows (sm_100), the reductions
 //! `cp.reduce.async.bulk` (linear and tile-mode tensor ones), the prefetches and `st.bulk`, into
-//! [`Op::Bulk`]. Refused at load, naming the instruction: `.cta_group`, the `im2col_no_offs`
-//! mode, and `.cp_mask`.
+//! [`Op::Bulk`], and the `.cta_group::1`/`::2` of tensor loads (sm_100: with `::2` the
+//! mbarrier may be in the peer CTA of the CTA pair). Refused at load, naming the instruction:
+//! the `im2col_no_offs` mode and `.cp_mask`.
 
 use super::*;
 
@@ -62,6 +63,7 @@ impl<'a> Prog<'a> {
                 tensor: None,
                 mbar: None,
                 multicast: None,
+                pair: false,
                 reduce: None,
                 zero: true,
             })),
@@ -177,6 +179,9 @@ impl<'a> Prog<'a> {
         let mbar = m.take("mbarrier::complete_tx::bytes");
         let group = m.take("bulk_group");
         let multicast = m.take("multicast::cluster");
+        // `.cta_group::1` is the default; `::2` lets the mbarrier be in the peer CTA.
+        let pair = m.take("cta_group::2");
+        let cta_group = pair || m.take("cta_group::1");
         let red = match reduce {
             false => None,
             true => Some(self.bulk_reduction(i, m, tensor)?),
@@ -232,6 +237,17 @@ impl<'a> Prog<'a> {
             };
             if !ok {
                 return unsupported(i);
+            }
+        }
+        // `.cta_group` (sm_100a/sm_100f, not checked) only on tensor loads, which complete on
+        // an mbarrier (9.7.9.25.5.2).
+        if cta_group {
+            self.require_sm(i, 100, ".cta_group")?;
+            if !tensor || to_global {
+                return invalid(
+                    i.pos,
+                    ".cta_group is taken by cp.async.bulk.tensor loads into shared memory only",
+                );
             }
         }
         // The completion each direction has: an mbarrier into shared memory, a bulk group out.
@@ -327,6 +343,7 @@ impl<'a> Prog<'a> {
                 tensor: Some(t),
                 mbar: Some(mb),
                 multicast: mask(self, 3 + offsets)?,
+                pair,
                 reduce: red,
                 zero: false,
             }
@@ -344,6 +361,7 @@ impl<'a> Prog<'a> {
                 tensor: Some(t),
                 mbar: None,
                 multicast: None,
+                pair: false,
                 reduce: red,
                 zero: false,
             }
@@ -374,6 +392,7 @@ impl<'a> Prog<'a> {
                 tensor: None,
                 mbar,
                 multicast: mask(self, n)?,
+                pair: false,
                 reduce: red,
                 zero: false,
             }

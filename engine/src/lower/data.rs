@@ -195,6 +195,7 @@ impl<'a> Prog<'a> {
                 tensor: None,
                 mbar: None,
                 multicast: None,
+                pair: false,
                 reduce: None,
                 zero: false,
             })),

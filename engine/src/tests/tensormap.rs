@@ -2,7 +2,9 @@
 //! nothing else, in global and in shared memory; what ptxas refuses is refused. The ISA fixes
 //! the fields and their values (Table 33 for `.field3`); where each field lives in the 128-byte
 //! object is this engine's layout (`crate::tensormap`), the one its driver writes too. Every
-//! form below was checked with `ptxas -arch=sm_90a` (sm_100a for `.swizzle_atomicity`).
+//! form below was checked with `ptxas -arch=sm_90a` (sm_100a for `.swizzle_atomicity`); the
+//! `.cta_group` kernels (written to `$TENSORMAP_PTX_DIR` when that is set) and the `.cta_group`
+//! forms of the load checks with `ptxas -arch=sm_100a` (13.5).
 
 use super::*;
 
@@ -616,6 +618,10 @@ fn tensor_copy_modes_refused_or_checked_at_load() {
         // The prefetches of these modes change nothing a program computes.
         "cp.async.bulk.prefetch.tensor.2d.L2.global.tile::gather4 [%rd1, {%r1, %r2, %r3, %r4, %r5}];",
         "cp.async.bulk.prefetch.tensor.3d.L2.global.im2col::w [%rd1, {%r1, %r2, %r3}], {%h1, %h2};",
+        // `.cta_group` on the loads, of every mode.
+        "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [box], [%rd1, {%r1}], [bar];",
+        "cp.async.bulk.tensor.1d.shared::cta.global.tile.mbarrier::complete_tx::bytes.cta_group::1 [box], [%rd1, {%r1}], [bar];",
+        "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.cta_group::2 [box], [%rd1, {%r1, %r2, %r3}], [bar], {%h1};",
     ];
     for inst in good {
         let src = body(TM100, inst);
@@ -627,9 +633,12 @@ fn tensor_copy_modes_refused_or_checked_at_load() {
         // gather4 and scatter4 are 2-D and name five coordinates.
         "cp.async.bulk.tensor.3d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3, %r4, %r5}], [bar];",
         "cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2}], [bar];",
-        // Not yet: .im2col_no_offs, .cta_group.
+        // Not yet: .im2col_no_offs.
         "cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd1, {%r1, %r2, %r3}], [box];",
-        "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [box], [%rd1, {%r1}], [bar];",
+        // `.cta_group` on a store or a linear copy (ptxas: "Arguments mismatch", "Illegal
+        // modifier").
+        "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.cta_group::2 [%rd1, {%r1}], [box];",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.cta_group::2 [box], [%rd1], 16, [bar];",
     ] {
         assert!(Module::load(&body(TM100, inst), "bad.ptx").is_err(), "{inst}");
     }
@@ -638,4 +647,245 @@ fn tensor_copy_modes_refused_or_checked_at_load() {
         let e = Module::load(&body(TM, inst), "sm90.ptx").unwrap_err();
         assert!(e.to_string().contains("sm_100"), "{e}");
     }
+}
+
+/// The CTA-pair loads `cp.async.bulk.tensor ... .cta_group::2` (9.7.9.25.5.2) in a cluster of 4
+/// CTAs (pairs 0-1 and 2-3), one thread each, from a 1-D u32 tensor `100 + i` in 16-element
+/// (64-byte) boxes. CTA `r`:
+///
+/// 1. loads box `r` into its own `box` with `.cta_group::2`, the mbarrier `bar` addressed as
+///    CUTLASS's `SM100_TMA_2SM_LOAD` does (its own address with the peer bit, 24, cleared):
+///    on a GPU the even CTA's `bar`, so each even CTA's `bar`, expecting 2 x 64 bytes,
+///    completes, and the odd CTAs' `bar`s see no bytes;
+/// 2. multicasts box `r` to offset 64 r of `box2` in CTAs 0, 1 and 2 (ctaMask 0b0111), the
+///    same peer-bit-cleared `bar2`: the signal of each destination `d` goes to the CTA of `d`'s
+///    pair with the parity of `bar2`'s (even) CTA, `d & !1`: per copy 2 x 64 bytes to CTA 0
+///    (for destinations 0 and 1) and 64 to CTA 2, so 512 and 256 bytes from the four copies;
+/// 3. the same into `box3`, the mbarrier `bar3` of CTA 1 through `mapa` (odd): the signals go
+///    to `d | 1`, 512 bytes to CTA 1 and 256 to CTA 3 (not a destination itself).
+///
+/// Each mbarrier (count 1) expects those bytes with its `arrive.expect_tx`, or, expecting none,
+/// is arrived on after the copies; then each completes its phase exactly when it saw the bytes
+/// worked out here. Each CTA writes the three completions, then `box` (128 bytes), `box2` and
+/// `box3`.
+#[test]
+fn cta_group_2_loads_signal_the_pairs_mbarriers() {
+    let src = format!(
+        "{TM100}.visible .entry k(.param .u64 obj, .param .u64 out)
+        {{
+          .reg .b64 %rd<8>; .reg .b32 %r<32>; .reg .b16 %h<2>; .reg .pred %p<4>;
+          .shared .align 128 .b8 box[128];
+          .shared .align 128 .b8 box2[256];
+          .shared .align 128 .b8 box3[256];
+          .shared .align 8 .b64 bar;
+          .shared .align 8 .b64 bar2;
+          .shared .align 8 .b64 bar3;
+          ld.param.u64 %rd1, [obj];
+          ld.param.u64 %rd2, [out];
+          mov.u32 %r1, %cluster_ctarank;
+          mov.u32 %r10, 0;
+        fill:
+          mov.u32 %r11, box;
+          add.u32 %r11, %r11, %r10;
+          st.shared.u32 [%r11], 0xeeeeeeee;
+          add.u32 %r10, %r10, 4;
+          setp.lt.u32 %p1, %r10, 640;
+          @%p1 bra fill;
+          mbarrier.init.shared.b64 [bar], 1;
+          mbarrier.init.shared.b64 [bar2], 1;
+          mbarrier.init.shared.b64 [bar3], 1;
+          fence.mbarrier_init.release.cluster;
+          fence.proxy.async.shared::cta;
+          barrier.cluster.arrive.release.aligned;
+          barrier.cluster.wait.acquire.aligned;
+          // The expected bytes: 128 on the even CTAs' bar, 512/256 on bar2 of CTAs 0/2 and on
+          // bar3 of CTAs 1/3.
+          and.b32 %r2, %r1, 1;
+          setp.eq.u32 %p2, %r2, 0;
+          setp.lt.u32 %p3, %r1, 2;
+          selp.u32 %r3, 512, 256, %p3;
+          @%p2 mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 128;
+          @%p2 mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar2], %r3;
+          @!%p2 mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar3], %r3;
+          // The copies, box r of the tensor each.
+          shl.b32 %r4, %r1, 4;
+          mov.u32 %r5, box;
+          mov.u32 %r6, bar;
+          and.b32 %r6, %r6, 0xFEFFFFFF;
+          cp.async.bulk.tensor.1d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [%r5], [%rd1, {{%r4}}], [%r6];
+          mov.u16 %h1, 7;
+          shl.b32 %r7, %r1, 6;
+          mov.u32 %r5, box2;
+          add.u32 %r5, %r5, %r7;
+          mov.u32 %r6, bar2;
+          and.b32 %r6, %r6, 0xFEFFFFFF;
+          cp.async.bulk.tensor.1d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r5], [%rd1, {{%r4}}], [%r6], %h1;
+          mov.u32 %r5, box3;
+          add.u32 %r5, %r5, %r7;
+          mov.u32 %r6, bar3;
+          mapa.shared::cluster.u32 %r6, %r6, 1;
+          cp.async.bulk.tensor.1d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r5], [%rd1, {{%r4}}], [%r6], %h1;
+          barrier.cluster.arrive.release.aligned;
+          barrier.cluster.wait.acquire.aligned;
+          // The mbarriers that expect no bytes: completed by this arrival if none came.
+          @!%p2 mbarrier.arrive.shared.b64 %rd3, [bar];
+          @!%p2 mbarrier.arrive.shared.b64 %rd3, [bar2];
+          @%p2 mbarrier.arrive.shared.b64 %rd3, [bar3];
+          // out[164 r ..]: the three completions of phase 0 (tried a bounded number of times),
+          // then box, box2 and box3.
+          mul.lo.u32 %r8, %r1, 656;
+          cvt.u64.u32 %rd4, %r8;
+          add.u64 %rd4, %rd2, %rd4;
+          mov.u32 %r9, 0;
+        wait:
+          mbarrier.try_wait.parity.shared.b64 %p1, [bar], 0;
+          selp.u32 %r12, 1, 0, %p1;
+          mbarrier.try_wait.parity.shared.b64 %p1, [bar2], 0;
+          selp.u32 %r13, 1, 0, %p1;
+          mbarrier.try_wait.parity.shared.b64 %p1, [bar3], 0;
+          selp.u32 %r14, 1, 0, %p1;
+          and.b32 %r15, %r12, %r13;
+          and.b32 %r15, %r15, %r14;
+          add.u32 %r9, %r9, 1;
+          setp.eq.u32 %p1, %r15, 0;
+          setp.lt.u32 %p3, %r9, 100;
+          and.pred %p1, %p1, %p3;
+          @%p1 bra wait;
+          st.global.v2.u32 [%rd4], {{%r12, %r13}};
+          st.global.u32 [%rd4+8], %r14;
+          mov.u32 %r10, 0;
+        copy:
+          mov.u32 %r11, box;
+          add.u32 %r11, %r11, %r10;
+          ld.shared.u32 %r16, [%r11];
+          cvt.u64.u32 %rd5, %r10;
+          add.u64 %rd5, %rd4, %rd5;
+          st.global.u32 [%rd5+16], %r16;
+          add.u32 %r10, %r10, 4;
+          setp.lt.u32 %p1, %r10, 640;
+          @%p1 bra copy;
+          barrier.cluster.arrive.release.aligned;
+          barrier.cluster.wait.acquire.aligned;
+          ret;
+        }}"
+    );
+    if let Ok(dir) = std::env::var("TENSORMAP_PTX_DIR") {
+        std::fs::write(format!("{dir}/cta_group_2.ptx"), &src).ok();
+    }
+    let m = Module::load(&src, "pair.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let tensor: Vec<u32> = (0..64).map(|i| 100 + i).collect();
+    let t = upload(&tensor);
+    let map = crate::tensormap::Map {
+        addr: t,
+        rank: 1,
+        dims: [64, 0, 0, 0, 0],
+        box_dim: [16, 0, 0, 0, 0],
+        elem_strides: [1, 0, 0, 0, 0],
+        elemtype: 2,
+        ..Default::default()
+    };
+    let obj = upload(&map.to_bytes());
+    const N: usize = 164;
+    let out = upload(&vec![0u32; 4 * N]);
+    let mut params = obj.to_le_bytes().to_vec();
+    params.extend_from_slice(&out.to_le_bytes());
+    let mut config = cfg(4, 1);
+    config.cluster = [4, 1, 1];
+    config.explicit_cluster = true;
+    launch(&m.kernel("k").unwrap(), &config, &params).unwrap_or_else(|e| panic!("{e}"));
+    let got = download::<u32>(out, 4 * N);
+    for p in [t, obj, out] {
+        mem::free(p).unwrap();
+    }
+    let boxes = |r: u32| (0..16).map(move |j| 100 + 16 * r + j);
+    for r in 0..4u32 {
+        let mut want = vec![1, 1, 1, 0];
+        // box: its 64 bytes, the rest untouched; box2 and box3: the four boxes in CTAs 0-2,
+        // untouched in CTA 3.
+        want.extend(boxes(r));
+        want.extend([0xeeee_eeee; 16]);
+        for _ in 0..2 {
+            match r {
+                3 => want.extend([0xeeee_eeee; 64]),
+                _ => want.extend((0..4).flat_map(boxes)),
+            }
+        }
+        let at = r as usize * N;
+        assert_eq!(got[at..at + N], want[..], "CTA {r}");
+    }
+}
+
+/// What the ISA leaves undefined for `.cta_group::2` loads stops the kernel, naming it: an
+/// mbarrier in neither the destination's CTA nor its peer (CTA 0 naming CTA 2's), and a
+/// multicast whose signal would go to a peer the cluster lacks (destination 2 of a cluster of
+/// 3, the mbarrier's CTA odd: CTA 3).
+#[test]
+fn cta_group_2_loads_outside_the_pair_are_stopped() {
+    let run = |mapa_rank: u32, multicast: bool, ctas: u32| {
+        let (suffix, mask) = match multicast {
+            true => (".multicast::cluster", ", %h1"),
+            false => ("", ""),
+        };
+        let src = format!(
+            "{TM100}.visible .entry k(.param .u64 obj)
+            {{
+              .reg .b64 %rd<4>; .reg .b32 %r<8>; .reg .b16 %h<2>; .reg .pred %p;
+              .shared .align 128 .b8 box[64];
+              .shared .align 8 .b64 bar;
+              ld.param.u64 %rd1, [obj];
+              mbarrier.init.shared.b64 [bar], 1;
+              barrier.cluster.arrive.release.aligned;
+              barrier.cluster.wait.acquire.aligned;
+              mov.u32 %r1, %cluster_ctarank;
+              setp.ne.u32 %p, %r1, 0;
+              @%p bra done;
+              mov.u32 %r2, 0;
+              mov.u16 %h1, 4;
+              mov.u32 %r5, box;
+              mov.u32 %r6, bar;
+              mapa.shared::cluster.u32 %r6, %r6, {mapa_rank};
+              cp.async.bulk.tensor.1d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes{suffix} [%r5], [%rd1, {{%r2}}], [%r6]{mask};
+            done:
+              barrier.cluster.arrive.release.aligned;
+              barrier.cluster.wait.acquire.aligned;
+              ret;
+            }}"
+        );
+        if let Ok(dir) = std::env::var("TENSORMAP_PTX_DIR") {
+            let name = format!("{dir}/cta_group_2_bad_{mapa_rank}_{multicast}.ptx");
+            std::fs::write(name, &src).ok();
+        }
+        let m = Module::load(&src, "pair.ptx").unwrap_or_else(|e| panic!("{e}"));
+        let t = upload(&[0u32; 16]);
+        let map = crate::tensormap::Map {
+            addr: t,
+            rank: 1,
+            dims: [16, 0, 0, 0, 0],
+            box_dim: [16, 0, 0, 0, 0],
+            elem_strides: [1, 0, 0, 0, 0],
+            elemtype: 2,
+            ..Default::default()
+        };
+        let obj = upload(&map.to_bytes());
+        let mut config = cfg(ctas, 1);
+        config.cluster = [ctas, 1, 1];
+        config.explicit_cluster = true;
+        let r = launch(&m.kernel("k").unwrap(), &config, &obj.to_le_bytes());
+        for p in [t, obj] {
+            mem::free(p).unwrap();
+        }
+        r
+    };
+    // The peer's mbarrier is allowed: CTA 1's.
+    run(1, false, 4).unwrap_or_else(|e| panic!("{e}"));
+    let e = run(2, false, 4).unwrap_err().to_string();
+    assert!(
+        e.contains("neither the destination's CTA 0 nor its peer"),
+        "{e}"
+    );
+    let e = run(1, true, 3).unwrap_err().to_string();
+    assert!(
+        e.contains("signals CTA 3, the peer of CTA 2, in a cluster of 3"),
+        "{e}"
+    );
 }
