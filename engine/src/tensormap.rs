@@ -258,6 +258,24 @@ impl Map {
         })
     }
 
+    /// How the packed 4- and 6-bit types move (ISA 5.5.1.1; cuda.h's
+    /// `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `16U4_ALIGN16B`, `16U6_ALIGN16B`), None for the
+    /// others: in units of `values` elements, `global` bytes packed in the tensor and `shared`
+    /// bytes in shared memory (the packed bytes first, then padding the copy leaves alone).
+    pub fn packed(&self) -> Option<Packed> {
+        let (values, global, shared) = match self.elemtype {
+            13 => (2, 1, 1),
+            14 => (16, 8, 16),
+            15 => (16, 12, 16),
+            _ => return None,
+        };
+        Some(Packed {
+            values,
+            global,
+            shared,
+        })
+    }
+
     /// The pattern an out-of-bound element reads as: zero, or with `.fill_mode` 1 on a
     /// floating-point type the OOB-NaN, which the ISA does not encode: an H200 writes 0x7ff7 in
     /// every 16 bits of the element (f16 and bf16 0x7ff7, f32 0x7ff77ff7, f64
@@ -270,6 +288,14 @@ impl Map {
             _ => 0,
         }
     }
+}
+
+/// The unit of a packed type's copies: see [`Map::packed`].
+#[derive(Clone, Copy, Debug)]
+pub struct Packed {
+    pub values: u64,
+    pub global: u64,
+    pub shared: u64,
 }
 
 pub use crate::sem::swizzle::swizzle;

@@ -6,7 +6,8 @@
 //! (`crate::tensormap`), walk the box in tile mode (traversal strides, out-of-bound elements
 //! filled on loads and skipped on stores), the four rows of a gather4 load or scatter4 store,
 //! or the column of an im2col load, wide or not (`crate::sem::im2col`), and place each element
-//! in shared memory by the map's swizzle.
+//! in shared memory by the map's swizzle; maps of packed 4- and 6-bit elements move in units
+//! of 16 (or 2) elements in tile mode (`Warp::packed_tile`).
 
 use super::access::{atomic_update, read_sized, update_private};
 use super::cta::{Cta, Fault};
@@ -325,8 +326,11 @@ impl Warp {
                 "names {dims} coordinates for the tensor map at {map_at:#x}, of rank {}",
                 map.rank
             ))
-        } else if map.elem_bytes().is_none() {
-            Some("reads a tensor map of packed 4- or 6-bit elements (not yet)".into())
+        } else if map.packed().is_some() && t.mode != TensorMode::Tile {
+            Some(format!(
+                "reads a tensor map of packed 4- or 6-bit elements in mode {:?} (not yet)",
+                t.mode
+            ))
         } else if map.interleave != 0 {
             Some("reads an interleaved tensor map (not yet)".into())
         } else if map.swizzle > 3 {
@@ -373,6 +377,9 @@ impl Warp {
         let c0: Vec<i64> = (t.coords.iter())
             .map(|&c| get(regs, c, l) as u32 as i32 as i64)
             .collect();
+        if let Some(p) = map.packed() {
+            return self.packed_tile(cta, pc, l, &map, p, op, t.load, &c0, base);
+        }
         let fill = map.fill_bits();
         // A tensor reduction works on the map's element type.
         let reduce = match op.reduce {
@@ -512,6 +519,144 @@ impl Warp {
             )?;
         }
         Ok(bytes)
+    }
+
+    /// A tile-mode copy of a map of packed 4- or 6-bit elements (ISA 5.5.1.1 and the
+    /// restrictions of 9.7.9.25.5.1), unit by unit (`p`): dimension 0's coordinate and box
+    /// count elements, and a unit is wholly inside the tensor or out (the encoder takes
+    /// dimension 0 in whole units). A load copies a unit's packed bytes to the start of its
+    /// place in shared memory (`.b4x16`, `.b4x16_p64`, `.b6x16_p32`: the padding after them is
+    /// left as it was; outside the tensor they read as zeros). A store of the 6-bit type is
+    /// `.b6p2x16`: each of 16 shared bytes gives its low 6 bits, packed into 12 bytes. Returns
+    /// the box's bytes in shared memory.
+    #[allow(clippy::too_many_arguments)]
+    fn packed_tile(
+        &mut self,
+        cta: &mut Cta,
+        pc: u32,
+        l: usize,
+        map: &Map,
+        p: tensormap::Packed,
+        op: &BulkOp,
+        load: bool,
+        c0: &[i64],
+        base: u64,
+    ) -> Result<u64, Fault> {
+        let illegal = |w: &mut Self, cta: &mut Cta, what: &str| {
+            let mut f = cta.fault_warp_op(w, pc, what);
+            f.kind = crate::ExecErrorKind::IllegalInstruction;
+            f
+        };
+        let what = if op.reduce.is_some() {
+            Some("reduces into a tensor map of packed 4- or 6-bit elements (the ISA: none)".into())
+        } else if !load && map.elemtype == 14 {
+            Some("stores through a map of `.b4x16_p64` elements (the ISA: loads only)".into())
+        } else if p.shared == 16 && c0[0].rem_euclid(128) != 0 {
+            Some(format!(
+                "copies a box of packed 16-byte units at innermost coordinate {} (the ISA: a \
+                 multiple of 128)",
+                c0[0]
+            ))
+        } else if c0[0].rem_euclid(p.values as i64) != 0
+            || (load && (c0[0] / p.values as i64 * p.global as i64).rem_euclid(16) != 0)
+        {
+            Some(format!(
+                "copies a box of packed elements at innermost coordinate {} (not a whole unit \
+                 at a multiple of 16 bytes)",
+                c0[0]
+            ))
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(illegal(self, cta, &what));
+        }
+        let dims = c0.len();
+        let mut n = [1u64; 5];
+        let mut step = [1i64; 5];
+        for d in 0..dims {
+            let st = if d == 0 {
+                1
+            } else {
+                map.elem_strides[d].max(1)
+            };
+            step[d] = st as i64;
+            n[d] = if d == 0 {
+                (map.box_dim[0] as u64).div_ceil(p.values)
+            } else {
+                (map.box_dim[d] as u64).div_ceil(st as u64)
+            };
+        }
+        let total: u64 = n.iter().product();
+        let what = if load {
+            race::Access::Write
+        } else {
+            race::Access::Read
+        };
+        for idx in 0..total {
+            let mut rest = idx;
+            let mut goff = Some(0u64);
+            for d in 0..dims {
+                let j = rest % n[d];
+                rest /= n[d];
+                // Dimension 0 in units.
+                let (c, size, bytes) = if d == 0 {
+                    let u = c0[0] / p.values as i64 + j as i64;
+                    (u, (map.dims[0] as u64 / p.values) as i64, p.global)
+                } else {
+                    (
+                        c0[d] + j as i64 * step[d],
+                        map.dims[d] as i64,
+                        map.strides[d - 1],
+                    )
+                };
+                goff = goff.filter(|_| (0..size).contains(&c));
+                goff = goff.map(|g| g.wrapping_add(c as u64 * bytes));
+            }
+            let saddr = tensormap::swizzle(base + idx * p.shared, map.swizzle, map.atomicity);
+            let len = if load { p.global } else { p.shared };
+            cta.race_at(self.id, l, MSpace::Shared, saddr, len, what, pc);
+            let sp = cta.resolve(self, MSpace::Shared, saddr, len, l, pc, load)?;
+            let mut unit = [0u8; 16];
+            match goff {
+                Some(goff) => {
+                    let g = map.addr.wrapping_add(goff);
+                    // (A 6-bit unit, 12 bytes, is aligned to 4: the tensor's address and
+                    // strides are multiples of 32.)
+                    let gp = cta.resolve_aligned(
+                        self,
+                        MSpace::Global,
+                        g,
+                        p.global,
+                        4.min(p.global),
+                        l,
+                        pc,
+                        !load,
+                    )?;
+                    let k = p.global as usize;
+                    if load {
+                        // SAFETY: both resolved: `k` bytes each, in distinct memories.
+                        unsafe { std::ptr::copy_nonoverlapping(gp, sp, k) };
+                    } else {
+                        // SAFETY: resolve checked `len` readable bytes at `sp`.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(sp, unit.as_mut_ptr(), len as usize)
+                        };
+                        if map.elemtype == 15 {
+                            let w = (unit.iter().enumerate())
+                                .fold(0u128, |w, (e, &b)| w | ((b & 0x3f) as u128) << (6 * e));
+                            unit[..12].copy_from_slice(&w.to_le_bytes()[..12]);
+                        }
+                        // SAFETY: resolve checked `k` writable bytes at `gp`.
+                        unsafe { std::ptr::copy_nonoverlapping(unit.as_ptr(), gp, k) };
+                    }
+                }
+                // SAFETY: resolve checked the unit's packed bytes, writable.
+                None if load => unsafe { std::ptr::write_bytes(sp, 0, p.global as usize) },
+                None => {}
+            }
+        }
+        Ok(total * p.shared)
     }
 
     /// Moves one element of a tensor copy between the box's position `at` in shared memory

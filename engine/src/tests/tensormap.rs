@@ -889,3 +889,130 @@ fn cta_group_2_loads_outside_the_pair_are_stopped() {
         "{e}"
     );
 }
+
+/// The packed 4- and 6-bit types (ISA 5.5.1.1; cuda.h's 16U4_ALIGN8B = 13, 16U4_ALIGN16B = 14,
+/// 16U6_ALIGN16B = 15): a load moves each unit's packed bytes (16 elements of 4 bits = 8 bytes,
+/// of 6 bits = 12, or 2 elements of 4 bits = 1 byte for ALIGN8B) to the start of its place in
+/// shared memory (16 bytes, or 1) and leaves the padding alone; outside the tensor the packed
+/// bytes read as zeros; a 6-bit store (`.b6p2x16`) packs the low 6 bits of each shared byte.
+/// Expected boxes worked out here from those rules; the kernels pass `ptxas -arch=sm_100a`.
+#[test]
+fn packed_4_and_6_bit_tensors_move_in_units() {
+    // Tensor bytes `i * 7 + 3` (as little-endian words).
+    let bytes: Vec<u8> = (0..384u32).map(|i| (i * 7 + 3) as u8).collect();
+    let t: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let load = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2}], [bar];";
+    let map = |ty: u8, dims: [u64; 2], stride: u64, boxd: [u32; 2]| crate::tensormap::Map {
+        rank: 2,
+        dims: [dims[0], dims[1], 0, 0, 0],
+        strides: [stride, 0, 0, 0, 0],
+        box_dim: [boxd[0], boxd[1], 0, 0, 0],
+        elem_strides: [1, 1, 0, 0, 0],
+        elemtype: ty,
+        ..Default::default()
+    };
+    // The box a load fills: for box row r at tensor row `row0 + r`, unit j of `per_row` at
+    // global byte `unit0 * gb + j * gb` of the row, `gb` bytes into a slot of `sb`.
+    let want = |stride: usize,
+                rows: usize,
+                row0: usize,
+                nrows: usize,
+                unit0: usize,
+                per_row: usize,
+                gb: usize,
+                sb: usize| {
+        let mut v = vec![0xeeu8; nrows * per_row * sb];
+        for r in 0..nrows {
+            for j in 0..per_row {
+                let slot = &mut v[(r * per_row + j) * sb..][..gb];
+                if row0 + r < rows {
+                    let at = (row0 + r) * stride + (unit0 + j) * gb;
+                    slot.copy_from_slice(&bytes[at..at + gb]);
+                } else {
+                    slot.fill(0);
+                }
+            }
+        }
+        v
+    };
+    // 16U4_ALIGN16B: 256 elements (128 bytes) a row, 3 rows; a box of 128 x 2 at column 128:
+    // 8 units a row, 16 bytes each in shared memory, 256 bytes in all.
+    let m14 = map(14, [256, 3], 128, [128, 2]);
+    let got = copy(&t, m14, load, &[128, 1], [0, 0], 256, 256).unwrap();
+    assert_eq!(got, (true, want(128, 3, 1, 2, 8, 8, 8, 16)));
+    // Its second row past the tensor's last: zeros, the padding untouched.
+    let got = copy(&t, m14, load, &[128, 2], [0, 0], 256, 256).unwrap();
+    assert_eq!(got, (true, want(128, 3, 2, 2, 8, 8, 8, 16)));
+    // The ISA: the innermost coordinate a multiple of 128.
+    let e = copy(&t, m14, load, &[64, 0], [0, 0], 256, 256).unwrap_err();
+    assert!(e.to_string().contains("multiple of 128"), "{e}");
+    // 16U6_ALIGN16B: 128 elements (96 bytes) a row, 2 rows; row 1: 8 units of 12 bytes.
+    let m15 = map(15, [128, 2], 96, [128, 1]);
+    let got = copy(&t, m15, load, &[0, 1], [0, 0], 128, 128).unwrap();
+    assert_eq!(got, (true, want(96, 2, 1, 1, 0, 8, 12, 16)));
+    // 16U4_ALIGN8B: 64 elements (32 bytes) a row; a box of 32 x 2 at column 32: bytes 16..32
+    // of rows 0 and 1, packed as they are.
+    let m13 = map(13, [64, 2], 32, [32, 2]);
+    let got = copy(&t, m13, load, &[32, 0], [0, 0], 32, 32).unwrap();
+    assert_eq!(got, (true, want(32, 2, 0, 2, 16, 16, 1, 1)));
+
+    // A 6-bit store (.b6p2x16): shared byte k = k | 0xc0 (padding bits set) for 128 elements;
+    // the tensor row gets their low 6 bits, 16 to each 12 bytes, the first lowest.
+    let src = format!(
+        "{TM100}.visible .entry k(.param .u64 obj)
+        {{
+          .reg .b64 %rd<4>; .reg .b32 %r<16>; .reg .pred %p;
+          .shared .align 128 .b8 box[128];
+          ld.param.u64 %rd1, [obj];
+          mov.u32 %r10, 0;
+        fill:
+          mov.u32 %r11, box;
+          add.u32 %r11, %r11, %r10;
+          or.b32 %r12, %r10, 0xc0;
+          st.shared.u8 [%r11], %r12;
+          add.u32 %r10, %r10, 1;
+          setp.lt.u32 %p, %r10, 128;
+          @%p bra fill;
+          fence.proxy.async.shared::cta;
+          mov.u32 %r1, 0; mov.u32 %r2, 1;
+          cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {{%r1, %r2}}], [box];
+          cp.async.bulk.commit_group;
+          cp.async.bulk.wait_group 0;
+          ret;
+        }}"
+    );
+    let m = Module::load(&src, "packed_store.ptx").unwrap_or_else(|e| panic!("{e}"));
+    let tensor = upload(&[0u8; 192]);
+    let obj = upload(
+        &crate::tensormap::Map {
+            addr: tensor,
+            ..m15
+        }
+        .to_bytes(),
+    );
+    launch(&m.kernel("k").unwrap(), &cfg(1, 1), &obj.to_le_bytes()).unwrap();
+    let mut want = vec![0u8; 192];
+    for u in 0..8 {
+        let w = (0..16).fold(0u128, |w, e| w | (((16 * u + e) as u128) & 0x3f) << (6 * e));
+        want[96 + 12 * u..96 + 12 * u + 12].copy_from_slice(&w.to_le_bytes()[..12]);
+    }
+    assert_eq!(download::<u8>(tensor, 192), want);
+    // A .b4x16_p64 store: the ISA has none.
+    let src14 = src.replace("packed_store", "p14");
+    let m = Module::load(&src14, "p14.ptx").unwrap();
+    let obj14 = upload(
+        &crate::tensormap::Map {
+            addr: tensor,
+            ..m14
+        }
+        .to_bytes(),
+    );
+    let e = launch(&m.kernel("k").unwrap(), &cfg(1, 1), &obj14.to_le_bytes()).unwrap_err();
+    assert!(e.to_string().contains("b4x16_p64"), "{e}");
+    for p in [tensor, obj, obj14] {
+        mem::free(p).unwrap();
+    }
+}
