@@ -627,7 +627,7 @@ fn ld_shapes_place_lanes_and_columns_as_the_isa_figures() {
 #[test]
 fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
     for inst in [
-        "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r2, %p1;",
+        "tcgen05.mma.cta_group::1.kind::f8f6f4.ashift [%r1], [%r3], %rd2, %r2, %p1;",
         "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;",
         "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
         "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r2, [%r3], [%r4], %p1;",
