@@ -43,6 +43,8 @@ enum Ty {
     F16,
     Tf32,
     S8,
+    /// `.kind::f8f6f4` with e4m3 A and B (their small integers are exact).
+    E4m3,
 }
 
 impl Ty {
@@ -50,7 +52,7 @@ impl Ty {
         match self {
             Ty::F16 => 2,
             Ty::Tf32 => 4,
-            Ty::S8 => 1,
+            Ty::S8 | Ty::E4m3 => 1,
         }
     }
     /// The element's bits for the small integer `v`.
@@ -59,6 +61,7 @@ impl Ty {
             Ty::F16 => f16_bits(v),
             Ty::Tf32 => (v as f32).to_bits(),
             Ty::S8 => v as u8 as u32,
+            Ty::E4m3 => e4m3_bits(v),
         }
     }
     fn kind(self) -> &'static str {
@@ -66,8 +69,20 @@ impl Ty {
             Ty::F16 => "f16",
             Ty::Tf32 => "tf32",
             Ty::S8 => "i8",
+            Ty::E4m3 => "f8f6f4",
         }
     }
+}
+
+/// e4m3 bits of a small integer (exact): sign, 4 exponent bits of bias 7, 3 fraction bits.
+fn e4m3_bits(v: i32) -> u32 {
+    if v == 0 {
+        return 0;
+    }
+    let (s, a) = ((v < 0) as u32, v.unsigned_abs());
+    let e = 31 - a.leading_zeros();
+    let m = (a << (3 - e)) & 7;
+    s << 7 | (e + 7) << 3 | m
 }
 
 /// f16 bits of a small integer (exact).
@@ -114,7 +129,8 @@ struct Gemm {
 /// The instruction descriptor (ISA table 44).
 fn idesc(g: &Gemm) -> u32 {
     let (d, ab) = match g.ty {
-        Ty::F16 => (if g.f16_d { 0 } else { 1 }, 0),
+        // E4M3 = 0 of .kind::f8f6f4 (table 44).
+        Ty::F16 | Ty::E4m3 => (if g.f16_d { 0 } else { 1 }, 0),
         Ty::Tf32 => (1, 2),
         Ty::S8 => (2, 1),
     };
@@ -457,6 +473,25 @@ fn f16_gemm_with_smem_descriptors_commit_and_ld() {
 fn tf32_and_i8_gemms() {
     check(&gemm(Ty::Tf32, 128, 24, 32));
     check(&gemm(Ty::S8, 128, 48, 64));
+}
+
+#[test]
+fn f8f6f4_e4m3_gemms() {
+    // Four MMAs of K 32 with the 128-byte swizzle; M 64 with negated A and an f16 D; A from
+    // Tensor Memory (8-bit elements, four to a column).
+    check(&Gemm {
+        sw128: true,
+        ..gemm(Ty::E4m3, 128, 24, 128)
+    });
+    check(&Gemm {
+        f16_d: true,
+        neg_a: true,
+        ..gemm(Ty::E4m3, 64, 16, 64)
+    });
+    check(&Gemm {
+        a_tmem: true,
+        ..gemm(Ty::E4m3, 128, 32, 64)
+    });
 }
 
 #[test]
@@ -991,6 +1026,7 @@ fn pair(ty: Ty, m: usize, n: usize, k: usize) -> PairGemm {
 #[test]
 fn cta_pair_gemm_m256_splits_a_b_and_d_between_the_pair() {
     check_pair(&pair(Ty::F16, 256, 32, 32));
+    check_pair(&pair(Ty::E4m3, 256, 32, 64));
     check_pair(&PairGemm {
         issuer: 1,
         multicast: false,
@@ -1002,6 +1038,7 @@ fn cta_pair_gemm_m256_splits_a_b_and_d_between_the_pair() {
 fn cta_pair_gemm_m128_uses_layout_b() {
     check_pair(&pair(Ty::F16, 128, 64, 32));
     check_pair(&pair(Ty::S8, 128, 64, 64));
+    check_pair(&pair(Ty::E4m3, 128, 32, 64));
     check_pair(&PairGemm {
         issuer: 1,
         ..pair(Ty::Tf32, 128, 32, 16)
