@@ -262,7 +262,7 @@ fn idesc_scaled(kind: TcKind, v: u32, vec: u8) -> Result<Idesc, String> {
     // (9.7.16.10.7.3-5, .9-11).
     let id_ok = |id: u32| match vec {
         1 => true,
-        2 => id % 2 == 0,
+        2 => id.is_multiple_of(2),
         _ => id == 0,
     };
     if !id_ok(sfa) || !id_ok(sfb) {
