@@ -5,7 +5,9 @@
 //! to an mbarrier and `tcgen05.ld`. Expected values: the program's CPU GEMM of small integers
 //! (exact in f16 inputs and f32 sums). tests/cuda/tcgen05_gemm_2sm.cu does the same with CTA
 //! pairs (clusters of 2, `.cta_group::2`: the pair's allocation, MMAs of M 256 and 128 issued
-//! by one CTA on both CTAs' shared and Tensor Memory, a multicast commit). The engine's tests
+//! by one CTA on both CTAs' shared and Tensor Memory, a multicast commit).
+//! tests/cuda/tcgen05_kinds.cu runs the f8f6f4 kinds (`.kind::f8f6f4` and the block-scaled
+//! mxf8f6f4, mxf4, mxf4nvf4) against mmasim. The engine's tests
 //! (`engine/src/tests/tcgen05.rs`) cover the other kinds, shapes and the refused forms.
 
 use tests::*;

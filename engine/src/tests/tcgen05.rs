@@ -688,6 +688,54 @@ fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
     }
 }
 
+/// The scale vector sizes of ISA table 57: mxf8f6f4 takes 1X (`.block32`), mxf4 2X
+/// (`.block32`, the default), mxf4nvf4 2X or 4X (`.block16`) and must name one; the others are
+/// invalid PTX. Verdicts of ptxas 13.5 (`-arch=sm_100a`), which agrees on each form but one:
+/// it requires `.block_scale`, which the ISA's own example (9.7.16.10.9.1) leaves out and
+/// which loads here without it.
+#[test]
+fn block_scaled_kinds_take_the_scale_vector_sizes_of_table_57() {
+    let load = |inst: &str| {
+        let src = format!(
+            "{HW}.visible .entry k()
+            {{
+              .reg .b64 %rd<8>; .reg .b32 %r<8>; .reg .pred %p<4>;
+              {inst}
+              ret;
+            }}"
+        );
+        Module::load(&src, "k.ptx").map(|_| ())
+    };
+    let ops = "[%r1], %rd1, %rd2, %r2, [%r3], [%r4], %p1;";
+    for q in [
+        "mxf8f6f4.block_scale",
+        "mxf8f6f4",
+        "mxf8f6f4.block_scale.block32",
+        "mxf8f6f4.block_scale.scale_vec::1X",
+        "mxf4.block_scale",
+        "mxf4.block_scale.scale_vec::2X",
+        "mxf4nvf4.block_scale.block32",
+        "mxf4nvf4.block_scale.block16",
+        "mxf4nvf4.block_scale.scale_vec::4X",
+    ] {
+        let inst = format!("tcgen05.mma.cta_group::1.kind::{q} {ops}");
+        assert!(load(&inst).is_ok(), "{inst}");
+    }
+    for q in [
+        "mxf8f6f4.block_scale.scale_vec::2X",
+        "mxf8f6f4.block_scale.block16",
+        "mxf4.block_scale.scale_vec::4X",
+        "mxf4.block_scale.block16",
+        "mxf4nvf4.block_scale",
+        "mxf4nvf4.block_scale.scale_vec::1X",
+    ] {
+        let inst = format!("tcgen05.mma.cta_group::1.kind::{q} {ops}");
+        let e = load(&inst).expect_err(&inst);
+        assert_eq!(e.kind, LoadErrorKind::InvalidPtx, "{inst}: {e}");
+        assert!(e.to_string().contains("table 57"), "{inst}: {e}");
+    }
+}
+
 /// A `.cta_group::2` GEMM of a CTA pair (a cluster of 2 CTAs of 128 threads).
 struct PairGemm {
     ty: Ty,
