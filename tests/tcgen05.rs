@@ -5,7 +5,9 @@
 //! to an mbarrier and `tcgen05.ld`. Expected values: the program's CPU GEMM of small integers
 //! (exact in f16 inputs and f32 sums). tests/cuda/tcgen05_gemm_2sm.cu does the same with CTA
 //! pairs (clusters of 2, `.cta_group::2`: the pair's allocation, MMAs of M 256 and 128 issued
-//! by one CTA on both CTAs' shared and Tensor Memory, a multicast commit). The engine's tests
+//! by one CTA on both CTAs' shared and Tensor Memory, a multicast commit).
+//! tests/cuda/tcgen05_kinds.cu runs the f8f6f4 kinds (`.kind::f8f6f4` and the block-scaled
+//! mxf8f6f4, mxf4, mxf4nvf4) against mmasim. The engine's tests
 //! (`engine/src/tests/tcgen05.rs`) cover the other kinds, shapes and the refused forms.
 
 use tests::*;
@@ -44,4 +46,49 @@ fn sm_100a_code_is_refused_on_an_h100_under_strict_arch() {
         !out.status.success() && stderr.contains("cudaErrorNoKernelImageForDevice"),
         "{stderr}"
     );
+}
+
+/// `tcgen05.mma` of `.kind::f8f6f4` (every 8-, 6- and 4-bit type, f32 and f16 D) and the
+/// block-scaled `.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4` (ue8m0 and ue4m3 factors read from
+/// Tensor Memory, every scale vector size and its `.blockN` alias, random scale factor ids), A
+/// from shared memory (the packed fp6/fp4 formats with random padding) or Tensor Memory (8-bit
+/// containers with random padding bits), several N, on random inputs with NaN and infinities:
+/// tests/cuda/tcgen05_kinds.cu, bit for bit against mmasim 2.1.1's "Blackwell" models
+/// (scripts/oracles/tcgen05-kinds.py replays the program's inputs; its output is
+/// scripts/oracles/tcgen05-kinds-mmasim.txt).
+#[test]
+fn tcgen05_f8f6f4_kinds_match_mmasim() {
+    let exe = nvcc_cached_arch(
+        "tcgen05_kinds",
+        "tcgen05_kinds",
+        "compute_100a",
+        &["-std=c++17"],
+    );
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = repo().join("scripts/oracles/tcgen05-kinds-mmasim.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let want: Vec<&str> = text.lines().filter(|l| l.starts_with("tc05 ")).collect();
+    let got: Vec<&str> = stdout.lines().filter(|l| l.starts_with("tc05 ")).collect();
+    assert_eq!(want.len(), 18 * 3);
+    assert_eq!(got.len(), want.len(), "{stdout}");
+    for (g, w) in got.iter().zip(&want) {
+        if g != w {
+            // The first differing element, not two lines of thousands of words.
+            let (gn, gv) = g.split_once(": ").unwrap();
+            let (wn, wv) = w.split_once(": ").unwrap();
+            assert_eq!(gn, wn);
+            let i = gv.split(' ').zip(wv.split(' ')).position(|(a, b)| a != b);
+            panic!(
+                "{gn}: element {i:?} differs: got {:?}, mmasim {:?}",
+                i.and_then(|i| gv.split(' ').nth(i)),
+                i.and_then(|i| wv.split(' ').nth(i))
+            );
+        }
+    }
 }

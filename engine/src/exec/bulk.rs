@@ -602,7 +602,7 @@ impl Warp {
                 // Dimension 0 in units.
                 let (c, size, bytes) = if d == 0 {
                     let u = c0[0] / p.values as i64 + j as i64;
-                    (u, (map.dims[0] as u64 / p.values) as i64, p.global)
+                    (u, (map.dims[0] / p.values) as i64, p.global)
                 } else {
                     (
                         c0[d] + j as i64 * step[d],

@@ -1,7 +1,10 @@
 //! The `tcgen05` family (ISA 9.7.16): a CTA's Tensor Memory (128 lanes of 512 32-bit columns,
 //! allocated by columns), the warp-wide `alloc`, `dealloc`, `relinquish_alloc_permit`, `ld` and
 //! `st` (`MatrixOp::Tmem`), `mma` (`Op::TcMma`), which each issuing lane runs at issue with
-//! `crate::sem::mma`'s arithmetic, `cp` and `shift` (`Op::TcCopy`) and `commit`
+//! `crate::sem::mma`'s arithmetic (every kind: f16, tf32, i8, f8f6f4 as `mma.sync`'s sm_120a
+//! kind, whose parameters mmasim's Blackwell tcgen05 model shares, and the block-scaled
+//! mxf8f6f4, mxf4 and mxf4nvf4 with their scale factors from Tensor Memory), `cp` and `shift`
+//! (`Op::TcCopy`) and `commit`
 //! (`Op::TcCommit`). With `.cta_group::2` an operation reaches the Tensor Memory of the CTA's
 //! peer too (`%cluster_ctarank ^ 1`), which a cluster lends it for its turn (`Cta::peer_tmem`),
 //! and the peer's shared memory through `.shared::cluster` addresses.
@@ -94,7 +97,7 @@ pub fn ldst_coord(shape: TmemShape, t: u32, j: u32) -> (u32, u32, bool) {
     }
 }
 
-/// The fields of an instruction descriptor of `.kind::f16`, `::tf32` and `::i8` (ISA table 44).
+/// The fields of an instruction descriptor (ISA tables 44-46).
 struct Idesc {
     m: usize,
     n: usize,
@@ -106,14 +109,36 @@ struct Idesc {
     neg_b: bool,
     trans_a: bool,
     trans_b: bool,
+    /// The block-scaled kinds' scale factor A and B ids (the first byte of each Tensor
+    /// Memory word their factors take, 9.7.16.10.7.2 and .8) and the factors' type.
+    sfa: u32,
+    sfb: u32,
+    stype: mma::Scale,
 }
 
-/// Decodes `v` for the kind of `bits`-bit elements, or says what the ISA does not allow (or
-/// what is not taken yet).
-fn idesc(kind: u8, v: u32, pair: bool) -> Result<Idesc, String> {
+/// The element types atype/btype 0-5 name for `.kind::f8f6f4` and `::mxf8f6f4` (ISA tables
+/// 44 and 45): the 6- and 4-bit ones in the 8-bit containers of `crate::sem::mma`.
+fn f8f6f4_type(v: u32) -> Option<El> {
+    Some(match v {
+        0 => El::E4m3,
+        1 => El::E5m2,
+        3 => El::E2m3,
+        4 => El::E3m2,
+        5 => El::E2m1,
+        _ => return None,
+    })
+}
+
+/// Decodes `v` for `kind` (with `vec` scale factors per row of A, the block-scaled kinds),
+/// or says what the ISA does not allow (or what is not taken yet).
+fn idesc(kind: TcKind, v: u32, pair: bool, vec: u8) -> Result<Idesc, String> {
     let f = |lo: u32, n: u32| (v >> lo) & ((1 << n) - 1);
     if f(2, 1) != 0 {
         return Err("a sparse instruction descriptor (bit 2) without .sp".into());
+    }
+    let scaled = matches!(kind, TcKind::Mxf8f6f4 | TcKind::Mxf4 | TcKind::Mxf4nvf4);
+    if scaled {
+        return idesc_scaled(kind, v, vec);
     }
     if f(30, 2) != 0 {
         return Err("a B-reuse shift (bits 30-31) without .ws".into());
@@ -123,7 +148,7 @@ fn idesc(kind: u8, v: u32, pair: bool) -> Result<Idesc, String> {
     }
     let (d, a, b) = (f(4, 2), f(7, 3), f(10, 3));
     let (d, a, b) = match kind {
-        16 => {
+        TcKind::F16 => {
             let ab = match (a, b) {
                 (0, 0) => El::F16,
                 (1, 1) => El::Bf16,
@@ -136,11 +161,19 @@ fn idesc(kind: u8, v: u32, pair: bool) -> Result<Idesc, String> {
             };
             (d, ab, ab)
         }
-        32 => {
+        TcKind::Tf32 => {
             if (d, a, b) != (1, 2, 2) {
                 return Err(format!("dtype {d} / atype {a} / btype {b} for .kind::tf32"));
             }
             (El::F32, El::Tf32, El::Tf32)
+        }
+        TcKind::F8f6f4 => {
+            let (Some(at), Some(bt), true) = (f8f6f4_type(a), f8f6f4_type(b), d < 2) else {
+                return Err(format!(
+                    "dtype {d} / atype {a} / btype {b} for .kind::f8f6f4"
+                ));
+            };
+            (if d == 0 { El::F16 } else { El::F32 }, at, bt)
         }
         _ => {
             let t = |x: u32| if x == 1 { El::S8 } else { El::U8 };
@@ -151,11 +184,12 @@ fn idesc(kind: u8, v: u32, pair: bool) -> Result<Idesc, String> {
         }
     };
     let (m, n) = ((f(24, 5) << 4) as usize, (f(17, 6) << 3) as usize);
-    let n_ok = match (kind, pair) {
-        (8, false) => matches!(n, 8 | 16 | 24 | 32) || (n % 16 == 0 && n <= 256),
-        (_, false) => n % 8 == 0 && (8..=256).contains(&n),
-        (8, true) => n % 32 == 0 && (32..=256).contains(&n),
-        (_, true) => n % 16 == 0 && (16..=256).contains(&n),
+    let i8 = kind == TcKind::I8;
+    let n_ok = match (i8, pair) {
+        (true, false) => matches!(n, 8 | 16 | 24 | 32) || (n % 16 == 0 && n <= 256),
+        (false, false) => n % 8 == 0 && (8..=256).contains(&n),
+        (true, true) => n % 32 == 0 && (32..=256).contains(&n),
+        (false, true) => n % 16 == 0 && (16..=256).contains(&n),
     };
     let (m_ok, ms) = match pair {
         false => (matches!(m, 64 | 128), "cta_group::1: M 64 or 128"),
@@ -175,14 +209,116 @@ fn idesc(kind: u8, v: u32, pair: bool) -> Result<Idesc, String> {
         neg_b: f(14, 1) != 0,
         trans_a: f(15, 1) != 0,
         trans_b: f(16, 1) != 0,
+        sfa: 0,
+        sfb: 0,
+        stype: mma::Scale::Ue8m0,
     };
-    if kind == 8 && (x.neg_a || x.neg_b) {
+    if i8 && (x.neg_a || x.neg_b) {
         return Err("negation with .kind::i8".into());
     }
-    if kind != 8 && x.sat {
+    if !i8 && x.sat {
         return Err("saturation (bit 3) with a float kind".into());
     }
+    transposable(&x)?;
     Ok(x)
+}
+
+/// The instruction descriptor of `.kind::mxf8f6f4` (ISA table 45) or `::mxf4` /
+/// `::mxf4nvf4` (table 46), of `.cta_group::1`.
+fn idesc_scaled(kind: TcKind, v: u32, vec: u8) -> Result<Idesc, String> {
+    let f = |lo: u32, n: u32| (v >> lo) & ((1 << n) - 1);
+    let fp4 = kind != TcKind::Mxf8f6f4;
+    if fp4 && f(31, 1) != 0 {
+        return Err("K = 96 (bit 31) is not supported yet".into());
+    }
+    if f(0, 2) != 0 || f(3, 1) != 0 || f(6, 1) != 0 || f(24, 3) != 0 || f(31, 1) != 0 {
+        return Err("reserved bits of the instruction descriptor set".into());
+    }
+    let (a, b) = if fp4 {
+        // E2M1 = 1 in atype (bits 7-9) and the 2-bit btype (10-11); bit 12 is reserved.
+        if (f(7, 3), f(10, 3)) != (1, 1) {
+            return Err(format!(
+                "atype {} / btype {} for an fp4 kind",
+                f(7, 3),
+                f(10, 3)
+            ));
+        }
+        (El::E2m1x2, El::E2m1x2)
+    } else {
+        let (a, b) = (f(7, 3), f(10, 3));
+        let (Some(at), Some(bt)) = (f8f6f4_type(a), f8f6f4_type(b)) else {
+            return Err(format!("atype {a} / btype {b} for .kind::mxf8f6f4"));
+        };
+        (at, bt)
+    };
+    // Bit 23: UE8M0 = 1; UE4M3 = 0, mxf4nvf4's with 4 factors (ISA table 57).
+    let stype = match f(23, 1) {
+        1 => mma::Scale::Ue8m0,
+        _ if kind == TcKind::Mxf4nvf4 && vec == 4 => mma::Scale::Ue4m3,
+        _ => return Err("ue4m3 scale factors (bit 23 clear) with this kind and vector".into()),
+    };
+    let (sfa, sfb) = (f(29, 2), f(4, 2));
+    // One factor per row: any byte of the word; two: its half words; four: the whole word
+    // (9.7.16.10.7.3-5, .9-11).
+    let id_ok = |id: u32| match vec {
+        1 => true,
+        2 => id.is_multiple_of(2),
+        _ => id == 0,
+    };
+    if !id_ok(sfa) || !id_ok(sfb) {
+        return Err(format!(
+            "scale factor A id {sfa} / B id {sfb} with {vec} factors per row"
+        ));
+    }
+    let (m, n) = ((f(27, 2) << 7) as usize, (f(17, 6) << 3) as usize);
+    if m != 128 || n % 8 != 0 || !(8..=256).contains(&n) {
+        return Err(format!(
+            "M = {m}, N = {n} (cta_group::1: M 128, N 8 to 256 in steps of 8, ISA table 41)"
+        ));
+    }
+    let x = Idesc {
+        m,
+        n,
+        d: El::F32,
+        a,
+        b,
+        sat: false,
+        neg_a: f(13, 1) != 0,
+        neg_b: f(14, 1) != 0,
+        trans_a: f(15, 1) != 0,
+        trans_b: f(16, 1) != 0,
+        sfa,
+        sfb,
+        stype,
+    };
+    transposable(&x)?;
+    Ok(x)
+}
+
+/// Whether the operands' major-ness is valid: a transposed (MN-major) A or B only of 8-bit
+/// and wider types (ISA table 54, 9.7.16.10.3).
+fn transposable(x: &Idesc) -> Result<(), String> {
+    for (t, tr, which) in [(x.a, x.trans_a, "A"), (x.b, x.trans_b, "B")] {
+        if tr && matches!(t, El::E3m2 | El::E2m3 | El::E2m1 | El::E2m1x2) {
+            return Err(format!(
+                "a transposed (MN-major) {which} of 4- or 6-bit elements (ISA table 54)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The sign bit of an element of `t` as `tcgen05.mma` holds it (the 6- and 4-bit types in
+/// their 8-bit containers, fp4 of the mxf4 kinds alone).
+fn sign_bit(t: El) -> u64 {
+    match t {
+        El::F16 | El::Bf16 => 0x8000,
+        El::Tf32 => 0x8000_0000,
+        El::E4m3 | El::E5m2 => 0x80,
+        El::E3m2 | El::E2m3 | El::E2m1 => 0x20,
+        El::E2m1x2 => 0x8,
+        _ => 0,
+    }
 }
 
 /// A tcgen05 shared-memory descriptor (ISA table 42) in the layout of `wgmma`'s, which
@@ -491,13 +627,22 @@ impl Warp {
         x: &TcMma,
     ) -> Result<(), Fault> {
         let fail = |cta: &Cta, w: &Warp, what: String| cta.fault_warp_op(w, pc, &what);
-        let id = match idesc(x.kind, get(regs, x.idesc, l) as u32, x.pair) {
+        let vec = x.scale.map_or(0, |s| s.vec);
+        let id = match idesc(x.kind, get(regs, x.idesc, l) as u32, x.pair, vec) {
             Ok(id) => id,
             Err(e) => return Err(fail(cta, self, format!("with {e}"))),
         };
-        let bits = x.kind as u32;
-        let k = 256 / bits as usize;
-        let d_addr = (x.d.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + x.d.off) as u32;
+        // K of one instruction, and the bits an element of A takes in Tensor Memory: the 6-
+        // and 4-bit types of the f8f6f4 kinds in 8-bit containers, four to a word
+        // (9.7.16.10.4.3), mxf4's fp4 two to a byte, eight to a word (9.7.16.10.4.5).
+        let (k, abits): (usize, usize) = match x.kind {
+            TcKind::F16 => (16, 16),
+            TcKind::Tf32 => (8, 32),
+            TcKind::I8 | TcKind::F8f6f4 | TcKind::Mxf8f6f4 => (32, 8),
+            TcKind::Mxf4 | TcKind::Mxf4nvf4 => (64, 4),
+        };
+        let at = |a: &Addr| (a.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + a.off) as u32;
+        let d_addr = at(&x.d);
         let (lane0, dcol) = (d_addr >> 16, (d_addr & 0xffff) as usize);
         // With .cta_group::2 each CTA of the pair (the even one first) holds M/2 rows of A and
         // D and N/2 columns of B (CUTLASS 4.2's SM100_MMA_*_2x1SM traits: ALayout, BLayout and
@@ -533,12 +678,20 @@ impl Warp {
             lane0 == 0
         };
         let a_addr = x.a_tmem.then(|| get(regs, x.a, l) as u32);
-        let a_cols = (k * bits as usize).div_ceil(32);
+        let a_cols = (k * abits).div_ceil(32);
+        // The scale factors' first columns: A's 128 rows take 4 columns of 32 lanes, B's N
+        // columns N/32 (9.7.16.10.7, below).
+        let sf = x.scale.map(|s| (at(&s.a), at(&s.b)));
         let alloc_ok = |t: &Tmem| {
             t.allocated(dcol, nh)
                 && a_addr.is_none_or(|a| t.allocated((a & 0xffff) as usize, a_cols))
+                && sf.is_none_or(|(sa, sb)| {
+                    t.allocated((sa & 0xffff) as usize, 4)
+                        && t.allocated((sb & 0xffff) as usize, id.n.div_ceil(32))
+                })
         };
-        let a_lane_ok = a_addr.is_none_or(|a| a >> 16 == lane0);
+        let a_lane_ok = a_addr.is_none_or(|a| a >> 16 == lane0)
+            && sf.is_none_or(|(sa, sb)| sa >> 16 == 0 && sb >> 16 == 0);
         let me = (cta.rank & 1) as usize;
         let tmem_ok = if x.pair {
             match pair_tmems(cta) {
@@ -550,11 +703,14 @@ impl Warp {
         };
         if !lanes_ok || !a_lane_ok || !tmem_ok {
             let what = format!(
-                "of M = {}, N = {}: D at {d_addr:#x}{} must be allocated{}, at lane {} \
-                 (ISA 9.7.16.10.5)",
+                "of M = {}, N = {}: D at {d_addr:#x}{}{} must be allocated{}, at lane {} \
+                 (ISA 9.7.16.10.5; scale factors at lane 0)",
                 id.m,
                 id.n,
                 a_addr.map_or(String::new(), |a| format!(", A at {a:#x}")),
+                sf.map_or(String::new(), |(a, b)| format!(
+                    ", scale factors at {a:#x} and {b:#x}"
+                )),
                 if x.pair {
                     " in both CTAs of the pair"
                 } else {
@@ -564,11 +720,6 @@ impl Warp {
             );
             return Err(fail(cta, self, what));
         }
-        let sign = match id.a {
-            El::F16 | El::Bf16 => 0x8000u64,
-            El::Tf32 => 0x8000_0000,
-            _ => 0,
-        };
         // The pair CTA `v`'s shared memory, as the rank of a .shared::cluster address (None:
         // this CTA's).
         let even = cta.rank & !1;
@@ -585,11 +736,11 @@ impl Warp {
             for kk in 0..k {
                 let mn = (col % nb) as u32;
                 b[col * k + kk] =
-                    self.desc_elem(cta, pc, bdesc, !id.trans_b, bits, mn, kk, rank)?;
+                    self.desc_operand(cta, pc, bdesc, !id.trans_b, id.b, mn, kk, rank)?;
             }
         }
         if id.neg_b {
-            b.iter_mut().for_each(|v| *v ^= sign);
+            b.iter_mut().for_each(|v| *v ^= sign_bit(id.b));
         }
         let adesc = match a_addr {
             Some(_) => 0,
@@ -605,7 +756,7 @@ impl Warp {
             c: id.d,
             d: id.d,
         };
-        let float = bits != 8;
+        let float = matches!(x.kind, TcKind::F16 | TcKind::Tf32);
         let db = match float {
             true => mma::decode_all(id.b, &b),
             false => Vec::new(),
@@ -631,9 +782,9 @@ impl Warp {
                     let col = (at & 0xffff) as usize;
                     for r in 0..mh {
                         for kk in 0..k {
-                            let bit = kk * bits as usize;
+                            let bit = kk * abits;
                             let cell = t.cells[lane_of(r) * COLUMNS + col + bit / 32];
-                            a[r * k + kk] = (cell as u64 >> (bit % 32)) & ((1u64 << bits) - 1);
+                            a[r * k + kk] = (cell as u64 >> (bit % 32)) & ((1u64 << abits) - 1);
                         }
                     }
                 }
@@ -641,12 +792,12 @@ impl Warp {
                     let rank = rank_of(v);
                     for r in 0..mh {
                         for kk in 0..k {
-                            a[r * k + kk] = self.desc_elem(
+                            a[r * k + kk] = self.desc_operand(
                                 cta,
                                 pc,
                                 adesc,
                                 !id.trans_a,
-                                bits,
+                                id.a,
                                 r as u32,
                                 kk,
                                 rank,
@@ -656,14 +807,39 @@ impl Warp {
                 }
             }
             if id.neg_a {
-                a.iter_mut().for_each(|v| *v ^= sign);
+                a.iter_mut().for_each(|v| *v ^= sign_bit(id.a));
             }
             let da = match float {
                 true => mma::decode_all(id.a, &a),
                 false => Vec::new(),
             };
+            // The scale factors of row r of A and (for the datapath of row r) column col of
+            // B: 32 lanes of 4 columns hold A's 128 rows, row r in lane r % 32 of column
+            // r / 32, column n of B in lane n % 32 of column n / 32, duplicated into each
+            // lane partition of 32 (9.7.16.10.7); each datapath reads its own partition, the
+            // 32 lanes of the rows it computes. The factors of a row are the `vec` bytes of
+            // its word from the id's (figures 231-233 and 240-242, as CUTLASS 4.2 lays them
+            // out: tcgen05.cp.32x128b.warpx4 of its 512-byte scale factor atoms). Only
+            // `.cta_group::1` takes them: the Tensor Memory is this CTA's.
+            let (mut sfa, mut sfb) = (Vec::new(), Vec::new());
+            if let Some((sa, sb)) = sf {
+                let t = tmem_of(cta, false);
+                let bytes = |lane: usize, col: usize, id: u32| -> [u8; 4] {
+                    let w = t.cells[lane * COLUMNS + col];
+                    std::array::from_fn(|q| (w >> (8 * ((id as usize + q) % 4))) as u8)
+                };
+                let (ca, cb) = ((sa & 0xffff) as usize, (sb & 0xffff) as usize);
+                sfa = (0..mh).map(|r| bytes(r, ca + r / 32, id.sfa)).collect();
+                sfb = (0..4 * id.n)
+                    .map(|i| {
+                        let (p, col) = (i / id.n, i % id.n);
+                        bytes(32 * p + col % 32, cb + col / 32, id.sfb)
+                    })
+                    .collect();
+            }
             let t = tmem_of(cta, x.pair && v != me);
             for r in 0..mh {
+                let fa = sfa.get(r).copied().unwrap_or_default();
                 for col in 0..id.n {
                     let (lane, c) = d_at(r, col);
                     // With .cta_group::2 the mask's first four words are the even CTA's lanes.
@@ -684,16 +860,72 @@ impl Warp {
                         s => (f32::from_bits(old as u32) * (s as f32).exp2()).to_bits() as u64,
                     };
                     let (ar, bc) = (r * k..(r + 1) * k, col * k..(col + 1) * k);
-                    let val = if float {
-                        mma::dot_decoded(arch, types, &da[ar], &db[bc], old)
-                    } else {
-                        mma::dot_int(id.a, id.b, &a[ar], &b[bc], old, id.sat)
+                    let fb = sfb.get(r / 32 * id.n + col).copied().unwrap_or_default();
+                    let (ar, bc) = (&a[ar], &b[bc]);
+                    let vs = vec as usize;
+                    let val = match x.kind {
+                        TcKind::F16 | TcKind::Tf32 => mma::dot_decoded(
+                            arch,
+                            types,
+                            &da[r * k..][..k],
+                            &db[col * k..][..k],
+                            old,
+                        ),
+                        TcKind::I8 => mma::dot_int(id.a, id.b, ar, bc, old, id.sat),
+                        TcKind::F8f6f4 => mma::dot_f8f6f4(types, ar, bc, old),
+                        TcKind::Mxf8f6f4 => {
+                            mma::dot_mxf8f6f4(types, ar, bc, old, id.stype, fa[0], fb[0])
+                        }
+                        TcKind::Mxf4 | TcKind::Mxf4nvf4 => {
+                            mma::dot_mxf4(types, ar, bc, old, id.stype, &fa[..vs], &fb[..vs])
+                        }
                     };
                     t.cells[cell] = val as u32 & dmask;
                 }
             }
         }
         Ok(())
+    }
+
+    /// Element (`mn`, `k`) of type `t` of a shared-memory matrix descriptor's operand, in the
+    /// shared memory of cluster CTA `rank` (None: this CTA's). The 6- and 4-bit types of the
+    /// f8f6f4 kinds are packed 16 to 16 bytes, the first in the lowest bits, then 4 (fp6) or
+    /// 8 (fp4) bytes of padding (ISA 9.7.16.10.4.4, figures 202-203; the source formats
+    /// `.b6x16_p32` / `.b4x16_p64` of `tcgen05.cp`, 9.7.16.9.1), and become their 8-bit
+    /// containers; mxf4's fp4 two to a byte, the first in the low nibble, without padding
+    /// (9.7.16.10.4.6). Both are K-major only (table 54), 16-byte units the descriptor's
+    /// layout places as it places 16 bytes of 8-bit elements.
+    #[allow(clippy::too_many_arguments)]
+    fn desc_operand(
+        &mut self,
+        cta: &mut Cta,
+        pc: u32,
+        desc: u64,
+        k_major: bool,
+        t: El,
+        mn: u32,
+        k: usize,
+        rank: Option<u32>,
+    ) -> Result<u64, Fault> {
+        match t {
+            El::E3m2 | El::E2m3 | El::E2m1 => {
+                let w = if t == El::E2m1 { 4 } else { 6 };
+                let (base, bit) = (k & !15, (k % 16) * w);
+                let mut v = self.desc_elem(cta, pc, desc, true, 8, mn, base + bit / 8, rank)?;
+                if bit % 8 + w > 8 {
+                    let hi =
+                        self.desc_elem(cta, pc, desc, true, 8, mn, base + bit / 8 + 1, rank)?;
+                    v |= hi << 8;
+                }
+                let e = (v >> (bit % 8)) & ((1 << w) - 1);
+                Ok(if w == 4 { e << 2 } else { e })
+            }
+            El::E2m1x2 => {
+                let v = self.desc_elem(cta, pc, desc, true, 8, mn, k / 2, rank)?;
+                Ok(v >> (4 * (k % 2)) & 0xf)
+            }
+            _ => self.desc_elem(cta, pc, desc, k_major, t.bits(), mn, k, rank),
+        }
     }
 
     /// Element (`mn`, `k`) of a shared-memory matrix descriptor's operand, in the shared
@@ -901,20 +1133,50 @@ mod tests {
     fn instruction_descriptors_of_table_44() {
         // kind::f16, D f32, A and B bf16, N = 64, M = 128, B transposed.
         let v = 1 << 4 | 1 << 7 | 1 << 10 | 1 << 16 | (64 >> 3) << 17 | (128 >> 4) << 24;
-        let x = idesc(16, v, false).unwrap();
+        let x = idesc(TcKind::F16, v, false, 0).unwrap();
         assert_eq!(
             (x.m, x.n, x.d, x.a, x.trans_b),
             (128, 64, El::F32, El::Bf16, true)
         );
         // kind::i8 with negation is invalid; an f16 D with bf16 inputs too.
-        assert!(idesc(8, 2 << 4 | 1 << 13 | 1 << 17 | 8 << 24, false).is_err());
-        assert!(idesc(16, 1 << 7 | 1 << 10 | 1 << 17 | 8 << 24, false).is_err());
+        assert!(idesc(TcKind::I8, 2 << 4 | 1 << 13 | 1 << 17 | 8 << 24, false, 0).is_err());
+        assert!(idesc(TcKind::F16, 1 << 7 | 1 << 10 | 1 << 17 | 8 << 24, false, 0).is_err());
         // cta_group::2: M 256 and N a multiple of 16; M 64 or N 8 is not.
         let f16 = |m: u32, n: u32| 1 << 4 | (n >> 3) << 17 | (m >> 4) << 24;
-        assert_eq!(idesc(16, f16(256, 32), true).unwrap().m, 256);
-        assert!(idesc(16, f16(64, 32), true).is_err());
-        assert!(idesc(16, f16(128, 8), true).is_err());
-        assert!(idesc(16, f16(256, 32), false).is_err());
+        assert_eq!(idesc(TcKind::F16, f16(256, 32), true, 0).unwrap().m, 256);
+        assert!(idesc(TcKind::F16, f16(64, 32), true, 0).is_err());
+        assert!(idesc(TcKind::F16, f16(128, 8), true, 0).is_err());
+        assert!(idesc(TcKind::F16, f16(256, 32), false, 0).is_err());
+        // kind::f8f6f4 (table 44): D f16, A e2m3 (3), B e2m1 (5), M 64, N 8; atype 2 and
+        // transposed fp6 are not valid (table 54).
+        let f8 = |d: u32, a: u32, b: u32| d << 4 | a << 7 | b << 10 | 1 << 17 | 4 << 24;
+        let x = idesc(TcKind::F8f6f4, f8(0, 3, 5), false, 0).unwrap();
+        assert_eq!(
+            (x.m, x.n, x.d, x.a, x.b),
+            (64, 8, El::F16, El::E2m3, El::E2m1)
+        );
+        assert!(idesc(TcKind::F8f6f4, f8(1, 2, 0), false, 0).is_err());
+        assert!(idesc(TcKind::F8f6f4, f8(1, 4, 0) | 1 << 15, false, 0).is_err());
+        assert!(idesc(TcKind::F8f6f4, f8(1, 0, 1) | 1 << 15, false, 0).is_ok());
+        // kind::mxf8f6f4 (table 45): SFB id bits 4-5, ue8m0 bit 23, M >> 7 at 27, SFA id
+        // at 29; ue4m3 (bit 23 clear) is mxf4nvf4's with 4 factors only (table 57).
+        let mx = 2 << 4 | 4 << 7 | 1 << 10 | (256 >> 3) << 17 | 1 << 23 | 1 << 27 | 3 << 29;
+        let x = idesc(TcKind::Mxf8f6f4, mx, false, 1).unwrap();
+        assert_eq!(
+            (x.m, x.n, x.a, x.b, x.sfa, x.sfb),
+            (128, 256, El::E3m2, El::E5m2, 3, 2)
+        );
+        assert!(idesc(TcKind::Mxf8f6f4, mx & !(1 << 23), false, 1).is_err());
+        // kind::mxf4nvf4 (table 46): E2M1 = 1; ids 0 or 2 with 2 factors, 0 with 4.
+        let f4 = |sf: u32| 1 << 7 | 1 << 10 | 1 << 17 | 1 << 27 | sf << 29 | sf << 4;
+        assert_eq!(
+            idesc(TcKind::Mxf4nvf4, f4(0), false, 4).unwrap().stype,
+            mma::Scale::Ue4m3
+        );
+        assert!(idesc(TcKind::Mxf4nvf4, f4(0), false, 2).is_err());
+        assert!(idesc(TcKind::Mxf4, f4(2) | 1 << 23, false, 2).is_ok());
+        assert!(idesc(TcKind::Mxf4, f4(1) | 1 << 23, false, 2).is_err());
+        assert!(idesc(TcKind::Mxf4nvf4, f4(2) | 1 << 23, false, 4).is_err());
         // The 3-bit swizzle of the tcgen05 descriptor as wgmma's (64B: 4 -> 2).
         assert_eq!(wgmma_desc(4 << 61 | 0x12).unwrap(), 2 << 62 | 0x12);
         assert!(wgmma_desc(1 << 61).is_err());

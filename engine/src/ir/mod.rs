@@ -855,14 +855,36 @@ impl LdstShape {
     }
 }
 
-/// `tcgen05.mma` of `.kind::f16`, `::tf32` or `::i8` (`kind`: A's and B's element
-/// width in bits, 16, 32 or 8): `D = A * B (+ D when enable_d)`, D at Tensor Memory address
+/// The `.kind` of a `tcgen05.mma` (ISA 9.7.16.10.9.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcKind {
+    F16,
+    Tf32,
+    I8,
+    F8f6f4,
+    Mxf8f6f4,
+    Mxf4,
+    Mxf4nvf4,
+}
+
+/// The scale factors of a block-scaled `tcgen05.mma` (ISA 9.7.16.10.7): `scale_A` and
+/// `scale_B` at Tensor Memory addresses `a` and `b`, `vec` of them per row of A and column
+/// of B (`.scale_vec::NX`, or what `.block16` / `.block32` or no qualifier stand for).
+#[derive(Clone, Copy, Debug)]
+pub struct TcScale {
+    pub a: Addr,
+    pub b: Addr,
+    pub vec: u8,
+}
+
+/// `tcgen05.mma` of one `kind`: `D = A * B (+ D when enable_d)`, D at Tensor Memory address
 /// `d`, A at Tensor Memory address `a` (`a_tmem`) or described by the shared-memory
 /// descriptor `a`, B by the descriptor `b`, shapes and types in the instruction descriptor
-/// `idesc` (ISA 9.7.16.4.2), all read at issue.
+/// `idesc` (ISA 9.7.16.4.2), all read at issue; the block-scaled kinds with `scale`.
 #[derive(Clone, Debug)]
 pub struct TcMma {
-    pub kind: u8,
+    pub kind: TcKind,
+    pub scale: Option<TcScale>,
     pub d: Addr,
     pub a_tmem: bool,
     pub a: Src,

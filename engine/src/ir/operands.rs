@@ -325,6 +325,10 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
             o.use_opt(x.d.base);
             o.srcs([&x.a, &x.b, &x.idesc, &x.enable_d]);
             o.srcs(x.disable.iter().flatten());
+            if let Some(s) = &x.scale {
+                o.use_opt(s.a.base);
+                o.use_opt(s.b.base);
+            }
         }
         Op::Matrix(m) => match &**m {
             MatrixOp::Mma(x) => {

@@ -3,14 +3,16 @@
 //! `ld` and `st` of every shape (with `.pack::16b` / `.unpack::16b`), `wait::ld` / `wait::st`,
 //! the two `fence`s, `commit` to an mbarrier (and `.multicast::cluster` to those of a ctaMask),
 //! `cp` from a shared-memory descriptor (every shape and multicast, the 4- and 6-bit
-//! decompressions), `shift.down`, and `mma` of `.kind::f16`, `::tf32` and `::i8` (dense, A from
-//! a shared-memory descriptor or Tensor Memory). Every asynchronous operation completes at
+//! decompressions), `shift.down`, and `mma` of `.kind::f16`, `::tf32`, `::i8` and `::f8f6f4`
+//! (dense, A from a shared-memory descriptor or Tensor Memory) and of the block-scaled
+//! `.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4` with `.cta_group::1` (their scale vector size
+//! from `.scale_vec::NX`, `.block16` / `.block32` or the kind). Every asynchronous operation completes at
 //! issue (a valid execution: its completion is observable only through `commit`'s mbarrier or
 //! the waits, which then find it done), so the waits and fences order nothing more and are
 //! `nop`s.
 //!
-//! Refused at load as unsupported, naming the instruction: `tcgen05.ld.red`, and `mma`'s other
-//! kinds (f8f6f4, the block-scaled ones), `.sp`, `.ws` and `.ashift`.
+//! Refused at load as unsupported, naming the instruction: `tcgen05.ld.red`, and `mma`'s
+//! block-scaled kinds with `.cta_group::2`, `.sp`, `.ws` and `.ashift`.
 
 use super::*;
 
@@ -265,10 +267,18 @@ impl<'a> Prog<'a> {
             }
             "mma" if group => {
                 m.take(word);
-                let kind = [("kind::f16", 16), ("kind::tf32", 32), ("kind::i8", 8)]
-                    .into_iter()
-                    .find(|(w, _)| m.take(w))
-                    .map(|(_, k)| k);
+                let kind = [
+                    ("kind::f16", TcKind::F16),
+                    ("kind::tf32", TcKind::Tf32),
+                    ("kind::i8", TcKind::I8),
+                    ("kind::f8f6f4", TcKind::F8f6f4),
+                    ("kind::mxf8f6f4", TcKind::Mxf8f6f4),
+                    ("kind::mxf4", TcKind::Mxf4),
+                    ("kind::mxf4nvf4", TcKind::Mxf4nvf4),
+                ]
+                .into_iter()
+                .find(|(w, _)| m.take(w))
+                .map(|(_, k)| k);
                 // The collector buffer is a permission to reuse A, which reading it afresh
                 // at every issue never needs.
                 m.ignore(&[
@@ -280,12 +290,54 @@ impl<'a> Prog<'a> {
                 let Some(kind) = kind else {
                     return unsupported(i);
                 };
-                if m.done().is_err() {
+                let scaled = matches!(kind, TcKind::Mxf8f6f4 | TcKind::Mxf4 | TcKind::Mxf4nvf4);
+                // `.block_scale` (which the ISA's own example leaves out) and the scale
+                // vector size: `.block32` is 1X for mxf8f6f4 and 2X for the fp4 kinds,
+                // `.block16` 4X; none is `.block32` but for mxf4nvf4, which must name it
+                // (9.7.16.10.9.1, table 57).
+                let vec = if scaled {
+                    m.take("block_scale");
+                    let named = [
+                        ("scale_vec::1X", 1),
+                        ("scale_vec::2X", 2),
+                        ("scale_vec::4X", 4),
+                        ("block16", 4),
+                        ("block32", if kind == TcKind::Mxf8f6f4 { 1 } else { 2 }),
+                    ]
+                    .into_iter()
+                    .find(|(w, _)| m.take(w))
+                    .map(|(_, v)| v);
+                    let vec = match (kind, named) {
+                        (TcKind::Mxf8f6f4, None) => 1,
+                        (TcKind::Mxf4, None) => 2,
+                        (_, v) => v.unwrap_or(0),
+                    };
+                    let ok = match kind {
+                        TcKind::Mxf8f6f4 => vec == 1,
+                        TcKind::Mxf4 => vec == 2,
+                        _ => vec == 2 || vec == 4,
+                    };
+                    if !ok {
+                        return invalid(
+                            i.pos,
+                            format!(
+                                "'{}': a scale vector size the kind does not take (ISA table 57)",
+                                i.full_name()
+                            ),
+                        );
+                    }
+                    vec
+                } else {
+                    0
+                };
+                // The block-scaled kinds of the CTA pair are not taken yet.
+                if m.done().is_err() || (scaled && pair) {
                     return unsupported(i);
                 }
-                // [d], a, b, idesc, {disable-output-lane,} enable-input-d {, scale-input-d}.
-                let masked = matches!(ops.get(4), Some(O::Vector(_)));
-                let want = 5 + masked as usize;
+                // [d], a, b, idesc, {disable-output-lane,} enable-input-d {, scale-input-d};
+                // the block-scaled kinds [d], a, b, idesc, [scale-A], [scale-B], enable-input-d.
+                let masked = !scaled && matches!(ops.get(4), Some(O::Vector(_)));
+                let want = if scaled { 7 } else { 5 + masked as usize };
                 if !(want..=want + 1).contains(&ops.len()) {
                     return invalid(
                         i.pos,
@@ -294,7 +346,11 @@ impl<'a> Prog<'a> {
                 }
                 let scale_d = match ops.get(want) {
                     None => 0,
-                    Some(O::Int(v)) if kind != 8 && (0..=15).contains(v) => *v as u8,
+                    Some(O::Int(v))
+                        if matches!(kind, TcKind::F16 | TcKind::Tf32) && (0..=15).contains(v) =>
+                    {
+                        *v as u8
+                    }
                     _ => {
                         return invalid(
                             i.pos,
@@ -306,6 +362,19 @@ impl<'a> Prog<'a> {
                         )
                     }
                 };
+                let tmem_addr = |s: &mut Self, o: &O, what: &str| match o {
+                    o @ O::Addr { .. } => Ok(s.addr(fc, i, o, None)?.1),
+                    _ => invalid(i.pos, format!("'{}' needs [{what}]", i.full_name())),
+                };
+                let scale = if scaled {
+                    Some(TcScale {
+                        a: tmem_addr(self, &ops[4], "scale-A-tmem")?,
+                        b: tmem_addr(self, &ops[5], "scale-B-tmem")?,
+                        vec,
+                    })
+                } else {
+                    None
+                };
                 // Four words of the mask per CTA (ISA 9.7.16.10.9.1).
                 let disable = if masked {
                     let words = if pair { 8 } else { 4 };
@@ -315,10 +384,7 @@ impl<'a> Prog<'a> {
                 } else {
                     None
                 };
-                let d = match &ops[0] {
-                    o @ O::Addr { .. } => self.addr(fc, i, o, None)?.1,
-                    _ => return invalid(i.pos, format!("'{}' needs [d-tmem]", i.full_name())),
-                };
+                let d = tmem_addr(self, &ops[0], "d-tmem")?;
                 let (a_tmem, a) = match &ops[1] {
                     o @ O::Addr { .. } => {
                         let a = self.addr(fc, i, o, None)?.1;
@@ -332,9 +398,10 @@ impl<'a> Prog<'a> {
                 };
                 let b = self.src(fc, i, g, &ops[2], T::B(64))?;
                 let idesc = self.src(fc, i, g, &ops[3], T::B(32))?;
-                let enable_d = self.src(fc, i, g, &ops[4 + masked as usize], T::Pred)?;
+                let enable_d = self.src(fc, i, g, &ops[want - 1], T::Pred)?;
                 let x = TcMma {
                     kind,
+                    scale,
                     d,
                     a_tmem,
                     a,

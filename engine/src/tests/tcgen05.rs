@@ -43,6 +43,8 @@ enum Ty {
     F16,
     Tf32,
     S8,
+    /// `.kind::f8f6f4` with e4m3 A and B (their small integers are exact).
+    E4m3,
 }
 
 impl Ty {
@@ -50,7 +52,7 @@ impl Ty {
         match self {
             Ty::F16 => 2,
             Ty::Tf32 => 4,
-            Ty::S8 => 1,
+            Ty::S8 | Ty::E4m3 => 1,
         }
     }
     /// The element's bits for the small integer `v`.
@@ -59,6 +61,7 @@ impl Ty {
             Ty::F16 => f16_bits(v),
             Ty::Tf32 => (v as f32).to_bits(),
             Ty::S8 => v as u8 as u32,
+            Ty::E4m3 => e4m3_bits(v),
         }
     }
     fn kind(self) -> &'static str {
@@ -66,8 +69,20 @@ impl Ty {
             Ty::F16 => "f16",
             Ty::Tf32 => "tf32",
             Ty::S8 => "i8",
+            Ty::E4m3 => "f8f6f4",
         }
     }
+}
+
+/// e4m3 bits of a small integer (exact): sign, 4 exponent bits of bias 7, 3 fraction bits.
+fn e4m3_bits(v: i32) -> u32 {
+    if v == 0 {
+        return 0;
+    }
+    let (s, a) = ((v < 0) as u32, v.unsigned_abs());
+    let e = 31 - a.leading_zeros();
+    let m = (a << (3 - e)) & 7;
+    s << 7 | (e + 7) << 3 | m
 }
 
 /// f16 bits of a small integer (exact).
@@ -114,7 +129,8 @@ struct Gemm {
 /// The instruction descriptor (ISA table 44).
 fn idesc(g: &Gemm) -> u32 {
     let (d, ab) = match g.ty {
-        Ty::F16 => (if g.f16_d { 0 } else { 1 }, 0),
+        // E4M3 = 0 of .kind::f8f6f4 (table 44).
+        Ty::F16 | Ty::E4m3 => (if g.f16_d { 0 } else { 1 }, 0),
         Ty::Tf32 => (1, 2),
         Ty::S8 => (2, 1),
     };
@@ -460,6 +476,25 @@ fn tf32_and_i8_gemms() {
 }
 
 #[test]
+fn f8f6f4_e4m3_gemms() {
+    // Four MMAs of K 32 with the 128-byte swizzle; M 64 with negated A and an f16 D; A from
+    // Tensor Memory (8-bit elements, four to a column).
+    check(&Gemm {
+        sw128: true,
+        ..gemm(Ty::E4m3, 128, 24, 128)
+    });
+    check(&Gemm {
+        f16_d: true,
+        neg_a: true,
+        ..gemm(Ty::E4m3, 64, 16, 64)
+    });
+    check(&Gemm {
+        a_tmem: true,
+        ..gemm(Ty::E4m3, 128, 32, 64)
+    });
+}
+
+#[test]
 fn tensor_memory_lasts_across_a_clusters_turns() {
     check(&Gemm {
         cluster: true,
@@ -627,7 +662,7 @@ fn ld_shapes_place_lanes_and_columns_as_the_isa_figures() {
 #[test]
 fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
     for inst in [
-        "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r2, %p1;",
+        "tcgen05.mma.cta_group::1.kind::f8f6f4.ashift [%r1], [%r3], %rd2, %r2, %p1;",
         "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;",
         "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;",
         "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r2, [%r3], [%r4], %p1;",
@@ -650,6 +685,54 @@ fn forms_not_taken_are_refused_at_load_naming_the_instruction() {
         let text = e.to_string();
         assert!(text.contains(&format!("unsupported instruction '{name}")), "{inst}: {e}");
         assert!(text.contains("k.ptx:7:"), "{inst}: {e}");
+    }
+}
+
+/// The scale vector sizes of ISA table 57: mxf8f6f4 takes 1X (`.block32`), mxf4 2X
+/// (`.block32`, the default), mxf4nvf4 2X or 4X (`.block16`) and must name one; the others are
+/// invalid PTX. Verdicts of ptxas 13.5 (`-arch=sm_100a`), which agrees on each form but one:
+/// it requires `.block_scale`, which the ISA's own example (9.7.16.10.9.1) leaves out and
+/// which loads here without it.
+#[test]
+fn block_scaled_kinds_take_the_scale_vector_sizes_of_table_57() {
+    let load = |inst: &str| {
+        let src = format!(
+            "{HW}.visible .entry k()
+            {{
+              .reg .b64 %rd<8>; .reg .b32 %r<8>; .reg .pred %p<4>;
+              {inst}
+              ret;
+            }}"
+        );
+        Module::load(&src, "k.ptx").map(|_| ())
+    };
+    let ops = "[%r1], %rd1, %rd2, %r2, [%r3], [%r4], %p1;";
+    for q in [
+        "mxf8f6f4.block_scale",
+        "mxf8f6f4",
+        "mxf8f6f4.block_scale.block32",
+        "mxf8f6f4.block_scale.scale_vec::1X",
+        "mxf4.block_scale",
+        "mxf4.block_scale.scale_vec::2X",
+        "mxf4nvf4.block_scale.block32",
+        "mxf4nvf4.block_scale.block16",
+        "mxf4nvf4.block_scale.scale_vec::4X",
+    ] {
+        let inst = format!("tcgen05.mma.cta_group::1.kind::{q} {ops}");
+        assert!(load(&inst).is_ok(), "{inst}");
+    }
+    for q in [
+        "mxf8f6f4.block_scale.scale_vec::2X",
+        "mxf8f6f4.block_scale.block16",
+        "mxf4.block_scale.scale_vec::4X",
+        "mxf4.block_scale.block16",
+        "mxf4nvf4.block_scale",
+        "mxf4nvf4.block_scale.scale_vec::1X",
+    ] {
+        let inst = format!("tcgen05.mma.cta_group::1.kind::{q} {ops}");
+        let e = load(&inst).expect_err(&inst);
+        assert_eq!(e.kind, LoadErrorKind::InvalidPtx, "{inst}: {e}");
+        assert!(e.to_string().contains("table 57"), "{inst}: {e}");
     }
 }
 
@@ -991,6 +1074,7 @@ fn pair(ty: Ty, m: usize, n: usize, k: usize) -> PairGemm {
 #[test]
 fn cta_pair_gemm_m256_splits_a_b_and_d_between_the_pair() {
     check_pair(&pair(Ty::F16, 256, 32, 32));
+    check_pair(&pair(Ty::E4m3, 256, 32, 64));
     check_pair(&PairGemm {
         issuer: 1,
         multicast: false,
@@ -1002,6 +1086,7 @@ fn cta_pair_gemm_m256_splits_a_b_and_d_between_the_pair() {
 fn cta_pair_gemm_m128_uses_layout_b() {
     check_pair(&pair(Ty::F16, 128, 64, 32));
     check_pair(&pair(Ty::S8, 128, 64, 64));
+    check_pair(&pair(Ty::E4m3, 128, 32, 64));
     check_pair(&PairGemm {
         issuer: 1,
         ..pair(Ty::Tf32, 128, 32, 16)
