@@ -65,30 +65,7 @@ fn tcgen05_f8f6f4_kinds_match_mmasim() {
         &["-std=c++17"],
     );
     let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let path = repo().join("scripts/oracles/tcgen05-kinds-mmasim.txt");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let want: Vec<&str> = text.lines().filter(|l| l.starts_with("tc05 ")).collect();
-    let got: Vec<&str> = stdout.lines().filter(|l| l.starts_with("tc05 ")).collect();
+    let want = file_lines("scripts/oracles/tcgen05-kinds-mmasim.txt", "tc05 ");
     assert_eq!(want.len(), 18 * 3);
-    assert_eq!(got.len(), want.len(), "{stdout}");
-    for (g, w) in got.iter().zip(&want) {
-        if g != w {
-            // The first differing element, not two lines of thousands of words.
-            let (gn, gv) = g.split_once(": ").unwrap();
-            let (wn, wv) = w.split_once(": ").unwrap();
-            assert_eq!(gn, wn);
-            let i = gv.split(' ').zip(wv.split(' ')).position(|(a, b)| a != b);
-            panic!(
-                "{gn}: element {i:?} differs: got {:?}, mmasim {:?}",
-                i.and_then(|i| gv.split(' ').nth(i)),
-                i.and_then(|i| wv.split(' ').nth(i))
-            );
-        }
-    }
+    assert_same_lines(&output_lines(&out, "tc05 "), &want);
 }

@@ -122,16 +122,9 @@ fn sparse_f8_mma_matches_an_h200() {
         &["-std=c++17"],
     );
     let out = run_preloaded(&exe, &[]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let want = recorded("mma-sparse-f8-h200.txt", "spf8");
-    let got: Vec<&str> = stdout.lines().filter(|l| l.starts_with("spf8")).collect();
-    assert_eq!(got.len(), 72);
-    assert_eq!(got, want);
+    assert_eq!(want.len(), 72);
+    assert_same_lines(&output_lines(&out, "spf8"), &want);
 }
 
 /// The sm_120a `mma.sync` kinds (tests/cuda/mma_kinds.cu, built for compute_120a and run on
@@ -150,21 +143,9 @@ fn sparse_f8_mma_matches_an_h200() {
 fn sm120_mma_kinds_match_mmasim() {
     let exe = nvcc_arch("mma_kinds", "mma_kinds", "compute_120a", &["-std=c++17"]);
     let out = run_preloaded(&exe, &[]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let path = repo().join("scripts/oracles/mma-kinds-mmasim.txt");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let want: Vec<&str> = text.lines().filter(|l| l.starts_with("kinds ")).collect();
-    let got: Vec<&str> = stdout.lines().filter(|l| l.starts_with("kinds ")).collect();
+    let want = file_lines("scripts/oracles/mma-kinds-mmasim.txt", "kinds ");
     assert_eq!(want.len(), 109 * 3);
-    assert_eq!(got.len(), want.len(), "{stdout}");
-    for (g, w) in got.iter().zip(&want) {
-        assert_eq!(g, w);
-    }
+    assert_same_lines(&output_lines(&out, "kinds "), &want);
 }
 
 /// The 8-bit ldmatrix/stmatrix shapes of sm_100a (tests/cuda/ldmatrix_b8.cu):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates the Python environment that regenerates the tensor-core test oracles in this folder
-# (mma-vectors.py -> mma-mmasim.txt, mma-kinds.py -> mma-kinds-mmasim.txt) with mmasim, a published bit-accurate model of NVIDIA's mma.
+# (mma-vectors.py -> mma-mmasim.txt, mma-kinds.py -> mma-kinds-mmasim.txt, tcgen05-kinds.py ->
+# tcgen05-kinds-mmasim.txt; the last two replay their programs' inputs with replay.py) with mmasim, a published bit-accurate model of NVIDIA's mma.
 # For test oracles only: nothing here is ever a runtime or build dependency of the shim, and the
 # generated data file is committed so that tests never need this environment.
 #

@@ -16,7 +16,6 @@ install.sh. Regenerate with:
 import importlib.metadata
 import os
 import re
-import struct
 import sys
 
 # mmasim's fma module builds a C++ extension with ninja when imported; find the venv's ninja.
@@ -26,57 +25,12 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import mmasim.nv_ptx.sim as sim  # noqa: E402
+from replay import Rng, accumulator, as_type, configs, element, scale_byte  # noqa: E402
 
 MMASIM_VERSION = "2.1.1"
 TORCH_VERSION = "2.9.1"
 ARCH = "RTX Blackwell"
 PROGRAM = os.path.join(os.path.dirname(__file__), "../../tests/cuda/mma_kinds.cu")
-
-
-class Rng:
-    """The program's generator: rng = rng * 1664525 + 1013904223 (mod 2^32), yielding rng >> 8."""
-
-    def __init__(self, seed):
-        self.s = seed
-
-    def next(self):
-        self.s = (self.s * 1664525 + 1013904223) & 0xFFFFFFFF
-        return self.s >> 8
-
-
-def element(rng, ty, style):
-    v = rng.next() & 0xFF
-    e5 = ty == "e5m2"
-    if ty != "e4m3" and not e5:
-        return v
-    if style == 1:
-        sign = v & 0x80
-        mant = rng.next() & (3 if e5 else 7)
-        mid = 15 if e5 else 7
-        return sign | ((mid - 1 + rng.next() % 3) << (2 if e5 else 3)) | mant
-    if style == 2:
-        while ((v & 0x7C) == 0x7C) if e5 else ((v & 0x7F) == 0x7F):
-            v = rng.next() & 0xFF
-    return v
-
-
-def scale_byte(rng, ue4m3):
-    if ue4m3:
-        return rng.next() & 0xFF if rng.next() % 8 == 0 else 0x28 + rng.next() % 0x20
-    r = rng.next() % 64
-    return 0xFF if r == 0 else (rng.next() & 0xFF if r == 1 else 112 + rng.next() % 32)
-
-
-def f32(x):
-    return np.float32(x)
-
-
-def configs():
-    """The program's `names` table, in order."""
-    text = open(PROGRAM).read()
-    table = text[text.index("static const char* names[] = {") :]
-    table = table[: table.index("};")]
-    return re.findall(r'"([^"]+)"', table)
 
 
 def main():
@@ -94,7 +48,7 @@ def main():
         "# One line per configuration and trial: `kinds INSTRUCTION trial T: D`, D 16 x 8 row-major.\n"
     )
     rng = Rng(120)
-    for name in configs():
+    for name in configs(PROGRAM):
         words = [w for w in name[name.index(".row.col.") + 9 :].split(".") if ":" not in w and w != "block_scale"]
         kind = re.search(r"kind::(\w+)", name).group(1)
         k = int(re.search(r"m16n8k(\d+)", name).group(1))
@@ -108,11 +62,7 @@ def main():
             b = [element(rng, words[2], trial) for _ in range(8 * (64 if sparse else 32))]
             c = []
             for _ in range(128):
-                v = f32(0.0)
-                if trial > 0:
-                    m = rng.next() % 20001 - 10000
-                    v = f32(f32(m) / f32(100.0)) * f32(1 << (rng.next() % 8))
-                c.append(v)
+                c.append(accumulator(rng, trial))
             if sparse:
                 meaningful = [0x4, 0x8, 0x9, 0xC, 0xD, 0xE]
                 meta = []
@@ -140,13 +90,6 @@ def main():
                 am = ((am & 0xF) << 4) | (am >> 4)
                 bm = ((bm & 0xF) << 4) | (bm >> 4)
 
-            def as_type(mat, ty):
-                t = torch.from_numpy(mat.astype(np.uint8))
-                if ty == "e4m3":
-                    return t.view(torch.float8_e4m3fn)
-                if ty == "e5m2":
-                    return t.view(torch.float8_e5m2)
-                return t
 
             A = as_type(am, words[1])
             B = as_type(bm, words[2])

@@ -18,7 +18,6 @@ with:
 
 import importlib.metadata
 import os
-import re
 import sys
 
 # mmasim's fma module builds a C++ extension with ninja when imported; find the venv's ninja.
@@ -28,67 +27,13 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import mmasim.nv_ptx.sim as sim  # noqa: E402
+from replay import Rng, accumulator, as_type, configs, element, scale_byte  # noqa: E402
 
 MMASIM_VERSION = "2.1.1"
 TORCH_VERSION = "2.9.1"
 ARCH = "Blackwell"
 PROGRAM = os.path.join(os.path.dirname(__file__), "../../tests/cuda/tcgen05_kinds.cu")
 ROWS = [r for r in range(128) if r % 32 in (0, 7, 13, 18, 25, 31)]
-
-
-class Rng:
-    """The program's generator: s = s * 1664525 + 1013904223 (mod 2^32), yielding s >> 8."""
-
-    def __init__(self, seed):
-        self.s = seed
-
-    def next(self):
-        self.s = (self.s * 1664525 + 1013904223) & 0xFFFFFFFF
-        return self.s >> 8
-
-
-def element(rng, ty, style):
-    v = rng.next() & 0xFF
-    e5 = ty == "e5m2"
-    if ty != "e4m3" and not e5:
-        return v
-    if style == 1:
-        sign = v & 0x80
-        mant = rng.next() & (3 if e5 else 7)
-        mid = 15 if e5 else 7
-        return sign | ((mid - 1 + rng.next() % 3) << (2 if e5 else 3)) | mant
-    if style == 2:
-        while ((v & 0x7C) == 0x7C) if e5 else ((v & 0x7F) == 0x7F):
-            v = rng.next() & 0xFF
-    return v
-
-
-def scale_byte(rng, ue4m3):
-    if ue4m3:
-        return rng.next() & 0xFF if rng.next() % 8 == 0 else 0x28 + rng.next() % 0x20
-    r = rng.next() % 64
-    return 0xFF if r == 0 else (rng.next() & 0xFF if r == 1 else 112 + rng.next() % 32)
-
-
-def f32(x):
-    return np.float32(x)
-
-
-def configs():
-    """The program's `names` table, in order."""
-    text = open(PROGRAM).read()
-    table = text[text.index("static const char* names[] = {") :]
-    table = table[: table.index("};")]
-    return re.findall(r'"([^"]+)"', table)
-
-
-def as_type(mat, ty):
-    t = torch.from_numpy(mat.astype(np.uint8))
-    if ty == "e4m3":
-        return t.view(torch.float8_e4m3fn)
-    if ty == "e5m2":
-        return t.view(torch.float8_e5m2)
-    return t
 
 
 def main():
@@ -106,7 +51,7 @@ def main():
         "# {0, 7, 13, 18, 25, 31} (and for N > 64 its columns n with n % 32 < 4), row by row.\n"
     )
     rng = Rng(105)
-    for name in configs():
+    for name in configs(PROGRAM):
         w = name.split(".")
         kind = w[0]
         f8, mx8 = kind == "f8f6f4", kind == "mxf8f6f4"
@@ -127,11 +72,7 @@ def main():
             b = matrix(n, bt)
             c = []
             for _ in range(128 * n):
-                v = f32(0.0)
-                if trial > 0:
-                    m = rng.next() % 20001 - 10000
-                    v = f32(f32(m) / f32(100.0)) * f32(1 << (rng.next() % 8))
-                c.append(v)
+                c.append(accumulator(rng, trial))
             if not f8:
                 sfa = [sum(scale_byte(rng, ue4m3) << (8 * j) for j in range(4)) for _ in range(128)]
                 sfb = [sum(scale_byte(rng, ue4m3) << (8 * j) for j in range(4)) for _ in range(256)]

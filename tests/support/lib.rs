@@ -258,6 +258,48 @@ pub fn run_preloaded_args<S: AsRef<std::ffi::OsStr>>(exe: &Path, args: &[S]) -> 
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()))
 }
 
+/// The lines starting with `prefix` that a test program printed; its run must have succeeded.
+pub fn output_lines(out: &Output, prefix: &str) -> Vec<String> {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (stdout.lines().filter(|l| l.starts_with(prefix)))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The lines starting with `prefix` of the repository's file `path` (expected outputs).
+pub fn file_lines(path: &str, prefix: &str) -> Vec<String> {
+    let path = repo().join(path);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (text.lines().filter(|l| l.starts_with(prefix)))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Asserts that `got` has `want`'s lines of `NAME: WORD WORD ...`; a differing line is
+/// reported by its name and first differing word, not as two lines of thousands of words.
+pub fn assert_same_lines(got: &[String], want: &[String]) {
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (g, w) in got.iter().zip(want) {
+        if g == w {
+            continue;
+        }
+        let (gn, gv) = g.split_once(": ").unwrap_or((g, ""));
+        let (wn, wv) = w.split_once(": ").unwrap_or((w, ""));
+        assert_eq!(gn, wn);
+        let i = gv.split(' ').zip(wv.split(' ')).position(|(a, b)| a != b);
+        panic!(
+            "{gn}: word {i:?} differs: got {:?}, expected {:?}",
+            i.and_then(|i| gv.split(' ').nth(i)),
+            i.and_then(|i| wv.split(' ').nth(i))
+        );
+    }
+}
+
 /// Asserts that a test program exited 0 and printed its `PASS` line; shows its output if not.
 pub fn assert_pass(what: &str, out: &Output) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

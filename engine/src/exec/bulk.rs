@@ -473,19 +473,7 @@ impl Warp {
             }
             return Ok(4 * n0 * es);
         }
-        // Elements per dimension of the box: dimension 0 without traversal stride (the ISA
-        // ignores it without interleave).
-        let mut n = [1u64; 5];
-        let mut step = [1i64; 5];
-        for d in 0..dims {
-            let st = if d == 0 {
-                1
-            } else {
-                map.elem_strides[d].max(1)
-            };
-            step[d] = st as i64;
-            n[d] = (map.box_dim[d] as u64).div_ceil(st as u64);
-        }
+        let (n, step) = box_walk(&map, dims, 1);
         let total: u64 = n.iter().product();
         let bytes = total * es;
         for idx in 0..total {
@@ -572,21 +560,7 @@ impl Warp {
             return Err(illegal(self, cta, &what));
         }
         let dims = c0.len();
-        let mut n = [1u64; 5];
-        let mut step = [1i64; 5];
-        for d in 0..dims {
-            let st = if d == 0 {
-                1
-            } else {
-                map.elem_strides[d].max(1)
-            };
-            step[d] = st as i64;
-            n[d] = if d == 0 {
-                (map.box_dim[0] as u64).div_ceil(p.values)
-            } else {
-                (map.box_dim[d] as u64).div_ceil(st as u64)
-            };
-        }
+        let (n, step) = box_walk(map, dims, p.values);
         let total: u64 = n.iter().product();
         let what = if load {
             race::Access::Write
@@ -705,4 +679,22 @@ impl Warp {
         unsafe { std::ptr::copy_nonoverlapping(from, to, es as usize) };
         Ok(())
     }
+}
+
+/// The box of a tile-mode copy: per dimension, how many elements (dimension 0 in units of
+/// `unit` elements) and the step between them, the traversal stride (none in dimension 0:
+/// the ISA ignores it there without interleave).
+fn box_walk(map: &Map, dims: usize, unit: u64) -> ([u64; 5], [i64; 5]) {
+    let mut n = [1u64; 5];
+    let mut step = [1i64; 5];
+    for d in 0..dims {
+        let st = if d == 0 {
+            1
+        } else {
+            map.elem_strides[d].max(1)
+        };
+        step[d] = st as i64;
+        n[d] = (map.box_dim[d] as u64).div_ceil(if d == 0 { unit } else { st as u64 });
+    }
+    (n, step)
 }
