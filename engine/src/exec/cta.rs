@@ -301,6 +301,28 @@ impl<'a> Cta<'a> {
         o
     }
 
+    /// `%tid.x`, `.y` and `.z` of the warp's 32 lanes, one row of 32 after the other (what a
+    /// compiled segment reading `%tid` gets, `jit::Ctx::tid`).
+    pub fn tid_rows(&self, warp: u32, out: &mut [u32; 96]) {
+        let [mut x, mut y, mut z] = self.tid(warp, 0);
+        let [nx, ny, _] = self.ntid;
+        // Run after run of lanes in one row of the block: x counts up, y and z stay.
+        let mut l = 0;
+        while l < 32 {
+            let run = ((nx - x) as usize).min(32 - l);
+            for (i, o) in out[l..l + run].iter_mut().enumerate() {
+                *o = x + i as u32;
+            }
+            out[32 + l..32 + l + run].fill(y);
+            out[64 + l..64 + l + run].fill(z);
+            l += run;
+            (x, y) = (0, y + 1);
+            if y == ny {
+                (y, z) = (0, z + 1);
+            }
+        }
+    }
+
     pub fn tid_pub(&self, warp: u32, lane: u32) -> [u32; 3] {
         self.tid(warp, lane)
     }

@@ -242,6 +242,11 @@ impl Warp {
                 }) {
                     let seg = code.seg(i);
                     let own = cta.rank as usize * cta.shared_len;
+                    let mut tid = std::mem::MaybeUninit::<[u32; 96]>::uninit();
+                    if seg.tid {
+                        // SAFETY: a [u32; 96] has no invalid bit patterns; all 96 are written.
+                        cta.tid_rows(self.id, unsafe { tid.assume_init_mut() });
+                    }
                     let mut ctx = jit::Ctx {
                         shared: cta.shared.as_mut_ptr().wrapping_add(own),
                         // (At most 2^24, the compiled checks' assumption: clamping only
@@ -251,6 +256,20 @@ impl Warp {
                         undo: std::ptr::null_mut(),
                         gcache: cta.gcache.entries(),
                         atomic: crate::exec::jit_atomic,
+                        params: cta.params.as_ptr(),
+                        params_len: cta.params.len() as u64,
+                        tid: tid.as_ptr() as *const u32,
+                        sreg: [
+                            cta.ntid[0],
+                            cta.ntid[1],
+                            cta.ntid[2],
+                            cta.ctaid[0],
+                            cta.ctaid[1],
+                            cta.ctaid[2],
+                            cta.nctaid[0],
+                            cta.nctaid[1],
+                            cta.nctaid[2],
+                        ],
                     };
                     // (In verify mode, while the interpreter runs a compared segment, everything
                     // is interpreted; else a segment is compared or runs compiled. Comparing

@@ -219,6 +219,11 @@ impl<'a, 'b> Emit<'a, 'b> {
         for pc in seg.start..seg.end {
             let inst = &prog.insts[pc as usize];
             let acc = match &inst.op {
+                // (Parameters: a scalar load of their own, `Emit::param`.)
+                Op::Ld {
+                    space: MSpace::KParam,
+                    ..
+                } => None,
                 Op::Ld {
                     space,
                     size,
@@ -678,6 +683,23 @@ impl<'a, 'b> Emit<'a, 'b> {
                 let v = self.cvt_int(*a, *dst, *src);
                 self.write(*d, v, gm);
             }
+            Op::Sreg { d, s } => {
+                let v = self.sreg(*s);
+                self.write(*d, v, gm);
+            }
+            Op::Ld {
+                space: MSpace::KParam,
+                size,
+                sext,
+                d,
+                addr,
+                ..
+            } => {
+                let v = self.param(addr.off, *size, *sext);
+                if let Some(r) = d[0] {
+                    self.write(r, v, gm);
+                }
+            }
             Op::Ld {
                 space,
                 size,
@@ -731,6 +753,81 @@ impl<'a, 'b> Emit<'a, 'b> {
                 }
             }
             _ => unreachable!("not a compiled op"),
+        }
+    }
+
+    /// A special register the plan admits: the launch's uniform geometry from `Ctx::sreg`,
+    /// `%tid` from the warp's rows at `Ctx::tid`, `%laneid` the lane's number.
+    fn sreg(&mut self, s: SReg) -> Val {
+        let f = own();
+        let uniform = |i: usize| (offset_of!(Ctx, sreg) + 4 * i) as i32;
+        let at = match s {
+            SReg::Ntid(k) => uniform(k as usize),
+            SReg::Ctaid(k) => uniform(3 + k as usize),
+            SReg::Nctaid(k) => uniform(6 + k as usize),
+            SReg::Tid(k) => {
+                let rows = self
+                    .b
+                    .ins()
+                    .load(I64, f, self.ctx, offset_of!(Ctx, tid) as i32);
+                let p = self.b.use_var(self.pass);
+                let o = self.b.ins().imul_imm_u(p, LANES as i64 * 4);
+                let at = self.b.ins().iadd(rows, o);
+                let lo = (0..G)
+                    .map(|g| {
+                        let o = k as i32 * 128 + 16 * g as i32;
+                        self.b.ins().load(I32X4, f, at, o)
+                    })
+                    .collect();
+                return Val::lo(lo);
+            }
+            SReg::Laneid => {
+                let p = self.b.use_var(self.pass);
+                let l0 = self.b.ins().imul_imm_u(p, LANES as i64);
+                let l0 = self.b.ins().ireduce(I32, l0);
+                let l0 = self.b.ins().splat(I32X4, l0);
+                let lo = (0..G)
+                    .map(|g| {
+                        let b = 4 * g as u32;
+                        let k = self.vconst32([b, b + 1, b + 2, b + 3]);
+                        self.b.ins().iadd(l0, k)
+                    })
+                    .collect();
+                return Val::lo(lo);
+            }
+            _ => unreachable!("the plan admits only these special registers"),
+        };
+        let x = self.b.ins().load(I32, f, self.ctx, at);
+        let v = self.b.ins().splat(I32X4, x);
+        Val::lo(vec![v; G])
+    }
+
+    /// A kernel parameter's `size` bytes at offset `off` (aligned, the plan says), the same in
+    /// every lane: the offset checked against `Ctx::params_len` as the interpreter's
+    /// `Cta::place_warp` checks it, a failed check leaving for the interpreter (which reports
+    /// the fault).
+    fn param(&mut self, off: i64, size: u8, sext: bool) -> Val {
+        let f = own();
+        let len = self
+            .b
+            .ins()
+            .load(I64, f, self.ctx, offset_of!(Ctx, params_len) as i32);
+        let inside =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, len, off + size as i64);
+        self.branch_ok(inside);
+        let p = self
+            .b
+            .ins()
+            .load(I64, f, self.ctx, offset_of!(Ctx, params) as i32);
+        let x = self.scalar_load(p, off as i32, size, sext);
+        if size == 8 {
+            let v = self.b.ins().splat(I64X2, x);
+            Val::full(vec![v; 2 * G])
+        } else {
+            let v = self.b.ins().splat(I32X4, x);
+            self.loaded(vec![v; G], size, sext)
         }
     }
 

@@ -219,6 +219,14 @@ pub struct Ctx {
     /// One lane's atomic, the interpreter's ([`crate::exec::jit_atomic`]): passed here rather
     /// than linked, so that the code stays free of relocations.
     pub atomic: unsafe extern "C" fn(*mut u8, u64, u64, u64) -> u64,
+    /// The launch's parameter bytes (`ld.param`) and their length.
+    pub params: *const u8,
+    pub params_len: u64,
+    /// The warp's `%tid.x`, `.y` and `.z`, 32 lanes each, when the segment reads them
+    /// ([`plan::Seg::tid`]; else unset).
+    pub tid: *const u32,
+    /// `%ntid`, `%ctaid` and `%nctaid`, x, y and z each.
+    pub sreg: [u32; 9],
 }
 
 type SegFn = unsafe extern "C" fn(*mut u64, u32, *mut Ctx) -> u64;

@@ -45,6 +45,8 @@ pub struct Seg {
     /// Whether its atomic is on global memory (seen by other host threads: verify mode, which
     /// runs a segment twice, leaves such a segment to the interpreter).
     pub global_atomic: bool,
+    /// Whether it reads `%tid` (the interpreter then passes the warp's rows in `Ctx::tid`).
+    pub tid: bool,
 }
 
 impl Seg {
@@ -127,6 +129,21 @@ fn compiled(inst: &Inst) -> Option<Touch> {
             sat: false,
             ..
         } if dst.int().is_some() && src.int().is_some() => Touch::None,
+        // The launch's geometry: uniform values from `Ctx::sreg`, `%tid` from the rows the
+        // interpreter fills for a segment that reads it (`Seg::tid`), `%laneid` the lane.
+        Op::Sreg {
+            s: SReg::Tid(_) | SReg::Ntid(_) | SReg::Ctaid(_) | SReg::Nctaid(_) | SReg::Laneid,
+            ..
+        } => Touch::None,
+        // Kernel parameters at fixed, aligned offsets: one scalar load per pass, splat (the
+        // offset checked against the launch's parameter bytes, as the interpreter does).
+        Op::Ld {
+            space: MSpace::KParam,
+            size: size @ (1 | 2 | 4 | 8),
+            n: 1,
+            addr: Addr { base: None, off },
+            ..
+        } if (0..1 << 20).contains(off) && off % *size as i64 == 0 => Touch::Load(MSpace::KParam),
         Op::Ld {
             space: space @ (MSpace::Shared | MSpace::Global),
             size,
@@ -269,6 +286,7 @@ struct Open {
     both: usize,
     faults: bool,
     unguarded: u32,
+    tid: bool,
 }
 
 impl Open {
@@ -283,6 +301,7 @@ impl Open {
             both: 0,
             faults: false,
             unguarded: 0,
+            tid: false,
         }
     }
 
@@ -311,6 +330,13 @@ impl Open {
     fn push(&mut self, inst: &Inst, t: Touch, ops: &Operands) {
         self.touched.push(t);
         self.faults |= t != Touch::None;
+        self.tid |= matches!(
+            inst.op,
+            Op::Sreg {
+                s: SReg::Tid(_),
+                ..
+            }
+        );
         let guarded = inst.guard.is_some();
         self.unguarded += !guarded as u32;
         // A guarded write keeps the old value where the guard is false: it reads it.
@@ -367,11 +393,12 @@ impl Open {
                 unguarded: self.unguarded,
                 atomic,
                 global_atomic,
+                tid: self.tid,
             });
         }
         self.start = next;
         self.touched.clear();
-        (self.both, self.faults, self.unguarded) = (0, false, 0);
+        (self.both, self.faults, self.unguarded, self.tid) = (0, false, 0, false);
     }
 }
 
