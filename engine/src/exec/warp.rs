@@ -278,6 +278,7 @@ impl Warp {
                     let compare = cta.verify
                         && pending.is_none()
                         && !seg.global_atomic
+                        && !seg.defer
                         && code.verify_this(i);
                     if !cta.verify || (pending.is_none() && !compare) {
                         // SAFETY: regs is this warp's file of the program the code was

@@ -158,6 +158,22 @@ struct Emit<'a, 'b> {
     /// The lane of the current [`Emit::lane_each`] loop's body.
     lane_l: Value,
     call_conv: cranelift_codegen::isa::CallConv,
+    /// A segment with a deferred store ([`Seg::defer`]): its values (element `k` of lane `l`
+    /// at `k * 256 + l * 8` for 64-bit elements, `k * 128 + l * 4` for narrower ones), and per
+    /// pass its checked host address and its storing lanes (at `16 * pass` and `+ 8`).
+    defer: Option<(StackSlot, StackSlot)>,
+    /// The deferred store, once emitted.
+    deferred: Option<Deferred>,
+}
+
+/// What the end of a segment needs to do its deferred store ([`Seg::defer`]).
+#[derive(Clone)]
+struct Deferred {
+    size: u8,
+    /// Which elements are stored (not sunk).
+    elems: Vec<bool>,
+    k: i64,
+    off: i64,
 }
 
 /// Flags of accesses the function makes to the register file, `Ctx` and its stack.
@@ -206,6 +222,8 @@ impl<'a, 'b> Emit<'a, 'b> {
             buf_slot,
             lane_l: zero,
             call_conv,
+            defer: None,
+            deferred: None,
         }
     }
 
@@ -242,16 +260,7 @@ impl<'a, 'b> Emit<'a, 'b> {
             };
             if let Some((space, len, addr)) = acc {
                 let align = (len as u64).min(16).next_power_of_two() as i64;
-                let k = match addr.base {
-                    None => Some(0),
-                    Some(r) => shapes[r as usize].stride(),
-                };
-                if let Some(k) = k.filter(|&k| {
-                    k.rem_euclid(align) == 0
-                        && k.abs() < 1 << 20
-                        && addr.off.rem_euclid(align) == 0
-                        && addr.off.abs() < 1 << 30
-                }) {
+                if let Some(k) = super::plan::group_stride(shapes, addr, len) {
                     let key = (
                         addr.base,
                         addr.base.map_or(0, |r| *defs.get(&r).unwrap_or(&0)),
@@ -290,6 +299,20 @@ impl<'a, 'b> Emit<'a, 'b> {
     fn body(&mut self, prog: &Program, seg: &Seg) {
         let entry = self.b.current_block().unwrap();
         let [regs, mask, _] = self.b.block_params(entry).try_into().unwrap();
+        if seg.defer {
+            let slot = |b: &mut FunctionBuilder, n| {
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, n, 4))
+            };
+            let vals = slot(self.b, 512);
+            let at = slot(self.b, 16 * PASSES as u32);
+            // (No lane stores in a pass that does not run.)
+            let zero = self.b.ins().iconst(I64, 0);
+            let a = self.b.ins().stack_addr(I64, at, 0);
+            for p in 0..PASSES {
+                self.b.ins().store(own(), zero, a, 16 * p as i32 + 8);
+            }
+            self.defer = Some((vals, at));
+        }
         let head = self.b.create_block();
         let run = self.b.create_block();
         let next = self.b.create_block();
@@ -409,8 +432,9 @@ impl<'a, 'b> Emit<'a, 'b> {
             self.b.ins().jump(exit, &[]);
         }
 
-        // exit: publish the guarded ops' count
+        // exit: the deferred store, then publish the guarded ops' count
         self.b.switch_to_block(exit);
+        self.flush();
         self.store_count();
         let zero = self.b.ins().iconst(I64, 0);
         self.b.ins().return_(&[zero]);
@@ -424,6 +448,118 @@ impl<'a, 'b> Emit<'a, 'b> {
         let l = self.b.ins().imul_imm_u(p, LANES as i64);
         let r = self.b.ins().iadd_imm_s(l, 1);
         self.b.ins().return_(&[r]);
+    }
+
+    /// A deferred store in its pass: the group's checked address, the storing lanes and their
+    /// values kept for [`Emit::flush`].
+    #[allow(clippy::too_many_arguments)]
+    fn defer_store(
+        &mut self,
+        pa: Value,
+        k: i64,
+        off: i64,
+        size: u8,
+        vals: &[Option<Vec<Value>>],
+        on: Value,
+    ) {
+        let (vslot, aslot) = self.defer.expect("a deferring segment");
+        let esz: i64 = if size == 8 { 8 } else { 4 };
+        let p = self.b.use_var(self.pass);
+        let po = self.b.ins().imul_imm_u(p, 16);
+        let ab = self.b.ins().stack_addr(I64, aslot, 0);
+        let at = self.b.ins().iadd(ab, po);
+        self.b.ins().store(own(), pa, at, 0);
+        self.b.ins().store(own(), on, at, 8);
+        let vo = self.b.ins().imul_imm_u(p, LANES as i64 * esz);
+        let vb = self.b.ins().stack_addr(I64, vslot, 0);
+        let vb = self.b.ins().iadd(vb, vo);
+        for (e, v) in vals.iter().enumerate() {
+            let Some(v) = v else { continue };
+            for (j, &x) in v.iter().enumerate() {
+                let o = e as i64 * 32 * esz + 16 * j as i64;
+                self.b.ins().store(own(), x, vb, o as i32);
+            }
+        }
+        self.deferred = Some(Deferred {
+            size,
+            elems: vals.iter().map(|v| v.is_some()).collect(),
+            k,
+            off,
+        });
+    }
+
+    /// The deferred store of every pass, in lane order, after all passed their checks:
+    /// vector stores for a whole pass of consecutive lanes, else lane by lane.
+    fn flush(&mut self) {
+        let (Some((vslot, aslot)), Some(d)) = (self.defer, self.deferred.clone()) else {
+            return;
+        };
+        let esz: i64 = if d.size == 8 { 8 } else { 4 };
+        let f = MemFlags::trusted();
+        let pv = self.b.declare_var(I64);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(pv, zero);
+        let (head, body, next, end) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let p = self.b.use_var(pv);
+        let done = self.b.ins().icmp_imm_u(IntCC::Equal, p, PASSES as i64);
+        self.b.ins().brif(done, end, &[], body, &[]);
+        self.b.switch_to_block(body);
+        let po = self.b.ins().imul_imm_u(p, 16);
+        let ab = self.b.ins().stack_addr(I64, aslot, 0);
+        let at = self.b.ins().iadd(ab, po);
+        let pa = self.b.ins().load(I64, own(), at, 0);
+        let on = self.b.ins().load(I64, own(), at, 8);
+        let vo = self.b.ins().imul_imm_u(p, LANES as i64 * esz);
+        let vb = self.b.ins().stack_addr(I64, vslot, 0);
+        let vb = self.b.ins().iadd(vb, vo);
+        let slow = self.b.create_block();
+        if d.k == d.size as i64 && d.elems == [true] && (d.size == 4 || d.size == 8) {
+            let fast = self.b.create_block();
+            let all = self.b.ins().icmp_imm_u(IntCC::Equal, on, PASS_BITS as i64);
+            self.b.ins().brif(all, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            let ty = if d.size == 8 { I64X2 } else { I32X4 };
+            for j in 0..(LANES as i64 * esz / 16) as i32 {
+                let x = self.b.ins().load(ty, own(), vb, 16 * j);
+                self.b.ins().store(f, x, pa, d.off as i32 + 16 * j);
+            }
+            self.b.ins().jump(next, &[]);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+        self.b.switch_to_block(slow);
+        let (lh, _, after) = self.lane_each(on);
+        let l = self.lane_l;
+        let lk = self.b.ins().imul_imm_u(l, d.k);
+        let a = self.b.ins().iadd(pa, lk);
+        let lo = self.b.ins().imul_imm_u(l, esz);
+        let vp = self.b.ins().iadd(vb, lo);
+        let ty = if d.size == 8 { I64 } else { I32 };
+        for (e, &stored) in d.elems.iter().enumerate() {
+            if stored {
+                let v = self
+                    .b
+                    .ins()
+                    .load(ty, own(), vp, (e as i64 * 32 * esz) as i32);
+                let o = (d.off + e as i64 * d.size as i64) as i32;
+                self.scalar_store(v, a, o, d.size, f);
+            }
+        }
+        self.b.ins().jump(lh, &[]);
+        self.b.switch_to_block(after);
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(next);
+        let p1 = self.b.ins().iadd_imm_s(p, 1);
+        self.b.def_var(pv, p1);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(end);
     }
 
     fn store_count(&mut self) {
@@ -1735,6 +1871,10 @@ impl<'a, 'b> Emit<'a, 'b> {
             }
             return out;
         };
+        if self.defer.is_some() && space == MSpace::Global {
+            self.defer_store(pa, k, off, size, vals, on);
+            return Vec::new();
+        }
         // Stores: straight when the whole pass stores, else lane by lane.
         let full = self.b.create_block();
         let part = self.b.create_block();

@@ -742,6 +742,73 @@ fn jit_special_registers_and_parameters_agree_with_the_interpreter() {
     }
 }
 
+/// A global store after global loads of the words other lanes store (the previous and the next
+/// lane's): the segment defers its store until every pass has loaded, so each lane loads the
+/// old words as on the interpreter, where all lanes load before any stores. In a block 12
+/// threads wide the rows lie 16 words apart, so the second pass's check fails: nothing may
+/// have been stored by then (the interpreter runs the segment again from its start). Eight
+/// CTAs, each on its own words: a worker's first run of the segment in a launch fails its
+/// check (its allocation cache is cold), the others run compiled.
+#[test]
+fn jit_deferred_store_after_loads_of_other_lanes_words_agrees_with_the_interpreter() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 buf)
+{{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r1, %tid.y;
+    shl.b32 %r7, %r1, 4;
+    add.u32 %r2, %r7, %r0;
+    mov.u32 %r8, %ctaid.x;
+    ld.param.u64 %rd3, [buf];
+    mul.wide.u32 %rd0, %r8, 512;
+    add.u64 %rd0, %rd0, %rd3;
+    mul.wide.u32 %rd1, %r2, 4;
+    add.u64 %rd2, %rd0, %rd1;
+    ld.global.u32 %r3, [%rd2+68];
+    ld.global.u32 %r4, [%rd2+60];
+    ld.global.u32 %r5, [%rd2+64];
+    mul.lo.u32 %r6, %r3, 3;
+    xor.b32 %r6, %r6, %r4;
+    add.u32 %r6, %r6, %r5;
+    add.u32 %r6, %r6, %r2;
+    st.global.u32 [%rd2+64], %r6;
+    ret;
+}}
+"
+    );
+    for block in [[16, 2, 1], [12, 2, 1], [8, 3, 1], [32, 1, 1]] {
+        let init: Vec<u32> = (0..8 * 128u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9) ^ 5)
+            .collect();
+        let mut outs: Vec<Vec<u32>> = Vec::new();
+        for mode in [Mode::Off, Mode::On, Mode::Verify] {
+            let m = Module::load(&src, "defer.ptx").unwrap();
+            let k = m.kernel("k").unwrap();
+            k.set_jit(Some(mode));
+            let buf = upload(&init);
+            let mut c = cfg(8, 1);
+            c.block = block;
+            let before = jit::mismatches();
+            launch(&k, &c, &buf.to_le_bytes()).unwrap();
+            assert_eq!(jit::mismatches(), before, "verify mode found a difference");
+            outs.push(download(buf, init.len()));
+            mem::free(buf).unwrap();
+            if mode == Mode::On {
+                let ops = k.jit_summary().map_or(0, |s| s.ops);
+                assert!(
+                    ops >= 15,
+                    "the loads and the store are compiled ({ops} ops)"
+                );
+            }
+        }
+        assert_eq!(outs[0], outs[1], "compiled, block {block:?}");
+        assert_eq!(outs[0], outs[2], "verify, block {block:?}");
+        assert_ne!(outs[0], init);
+    }
+}
+
 /// An atomic in a compiled segment whose address leaves shared memory for a lane of the second
 /// pass: the launch fails with the interpreter's report.
 #[test]
