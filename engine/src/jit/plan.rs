@@ -11,6 +11,14 @@
 //! values to the same places. That is how a failed check is handed to the interpreter, which
 //! then reports the fault exactly as it would have (see [`super::Code::run`]).
 //!
+//! One exception keeps a kernel's final store in its segment: a `.global` store after
+//! `.global` loads is *deferred* ([`Seg::defer`]). Its pass checks its addresses and keeps
+//! its values; the code stores them for the whole warp, in lane order, only after every pass
+//! has passed its checks. Every lane then loads before any lane stores, as in the interpreter's
+//! op-after-op order, and a failed check has stored nothing, so the segment can still be run
+//! again from its start. Only a store whose addresses form one checked group (an affine
+//! prediction, [`group_stride`]) is deferred, and no global load or atomic may follow it.
+//!
 //! Atomics (`atom`/`red` on `.shared` and `.global`) are the exception: they cannot run twice.
 //! A segment takes at most one space's atomics, one op of them, touches that space nowhere
 //! else, and has no fallible op after it: its lanes then see the atomics in the interpreter's
