@@ -242,11 +242,14 @@ impl Warp {
                 }) {
                     let seg = code.seg(i);
                     let own = cta.rank as usize * cta.shared_len;
-                    let mut tid = std::mem::MaybeUninit::<[u32; 96]>::uninit();
-                    if seg.tid {
-                        // SAFETY: a [u32; 96] has no invalid bit patterns; all 96 are written.
-                        cta.tid_rows(self.id, unsafe { tid.assume_init_mut() });
-                    }
+                    // (Filled only for a segment that reads `%tid`.)
+                    let tid: [u32; 96];
+                    let tid_ptr = if seg.tid {
+                        tid = cta.tid_rows(self.id);
+                        tid.as_ptr()
+                    } else {
+                        std::ptr::null()
+                    };
                     let mut ctx = jit::Ctx {
                         shared: cta.shared.as_mut_ptr().wrapping_add(own),
                         // (At most 2^24, the compiled checks' assumption: clamping only
@@ -258,7 +261,7 @@ impl Warp {
                         atomic: crate::exec::jit_atomic,
                         params: cta.params.as_ptr(),
                         params_len: cta.params.len() as u64,
-                        tid: tid.as_ptr() as *const u32,
+                        tid: tid_ptr,
                         sreg: [
                             cta.ntid[0],
                             cta.ntid[1],

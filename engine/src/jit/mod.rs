@@ -111,8 +111,9 @@
 //! Two changes: the special registers of the launch's geometry and parameter loads compile
 //! (uniform values splat from [`Ctx`], `%tid` from rows the interpreter fills once per segment
 //! entry, [`crate::exec`]'s `Cta::tid_rows`, a run of lanes per row of the block instead of a
-//! branch per lane); and a `.global` store after `.global` loads is deferred to the segment's
-//! end ([`plan::Seg::defer`]: kept per pass, stored for the whole warp once every pass passed
+//! branch per lane, which the interpreter's `%tid` now uses too); and a `.global` store after
+//! `.global` loads is deferred to the segment's end ([`plan::Seg::defer`]: kept per pass,
+//! stored for the whole warp once every pass passed
 //! its checks, so all lanes load before any stores, as interpreted, and a failed check has
 //! stored nothing). The stencil's kernel is now 45 of its 48 ops compiled in two segments, two
 //! branches interpreted. Measured (this 2-core machine, shared and noisy, before = the build
