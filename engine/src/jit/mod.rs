@@ -122,7 +122,10 @@
 //! reduction 78.9 / 72.2, sgemm 104.5 / 106.8, histogram 65.3 / 69.4, n-body 93.3 / 93.8,
 //! stencil 428.8 / 218.8 (the stencil halves in every round: 691, 798, 429 / 328, 227, 219);
 //! the geometric mean of the best shim time of three rounds against the fastest native time
-//! of all six runs, 10.5x / 9.2x. Under `valgrind --tool=callgrind` (instructions in
+//! of all six runs, 10.5x / 9.2x; a second session with the final build (the two quieter of
+//! three rounds): saxpy 74.2, 75.6 / 66.7, 66.3, reduction 81.0, 80.1 / 77.7, 77.8, sgemm
+//! 108.0, 109.2 / 109.1, 107.8, histogram 80.4, 81.2 / 62.5, 63.1, n-body 91.7, 92.3 / 97.3,
+//! 94.1, stencil 424.6, 430.1 / 223.9, 227.4, the shim's time 0.85x in geometric mean. Under `valgrind --tool=callgrind` (instructions in
 //! `launch_within` of `cargo bench -p engine --bench executor -- --threads 1 --quick --jit
 //! --only NAME`, compiling included), before / the special registers and parameters alone /
 //! both: saxpy 166.8M / 152.9M / 125.1M, reduction 1428M / 1334M / 1352M, matmul 229.8M /
