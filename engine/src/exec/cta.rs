@@ -284,21 +284,33 @@ impl<'a> Cta<'a> {
     /// `%tid.{x,y,z}` (`dim` 0..3) of the warp's 32 lanes, counted up from lane 0 without a
     /// division per lane.
     pub fn tid_lanes(&self, warp: u32, dim: usize) -> Lanes {
-        let mut t = self.tid(warp, 0);
-        let mut o = [0; 32];
-        for v in o.iter_mut() {
-            *v = t[dim] as u64;
-            t[0] += 1;
-            if t[0] == self.ntid[0] {
-                t[0] = 0;
-                t[1] += 1;
-                if t[1] == self.ntid[1] {
-                    t[1] = 0;
-                    t[2] += 1;
-                }
+        let rows = self.tid_rows(warp);
+        std::array::from_fn(|l| rows[dim * 32 + l] as u64)
+    }
+
+    /// `%tid.x`, `.y` and `.z` of the warp's 32 lanes, one row of 32 after the other (what a
+    /// compiled segment reading `%tid` gets, `jit::Ctx::tid`).
+    #[inline]
+    pub fn tid_rows(&self, warp: u32) -> [u32; 96] {
+        let mut out = [0; 96];
+        let [mut x, mut y, mut z] = self.tid(warp, 0);
+        let [nx, ny, _] = self.ntid;
+        // Run after run of lanes in one row of the block: x counts up, y and z stay.
+        let mut l = 0;
+        while l < 32 {
+            let run = ((nx - x) as usize).min(32 - l);
+            for (i, o) in out[l..l + run].iter_mut().enumerate() {
+                *o = x + i as u32;
+            }
+            out[32 + l..32 + l + run].fill(y);
+            out[64 + l..64 + l + run].fill(z);
+            l += run;
+            (x, y) = (0, y + 1);
+            if y == ny {
+                (y, z) = (0, z + 1);
             }
         }
-        o
+        out
     }
 
     pub fn tid_pub(&self, warp: u32, lane: u32) -> [u32; 3] {

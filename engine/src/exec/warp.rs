@@ -242,6 +242,14 @@ impl Warp {
                 }) {
                     let seg = code.seg(i);
                     let own = cta.rank as usize * cta.shared_len;
+                    // (Filled only for a segment that reads `%tid`.)
+                    let tid: [u32; 96];
+                    let tid_ptr = if seg.tid {
+                        tid = cta.tid_rows(self.id);
+                        tid.as_ptr()
+                    } else {
+                        std::ptr::null()
+                    };
                     let mut ctx = jit::Ctx {
                         shared: cta.shared.as_mut_ptr().wrapping_add(own),
                         // (At most 2^24, the compiled checks' assumption: clamping only
@@ -251,6 +259,20 @@ impl Warp {
                         undo: std::ptr::null_mut(),
                         gcache: cta.gcache.entries(),
                         atomic: crate::exec::jit_atomic,
+                        params: cta.params.as_ptr(),
+                        params_len: cta.params.len() as u64,
+                        tid: tid_ptr,
+                        sreg: [
+                            cta.ntid[0],
+                            cta.ntid[1],
+                            cta.ntid[2],
+                            cta.ctaid[0],
+                            cta.ctaid[1],
+                            cta.ctaid[2],
+                            cta.nctaid[0],
+                            cta.nctaid[1],
+                            cta.nctaid[2],
+                        ],
                     };
                     // (In verify mode, while the interpreter runs a compared segment, everything
                     // is interpreted; else a segment is compared or runs compiled. Comparing
@@ -259,6 +281,7 @@ impl Warp {
                     let compare = cta.verify
                         && pending.is_none()
                         && !seg.global_atomic
+                        && !seg.defer
                         && code.verify_this(i);
                     if !cta.verify || (pending.is_none() && !compare) {
                         // SAFETY: regs is this warp's file of the program the code was

@@ -158,6 +158,22 @@ struct Emit<'a, 'b> {
     /// The lane of the current [`Emit::lane_each`] loop's body.
     lane_l: Value,
     call_conv: cranelift_codegen::isa::CallConv,
+    /// A segment with a deferred store ([`Seg::defer`]): its values (element `k` of lane `l`
+    /// at `k * 256 + l * 8` for 64-bit elements, `k * 128 + l * 4` for narrower ones), and per
+    /// pass its checked host address and its storing lanes (at `16 * pass` and `+ 8`).
+    defer: Option<(StackSlot, StackSlot)>,
+    /// The deferred store, once emitted.
+    deferred: Option<Deferred>,
+}
+
+/// What the end of a segment needs to do its deferred store ([`Seg::defer`]).
+#[derive(Clone)]
+struct Deferred {
+    size: u8,
+    /// Which elements are stored (not sunk).
+    elems: Vec<bool>,
+    k: i64,
+    off: i64,
 }
 
 /// Flags of accesses the function makes to the register file, `Ctx` and its stack.
@@ -206,6 +222,8 @@ impl<'a, 'b> Emit<'a, 'b> {
             buf_slot,
             lane_l: zero,
             call_conv,
+            defer: None,
+            deferred: None,
         }
     }
 
@@ -219,6 +237,11 @@ impl<'a, 'b> Emit<'a, 'b> {
         for pc in seg.start..seg.end {
             let inst = &prog.insts[pc as usize];
             let acc = match &inst.op {
+                // (Parameters: a scalar load of their own, `Emit::param`.)
+                Op::Ld {
+                    space: MSpace::KParam,
+                    ..
+                } => None,
                 Op::Ld {
                     space,
                     size,
@@ -237,16 +260,7 @@ impl<'a, 'b> Emit<'a, 'b> {
             };
             if let Some((space, len, addr)) = acc {
                 let align = (len as u64).min(16).next_power_of_two() as i64;
-                let k = match addr.base {
-                    None => Some(0),
-                    Some(r) => shapes[r as usize].stride(),
-                };
-                if let Some(k) = k.filter(|&k| {
-                    k.rem_euclid(align) == 0
-                        && k.abs() < 1 << 20
-                        && addr.off.rem_euclid(align) == 0
-                        && addr.off.abs() < 1 << 30
-                }) {
+                if let Some(k) = super::plan::group_stride(shapes, addr, len) {
                     let key = (
                         addr.base,
                         addr.base.map_or(0, |r| *defs.get(&r).unwrap_or(&0)),
@@ -285,6 +299,20 @@ impl<'a, 'b> Emit<'a, 'b> {
     fn body(&mut self, prog: &Program, seg: &Seg) {
         let entry = self.b.current_block().unwrap();
         let [regs, mask, _] = self.b.block_params(entry).try_into().unwrap();
+        if seg.defer {
+            let slot = |b: &mut FunctionBuilder, n| {
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, n, 4))
+            };
+            let vals = slot(self.b, 512);
+            let at = slot(self.b, 16 * PASSES as u32);
+            // (No lane stores in a pass that does not run.)
+            let zero = self.b.ins().iconst(I64, 0);
+            let a = self.b.ins().stack_addr(I64, at, 0);
+            for p in 0..PASSES {
+                self.b.ins().store(own(), zero, a, 16 * p as i32 + 8);
+            }
+            self.defer = Some((vals, at));
+        }
         let head = self.b.create_block();
         let run = self.b.create_block();
         let next = self.b.create_block();
@@ -404,8 +432,9 @@ impl<'a, 'b> Emit<'a, 'b> {
             self.b.ins().jump(exit, &[]);
         }
 
-        // exit: publish the guarded ops' count
+        // exit: the deferred store, then publish the guarded ops' count
         self.b.switch_to_block(exit);
+        self.flush();
         self.store_count();
         let zero = self.b.ins().iconst(I64, 0);
         self.b.ins().return_(&[zero]);
@@ -419,6 +448,118 @@ impl<'a, 'b> Emit<'a, 'b> {
         let l = self.b.ins().imul_imm_u(p, LANES as i64);
         let r = self.b.ins().iadd_imm_s(l, 1);
         self.b.ins().return_(&[r]);
+    }
+
+    /// A deferred store in its pass: the group's checked address, the storing lanes and their
+    /// values kept for [`Emit::flush`].
+    #[allow(clippy::too_many_arguments)]
+    fn defer_store(
+        &mut self,
+        pa: Value,
+        k: i64,
+        off: i64,
+        size: u8,
+        vals: &[Option<Vec<Value>>],
+        on: Value,
+    ) {
+        let (vslot, aslot) = self.defer.expect("a deferring segment");
+        let esz: i64 = if size == 8 { 8 } else { 4 };
+        let p = self.b.use_var(self.pass);
+        let po = self.b.ins().imul_imm_u(p, 16);
+        let ab = self.b.ins().stack_addr(I64, aslot, 0);
+        let at = self.b.ins().iadd(ab, po);
+        self.b.ins().store(own(), pa, at, 0);
+        self.b.ins().store(own(), on, at, 8);
+        let vo = self.b.ins().imul_imm_u(p, LANES as i64 * esz);
+        let vb = self.b.ins().stack_addr(I64, vslot, 0);
+        let vb = self.b.ins().iadd(vb, vo);
+        for (e, v) in vals.iter().enumerate() {
+            let Some(v) = v else { continue };
+            for (j, &x) in v.iter().enumerate() {
+                let o = e as i64 * 32 * esz + 16 * j as i64;
+                self.b.ins().store(own(), x, vb, o as i32);
+            }
+        }
+        self.deferred = Some(Deferred {
+            size,
+            elems: vals.iter().map(|v| v.is_some()).collect(),
+            k,
+            off,
+        });
+    }
+
+    /// The deferred store of every pass, in lane order, after all passed their checks:
+    /// vector stores for a whole pass of consecutive lanes, else lane by lane.
+    fn flush(&mut self) {
+        let (Some((vslot, aslot)), Some(d)) = (self.defer, self.deferred.clone()) else {
+            return;
+        };
+        let esz: i64 = if d.size == 8 { 8 } else { 4 };
+        let f = MemFlags::trusted();
+        let pv = self.b.declare_var(I64);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(pv, zero);
+        let (head, body, next, end) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let p = self.b.use_var(pv);
+        let done = self.b.ins().icmp_imm_u(IntCC::Equal, p, PASSES as i64);
+        self.b.ins().brif(done, end, &[], body, &[]);
+        self.b.switch_to_block(body);
+        let po = self.b.ins().imul_imm_u(p, 16);
+        let ab = self.b.ins().stack_addr(I64, aslot, 0);
+        let at = self.b.ins().iadd(ab, po);
+        let pa = self.b.ins().load(I64, own(), at, 0);
+        let on = self.b.ins().load(I64, own(), at, 8);
+        let vo = self.b.ins().imul_imm_u(p, LANES as i64 * esz);
+        let vb = self.b.ins().stack_addr(I64, vslot, 0);
+        let vb = self.b.ins().iadd(vb, vo);
+        let slow = self.b.create_block();
+        if d.k == d.size as i64 && d.elems == [true] && (d.size == 4 || d.size == 8) {
+            let fast = self.b.create_block();
+            let all = self.b.ins().icmp_imm_u(IntCC::Equal, on, PASS_BITS as i64);
+            self.b.ins().brif(all, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            let ty = if d.size == 8 { I64X2 } else { I32X4 };
+            for j in 0..(LANES as i64 * esz / 16) as i32 {
+                let x = self.b.ins().load(ty, own(), vb, 16 * j);
+                self.b.ins().store(f, x, pa, d.off as i32 + 16 * j);
+            }
+            self.b.ins().jump(next, &[]);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+        self.b.switch_to_block(slow);
+        let (lh, _, after) = self.lane_each(on);
+        let l = self.lane_l;
+        let lk = self.b.ins().imul_imm_u(l, d.k);
+        let a = self.b.ins().iadd(pa, lk);
+        let lo = self.b.ins().imul_imm_u(l, esz);
+        let vp = self.b.ins().iadd(vb, lo);
+        let ty = if d.size == 8 { I64 } else { I32 };
+        for (e, &stored) in d.elems.iter().enumerate() {
+            if stored {
+                let v = self
+                    .b
+                    .ins()
+                    .load(ty, own(), vp, (e as i64 * 32 * esz) as i32);
+                let o = (d.off + e as i64 * d.size as i64) as i32;
+                self.scalar_store(v, a, o, d.size, f);
+            }
+        }
+        self.b.ins().jump(lh, &[]);
+        self.b.switch_to_block(after);
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(next);
+        let p1 = self.b.ins().iadd_imm_s(p, 1);
+        self.b.def_var(pv, p1);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(end);
     }
 
     fn store_count(&mut self) {
@@ -678,6 +819,23 @@ impl<'a, 'b> Emit<'a, 'b> {
                 let v = self.cvt_int(*a, *dst, *src);
                 self.write(*d, v, gm);
             }
+            Op::Sreg { d, s } => {
+                let v = self.sreg(*s);
+                self.write(*d, v, gm);
+            }
+            Op::Ld {
+                space: MSpace::KParam,
+                size,
+                sext,
+                d,
+                addr,
+                ..
+            } => {
+                let v = self.param(addr.off, *size, *sext);
+                if let Some(r) = d[0] {
+                    self.write(r, v, gm);
+                }
+            }
             Op::Ld {
                 space,
                 size,
@@ -731,6 +889,81 @@ impl<'a, 'b> Emit<'a, 'b> {
                 }
             }
             _ => unreachable!("not a compiled op"),
+        }
+    }
+
+    /// A special register the plan admits: the launch's uniform geometry from `Ctx::sreg`,
+    /// `%tid` from the warp's rows at `Ctx::tid`, `%laneid` the lane's number.
+    fn sreg(&mut self, s: SReg) -> Val {
+        let f = own();
+        let uniform = |i: usize| (offset_of!(Ctx, sreg) + 4 * i) as i32;
+        let at = match s {
+            SReg::Ntid(k) => uniform(k as usize),
+            SReg::Ctaid(k) => uniform(3 + k as usize),
+            SReg::Nctaid(k) => uniform(6 + k as usize),
+            SReg::Tid(k) => {
+                let rows = self
+                    .b
+                    .ins()
+                    .load(I64, f, self.ctx, offset_of!(Ctx, tid) as i32);
+                let p = self.b.use_var(self.pass);
+                let o = self.b.ins().imul_imm_u(p, LANES as i64 * 4);
+                let at = self.b.ins().iadd(rows, o);
+                let lo = (0..G)
+                    .map(|g| {
+                        let o = k as i32 * 128 + 16 * g as i32;
+                        self.b.ins().load(I32X4, f, at, o)
+                    })
+                    .collect();
+                return Val::lo(lo);
+            }
+            SReg::Laneid => {
+                let p = self.b.use_var(self.pass);
+                let l0 = self.b.ins().imul_imm_u(p, LANES as i64);
+                let l0 = self.b.ins().ireduce(I32, l0);
+                let l0 = self.b.ins().splat(I32X4, l0);
+                let lo = (0..G)
+                    .map(|g| {
+                        let b = 4 * g as u32;
+                        let k = self.vconst32([b, b + 1, b + 2, b + 3]);
+                        self.b.ins().iadd(l0, k)
+                    })
+                    .collect();
+                return Val::lo(lo);
+            }
+            _ => unreachable!("the plan admits only these special registers"),
+        };
+        let x = self.b.ins().load(I32, f, self.ctx, at);
+        let v = self.b.ins().splat(I32X4, x);
+        Val::lo(vec![v; G])
+    }
+
+    /// A kernel parameter's `size` bytes at offset `off` (aligned, the plan says), the same in
+    /// every lane: the offset checked against `Ctx::params_len` as the interpreter's
+    /// `Cta::place_warp` checks it, a failed check leaving for the interpreter (which reports
+    /// the fault).
+    fn param(&mut self, off: i64, size: u8, sext: bool) -> Val {
+        let f = own();
+        let len = self
+            .b
+            .ins()
+            .load(I64, f, self.ctx, offset_of!(Ctx, params_len) as i32);
+        let inside =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, len, off + size as i64);
+        self.branch_ok(inside);
+        let p = self
+            .b
+            .ins()
+            .load(I64, f, self.ctx, offset_of!(Ctx, params) as i32);
+        let x = self.scalar_load(p, off as i32, size, sext);
+        if size == 8 {
+            let v = self.b.ins().splat(I64X2, x);
+            Val::full(vec![v; 2 * G])
+        } else {
+            let v = self.b.ins().splat(I32X4, x);
+            self.loaded(vec![v; G], size, sext)
         }
     }
 
@@ -1638,6 +1871,10 @@ impl<'a, 'b> Emit<'a, 'b> {
             }
             return out;
         };
+        if self.defer.is_some() && space == MSpace::Global {
+            self.defer_store(pa, k, off, size, vals, on);
+            return Vec::new();
+        }
         // Stores: straight when the whole pass stores, else lane by lane.
         let full = self.b.create_block();
         let part = self.b.create_block();

@@ -3,8 +3,9 @@
 //!
 //! What is compiled (see the README's "compiling tier"): the *segments* of [`plan`], straight
 //! runs of per-lane ops (integer and f32/f64 arithmetic, integer conversions, comparisons,
-//! selects, moves, `.shared` and `.global` loads and stores, and `atom`/`red` on `.shared` and
-//! `.global`). The interpreter keeps control flow, reconvergence, barriers, warp collectives,
+//! selects, moves, `.shared` and `.global` loads and stores, `atom`/`red` on `.shared` and
+//! `.global`, the special registers of the launch's geometry, `%tid`, `%ntid`, `%ctaid`,
+//! `%nctaid` and `%laneid` (from [`Ctx`]), and `ld.param` at fixed offsets). The interpreter keeps control flow, reconvergence, barriers, warp collectives,
 //! calls and everything the segments do not take; at the start of a segment it calls the
 //! segment's code instead of stepping through its ops.
 //!
@@ -99,11 +100,48 @@
 //! 2.27 us `off` and 2.48 us `on` (the quietest runs); after, 7.1 to 50 us `off` and 2.3 to
 //! 97 us `on`, the machine's load deciding.
 //!
-//! Next: find why the radix sort's and the scan's compiled segments gain nothing (few ops per
-//! segment between the interpreter's barriers and warp collectives?), compile in the
-//! background instead of on a launch's worker, keep statically uniform values scalar (the
-//! histogram's loop counters and bounds are eight lanes of one value), atomics on
-//! `.shared::cluster` and 16-bit ones.
+//! Longer segments (2026-11-27, issue 12). Profiled first: `perf record` of the whole-program
+//! stencil (`scripts/bench/stencil.cu`, the worst ratio of `scripts/bench-programs.sh`, 61x)
+//! put 33% of the samples in the interpreter's loop (`Warp::run_avx2`) and 8% in
+//! `Cta::tid_lanes`, against 11% in compiled code: the kernel's 47 ops ran as two segments
+//! (ops 10-18 and 20-44) and 14 interpreted ops per warp, its prologue (`ld.param`, the `mov`s
+//! of `%tid`, `%ntid`, `%ctaid`, the first `mad`) and its one store. Every kernel of
+//! `scripts/bench` has such a prologue, and its final `st.global` after `ld.global`s, which
+//! the rule of [`plan`] (no store to a space a segment loads from) left to the interpreter.
+//! Two changes: the special registers of the launch's geometry and parameter loads compile
+//! (uniform values splat from [`Ctx`], `%tid` from rows the interpreter fills once per segment
+//! entry, [`crate::exec`]'s `Cta::tid_rows`, a run of lanes per row of the block instead of a
+//! branch per lane, which the interpreter's `%tid` now uses too); and a `.global` store after
+//! `.global` loads is deferred to the segment's end ([`plan::Seg::defer`]: kept per pass,
+//! stored for the whole warp once every pass passed
+//! its checks, so all lanes load before any stores, as interpreted, and a failed check has
+//! stored nothing). The stencil's kernel is now 45 of its 48 ops compiled in two segments, two
+//! branches interpreted. Measured (this 2-core machine, shared and noisy, before = the build
+//! before both, after = both; alternating rounds of `scripts/bench-programs.sh`'s programs run
+//! with `cuda-shim run`, the shim's milliseconds, the quietest round): saxpy 70.9 / 64.5,
+//! reduction 78.9 / 72.2, sgemm 104.5 / 106.8, histogram 65.3 / 69.4, n-body 93.3 / 93.8,
+//! stencil 428.8 / 218.8 (the stencil halves in every round: 691, 798, 429 / 328, 227, 219);
+//! the geometric mean of the best shim time of three rounds against the fastest native time
+//! of all six runs, 10.5x / 9.2x; a second session with the final build (the two quieter of
+//! three rounds): saxpy 74.2, 75.6 / 66.7, 66.3, reduction 81.0, 80.1 / 77.7, 77.8, sgemm
+//! 108.0, 109.2 / 109.1, 107.8, histogram 80.4, 81.2 / 62.5, 63.1, n-body 91.7, 92.3 / 97.3,
+//! 94.1, stencil 424.6, 430.1 / 223.9, 227.4, the shim's time 0.85x in geometric mean. Under `valgrind --tool=callgrind` (instructions in
+//! `launch_within` of `cargo bench -p engine --bench executor -- --threads 1 --quick --jit
+//! --only NAME`, compiling included), before / the special registers and parameters alone /
+//! both: saxpy 166.8M / 152.9M / 125.1M, reduction 1428M / 1334M / 1352M, matmul 229.8M /
+//! 228.7M / 229.3M, histogram 162.5M / 160.8M / 161.5M. Verify mode does not compare a
+//! segment with a deferred store (the interpreter, running it again, would load what the
+//! compiled run stored: the same reason as for global atomics); the differential fuzzer
+//! (`tests/jit.rs`, whose kernels store to global memory after global loads) compares both
+//! tiers' outputs bit for bit, and a test loads the words other lanes store.
+//!
+//! Next: a loop whose body is one segment (saxpy's grid-stride loop, the histogram's) still
+//! returns to the interpreter for its back edge every iteration: a segment ending in a branch
+//! back to its start could loop itself while every active lane takes it. Then find why the
+//! radix sort's and the scan's compiled segments gain nothing (few ops per segment between
+//! the interpreter's barriers and warp collectives?), compile in the background instead of
+//! on a launch's worker, keep statically uniform values scalar (the histogram's loop counters
+//! and bounds are eight lanes of one value), atomics on `.shared::cluster` and 16-bit ones.
 //!
 //! Compiled code is kept on disk between processes ([`cache`], `CUDA_SHIM_CACHE_DIR`, read by
 //! the driver): a program launched again loads its segments' machine code instead of compiling.
@@ -219,6 +257,14 @@ pub struct Ctx {
     /// One lane's atomic, the interpreter's ([`crate::exec::jit_atomic`]): passed here rather
     /// than linked, so that the code stays free of relocations.
     pub atomic: unsafe extern "C" fn(*mut u8, u64, u64, u64) -> u64,
+    /// The launch's parameter bytes (`ld.param`) and their length.
+    pub params: *const u8,
+    pub params_len: u64,
+    /// The warp's `%tid.x`, `.y` and `.z`, 32 lanes each, when the segment reads them
+    /// ([`plan::Seg::tid`]; else unset).
+    pub tid: *const u32,
+    /// `%ntid`, `%ctaid` and `%nctaid`, x, y and z each.
+    pub sreg: [u32; 9],
 }
 
 type SegFn = unsafe extern "C" fn(*mut u64, u32, *mut Ctx) -> u64;

@@ -11,6 +11,14 @@
 //! values to the same places. That is how a failed check is handed to the interpreter, which
 //! then reports the fault exactly as it would have (see [`super::Code::run`]).
 //!
+//! One exception keeps a kernel's final store in its segment: a `.global` store after
+//! `.global` loads is *deferred* ([`Seg::defer`]). Its pass checks its addresses and keeps
+//! its values; the code stores them for the whole warp, in lane order, only after every pass
+//! has passed its checks. Every lane then loads before any lane stores, as in the interpreter's
+//! op-after-op order, and a failed check has stored nothing, so the segment can still be run
+//! again from its start. Only a store whose addresses form one checked group (an affine
+//! prediction, [`group_stride`]) is deferred, and no global load or atomic may follow it.
+//!
 //! Atomics (`atom`/`red` on `.shared` and `.global`) are the exception: they cannot run twice.
 //! A segment takes at most one space's atomics, one op of them, touches that space nowhere
 //! else, and has no fallible op after it: its lanes then see the atomics in the interpreter's
@@ -45,6 +53,13 @@ pub struct Seg {
     /// Whether its atomic is on global memory (seen by other host threads: verify mode, which
     /// runs a segment twice, leaves such a segment to the interpreter).
     pub global_atomic: bool,
+    /// Whether it reads `%tid` (the interpreter then passes the warp's rows in `Ctx::tid`).
+    pub tid: bool,
+    /// Whether its `.global` store comes after `.global` loads and is *deferred*: checked in
+    /// its pass, its values kept, and done for the whole warp, in lane order, once every pass
+    /// has passed its checks (see the module comment). Verify mode does not compare such a
+    /// segment (the interpreter, running it again, would load what it stored).
+    pub defer: bool,
 }
 
 impl Seg {
@@ -127,6 +142,21 @@ fn compiled(inst: &Inst) -> Option<Touch> {
             sat: false,
             ..
         } if dst.int().is_some() && src.int().is_some() => Touch::None,
+        // The launch's geometry: uniform values from `Ctx::sreg`, `%tid` from the rows the
+        // interpreter fills for a segment that reads it (`Seg::tid`), `%laneid` the lane.
+        Op::Sreg {
+            s: SReg::Tid(_) | SReg::Ntid(_) | SReg::Ctaid(_) | SReg::Nctaid(_) | SReg::Laneid,
+            ..
+        } => Touch::None,
+        // Kernel parameters at fixed, aligned offsets: one scalar load per pass, splat (the
+        // offset checked against the launch's parameter bytes, as the interpreter does).
+        Op::Ld {
+            space: MSpace::KParam,
+            size: size @ (1 | 2 | 4 | 8),
+            n: 1,
+            addr: Addr { base: None, off },
+            ..
+        } if (0..1 << 20).contains(off) && off % *size as i64 == 0 => Touch::Load(MSpace::KParam),
         Op::Ld {
             space: space @ (MSpace::Shared | MSpace::Global),
             size,
@@ -178,13 +208,20 @@ pub fn segments(prog: &Program) -> Vec<Seg> {
     let mut segs = Vec::new();
     let mut open = Open::new(0, prog.nregs as usize);
     let mut ops = Operands::default();
+    let sh = shapes(prog);
     for (pc, inst) in prog.insts.iter().enumerate() {
         let Some(t) = compiled(inst) else {
             open.close(pc, pc + 1, &mut segs);
             continue;
         };
+        let deferrable = match &inst.op {
+            Op::St { size, n, addr, .. } => {
+                group_stride(&sh, *addr, *size as i64 * *n as i64).is_some()
+            }
+            _ => false,
+        };
         // (An op writes at most 8 registers, so the segment keeps within MAX_UNDO.)
-        if leader[pc] || open.conflicts(t) || open.both + 8 > MAX_UNDO {
+        if leader[pc] || open.conflicts(t, deferrable) || open.both + 8 > MAX_UNDO {
             open.close(pc, pc, &mut segs);
         }
         operands(prog, 0, inst, &mut ops);
@@ -269,6 +306,8 @@ struct Open {
     both: usize,
     faults: bool,
     unguarded: u32,
+    tid: bool,
+    defer: bool,
 }
 
 impl Open {
@@ -283,34 +322,59 @@ impl Open {
             both: 0,
             faults: false,
             unguarded: 0,
+            tid: false,
+            defer: false,
         }
     }
 
-    /// Whether an op touching memory as `t` would break the rule of this module's head.
-    fn conflicts(&self, t: Touch) -> bool {
+    /// Whether an op touching memory as `t` would break the rule of this module's head
+    /// (`deferrable`: the op is a `.global` store whose accesses form one checked group, see
+    /// [`group_stride`]).
+    fn conflicts(&self, t: Touch, deferrable: bool) -> bool {
+        let atomic = self.touched.iter().any(|u| matches!(u, Touch::Atomic(_)));
         // Nothing that may fail after an atomic (the segment cannot be run again).
-        let after_atomic =
-            t != Touch::None && self.touched.iter().any(|u| matches!(u, Touch::Atomic(_)));
+        let after_atomic = t != Touch::None && atomic;
         after_atomic
             || match t {
                 Touch::None => false,
                 Touch::Load(sp) => self.touched.contains(&Touch::Store(sp)),
+                // After global loads, a global store is deferred to the segment's end.
+                Touch::Store(MSpace::Global)
+                    if deferrable
+                        && !atomic
+                        && !self.touched.contains(&Touch::Store(MSpace::Global)) =>
+                {
+                    false
+                }
                 Touch::Store(sp) => self
                     .touched
                     .iter()
                     .any(|&u| u == Touch::Load(sp) || u == Touch::Store(sp)),
-                // The atomic's lanes must be the only accesses to its space.
-                Touch::Atomic(sp) => self
-                    .touched
-                    .iter()
-                    .any(|&u| u == Touch::Load(sp) || u == Touch::Store(sp)),
+                // The atomic's lanes must be the only accesses to its space, and a deferred
+                // store would not be done for the lanes a stopped run keeps.
+                Touch::Atomic(sp) => {
+                    self.defer
+                        || self
+                            .touched
+                            .iter()
+                            .any(|&u| u == Touch::Load(sp) || u == Touch::Store(sp))
+                }
             }
     }
 
     /// Adds `inst`, which touches `t` and has operands `ops`.
     fn push(&mut self, inst: &Inst, t: Touch, ops: &Operands) {
+        self.defer |= t == Touch::Store(MSpace::Global)
+            && self.touched.contains(&Touch::Load(MSpace::Global));
         self.touched.push(t);
         self.faults |= t != Touch::None;
+        self.tid |= matches!(
+            inst.op,
+            Op::Sreg {
+                s: SReg::Tid(_),
+                ..
+            }
+        );
         let guarded = inst.guard.is_some();
         self.unguarded += !guarded as u32;
         // A guarded write keeps the old value where the guard is false: it reads it.
@@ -367,11 +431,14 @@ impl Open {
                 unguarded: self.unguarded,
                 atomic,
                 global_atomic,
+                tid: self.tid,
+                defer: self.defer,
             });
         }
         self.start = next;
         self.touched.clear();
-        (self.both, self.faults, self.unguarded) = (0, false, 0);
+        (self.both, self.faults, self.unguarded, self.tid) = (0, false, 0, false);
+        self.defer = false;
     }
 }
 
@@ -406,6 +473,23 @@ impl Shape {
             _ => None,
         }
     }
+}
+
+/// The stride between consecutive lanes' addresses of an access of `len` bytes at `addr` when
+/// [`shapes`] predicts its base affine and the code can check it as a group (`emit.rs`): the
+/// stride and the offset multiples of the access's alignment, both small.
+pub fn group_stride(shapes: &[Shape], addr: Addr, len: i64) -> Option<i64> {
+    let align = (len as u64).min(16).next_power_of_two() as i64;
+    let k = match addr.base {
+        None => Some(0),
+        Some(r) => shapes[r as usize].stride(),
+    };
+    k.filter(|&k| {
+        k.rem_euclid(align) == 0
+            && k.abs() < 1 << 20
+            && addr.off.rem_euclid(align) == 0
+            && addr.off.abs() < 1 << 30
+    })
 }
 
 /// Per register, its [`Shape`] over all its definitions (flow-insensitive).

@@ -79,7 +79,7 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
         1 => format!("@!{} ", p(g)),
         _ => String::new(),
     };
-    let s = match g.below(31) {
+    let s = match g.below(32) {
         0..=3 => {
             let op = g.pick(&["add", "sub", "mul.lo", "min", "max", "and", "or", "xor"]);
             let ty = g.pick(&["s32", "u32"]);
@@ -262,6 +262,32 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
                 atomic(g, "global", "%ob", o, 4)
             }
             _ => atomic(g, "global", "%obu", 64, 128),
+        },
+        // Special registers of the launch's geometry and kernel parameters (whole, in parts,
+        // narrow and sign-extended), which segments compile.
+        30 => match g.below(3) {
+            0 => format!(
+                "mov.u32 {}, %{};",
+                r(g),
+                g.pick(&[
+                    "tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y",
+                    "ctaid.z", "nctaid.x", "nctaid.y", "nctaid.z", "laneid"
+                ])
+            ),
+            1 => {
+                let (ty, size) = *g.pick(&[
+                    ("u8", 1),
+                    ("s8", 1),
+                    ("u16", 2),
+                    ("s16", 2),
+                    ("u32", 4),
+                    ("s32", 4),
+                ]);
+                let off = size * g.below(8 / size);
+                let name = g.pick(&["in", "out"]);
+                format!("ld.param.{ty} {}, [{name}+{off}];", r(g))
+            }
+            _ => format!("ld.param.u64 {}, [{}];", rd(g), g.pick(&["in", "out"])),
         },
         // A divergent branch over a few instructions.
         _ => {
@@ -628,6 +654,159 @@ fn jit_atomic_segment_stopped_part_way_resumes_as_the_interpreter() {
     mem::free(input).unwrap();
     assert_eq!(outs[0], outs[1], "compiled");
     assert_eq!(outs[0], outs[2], "verify");
+}
+
+/// Special registers and kernel parameters in compiled segments, in blocks whose rows a warp
+/// spans partly (`%tid.y` and `%tid.z` change inside a warp, the last warp is partial) and in
+/// blocks whose rows are wider than a warp: every value as the interpreter's, on a grid of
+/// several CTAs in each dimension, under a guard too.
+#[test]
+fn jit_special_registers_and_parameters_agree_with_the_interpreter() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out, .param .u32 a, .param .u16 b, .param .u8 c)
+{{
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p;
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r1, %tid.y;
+    mov.u32 %r2, %tid.z;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %ntid.y;
+    mov.u32 %r5, %ntid.z;
+    mov.u32 %r6, %ctaid.x;
+    mov.u32 %r7, %ctaid.y;
+    mov.u32 %r8, %ctaid.z;
+    mov.u32 %r9, %nctaid.x;
+    mov.u32 %r10, %nctaid.y;
+    mov.u32 %r11, %nctaid.z;
+    mov.u32 %r12, %laneid;
+    ld.param.u32 %r13, [a];
+    ld.param.s16 %r14, [b];
+    ld.param.u8 %r15, [c];
+    ld.param.u64 %rd0, [out];
+    setp.lt.u32 %p, %r0, 3;
+    @%p ld.param.s8 %r15, [a+1];
+    @%p mov.u32 %r12, %tid.y;
+    mad.lo.u32 %r16, %r2, %r4, %r1;
+    mad.lo.u32 %r16, %r16, %r3, %r0;
+    mad.lo.u32 %r17, %r8, %r10, %r7;
+    mad.lo.u32 %r17, %r17, %r9, %r6;
+    mul.lo.u32 %r18, %r3, %r4;
+    mul.lo.u32 %r18, %r18, %r5;
+    mad.lo.u32 %r16, %r17, %r18, %r16;
+    mul.wide.u32 %rd1, %r16, 64;
+    add.u64 %rd1, %rd0, %rd1;
+    st.global.v4.u32 [%rd1], {{%r0, %r1, %r2, %r3}};
+    st.global.v4.u32 [%rd1+16], {{%r4, %r5, %r6, %r7}};
+    st.global.v4.u32 [%rd1+32], {{%r8, %r9, %r10, %r11}};
+    st.global.v4.u32 [%rd1+48], {{%r12, %r13, %r14, %r15}};
+    ret;
+}}
+"
+    );
+    for (grid, block) in [
+        ([3, 2, 2], [12, 5, 2]),
+        ([2, 3, 1], [16, 16, 1]),
+        ([2, 1, 2], [64, 2, 1]),
+        ([1, 1, 1], [7, 3, 3]),
+    ] {
+        let threads = (grid.iter().product::<u32>() * block.iter().product::<u32>()) as usize;
+        let n = threads * 16;
+        let mut outs: Vec<Vec<u32>> = Vec::new();
+        for mode in [Mode::Off, Mode::On, Mode::Verify] {
+            let m = Module::load(&src, "sreg.ptx").unwrap();
+            let k = m.kernel("k").unwrap();
+            k.set_jit(Some(mode));
+            let out = upload(&vec![0u32; n]);
+            let mut params = out.to_le_bytes().to_vec();
+            params.extend(0x8081_fe7fu32.to_le_bytes());
+            params.extend(0x9234u16.to_le_bytes());
+            params.push(0xc5);
+            let mut c = cfg(1, 1);
+            (c.grid, c.block) = (grid, block);
+            let before = jit::mismatches();
+            launch(&k, &c, &params).unwrap();
+            assert_eq!(jit::mismatches(), before, "verify mode found a difference");
+            outs.push(download(out, n));
+            mem::free(out).unwrap();
+            if mode == Mode::On {
+                let ops = k.jit_summary().map_or(0, |s| s.ops);
+                assert!(ops >= 30, "the special registers are compiled ({ops} ops)");
+            }
+        }
+        assert_eq!(outs[0], outs[1], "compiled, block {block:?}");
+        assert_eq!(outs[0], outs[2], "verify, block {block:?}");
+        // (Spot check of the reference: thread (1,0,0) of CTA (0,0,0).)
+        assert_eq!(outs[0][16..20], [1, 0, 0, block[0]]);
+    }
+}
+
+/// A global store after global loads of the words other lanes store (the previous and the next
+/// lane's): the segment defers its store until every pass has loaded, so each lane loads the
+/// old words as on the interpreter, where all lanes load before any stores. In a block 12
+/// threads wide the rows lie 16 words apart, so the second pass's check fails: nothing may
+/// have been stored by then (the interpreter runs the segment again from its start). Eight
+/// CTAs, each on its own words: a worker's first run of the segment in a launch fails its
+/// check (its allocation cache is cold), the others run compiled.
+#[test]
+fn jit_deferred_store_after_loads_of_other_lanes_words_agrees_with_the_interpreter() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 buf)
+{{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r1, %tid.y;
+    shl.b32 %r7, %r1, 4;
+    add.u32 %r2, %r7, %r0;
+    mov.u32 %r8, %ctaid.x;
+    ld.param.u64 %rd3, [buf];
+    mul.wide.u32 %rd0, %r8, 512;
+    add.u64 %rd0, %rd0, %rd3;
+    mul.wide.u32 %rd1, %r2, 4;
+    add.u64 %rd2, %rd0, %rd1;
+    ld.global.u32 %r3, [%rd2+68];
+    ld.global.u32 %r4, [%rd2+60];
+    ld.global.u32 %r5, [%rd2+64];
+    mul.lo.u32 %r6, %r3, 3;
+    xor.b32 %r6, %r6, %r4;
+    add.u32 %r6, %r6, %r5;
+    add.u32 %r6, %r6, %r2;
+    st.global.u32 [%rd2+64], %r6;
+    ret;
+}}
+"
+    );
+    for block in [[16, 2, 1], [12, 2, 1], [8, 3, 1], [32, 1, 1]] {
+        let init: Vec<u32> = (0..8 * 128u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9) ^ 5)
+            .collect();
+        let mut outs: Vec<Vec<u32>> = Vec::new();
+        for mode in [Mode::Off, Mode::On, Mode::Verify] {
+            let m = Module::load(&src, "defer.ptx").unwrap();
+            let k = m.kernel("k").unwrap();
+            k.set_jit(Some(mode));
+            let buf = upload(&init);
+            let mut c = cfg(8, 1);
+            c.block = block;
+            let before = jit::mismatches();
+            launch(&k, &c, &buf.to_le_bytes()).unwrap();
+            assert_eq!(jit::mismatches(), before, "verify mode found a difference");
+            outs.push(download(buf, init.len()));
+            mem::free(buf).unwrap();
+            if mode == Mode::On {
+                let ops = k.jit_summary().map_or(0, |s| s.ops);
+                assert!(
+                    ops >= 15,
+                    "the loads and the store are compiled ({ops} ops)"
+                );
+            }
+        }
+        assert_eq!(outs[0], outs[1], "compiled, block {block:?}");
+        assert_eq!(outs[0], outs[2], "verify, block {block:?}");
+        assert_ne!(outs[0], init);
+    }
 }
 
 /// An atomic in a compiled segment whose address leaves shared memory for a lane of the second
