@@ -273,16 +273,19 @@ impl Warp {
                             cta.nctaid[1],
                             cta.nctaid[2],
                         ],
+                        dry: 0,
                     };
                     // (In verify mode, while the interpreter runs a compared segment, everything
                     // is interpreted; else a segment is compared or runs compiled. Comparing
                     // runs a segment twice: never one whose global atomics other host threads
-                    // would see done twice.)
+                    // would see done twice. A deferred store is not made on the compiled run
+                    // compared, `Ctx::dry`: the interpreter's run loads what was there before
+                    // and stores it.)
                     let compare = cta.verify
                         && pending.is_none()
                         && !seg.global_atomic
-                        && !seg.defer
                         && code.verify_this(i);
+                    ctx.dry = compare as u64;
                     if !cta.verify || (pending.is_none() && !compare) {
                         // SAFETY: regs is this warp's file of the program the code was
                         // compiled from; ctx describes this CTA.

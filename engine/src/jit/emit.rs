@@ -496,11 +496,15 @@ impl<'a, 'b> Emit<'a, 'b> {
         };
         let esz: i64 = if d.size == 8 { 8 } else { 4 };
         let f = MemFlags::trusted();
+        // A dry run (`Ctx::dry`, verify mode) stores nothing.
+        let (end, wet) = (self.b.create_block(), self.b.create_block());
+        let dry = (self.b.ins()).load(I64, f, self.ctx, offset_of!(Ctx, dry) as i32);
+        self.b.ins().brif(dry, end, &[], wet, &[]);
+        self.b.switch_to_block(wet);
         let pv = self.b.declare_var(I64);
         let zero = self.b.ins().iconst(I64, 0);
         self.b.def_var(pv, zero);
-        let (head, body, next, end) = (
-            self.b.create_block(),
+        let (head, body, next) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),

@@ -129,11 +129,11 @@
 //! `launch_within` of `cargo bench -p engine --bench executor -- --threads 1 --quick --jit
 //! --only NAME`, compiling included), before / the special registers and parameters alone /
 //! both: saxpy 166.8M / 152.9M / 125.1M, reduction 1428M / 1334M / 1352M, matmul 229.8M /
-//! 228.7M / 229.3M, histogram 162.5M / 160.8M / 161.5M. Verify mode does not compare a
-//! segment with a deferred store (the interpreter, running it again, would load what the
-//! compiled run stored: the same reason as for global atomics); the differential fuzzer
-//! (`tests/jit.rs`, whose kernels store to global memory after global loads) compares both
-//! tiers' outputs bit for bit, and a test loads the words other lanes store.
+//! 228.7M / 229.3M, histogram 162.5M / 160.8M / 161.5M. In verify mode a compared segment's deferred store is not made
+//! ([`Ctx::dry`]): the interpreter reruns the segment against the memory it read and stores,
+//! and the registers are compared as for any segment; the differential fuzzer (`tests/jit.rs`,
+//! whose kernels store to global memory after global loads) compares both tiers' outputs bit
+//! for bit, and a test loads the words other lanes store.
 //!
 //! Next: a loop whose body is one segment (saxpy's grid-stride loop, the histogram's) still
 //! returns to the interpreter for its back edge every iteration: a segment ending in a branch
@@ -265,6 +265,10 @@ pub struct Ctx {
     pub tid: *const u32,
     /// `%ntid`, `%ctaid` and `%nctaid`, x, y and z each.
     pub sreg: [u32; 9],
+    /// Nonzero: a deferred store ([`plan::Seg::defer`]) is computed and checked but not
+    /// made, so that verify mode can rerun the segment on the interpreter against the same
+    /// memory and compare the registers.
+    pub dry: u64,
 }
 
 type SegFn = unsafe extern "C" fn(*mut u64, u32, *mut Ctx) -> u64;
