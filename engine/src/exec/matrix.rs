@@ -642,9 +642,7 @@ impl Warp {
             }
             return Ok(());
         }
-        // The rows as bytes, decompressed: 16 elements of 4 or 6 bits, the first in the
-        // lowest bits (then padding), each to a byte as the f8f6f4 kinds hold them (ISA
-        // 9.7.16.9.1, as tcgen05.cp does): e2m1 in bits 2-5, e3m2/e2m3 in bits 0-5.
+        // The rows as bytes, decompressed as tcgen05.cp does (`mma::decompress`).
         let src_bits = match shape {
             LdstShape::M16n16 { src_bits } | LdstShape::M8n16 { src_bits } => src_bits as u32,
             _ => 0,
@@ -655,11 +653,7 @@ impl Warp {
             // SAFETY: each row pointer covers 16 readable bytes.
             unsafe { std::ptr::copy_nonoverlapping(rows[row], out.as_mut_ptr(), 16) };
             if src_bits != 0 {
-                let w = u128::from_le_bytes(*out);
-                for (e, b) in out.iter_mut().enumerate() {
-                    let v = (w >> (src_bits * e as u32)) as u8 & ((1 << src_bits) - 1);
-                    *b = if src_bits == 4 { v << 2 } else { v };
-                }
+                mma::decompress(out, src_bits);
             }
         }
         for (j, s) in frag.iter().enumerate() {

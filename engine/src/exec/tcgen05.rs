@@ -918,7 +918,7 @@ impl Warp {
                     v |= hi << 8;
                 }
                 let e = (v >> (bit % 8)) & ((1 << w) - 1);
-                Ok(if w == 4 { e << 2 } else { e })
+                Ok(mma::container(e as u8, w as u32) as u64)
             }
             El::E2m1x2 => {
                 let v = self.desc_elem(cta, pc, desc, true, 8, mn, k / 2, rank)?;
@@ -1070,14 +1070,7 @@ impl Warp {
                 // the middle 4 bits, e3m2/e2m3 in the low 6.
                 if x.src_bits != 0 {
                     for chunk in row.chunks_mut(16) {
-                        let mut w = [0u8; 16];
-                        w.copy_from_slice(chunk);
-                        let w = u128::from_le_bytes(w);
-                        let sb = x.src_bits as u32;
-                        for (i, b) in chunk.iter_mut().enumerate() {
-                            let e = (w >> (sb * i as u32)) as u8 & ((1 << sb) - 1);
-                            *b = if sb == 4 { e << 2 } else { e };
-                        }
+                        mma::decompress(chunk, x.src_bits as u32);
                     }
                 }
                 let (ls, n) = dests(r);

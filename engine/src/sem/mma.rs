@@ -521,6 +521,25 @@ pub fn dot_wgmma_f8(t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
         })
 }
 
+/// A 4- or 6-bit element (`bits`) in the byte the f8f6f4 kinds hold it in (ISA 9.7.14.5.14,
+/// 9.7.16.10.4.1): e2m1 in bits 5:2, e3m2/e2m3 in bits 5:0.
+pub fn container(e: u8, bits: u32) -> u8 {
+    if bits == 4 {
+        e << 2
+    } else {
+        e
+    }
+}
+
+/// Decompression (ISA 9.7.16.9.1), in place: the 16-byte `chunk` holds 16 elements of `bits`
+/// (4 or 6), the first in the lowest bits, then padding; each becomes its [`container`] byte.
+pub fn decompress(chunk: &mut [u8], bits: u32) {
+    let w = u128::from_le_bytes(chunk[..16].try_into().expect("a 16-byte chunk"));
+    for (i, b) in chunk[..16].iter_mut().enumerate() {
+        *b = container((w >> (bits * i as u32)) as u8 & ((1 << bits) - 1), bits);
+    }
+}
+
 /// The parameters of the sm_120a `mma.sync` kinds, mmasim 2.1.1's "RTX Blackwell" (the only
 /// devices with them): `F` = 25, the K of an instruction one block, Hopper's `e_zero`; D
 /// truncated toward zero (f32) or rounded to nearest (f16).
