@@ -296,9 +296,7 @@ impl<'a> Prog<'a> {
             true => type_words.pop().and_then(|w| Scale::parse(&w)),
             false => None,
         };
-        let types = (type_words.iter())
-            .map(|w| El::parse(w).map_or_else(|| unsupported(i), Ok))
-            .collect::<R<Vec<El>>>()?;
+        let types = el_types(i, &type_words)?;
         m.done()?;
         let (d_ty, mut a_ty, mut b_ty, c_ty) = match types[..] {
             // wmma.mma's .f16 form names only D's and C's types.
@@ -441,7 +439,7 @@ impl<'a> Prog<'a> {
         if and && !m.take("popc") {
             return unsupported(i);
         }
-        let types = el_types(i, m)?;
+        let types = el_types(i, &m.types())?;
         m.done()?;
         let [d_ty, a_ty, b_ty] = types[..] else {
             return unsupported(i);
@@ -712,9 +710,9 @@ impl<'a> Prog<'a> {
     }
 }
 
-/// The instruction's type words as element types (any other type word: unsupported).
-fn el_types(i: &Instruction, m: &mut Mods) -> R<Vec<El>> {
-    (m.types().iter())
+/// Type words (`Mods::types`) as element types (any other type word: unsupported).
+fn el_types(i: &Instruction, words: &[String]) -> R<Vec<El>> {
+    (words.iter())
         .map(|w| El::parse(w).map_or_else(|| unsupported(i), Ok))
         .collect()
 }
