@@ -415,11 +415,8 @@ impl Warp {
                 }
                 _ => walk.elements(&c0, &offs),
             };
-            let elems = elems.map_err(|e| {
-                let mut f = cta.fault_warp_op(self, pc, &format!("im2col copy {e}"));
-                f.kind = crate::ExecErrorKind::IllegalInstruction;
-                f
-            })?;
+            let elems =
+                elems.map_err(|e| cta.fault_illegal_op(self, pc, &format!("im2col copy {e}")))?;
             for (idx, e) in elems.iter().enumerate() {
                 let goff = e.map(|at| {
                     (1..dims).fold(at[0] as u64 * es, |g, d| {
@@ -445,17 +442,12 @@ impl Warp {
         // illegal instruction (scripts/ground-truth/results/tma-oob-h200.txt). Stores were
         // not measured and are taken as they come.
         if t.load && (c0[0] * es as i64).rem_euclid(16) != 0 {
-            let mut f = cta.fault_warp_op(
-                self,
-                pc,
-                &format!(
-                    "loads a box at innermost coordinate {} ({} bytes, not a multiple of 16)",
-                    c0[0],
-                    c0[0] * es as i64
-                ),
+            let what = format!(
+                "loads a box at innermost coordinate {} ({} bytes, not a multiple of 16)",
+                c0[0],
+                c0[0] * es as i64
             );
-            f.kind = crate::ExecErrorKind::IllegalInstruction;
-            return Err(f);
+            return Err(cta.fault_illegal_op(self, pc, &what));
         }
         if four_rows {
             // Four rows of `box_dim[0]` elements from column c0[0], at rows c0[1..5], one after
@@ -530,11 +522,6 @@ impl Warp {
         c0: &[i64],
         base: u64,
     ) -> Result<u64, Fault> {
-        let illegal = |w: &mut Self, cta: &mut Cta, what: &str| {
-            let mut f = cta.fault_warp_op(w, pc, what);
-            f.kind = crate::ExecErrorKind::IllegalInstruction;
-            f
-        };
         let what = if op.reduce.is_some() {
             Some("reduces into a tensor map of packed 4- or 6-bit elements (the ISA: none)".into())
         } else if !load && map.elemtype == 14 {
@@ -557,7 +544,7 @@ impl Warp {
             None
         };
         if let Some(what) = what {
-            return Err(illegal(self, cta, &what));
+            return Err(cta.fault_illegal_op(self, pc, &what));
         }
         let dims = c0.len();
         let (n, step) = box_walk(map, dims, p.values);

@@ -1138,6 +1138,15 @@ impl<'a> Cta<'a> {
         }
     }
 
+    /// [`Cta::fault_warp_op`] reported as an illegal instruction (what a GPU stops a
+    /// malformed operation with).
+    pub fn fault_illegal_op(&self, warp: &Warp, pc: u32, what: &str) -> Fault {
+        ExecError {
+            kind: ExecErrorKind::IllegalInstruction,
+            ..self.fault_warp_op(warp, pc, what)
+        }
+    }
+
     pub fn fault_trap(&self, warp: &Warp, pc: u32, mask: u32) -> Fault {
         ExecError {
             kind: ExecErrorKind::Trap,
