@@ -15,7 +15,7 @@ use super::race;
 use super::regfile::*;
 use super::warp::*;
 use crate::ir::*;
-use crate::sem::addr::{CLUSTER_OFFSET_MASK, CLUSTER_RANK_SHIFT};
+use crate::sem::addr::{cluster_rank, CLUSTER_OFFSET_MASK, CLUSTER_RANK_SHIFT};
 use crate::sem::atomic::{add_f32_ftz, atom_width, rmw};
 use crate::sem::im2col::Walk;
 use crate::tensormap::{self, Map};
@@ -167,10 +167,7 @@ impl Warp {
         m: u64,
         mask: Option<u16>,
     ) -> Result<Vec<(u64, Option<u64>)>, Fault> {
-        let rank_of = |a: u64, own: u32| match ((a >> CLUSTER_RANK_SHIFT) & 0xff) as u32 {
-            0 => own,
-            f => f - 1,
-        };
+        let rank_of = |a: u64, own: u32| cluster_rank(a, own as u64) as u32;
         let mrank = rank_of(m, cta.rank & !1);
         let Some(mask) = mask else {
             let drank = rank_of(at, cta.rank);

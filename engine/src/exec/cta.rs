@@ -911,10 +911,7 @@ impl<'a> Cta<'a> {
         if addr >> 32 != 0 {
             return None;
         }
-        let rank = match (addr >> CLUSTER_RANK_SHIFT) as u32 {
-            0 => self.rank,
-            f => f - 1,
-        };
+        let rank = cluster_rank(addr, self.rank as u64) as u32;
         (rank < self.nranks).then(|| (rank as usize * self.shared_len, addr & CLUSTER_OFFSET_MASK))
     }
 

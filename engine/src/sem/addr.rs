@@ -30,6 +30,16 @@ pub const MAX_CLUSTER_CTAS: usize = 16;
 pub fn cluster_shared_addr(rank: u64, offset: u64) -> u64 {
     (rank.saturating_add(1).min(0xff) << CLUSTER_RANK_SHIFT) | (offset & CLUSTER_OFFSET_MASK)
 }
+/// The cluster CTA a 32-bit `.shared::cluster` address names: its rank field, or `own` (the
+/// executing CTA's rank) where the field is 0.
+#[inline(always)]
+pub fn cluster_rank(addr: u64, own: u64) -> u64 {
+    match (addr >> CLUSTER_RANK_SHIFT) & 0xff {
+        0 => own,
+        f => f - 1,
+    }
+}
+
 /// Function "addresses" (what `mov.u64 %rd, func` and vtable initializers yield): a third
 /// non-canonical window, so a function pointer can never alias data. Module-wide: function
 /// `fidx` of the module is at `FUNC_WINDOW + 16 * (fidx + 1)` (never 0, so null stays null).

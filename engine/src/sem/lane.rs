@@ -4,9 +4,7 @@
 //! cluster address arithmetic of `mapa` and `getctarank`. Each configuration layout is given
 //! by the constants beside its function; lowering builds the word from them.
 
-use super::addr::{
-    cluster_shared_addr, CLUSTER_OFFSET_MASK, CLUSTER_RANK_SHIFT, SHARED_WINDOW, WINDOW_SIZE,
-};
+use super::addr::{cluster_shared_addr, CLUSTER_OFFSET_MASK, SHARED_WINDOW, WINDOW_SIZE};
 use super::softfloat::Mode;
 
 pub const P_MIN: u64 = 1;
@@ -196,8 +194,5 @@ pub fn getctarank(cfg: u64, a: u64, _b: u64, c: u64) -> u64 {
     } else {
         a
     };
-    match (a >> CLUSTER_RANK_SHIFT) & 0xff {
-        0 => c,
-        f => f - 1,
-    }
+    super::addr::cluster_rank(a, c)
 }
