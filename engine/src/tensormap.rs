@@ -315,6 +315,9 @@ mod tests {
         assert_eq!(chunks(0, 1), [0, 1, 2, 3, 4, 5, 6, 7]);
         assert_eq!(chunks(1, 1), [1, 0, 3, 2, 5, 4, 7, 6]);
         assert_eq!(chunks(1, 2), [0, 1, 2, 3, 4, 5, 6, 7]);
+        // The 96-byte swizzle's table: the 32-byte one's.
+        assert_eq!(chunks(4, 1), [1, 0, 3, 2, 5, 4, 7, 6]);
+        assert_eq!(chunks(4, 2), [0, 1, 2, 3, 4, 5, 6, 7]);
         assert_eq!(chunks(2, 2), [2, 3, 0, 1, 6, 7, 4, 5]);
         assert_eq!(chunks(2, 3), [3, 2, 1, 0, 7, 6, 5, 4]);
         assert_eq!(chunks(3, 5), [5, 4, 7, 6, 1, 0, 3, 2]);

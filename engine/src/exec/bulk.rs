@@ -328,15 +328,21 @@ impl Warp {
                 "reads a tensor map of packed 4- or 6-bit elements in mode {:?} (not yet)",
                 t.mode
             ))
-        } else if map.interleave != 0 {
-            Some("reads an interleaved tensor map (not yet)".into())
-        } else if map.swizzle > 3 {
-            Some("reads a 96-byte swizzle (not yet)".into())
+        } else if map.interleave != 0 && t.mode == TensorMode::Im2col {
+            Some("reads an interleaved tensor map in im2col mode (not yet)".into())
+        } else if map.swizzle > 4 {
+            Some(format!(
+                "reads a tensor map of swizzle mode {}",
+                map.swizzle
+            ))
         } else {
             None
         };
         if let Some(what) = unsupported {
             return Err(cta.fault_warp_op(self, pc, &what));
+        }
+        if let Some(what) = layout_refusal(&map, t.mode) {
+            return Err(cta.fault_illegal_op(self, pc, &what));
         }
         let es = map.elem_bytes().unwrap_or(1);
         // Each mode reads the maps of its encoder: tile, gather4 and scatter4 copies
@@ -665,20 +671,80 @@ impl Warp {
     }
 }
 
+/// What the ISA forbids of a map's layout in a copy of `mode` (9.7.9.25.5.1 and 5.5.6), which
+/// stops the copy with an illegal instruction: interleave in the four-row and wide im2col
+/// modes; the 96-byte swizzle with another atomicity, interleave, a box row over 96 bytes,
+/// the packed types or `.im2col::w::128`. And what this engine does not know of an
+/// interleaved box: a row of whole 16-byte units places its elements back to back, but where
+/// a traversal stride leaves a part-unit row, the ISA does not say whether the row is padded.
+fn layout_refusal(map: &Map, mode: TensorMode) -> Option<String> {
+    let es = map.elem_bytes().unwrap_or(1);
+    if map.interleave != 0
+        && matches!(
+            mode,
+            TensorMode::Gather4
+                | TensorMode::Scatter4
+                | TensorMode::Im2colW
+                | TensorMode::Im2colW128
+        )
+    {
+        return Some(format!(
+            "a {mode:?} copy reads an interleaved tensor map (the ISA: no interleave in that mode)"
+        ));
+    }
+    if map.swizzle == 4 {
+        let row = match mode {
+            TensorMode::Tile | TensorMode::Gather4 | TensorMode::Scatter4 => {
+                map.box_dim[0] as u64 * es
+            }
+            _ => map.channels_per_pixel as u64 * es,
+        };
+        let why = if map.atomicity != 0 {
+            Some("a swizzle atomicity other than 16 bytes")
+        } else if map.interleave != 0 {
+            Some("interleave")
+        } else if row > 96 {
+            Some("a box row over 96 bytes")
+        } else if map.packed().is_some() {
+            Some("a packed 4- or 6-bit element type")
+        } else if mode == TensorMode::Im2colW128 {
+            Some("`.im2col::w::128`")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Some(format!(
+                "reads a tensor map of the 96-byte swizzle with {why} (the ISA: not allowed)"
+            ));
+        }
+    }
+    let es0 = map.elem_strides[0].max(1) as u64;
+    if map.interleave != 0 && mode == TensorMode::Tile && es0 > 1 {
+        let row = (map.box_dim[0] as u64).div_ceil(es0) * es;
+        if !row.is_multiple_of(16) {
+            return Some(format!(
+                "reads an interleaved box whose rows of {row} bytes (traversal stride {es0} in \
+                 dimension 0) are not whole 16-byte units (not yet)"
+            ));
+        }
+    }
+    None
+}
+
 /// The box of a tile-mode copy: per dimension, how many elements (dimension 0 in units of
-/// `unit` elements) and the step between them, the traversal stride (none in dimension 0:
-/// the ISA ignores it there without interleave).
+/// `unit` elements) and the step between them, the traversal stride (in dimension 0 only with
+/// interleave, ISA 5.5.3.2: without it the stride there must be 1, and is taken as 1).
 fn box_walk(map: &Map, dims: usize, unit: u64) -> ([u64; 5], [i64; 5]) {
     let mut n = [1u64; 5];
     let mut step = [1i64; 5];
     for d in 0..dims {
-        let st = if d == 0 {
+        let st = if d == 0 && (map.interleave == 0 || unit != 1) {
             1
         } else {
             map.elem_strides[d].max(1)
         };
         step[d] = st as i64;
-        n[d] = (map.box_dim[d] as u64).div_ceil(if d == 0 { unit } else { st as u64 });
+        n[d] = (map.box_dim[d] as u64).div_ceil(if d == 0 && unit != 1 { unit } else { st as u64 });
     }
     (n, step)
 }

@@ -1016,3 +1016,146 @@ fn packed_4_and_6_bit_tensors_move_in_units() {
         mem::free(p).unwrap();
     }
 }
+
+#[test]
+fn the_96_byte_swizzle_packs_rows_and_swaps_units_in_odd_lines() {
+    // ISA 5.5.7, figure 31: a tensor of 128-byte rows (eight 16-byte cells, numbered across
+    // the rows), a box of 96-byte rows (six cells) by 8 rows, in shared memory at a 256-byte
+    // boundary. The figure's shared layout, cell by cell:
+    const FIGURE_31: [usize; 48] = [
+        0, 1, 2, 3, 4, 5, 8, 9, //
+        11, 10, 13, 12, 17, 16, 19, 18, //
+        20, 21, 24, 25, 26, 27, 28, 29, //
+        33, 32, 35, 34, 37, 36, 41, 40, //
+        42, 43, 44, 45, 48, 49, 50, 51, //
+        53, 52, 57, 56, 59, 58, 61, 60,
+    ];
+    let t: Vec<u32> = (0..256).map(|i| i * 3 + 1).collect();
+    let map = crate::tensormap::Map {
+        rank: 2,
+        dims: [32, 8, 0, 0, 0],
+        strides: [128, 0, 0, 0, 0],
+        box_dim: [24, 8, 0, 0, 0],
+        elem_strides: [1, 1, 0, 0, 0],
+        elemtype: 2,
+        swizzle: 4,
+        ..Default::default()
+    };
+    let load = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2}], [bar];";
+    let want: Vec<u8> = (FIGURE_31.iter())
+        .flat_map(|&c| t[4 * c..4 * c + 4].iter().flat_map(|v| v.to_le_bytes()))
+        .collect();
+    assert_eq!(
+        copy(&t, map, load, &[0, 0], [0, 0], 768, 768).unwrap(),
+        (true, want)
+    );
+    // 9.7.9.25.5.1's restrictions on it: 16-byte atomicity, rows of at most 96 bytes, no
+    // interleave.
+    for (bad, why) in [
+        (
+            crate::tensormap::Map {
+                atomicity: 1,
+                ..map
+            },
+            "atomicity",
+        ),
+        (
+            crate::tensormap::Map {
+                box_dim: [32, 8, 0, 0, 0],
+                ..map
+            },
+            "over 96 bytes",
+        ),
+        (
+            crate::tensormap::Map {
+                interleave: 1,
+                ..map
+            },
+            "interleave",
+        ),
+    ] {
+        let e = copy(&t, bad, load, &[0, 0], [0, 0], 1024, 768).unwrap_err();
+        assert!(e.to_string().contains(why), "{e}");
+    }
+}
+
+#[test]
+fn interleaved_maps_read_slices_of_channels() {
+    // ISA 5.5.6: NC/xHWCx tensors, the channels in slices of 16 or 32 bytes, each slice an
+    // image of its own (N and C/x the outermost dimension). The expected boxes come from the
+    // logical NCHW tensor, element (n, c, h, w) holding `elem(n, h, w, c)`.
+    let load = "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [box], [%rd1, {%r1, %r2, %r3, %r4}], [bar];";
+    // `x` u32 channels a slice, C channels, H x W pixels, N images.
+    let tensor = |x: i64, c: i64, h: i64, w: i64, n: i64| -> Vec<u32> {
+        let mut v = Vec::new();
+        for k in 0..n * c / x {
+            for hi in 0..h {
+                for wi in 0..w {
+                    for ci in 0..x {
+                        let (ni, ch) = (k / (c / x), (k % (c / x)) * x + ci);
+                        v.push(elem(ni, hi, wi, ch));
+                    }
+                }
+            }
+        }
+        v
+    };
+    // 16-byte interleave (NC/4HWC4 of u32): N 2, C 8, H 3, W 5; a box of the whole slice by
+    // 4 x 2 pixels at w 2, h 1 of slice 3 (image 1, channels 4-7); w 5 is past the tensor.
+    let t = tensor(4, 8, 3, 5, 2);
+    let map = crate::tensormap::Map {
+        rank: 4,
+        dims: [4, 5, 3, 4, 0],
+        strides: [16, 80, 240, 0, 0],
+        box_dim: [4, 4, 2, 1, 0],
+        elem_strides: [1, 1, 1, 1, 0],
+        elemtype: 2,
+        interleave: 1,
+        ..Default::default()
+    };
+    let mut want = Vec::new();
+    for h in 1..3 {
+        for w in 2..6 {
+            for c in 4..8 {
+                let v = if w < 5 { elem(1, h, w, c) } else { 0 };
+                want.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    assert_eq!(
+        copy(&t, map, load, &[0, 2, 1, 3], [0, 0], 128, 128).unwrap(),
+        (true, want)
+    );
+    // 32-byte interleave (NC/8HWC8): N 1, C 16, H 2, W 3; a traversal stride of 2 in
+    // dimension 0 (5.5.3.2: the interleave layout's) takes channels 8, 10, 12 and 14 of
+    // slice 1, 16 bytes a pixel.
+    let t = tensor(8, 16, 2, 3, 1);
+    let map = crate::tensormap::Map {
+        dims: [8, 3, 2, 2, 0],
+        strides: [32, 96, 192, 0, 0],
+        box_dim: [8, 3, 2, 1, 0],
+        elem_strides: [2, 1, 1, 1, 0],
+        interleave: 2,
+        ..map
+    };
+    let mut want = Vec::new();
+    for h in 0..2 {
+        for w in 0..3 {
+            for c in [8, 10, 12, 14] {
+                want.extend_from_slice(&elem(0, h, w, c).to_le_bytes());
+            }
+        }
+    }
+    assert_eq!(
+        copy(&t, map, load, &[0, 0, 0, 1], [0, 0], 96, 96).unwrap(),
+        (true, want)
+    );
+    // A stride that leaves rows of part units (3 of 8 channels: 12 bytes): the ISA does not
+    // say where such rows lie, and the copy stops saying so.
+    let odd = crate::tensormap::Map {
+        elem_strides: [3, 1, 1, 1, 0],
+        ..map
+    };
+    let e = copy(&t, odd, load, &[0, 0, 0, 1], [0, 0], 96, 72).unwrap_err();
+    assert!(e.to_string().contains("not whole 16-byte units"), "{e}");
+}
