@@ -130,9 +130,12 @@ fn sparse_f8_mma_matches_an_h200() {
 /// The sm_120a `mma.sync` kinds (tests/cuda/mma_kinds.cu, built for compute_120a and run on
 /// the default profile): `.kind::f8f6f4` in all 25 pairings of e4m3/e5m2/e3m2/e2m3/e2m1 with
 /// f32 and f16 accumulators, `.kind::mxf8f6f4` (1X, ue8m0) in all 25, `.kind::mxf4` (2X) and
-/// `.kind::mxf4nvf4` (2X ue8m0, 4X ue4m3, 4X ue8m0), and `mma.sp::ordered_metadata` m16n8k64
-/// `.kind::f8f6f4` (25 pairings with f32, 5 with f16; its expected D the dense k32 model of
-/// the packed products, as an H200 sums the sparse f16 and f8 forms), three trials each:
+/// `.kind::mxf4nvf4` (2X ue8m0, 4X ue4m3, 4X ue8m0), and `mma.sp::ordered_metadata` of each
+/// kind: m16n8k64 `.kind::f8f6f4` (25 pairings with f32, 5 with f16) and `.kind::mxf8f6f4`
+/// (25 pairings, and one with the default scale_vec), m16n8k128 `.kind::mxf4` (default and 2X)
+/// and `.kind::mxf4nvf4` (2X ue8m0, 4X ue4m3, 4X ue8m0), their expected D the dense model of
+/// half the K on the packed products and the B elements the metadata picks, with each chunk's
+/// scale factors (as an H200 sums the sparse f16 and f8 forms), three trials each:
 /// random bytes (NaN,
 /// infinities and random container padding included), narrow exponents, random C, random
 /// scale factors (NaN among them) and random selectors. No GPU here has these instructions:
@@ -144,7 +147,7 @@ fn sm120_mma_kinds_match_mmasim() {
     let exe = nvcc_arch("mma_kinds", "mma_kinds", "compute_120a", &["-std=c++17"]);
     let out = run_preloaded(&exe, &[]);
     let want = file_lines("scripts/oracles/mma-kinds-mmasim.txt", "kinds ");
-    assert_eq!(want.len(), 109 * 3);
+    assert_eq!(want.len(), 140 * 3);
     assert_same_lines(&output_lines(&out, "kinds "), &want);
 }
 

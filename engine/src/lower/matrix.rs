@@ -9,8 +9,7 @@
 //! and type, the sm_120a `.kind::f8f6f4` and block-scaled `.kind::mxf8f6f4`, `.kind::mxf4` and
 //! `.kind::mxf4nvf4` forms, the `.m8n8.b16` forms of ldmatrix/stmatrix/movmatrix and the 8-bit
 //! ones of sm_100a (ldmatrix `.m16n16.trans` and `.m8n16` with their decompression, stmatrix
-//! `.m16n8.trans`), and `mma.sp::ordered_metadata` of `.kind::f8f6f4`. Refused as unsupported
-//! at load, with the instruction named: the block-scaled sparse forms.
+//! `.m16n8.trans`), and `mma.sp::ordered_metadata` of every kind, the block-scaled ones too.
 
 use super::*;
 use crate::sem::fragment::{per_lane, sparse_selectors, Role};
@@ -82,9 +81,8 @@ fn valid_sparse((m, n, k): (u32, u32, u32), a: El, b: El, c: El, d: El) -> bool 
 /// Whether the sm_120a `mma.sync.kind::KIND` (ISA 9.7.14.5.14, Table 37), or `mma.sp` of it
 /// (`sparse`, 9.7.14.6), computes with this shape, types `[a, b, c, d]`, `.scale_vec` and
 /// scale type. `.scale_vec::4X` with `.ue8m0` for `.kind::mxf4nvf4` is PTX ISA 9.1's (ptxas
-/// 13.5 takes it). Sparse: `.kind::f8f6f4` (m16n8k64); the block-scaled sparse forms are not
-/// taken yet (how their scale factors' K chunks meet the packed K is not settled without a
-/// device or a model to ask).
+/// 13.5 takes it). Sparse (`mma.sp::ordered_metadata`, 9.7.14.6): every kind at twice the
+/// dense K, m16n8k64 for `.kind::f8f6f4` and `.kind::mxf8f6f4`, m16n8k128 for the fp4 kinds.
 fn valid_kind(
     kind: &str,
     sparse: bool,
@@ -96,9 +94,11 @@ fn valid_kind(
     use El::*;
     let f8f6f4 = |t: El| matches!(t, E4m3 | E5m2 | E3m2 | E2m3 | E2m1);
     let f32_acc = c == F32 && d == F32;
+    // The K of the 8-bit-container kinds; the fp4 kinds' is twice it.
+    let k8 = if sparse { 64 } else { 32 };
     match kind {
         "f8f6f4" => {
-            sh == (16, 8, if sparse { 64 } else { 32 })
+            sh == (16, 8, k8)
                 && f8f6f4(a)
                 && f8f6f4(b)
                 && c == d
@@ -106,9 +106,8 @@ fn valid_kind(
                 && vec.is_none()
                 && stype.is_none()
         }
-        _ if sparse => false,
         "mxf8f6f4" => {
-            sh == (16, 8, 32)
+            sh == (16, 8, k8)
                 && f8f6f4(a)
                 && f8f6f4(b)
                 && f32_acc
@@ -116,14 +115,14 @@ fn valid_kind(
                 && stype == Some(Scale::Ue8m0)
         }
         "mxf4" => {
-            sh == (16, 8, 64)
+            sh == (16, 8, 2 * k8)
                 && (a, b) == (E2m1, E2m1)
                 && f32_acc
                 && matches!(vec, None | Some(2))
                 && stype == Some(Scale::Ue8m0)
         }
         "mxf4nvf4" => {
-            sh == (16, 8, 64)
+            sh == (16, 8, 2 * k8)
                 && (a, b) == (E2m1, E2m1)
                 && f32_acc
                 && matches!(
@@ -374,8 +373,10 @@ impl<'a> Prog<'a> {
         };
         let scale = match (stype, vec) {
             (Some(stype), vec) if block_scale => {
+                // After the sparse form's metadata and selector.
+                let at = 4 + 2 * sparse.is_some() as usize;
                 let mut word = |o: &O| self.src(fc, i, g, o, T::B(32));
-                let (a, b) = (word(&ops[4])?, word(&ops[6])?);
+                let (a, b) = (word(&ops[at])?, word(&ops[at + 2])?);
                 let mut sel = |o: &O| -> R<[Src; 2]> {
                     let items = self.frag_items(i, o, 2)?;
                     Ok([
@@ -383,9 +384,9 @@ impl<'a> Prog<'a> {
                         self.src(fc, i, g, items[1], T::B(16))?,
                     ])
                 };
-                let (a_sel, b_sel) = (sel(&ops[5])?, sel(&ops[7])?);
+                let (a_sel, b_sel) = (sel(&ops[at + 1])?, sel(&ops[at + 3])?);
                 // .kind::mxf4 defaults to 2X, .kind::mxf8f6f4 to 1X (mxf4nvf4 names one).
-                let vec = vec.unwrap_or(if sh.2 == 64 { 2 } else { 1 });
+                let vec = vec.unwrap_or(if kind == Some("mxf4") { 2 } else { 1 });
                 Some(Box::new(BlockScale {
                     stype,
                     vec,
