@@ -13,6 +13,9 @@ use crate::sem::fragment::{
     wgmma_d_coord, wgmma_smem, wmma_coord, Role,
 };
 use crate::sem::mma::{self, El};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Element `i` of a lane's fragment `regs` of element type `t`.
 fn elem(regs: &[u64], frag: &[Src], lane: usize, t: El, i: u32) -> u64 {
@@ -36,6 +39,39 @@ fn set_elem(out: &mut [u64], t: El, i: u32, v: u64) {
         let mask = ((1u64 << bits) - 1) << sh;
         out[r] = (out[r] & !mask) | ((v << sh) & mask);
     }
+}
+
+/// Row and column of each element of each lane's fragment.
+type Table = Rc<[(u32, u32)]>;
+
+/// Row and column of element `i` of each lane's fragment of `role`, at `[lane * n + i]` for
+/// the `n` elements a lane holds: `wmma`'s layout (`wmma` true) or `mma`'s, for shape M x N x K
+/// and `epr` elements a register. The layouts are fixed, so each is computed once per host
+/// thread and kept: an instruction would otherwise recompute them for every element.
+fn fragment_coords(wmma: bool, role: Role, (m, n, k): (u32, u32, u32), epr: u32) -> Table {
+    type Key = (bool, u8, u32, u32, u32, u32);
+    thread_local! {
+        static TABLES: RefCell<HashMap<Key, Table>> = RefCell::default();
+    }
+    let key = (wmma, role as u8, m, n, k, epr);
+    TABLES.with(|t| {
+        t.borrow_mut()
+            .entry(key)
+            .or_insert_with(|| {
+                let per = per_lane(role, m, n, k);
+                (0..32 * per)
+                    .map(|j| {
+                        let (lane, i) = (j / per, j % per);
+                        if wmma {
+                            wmma_coord(role, (m, n, k), epr, lane, i)
+                        } else {
+                            mma_coord(role, m, epr, lane, i)
+                        }
+                    })
+                    .collect()
+            })
+            .clone()
+    })
 }
 
 impl Warp {
@@ -155,32 +191,35 @@ impl Warp {
         if !x.wmma && (m, n, k) == (8, 8, 4) && x.a_ty == El::F16 {
             return self.mma_quad_pairs(regs, x);
         }
-        let coord = |role, t: El, lane: u32, i: u32| {
-            if x.wmma {
-                wmma_coord(role, (m, n, k), t.per_reg(), lane, i)
-            } else {
-                mma_coord(role, m, t.per_reg(), lane, i)
-            }
-        };
         let (ku, nu) = (k as usize, n as usize);
         let mut b = vec![0u64; (k * n) as usize];
         let mut c = vec![0u64; (m * n) as usize];
         // A, M x K; a sparse A arrives packed, M x K/2, and the metadata says where it goes.
         let ka = if x.sparse.is_some() { k / 2 } else { k };
         let mut packed = vec![0u64; (m * ka) as usize];
-        for lane in 0..32u32 {
-            let l = lane as usize;
-            for i in 0..per_lane(Role::A, m, n, ka) {
-                let (r, col) = coord(Role::A, x.a_ty, lane, i);
+        let table = |role, k, t: El| fragment_coords(x.wmma, role, (m, n, k), t.per_reg());
+        let (ta, tb, tc) = (
+            table(Role::A, ka, x.a_ty),
+            table(Role::B, k, x.b_ty),
+            table(Role::C, k, x.c_ty),
+        );
+        let (na, nb, nc) = (
+            per_lane(Role::A, m, n, ka),
+            per_lane(Role::B, m, n, k),
+            per_lane(Role::C, m, n, k),
+        );
+        for l in 0..32usize {
+            for i in 0..na {
+                let (r, col) = ta[l * na as usize + i as usize];
                 packed[(r * ka + col) as usize] = elem(regs, &x.a, l, x.a_ty, i);
             }
-            for i in 0..per_lane(Role::B, m, n, k) {
-                let (r, col) = coord(Role::B, x.b_ty, lane, i);
+            for i in 0..nb {
+                let (r, col) = tb[l * nb as usize + i as usize];
                 // B by columns: column `col` is contiguous.
                 b[col as usize * ku + r as usize] = elem(regs, &x.b, l, x.b_ty, i);
             }
-            for i in 0..per_lane(Role::C, m, n, k) {
-                let (r, col) = coord(Role::C, x.c_ty, lane, i);
+            for i in 0..nc {
+                let (r, col) = tc[l * nc as usize + i as usize];
                 c[r as usize * nu + col as usize] = elem(regs, &x.c, l, x.c_ty, i);
             }
         }
@@ -276,15 +315,16 @@ impl Warp {
             }
         };
         let d: Vec<u64> = (0..(m * n) as usize).map(|e| dot(e / nu, e % nu)).collect();
+        let td = table(Role::C, k, x.d_ty);
         let mut out = vec![0u64; x.d.len()];
-        for lane in 0..32u32 {
+        for l in 0..32usize {
             out.iter_mut().for_each(|v| *v = 0);
-            for i in 0..per_lane(Role::C, m, n, k) {
-                let (r, col) = coord(Role::C, x.d_ty, lane, i);
+            for i in 0..nc {
+                let (r, col) = td[l * nc as usize + i as usize];
                 set_elem(&mut out, x.d_ty, i, d[r as usize * nu + col as usize]);
             }
             for (j, &reg) in x.d.iter().enumerate() {
-                regs[reg as usize * 32 + lane as usize] = out[j];
+                regs[reg as usize * 32 + l] = out[j];
             }
         }
     }
@@ -498,6 +538,7 @@ impl Warp {
         let unique = per_lane(f.role, f.m, f.n, f.k);
         let uregs = unique.div_ceil(f.el.per_reg()) as usize;
         let mut out = vec![0u64; frag.len()];
+        let coords = fragment_coords(true, f.role, (f.m, f.n, f.k), f.el.per_reg());
         for l in 0..32 {
             let p = addr.base.map_or(0, |b| regs[b as usize * 32 + l]) as i64 + addr.off;
             let ld = match stride {
@@ -507,7 +548,7 @@ impl Warp {
             } as u64;
             out.iter_mut().for_each(|v| *v = 0);
             for i in 0..unique {
-                let (r, c) = wmma_coord(f.role, (f.m, f.n, f.k), f.el.per_reg(), l as u32, i);
+                let (r, c) = coords[l * unique as usize + i as usize];
                 let idx = if row {
                     r as u64 * ld + c as u64
                 } else {

@@ -365,9 +365,57 @@ const NO_TERM: Term = Term {
 
 /// One block of the truncated fused dot-product-add (`t_fdpa` of the model).
 fn block(p: Fdpa, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> u64 {
+    if let Some(d) = block_finite(p, t, a, b, c) {
+        return d;
+    }
     let mut terms = [NO_TERM; 33];
     let n = terms_of(p.e_zero, a, b, None, (t.c, c), &mut terms);
     fused_sum(p, t.d, n.map(|n| &terms[..n]))
+}
+
+/// [`block`] where no input is special (NaN or infinite), the common case, in two passes over
+/// the inputs instead of gathering [`Term`]s: the same terms (a zero product or C counts with
+/// `e_zero`), the same truncation and sum as [`fused_sum`]. None where an input is special.
+fn block_finite(p: Fdpa, t: Types, a: &[Decoded], b: &[Decoded], c: u64) -> Option<u64> {
+    let (cn, cm, cx, ce) = decode(t.c, c).ok()?;
+    let exp = |m: u64, e: i32| if m == 0 { p.e_zero } else { e };
+    let mut e_max = exp(cm, ce);
+    for (x, y) in a.iter().zip(b) {
+        let (Ok((_, ma, _, ea)), Ok((_, mb, _, eb))) = (&x.0, &y.0) else {
+            return None;
+        };
+        e_max = e_max.max(exp(ma * mb, ea + eb));
+    }
+    let mut sum = truncated(p.f, e_max, cn, cm, cx);
+    for (x, y) in a.iter().zip(b) {
+        if let (Ok((na, ma, xa, _)), Ok((nb, mb, xb, _))) = (&x.0, &y.0) {
+            sum += truncated(p.f, e_max, na != nb, ma * mb, xa + xb);
+        }
+    }
+    Some(round_sum(p, t.d, sum, e_max))
+}
+
+/// A term `m * 2^x` (negated when `neg`) truncated toward zero to a multiple of
+/// `2^(e_max - f)`, in those units.
+#[inline(always)]
+fn truncated(f: i32, e_max: i32, neg: bool, m: u64, x: i32) -> i64 {
+    let sh = x + f - e_max;
+    // (A product is below 2^(e + 2), so sh < F + 2 bits above its top bit; a group of
+    // block-scaled fp4 products, below 2^(e + 12), stays within 2^58.)
+    let v = if m == 0 {
+        0
+    } else if sh >= 0 {
+        (m << sh) as i64
+    } else if sh > -64 {
+        (m >> -sh) as i64
+    } else {
+        0
+    };
+    if neg {
+        -v
+    } else {
+        v
+    }
 }
 
 /// The sum of `terms` (or the special value among them) as the tensor core forms it: each
@@ -381,29 +429,21 @@ fn fused_sum(p: Fdpa, dt: El, terms: Result<&[Term], Special>) -> u64 {
         Err(_) => return canonical_nan(dt),
     };
     let e_max = terms.iter().map(|t| t.e).max().unwrap_or(p.e_zero);
-    let f = p.f;
     // Each term truncated toward zero to multiples of 2^(e_max - F); the sum is exact.
-    let mut sum: i64 = 0;
-    for t in terms {
-        let sh = t.x + f - e_max;
-        // (A product is below 2^(e + 2), so sh < F + 2 bits above its top bit; a group of
-        // block-scaled fp4 products, below 2^(e + 12), stays within 2^58.)
-        let v = if t.m == 0 {
-            0
-        } else if sh >= 0 {
-            (t.m << sh) as i64
-        } else if sh > -64 {
-            (t.m >> -sh) as i64
-        } else {
-            0
-        };
-        sum += if t.neg { -v } else { v };
-    }
+    let sum = (terms.iter())
+        .map(|t| truncated(p.f, e_max, t.neg, t.m, t.x))
+        .sum();
+    round_sum(p, dt, sum, e_max)
+}
+
+/// The exact `sum` of truncated terms, in units of `2^(e_max - F)`, rounded once into `dt`.
+fn round_sum(p: Fdpa, dt: El, sum: i64, e_max: i32) -> u64 {
+    let out = dt.fmt();
     if sum == 0 {
         return 0;
     }
     let (neg, mag) = (sum < 0, sum.unsigned_abs() as u128);
-    let e = e_max - f;
+    let e = e_max - p.f;
     let mode = if dt == El::F16 { Mode::Rn } else { Mode::Rz };
     // An f32 result of fewer fraction bits is rounded in that narrower format (f32's exponent
     // range) and widened, exactly, to f32's.
