@@ -50,3 +50,34 @@ fn st_async_and_red_async_between_ctas() {
         &run_preloaded(&exe, &[("CUDA_SHIM_THREADS", "1")]),
     );
 }
+
+/// Cluster launch control (`cluster_launch_control.cu`, compute_100a on the B200 profile):
+/// kernels that process their own block and then the blocks of CTAs they cancel with
+/// `clusterlaunchcontrol.try_cancel`, single CTAs and clusters of two with
+/// `.multicast::cluster::all`, through `<cuda/ptx>`'s wrappers. Every block is processed once,
+/// started CTAs plus cancellations are the grid, a canceled CTA never starts, and every
+/// `query_cancel` form decodes the same ctaid. With two host threads most of the 96 CTAs have
+/// not started when the first ones ask, so cancellations must happen (on a GPU, where all 96
+/// fit at once, none would).
+#[test]
+fn cluster_launch_control_steals_unstarted_ctas() {
+    let exe = nvcc_arch(
+        "cluster_launch_control",
+        "cluster_launch_control",
+        "compute_100a",
+        &["-std=c++17"],
+    );
+    let out = run_preloaded(
+        &exe,
+        &[("CUDA_SHIM_DEVICE", "b200"), ("CUDA_SHIM_THREADS", "2")],
+    );
+    let stdout = assert_pass("cluster_launch_control", &out);
+    let counts: Vec<u32> = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("canceled: "))
+        .expect("a canceled line")
+        .split(", ")
+        .map(|p| p.rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(counts[0] > 0 && counts[1] > 0, "{stdout}");
+}

@@ -116,6 +116,19 @@ fn cute_blackwell_gemms_with_tcgen05() {
     }
 }
 
+/// cub::DeviceScan built for compute_100 and run on the B200 profile: CUB's sm_100 scan steals
+/// tiles with `clusterlaunchcontrol.try_cancel` and moves them with `cp.async.bulk`'s
+/// `.ignore_oob` loads and `.cp_mask` stores (unaligned inputs and outputs), each of which
+/// stopped the module from loading before. Every element is compared with the host's running
+/// sum.
+#[test]
+fn cub_scan_for_sm100() {
+    let name = "lib_cub_scan_sm100";
+    let exe = nvcc_cached_arch(name, name, "compute_100", &["-std=c++17"]);
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
+    assert_pass(name, &out);
+}
+
 /// Runs a program that prints PASS and, on stderr, one `NAME: ok` line per case: `cases` of
 /// them.
 fn run_counted(name: &str, exe: &std::path::Path, cases: usize) {

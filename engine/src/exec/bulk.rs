@@ -71,6 +71,25 @@ unsafe fn reduce_element(s: *const u8, d: *mut u8, space: MSpace, op: AtomOp, ty
     }
 }
 
+/// The runs of bytes (offset, length) a `.cp_mask` copy of `size` bytes writes: in each 16
+/// bytes, those whose bit of `mask` is set.
+fn masked_runs(mask: u16, size: u64) -> impl Iterator<Item = (u64, u64)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < 16 {
+        if mask >> i & 1 == 0 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < 16 && mask >> i & 1 != 0 {
+            i += 1;
+        }
+        runs.push((start as u64, (i - start) as u64));
+    }
+    (0..size / 16).flat_map(move |c| runs.clone().into_iter().map(move |(a, n)| (16 * c + a, n)))
+}
+
 /// A lane's address operand.
 fn lane_addr(regs: &[u64], a: Addr, l: usize) -> u64 {
     a.base
@@ -237,9 +256,38 @@ impl Warp {
             race::Access::Read,
             pc,
         );
-        cta.race_at(self.id, l, ds, dst_at, size, into, pc);
+        if let Some([left, right]) = op.ignore_oob {
+            let (left, right) = (
+                get(regs, left, l) as u32 as u64,
+                get(regs, right, l) as u32 as u64,
+            );
+            return self.bulk_inner(cta, regs, pc, l, op, dst_at, size, left, right);
+        }
+        let mask = op.byte_mask.map(|m| get(regs, m, l) as u16);
+        match mask {
+            None => cta.race_at(self.id, l, ds, dst_at, size, into, pc),
+            // Only the bytes the mask copies are written.
+            Some(mask) => {
+                for (at, len) in masked_runs(mask, size) {
+                    cta.race_at(self.id, l, ds, dst_at + at, len, into, pc);
+                }
+            }
+        }
         let s = cta.resolve(self, ss, lane_addr(regs, sa, l), size, l, pc, false)?;
         let d = cta.resolve(self, ds, dst_at, size, l, pc, true)?;
+        if let Some(mask) = mask {
+            for (at, len) in masked_runs(mask, size) {
+                // SAFETY: both ranges were checked; shared and global memory do not overlap.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        s.add(at as usize),
+                        d.add(at as usize),
+                        len as usize,
+                    )
+                };
+            }
+            return Ok(size);
+        }
         if let Some((rop, Some(ty))) = op.reduce {
             let w = atom_width(ty) as u64;
             for k in 0..size / w {
@@ -260,6 +308,47 @@ impl Warp {
         // SAFETY: both ranges were checked inside live memory; they may overlap only when
         // both are shared memory, which `copy` allows.
         unsafe { std::ptr::copy(s, d, size as usize) };
+        Ok(size)
+    }
+
+    /// `.ignore_oob`: a copy of `size` bytes of which the first `left` and the last `right`
+    /// may lie outside the source's memory. Those are neither read nor written (CCCL, which
+    /// emits the form, says only that they are "ignored"; the destination keeps its bytes);
+    /// the copy still completes `size` bytes of transactions. Ends that overlap copy nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn bulk_inner(
+        &mut self,
+        cta: &mut Cta,
+        regs: &[u64],
+        pc: u32,
+        l: usize,
+        op: &BulkOp,
+        dst_at: u64,
+        size: u64,
+        left: u64,
+        right: u64,
+    ) -> Result<u64, Fault> {
+        let (ss, sa) = op.src;
+        let misaligned = [lane_addr(regs, sa, l), dst_at]
+            .into_iter()
+            .find(|a| !a.is_multiple_of(16));
+        if let Some(a) = misaligned {
+            let what = format!("copies from or to {a:#x}, not 16-byte aligned");
+            return Err(cta.fault_warp_op(self, pc, &what));
+        }
+        let len = size.saturating_sub(left.saturating_add(right));
+        if len == 0 {
+            return Ok(size);
+        }
+        let (src, dst) = (lane_addr(regs, sa, l) + left, dst_at + left);
+        cta.race_at(self.id, l, ss, src, len, race::Access::Read, pc);
+        cta.race_at(self.id, l, op.dst.0, dst, len, race::Access::Write, pc);
+        // (The copy's ends are 16-byte aligned, as for any bulk copy; the bytes copied
+        // start and end anywhere.)
+        let s = cta.resolve_aligned(self, ss, src, len, 1, l, pc, false)?;
+        let d = cta.resolve_aligned(self, op.dst.0, dst, len, 1, l, pc, true)?;
+        // SAFETY: both ranges were checked; global and shared memory do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(s, d, len as usize) };
         Ok(size)
     }
 

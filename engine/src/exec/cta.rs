@@ -22,6 +22,8 @@ pub type Fault = ExecError;
 
 pub struct Cta<'a> {
     pub prog: &'a Program,
+    /// The launch, for `clusterlaunchcontrol.try_cancel`.
+    pub clc: &'a dyn super::clc::ClusterLaunchControl,
     /// The device runtime's state of the grid (launches from device code).
     pub devrt: &'a super::devrt::Grid,
     /// The sanitizer's initcheck checks this launch's global loads (`super::initcheck`).

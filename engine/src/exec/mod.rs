@@ -26,6 +26,7 @@ mod access;
 pub(crate) use access::{jit_atomic, jit_atomic_what};
 mod bulk;
 mod calls;
+mod clc;
 pub mod cluster;
 pub mod cta;
 pub mod devrt;
@@ -349,6 +350,7 @@ impl Job {
             verify: self.jit == crate::jit::Mode::Verify,
             tmem: None,
             peer_tmem: None,
+            clc: self,
         }
     }
 
@@ -990,5 +992,28 @@ fn run_grid(
             let work = job.devrt.finish();
             Ok(work.into_iter().map(|w| (w, name.clone())).collect())
         }
+    }
+}
+
+impl clc::ClusterLaunchControl for Job {
+    fn try_cancel(&self) -> Option<[u32; 3]> {
+        if self.coop.is_some() {
+            return None;
+        }
+        // The counter the launch's threads take clusters (CTAs) from: a cluster taken here is
+        // never started by them.
+        let c = self.next.fetch_add(1, Ordering::Relaxed);
+        if c >= self.total {
+            return None;
+        }
+        // Done, for the progress line: its work is the canceller's now.
+        self.finished.fetch_add(1, Ordering::Relaxed);
+        let c = self.nth(c);
+        let first = if self.clustered() {
+            self.member_idx(c, 0)
+        } else {
+            c
+        };
+        Some(self.ctaid(first))
     }
 }

@@ -1551,6 +1551,12 @@ impl Warp {
                     }
                 }
                 Op::Bulk(b) => self.bulk(cta, regs, pc, em, b)?,
+                &Op::ClcTryCancel {
+                    space,
+                    addr,
+                    mbar,
+                    multicast,
+                } => self.clc_try_cancel(cta, regs, pc, em, space, addr, mbar, multicast)?,
                 Op::TcMma(x) => self.tc_mma(cta, regs, pc, em, x)?,
                 Op::TcCopy(x) => self.tc_copy(cta, regs, pc, em, x)?,
                 Op::TcCommit { space, addr, mask } => {

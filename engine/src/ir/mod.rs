@@ -696,6 +696,18 @@ pub enum Op {
         addr: Addr,
         mask: Option<Src>,
     },
+    /// `clusterlaunchcontrol.try_cancel` (ISA 9.7.13.17), by each active lane: cancels the
+    /// launch of a cluster (a CTA, without clusters) that has not started, which then never
+    /// runs, writes the 16-byte response ([`crate::sem::clc`]) at `addr` and completes 16
+    /// bytes of transactions on the mbarrier at `mbar`; with `.multicast::cluster::all`, at
+    /// `addr`'s and `mbar`'s offsets in every CTA of the cluster. `space`: `.shared::cta`, or
+    /// generic for both addresses.
+    ClcTryCancel {
+        space: MSpace,
+        addr: Addr,
+        mbar: Addr,
+        multicast: bool,
+    },
     Nop,
     /// Counts the active lanes of the next op, an instruction whose bits may differ from a
     /// GPU's, in the fidelity counter `slot` (emitted only while the run summary counts them:
@@ -983,6 +995,12 @@ pub struct BulkOp {
     pub reduce: Option<(AtomOp, Option<AtomTy>)>,
     /// `st.bulk`: `size` zero bytes (a multiple of 8) are written at `dst`; `src` is unused.
     pub zero: bool,
+    /// `.cp_mask` (shared to global, sm_100): the 16-bit byteMask; byte `i` of each 16 bytes
+    /// is copied only where its bit `i` is set.
+    pub byte_mask: Option<Src>,
+    /// `.ignore_oob` (global to shared, PTX ISA 9.2): the first and last bytes of the copy
+    /// that lie outside the source's memory, not read and not written.
+    pub ignore_oob: Option<[Src; 2]>,
 }
 
 /// The tensor operand `[tensorMap, {coords}]` of a tensor copy, and its direction.

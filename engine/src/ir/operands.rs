@@ -312,6 +312,12 @@ pub(crate) fn operands(p: &Program, func: usize, inst: &Inst, o: &mut Operands) 
                 o.use_opt(a.base);
             }
             o.srcs(b.multicast.iter());
+            o.srcs(b.byte_mask.iter());
+            o.srcs(b.ignore_oob.iter().flatten());
+        }
+        Op::ClcTryCancel { addr, mbar, .. } => {
+            o.use_opt(addr.base);
+            o.use_opt(mbar.base);
         }
         Op::TcCommit { addr, mask, .. } => {
             o.use_opt(addr.base);

@@ -125,7 +125,7 @@ impl<'a> Prog<'a> {
     }
 
     /// The low register of the `.b128` register operand `o`.
-    fn pair(&self, fc: &FnCtx, i: &Instruction, o: &O) -> R<Reg> {
+    pub(super) fn pair(&self, fc: &FnCtx, i: &Instruction, o: &O) -> R<Reg> {
         if let O::Name { name, comp: None } = o {
             if let Some(Sym::Reg(r)) = self.lookup(fc, name) {
                 if self.b128_regs.contains(&r) {
@@ -141,7 +141,7 @@ impl<'a> Prog<'a> {
 
     /// `mov.b128 {d0, d1}, q` (two 64-bit parts) or `{d0, d1, d2, d3}` (four 32-bit parts),
     /// lowest first; `_` skips a part.
-    fn unpack(
+    pub(super) fn unpack(
         &mut self,
         fc: &FnCtx,
         i: &Instruction,

@@ -7,8 +7,10 @@
 //! `.tile::gather4` loads and `.tile::scatter4` stores of four rows (sm_100), the reductions
 //! `cp.reduce.async.bulk` (linear and tile-mode tensor ones), the prefetches and `st.bulk`, into
 //! [`Op::Bulk`], and the `.cta_group::1`/`::2` of tensor loads (sm_100: with `::2` the
-//! mbarrier may be in the peer CTA of the CTA pair). Refused at load, naming the instruction:
-//! the `im2col_no_offs` mode and `.cp_mask`.
+//! mbarrier may be in the peer CTA of the CTA pair), the byte mask of shared-to-global copies
+//! (`.cp_mask`, sm_100) and the ignored ends of global-to-shared ones (`.ignore_oob`, PTX ISA
+//! 9.2, which CUB's sm_100 scan uses). Refused at load, naming the instruction: the `im2col_no_offs`
+//! mode.
 
 use super::*;
 
@@ -66,6 +68,8 @@ impl<'a> Prog<'a> {
                 pair: false,
                 reduce: None,
                 zero: true,
+                byte_mask: None,
+                ignore_oob: None,
             })),
         );
         Ok(())
@@ -180,6 +184,8 @@ impl<'a> Prog<'a> {
         let group = m.take("bulk_group");
         let multicast = m.take("multicast::cluster");
         // `.cta_group::1` is the default; `::2` lets the mbarrier be in the peer CTA.
+        let cp_mask = m.take("cp_mask");
+        let ignore_oob = m.take("ignore_oob");
         let pair = m.take("cta_group::2");
         let cta_group = pair || m.take("cta_group::1");
         let red = match reduce {
@@ -263,8 +269,22 @@ impl<'a> Prog<'a> {
         if multicast && (to_global || dst_w != "shared::cluster") {
             return unsupported(i);
         }
+        // `.cp_mask`: copies from shared memory to global memory, its byteMask last.
+        if cp_mask {
+            self.require_sm(i, 100, ".cp_mask")?;
+            if tensor || !to_global || red.is_some() {
+                return unsupported(i);
+            }
+        }
+        // `.ignore_oob` (PTX ISA 9.2): global to `.shared::cta`, with the bytes to ignore at
+        // either end after the size.
+        if ignore_oob
+            && (tensor || to_global || multicast || red.is_some() || dst_w == "shared::cluster")
+        {
+            return unsupported(i);
+        }
         let cache_policy = hint as usize;
-        let extra = multicast as usize + cache_policy;
+        let extra = multicast as usize + cache_policy + cp_mask as usize + 2 * ignore_oob as usize;
         let mask = |p: &mut Self, at: usize| -> R<Option<Src>> {
             match multicast {
                 true => Ok(Some(p.src(fc, i, g, &ops[at], T::B(16))?)),
@@ -346,6 +366,8 @@ impl<'a> Prog<'a> {
                 pair,
                 reduce: red,
                 zero: false,
+                byte_mask: None,
+                ignore_oob: None,
             }
         } else if tensor {
             // [tensorMap, coords], [srcMem] {, cache-policy}
@@ -364,6 +386,8 @@ impl<'a> Prog<'a> {
                 pair: false,
                 reduce: red,
                 zero: false,
+                byte_mask: None,
+                ignore_oob: None,
             }
         } else {
             // [dst], [src], size {, [mbar]} {, ctaMask} {, cache-policy}
@@ -381,9 +405,21 @@ impl<'a> Prog<'a> {
             let dst = self.addr(fc, i, &ops[0], Some(space(dst_w)))?;
             let src = self.addr(fc, i, &ops[1], Some(space(src_w)))?;
             let size = self.src(fc, i, g, &ops[2], T::U(32))?;
+            let ignore = match ignore_oob {
+                true => Some([
+                    self.src(fc, i, g, &ops[3], T::U(32))?,
+                    self.src(fc, i, g, &ops[4], T::U(32))?,
+                ]),
+                false => None,
+            };
+            let at = 3 + 2 * ignore_oob as usize;
             let mbar = match to_global {
                 true => None,
-                false => Some(self.addr(fc, i, &ops[3], Some(AS::Shared))?),
+                false => Some(self.addr(fc, i, &ops[at], Some(AS::Shared))?),
+            };
+            let byte_mask = match cp_mask {
+                true => Some(self.src(fc, i, g, &ops[ops.len() - 1], T::B(16))?),
+                false => None,
             };
             BulkOp {
                 dst,
@@ -391,10 +427,12 @@ impl<'a> Prog<'a> {
                 size: Some(size),
                 tensor: None,
                 mbar,
-                multicast: mask(self, n)?,
+                multicast: mask(self, n + 2 * ignore_oob as usize)?,
                 pair: false,
                 reduce: red,
                 zero: false,
+                byte_mask,
+                ignore_oob: ignore,
             }
         };
         self.emit(i, g, Op::Bulk(Box::new(op)));

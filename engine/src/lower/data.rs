@@ -198,6 +198,8 @@ impl<'a> Prog<'a> {
                 pair: false,
                 reduce: None,
                 zero: false,
+                byte_mask: None,
+                ignore_oob: None,
             })),
         );
         Ok(())

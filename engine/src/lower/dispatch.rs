@@ -189,6 +189,11 @@ static ROUTES: &[Route] = &[
         lower: |p, fc, i, g, m| p.tcgen05(fc, i, g, m),
     },
     Route {
+        opcodes: &["clusterlaunchcontrol"],
+        when: always,
+        lower: |p, fc, i, g, m| p.clc(fc, i, g, m),
+    },
+    Route {
         opcodes: &["slct"],
         when: always,
         lower: |p, fc, i, g, m| p.slct(fc, i, g, m),

@@ -31,6 +31,7 @@ mod atom;
 mod b128;
 mod bulk;
 mod calls;
+mod clc;
 mod data;
 mod decl;
 mod dispatch;

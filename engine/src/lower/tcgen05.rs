@@ -419,7 +419,7 @@ impl<'a> Prog<'a> {
         Ok(())
     }
 
-    fn need_ops(&self, i: &Instruction, k: usize) -> R<()> {
+    pub(super) fn need_ops(&self, i: &Instruction, k: usize) -> R<()> {
         if i.operands.len() != k {
             return invalid(i.pos, format!("'{}' needs {k} operand(s)", i.full_name()));
         }

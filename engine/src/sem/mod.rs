@@ -281,6 +281,7 @@ pub fn sat32(a: &mut Lanes) {
 
 pub mod addr;
 pub mod atomic;
+pub mod clc;
 mod cmp;
 pub mod cvt;
 pub(crate) mod float;
