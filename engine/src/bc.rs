@@ -13,16 +13,16 @@
 //!   interpolated colours are NVIDIA's, not the exact thirds (`colour`); BC7 is exact to its
 //!   specification.
 //! - BC4 and BC5 give 16-bit fractions: unsigned endpoints widen to `v * 257` of 65535, signed
-//!   ones to `m * 258 + m / 64` of 32767 (m the magnitude; -128 reads as -127), and the
-//!   interpolated indices weigh them in 1/257ths (1/258ths), see [`bc4_weight`].
+//!   ones to `m * 258 + m / 64` of 32767 (m the magnitude; -128 reads as -127); unsigned
+//!   interpolated indices weigh them in 1/257ths (see [`bc4_weight`]), signed ones step from
+//!   one widened endpoint by 1/258ths of the 8-bit difference (see [`bc4_snorm`]).
 //! - BC6H gives half floats, exact to its specification.
 //! - sRGB colours decode through the H200's table ([`srgb_to_linear`]); linear filtering is
 //!   [`filter`]'s.
 //!
 //! - BC3's interpolated alpha has weights of its own (`bc3_alpha`).
 //!
-//! Not reproduced (tests/textures.rs lists the lines): signed BC4/BC5 are 1/32767 off the H200
-//! for some texels whose endpoints' signs differ, and filtered BC6H and sRGB values are close
+//! Not reproduced (tests/textures.rs lists the lines): filtered BC6H and sRGB values are close
 //! but not exact.
 
 use crate::tex::{Level, Texture};
@@ -363,11 +363,12 @@ fn third_g(a: i32, b: i32) -> i32 {
 
 // ---- BC3 alpha, BC4, BC5 ----
 
-/// The weight of the second endpoint for index `idx` of an interpolated (BC4, BC5)
-/// block, in 1/`s`ths (`s`: 257 or 258, the widening factor), or `None` for the two constant
-/// indices of the six-value mode. Measured (see the module's comment): the sevenths weigh 36,
-/// 72 and 144 (and their complements), the fifths 48 and 96.
-fn bc4_weight(idx: u32, eight: bool, s: i32) -> Option<i32> {
+/// The weight of the second endpoint for index `idx` of an interpolated unsigned (BC4, BC5)
+/// block, in 1/257ths, or `None` for the two constant indices of the six-value mode. Measured
+/// (see the module's comment): the sevenths weigh 36, 72 and 144 (and their complements), the
+/// fifths 48 and 96.
+fn bc4_weight(idx: u32, eight: bool) -> Option<i32> {
+    let s = 257;
     Some(match (idx, eight) {
         (0, _) => 0,
         (1, _) => s,
@@ -395,36 +396,50 @@ fn bc4_index(b: &[u8], i: usize) -> u32 {
 fn bc4_unorm(b: &[u8], i: usize) -> u16 {
     let (r0, r1) = (b[0] as i32, b[1] as i32);
     let idx = bc4_index(b, i);
-    match bc4_weight(idx, r0 > r1, 257) {
+    match bc4_weight(idx, r0 > r1) {
         Some(w) => (r0 * 257 + (r1 - r0) * w) as u16,
         None if idx == 6 => 0,
         None => 65535,
     }
 }
 
-/// A signed 8-bit endpoint widened to a fraction of 32767: the magnitude's 7 bits repeated
-/// below it (`m * 258 + m / 64`), the sign kept; -128 reads as -127.
-fn snorm_widen(v: u8) -> i32 {
-    let v = (v as i8).max(-127) as i32;
+/// A signed 8-bit endpoint (-127 to 127) widened to a fraction of 32767: the magnitude's 7
+/// bits repeated below it (`m * 258 + m / 64`), the sign kept.
+fn snorm_widen(v: i32) -> i32 {
     let m = v.abs();
     v.signum() * (m * 258 + (m >> 6))
 }
 
-/// Texel `i` of a signed BC4 block as a fraction of 32767: the widened endpoints mixed in
-/// 1/258ths, rounded. Not exact: where the endpoints' signs differ the H200 is sometimes one
-/// 1/32767 off this (see tests/textures.rs).
+/// Texel `i` of a signed BC4 block as a fraction of 32767 (-128 reads as -127). An
+/// interpolated texel starts from one endpoint, widened (`snorm_widen`, its low bits included),
+/// and adds the 8-bit difference to the other endpoint times 1/7, 2/7 or 4/7 (36, 72, 144 of
+/// 258), or 1/5 or 2/5 (48, 96): indices 2, 3 and 5 from the first endpoint, 7, 6 and 4 from
+/// the second (4 is 3/7 of the way, 4/7 from the second); of the fifths 2 and 3 from the
+/// first, 5 and 4 from the second. Exact, nothing rounded. Fitted to the H200 (every texel of
+/// tex7-h200.txt's bc4s and bc5s blocks, 768 channels, and with them their 96 filtered
+/// channels): the widened endpoints mixed in 1/258ths and rounded were 1/32767 off where the
+/// endpoints' low bits (`m / 64`) differ, 73 lines.
 fn bc4_snorm(b: &[u8], i: usize) -> i16 {
-    let (r0, r1) = ((b[0] as i8).max(-127), (b[1] as i8).max(-127));
-    let (e0, e1) = (snorm_widen(b[0]), snorm_widen(b[1]));
-    let idx = bc4_index(b, i);
-    match bc4_weight(idx, r0 > r1, 258) {
-        Some(w) => {
-            let x = e0 * (258 - w) + e1 * w;
-            (x + 129).div_euclid(258).clamp(-32767, 32767) as i16
-        }
-        None if idx == 6 => -32767,
-        None => 32767,
-    }
+    let (r0, r1) = ((b[0] as i8).max(-127) as i32, (b[1] as i8).max(-127) as i32);
+    // (whether the step starts from the first endpoint, the step in 1/258ths)
+    let (from_first, w) = match (bc4_index(b, i), r0 > r1) {
+        (0, _) => (true, 0),
+        (1, _) => (false, 0),
+        (2, true) => (true, 36),
+        (3, true) => (true, 72),
+        (4, true) => (false, 144),
+        (5, true) => (true, 144),
+        (6, true) => (false, 72),
+        (7, true) => (false, 36),
+        (2, false) => (true, 48),
+        (3, false) => (true, 96),
+        (4, false) => (false, 96),
+        (5, false) => (false, 48),
+        (6, false) => return -32767,
+        _ => return 32767,
+    };
+    let (from, to) = if from_first { (r0, r1) } else { (r1, r0) };
+    (snorm_widen(from) + (to - from) * w) as i16
 }
 
 /// Texel `i` of a BC3 alpha block, 8 bits: the endpoints mixed in 1/2048ths, rounded (half
@@ -1055,6 +1070,18 @@ mod tests {
         // BC4: an interpolated texel as a 16-bit fraction (45705 / 65535).
         let b = hex("b7b138d8ddb80af5");
         assert_eq!(decode(Format::Bc4, &b, 1, 0), Texel::Unorm16([45705, 0]));
+        // Signed BC4, endpoints -1 and -66 (the second's low bit set): index 4 (3/7 of the
+        // way) steps 4/7 from -66, index 5 4/7 from -1; the H200 read -7669 and -9618 for them
+        // (the exact mix of the widened endpoints rounds to -7668 and -9619).
+        let b = hex("ffbe2c0000000000");
+        assert_eq!(
+            decode(Format::Bc4Signed, &b, 0, 0),
+            Texel::Snorm16([-7669, 0])
+        );
+        assert_eq!(
+            decode(Format::Bc4Signed, &b, 1, 0),
+            Texel::Snorm16([-9618, 0])
+        );
         // BC6H and BC7: texel (0, 0) of the first blocks.
         let b = hex("366a0de36d86c0b803597825f9c405a0");
         assert_eq!(
