@@ -28,7 +28,8 @@
 //! (scripts/ground-truth/results/tex2-h100.txt, compared line by line by tests/textures.rs):
 //! the cube faces and their ties, layer clamping, the nearest level (half rounds up), the
 //! level fraction (truncated to 8 bits for an explicit level, rounded for gradients), sRGB in
-//! half precision. Not matched yet: filtered sRGB, within 5e-4.
+//! half precision at a point; filtered sRGB as block-compressed sRGB filters on an H200
+//! (`srgb_filter`: the H200's table, the texels aligned to the largest one's exponent).
 
 use crate::sem::softfloat::{self, Mode};
 
@@ -1163,14 +1164,48 @@ pub fn sample(t: &Texture, f: &Fetch) -> [f32; 4] {
         terms.extend(reads.iter().zip(&texels).map(|(&(w, ..), v)| (w, v[c])));
         *o = weighted_sum(&terms, unit);
     }
-    // Filtered sRGB colours come back in half precision too (measured on an H100: within
-    // 5e-4 of the f16 of the weighted sum of the decoded texels, which this gives).
     if t.srgb && linear {
-        for c in out.iter_mut().take((t.channels as usize).min(3)) {
-            *c = half(*c);
-        }
+        srgb_filter(t, &reads, unit, &mut out);
     }
     out
+}
+
+/// A linearly filtered 8-bit sRGB texture, over `out`'s plain weighted sums. The colours
+/// filter as block-compressed sRGB texels do (`crate::bc::srgb_filtered`, fitted to an H200),
+/// alpha as a 16-bit fraction as in other 8-bit textures: that reproduces every filtered sRGB
+/// line of tex2-h100.txt (36 lines, within 5e-4 before). A footprint reaching the border keeps
+/// the weighted sums, the colours rounded to halves (not measured).
+fn srgb_filter(
+    t: &Texture,
+    reads: &[(u32, usize, [Option<i64>; 3])],
+    unit: i32,
+    out: &mut [f32; 4],
+) {
+    let inside = reads.iter().all(|r| r.2.iter().all(Option::is_some));
+    let colours = (t.channels as usize).min(3);
+    if !(inside && t.channel == Channel::U8 && t.read_normalized) {
+        for c in &mut out[..colours] {
+            *c = half(*c);
+        }
+        return;
+    }
+    let texels: Vec<(u32, [u64; 4])> = reads
+        .iter()
+        .map(|&(w, level, at)| (w, texel_fixed(t, &t.levels[level], at)))
+        .collect();
+    for (c, o) in out.iter_mut().enumerate() {
+        if c < colours {
+            // The 8-bit codes back from their 16-bit fractions (v * 257).
+            let terms: Vec<(u32, u8)> = texels
+                .iter()
+                .map(|&(w, v)| (w, (v[c] / 257) as u8))
+                .collect();
+            *o = crate::bc::srgb_filtered(&terms, unit as u32);
+        } else if c == 3 {
+            let k: u64 = texels.iter().map(|&(w, v)| w as u64 * v[3]).sum();
+            *o = ((k + (1 << (unit - 1))) >> unit) as f32 / 65535.0;
+        }
+    }
 }
 
 /// `tex` with integer results (an integer texture read as integers): point sampling at the
