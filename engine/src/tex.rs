@@ -1177,7 +1177,7 @@ pub fn sample(t: &Texture, f: &Fetch) -> [f32; 4] {
 /// zero, before `weighted_sum` adds them. Fitted to an H200: every one of tex4-h200.txt's
 /// 2,320 fetches bit for bit (one, whose random texels on two levels nearly cancel, was 2 ulp
 /// off with the texels unaligned); aligning both levels together breaks a point-filtered
-/// fetch between two levels, 27 bits break 9 fetches. Block-compressed texels align the same
+/// fetch between two levels, 27 bits break 9 fetches, 29 or more leave that one off. Block-compressed texels align the same
 /// way with their own widths (`crate::bc`'s `aligned_sum`).
 fn align_to_largest(reads: &[(u32, usize, [Option<i64>; 3])], texels: &mut [[f32; 4]]) {
     const KEEP: i32 = 28;
