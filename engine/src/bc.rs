@@ -13,17 +13,16 @@
 //!   interpolated colours are NVIDIA's, not the exact thirds (`colour`); BC7 is exact to its
 //!   specification.
 //! - BC4 and BC5 give 16-bit fractions: unsigned endpoints widen to `v * 257` of 65535, signed
-//!   ones to `m * 258 + m / 64` of 32767 (m the magnitude; -128 reads as -127), and the
-//!   interpolated indices weigh them in 1/257ths (1/258ths), see [`bc4_weight`].
+//!   ones to `m * 258 + m / 64` of 32767 (m the magnitude; -128 reads as -127); unsigned
+//!   interpolated indices weigh them in 1/257ths (see [`bc4_weight`]), signed ones step from
+//!   one widened endpoint by 1/258ths of the 8-bit difference (see [`bc4_snorm`]).
 //! - BC6H gives half floats, exact to its specification.
 //! - sRGB colours decode through the H200's table ([`srgb_to_linear`]); linear filtering is
 //!   [`filter`]'s.
 //!
 //! - BC3's interpolated alpha has weights of its own (`bc3_alpha`).
-//!
-//! Not reproduced (tests/textures.rs lists the lines): signed BC4/BC5 are 1/32767 off the H200
-//! for some texels whose endpoints' signs differ, and filtered BC6H and sRGB values are close
-//! but not exact.
+//! - Filtered BC6H and sRGB colours add the decoded texels aligned to the largest one's exponent,
+//!   truncated there ([`aligned_sum`]).
 
 use crate::tex::{Level, Texture};
 
@@ -144,33 +143,37 @@ pub fn texel_f32(t: &Texture, lv: &Level, at: [Option<i64>; 3]) -> Option<[f32; 
     Some(v)
 }
 
+/// The H200's sRGB table entries that are not the curve's nearest bfloat16: the code, the
+/// entry's bits. Each is kept at the exponent one above the value's own, with 8 significant
+/// bits from there down (so 7 or fewer of the value's): the curve rounded there, but for 10's
+/// (one place above that). Filtering aligns them to that exponent too ([`srgb_filtered`]).
+const SRGB_COARSE: [(u8, u32); 18] = [
+    (4, 0x3aa0_0000),
+    (8, 0x3b20_0000),
+    (9, 0x3b34_0000),
+    (10, 0x3b48_0000),
+    (11, 0x3b5c_0000),
+    (12, 0x3b70_0000),
+    (15, 0x3b9c_0000),
+    (20, 0x3be6_0000),
+    (32, 0x3c6c_0000),
+    (33, 0x3c7a_0000),
+    (65, 0x3d58_0000),
+    (66, 0x3d60_0000),
+    (68, 0x3d6c_0000),
+    (70, 0x3d7a_0000),
+    (97, 0x3df4_0000),
+    (184, 0x3ef6_0000),
+    (186, 0x3efc_0000),
+    (251, 0x3f76_0000),
+];
+
 /// An 8-bit sRGB-encoded value as linear intensity, as the H200 decodes block-compressed sRGB
 /// texels (tex7-h200.txt, 217 of the 256 values seen): the sRGB curve rounded to 8 significant
-/// bits (bfloat16, nearest), but for the 18 values where the H200's table holds the next
-/// value up or down, listed here. (Uncompressed 8-bit sRGB textures read in half precision,
-/// measured on an H100; see `crate::tex`.)
-fn srgb_to_linear(c: u8) -> f32 {
-    const H200: [(u8, u32); 18] = [
-        (4, 0x3aa0_0000),
-        (8, 0x3b20_0000),
-        (9, 0x3b34_0000),
-        (10, 0x3b48_0000),
-        (11, 0x3b5c_0000),
-        (12, 0x3b70_0000),
-        (15, 0x3b9c_0000),
-        (20, 0x3be6_0000),
-        (32, 0x3c6c_0000),
-        (33, 0x3c7a_0000),
-        (65, 0x3d58_0000),
-        (66, 0x3d60_0000),
-        (68, 0x3d6c_0000),
-        (70, 0x3d7a_0000),
-        (97, 0x3df4_0000),
-        (184, 0x3ef6_0000),
-        (186, 0x3efc_0000),
-        (251, 0x3f76_0000),
-    ];
-    if let Some(&(_, bits)) = H200.iter().find(|e| e.0 == c) {
+/// bits (bfloat16, nearest), but for the 18 values of [`SRGB_COARSE`]. (Uncompressed 8-bit
+/// sRGB textures read in half precision at a point, measured on an H100; see `crate::tex`.)
+pub(crate) fn srgb_to_linear(c: u8) -> f32 {
+    if let Some(&(_, bits)) = SRGB_COARSE.iter().find(|e| e.0 == c) {
         return f32::from_bits(bits);
     }
     let v = c as f32 / 255.0;
@@ -183,14 +186,98 @@ fn srgb_to_linear(c: u8) -> f32 {
     f32::from_bits((b + 0x7fff + (b >> 16 & 1)) & 0xffff_0000)
 }
 
+/// The exponent [`srgb_to_linear`]'s entry for `c` is kept at (8 significant bits from it
+/// down): the value's own, one more for the entries of [`SRGB_COARSE`]; `None` for 0.
+fn srgb_exponent(c: u8) -> Option<i32> {
+    let bits = srgb_to_linear(c).to_bits();
+    let coarse = SRGB_COARSE.iter().any(|e| e.0 == c) as i32;
+    (bits != 0).then(|| (bits >> 23) as i32 - 127 + coarse)
+}
+
+/// One colour channel of linearly filtered sRGB texels: `terms` are the weights (in
+/// 1/2^`unit` of the fetch) and the 8-bit codes. The texture unit decodes each code through
+/// [`srgb_to_linear`]'s table and filters the values as [`aligned_sum`] says, keeping 8
+/// significant bits from the exponent of the largest ([`srgb_exponent`]) down.
+///
+/// Fitted line by line, every colour channel bit for bit: tex7-h200.txt's filtered bc1srgb,
+/// bc2srgb, bc3srgb and bc7srgb lines (128 lines, 384 channels, within 0.0026 when the
+/// decoded values were added unaligned) and tex2-h100.txt's filtered 8-bit sRGB texels (36
+/// lines, within 5e-4 before). What pointed there: two texels filtered at 1/4 and 3/4 and at
+/// 3/4 and 1/4 give the larger one's table value back exactly and the smaller one truncated to
+/// the larger's 8 bits; codes 66 and 68 (two coarse entries) as the largest need their
+/// exponent one up. Keeping 7 or 9 bits, or rounding instead of truncating, fails most lines.
+pub(crate) fn srgb_filtered(terms: &[(u32, u8)], unit: u32) -> f32 {
+    let terms: Vec<(u32, f32, Option<i32>)> = terms
+        .iter()
+        .map(|&(w, c)| (w, srgb_to_linear(c), srgb_exponent(c)))
+        .collect();
+    aligned_sum(&terms, 8, unit)
+}
+
+/// One channel of linearly filtered BC6H texels (their halves as f32): [`aligned_sum`]
+/// keeping 15 significant bits from the largest's exponent down (the half's 11 and 4 more). Fitted to tex7-h200.txt's filtered bc6h and
+/// bc6hs lines (64 lines, 192 channels, every one bit for bit; 11 lines were off by up to 4
+/// places of the half when the exact sum was rounded to nearest even: 5 by ties, which go away
+/// from zero, the others by the truncated small texels beside large ones). 14 or 16 bits, or
+/// rounding the texels (or flooring the negative ones) instead of truncating them toward zero,
+/// leave lines off.
+fn bc6h_filtered(terms: &[(u32, f32)], unit: u32) -> f32 {
+    let terms: Vec<(u32, f32, Option<i32>)> = terms
+        .iter()
+        .map(|&(w, v)| {
+            let e = (v != 0.0).then(|| (v.to_bits() >> 23 & 0xff) as i32 - 127);
+            (w, v, e)
+        })
+        .collect();
+    aligned_sum(&terms, 15, unit)
+}
+
+/// How the texture unit adds weighted texels of a block-compressed (and 8-bit sRGB) texture:
+/// `terms` are the weights (in 1/2^`unit` of the fetch), the decoded values and their
+/// exponents (`None` for 0). The values are aligned to the largest exponent among the texels
+/// that weigh anything, `keep` significant bits from it down, each truncated toward zero
+/// there; the weighted sum of those is exact, and rounded once to a half, ties away from zero.
+fn aligned_sum(terms: &[(u32, f32, Option<i32>)], keep: i32, unit: u32) -> f32 {
+    let Some(top) = terms.iter().filter(|t| t.0 != 0).filter_map(|t| t.2).max() else {
+        return 0.0;
+    };
+    let lsb = top - (keep - 1);
+    // Each value in units of 2^lsb, truncated: at most `keep` bits, exact in f64 here.
+    let sum: i64 = terms
+        .iter()
+        .map(|&(w, v, _)| w as i64 * (v as f64 * (-lsb as f64).exp2()).trunc() as i64)
+        .sum();
+    let r = half_ties_away(sum.unsigned_abs(), lsb - unit as i32);
+    if sum < 0 {
+        -r
+    } else {
+        r
+    }
+}
+
+/// `k * 2^e` rounded to the nearest half float, ties away from zero, as an f32.
+fn half_ties_away(k: u64, e: i32) -> f32 {
+    if k == 0 {
+        return 0.0;
+    }
+    // The half's last place: 2^(exponent - 10), 2^-24 below 2^-14.
+    let exponent = (63 - k.leading_zeros() as i32 + e).max(-14);
+    let shift = exponent - 10 - e;
+    if shift <= 0 {
+        return (k as f64 * (e as f64).exp2()) as f32;
+    }
+    let r = (k + (1 << (shift - 1))) >> shift;
+    (r as f64 * ((e + shift) as f64).exp2()) as f32
+}
+
 /// Linear filtering of a block-compressed texture: `taps` are the texels' weights in
 /// 1/2^`unit` of the fetch, their levels and positions. `None` where the texture unit's generic
 /// filtering applies: other textures, a footprint over the border, and the unsigned normalised
 /// formats without sRGB (filtered as 16-bit fractions, as 8-bit textures are; measured).
 /// Measured on an H200 (tex7-h200.txt): signed BC4 and BC5 filter their 1/32767 fractions in
-/// fixed point too (the sum rounded to the nearest, half up); BC6H rounds the filtered value to
-/// a half; sRGB colours filter the decoded values and round the sum to a half (close, not exact:
-/// the H200's results are up to 0.5% away), their alpha as a 16-bit fraction.
+/// fixed point too (the sum rounded to the nearest, half up); BC6H and sRGB colours align the
+/// decoded values to the largest one's exponent before adding them and round the sum to a half
+/// ([`aligned_sum`]), sRGB alpha filters as a 16-bit fraction.
 pub fn filter(t: &Texture, taps: &[(u32, usize, [Option<i64>; 3])], unit: u32) -> Option<[f32; 4]> {
     let f = t.bc?;
     let texels = taps
@@ -213,11 +300,11 @@ pub fn filter(t: &Texture, taps: &[(u32, usize, [Option<i64>; 3])], unit: u32) -
         Format::Bc6h | Format::Bc6hSigned => {
             let mut out = [0.0, 0.0, 0.0, 1.0];
             for (c, o) in out.iter_mut().enumerate().take(3) {
-                let sum: f64 = texels
+                let terms: Vec<(u32, f32)> = texels
                     .iter()
-                    .map(|(w, b)| *w as f64 * b.to_f32()[c] as f64)
-                    .sum();
-                *o = to_half(sum / (1u64 << unit) as f64);
+                    .map(|(w, b)| (*w as u32, b.to_f32()[c]))
+                    .collect();
+                *o = bc6h_filtered(&terms, unit);
             }
             Some(out)
         }
@@ -232,37 +319,19 @@ pub fn filter(t: &Texture, taps: &[(u32, usize, [Option<i64>; 3])], unit: u32) -
                     *o = round(k) as f32 / 65535.0;
                     continue;
                 }
-                let sum: f64 = texels
+                let terms: Vec<(u32, u8)> = texels
                     .iter()
-                    .map(|(w, b)| match b {
-                        Texel::Unorm8(v) => *w as f64 * srgb_to_linear(v[c]) as f64,
-                        _ => 0.0,
+                    .map(|&(w, b)| match b {
+                        Texel::Unorm8(v) => (w as u32, v[c]),
+                        _ => (0, 0),
                     })
-                    .sum();
-                *o = to_half(sum / (1u64 << unit) as f64);
+                    .collect();
+                *o = srgb_filtered(&terms, unit);
             }
             Some(out)
         }
         _ => None,
     }
-}
-
-/// `v` rounded to the nearest half float (ties to even), as an f32.
-fn to_half(v: f64) -> f32 {
-    if v == 0.0 || !v.is_finite() {
-        return v as f32;
-    }
-    // The half's last place: 2^(e - 10) for normal values, 2^-24 below 2^-14.
-    let e = v.abs().log2().floor().max(-14.0);
-    let ulp = (e - 10.0).exp2();
-    let q = v / ulp;
-    let r = q.round();
-    let r = if (q - q.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
-        r - q.signum()
-    } else {
-        r
-    };
-    (r * ulp) as f32
 }
 
 /// Bytes of device memory a level of `f` spans from its base, with `slices` slices or layers.
@@ -363,11 +432,12 @@ fn third_g(a: i32, b: i32) -> i32 {
 
 // ---- BC3 alpha, BC4, BC5 ----
 
-/// The weight of the second endpoint for index `idx` of an interpolated (BC4, BC5)
-/// block, in 1/`s`ths (`s`: 257 or 258, the widening factor), or `None` for the two constant
-/// indices of the six-value mode. Measured (see the module's comment): the sevenths weigh 36,
-/// 72 and 144 (and their complements), the fifths 48 and 96.
-fn bc4_weight(idx: u32, eight: bool, s: i32) -> Option<i32> {
+/// The weight of the second endpoint for index `idx` of an interpolated unsigned (BC4, BC5)
+/// block, in 1/257ths, or `None` for the two constant indices of the six-value mode. Measured
+/// (see the module's comment): the sevenths weigh 36, 72 and 144 (and their complements), the
+/// fifths 48 and 96.
+fn bc4_weight(idx: u32, eight: bool) -> Option<i32> {
+    let s = 257;
     Some(match (idx, eight) {
         (0, _) => 0,
         (1, _) => s,
@@ -395,36 +465,50 @@ fn bc4_index(b: &[u8], i: usize) -> u32 {
 fn bc4_unorm(b: &[u8], i: usize) -> u16 {
     let (r0, r1) = (b[0] as i32, b[1] as i32);
     let idx = bc4_index(b, i);
-    match bc4_weight(idx, r0 > r1, 257) {
+    match bc4_weight(idx, r0 > r1) {
         Some(w) => (r0 * 257 + (r1 - r0) * w) as u16,
         None if idx == 6 => 0,
         None => 65535,
     }
 }
 
-/// A signed 8-bit endpoint widened to a fraction of 32767: the magnitude's 7 bits repeated
-/// below it (`m * 258 + m / 64`), the sign kept; -128 reads as -127.
-fn snorm_widen(v: u8) -> i32 {
-    let v = (v as i8).max(-127) as i32;
+/// A signed 8-bit endpoint (-127 to 127) widened to a fraction of 32767: the magnitude's 7
+/// bits repeated below it (`m * 258 + m / 64`), the sign kept.
+fn snorm_widen(v: i32) -> i32 {
     let m = v.abs();
     v.signum() * (m * 258 + (m >> 6))
 }
 
-/// Texel `i` of a signed BC4 block as a fraction of 32767: the widened endpoints mixed in
-/// 1/258ths, rounded. Not exact: where the endpoints' signs differ the H200 is sometimes one
-/// 1/32767 off this (see tests/textures.rs).
+/// Texel `i` of a signed BC4 block as a fraction of 32767 (-128 reads as -127). An
+/// interpolated texel starts from one endpoint, widened (`snorm_widen`, its low bits included),
+/// and adds the 8-bit difference to the other endpoint times 1/7, 2/7 or 4/7 (36, 72, 144 of
+/// 258), or 1/5 or 2/5 (48, 96): indices 2, 3 and 5 from the first endpoint, 7, 6 and 4 from
+/// the second (4 is 3/7 of the way, 4/7 from the second); of the fifths 2 and 3 from the
+/// first, 5 and 4 from the second. Exact, nothing rounded. Fitted to the H200 (every texel of
+/// tex7-h200.txt's bc4s and bc5s blocks, 768 channels, and with them their 96 filtered
+/// channels): the widened endpoints mixed in 1/258ths and rounded were 1/32767 off where the
+/// endpoints' low bits (`m / 64`) differ, 73 lines.
 fn bc4_snorm(b: &[u8], i: usize) -> i16 {
-    let (r0, r1) = ((b[0] as i8).max(-127), (b[1] as i8).max(-127));
-    let (e0, e1) = (snorm_widen(b[0]), snorm_widen(b[1]));
-    let idx = bc4_index(b, i);
-    match bc4_weight(idx, r0 > r1, 258) {
-        Some(w) => {
-            let x = e0 * (258 - w) + e1 * w;
-            (x + 129).div_euclid(258).clamp(-32767, 32767) as i16
-        }
-        None if idx == 6 => -32767,
-        None => 32767,
-    }
+    let (r0, r1) = ((b[0] as i8).max(-127) as i32, (b[1] as i8).max(-127) as i32);
+    // (whether the step starts from the first endpoint, the step in 1/258ths)
+    let (from_first, w) = match (bc4_index(b, i), r0 > r1) {
+        (0, _) => (true, 0),
+        (1, _) => (false, 0),
+        (2, true) => (true, 36),
+        (3, true) => (true, 72),
+        (4, true) => (false, 144),
+        (5, true) => (true, 144),
+        (6, true) => (false, 72),
+        (7, true) => (false, 36),
+        (2, false) => (true, 48),
+        (3, false) => (true, 96),
+        (4, false) => (false, 96),
+        (5, false) => (false, 48),
+        (6, false) => return -32767,
+        _ => return 32767,
+    };
+    let (from, to) = if from_first { (r0, r1) } else { (r1, r0) };
+    (snorm_widen(from) + (to - from) * w) as i16
 }
 
 /// Texel `i` of a BC3 alpha block, 8 bits: the endpoints mixed in 1/2048ths, rounded (half
@@ -1055,6 +1139,18 @@ mod tests {
         // BC4: an interpolated texel as a 16-bit fraction (45705 / 65535).
         let b = hex("b7b138d8ddb80af5");
         assert_eq!(decode(Format::Bc4, &b, 1, 0), Texel::Unorm16([45705, 0]));
+        // Signed BC4, endpoints -1 and -66 (the second's low bit set): index 4 (3/7 of the
+        // way) steps 4/7 from -66, index 5 4/7 from -1; the H200 read -7669 and -9618 for them
+        // (the exact mix of the widened endpoints rounds to -7668 and -9619).
+        let b = hex("ffbe2c0000000000");
+        assert_eq!(
+            decode(Format::Bc4Signed, &b, 0, 0),
+            Texel::Snorm16([-7669, 0])
+        );
+        assert_eq!(
+            decode(Format::Bc4Signed, &b, 1, 0),
+            Texel::Snorm16([-9618, 0])
+        );
         // BC6H and BC7: texel (0, 0) of the first blocks.
         let b = hex("366a0de36d86c0b803597825f9c405a0");
         assert_eq!(
@@ -1066,6 +1162,26 @@ mod tests {
             bits(decode(Format::Bc7, &b, 0, 0)),
             [0x3f800000, 0x3d008081, 0, 0x3f800000]
         );
+    }
+
+    /// Filtered lines of tex2-h100.txt and tex7-h200.txt (`aligned_sum`).
+    #[test]
+    fn filtering_aligns_texels_to_the_largest() {
+        // tex1D of sRGB uchar4 texels (0, 64, 128, 255) and (255, 192, 16, 0), 4/256 of the
+        // way: 64 reads 0x1.ap-5 beside 192 (truncated to 192's 8 bits), not 0x1.a4p-5.
+        assert_eq!(srgb_filtered(&[(252, 64), (4, 192)], 8), 477.0 / 8192.0); // 0x1.ddp-5
+        assert_eq!(srgb_filtered(&[(252, 128), (4, 16)], 8), 6964.0 / 32768.0); // 0x1.b34p-3
+        assert_eq!(srgb_filtered(&[(252, 0), (4, 255)], 8), 4.0 / 256.0);
+        // BC6H: a tie goes away from zero; a small texel beside large ones loses its low bits.
+        let bc6h = [(96, 1580.0), (32, 1533.0), (96, 1533.0), (32, 1436.0)];
+        assert_eq!(bc6h_filtered(&bc6h, 8), 1539.0);
+        let bc6hs = [
+            (96, 1580.0 / 65536.0),
+            (32, 1863.0 / 256.0),
+            (96, -2.40625),
+            (32, 0.0),
+        ];
+        assert_eq!(bc6h_filtered(&bc6hs, 8), 267.0 / 16384.0);
     }
 
     #[test]
