@@ -53,13 +53,7 @@ fn the_texture_probe_prints_what_an_h100_printed() {
     // Every line, linear filtering over a footprint that mixes border and texels included
     // (those six differed while 2-D weights were the exact products of the axes' weights; the
     // rounded weights of engine/src/tex.rs's `corner_weights` give the H100's bits).
-    let differ: Vec<_> = got
-        .iter()
-        .zip(&want)
-        .filter(|(g, w)| g != w)
-        .map(|(g, w)| format!("shim: {g}\nH100: {w}"))
-        .collect();
-    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert_lines_match(&got, &want, "H100");
 }
 
 /// Texture objects over pitched 2-D memory, linear memory and an array of uchar4 read as
@@ -117,13 +111,7 @@ fn layered_cubemap_and_mipmapped_textures() {
 #[test]
 fn the_second_texture_probe_prints_what_an_h100_printed() {
     let (got, want) = probe_output("tex_probe2", "tex2-h100.txt");
-    let differ: Vec<_> = got
-        .iter()
-        .zip(&want)
-        .filter(|(g, w)| g != w)
-        .map(|(g, w)| format!("shim: {g}\nH100: {w}"))
-        .collect();
-    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert_lines_match(&got, &want, "H100");
 }
 
 /// scripts/ground-truth/tex_probe4.cu (3-D linear filtering of a 4x4x4 float array and
@@ -136,13 +124,7 @@ fn the_second_texture_probe_prints_what_an_h100_printed() {
 #[test]
 fn the_fourth_texture_probe_prints_what_an_h200_printed() {
     let (got, want) = probe_output("tex_probe4", "tex4-h200.txt");
-    let differ: Vec<_> = got
-        .iter()
-        .zip(&want)
-        .filter(|(g, w)| g != w)
-        .map(|(g, w)| format!("shim: {g}\nH200: {w}"))
-        .collect();
-    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert_lines_match(&got, &want, "H200");
 }
 
 /// Which resource views cudaCreateTextureObject accepts over a 4x2 array of 3 layers of 32-bit
@@ -298,11 +280,14 @@ fn block_compressed_textures_decode_as_an_h200_decodes_them() {
         .collect();
     assert_eq!(got.len(), want.len(), "{got:#?}");
     assert_eq!(want.len(), 4054);
-    let differ: Vec<String> = got
-        .iter()
-        .zip(&want)
+    assert_lines_match(&got, &want, "H200");
+}
+
+/// Fails listing every line of `got` that differs from the line `device` printed.
+fn assert_lines_match(got: &[String], want: &[String], device: &str) {
+    let differ: Vec<String> = (got.iter().zip(want))
         .filter(|(g, w)| g != w)
-        .map(|(g, w)| format!("shim: {g}\nH200: {w}"))
+        .map(|(g, w)| format!("shim: {g}\n{device}: {w}"))
         .collect();
     assert!(
         differ.is_empty(),
