@@ -116,6 +116,28 @@ fn cute_blackwell_gemms_with_tcgen05() {
     }
 }
 
+/// CUTLASS's sm_100 GEMMs as users build them (`lib_cutlass_sm100_gemm.cu`: the collective
+/// builders' default schedules, compute_100a on the B200 profile): 2-SM tiles of 256 x 128 on
+/// CTA pairs in clusters of 2 x 2 and 1-SM tiles of 128 x 128, with the cluster-launch-control
+/// tile scheduler, 2-SM TMA multicast loads and the pair's accumulator pipeline released on the
+/// even CTA's barrier through CUTLASS's peer-bit address (before, it deadlocked there). Every
+/// element is compared with the host's integer GEMM.
+#[test]
+fn cutlass_sm100_gemms() {
+    let include = cutlass_include();
+    let source = include.parent().unwrap();
+    let flags = [
+        format!("-I{}", include.display()),
+        format!("-I{}", source.join("tools/util/include").display()),
+    ];
+    let mut args = vec!["-std=c++17"];
+    args.extend(flags.iter().map(String::as_str));
+    let name = "lib_cutlass_sm100_gemm";
+    let exe = nvcc_cached_arch(name, name, "compute_100a", &args);
+    let out = run_preloaded(&exe, &[("CUDA_SHIM_DEVICE", "b200")]);
+    assert_pass(name, &out);
+}
+
 /// cub::DeviceScan built for compute_100 and run on the B200 profile: CUB's sm_100 scan steals
 /// tiles with `clusterlaunchcontrol.try_cancel` and moves them with `cp.async.bulk`'s
 /// `.ignore_oob` loads and `.cp_mask` stores (unaligned inputs and outputs), each of which

@@ -301,6 +301,10 @@ impl Warp {
                 .base
                 .map_or(0, |r| regs[r as usize * 32 + l])
                 .wrapping_add(addr.off as u64);
+            let ad = match op {
+                MbarOp::Arrive { cluster: true, .. } => peer_masked(cta, space, ad),
+                _ => ad,
+            };
             let p = cta.mbar_ptr(self, space, ad, l, pc)?;
             // SAFETY: mbar_ptr checked an 8-byte aligned range inside this CTA's shared memory,
             // which only this host thread accesses.
@@ -313,6 +317,7 @@ impl Warp {
                     drop,
                     tx,
                     no_complete,
+                    ..
                 } => mb::arrive(w, av as u32, drop, tx.then_some(bv as u32), no_complete)
                     .map(|n| (n, w)),
                 MbarOp::ExpectTx => mb::tx(w, av as u32 as i64).map(|n| (n, 0)),
@@ -358,5 +363,23 @@ impl Warp {
             }
         }
         Ok(!wait || done == em)
+    }
+}
+
+/// The mbarrier a `mbarrier.arrive.shared::cluster` at `addr` reaches. On a GPU a CTA's own
+/// shared addresses carry its `%cluster_ctarank` from bit 24, and in kernels of CTA pairs
+/// CUTLASS clears bit 24 (`Sm100MmaPeerBitMask`) of its own barrier's address so that both
+/// CTAs of a pair arrive on the even CTA's (its 2-SM accumulator pipeline's consumer release,
+/// `umma_arrive_2x1SM_sm0`). Here a CTA's own addresses have no rank field (`sem::addr`), so in
+/// such a kernel ([`Program::cta_pair`]) an own address is taken as that masked one, as the
+/// `.cta_group::2` tensor loads take theirs (`exec::bulk`); an odd CTA arriving on its own
+/// barrier there must name it through `mapa`.
+fn peer_masked(cta: &Cta, space: MSpace, addr: u64) -> u64 {
+    use crate::sem::addr::{cluster_shared_addr, CLUSTER_RANK_SHIFT};
+    let own = space == MSpace::Shared && (addr >> CLUSTER_RANK_SHIFT) & 0xff == 0;
+    if cta.prog.cta_pair && own && cta.rank & 1 == 1 {
+        cluster_shared_addr((cta.rank & !1) as u64, addr)
+    } else {
+        addr
     }
 }

@@ -547,6 +547,7 @@ impl Warp {
             drop: false,
             tx: false,
             no_complete: false,
+            cluster: false,
         };
         let (one, zero) = (Src::Imm(1), Src::Imm(0));
         let Some(mask) = mask else {

@@ -135,6 +135,11 @@ pub enum MbarOp {
         drop: bool,
         tx: bool,
         no_complete: bool,
+        /// `.shared::cluster` named. In a kernel of CTA pairs ([`Program::cta_pair`]) such an
+        /// arrive-on at an address of the executing CTA's own (no rank field) goes to the even
+        /// CTA of its pair, as CUTLASS's peer-bit-cleared address does on a GPU (see
+        /// `exec::sched`).
+        cluster: bool,
     },
     /// `a` = tx count.
     ExpectTx,
@@ -1201,6 +1206,8 @@ pub struct Program {
     /// Whether the stack holds memory (`alloca`, or frames of re-entrant functions): then each
     /// thread's local memory is followed by its stack.
     pub uses_alloca: bool,
+    /// Some instruction names `.cta_group::2`: the kernel's CTAs work in pairs (9.7.16.5.1).
+    pub cta_pair: bool,
     /// Whether the kernel takes generic addresses of its parameters (`cvta.param`,
     /// `isspacep.param`): each launch then copies the parameter block to global memory.
     pub param_window: bool,

@@ -383,11 +383,12 @@ pub(super) fn key(prog: &Program, isa: &dyn TargetIsa) -> Option<Key> {
         uses_alloca,
         param_window,
         zeroed,
+        cta_pair,
     } = prog;
     let _ = writeln!(
         h,
         "{entry} {exit} {nregs} {reg_words:?} {shared_static} {dyn_shared_off} {local_bytes} \
-         {funcs:?} {sites:?} {sp:?} {uses_alloca} {param_window} {zeroed:?}"
+         {funcs:?} {sites:?} {sp:?} {uses_alloca} {param_window} {zeroed:?} {cta_pair}"
     );
     for Inst { op, guard } in insts {
         // (Debug of an op prints every operand and modifier; a resolved lane function prints

@@ -187,6 +187,7 @@ impl<'a> Prog<'a> {
         let cp_mask = m.take("cp_mask");
         let ignore_oob = m.take("ignore_oob");
         let pair = m.take("cta_group::2");
+        self.cta_pair |= pair;
         let cta_group = pair || m.take("cta_group::1");
         let red = match reduce {
             false => None,

@@ -298,6 +298,8 @@ struct Prog<'a> {
     indirect_callers: Vec<usize>,
     sp_reg: Option<Reg>,
     uses_alloca: bool,
+    /// Some instruction named `.cta_group::2` ([`Program::cta_pair`]).
+    cta_pair: bool,
     /// Bytes of the kernel's parameter block, and whether an instruction takes generic
     /// addresses of it (`cvta.param`, `isspacep.param`): then each launch places a copy of the
     /// block in global memory (the ISA's `.param` window lies inside the `.global` one).
@@ -358,6 +360,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         indirect_callers: Vec::new(),
         sp_reg: None,
         uses_alloca: false,
+        cta_pair: false,
         param_bytes: 0,
         param_window: false,
         b128_regs: Default::default(),
@@ -457,6 +460,7 @@ pub fn lower_kernel(mc: &ModCtx, fidx: usize, lower_only: bool) -> R<KernelOut> 
         sites,
         sp: p.sp_reg,
         uses_alloca: p.uses_alloca,
+        cta_pair: p.cta_pair,
         param_window: p.param_window,
         zeroed: None,
     };

@@ -169,6 +169,7 @@ impl<'a> Prog<'a> {
             );
             return Ok(());
         }
+        let cluster = i.mods.iter().any(|w| w == "shared::cluster");
         let op = match word {
             "init" => MbarOp::Init,
             "inval" => MbarOp::Inval,
@@ -176,6 +177,7 @@ impl<'a> Prog<'a> {
                 drop: word == "arrive_drop",
                 tx: m.take("expect_tx"),
                 no_complete: m.take("noComplete"),
+                cluster,
             },
             "expect_tx" => MbarOp::ExpectTx,
             "complete_tx" => MbarOp::CompleteTx,

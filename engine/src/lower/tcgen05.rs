@@ -26,6 +26,7 @@ impl<'a> Prog<'a> {
     ) -> R<()> {
         // `.cta_group::2`: the CTA pair's (9.7.16.5.1), the peer CTA's Tensor Memory too.
         let pair = m.take("cta_group::2");
+        self.cta_pair |= pair;
         let group = m.take("cta_group::1") != pair;
         let word = i.mods.first().map(|w| w.as_str()).unwrap_or("");
         let ops = &i.operands;
