@@ -269,6 +269,16 @@ pub struct Ctx {
     /// made, so that verify mode can rerun the segment on the interpreter against the same
     /// memory and compare the registers.
     pub dry: u64,
+    /// A loop body's segment ([`plan::Seg::back`]): how many times at most the code may take
+    /// the back edge itself (in; 0: it runs once). The interpreter passes what is left of the
+    /// warp's time slice less one, so that the warp yields after as many backward branches as
+    /// interpreted (`exec::schedule`).
+    pub max_iters: u64,
+    /// Back edges the code took: the iterations it finished before the last (out).
+    pub iters: u64,
+    /// Whether every active lane takes the back edge after the last iteration it ran (out;
+    /// verify mode compares it with the interpreter's branch).
+    pub taken: u64,
 }
 
 type SegFn = unsafe extern "C" fn(*mut u64, u32, *mut Ctx) -> u64;
@@ -286,6 +296,9 @@ pub struct Code {
     fails: Vec<AtomicU32>,
     /// Runs per segment in verify mode ([`Code::verify_this`]).
     runs: Vec<AtomicU64>,
+    /// Back edges per loop body's segment that its code took itself ([`Ctx::iters`]), for
+    /// `--stats` and the tests.
+    looped: Vec<AtomicU64>,
     _mem: exec_mem::ExecMem,
     /// Ops in the segments, and the time getting the code took this process (for `--stats`).
     pub ops: usize,
@@ -311,6 +324,8 @@ pub struct Summary {
     pub stops: u64,
     /// Segments switched off so far ([`MAX_FAILS`] failed checks in a row).
     pub off: usize,
+    /// Back edges of loops that compiled code took without returning to the interpreter.
+    pub looped: u64,
 }
 
 impl std::fmt::Debug for Code {
@@ -466,6 +481,7 @@ impl Code {
             stops: kept.iter().map(|_| AtomicU64::new(0)).collect(),
             fails: kept.iter().map(|_| AtomicU32::new(0)).collect(),
             runs: kept.iter().map(|_| AtomicU64::new(0)).collect(),
+            looped: kept.iter().map(|_| AtomicU64::new(0)).collect(),
             segs: kept,
             fns,
             at,
@@ -489,6 +505,7 @@ impl Code {
             off: (self.fails.iter())
                 .filter(|f| f.load(Ordering::Relaxed) >= MAX_FAILS)
                 .count(),
+            looped: self.looped.iter().map(|s| s.load(Ordering::Relaxed)).sum(),
         }
     }
 
@@ -533,6 +550,12 @@ impl Code {
     /// them, the lanes of the passes before the failed one are done (an atomic cannot run
     /// twice), `ctx.count` counting their guarded ops.
     ///
+    /// A loop body's segment ([`plan::Seg::back`]) may first run `ctx.iters` whole iterations
+    /// (at most `ctx.max_iters`), each followed by its back edge, taken by every lane in
+    /// `mask`: all of this stands, and what is said above holds of the last iteration, whose
+    /// branch is left to the interpreter (`ctx.count` then also counts the guarded ops of the
+    /// iterations before it).
+    ///
     /// # Safety
     /// `regs` is a register file of the program, `ctx` describes the running CTA.
     #[inline(always)]
@@ -548,9 +571,13 @@ impl Code {
         let mut buf = std::mem::MaybeUninit::<[u64; 32 * plan::MAX_UNDO]>::uninit();
         ctx.undo = buf.as_mut_ptr() as *mut u64;
         ctx.count = 0;
+        ctx.iters = 0;
         // SAFETY: forwarded; the function reads and writes rows of registers of the program
         // (all below `nregs`), `ctx`'s fields and checked memory only.
         let r = unsafe { (self.fns[i])(regs.as_mut_ptr(), mask, ctx) };
+        if ctx.iters != 0 {
+            self.looped[i].fetch_add(ctx.iters, Ordering::Relaxed);
+        }
         if r == 0 {
             // (Read first: a segment that never stops writes nothing shared.)
             let f = self.fails[i].load(Ordering::Relaxed);
