@@ -2,9 +2,9 @@
 //! arithmetic of every width the tier compiles, comparisons, selects, guarded ops, divergent
 //! branches, shared memory read and written by other lanes, global loads and stores, atomics
 //! of every integer op and the float adds on shared and global memory, on words the lanes
-//! contend for and on their own, and ops the tier leaves to the interpreter in between) run on
-//! both tiers and in verify mode; every output
-//! bit must agree. The interpreter is the reference: these tests check the tier against it,
+//! contend for and on their own, loops with a uniform and with a divergent exit, and ops the
+//! tier leaves to the interpreter in between) run on both tiers and in verify mode; every
+//! output bit must agree. The interpreter is the reference: these tests check the tier against it,
 //! the interpreter's own tests check it against the ISA.
 //!
 //! `CUDA_SHIM_JIT_FUZZ=N` runs N kernels instead of the quick default (`cargo test -p engine
@@ -289,7 +289,7 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
             }
             _ => format!("ld.param.u64 {}, [{}];", rd(g), g.pick(&["in", "out"])),
         },
-        // A divergent branch over a few instructions.
+        // A divergent branch over a few instructions, or a loop of them.
         _ => {
             *label += 1;
             let l = *label;
@@ -301,10 +301,30 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
                     body += "\n";
                 }
             }
+            if g.below(2) == 0 {
+                return counted_loop(g, l, &body);
+            }
             return format!("@{} bra L{l};\n{body}L{l}:\n", p(g));
         }
     };
     format!("{guard}{s}\n")
+}
+
+/// `body` as a loop of a few iterations, the same number for every lane or (the loop's exit
+/// divergent) a number per lane, counted in registers of its own (the body, which has no
+/// branch, does not touch them).
+fn counted_loop(g: &mut Rng, l: u32, body: &str) -> String {
+    let trip = match g.below(2) {
+        0 => format!("mov.u32 %lt, {};\n", 1 + g.below(6)),
+        _ => format!(
+            "and.b32 %lt, %tid, {};\nadd.u32 %lt, %lt, 1;\n",
+            g.pick(&[1, 3, 7])
+        ),
+    };
+    format!(
+        "{trip}mov.u32 %lc, 0;\nLL{l}:\n{body}add.u32 %lc, %lc, 1;\n\
+         setp.lt.u32 %pl, %lc, %lt;\n@%pl bra LL{l};\n"
+    )
 }
 
 /// An `atom` or `red` on `space` at `[base + off + k]` for a `k` below `span` that the type's
@@ -401,7 +421,8 @@ fn kernel(seed: u64, len: usize) -> String {
     .reg .b64 %ra, %rb, %o;
     .reg .b64 %gb, %gc, %gw, %gq, %gu, %ob, %obu, %x;
     .reg .b16 %h<2>;
-    .reg .pred %pw;
+    .reg .pred %pw, %pl;
+    .reg .b32 %lc, %lt;
     .shared .align 8 .b8 sh[{}];
     ld.param.u64 %ra, [in];
     ld.param.u64 %rb, [out];
@@ -504,7 +525,7 @@ fn budget() -> u64 {
 
 #[test]
 fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
-    let mut compiled = 0;
+    let (mut compiled, mut looped) = (0, 0);
     for seed in 0..budget() {
         let src = kernel(seed, 12 + (seed as usize % 40));
         let m = Module::load(&src, "fuzz.ptx").unwrap_or_else(|e| panic!("{e}\n{src}"));
@@ -533,8 +554,9 @@ fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
             before,
             "seed {seed}: verify mode found a difference\n{src}"
         );
-        if k.jit_summary().is_some() {
+        if let Some(s) = k.jit_summary() {
             compiled += 1;
+            looped += s.looped;
         }
     }
     // The generator must exercise the tier, not only the interpreter.
@@ -542,6 +564,7 @@ fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
         compiled * 2 > budget(),
         "only {compiled} kernels had compiled segments"
     );
+    assert!(looped > 0, "no loop took its back edge in compiled code");
 }
 
 /// A compiled segment whose shared load leaves the CTA's shared memory: the launch fails with
