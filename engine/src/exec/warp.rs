@@ -300,10 +300,12 @@ impl Warp {
                         // SAFETY: regs is this warp's file of the program the code was
                         // compiled from; ctx describes this CTA.
                         let r = unsafe { code.run(i, regs, mask, &mut ctx) };
-                        // The iterations before the last, their back edges included, are
-                        // done whatever the last did.
-                        count += ctx.iters * (seg.unguarded as u64 + 1) * mask.count_ones() as u64;
-                        budget -= ctx.iters as u32;
+                        if ctx.iters != 0 {
+                            // The iterations before the last, their back edges included,
+                            // are done whatever the last did. (Apart: most runs take none.)
+                            count += looped(i, code, &ctx, mask);
+                            budget -= ctx.iters as u32;
+                        }
                         match r {
                             Ok(()) => {
                                 top.pc = seg.end;
@@ -1619,6 +1621,16 @@ impl Warp {
             sat32(o);
         }
     }
+}
+
+/// The thread-instructions of the `ctx.iters` iterations of loop body segment `i` before the
+/// last of a compiled run over lanes `mask`, each with its back edge, which the code took; the
+/// count goes to `--stats` too.
+#[cold]
+#[inline(never)]
+fn looped(i: usize, code: &jit::Code, ctx: &jit::Ctx, mask: u32) -> u64 {
+    code.looped(i, ctx.iters);
+    ctx.iters * (code.seg(i).unguarded as u64 + 1) * mask.count_ones() as u64
 }
 
 /// A compiled segment's results in verify mode, compared with the interpreter's once the
