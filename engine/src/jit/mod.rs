@@ -177,6 +177,12 @@
 //! of the 16 pairs. The executor benchmark (`--threads 1 --quick --jit --only NAME`, the same
 //! 16 runs each), median ms: saxpy 19.8 / 16.9, reduction 183 / 169, histogram 41.7 / 36.7,
 //! matmul 36.0 / 32.3 (the machine's load: none of the matmul's loops is one segment).
+//! Whole programs, the build before (main) and this one alternating, three rounds on a
+//! quieter machine, the shim's ms: saxpy 70, 64, 78 / 63, 63, 88; reduction 70, 76, 133 / 85,
+//! 70, 110; histogram 47, 42, 65 / 66, 79, 129 (its code's placement, below); n-body 43, 48,
+//! 88 / 51, 43, 88; stencil 104, 102, 189 / 110, 100, 187; sgemm 53, 51, 84 / 50, 53, 80
+//! (`scripts/bench-programs.sh`'s geometric mean of the ratios to native, this build, two runs:
+//! 13.6x, 13.1x, the native times of that hour being a third of the earlier ones).
 //! Under `valgrind --tool=callgrind` (instructions in `launch_within`, load-independent,
 //! compiling included), the build before (main) / this one:
 //!
@@ -201,9 +207,10 @@
 //! tenth of the samples before, 40% after), whose code was the same instructions. Moving the
 //! compiled code within its mapping by multiples of 64 bytes (a temporary switch in
 //! [`exec_mem`]) gave 284 ms at one offset of eight and ~500 at the others: on this host (AMD
-//! EPYC) the speed of that code depends on where it lies, by up to 2x, so comparisons of two
-//! builds of a kernel with atomics in a loop must vary the placement, as above, or count
-//! instructions.
+//! EPYC; a store-to-load forwarding predictor indexed by the instructions' addresses would do
+//! this, unverified) the speed of that code depends on where it lies, by up to 2x, so
+//! comparisons of two builds of a kernel with atomics in a loop must vary the placement, as
+//! above, or count instructions. (Not fixed: which placement is fast differs per kernel.)
 //!
 //! Compiled code is kept on disk between processes ([`cache`], `CUDA_SHIM_CACHE_DIR`, read by
 //! the driver): a program launched again loads its segments' machine code instead of compiling.
