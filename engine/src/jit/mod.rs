@@ -210,7 +210,7 @@
 //! EPYC; a store-to-load forwarding predictor indexed by the instructions' addresses would do
 //! this, unverified) the speed of that code depends on where it lies, by up to 2x, so
 //! comparisons of two builds of a kernel with atomics in a loop must vary the placement, as
-//! above, or count instructions. (Not fixed: which placement is fast differs per kernel.)
+//! above, or count instructions. (Left alone: only this kernel was measured so.)
 //!
 //! Compiled code is kept on disk between processes ([`cache`], `CUDA_SHIM_CACHE_DIR`, read by
 //! the driver): a program launched again loads its segments' machine code instead of compiling.
