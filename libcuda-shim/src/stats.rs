@@ -151,7 +151,8 @@ fn tier(k: &engine::Kernel) -> String {
 /// The compiling tier's work for the kernels that ran: kernels compiled and the time it took,
 /// kernels whose code came from the on-disk cache, the time loading it took and the time
 /// compiling it had taken; the checks its segments failed (runs handed to the interpreter) and
-/// the segments switched off for failing them ([`engine::jit::MAX_FAILS`]).
+/// the segments switched off for failing them ([`engine::jit::MAX_FAILS`]); the back edges of
+/// loops its code took without returning to the interpreter.
 #[derive(Default)]
 struct Compiled {
     compiled: u64,
@@ -161,6 +162,7 @@ struct Compiled {
     saved_s: f64,
     stops: u64,
     off: usize,
+    looped: u64,
 }
 
 fn compiled() -> Compiled {
@@ -177,6 +179,7 @@ fn compiled() -> Compiled {
         }
         c.stops += s.stops;
         c.off += s.off;
+        c.looped += s.looped;
     }
     c
 }
@@ -189,7 +192,8 @@ fn compiled_line() -> String {
     });
     format!(
         "compiling tier: {} kernels compiled in {:.1} ms, {} loaded from the cache in {:.1} ms \
-         (compiling them took {:.1} ms); {} failed checks, {} segments switched off; cache {dir}\n",
+         (compiling them took {:.1} ms); {} failed checks, {} segments switched off; {} loop \
+         back edges taken in compiled code; cache {dir}\n",
         c.compiled,
         c.compile_s * 1e3,
         c.cached,
@@ -197,6 +201,7 @@ fn compiled_line() -> String {
         c.saved_s * 1e3,
         c.stops,
         c.off,
+        c.looped,
     )
 }
 
@@ -307,7 +312,7 @@ fn quoted(t: &str) -> String {
 /// The summary as JSON: `{"kernels": [{"name", "launches", "blocks", "threads",
 /// "thread_instructions", "seconds", "tier"}...], "device_memory_peak_bytes",
 /// "jit": {"compiled", "compile_seconds", "cached", "load_seconds", "cached_compile_seconds",
-/// "failed_checks", "segments_switched_off"},
+/// "failed_checks", "segments_switched_off", "compiled_back_edges"},
 /// "copied_bytes": {"host_to_device", ...}, "memset_bytes", "fidelity": [{"instruction",
 /// "kind" ("approximate" or "reading"), "thread_executions"}...]}`.
 pub fn json() -> String {
@@ -349,7 +354,7 @@ pub fn json() -> String {
     format!(
         "{{\"kernels\": [{}], \"jit\": {{\"compiled\": {}, \"compile_seconds\": {:.6}, \
          \"cached\": {}, \"load_seconds\": {:.6}, \"cached_compile_seconds\": {:.6}, \
-         \"failed_checks\": {}, \"segments_switched_off\": {}}}, \
+         \"failed_checks\": {}, \"segments_switched_off\": {}, \"compiled_back_edges\": {}}}, \
          \"device_memory_peak_bytes\": {}, \"copied_bytes\": {{{}}}, \
          \"memset_bytes\": {}, \"fidelity\": [{}]}}\n",
         kernels.join(", "),
@@ -360,6 +365,7 @@ pub fn json() -> String {
         c.saved_s,
         c.stops,
         c.off,
+        c.looped,
         engine::mem::peak_used(),
         copied.join(", "),
         SET.load(Ordering::Relaxed),

@@ -52,11 +52,16 @@ pub(super) fn split<'a, const N: usize>(
     let di = d as usize * 32;
     assert!(di + 32 <= len);
     let p = regs.as_mut_ptr();
-    // (A plain loop: `array::map` is not reliably inlined, and this runs per instruction.)
+    // (A plain loop over indices: `array::map` is not reliably inlined, nor is a `zip` of the
+    // arrays once the interpreter's loop grows (the reduction benchmark ran 5% more
+    // instructions so), and this runs per instruction.)
     static NONE: Lanes = [0; 32];
     let mut ins: [&'a Lanes; N] = [&NONE; N];
-    for ((i, s), t) in ins.iter_mut().zip(srcs).zip(tmps.iter_mut()) {
-        *i = match s {
+    let mut ts = tmps.iter_mut();
+    #[allow(clippy::needless_range_loop)]
+    for k in 0..N {
+        let t = ts.next().unwrap();
+        ins[k] = match srcs[k] {
             Src::Reg(r) => {
                 let k = r as usize * 32;
                 assert!(k + 32 <= len);

@@ -274,6 +274,9 @@ impl Warp {
                             cta.nctaid[2],
                         ],
                         dry: 0,
+                        max_iters: 0,
+                        iters: 0,
+                        taken: 0,
                     };
                     // (In verify mode, while the interpreter runs a compared segment, everything
                     // is interpreted; else a segment is compared or runs compiled. Comparing
@@ -286,17 +289,33 @@ impl Warp {
                         && !seg.global_atomic
                         && code.verify_this(i);
                     ctx.dry = compare as u64;
+                    // A loop body's segment takes its back edge itself, as the interpreter
+                    // would, as often as the time slice allows: not on a path that ends at
+                    // the branch, nor on a compared run (the interpreter reruns one
+                    // iteration, and then compares the branch it takes, `Pending::taken`).
+                    if seg.back.is_some() && top.rpc != seg.end && !compare {
+                        ctx.max_iters = budget as u64 - 1;
+                    }
                     if !cta.verify || (pending.is_none() && !compare) {
                         // SAFETY: regs is this warp's file of the program the code was
                         // compiled from; ctx describes this CTA.
-                        match unsafe { code.run(i, regs, mask, &mut ctx) } {
+                        let r = unsafe { code.run(i, regs, mask, &mut ctx) };
+                        if ctx.iters != 0 {
+                            // The iterations before the last, their back edges included,
+                            // are done whatever the last did. (Apart: most runs take none.)
+                            count += looped(i, code, &ctx, mask);
+                            budget -= ctx.iters as u32;
+                        }
+                        match r {
                             Ok(()) => {
                                 top.pc = seg.end;
                                 count +=
                                     seg.unguarded as u64 * mask.count_ones() as u64 + ctx.count;
                                 continue;
                             }
-                            Err(0) => {}
+                            // Stopped, with nothing of the last iteration kept: the interpreter
+                            // runs it from the segment's start.
+                            Err(0) => count += ctx.count,
                             Err(done) => {
                                 // An atomic segment stopped part way: the interpreter runs
                                 // it for the lanes not done, as a path ending where it ends.
@@ -330,6 +349,7 @@ impl Warp {
                             pending = Some(Box::new(Pending {
                                 depth: self.stack.len(),
                                 seg: i,
+                                taken: ctx.taken != 0,
                                 rows,
                                 shared: sh_after,
                                 own,
@@ -1609,12 +1629,25 @@ impl Warp {
     }
 }
 
+/// The thread-instructions of the `ctx.iters` iterations of loop body segment `i` before the
+/// last of a compiled run over lanes `mask`, each with its back edge, which the code took; the
+/// count goes to `--stats` too.
+#[cold]
+#[inline(never)]
+fn looped(i: usize, code: &jit::Code, ctx: &jit::Ctx, mask: u32) -> u64 {
+    code.looped(i, ctx.iters);
+    ctx.iters * (code.seg(i).unguarded as u64 + 1) * mask.count_ones() as u64
+}
+
 /// A compiled segment's results in verify mode, compared with the interpreter's once the
 /// interpreter has run the segment (the path ending at the segment's end is popped, leaving
 /// `depth` entries).
 struct Pending {
     depth: usize,
     seg: usize,
+    /// Whether the compiled run found every lane taking the back edge of a loop body's
+    /// segment ([`jit::Ctx::taken`]).
+    taken: bool,
     rows: Vec<Lanes>,
     shared: Vec<u8>,
     own: usize,
@@ -1636,6 +1669,27 @@ impl Pending {
                 jit::mismatch(&format!(
                     "kernel '{}', block ({},{},{}), warp {}, lane {l}, PTX line {}: register %{r} is {:#x} interpreted, {:#x} compiled",
                     cta.kernel, cta.ctaid[0], cta.ctaid[1], cta.ctaid[2], self.warp, line(pc), interp[l], rows[l]
+                ));
+                return;
+            }
+        }
+        if let Some(back) = seg.back {
+            let em = match back.guard {
+                None => self.mask,
+                Some((p, neg)) => {
+                    self.mask
+                        & if neg {
+                            !pred_mask(row(regs, p))
+                        } else {
+                            pred_mask(row(regs, p))
+                        }
+                }
+            };
+            if (em == self.mask) != self.taken {
+                jit::mismatch(&format!(
+                    "kernel '{}', block ({},{},{}), warp {}, PTX line {}: the loop's branch is {}taken by every lane interpreted, {}compiled",
+                    cta.kernel, cta.ctaid[0], cta.ctaid[1], cta.ctaid[2], self.warp, line(seg.end),
+                    if em == self.mask { "" } else { "not " }, if self.taken { "" } else { "not " }
                 ));
                 return;
             }

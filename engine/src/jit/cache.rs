@@ -42,7 +42,7 @@ pub type Key = [u8; 32];
 
 const MAGIC: [u8; 8] = *b"CUSHJIT\0";
 /// Bumped when the entry layout changes (it is in the key too).
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// The bound of a directory's entries, in bytes.
 pub const MAX_BYTES: u64 = 512 << 20;
 /// Larger files are not entries (a program's segments make kilobytes to a few megabytes).

@@ -26,7 +26,7 @@ use crate::ir::operands::{operands, Operands};
 use crate::ir::*;
 use crate::sem::{Cmp, FBin, IBin};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8X16};
+use cranelift_codegen::ir::types::{F32X4, F64X2, I32, I32X4, I64, I64X2, I8, I8X16};
 use cranelift_codegen::ir::{
     AbiParam, Block, ConstantData, Endianness, Function, InstBuilder, MemFlagsData as MemFlags,
     Signature, StackSlot, StackSlotData, StackSlotKind, Type, UserFuncName, Value,
@@ -147,8 +147,14 @@ struct Emit<'a, 'b> {
     amask: Vec<Value>,
     pass: Variable,
     count: Variable,
-    /// `count` when the pass started: what a stopped run reports (its finished passes').
+    /// `count` when the pass started: what a stopped run with an atomic reports (its
+    /// finished passes' and iterations').
     count0: Variable,
+    /// `count` when the iteration started: what a stopped run without one reports (its
+    /// finished iterations').
+    count_it: Variable,
+    /// Back edges taken so far (a loop body's segment, [`Seg::back`]).
+    iters: Variable,
     fail: Block,
     /// Addresses of the lane-by-lane path (one I64 per lane).
     addr_slot: StackSlot,
@@ -193,10 +199,12 @@ impl<'a, 'b> Emit<'a, 'b> {
         let pass = b.declare_var(I64);
         let count = b.declare_var(I64);
         let count0 = b.declare_var(I64);
+        let count_it = b.declare_var(I64);
+        let iters = b.declare_var(I64);
         let zero = b.ins().iconst(I64, 0);
-        b.def_var(pass, zero);
-        b.def_var(count, zero);
-        b.def_var(count0, zero);
+        for v in [pass, count, count0, count_it, iters] {
+            b.def_var(v, zero);
+        }
         let [_, _, ctx] = b.block_params(entry).try_into().unwrap();
         let fail = b.create_block();
         let addr_slot =
@@ -217,6 +225,8 @@ impl<'a, 'b> Emit<'a, 'b> {
             pass,
             count,
             count0,
+            count_it,
+            iters,
             fail,
             addr_slot,
             buf_slot,
@@ -432,22 +442,86 @@ impl<'a, 'b> Emit<'a, 'b> {
             self.b.ins().jump(exit, &[]);
         }
 
-        // exit: the deferred store, then publish the guarded ops' count
+        // exit: the deferred store, then again from the first pass (a loop body whose back
+        // edge every active lane takes) or publish the guarded ops' count
         self.b.switch_to_block(exit);
         self.flush();
+        if let Some(back) = seg.back {
+            let first = if PASSES > 1 { head } else { run };
+            self.back_edge(back, regs, mask, first);
+        }
         self.store_count();
         let zero = self.b.ins().iconst(I64, 0);
         self.b.ins().return_(&[zero]);
 
-        // fail: the first lane of the pass + 1 (and the count of the passes before it)
+        // fail: the first lane of the pass + 1 (and the count of what is kept: with an
+        // atomic, the passes before it, else the iterations before it)
         self.b.switch_to_block(self.fail);
-        let c = self.b.use_var(self.count0);
+        let kept = if seg.atomic {
+            self.count0
+        } else {
+            self.count_it
+        };
+        let c = self.b.use_var(kept);
         self.b.def_var(self.count, c);
         self.store_count();
         let p = self.b.use_var(self.pass);
         let l = self.b.ins().imul_imm_u(p, LANES as i64);
         let r = self.b.ins().iadd_imm_s(l, 1);
         self.b.ins().return_(&[r]);
+    }
+
+    /// The back edge of a loop body's segment, after its last pass and its deferred store:
+    /// when every active lane's guard holds (`ctx.taken`) and fewer than `ctx.max_iters` have
+    /// been taken, the next iteration starts at pass 0 (`head`); else the code continues in
+    /// the current block, to return at the branch, which the interpreter then runs (divergent,
+    /// not taken, or the time slice's last). Each iteration is a whole run of the segment, as
+    /// if the interpreter had called it again: registers go through the register file, and
+    /// the undo rows and the count of a stopped run are those of its last iteration.
+    fn back_edge(&mut self, back: super::plan::Back, regs: Value, mask: Value, head: Block) {
+        let taken = match back.guard {
+            None => self.b.ins().iconst(I8, 1),
+            Some((p, neg)) => {
+                let bits = self.warp_pred_bits(regs, p);
+                let bits = if neg { self.b.ins().bnot(bits) } else { bits };
+                let m = self.b.ins().uextend(I64, mask);
+                let t = self.b.ins().band(bits, m);
+                self.b.ins().icmp(IntCC::Equal, t, m)
+            }
+        };
+        let t64 = self.b.ins().uextend(I64, taken);
+        (self.b.ins()).store(own(), t64, self.ctx, offset_of!(Ctx, taken) as i32);
+        let n = self.b.use_var(self.iters);
+        let max = (self.b.ins()).load(I64, own(), self.ctx, offset_of!(Ctx, max_iters) as i32);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, n, max);
+        let go = self.b.ins().band(taken, more);
+        let (again, ret) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(go, again, &[], ret, &[]);
+        self.b.switch_to_block(again);
+        let n1 = self.b.ins().iadd_imm_s(n, 1);
+        self.b.def_var(self.iters, n1);
+        (self.b.ins()).store(own(), n1, self.ctx, offset_of!(Ctx, iters) as i32);
+        let c = self.b.use_var(self.count);
+        self.b.def_var(self.count_it, c);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(self.pass, zero);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(ret);
+    }
+
+    /// The warp's lanes where predicate `p` (bit 0 of its slots in the register file) holds,
+    /// as bits (I64, bit l for lane l), as the interpreter's `pred_mask` reads them.
+    fn warp_pred_bits(&mut self, regs: Value, p: Reg) -> Value {
+        let mut acc = self.b.ins().iconst(I64, 0);
+        let s63 = self.b.ins().iconst(I32, 63);
+        for k in 0..16 {
+            let v = (self.b.ins()).load(I64X2, own(), regs, p as i32 * 256 + 16 * k);
+            let v = self.b.ins().ishl(v, s63);
+            let b = self.b.ins().vhigh_bits(I64, v);
+            let b = self.b.ins().ishl_imm_u(b, 2 * k as i64);
+            acc = self.b.ins().bor(acc, b);
+        }
+        acc
     }
 
     /// A deferred store in its pass: the group's checked address, the storing lanes and their

@@ -5,9 +5,12 @@
 //! runs of per-lane ops (integer and f32/f64 arithmetic, integer conversions, comparisons,
 //! selects, moves, `.shared` and `.global` loads and stores, `atom`/`red` on `.shared` and
 //! `.global`, the special registers of the launch's geometry, `%tid`, `%ntid`, `%ctaid`,
-//! `%nctaid` and `%laneid` (from [`Ctx`]), and `ld.param` at fixed offsets). The interpreter keeps control flow, reconvergence, barriers, warp collectives,
-//! calls and everything the segments do not take; at the start of a segment it calls the
-//! segment's code instead of stepping through its ops.
+//! `%nctaid` and `%laneid` (from [`Ctx`]), and `ld.param` at fixed offsets). The interpreter
+//! keeps control flow, reconvergence, barriers, warp collectives, calls and everything the
+//! segments do not take; at the start of a segment it calls the segment's code instead of
+//! stepping through its ops. One branch is taken in compiled code: the back edge of a loop
+//! whose body is one segment ([`plan::Back`]), while every active lane takes it (see "Loops"
+//! below).
 //!
 //! Atomics run lane after lane in lane order, as the interpreter runs them: on the CTA's own
 //! shared memory a plain read-modify-write inline (no other host thread touches it), on global
@@ -135,13 +138,79 @@
 //! whose kernels store to global memory after global loads) compares both tiers' outputs bit
 //! for bit, and a test loads the words other lanes store.
 //!
-//! Next: a loop whose body is one segment (saxpy's grid-stride loop, the histogram's) still
-//! returns to the interpreter for its back edge every iteration: a segment ending in a branch
-//! back to its start could loop itself while every active lane takes it. Then find why the
-//! radix sort's and the scan's compiled segments gain nothing (few ops per segment between
+//! Next (done since, see "Loops" below): a loop whose body is one segment returned to the
+//! interpreter for its back edge every iteration. Then find why the radix sort's and the scan's compiled segments gain nothing (few ops per segment between
 //! the interpreter's barriers and warp collectives?), compile in the background instead of
 //! on a launch's worker, keep statically uniform values scalar (the histogram's loop counters
 //! and bounds are eight lanes of one value), atomics on `.shared::cluster` and 16-bit ones.
+//!
+//! Loops (2026-11-28, issue 12). A segment that ends in a branch back to its own start (`bra`
+//! or `@p bra`: a loop whose body is one segment, [`plan::Back`]) takes that branch in its
+//! code: after its last pass and its deferred store it reads the guard's row from the register
+//! file, and while every active lane takes the branch it starts the next iteration at pass 0
+//! ([`Ctx::iters`] counts them). Each iteration is a whole run of the segment, as if the
+//! interpreter had called it again (registers go through the register file between
+//! iterations, the undo rows and the deferred store are those of the iteration running), so
+//! what held of one run holds of the last iteration: a failed check stops it, the iterations
+//! before it stand (their stores made, their atomics done), and the interpreter runs the
+//! stopped iteration from the loop's head (with an atomic, the lanes not done, as before). The
+//! code returns at the branch, which the interpreter then runs as before, where the lanes
+//! diverge or all leave, and after [`Ctx::max_iters`] back edges: the interpreter passes what
+//! is left of the warp's time slice (`exec::schedule`) less one and counts the back edges taken
+//! against it, so a warp spinning on another yields after as many backward branches as
+//! interpreted, and a seeded schedule interleaves warps as on the interpreter. Not on a path
+//! whose reconvergence point is the branch itself (it ends there), nor on a run verify mode
+//! compares: there the code runs one iteration, records whether every lane would take the
+//! branch ([`Ctx::taken`]), and that is compared with the interpreter's branch after its run.
+//! Thread-instruction counts are the interpreter's (the tests compare them). `--stats` counts
+//! the back edges taken in compiled code: of `scripts/bench-programs.sh`'s programs, saxpy's,
+//! the reduction's and the histogram's grid-stride loops now stay compiled (2.1M, 1.5M and 1.6M
+//! back edges); the n-body's inner loop is five segments (its `rsqrt.approx.f32`s are
+//! interpreted), the tiled sgemm's inner loop is unrolled and its outer one has barriers, the
+//! stencil has none.
+//!
+//! Measured: first, same build with the looping switched off by a temporary switch and on
+//! (alternating, `scripts/bench-programs.sh`'s programs under `cuda-shim run`, CPU time of the
+//! whole process, native twin included, by `perf stat`; 2 rounds x 8 placements of the code,
+//! below), median / least, off against on: saxpy 931 / 852 ms against 858 / 753 ms, reduction
+//! 581 / 541 against 537 / 496, histogram 572 / 440 against 519 / 279; on won 12, 13 and 14
+//! of the 16 pairs. The executor benchmark (`--threads 1 --quick --jit --only NAME`, the same
+//! 16 runs each), median ms: saxpy 19.8 / 16.9, reduction 183 / 169, histogram 41.7 / 36.7,
+//! matmul 36.0 / 32.3 (the machine's load: none of the matmul's loops is one segment).
+//! Whole programs, the build before (main) and this one alternating, three rounds on a
+//! quieter machine, the shim's ms: saxpy 70, 64, 78 / 63, 63, 88; reduction 70, 76, 133 / 85,
+//! 70, 110; histogram 47, 42, 65 / 66, 79, 129 (its code's placement, below); n-body 43, 48,
+//! 88 / 51, 43, 88; stencil 104, 102, 189 / 110, 100, 187; sgemm 53, 51, 84 / 50, 53, 80
+//! (`scripts/bench-programs.sh`'s geometric mean of the ratios to native, this build, two runs:
+//! 13.6x, 13.1x, the native times of that hour being a third of the earlier ones).
+//! Under `valgrind --tool=callgrind` (instructions in `launch_within`, load-independent,
+//! compiling included), the build before (main) / this one:
+//!
+//! | workload | before | compiled loops |
+//! |---|---|---|
+//! | saxpy | 127.2M | 114.6M |
+//! | reduction | 1382M | 1408M |
+//! | tiled matmul | 232.3M | 234.6M |
+//! | histogram | 163.2M | 153.8M |
+//!
+//! saxpy's and the histogram's loops stay compiled (10% and 6% fewer instructions). The
+//! reduction's grid-stride loop does too, but the kernel runs mostly interpreted (barriers and
+//! shuffles between short segments), and its 2% more are the interpreter's: the few
+//! instructions per segment call the loops add (the three new fields of [`Ctx`], the test of
+//! `iters`), and the register allocation of the interpreter's loop, which the change moved:
+//! first 5% more, from a `zip` of arrays that rustc stopped inlining in `exec::regfile::split`
+//! (now a loop over indices); the matmul's 1% likewise.
+//!
+//! The placements: comparing the histogram program's builds before and after first showed it
+//! twice as slow after (300 against 500-600 ms of CPU, in every run), and as slow with the
+//! looping switched off. `perf` put the difference in the segment's inline shared atomics (a
+//! tenth of the samples before, 40% after), whose code was the same instructions. Moving the
+//! compiled code within its mapping by multiples of 64 bytes (a temporary switch in
+//! [`exec_mem`]) gave 284 ms at one offset of eight and ~500 at the others: on this host (AMD
+//! EPYC; a store-to-load forwarding predictor indexed by the instructions' addresses would do
+//! this, unverified) the speed of that code depends on where it lies, by up to 2x, so
+//! comparisons of two builds of a kernel with atomics in a loop must vary the placement, as
+//! above, or count instructions. (Left alone: only this kernel was measured so.)
 //!
 //! Compiled code is kept on disk between processes ([`cache`], `CUDA_SHIM_CACHE_DIR`, read by
 //! the driver): a program launched again loads its segments' machine code instead of compiling.
@@ -269,6 +338,16 @@ pub struct Ctx {
     /// made, so that verify mode can rerun the segment on the interpreter against the same
     /// memory and compare the registers.
     pub dry: u64,
+    /// A loop body's segment ([`plan::Seg::back`]): how many times at most the code may take
+    /// the back edge itself (in; 0: it runs once). The interpreter passes what is left of the
+    /// warp's time slice less one, so that the warp yields after as many backward branches as
+    /// interpreted (`exec::schedule`).
+    pub max_iters: u64,
+    /// Back edges the code took: the iterations it finished before the last (out).
+    pub iters: u64,
+    /// Whether every active lane takes the back edge after the last iteration it ran (out;
+    /// verify mode compares it with the interpreter's branch).
+    pub taken: u64,
 }
 
 type SegFn = unsafe extern "C" fn(*mut u64, u32, *mut Ctx) -> u64;
@@ -286,6 +365,9 @@ pub struct Code {
     fails: Vec<AtomicU32>,
     /// Runs per segment in verify mode ([`Code::verify_this`]).
     runs: Vec<AtomicU64>,
+    /// Back edges per loop body's segment that its code took itself ([`Ctx::iters`]), for
+    /// `--stats` and the tests.
+    looped: Vec<AtomicU64>,
     _mem: exec_mem::ExecMem,
     /// Ops in the segments, and the time getting the code took this process (for `--stats`).
     pub ops: usize,
@@ -311,6 +393,8 @@ pub struct Summary {
     pub stops: u64,
     /// Segments switched off so far ([`MAX_FAILS`] failed checks in a row).
     pub off: usize,
+    /// Back edges of loops that compiled code took without returning to the interpreter.
+    pub looped: u64,
 }
 
 impl std::fmt::Debug for Code {
@@ -466,6 +550,7 @@ impl Code {
             stops: kept.iter().map(|_| AtomicU64::new(0)).collect(),
             fails: kept.iter().map(|_| AtomicU32::new(0)).collect(),
             runs: kept.iter().map(|_| AtomicU64::new(0)).collect(),
+            looped: kept.iter().map(|_| AtomicU64::new(0)).collect(),
             segs: kept,
             fns,
             at,
@@ -489,6 +574,7 @@ impl Code {
             off: (self.fails.iter())
                 .filter(|f| f.load(Ordering::Relaxed) >= MAX_FAILS)
                 .count(),
+            looped: self.looped.iter().map(|s| s.load(Ordering::Relaxed)).sum(),
         }
     }
 
@@ -522,6 +608,11 @@ impl Code {
         n < 4 || n.is_power_of_two()
     }
 
+    /// Counts `n` back edges that segment `i`'s code took (for `--stats`).
+    pub fn looped(&self, i: usize, n: u64) {
+        self.looped[i].fetch_add(n, Ordering::Relaxed);
+    }
+
     pub fn segments(&self) -> usize {
         self.segs.len()
     }
@@ -532,6 +623,12 @@ impl Code {
     /// are as before the call (stores it repeats write the same values, see [`plan`]); with
     /// them, the lanes of the passes before the failed one are done (an atomic cannot run
     /// twice), `ctx.count` counting their guarded ops.
+    ///
+    /// A loop body's segment ([`plan::Seg::back`]) may first run `ctx.iters` whole iterations
+    /// (at most `ctx.max_iters`), each followed by its back edge, taken by every lane in
+    /// `mask`: all of this stands, and what is said above holds of the last iteration, whose
+    /// branch is left to the interpreter (`ctx.count` then also counts the guarded ops of the
+    /// iterations before it).
     ///
     /// # Safety
     /// `regs` is a register file of the program, `ctx` describes the running CTA.
@@ -548,6 +645,7 @@ impl Code {
         let mut buf = std::mem::MaybeUninit::<[u64; 32 * plan::MAX_UNDO]>::uninit();
         ctx.undo = buf.as_mut_ptr() as *mut u64;
         ctx.count = 0;
+        ctx.iters = 0;
         // SAFETY: forwarded; the function reads and writes rows of registers of the program
         // (all below `nregs`), `ctx`'s fields and checked memory only.
         let r = unsafe { (self.fns[i])(regs.as_mut_ptr(), mask, ctx) };

@@ -60,6 +60,18 @@ pub struct Seg {
     /// has passed its checks (see the module comment). Verify mode does not compare such a
     /// segment (the interpreter, running it again, would load what it stored).
     pub defer: bool,
+    /// Whether the segment is the body of a loop: the op at `end` branches back to `start`
+    /// (see [`Back`]). Set by [`segments`].
+    pub back: Option<Back>,
+}
+
+/// The branch after a loop body's segment back to its start, `@p bra` (`guard` `Some((p,
+/// neg))`) or `bra`. The compiled code takes it itself while every active lane takes it (see
+/// the module comment of [`super`]), at most `Ctx::max_iters` times a call; the branch of its
+/// last iteration, and every divergent one, is left to the interpreter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Back {
+    pub guard: Option<(Reg, bool)>,
 }
 
 impl Seg {
@@ -238,7 +250,19 @@ pub fn segments(prog: &Program) -> Vec<Seg> {
             s.outs.retain(|&r| at[r as usize / 64] >> (r % 64) & 1 != 0);
         }
     }
+    for s in &mut segs {
+        s.back = back_edge(prog, s.start, s.end);
+    }
     segs
+}
+
+/// The branch at `end` back to `start`, if the op there is one.
+fn back_edge(prog: &Program, start: u32, end: u32) -> Option<Back> {
+    let inst = prog.insts.get(end as usize)?;
+    match inst.op {
+        Op::Bra { target, .. } if target == start => Some(Back { guard: inst.guard }),
+        _ => None,
+    }
 }
 
 /// Per pc (and one past the end), the registers live on entry, `nregs` bits each; None when
@@ -433,6 +457,7 @@ impl Open {
                 global_atomic,
                 tid: self.tid,
                 defer: self.defer,
+                back: None,
             });
         }
         self.start = next;

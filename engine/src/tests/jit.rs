@@ -2,9 +2,9 @@
 //! arithmetic of every width the tier compiles, comparisons, selects, guarded ops, divergent
 //! branches, shared memory read and written by other lanes, global loads and stores, atomics
 //! of every integer op and the float adds on shared and global memory, on words the lanes
-//! contend for and on their own, and ops the tier leaves to the interpreter in between) run on
-//! both tiers and in verify mode; every output
-//! bit must agree. The interpreter is the reference: these tests check the tier against it,
+//! contend for and on their own, loops with a uniform and with a divergent exit, and ops the
+//! tier leaves to the interpreter in between) run on both tiers and in verify mode; every
+//! output bit must agree. The interpreter is the reference: these tests check the tier against it,
 //! the interpreter's own tests check it against the ISA.
 //!
 //! `CUDA_SHIM_JIT_FUZZ=N` runs N kernels instead of the quick default (`cargo test -p engine
@@ -284,12 +284,14 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
                     ("s32", 4),
                 ]);
                 let off = size * g.below(8 / size);
-                let name = g.pick(&["in", "out"]);
-                format!("ld.param.{ty} {}, [{name}+{off}];", r(g))
+                format!("ld.param.{ty} {}, [in+{off}];", r(g))
             }
-            _ => format!("ld.param.u64 {}, [{}];", rd(g), g.pick(&["in", "out"])),
+            // (Only `in`: the three runs of a kernel share its input buffer, but each has an
+            // output buffer of its own, whose address a loaded `out` would put in the results;
+            // the runs found it at the same address only while no other test allocated.)
+            _ => format!("ld.param.u64 {}, [in];", rd(g)),
         },
-        // A divergent branch over a few instructions.
+        // A divergent branch over a few instructions, or a loop of them.
         _ => {
             *label += 1;
             let l = *label;
@@ -301,10 +303,30 @@ fn inst(g: &mut Rng, label: &mut u32) -> String {
                     body += "\n";
                 }
             }
+            if g.below(2) == 0 {
+                return counted_loop(g, l, &body);
+            }
             return format!("@{} bra L{l};\n{body}L{l}:\n", p(g));
         }
     };
     format!("{guard}{s}\n")
+}
+
+/// `body` as a loop of a few iterations, the same number for every lane or (the loop's exit
+/// divergent) a number per lane, counted in registers of its own (the body, which has no
+/// branch, does not touch them).
+fn counted_loop(g: &mut Rng, l: u32, body: &str) -> String {
+    let trip = match g.below(2) {
+        0 => format!("mov.u32 %lt, {};\n", 1 + g.below(6)),
+        _ => format!(
+            "and.b32 %lt, %tid, {};\nadd.u32 %lt, %lt, 1;\n",
+            g.pick(&[1, 3, 7])
+        ),
+    };
+    format!(
+        "{trip}mov.u32 %lc, 0;\nLL{l}:\n{body}add.u32 %lc, %lc, 1;\n\
+         setp.lt.u32 %pl, %lc, %lt;\n@%pl bra LL{l};\n"
+    )
 }
 
 /// An `atom` or `red` on `space` at `[base + off + k]` for a `k` below `span` that the type's
@@ -401,7 +423,8 @@ fn kernel(seed: u64, len: usize) -> String {
     .reg .b64 %ra, %rb, %o;
     .reg .b64 %gb, %gc, %gw, %gq, %gu, %ob, %obu, %x;
     .reg .b16 %h<2>;
-    .reg .pred %pw;
+    .reg .pred %pw, %pl;
+    .reg .b32 %lc, %lt;
     .shared .align 8 .b8 sh[{}];
     ld.param.u64 %ra, [in];
     ld.param.u64 %rb, [out];
@@ -504,7 +527,7 @@ fn budget() -> u64 {
 
 #[test]
 fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
-    let mut compiled = 0;
+    let (mut compiled, mut looped) = (0, 0);
     for seed in 0..budget() {
         let src = kernel(seed, 12 + (seed as usize % 40));
         let m = Module::load(&src, "fuzz.ptx").unwrap_or_else(|e| panic!("{e}\n{src}"));
@@ -533,8 +556,9 @@ fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
             before,
             "seed {seed}: verify mode found a difference\n{src}"
         );
-        if k.jit_summary().is_some() {
+        if let Some(s) = k.jit_summary() {
             compiled += 1;
+            looped += s.looped;
         }
     }
     // The generator must exercise the tier, not only the interpreter.
@@ -542,6 +566,7 @@ fn jit_fuzz_random_kernels_agree_bit_for_bit_on_both_tiers() {
         compiled * 2 > budget(),
         "only {compiled} kernels had compiled segments"
     );
+    assert!(looped > 0, "no loop took its back edge in compiled code");
 }
 
 /// A compiled segment whose shared load leaves the CTA's shared memory: the launch fails with
@@ -923,4 +948,388 @@ $L:
     assert_eq!(got, want);
     let s = b.jit_summary().expect("compiled");
     assert_eq!((s.stops, s.off), (launches as u64, 0), "{s:?}");
+}
+
+/// One launch of kernel `k` of `src` on one tier: its error, if any, the buffers it was given
+/// (`k`'s parameters, one pointer each) as they are after it, and the thread-instructions it
+/// counted.
+#[derive(Debug, PartialEq)]
+struct TierRun {
+    err: Option<String>,
+    bufs: Vec<Vec<u32>>,
+    executed: u64,
+}
+
+/// Runs kernel `k` of `src` over `c` on the interpreter, the compiling tier and in verify
+/// mode, each on fresh copies of `bufs`; every tier must end as the interpreter does (verify
+/// mode finding no difference). Returns the interpreter's run and the compiling tier's
+/// summary.
+fn on_each_tier(src: &str, c: &crate::LaunchConfig, bufs: &[Vec<u32>]) -> (TierRun, jit::Summary) {
+    let mut runs = Vec::new();
+    let mut summary = None;
+    for mode in [Mode::Off, Mode::On, Mode::Verify] {
+        let m = Module::load(src, "loop.ptx").unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let k = m.kernel("k").unwrap();
+        k.set_jit(Some(mode));
+        let ptrs: Vec<u64> = bufs.iter().map(|b| upload(b)).collect();
+        let params: Vec<u8> = ptrs.iter().flat_map(|p| p.to_le_bytes()).collect();
+        let before = jit::mismatches();
+        let err = launch(&k, c, &params).err().map(|e| e.to_string());
+        assert_eq!(jit::mismatches(), before, "verify mode found a difference");
+        let bufs = (ptrs.iter().zip(bufs))
+            .map(|(&p, b)| {
+                let v = download(p, b.len());
+                mem::free(p).unwrap();
+                v
+            })
+            .collect();
+        let executed = k.executed.load(std::sync::atomic::Ordering::Relaxed);
+        runs.push(TierRun {
+            err,
+            bufs,
+            executed,
+        });
+        if mode == Mode::On {
+            summary = k.jit_summary();
+        }
+    }
+    assert_eq!(runs[0], runs[1], "compiled");
+    assert_eq!(runs[0], runs[2], "verify");
+    (runs.swap_remove(0), summary.expect("compiled"))
+}
+
+/// `on_each_tier` with a time limit: a compiled loop that never returned to the interpreter
+/// would hang the test instead of failing it.
+fn on_each_tier_within(
+    secs: u64,
+    src: String,
+    c: crate::LaunchConfig,
+    bufs: Vec<Vec<u32>>,
+) -> (TierRun, jit::Summary) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(on_each_tier(&src, &c, &bufs)));
+    rx.recv_timeout(std::time::Duration::from_secs(secs))
+        .expect("the launches did not finish in time")
+}
+
+/// A loop whose body is one segment, every lane taking its back edge: 200 iterations per
+/// warp, each loading a word, storing one (a deferred store: the segment loads global memory
+/// too) and stepping its pointer. The compiled code takes the back edge itself, hundreds of
+/// times; every word and the thread-instruction count come out as interpreted, and as the
+/// arithmetic says.
+#[test]
+fn jit_uniform_loop_runs_its_iterations_compiled() {
+    const N: usize = 200;
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 buf)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    mov.u32 %r0, %tid.x;
+    ld.param.u64 %rd0, [buf];
+    mul.wide.u32 %rd1, %r0, 4;
+    add.u64 %rd2, %rd0, %rd1;
+    mov.u32 %r1, 0;
+    mov.u32 %r2, 0;
+$L:
+    ld.global.u32 %r3, [%rd2];
+    mad.lo.u32 %r2, %r2, 3, %r3;
+    xor.b32 %r2, %r2, %r1;
+    st.global.u32 [%rd2+{}], %r2;
+    add.u64 %rd2, %rd2, 256;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p0, %r1, {N};
+    @%p0 bra $L;
+    ret;
+}}
+",
+        64 * N * 4
+    );
+    let mut init: Vec<u32> = (0..64 * N as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) >> 7)
+        .collect();
+    init.extend(vec![0u32; 64 * N]);
+    let (run, s) = on_each_tier(&src, &cfg(1, 64), &[init.clone()]);
+    for t in 0..64 {
+        let mut acc = 0u32;
+        for i in 0..N {
+            acc = acc.wrapping_mul(3).wrapping_add(init[i * 64 + t]) ^ i as u32;
+            assert_eq!(
+                run.bufs[0][64 * N + i * 64 + t],
+                acc,
+                "thread {t}, iteration {i}"
+            );
+        }
+    }
+    // Two warps, 199 back edges each; a warp's first run may stop (a cold allocation cache).
+    assert!(s.looped >= 2 * (N as u64 - 2), "{s:?}");
+}
+
+/// A loop whose trip count differs per lane (20 + tid % 8 iterations, a guarded op inside):
+/// the first 20 back edges are taken by every lane, compiled; then the lanes leave one group
+/// after another, each divergent branch interpreted, and the lanes still looping loop
+/// compiled again.
+#[test]
+fn jit_loop_with_a_divergent_exit_agrees_with_the_interpreter() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 buf)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    mov.u32 %r0, %tid.x;
+    and.b32 %r5, %r0, 7;
+    add.u32 %r5, %r5, 20;
+    mov.u32 %r1, 0;
+    mov.u32 %r2, 1;
+$L:
+    mad.lo.u32 %r2, %r2, 1664525, %r0;
+    setp.eq.u32 %p1, %r1, 5;
+    @%p1 add.u32 %r2, %r2, 7;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p0, %r1, %r5;
+    @%p0 bra $L;
+    ld.param.u64 %rd0, [buf];
+    mul.wide.u32 %rd1, %r0, 4;
+    add.u64 %rd2, %rd0, %rd1;
+    st.global.u32 [%rd2], %r2;
+    ret;
+}}
+"
+    );
+    let (run, s) = on_each_tier(&src, &cfg(1, 96), &[vec![0u32; 96]]);
+    for t in 0..96u32 {
+        let mut acc = 1u32;
+        for i in 0..20 + t % 8 {
+            acc = acc.wrapping_mul(1664525).wrapping_add(t);
+            if i == 5 {
+                acc = acc.wrapping_add(7);
+            }
+        }
+        assert_eq!(run.bufs[0][t as usize], acc, "thread {t}");
+    }
+    // Per warp: 19 back edges together, then one for each of the 7 groups still looping,
+    // taken by its lanes alone after the divergent branch (interpreted) that left it there.
+    assert!(s.looped >= 3 * 19, "{s:?}");
+}
+
+/// A histogram loop: each iteration loads a word and adds 1 to its bin in shared memory with
+/// `atom.shared.add`, keeping the old values. Atomics in a loop that stays compiled: the bins
+/// as the arithmetic says, the old values (which depend on the lanes' order) as interpreted.
+#[test]
+fn jit_loop_with_a_shared_atomic_agrees_with_the_interpreter() {
+    const N: usize = 50;
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 buf)
+{{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<6>;
+    .reg .pred %p<2>;
+    .shared .align 4 .b32 hist[16];
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r9, hist;
+    setp.lt.u32 %p1, %r0, 16;
+    shl.b32 %r8, %r0, 2;
+    add.u32 %r8, %r8, %r9;
+    mov.u32 %r7, 0;
+    @%p1 st.shared.u32 [%r8], %r7;
+    bar.sync 0;
+    ld.param.u64 %rd0, [buf];
+    mul.wide.u32 %rd1, %r0, 4;
+    add.u64 %rd2, %rd0, %rd1;
+    mov.u32 %r1, 0;
+    mov.u32 %r2, 0;
+$L:
+    ld.global.u32 %r3, [%rd2];
+    and.b32 %r3, %r3, 15;
+    shl.b32 %r3, %r3, 2;
+    add.u32 %r3, %r3, %r9;
+    atom.shared.add.u32 %r4, [%r3], 1;
+    mad.lo.u32 %r2, %r2, 33, %r4;
+    add.u64 %rd2, %rd2, 256;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p0, %r1, {N};
+    @%p0 bra $L;
+    bar.sync 0;
+    add.u64 %rd3, %rd0, {};
+    add.u64 %rd4, %rd3, %rd1;
+    st.global.u32 [%rd4], %r2;
+    @%p1 ld.shared.u32 %r5, [%r8];
+    @%p1 st.global.u32 [%rd4+256], %r5;
+    ret;
+}}
+",
+        64 * N * 4
+    );
+    let mut init: Vec<u32> = (0..64 * N as u32)
+        .map(|i| i.wrapping_mul(0x2545_f491) >> 11)
+        .collect();
+    init.extend(vec![0u32; 128]);
+    let (run, s) = on_each_tier(&src, &cfg(1, 64), &[init.clone()]);
+    let mut bins = [0u32; 16];
+    for v in &init[..64 * N] {
+        bins[(v & 15) as usize] += 1;
+    }
+    assert_eq!(run.bufs[0][64 * N + 64..64 * N + 80], bins);
+    assert!(s.looped >= 2 * (N as u64 - 2), "{s:?}");
+}
+
+/// A check that fails in a later iteration, in the third pass of the warp: lanes 16 to 31
+/// switch to a second allocation in iteration 3, which the worker's allocation cache does not
+/// hold yet (one CTA: nothing touched it before). The iterations before it stand (their
+/// deferred stores made), the first passes' lanes of iteration 3 are undone, and the
+/// interpreter runs iteration 3 from the loop's head before the code takes over again.
+#[test]
+fn jit_check_failing_in_a_later_iteration_keeps_the_iterations_before_it() {
+    const N: usize = 8;
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 out)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<4>;
+    mov.u32 %r0, %tid.x;
+    ld.param.u64 %rd0, [a];
+    ld.param.u64 %rd1, [b];
+    ld.param.u64 %rd2, [out];
+    mul.wide.u32 %rd3, %r0, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    setp.ge.u32 %p1, %r0, 16;
+    mov.u32 %r1, 0;
+    mov.u32 %r2, 5;
+$L:
+    setp.ge.u32 %p2, %r1, 3;
+    and.pred %p3, %p1, %p2;
+    selp.b64 %rd5, %rd1, %rd0, %p3;
+    mul.wide.u32 %rd6, %r1, 128;
+    add.u64 %rd7, %rd5, %rd6;
+    add.u64 %rd7, %rd7, %rd3;
+    ld.global.u32 %r3, [%rd7];
+    mad.lo.u32 %r2, %r2, 7, %r3;
+    st.global.u32 [%rd4], %r2;
+    add.u64 %rd4, %rd4, 128;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p0, %r1, {N};
+    @%p0 bra $L;
+    ret;
+}}
+"
+    );
+    let a: Vec<u32> = (0..32 * N as u32).map(|i| i * 3 + 1).collect();
+    let b: Vec<u32> = (0..32 * N as u32).map(|i| i * 5 + 1000).collect();
+    let (run, s) = on_each_tier(
+        &src,
+        &cfg(1, 32),
+        &[a.clone(), b.clone(), vec![0u32; 32 * N]],
+    );
+    for t in 0..32 {
+        let mut acc = 5u32;
+        for i in 0..N {
+            let w = if t >= 16 && i >= 3 {
+                b[i * 32 + t]
+            } else {
+                a[i * 32 + t]
+            };
+            acc = acc.wrapping_mul(7).wrapping_add(w);
+            assert_eq!(run.bufs[2][i * 32 + t], acc, "thread {t}, iteration {i}");
+        }
+    }
+    assert!(s.stops >= 1 && s.looped >= 3, "{s:?}");
+}
+
+/// A shared load leaving the CTA's shared memory in a later iteration (iteration 5, lane 24,
+/// in the warp's last pass), after each iteration's deferred global store: the launch fails
+/// with the interpreter's report, and the stores of iterations 0 to 4 are made, those of
+/// iteration 5 not, on every tier.
+#[test]
+fn jit_fault_in_a_later_iteration_reports_as_the_interpreter_does() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 buf)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<6>;
+    .reg .pred %p<2>;
+    .shared .align 4 .b8 sh[256];
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r5, sh;
+    shl.b32 %r6, %r0, 2;
+    add.u32 %r5, %r5, %r6;
+    ld.param.u64 %rd0, [buf];
+    mul.wide.u32 %rd1, %r0, 4;
+    add.u64 %rd2, %rd0, %rd1;
+    mov.u32 %r1, 0;
+    mov.u32 %r2, 9;
+$L:
+    ld.shared.u32 %r3, [%r5];
+    ld.global.u32 %r4, [%rd2];
+    add.u32 %r2, %r2, %r3;
+    mad.lo.u32 %r2, %r2, 3, %r4;
+    st.global.u32 [%rd2+1024], %r2;
+    add.u32 %r5, %r5, 32;
+    add.u64 %rd2, %rd2, 128;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p0, %r1, 8;
+    @%p0 bra $L;
+    ret;
+}}
+"
+    );
+    let mut init: Vec<u32> = (0..256u32).map(|i| i * 11 + 2).collect();
+    init.extend(vec![0u32; 256]);
+    let (run, s) = on_each_tier(&src, &cfg(1, 32), &[init]);
+    let err = run.err.expect("the launch faults");
+    assert!(err.contains("thread (24,0,0)"), "{err}");
+    let stored = |i: usize| run.bufs[0][256 + i * 32..256 + i * 32 + 32].to_vec();
+    assert!((0..5).all(|i| stored(i).iter().all(|&w| w != 0)));
+    assert_eq!(stored(5), vec![0; 32]);
+    assert!(s.looped >= 3, "{s:?}");
+}
+
+/// A warp spinning on a shared word that another warp of its CTA sets (warp 1, which runs on
+/// after the barrier, spins; warp 0 sets the word): the compiled loop
+/// returns to the interpreter after as many back edges as the warp's time slice allows, the
+/// interpreter lets the other warp run, and the spin ends; the iterations spun (stored) are
+/// those of the interpreter, which yields after the same count.
+#[test]
+fn jit_spin_loop_waiting_on_another_warp_yields() {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 buf)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    .shared .align 4 .b32 flag[1];
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r5, flag;
+    mov.u32 %r2, 0;
+    setp.eq.u32 %p1, %r0, 0;
+    @%p1 st.shared.u32 [%r5], %r2;
+    bar.sync 0;
+    setp.lt.u32 %p1, %r0, 32;
+    @%p1 bra $SET;
+$SPIN:
+    ld.shared.u32 %r1, [%r5];
+    add.u32 %r2, %r2, 1;
+    setp.eq.u32 %p0, %r1, 0;
+    @%p0 bra $SPIN;
+    bra $OUT;
+$SET:
+    mov.u32 %r1, 7;
+    st.shared.u32 [%r5], %r1;
+$OUT:
+    ld.param.u64 %rd0, [buf];
+    mul.wide.u32 %rd1, %r0, 8;
+    add.u64 %rd2, %rd0, %rd1;
+    st.global.v2.u32 [%rd2], {{%r1, %r2}};
+    ret;
+}}
+"
+    );
+    let (run, s) = on_each_tier_within(600, src, cfg(1, 64), vec![vec![0u32; 128]]);
+    for t in 0..64 {
+        assert_eq!(run.bufs[0][2 * t], 7, "thread {t}");
+    }
+    assert!(run.bufs[0][65] > 1, "warp 1 spun");
+    assert!(s.looped > 0, "{s:?}");
 }
