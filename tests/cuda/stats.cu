@@ -1,9 +1,10 @@
 // What `cuda-shim run --stats` and `--progress` report (tests/driver.rs): three launches of
 // `scale` over 4 blocks of 64 threads, 4096 bytes copied each way and 4096 bytes set, then one
-// launch of `spin` long enough (150M iterations: about three seconds on the interpreter) for
-// the progress line. `fast` runs approximate math for the fidelity line: 40 threads of each of
-// its 2 blocks pass the guard and each runs one sin.approx.f32 and one div.approx.f32 (the PTX
-// nvcc emits for __sinf and __fdividef), so each ran 80 times.
+// launch of `spin` long enough (150M iterations: about three seconds on the interpreter, which
+// the test asks for, as compiled code runs the loop far faster) for the progress line. `fast`
+// runs approximate math for the fidelity line: 40 threads of each of its 2 blocks pass the
+// guard and each runs one sin.approx.f32 and one div.approx.f32 (the PTX nvcc emits for __sinf
+// and __fdividef), so each ran 80 times.
 #include "check.h"
 
 __global__ void scale(float *x) { x[blockIdx.x * blockDim.x + threadIdx.x] *= 2.0f; }
