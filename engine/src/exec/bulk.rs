@@ -91,7 +91,7 @@ fn masked_runs(mask: u16, size: u64) -> impl Iterator<Item = (u64, u64)> {
 }
 
 /// A lane's address operand.
-fn lane_addr(regs: &[u64], a: Addr, l: usize) -> u64 {
+pub(super) fn lane_addr(regs: &[u64], a: Addr, l: usize) -> u64 {
     a.base
         .map_or(0, |b| regs[b as usize * 32 + l])
         .wrapping_add(a.off as u64)

@@ -5,12 +5,13 @@
 //! (CUTLASS's sm100 tile scheduler steals tiles so). The response is written and its mbarrier
 //! completed at issue, a valid execution of the asynchronous operation.
 
-use super::cta::{Cta, Fault};
+use super::bulk::lane_addr;
+use super::cta::{shared_offset, Cta, Fault};
 use super::race;
 use super::regfile::*;
 use super::warp::*;
 use crate::ir::*;
-use crate::sem::addr::{cluster_shared_addr, SHARED_WINDOW, WINDOW_SIZE};
+use crate::sem::addr::cluster_shared_addr;
 
 /// What `clusterlaunchcontrol.try_cancel` asks of the launch.
 pub trait ClusterLaunchControl {
@@ -35,20 +36,9 @@ impl Warp {
         multicast: bool,
     ) -> Result<(), Fault> {
         for l in lanes(em) {
-            let lane_addr = |a: Addr| {
-                a.base
-                    .map_or(0, |b| regs[b as usize * 32 + l])
-                    .wrapping_add(a.off as u64)
-            };
-            let (at, mb) = (lane_addr(addr), lane_addr(mbar));
+            let (at, mb) = (lane_addr(regs, addr, l), lane_addr(regs, mbar, l));
             // Generic addresses must be in the shared window (the ISA leaves others undefined).
-            let shared = |a: u64| match space {
-                MSpace::Shared => Some(a),
-                _ => (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE)
-                    .contains(&a)
-                    .then(|| a - SHARED_WINDOW),
-            };
-            let (Some(at), Some(mb)) = (shared(at), shared(mb)) else {
+            let (Some(at), Some(mb)) = (shared_offset(space, at), shared_offset(space, mb)) else {
                 let what = format!(
                     "names a response at {at:#x} or an mbarrier at {mb:#x} outside shared memory"
                 );

@@ -20,6 +20,18 @@ struct LaneAccess {
 /// A fault with everything the error message needs.
 pub type Fault = ExecError;
 
+/// The shared address that `addr` in `space` is: itself in `.shared`, a generic address less
+/// the shared window's base; None outside shared memory.
+pub fn shared_offset(space: MSpace, addr: u64) -> Option<u64> {
+    match space {
+        MSpace::Shared => Some(addr),
+        MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
+            Some(addr - SHARED_WINDOW)
+        }
+        _ => None,
+    }
+}
+
 pub struct Cta<'a> {
     pub prog: &'a Program,
     /// The launch, for `clusterlaunchcontrol.try_cancel`.
@@ -889,14 +901,7 @@ impl<'a> Cta<'a> {
     /// Where a shared access of `len` bytes at `addr` lies in the race check's shadow (the
     /// shared memory of the cluster's CTAs in rank order), if it is shared memory at all.
     fn race_byte(&self, space: MSpace, addr: u64, len: u64) -> Option<u64> {
-        let a = match space {
-            MSpace::Shared => addr,
-            MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
-                addr - SHARED_WINDOW
-            }
-            _ => return None,
-        };
-        let (base, off) = self.shared_window(a)?;
+        let (base, off) = self.shared_window(shared_offset(space, addr)?)?;
         (off + len <= self.shared_len as u64).then_some(base as u64 + off)
     }
 
@@ -944,14 +949,7 @@ impl<'a> Cta<'a> {
         lane: usize,
         pc: u32,
     ) -> Result<*mut u8, Fault> {
-        let off = match space {
-            MSpace::Shared => Some(addr),
-            MSpace::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
-                Some(addr - SHARED_WINDOW)
-            }
-            _ => None,
-        };
-        match off {
+        match shared_offset(space, addr) {
             Some(o) => self.resolve(warp, MSpace::Shared, o, 8, lane, pc, true),
             None => Err(self.fault_mbar(
                 warp,
